@@ -1,0 +1,41 @@
+import type { Context } from '../../context.js';
+import { printJson } from '../../output.js';
+import { SETTINGS, isSettingKey } from '../../../core/config/settings.js';
+import { ConfigError } from '../../../core/errors.js';
+
+function checkKey(key: string): void {
+  if (!isSettingKey(key)) throw new ConfigError(`unknown setting "${key}"`, { hint: 'see `lanyard config list --keys`' });
+}
+
+export async function runConfigGet(ctx: Context, key: string): Promise<void> {
+  checkKey(key);
+  const { name, settings } = await ctx.profile();
+  const v = settings[key as keyof typeof settings];
+  if (v === undefined) throw new ConfigError(`profile "${name}" has no ${key}`);
+  ctx.io.out(v);
+}
+
+export async function runConfigSet(ctx: Context, key: string, value: string): Promise<void> {
+  const store = await ctx.config();
+  const { name } = await ctx.profile();
+  store.set(name, key, value);
+  if (!store.activeProfile) store.use(name);
+}
+
+export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
+  checkKey(key);
+  const store = await ctx.config();
+  const { name } = await ctx.profile();
+  if (!store.unset(name, key)) ctx.warn(`profile "${name}" had no ${key}`);
+}
+
+export async function runConfigList(ctx: Context, opts: { json?: boolean; keys?: boolean }): Promise<void> {
+  if (opts.keys) {
+    if (opts.json) return printJson(ctx.io, SETTINGS);
+    for (const [k, s] of Object.entries(SETTINGS)) ctx.io.out(`${k}\t${s.description}`);
+    return;
+  }
+  const { name, settings } = await ctx.profile();
+  if (opts.json) return printJson(ctx.io, { profile: name, settings });
+  for (const [k, v] of Object.entries(settings)) ctx.io.out(`${k}=${v}`);
+}

@@ -1,0 +1,107 @@
+import type { Context } from '../../context.js';
+import { parseDuration, parseIntOption, printJson } from '../../output.js';
+import { UsageError } from '../../usage-error.js';
+import { ConfigError } from '../../../core/errors.js';
+import type { ProfileSettings } from '../../../core/config/settings.js';
+import type { EmulatorStartOptions, EmulatorTargetOptions } from './index.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
+  const port = parseIntOption(opts.port ?? '0', '--port', 0, 65535);
+  const host = opts.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1 or ::1), got ${host}`);
+  if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
+  const { startEmulator } = await import('../../../emulator/server.js');
+  const emu = await startEmulator({
+    port,
+    host: host === 'localhost' ? '127.0.0.1' : host,
+    dataDir: opts.dataDir,
+    tlsCertFile: opts.tlsCert,
+    tlsKeyFile: opts.tlsKey,
+    log: opts.quiet ? undefined : (line) => ctx.io.err(line),
+  });
+  ctx.io.out(`Emulator listening on ${emu.url}`);
+  if (opts.profile !== false) {
+    const settings: ProfileSettings = {};
+    for (const s of emu.services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
+    const store = await ctx.config();
+    store.putProfile('emulator', settings);
+    ctx.io.err(`Profile "emulator" points at ${emu.url} (use --profile emulator or \`lanyard profile use emulator\`)`);
+  }
+  ctx.interruptHandled = true;
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  ctx.io.err('Shutting down the emulator');
+  await emu.close();
+}
+
+async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {
+  const explicit = opts.url ?? ctx.env.LANYARD_EMULATOR_URL;
+  if (explicit) return explicit.replace(/\/+$/, '');
+  const store = await ctx.config();
+  const url = store.profile('emulator')?.['hosting.webUrl'];
+  if (!url) throw new ConfigError('no running emulator known', { hint: 'start one with `lanyard emulator start`, or pass --url' });
+  return url;
+}
+
+async function admin(ctx: Context, opts: EmulatorTargetOptions, method: string, path: string, json?: unknown): Promise<unknown> {
+  const base = await emulatorUrl(ctx, opts);
+  const http = await ctx.http();
+  const res = await http.request({ method, url: `_emulator/${path}`, baseUrl: base, json, signal: ctx.signal, oauth: true });
+  if (res.status === 204) return undefined;
+  return res.json();
+}
+
+function print(ctx: Context, opts: EmulatorTargetOptions, value: unknown): void {
+  if (value === undefined) return;
+  if (opts.json || !ctx.io.stdoutIsTTY) printJson(ctx.io, value);
+  else printJson(ctx.io, value);
+}
+
+export async function runEmulatorInfo(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
+  print(ctx, opts, await admin(ctx, opts, 'GET', 'info'));
+}
+
+export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, verb: string, body: unknown): Promise<void> {
+  await admin(ctx, opts, 'POST', verb, body);
+  ctx.io.err(`Emulator: ${verb} done`);
+}
+
+export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions, duration: string): Promise<void> {
+  const ms = parseDuration(duration, 'duration');
+  const r = (await admin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
+  ctx.io.err(`Emulator clock now ${r.now}`);
+}
+
+export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, string>): Promise<void> {
+  const body: Record<string, unknown> = { type: opts.type, path: opts.path };
+  if (opts.method) body.method = opts.method;
+  if (opts.latency) body.latencyMs = parseDuration(opts.latency, '--latency');
+  if (opts.status) body.status = parseIntOption(opts.status, '--status', 400, 599);
+  if (opts.count) body.count = parseIntOption(opts.count, '--count', 1);
+  const f = await admin(ctx, { url: opts.url }, 'POST', 'faults', body);
+  if (opts.json) printJson(ctx.io, f);
+  else ctx.io.err(`Fault ${(f as { id: number }).id} added`);
+}
+
+export async function runEmulatorFaultList(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
+  printJson(ctx.io, await admin(ctx, opts, 'GET', 'faults'));
+}
+
+export async function runEmulatorFaultClear(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
+  await admin(ctx, opts, 'DELETE', 'faults');
+  ctx.io.err('Faults cleared');
+}
+
+export async function runEmulatorAdminVerb(ctx: Context, opts: EmulatorTargetOptions, service: string, verb: string, data: string): Promise<void> {
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    throw new UsageError('--data must be JSON');
+  }
+  printJson(ctx.io, await admin(ctx, opts, 'POST', `${service}/${verb}`, body));
+}

@@ -1,0 +1,23 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withJson } from '../../program.js';
+
+export function profileCommand(ctx: Context): Command {
+  const cmd = new Command('profile').description('list, select and remove profiles');
+  examples(
+    withJson(cmd.command('list').description('list profiles; * marks the active one'))
+      .action(async (opts: { json?: boolean }) => (await import('./run.js')).runProfileList(ctx, opts)),
+    ['lanyard profile list', 'lanyard profile list --json'],
+  );
+  examples(
+    cmd.command('use').argument('<name>').description('make a profile the active one')
+      .action(async (name: string) => (await import('./run.js')).runProfileUse(ctx, name)),
+    ['lanyard profile use emulator'],
+  );
+  examples(
+    cmd.command('remove').argument('<name>').description('delete a profile (its stored tokens stay in the keychain)')
+      .action(async (name: string) => (await import('./run.js')).runProfileRemove(ctx, name)),
+    ['lanyard profile remove old-work'],
+  );
+  return cmd;
+}

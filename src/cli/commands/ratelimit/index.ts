@@ -1,0 +1,39 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withJson } from '../../program.js';
+
+export interface RatelimitStatusOptions {
+  resource?: string;
+  json?: boolean;
+  failUnder?: string;
+}
+
+export interface RatelimitWaitOptions {
+  resource?: string;
+  min?: string;
+  timeout?: string;
+}
+
+export function ratelimitCommand(ctx: Context): Command {
+  const cmd = new Command('ratelimit').description('show and wait for the hosting API rate-limit budget');
+  examples(
+    withJson(cmd.command('status').description('show the budget of each resource (core, search, graphql, ...)'))
+      .option('-r, --resource <name>', 'only this resource (with --fail-under: the one checked; default core)')
+      .option('--fail-under <n>', 'exit 3 when the resource has fewer than n requests left (CI budget check)')
+      .action(async (opts: RatelimitStatusOptions) => (await import('./run.js')).runRatelimitStatus(ctx, opts)),
+    [
+      'lanyard ratelimit status',
+      'lanyard ratelimit status --resource core --fail-under 100 --json',
+      'lanyard --profile emulator ratelimit status --resource search',
+    ],
+  );
+  examples(
+    cmd.command('wait').description('block until the resource has budget again')
+      .option('-r, --resource <name>', 'resource to wait for', 'core')
+      .option('--min <n>', 'wait until at least n requests are left', '1')
+      .option('--timeout <duration>', 'give up (exit 3) after this long, e.g. 10m')
+      .action(async (opts: RatelimitWaitOptions) => (await import('./run.js')).runRatelimitWait(ctx, opts)),
+    ['lanyard ratelimit wait', 'lanyard ratelimit wait --resource search --min 10 --timeout 5m'],
+  );
+  return cmd;
+}

@@ -1,0 +1,141 @@
+/**
+ * The factory of dependencies handed to every command (cli/cli's Factory):
+ * cheap things eagerly, costly ones (config file, HTTP pool, keychain) lazily.
+ */
+import { dirname } from 'node:path';
+import type { Browser, Clock, CredentialStore } from '../core/deps.js';
+import type { HttpClient } from '../core/http/client.js';
+import type { ConfigStore } from '../core/config/store.js';
+import type { ProfileSettings } from '../core/config/settings.js';
+import type { RateLimitState } from '../core/ratelimit/headers.js';
+import { ConfigError } from '../core/errors.js';
+import { systemClock } from './clock.js';
+import type { IO } from './io.js';
+import { parseDuration } from './output.js';
+
+/** Options every command accepts (defined on the root program). */
+export interface GlobalOptions {
+  profile?: string;
+  debug?: boolean;
+  wait?: boolean;
+  maxWait?: string;
+  color?: boolean;
+}
+
+export interface Context {
+  readonly io: IO;
+  readonly env: NodeJS.ProcessEnv;
+  readonly clock: Clock;
+  /** Aborted on Ctrl-C. */
+  readonly signal: AbortSignal;
+  readonly version: string;
+  readonly debug: boolean;
+  globals(): GlobalOptions;
+  config(): Promise<ConfigStore>;
+  /** The selected profile: --profile, LANYARD_PROFILE, the active one, else "default". */
+  profile(): Promise<{ name: string; settings: ProfileSettings }>;
+  http(): Promise<HttpClient>;
+  credentials(): Promise<CredentialStore>;
+  browser(): Promise<Browser>;
+  /** The latest rate-limit state seen per resource (headers win over /rate_limit). */
+  readonly rateLimits: Map<string, RateLimitState>;
+  /** Writes a warning on stderr (yellow on a colour terminal). */
+  warn(text: string): void;
+  /** Set by long-running commands (emulator start) whose normal end is Ctrl-C: exit 0, not 130. */
+  interruptHandled: boolean;
+  /** Closes pools; called by main before exit. */
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  version: string;
+  globals: () => GlobalOptions;
+  clock?: Clock;
+}
+
+export function createContext(o: ContextOptions): Context {
+  const clock = o.clock ?? systemClock;
+  let configP: Promise<ConfigStore> | undefined;
+  let httpP: Promise<HttpClient> | undefined;
+  let credP: Promise<CredentialStore> | undefined;
+  const rateLimits = new Map<string, RateLimitState>();
+  const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
+  const ctx: Context = {
+    io: o.io,
+    env: o.env,
+    clock,
+    signal: o.signal,
+    version: o.version,
+    get debug() {
+      return debug();
+    },
+    globals: o.globals,
+    rateLimits,
+    interruptHandled: false,
+    warn(text) {
+      o.io.err(o.io.color ? `\u001b[33m! ${text}\u001b[39m` : `! ${text}`);
+    },
+    config() {
+      configP ??= import('../core/config/store.js').then(({ ConfigStore }) =>
+        ConfigStore.open({ dir: o.env.LANYARD_CONFIG_DIR || undefined }),
+      );
+      return configP;
+    },
+    async profile() {
+      const store = await ctx.config();
+      const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
+      const name = explicit ?? store.activeProfile ?? 'default';
+      const settings = store.profile(name);
+      if (!settings) {
+        if (explicit) throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`; `lanyard emulator start` creates the "emulator" profile' });
+        return { name, settings: {} };
+      }
+      return { name, settings };
+    },
+    http() {
+      httpP ??= (async () => {
+        const { HttpClient } = await import('../core/http/client.js');
+        const g = o.globals();
+        const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
+        const maxWaitText = g.maxWait ?? o.env.LANYARD_RATE_LIMIT_MAX_WAIT;
+        const { defaultRateLimitPolicy } = await import('../core/ratelimit/policy.js');
+        return new HttpClient({
+          clock,
+          userAgent: `lanyard/${o.version}`,
+          trace: debug() ? (line) => o.io.err(line) : undefined,
+          rateLimitPolicy: {
+            ...defaultRateLimitPolicy,
+            wait,
+            maxWaitMs: maxWaitText ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
+          },
+          onRateLimit: (state) => rateLimits.set(state.resource ?? 'core', state),
+          onRateLimitWait: ({ kind, waitMs }) =>
+            ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`),
+        });
+      })();
+      return httpP;
+    },
+    credentials() {
+      credP ??= Promise.all([import('../core/credentials/open.js'), ctx.config()]).then(([{ openCredentialStore }, config]) =>
+        openCredentialStore({
+          configDir: dirname(config.path),
+          insecure: o.env.LANYARD_INSECURE_STORAGE === '1',
+          disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
+          onFallback: (why) => ctx.warn(`${why}; storing credentials in a plain file (mode 0600) instead`),
+        }),
+      );
+      return credP;
+    },
+    async browser() {
+      const { createBrowser } = await import('./browser.js');
+      return createBrowser(o.env);
+    },
+    async close() {
+      if (httpP) await (await httpP).close().catch(() => undefined);
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,39 @@
+/** Entry point: builds the context, parses, runs, maps errors to exit codes. */
+import { createProcessIO } from './io.js';
+import { createContext, type GlobalOptions } from './context.js';
+import { buildProgram } from './program.js';
+import { exitCodeFor, formatError } from './exit.js';
+import { VERSION } from './version.js';
+import { ExitCode } from '../shared/exit-codes.js';
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const io = createProcessIO(process.env);
+  const ac = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(ExitCode.Interrupted);
+    interrupted = true;
+    ac.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  let globals: () => GlobalOptions = () => ({});
+  const ctx = createContext({ io, env: process.env, signal: ac.signal, version: VERSION, globals: () => globals() });
+  const program = buildProgram(ctx);
+  globals = () => program.opts<GlobalOptions>();
+  let code: number = ExitCode.Ok;
+  try {
+    await program.parseAsync(argv);
+    if (interrupted && !ctx.interruptHandled) code = ExitCode.Interrupted;
+  } catch (err) {
+    code = exitCodeFor(err);
+    if (code !== 0 && !(err as { code?: string })?.code?.startsWith?.('commander.')) {
+      io.err(formatError(err, ctx.debug));
+    }
+  } finally {
+    await ctx.close();
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+  process.exitCode = code;
+}

@@ -1,0 +1,102 @@
+/** Shared rendering: JSON, NDJSON, tables, times and durations. */
+import type { IO } from './io.js';
+import { UsageError } from './usage-error.js';
+
+export function printJson(io: IO, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2));
+}
+
+export function printNdjson(io: IO, value: unknown): void {
+  io.stdout.write(JSON.stringify(value) + '\n');
+}
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string;
+  /** Optional styling of the padded cell (colour). */
+  style?: (cell: string, row: T) => string;
+  align?: 'left' | 'right';
+  /** Columns that may be truncated to fit the terminal. */
+  flexible?: boolean;
+}
+
+/** A human table on a TTY; tab-separated plain rows otherwise (like the code host's CLI). */
+export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArray<Column<T>>): void {
+  const cells = rows.map((r) => columns.map((c) => sanitize(c.value(r))));
+  if (!io.stdoutIsTTY) {
+    for (const row of cells) io.out(row.join('\t'));
+    return;
+  }
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
+  const total = widths.reduce((a, b) => a + b + 2, 0);
+  if (total > io.columns) {
+    const flex = columns.map((c, i) => (c.flexible ? i : -1)).filter((i) => i >= 0);
+    let over = total - io.columns;
+    for (const i of flex) {
+      const cut = Math.min(over, Math.max(0, widths[i]! - 12));
+      widths[i]! -= cut;
+      over -= cut;
+    }
+  }
+  const pad = (s: string, w: number, right?: boolean) => {
+    const t = s.length > w ? s.slice(0, Math.max(0, w - 1)) + '…' : s;
+    return right ? t.padStart(w) : t.padEnd(w);
+  };
+  const head = columns.map((c, i) => pad(c.header.toUpperCase(), widths[i]!, c.align === 'right')).join('  ');
+  io.out(io.color ? `\u001b[1m${head.trimEnd()}\u001b[22m` : head.trimEnd());
+  rows.forEach((row, r) => {
+    const line = columns
+      .map((c, i) => {
+        const cell = pad(cells[r]![i]!, widths[i]!, c.align === 'right');
+        return c.style && io.color ? c.style(cell, row) : cell;
+      })
+      .join('  ');
+    io.out(line.trimEnd());
+  });
+}
+
+/** Removes control characters (terminal escape injection from server data). */
+export function sanitize(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').replace(/\s*\n\s*/g, ' ');
+}
+
+/** "in 12m", "3h ago", "now". */
+export function relativeTime(targetMs: number, nowMs: number): string {
+  const d = Math.round((targetMs - nowMs) / 1000);
+  const a = Math.abs(d);
+  const text = a < 5 ? '' : a < 90 ? `${a}s` : a < 90 * 60 ? `${Math.round(a / 60)}m` : a < 36 * 3600 ? `${Math.round(a / 3600)}h` : `${Math.round(a / 86400)}d`;
+  if (!text) return 'now';
+  return d > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** Local time "2026-11-22 14:05:09". */
+export function localTime(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Parses "90", "90s", "5m", "1h30m", "250ms" into milliseconds (usage error otherwise). */
+export function parseDuration(text: string, flag: string): number {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number(t) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    const n = Number(m[1]);
+    total += n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+    matched = re.lastIndex;
+  }
+  if (!t || matched !== t.length) throw new UsageError(`${flag}: invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
+  return Math.round(total);
+}
+
+/** Parses a non-negative integer option. */
+export function parseIntOption(text: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
+  const n = Number(text);
+  if (n < min || n > max) throw new UsageError(`${flag}: must be between ${min} and ${max}, got ${n}`);
+  return n;
+}

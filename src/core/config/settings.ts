@@ -1,0 +1,69 @@
+/**
+ * Profile settings: the endpoints of every service. Secrets never live here.
+ * Keys are dotted (`hosting.apiUrl`); this table is the single list of them.
+ */
+import { ConfigError } from '../errors.js';
+
+export type SettingKind = 'url' | 'string' | 'boolean';
+
+export interface SettingSpec {
+  kind: SettingKind;
+  description: string;
+}
+
+export const SETTINGS = {
+  'hosting.webUrl': { kind: 'url', description: 'Browser-facing and OAuth host of the code host' },
+  'hosting.apiUrl': { kind: 'url', description: 'REST API root of the code host' },
+  'hosting.clientId': { kind: 'string', description: 'OAuth app client id used by `auth login`/`auth device`' },
+  'echo.baseUrl': { kind: 'url', description: 'Echo API base URL' },
+  'echo.audience': { kind: 'string', description: 'Default audience of minted JWTs' },
+  'echo.idpUrl': { kind: 'url', description: 'Identity provider (id-token scheme) base URL' },
+  'echo.idpClientId': { kind: 'string', description: 'OAuth client id at the identity provider' },
+  'echo.appPlatformUrl': { kind: 'url', description: 'App platform sign-in base URL' },
+  'mailbox.baseUrl': { kind: 'url', description: 'Mailbox service host and port' },
+  'mailbox.domain': { kind: 'string', description: 'Mailbox domain' },
+  'mailbox.user': { kind: 'string', description: 'Mailbox user' },
+  'health.managementUrl': { kind: 'url', description: 'Cloud management host' },
+  'health.authUrl': { kind: 'url', description: 'Cloud sign-in host' },
+  'health.clientId': { kind: 'string', description: 'OAuth client id for the implicit flow' },
+  'health.subscriptionId': { kind: 'string', description: 'Default subscription' },
+  'health.vendor': { kind: 'string', description: 'Vendor segment of the provider path (default Microsoft)' },
+  'protocol.serverUrl': { kind: 'url', description: 'Default context-protocol server URL' },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type ProfileSettings = Partial<Record<SettingKey, string>>;
+
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(SETTINGS, key);
+}
+
+/** Validates and normalises a value for `config set`. */
+export function normaliseSetting(key: string, value: string): string {
+  if (!isSettingKey(key)) {
+    throw new ConfigError(`unknown setting "${key}"`, { hint: `known settings: ${Object.keys(SETTINGS).join(', ')}` });
+  }
+  const spec: SettingSpec = SETTINGS[key];
+  if (spec.kind === 'url') {
+    let u: URL;
+    try {
+      u = new URL(value);
+    } catch {
+      throw new ConfigError(`${key} must be an absolute http(s) URL, got "${value}"`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${key} must be an http(s) URL`);
+    return value.replace(/\/+$/, '');
+  }
+  if (!value.trim()) throw new ConfigError(`${key} must not be empty`);
+  return value.trim();
+}
+
+/** The value of a setting, or a ConfigError naming the `config set` to run (exit 2). */
+export function requireSetting(settings: ProfileSettings, key: SettingKey, profileName: string): string {
+  const v = settings[key];
+  if (v) return v;
+  const example = SETTINGS[key].kind === 'url' ? '<url>' : '<value>';
+  throw new ConfigError(`profile "${profileName}" has no ${key}`, {
+    hint: `run \`lanyard config set ${key} ${example} --profile ${profileName}\``,
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * The plain-file fallback store: one JSON file, mode 0600, written atomically
+ * (temp file + rename) so a crash never leaves half a file.
+ */
+import { mkdir, open, readFile, rename, chmod, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { CredentialStore } from '../deps.js';
+import { CredentialStoreError } from '../errors.js';
+
+export class FileCredentialStore implements CredentialStore {
+  readonly kind = 'file';
+  constructor(readonly path: string) {}
+
+  static inDir(dir: string): FileCredentialStore {
+    return new FileCredentialStore(join(dir, 'credentials.json'));
+  }
+
+  async #read(): Promise<Record<string, string>> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new CredentialStoreError(`cannot read ${this.path}: ${(err as Error).message}`);
+    }
+    try {
+      const data = JSON.parse(text) as unknown;
+      if (!data || typeof data !== 'object' || Array.isArray(data)) throw new Error('not an object');
+      return data as Record<string, string>;
+    } catch {
+      throw new CredentialStoreError(`${this.path} is corrupt; move it away and sign in again`);
+    }
+  }
+
+  async #write(data: Record<string, string>): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(JSON.stringify(data, null, 2) + '\n');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await chmod(tmp, 0o600);
+      await rename(tmp, this.path);
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw new CredentialStoreError(`cannot write ${this.path}: ${(err as Error).message}`);
+    }
+  }
+
+  async get(account: string): Promise<string | undefined> {
+    return (await this.#read())[account];
+  }
+
+  async set(account: string, secret: string): Promise<void> {
+    const data = await this.#read();
+    data[account] = secret;
+    await this.#write(data);
+  }
+
+  async delete(account: string): Promise<boolean> {
+    const data = await this.#read();
+    if (!(account in data)) return false;
+    delete data[account];
+    await this.#write(data);
+    return true;
+  }
+
+  async list(): Promise<string[]> {
+    return Object.keys(await this.#read());
+  }
+}

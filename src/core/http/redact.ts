@@ -1,0 +1,92 @@
+/** Redaction of secrets in `--debug` traces and error messages. */
+
+export const REDACTED = '[REDACTED]';
+
+/** Parameter / field names whose values are secrets wherever they appear. */
+export const SECRET_FIELDS = [
+  'key', 'api_key', 'client_secret', 'code', 'device_code', 'access_token', 'refresh_token',
+  'id_token', 'password', 'token', 'code_verifier', 'assertion', 'client_assertion', 'user_code_secret',
+];
+const SECRET_SET = new Set(SECRET_FIELDS);
+export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
+
+export function isSecretField(name: string): boolean {
+  return SECRET_SET.has(name.toLowerCase());
+}
+
+/** A URL with secret query parameters (and userinfo, and a fragment's tokens) redacted. */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return redactQueryString(url);
+  }
+  if (u.username || u.password) {
+    u.username = REDACTED;
+    u.password = '';
+  }
+  let out = u.toString();
+  if (u.search) out = out.replace(u.search, '?' + redactQueryString(u.search.slice(1)));
+  if (u.hash) out = out.replace(u.hash, '#' + redactQueryString(u.hash.slice(1)));
+  return out;
+}
+
+/** `a=1&code=xyz` → `a=1&code=[REDACTED]` (form bodies and query strings). */
+export function redactQueryString(qs: string): string {
+  return qs.replace(/(^|[?&#;])([^=&#;]+)=([^&#;]*)/g, (m, sep: string, name: string) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch { /* keep raw */ }
+    return isSecretField(decoded) ? `${sep}${name}=${REDACTED}` : m;
+  });
+}
+
+export function redactHeaderValue(name: string, value: string): string {
+  const n = name.toLowerCase();
+  if (!SECRET_HEADERS.has(n)) return value;
+  if (n === 'authorization' || n === 'proxy-authorization') {
+    const scheme = value.split(' ')[0];
+    return scheme && scheme !== value ? `${scheme} ${REDACTED}` : REDACTED;
+  }
+  return REDACTED;
+}
+
+/** Deep copy of a JSON value with secret fields replaced. */
+export function redactJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactJson);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = isSecretField(k) && v !== null && v !== undefined ? REDACTED : redactJson(v);
+    return out;
+  }
+  return value;
+}
+
+/** Redacts a body for tracing, by content type; non-text bodies are summarised. */
+export function redactBody(text: string, contentType: string | undefined): string {
+  const ct = (contentType ?? '').toLowerCase();
+  if (ct.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.stringify(redactJson(JSON.parse(text)));
+    } catch { /* fall through */ }
+  }
+  if (ct.includes('x-www-form-urlencoded') || /^[^\s=&]+=[^\s]*(&[^\s=&]+=[^\s]*)*$/.test(text.trim())) {
+    return redactQueryString(text.trim());
+  }
+  if (ct.includes('xml') || /^\s*</.test(text)) {
+    return text.replace(/<(access_token|refresh_token|id_token|client_secret|device_code|code|password|token)>[^<]*<\/\1>/gi, `<$1>${REDACTED}</$1>`);
+  }
+  return text;
+}
+
+/**
+ * Removes known secret values from free text (last line of defence for
+ * messages): every occurrence of each secret is replaced.
+ */
+export function scrubSecrets(text: string, secrets: Iterable<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join(REDACTED);
+  return out;
+}

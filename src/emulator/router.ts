@@ -1,0 +1,227 @@
+/**
+ * A small router over node:http for the emulator: method + path patterns with
+ * `:params`, middleware, and request/response helpers. Parameters of OAuth
+ * endpoints may come from the query, a form body or a JSON body: `params()`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface EmuRequest {
+  readonly raw: IncomingMessage;
+  readonly method: string;
+  readonly url: URL;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  params: Record<string, string>;
+  readonly headers: IncomingMessage['headers'];
+  /** Remote IP (for per-IP buckets). */
+  readonly ip: string;
+  /** Whole body as bytes (buffered once, limit 64 MiB). Don't call after streaming raw. */
+  bytes(): Promise<Buffer>;
+  text(): Promise<string>;
+  json<T = unknown>(): Promise<T>;
+  /** Form (x-www-form-urlencoded) body fields. */
+  form(): Promise<URLSearchParams>;
+  /** Query, then form or JSON body fields, merged (body wins). */
+  params_(): Promise<Record<string, string>>;
+  header(name: string): string | undefined;
+  /** Per-request scratch space for middleware (e.g. the authenticated caller). */
+  locals: Record<string, unknown>;
+}
+
+export interface EmuResponse {
+  readonly raw: ServerResponse;
+  /** Headers added to whatever is sent (middleware: rate-limit headers, Date). */
+  extraHeaders: Record<string, string>;
+  json(status: number, body: unknown, headers?: Record<string, string>): void;
+  text(status: number, body: string, headers?: Record<string, string>): void;
+  html(status: number, body: string, headers?: Record<string, string>): void;
+  redirect(status: number, location: string, headers?: Record<string, string>): void;
+  empty(status: number, headers?: Record<string, string>): void;
+  /** Writes status and headers (merged with extraHeaders) for streaming bodies. */
+  head(status: number, headers?: Record<string, string>): ServerResponse;
+  readonly sent: boolean;
+}
+
+export type Handler = (req: EmuRequest, res: EmuResponse) => void | Promise<void>;
+/** Middleware: call next() to continue; or answer and don't. */
+export type Middleware = (req: EmuRequest, res: EmuResponse, next: () => Promise<void>) => void | Promise<void>;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  keys: string[];
+  handler: Handler;
+  source: string;
+}
+
+const MAX_BODY = 64 * 1024 * 1024;
+
+export class Router {
+  readonly #routes: Route[] = [];
+  readonly #middleware: Array<{ prefix: string; fn: Middleware }> = [];
+
+  /** `pattern`: `/api/v3/users/:login`; `*` at the end matches the rest (as params.rest). */
+  route(method: string, pattern: string, handler: Handler): void {
+    const keys: string[] = [];
+    const re = pattern
+      .split('/')
+      .map((seg) => {
+        if (seg === '*') {
+          keys.push('rest');
+          return '(.*)';
+        }
+        return seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, k: string) => {
+          keys.push(k);
+          return '([^/]+)';
+        });
+      })
+      .join('/');
+    this.#routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${re}/?$`), keys, handler, source: `${method.toUpperCase()} ${pattern}` });
+  }
+  get(p: string, h: Handler): void { this.route('GET', p, h); }
+  post(p: string, h: Handler): void { this.route('POST', p, h); }
+  put(p: string, h: Handler): void { this.route('PUT', p, h); }
+  delete(p: string, h: Handler): void { this.route('DELETE', p, h); }
+
+  /** Middleware for paths under `prefix` ('' = all), in registration order. */
+  use(prefix: string, fn: Middleware): void {
+    this.#middleware.push({ prefix, fn });
+  }
+
+  routes(): string[] {
+    return this.#routes.map((r) => r.source);
+  }
+
+  async handle(rawReq: IncomingMessage, rawRes: ServerResponse, extraHeaders: () => Record<string, string>): Promise<void> {
+    const req = createRequest(rawReq);
+    const res = createResponse(rawRes, extraHeaders());
+    const chain = this.#middleware.filter((m) => !m.prefix || req.path === m.prefix || req.path.startsWith(m.prefix.endsWith('/') ? m.prefix : m.prefix + '/'));
+    let i = 0;
+    const next = async (): Promise<void> => {
+      const m = chain[i++];
+      if (m) return void (await m.fn(req, res, next));
+      return this.#dispatch(req, res);
+    };
+    await next();
+  }
+
+  async #dispatch(req: EmuRequest, res: EmuResponse): Promise<void> {
+    let pathMatched = false;
+    for (const r of this.#routes) {
+      const m = r.pattern.exec(req.path);
+      if (!m) continue;
+      pathMatched = true;
+      if (r.method !== req.method && !(r.method === 'GET' && req.method === 'HEAD')) continue;
+      req.params = {};
+      r.keys.forEach((k, idx) => {
+        try {
+          req.params[k] = decodeURIComponent(m[idx + 1]!);
+        } catch {
+          req.params[k] = m[idx + 1]!;
+        }
+      });
+      await r.handler(req, res);
+      return;
+    }
+    if (pathMatched) res.json(405, { message: 'Method Not Allowed' });
+    else res.json(404, { message: 'Not Found' });
+  }
+}
+
+function createRequest(raw: IncomingMessage): EmuRequest {
+  const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
+  let bodyP: Promise<Buffer> | undefined;
+  const bytes = () =>
+    (bodyP ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      raw.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_BODY) {
+          reject(new Error('body too large'));
+          raw.destroy();
+        } else chunks.push(c);
+      });
+      raw.on('end', () => resolve(Buffer.concat(chunks)));
+      raw.on('error', reject);
+    }));
+  const req: EmuRequest = {
+    raw,
+    method: (raw.method ?? 'GET').toUpperCase(),
+    url,
+    path: url.pathname,
+    query: url.searchParams,
+    params: {},
+    headers: raw.headers,
+    ip: raw.socket.remoteAddress ?? '127.0.0.1',
+    locals: {},
+    bytes,
+    text: async () => (await bytes()).toString('utf8'),
+    json: async <T>() => JSON.parse((await bytes()).toString('utf8')) as T,
+    form: async () => new URLSearchParams((await bytes()).toString('utf8')),
+    header: (name) => {
+      const v = raw.headers[name.toLowerCase()];
+      return Array.isArray(v) ? v[0] : v;
+    },
+    async params_() {
+      const out: Record<string, string> = {};
+      for (const [k, v] of url.searchParams) out[k] = v;
+      const ct = (raw.headers['content-type'] ?? '').toLowerCase();
+      if (req.method === 'GET' || req.method === 'HEAD') return out;
+      const text = (await bytes()).toString('utf8');
+      if (!text) return out;
+      if (ct.includes('json')) {
+        try {
+          const j = JSON.parse(text) as Record<string, unknown>;
+          if (j && typeof j === 'object') for (const [k, v] of Object.entries(j)) if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : String(v);
+        } catch { /* malformed JSON: no body params */ }
+      } else {
+        for (const [k, v] of new URLSearchParams(text)) out[k] = v;
+      }
+      return out;
+    },
+  };
+  return req;
+}
+
+function createResponse(raw: ServerResponse, extra: Record<string, string>): EmuResponse {
+  const res: EmuResponse = {
+    raw,
+    extraHeaders: extra,
+    get sent() {
+      return raw.headersSent;
+    },
+    head(status, headers = {}) {
+      raw.writeHead(status, { ...res.extraHeaders, ...headers });
+      return raw;
+    },
+    json(status, body, headers = {}) {
+      const text = JSON.stringify(body);
+      res.head(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers }).end(text);
+    },
+    text(status, body, headers = {}) {
+      res.head(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers }).end(body);
+    },
+    html(status, body, headers = {}) {
+      res.head(status, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        'x-frame-options': 'DENY',
+        'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action *",
+        ...headers,
+      }).end(body);
+    },
+    redirect(status, location, headers = {}) {
+      res.head(status, { location, 'content-length': '0', ...headers }).end();
+    },
+    empty(status, headers = {}) {
+      res.head(status, headers).end();
+    },
+  };
+  return res;
+}
+
+/** Escapes text for HTML pages. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

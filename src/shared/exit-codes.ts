@@ -1,0 +1,10 @@
+/** Process exit codes, fixed for every command (documented in the README). */
+export const ExitCode = {
+  Ok: 0,
+  Error: 1,
+  Usage: 2,
+  RateLimit: 3,
+  AuthRequired: 4,
+  Interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

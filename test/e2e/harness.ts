@@ -1,0 +1,123 @@
+/**
+ * End-to-end harness: spawns the built CLI (`bin/lanyard.js`) and the
+ * emulator (`lanyard emulator start --port 0`) as real processes on 127.0.0.1,
+ * each test world with its own config directory and no keychain by default.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'lanyard.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string | Buffer;
+  timeoutMs?: number;
+  /** Called with the child once spawned (to send signals, read streams). */
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+/** Environment with nothing of the developer's own Lanyard settings. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith('LANYARD_') || k === 'WORKFLOW_TOKEN' || k === 'BROWSER') continue;
+    env[k] = v;
+  }
+  env.NO_COLOR = '1';
+  env.LANYARD_KEYCHAIN = 'off';
+  env.LANYARD_BROWSER = 'true'; // a browser command that does nothing
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, signal });
+    });
+    o.onSpawn?.(child);
+    if (o.input !== undefined) child.stdin.end(o.input);
+    else child.stdin.end();
+  });
+}
+
+export interface World {
+  /** Emulator base URL. */
+  url: string;
+  configDir: string;
+  env: Record<string, string>;
+  /** Runs the CLI in this world (profile "emulator" is registered, not active unless given). */
+  run(args: string[], o?: RunOptions): Promise<CliResult>;
+  /** POST /_emulator/<path> with a JSON body. */
+  admin(path: string, body?: unknown, method?: string): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+export async function startWorld(options: { env?: Record<string, string>; emulatorArgs?: string[] } = {}): Promise<World> {
+  const configDir = await mkdtemp(join(tmpdir(), 'lanyard-e2e-'));
+  const env = { LANYARD_CONFIG_DIR: configDir, ...options.env };
+  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '-q', ...(options.emulatorArgs ?? [])], {
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error(`emulator did not start: ${stderr}`)), 15_000);
+    rl.once('line', (line) => {
+      clearTimeout(timer);
+      const m = /^Emulator listening on (\S+)$/.exec(line);
+      if (m) resolve(m[1]!);
+      else reject(new Error(`unexpected first line: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}: ${stderr}`)));
+  });
+  // Profile registration happens right after the first line; wait for it.
+  for (let i = 0; i < 100 && !/Profile "emulator"/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+  const world: World = {
+    url,
+    configDir,
+    env,
+    run: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),
+    async admin(path, body, method = 'POST') {
+      const res = await fetch(`${url}/_emulator/${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${text}`);
+      return text ? JSON.parse(text) : undefined;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await rm(configDir, { recursive: true, force: true });
+    },
+  };
+  return world;
+}

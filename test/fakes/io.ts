@@ -1,0 +1,31 @@
+/** Fake IO streams with a switchable TTY flag (human vs script output). */
+import { PassThrough, Readable } from 'node:stream';
+import type { IO } from '../../src/cli/io.js';
+
+export interface TestIO extends IO {
+  stdoutText(): string;
+  stderrText(): string;
+}
+
+export function createTestIO(options: { tty?: boolean; stdin?: string; color?: boolean; columns?: number } = {}): TestIO {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (c: Buffer) => out.push(c.toString()));
+  stderr.on('data', (c: Buffer) => err.push(c.toString()));
+  return {
+    stdout,
+    stderr,
+    stdin: Readable.from(options.stdin !== undefined ? [Buffer.from(options.stdin)] : []),
+    stdoutIsTTY: !!options.tty,
+    stderrIsTTY: !!options.tty,
+    stdinIsTTY: false,
+    color: !!options.color,
+    columns: options.columns ?? 120,
+    out: (t) => void out.push(t.endsWith('\n') ? t : t + '\n'),
+    err: (t) => void err.push(t.endsWith('\n') ? t : t + '\n'),
+    stdoutText: () => out.join(''),
+    stderrText: () => err.join(''),
+  };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy } from '../../../../src/core/ratelimit/policy.js';
+import { parseRetryAfter } from '../../../../src/core/ratelimit/headers.js';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const waitPolicy = { ...defaultRateLimitPolicy, wait: true };
+
+describe('classifyRateLimit', () => {
+  it('primary: 403 with remaining 0', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 600), 'x-ratelimit-limit': '60' }, 'API rate limit exceeded for 127.0.0.1.', NOW);
+    expect(c?.kind).toBe('primary');
+  });
+  it('secondary: 429 whose message says so, even with budget left', () => {
+    const c = classifyRateLimit(429, { 'x-ratelimit-remaining': '4000' }, 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', NOW);
+    expect(c?.kind).toBe('secondary');
+  });
+  it('a plain 403 is not a rate limit', () => {
+    expect(classifyRateLimit(403, { 'x-ratelimit-remaining': '10' }, 'Resource not accessible by integration', NOW)).toBeUndefined();
+    expect(classifyRateLimit(404, { 'x-ratelimit-remaining': '0' }, 'Not Found', NOW)).toBeUndefined();
+  });
+});
+
+describe('decideRateLimit', () => {
+  it('primary: never before x-ratelimit-reset, corrected by the server Date skew', () => {
+    const serverNow = NOW + 30_000; // server clock 30 s ahead
+    const c = classifyRateLimit(403, {
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(Math.floor(serverNow / 1000) + 120),
+      date: new Date(serverNow).toUTCString(),
+    }, 'API rate limit exceeded', NOW)!;
+    const d = decideRateLimit(c, 0, NOW, waitPolicy);
+    expect(d).toMatchObject({ action: 'wait' });
+    if (d.action === 'wait') expect(d.waitMs).toBe(121_000);
+  });
+  it('secondary with retry-after seconds waits exactly that', () => {
+    const c = classifyRateLimit(403, { 'retry-after': '17', 'x-ratelimit-remaining': '99' }, 'secondary rate limit', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 17_000 });
+  });
+  it('secondary with an HTTP-date retry-after', () => {
+    const c = classifyRateLimit(429, { 'retry-after': new Date(NOW + 45_000).toUTCString(), date: new Date(NOW).toUTCString() }, 'secondary rate limit', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 45_000 });
+  });
+  it('secondary without retry-after and remaining 0 waits for the reset', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 300) }, 'You have exceeded a secondary rate limit', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 301_000 });
+  });
+  it('secondary otherwise: 60 s, then exponential, then gives up', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '50' }, 'You have exceeded a secondary rate limit', NOW)!;
+    const waits = [0, 1, 2, 3].map((a) => decideRateLimit(c, a, NOW, waitPolicy));
+    expect(waits.map((w) => (w.action === 'wait' ? w.waitMs : -1))).toEqual([60_000, 120_000, 240_000, 480_000]);
+    expect(decideRateLimit(c, 4, NOW, waitPolicy).action).toBe('fail');
+  });
+  it('without --wait it fails at once with the reset time', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 60) }, 'API rate limit exceeded', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, defaultRateLimitPolicy)).toMatchObject({ action: 'fail', resetAt: NOW + 61_000 });
+  });
+  it('a wait beyond the maximum fails', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 7200) }, 'API rate limit exceeded', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, { ...waitPolicy, maxWaitMs: 60_000 }).action).toBe('fail');
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and dates, rejects junk', () => {
+    expect(parseRetryAfter('5', NOW)).toBe(5000);
+    expect(parseRetryAfter(new Date(NOW + 2000).toUTCString(), NOW)).toBe(2000);
+    expect(parseRetryAfter('soon', NOW)).toBeUndefined();
+    expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
+  });
+});
