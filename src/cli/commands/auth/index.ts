@@ -1,6 +1,152 @@
-import { Command } from 'commander';
+/**
+ * `lanyard auth`: one group for every service's sign-in. Hosting is the
+ * default; `--server URL` selects a context-protocol server (protocol module),
+ * `--health` the service-health API (health module).
+ */
+import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
+import { examples, withJson } from '../../program.js';
 
-export function authCommand(_ctx: Context): Command {
-  return new Command('auth').description('sign in to the hosting service, context-protocol servers and the health API; manage tokens');
+export interface AuthLoginOptions {
+  scopes?: string;
+  browser?: boolean;
+  login?: string;
+  signup?: boolean;
+  selectAccount?: boolean;
+  timeout?: string;
+  insecureStorage?: boolean;
+  server?: string;
+  clientId?: string;
+  clientCredentials?: boolean;
+  health?: boolean;
+}
+
+export interface AuthDeviceOptions {
+  scopes?: string;
+  browser?: boolean;
+  insecureStorage?: boolean;
+}
+
+export interface AuthTokenOptions {
+  withToken?: boolean;
+  server?: string;
+  health?: boolean;
+  insecureStorage?: boolean;
+}
+
+export interface AuthTokenCreateOptions {
+  user: string;
+  scopes?: string;
+  note?: string;
+  insecureStorage?: boolean;
+}
+
+export interface AuthStatusOptions {
+  json?: boolean;
+  showToken?: boolean;
+}
+
+export interface AuthLogoutOptions {
+  user?: string;
+  server?: string;
+  health?: boolean;
+}
+
+/** A line of `auth status` contributed by a service module. */
+export interface AuthStatusEntry {
+  service: 'hosting' | 'protocol' | 'health' | 'echo';
+  /** Host or server URL the credential belongs to. */
+  host: string;
+  /** Login or client id, when known. */
+  account?: string;
+  source: string;
+  scopes?: string[];
+  valid: boolean;
+  /** Why not valid, or other notes. */
+  detail?: string;
+  expiresAt?: string;
+  /** Masked unless --show-token. */
+  token?: string;
+  active?: boolean;
+}
+
+export function authCommand(ctx: Context): Command {
+  const cmd = new Command('auth').description('sign in to the hosting service, context-protocol servers and the health API; manage tokens');
+  const hosting = () => import('./run.js');
+
+  examples(
+    cmd.command('device').description('sign in to the hosting service with the device flow (the default interactive path)')
+      .option('-s, --scopes <scopes>', 'space-separated scopes to request')
+      .option('--no-browser', 'do not open a browser; just print the code and URL')
+      .option('--insecure-storage', 'store the token in a 0600 file instead of the OS keychain')
+      .action(async (opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts)),
+    ['lanyard auth device', 'lanyard auth device --scopes "repo read:org" --no-browser'],
+  );
+
+  examples(
+    cmd.command('login').description('sign in with the web flow in a browser (hosting), or to a protocol server (--server) or the health API (--health)')
+      .option('-s, --scopes <scopes>', 'space-separated scopes to request')
+      .option('--no-browser', 'print the URL instead of opening a browser')
+      .option('--login <user>', 'suggest an account to sign in with (hosting)')
+      .option('--no-signup', 'do not offer sign-up during the flow (hosting)')
+      .option('--select-account', 'force the account picker (hosting)')
+      .option('--timeout <duration>', 'give up waiting for the browser after this long', '5m')
+      .option('--insecure-storage', 'store tokens in a 0600 file instead of the OS keychain')
+      .option('--server <url>', 'sign in to this context-protocol server')
+      .option('--client-id <id>', 'pre-registered client id (protocol servers without registration)')
+      .option('--client-credentials', 'client-credentials grant, no browser (protocol servers; secret from LANYARD_CLIENT_SECRET or stdin)')
+      .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
+      .action(async (opts: AuthLoginOptions) => {
+        if (opts.server) return (await import('../protocol/auth.js')).runProtocolLogin(ctx, opts);
+        if (opts.health) return (await import('../health/auth.js')).runHealthLogin(ctx, opts);
+        return (await hosting()).runAuthLogin(ctx, opts);
+      }),
+    [
+      'LANYARD_CLIENT_SECRET=... lanyard auth login',
+      'lanyard auth login --server https://tools.example.com/mcp',
+      'lanyard auth login --health',
+    ],
+  );
+
+  const token = cmd.command('token').description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
+    .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
+    .option('--server <url>', 'the token of this context-protocol server')
+    .option('--health', 'the service-health token')
+    .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
+    .action(async (opts: AuthTokenOptions) => {
+      if (opts.server) return (await import('../protocol/auth.js')).runProtocolToken(ctx, opts);
+      if (opts.health) return (await import('../health/auth.js')).runHealthToken(ctx, opts);
+      return (await hosting()).runAuthToken(ctx, opts);
+    });
+  examples(token, ['export TOKEN=$(lanyard auth token)', 'echo "$MY_TOKEN" | lanyard auth token --with-token', 'lanyard auth token create --user mona --scopes repo --note ci']);
+  examples(
+    token.command('create').description('create a personal access token with Basic authentication (non-web flow); password from a hidden prompt or stdin')
+      .requiredOption('-u, --user <login>', 'the account')
+      .option('-s, --scopes <scopes>', 'space-separated scopes')
+      .option('--note <text>', 'what the token is for')
+      .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
+      .action(async (opts: AuthTokenCreateOptions) => (await hosting()).runAuthTokenCreate(ctx, opts)),
+    ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],
+  );
+
+  examples(
+    withJson(cmd.command('status').description('show every account and server Lanyard can authenticate as; exit 4 when none is valid'))
+      .option('--show-token', 'print tokens in full instead of masked')
+      .action(async (opts: AuthStatusOptions) => (await hosting()).runAuthStatus(ctx, opts)),
+    ['lanyard auth status', 'lanyard auth status --json'],
+  );
+
+  examples(
+    cmd.command('logout').description('delete a stored token (hosting by default) and show where to revoke the grant')
+      .option('-u, --user <login>', 'hosting account to sign out (default: the active one)')
+      .option('--server <url>', 'forget the tokens of this context-protocol server')
+      .option('--health', 'forget the service-health token')
+      .action(async (opts: AuthLogoutOptions) => {
+        if (opts.server) return (await import('../protocol/auth.js')).runProtocolLogout(ctx, opts);
+        if (opts.health) return (await import('../health/auth.js')).runHealthLogout(ctx, opts);
+        return (await hosting()).runAuthLogout(ctx, opts);
+      }),
+    ['lanyard auth logout', 'lanyard auth logout --server https://tools.example.com/mcp'],
+  );
+  return cmd;
 }

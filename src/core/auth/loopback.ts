@@ -1,0 +1,147 @@
+/**
+ * The loopback redirect receiver of browser sign-ins: a one-shot HTTP listener
+ * on 127.0.0.1 (random port), path `/callback`. It accepts exactly one
+ * callback whose `state` matches, answers the browser with a small page, and
+ * closes. For flows that return in the URL fragment (implicit grant), the
+ * callback page posts the fragment back to the listener.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CancelledError, OAuthError, TimeoutError } from '../errors.js';
+
+export interface LoopbackOptions {
+  /** Path of the redirect URI; default `/callback`. */
+  path?: string;
+  /** `query`: parameters in the query string (code flows). `fragment`: in the URL fragment (implicit). */
+  responseMode?: 'query' | 'fragment';
+  /** The expected `state`; a callback with another state is refused and the flow aborted. */
+  state: string;
+  signal?: AbortSignal;
+  /** Title shown on the page the browser lands on. */
+  productName?: string;
+}
+
+export interface LoopbackReceiver {
+  /** `http://127.0.0.1:<port>/callback` */
+  readonly redirectUri: string;
+  /**
+   * Resolves with the callback parameters once one arrives (state checked),
+   * rejects on state mismatch, an `error` callback, timeout or abort.
+   */
+  wait(timeoutMs: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<URLSearchParams>;
+  close(): Promise<void>;
+}
+
+const page = (title: string, body: string, script = '') =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
+  '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.4rem}</style>' +
+  `</head><body><h1>${title}</h1><p id="msg">${body}</p>${script}</body></html>`;
+
+/** The page served for fragment responses: hands `location.hash` back to the listener. */
+const fragmentRelay = (path: string) =>
+  page(
+    'Finishing sign-in…',
+    'Handing the result to the command line.',
+    `<script>(function(){var h=location.hash.slice(1);fetch(${JSON.stringify(path)},{method:"POST",headers:{"content-type":"application/x-www-form-urlencoded"},body:h})` +
+      '.then(function(r){return r.text()}).then(function(t){document.querySelector("h1").textContent=t;document.getElementById("msg").textContent="You can close this window and return to the terminal.";history.replaceState(null,"",location.pathname)})' +
+      '.catch(function(){document.getElementById("msg").textContent="Could not reach the command line."})})();</script>',
+  );
+
+export async function startLoopbackReceiver(o: LoopbackOptions): Promise<LoopbackReceiver> {
+  const path = o.path ?? '/callback';
+  const mode = o.responseMode ?? 'query';
+  const product = o.productName ?? 'Lanyard';
+  let settle: { resolve: (p: URLSearchParams) => void; reject: (e: Error) => void } | undefined;
+  let outcome: { params?: URLSearchParams; error?: Error } | undefined;
+  const finish = (r: { params?: URLSearchParams; error?: Error }) => {
+    if (outcome) return;
+    outcome = r;
+    if (settle) r.error ? settle.reject(r.error) : settle.resolve(r.params!);
+  };
+
+  const handleParams = (params: URLSearchParams, res: ServerResponse, html: boolean) => {
+    const send = (status: number, title: string, text: string) => {
+      if (html) res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page(title, text));
+      else res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(title);
+    };
+    if (outcome) return send(409, 'This sign-in link was already used', 'Return to the terminal.');
+    if (params.get('state') !== o.state) {
+      send(400, 'Sign-in refused: state mismatch', 'The response did not carry the state this sign-in sent. Nothing was stored; run the command again.');
+      return finish({ error: new OAuthError('state_mismatch', undefined, undefined, 'sign-in aborted: the returned state does not match the one sent (possible forged request)') });
+    }
+    const error = params.get('error');
+    if (error) {
+      send(400, 'Sign-in was not completed', `${error}${params.get('error_description') ? ': ' + params.get('error_description') : ''}`);
+      return finish({ error: new OAuthError(error, params.get('error_description') ?? undefined, undefined) });
+    }
+    send(200, `Signed in to ${product}`, 'You can close this window and return to the terminal.');
+    finish({ params });
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== path) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    if (mode === 'query' && req.method === 'GET') return handleParams(url.searchParams, res, true);
+    if (mode === 'fragment' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end(fragmentRelay(path));
+      return;
+    }
+    if (mode === 'fragment' && req.method === 'POST') {
+      // Only the page we served posts here: require a same-origin form post.
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        body += c;
+        if (body.length > 64 * 1024) req.destroy();
+      });
+      req.on('end', () => handleParams(new URLSearchParams(body), res, false));
+      return;
+    }
+    res.writeHead(405, { 'content-type': 'text/plain' }).end('Method not allowed');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    server.closeAllConnections?.();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return {
+    redirectUri: `http://127.0.0.1:${port}${path}`,
+    async wait(timeoutMs, sleep) {
+      const timer = new AbortController();
+      const abortAll = () => timer.abort();
+      o.signal?.addEventListener('abort', abortAll, { once: true });
+      try {
+        return await Promise.race([
+          new Promise<URLSearchParams>((resolve, reject) => {
+            settle = { resolve, reject };
+            if (outcome) outcome.error ? reject(outcome.error) : resolve(outcome.params!);
+          }),
+          sleep(timeoutMs, timer.signal).then(
+            () => {
+              throw new TimeoutError('GET', `http://127.0.0.1:${port}${path}`, 'total');
+            },
+            () => {
+              throw new CancelledError();
+            },
+          ),
+        ]);
+      } finally {
+        o.signal?.removeEventListener('abort', abortAll);
+        timer.abort();
+        // Let the browser receive its page before closing.
+        setImmediate(() => void close());
+      }
+    },
+    close,
+  };
+}
