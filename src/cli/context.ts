@@ -20,6 +20,8 @@ export interface GlobalOptions {
   wait?: boolean;
   maxWait?: string;
   color?: boolean;
+  /** Hosting calls use client_id:client_secret Basic auth (public data). */
+  basicClient?: boolean;
 }
 
 export interface Context {

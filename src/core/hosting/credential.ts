@@ -1,6 +1,8 @@
 /**
  * Which credential a hosting call uses, by precedence: LANYARD_TOKEN, then
  * WORKFLOW_TOKEN, then the stored token of the active account, else anonymous.
+ * (`--basic-client` replaces all of these with client_id:client_secret Basic
+ * authentication for public data.)
  */
 import type { Credential } from '../http/client.js';
 
@@ -28,4 +30,9 @@ export async function resolveHostingCredential(
   const s = stored ? await stored(apiUrl) : undefined;
   if (s) return { credential: { scheme: 'bearer', token: s.token }, source: s.source, login: s.login };
   return { credential: { scheme: 'none' }, source: 'anonymous' };
+}
+
+/** `--basic-client`: the OAuth app's id and secret as Basic authentication (public data). */
+export function basicClientCredential(clientId: string, clientSecret: string): ResolvedHostingCredential {
+  return { credential: { scheme: 'basic', username: clientId, password: clientSecret }, source: 'basic-client' };
 }

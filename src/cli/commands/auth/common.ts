@@ -1,0 +1,112 @@
+/** Shared parts of the hosting sign-in commands: endpoints, storing a token, stdin secrets. */
+import type { Context } from '../../context.js';
+import { requireSetting } from '../../../core/config/settings.js';
+import { CancelledError, ValidationError } from '../../../core/errors.js';
+import type { TokenSet } from '../../../core/hosting/oauth.js';
+import type { TokenOrigin } from '../../../core/hosting/accounts.js';
+import { openHostingStores } from '../../hosting.js';
+
+export interface HostingEndpoints {
+  profile: string;
+  webUrl: string;
+  apiUrl: string;
+  clientId: string;
+}
+
+export async function hostingEndpoints(ctx: Context, clientIdOverride?: string): Promise<HostingEndpoints> {
+  const { name, settings } = await ctx.profile();
+  return {
+    profile: name,
+    webUrl: requireSetting(settings, 'hosting.webUrl', name),
+    apiUrl: requireSetting(settings, 'hosting.apiUrl', name),
+    clientId: clientIdOverride ?? requireSetting(settings, 'hosting.clientId', name),
+  };
+}
+
+export function scopesOption(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const scopes = text.split(/[\s,]+/).filter(Boolean);
+  for (const s of scopes) if (!/^[A-Za-z0-9:_.-]+$/.test(s)) throw new ValidationError(`invalid scope "${s}"`, { hint: 'scopes are space-separated names such as "repo read:org"' });
+  return scopes;
+}
+
+export function storageDescription(kind: string, filePath: string): string {
+  return kind === 'keychain' ? 'the OS keychain' : kind === 'file' ? `${filePath} (mode 0600)` : kind;
+}
+
+/**
+ * Revalidates a new token with GET /user, stores it under that login (the
+ * active account) and tells the user. The token itself is never printed.
+ */
+export async function storeSignIn(
+  ctx: Context,
+  apiUrl: string,
+  token: TokenSet,
+  o: { origin: TokenOrigin; insecure?: boolean; clientId?: string },
+): Promise<string> {
+  const [{ fetchUser }, { recordFromTokenSet }] = await Promise.all([import('../../../core/hosting/user.js'), import('../../../core/hosting/accounts.js')]);
+  const user = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token: token.accessToken }, ctx.signal);
+  const stores = await openHostingStores(ctx, apiUrl, { insecure: o.insecure });
+  if (stores.fallbackReason) ctx.warn(`${stores.fallbackReason}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
+  const record = recordFromTokenSet(token, {
+    login: user.login, origin: o.origin, clientId: o.clientId, nowMs: ctx.clock.now(),
+    scopes: token.scopes.length ? token.scopes : user.scopes,
+  });
+  const store = await stores.accounts.save(record);
+  ctx.io.err(`✓ Logged in as ${user.login}`);
+  ctx.io.err(`  token stored in ${storageDescription(store.kind, stores.filePath)} as ${'hosting:' + stores.accounts.host + ':' + user.login}`);
+  if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) {
+    ctx.warn(`${ctx.env.LANYARD_TOKEN ? 'LANYARD_TOKEN' : 'WORKFLOW_TOKEN'} is set in the environment and takes precedence over the stored token`);
+  }
+  return user.login;
+}
+
+/** Reads all of stdin (not a TTY) as one secret: trailing newlines removed. */
+export async function readStdinSecret(ctx: Context): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of ctx.io.stdin) {
+    chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+    if (chunks.reduce((n, b) => n + b.length, 0) > 64 * 1024) throw new ValidationError('standard input is too long for a secret');
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/[\r\n]+$/, '').trim();
+}
+
+/** Prompts on stderr and reads a line from a TTY stdin without echoing it. */
+export async function promptHidden(ctx: Context, prompt: string): Promise<string> {
+  const stdin = ctx.io.stdin as NodeJS.ReadStream;
+  ctx.io.stderr.write(prompt);
+  return await new Promise<string>((resolve, reject) => {
+    let value = '';
+    const raw = typeof stdin.setRawMode === 'function';
+    if (raw) stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    stdin.resume();
+    const done = (err?: Error) => {
+      stdin.off('data', onData);
+      ctx.signal.removeEventListener('abort', onAbort);
+      if (raw) stdin.setRawMode(false);
+      stdin.pause();
+      ctx.io.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onAbort = () => done(new CancelledError());
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003') return done(new CancelledError());
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.on('data', onData);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** `gho_abc…` → `gho_************************************`: shows the kind, never the secret. */
+export function maskToken(token: string): string {
+  const i = token.indexOf('_');
+  const prefix = i > 0 && i <= 5 ? token.slice(0, i + 1) : '';
+  return prefix + '*'.repeat(Math.max(8, token.length - prefix.length));
+}

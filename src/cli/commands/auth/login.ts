@@ -1,0 +1,55 @@
+/**
+ * `lanyard auth login`: the web application flow with a loopback redirect on
+ * 127.0.0.1. The client secret comes only from LANYARD_CLIENT_SECRET or stdin;
+ * it is never taken from arguments, printed or stored.
+ */
+import type { Context } from '../../context.js';
+import { parseDuration } from '../../output.js';
+import { UsageError } from '../../usage-error.js';
+import type { AuthLoginOptions } from './index.js';
+import { hostingEndpoints, readStdinSecret, scopesOption, storeSignIn } from './common.js';
+
+async function clientSecret(ctx: Context): Promise<string> {
+  const fromEnv = ctx.env.LANYARD_CLIENT_SECRET;
+  if (fromEnv) return fromEnv;
+  const fromStdin = ctx.io.stdinIsTTY ? '' : await readStdinSecret(ctx);
+  if (fromStdin) return fromStdin;
+  throw new UsageError(
+    'the web flow needs the OAuth app\'s client secret, from LANYARD_CLIENT_SECRET or standard input (never an argument; it is not stored)',
+    'on a personal machine, sign in with `lanyard auth device` instead: it needs no secret',
+  );
+}
+
+export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
+  if (o.clientCredentials) throw new UsageError('--client-credentials applies to protocol servers (--server)');
+  const scopes = scopesOption(o.scopes);
+  const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  const ep = await hostingEndpoints(ctx, o.clientId);
+  const secret = await clientSecret(ctx);
+  const { runWebFlow } = await import('../../../core/hosting/web-flow.js');
+  const spinner = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true, text: 'Waiting for the browser…' }) : undefined;
+  let token;
+  try {
+    token = await runWebFlow({
+      http: await ctx.http(),
+      clock: ctx.clock,
+      webUrl: ep.webUrl,
+      clientId: ep.clientId,
+      clientSecret: secret,
+      scopes,
+      login: o.login,
+      allowSignup: o.signup,
+      selectAccount: o.selectAccount,
+      timeoutMs,
+      signal: ctx.signal,
+      openUrl: async (url) => {
+        const opened = o.browser !== false && (await (await ctx.browser()).open(url));
+        ctx.io.err(opened ? `Opening your browser to sign in. If it did not open, visit:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+        spinner?.start();
+      },
+    });
+  } finally {
+    spinner?.stop();
+  }
+  await storeSignIn(ctx, ep.apiUrl, token, { origin: 'web', insecure: o.insecureStorage, clientId: ep.clientId });
+}

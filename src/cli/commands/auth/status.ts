@@ -1,0 +1,116 @@
+/**
+ * `lanyard auth status`: every hosting credential (environment and stored
+ * accounts) checked against GET /user, plus the lines of the protocol and
+ * health modules. Exit 4 when no credential is valid, or when the one hosting
+ * calls would use is not.
+ */
+import type { Context } from '../../context.js';
+import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
+import { hostOf } from '../../../core/credentials/accounts.js';
+import { printJson, renderTable } from '../../output.js';
+import { freshRecord, openHostingStores } from '../../hosting.js';
+import type { AuthStatusEntry, AuthStatusOptions } from './index.js';
+import { maskToken, storageDescription } from './common.js';
+
+interface Storage {
+  kind: string;
+  path?: string;
+  warning?: string;
+}
+
+async function check(ctx: Context, apiUrl: string, token: string): Promise<{ valid: boolean; login?: string; scopes?: string[]; detail?: string }> {
+  const { fetchUser } = await import('../../../core/hosting/user.js');
+  try {
+    const u = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token }, ctx.signal);
+    return { valid: true, login: u.login, scopes: u.scopes ? [...u.scopes] : undefined };
+  } catch (err) {
+    if (err instanceof AuthRequiredError) return { valid: false, detail: 'the server refused the token (invalid, expired or revoked)' };
+    if (err instanceof LanyardError && err.code !== 'cancelled') return { valid: false, detail: `could not check: ${err.message}` };
+    throw err;
+  }
+}
+
+async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entries: AuthStatusEntry[]; storage?: Storage }> {
+  const { settings } = await ctx.profile();
+  const apiUrl = settings['hosting.apiUrl'];
+  if (!apiUrl) return { entries: [] };
+  const host = hostOf(apiUrl);
+  const entries: AuthStatusEntry[] = [];
+  const shown = (t: string) => (showToken ? t : maskToken(t));
+  let activeTaken = false;
+  for (const name of ['LANYARD_TOKEN', 'WORKFLOW_TOKEN'] as const) {
+    const token = ctx.env[name];
+    if (!token) continue;
+    const c = await check(ctx, apiUrl, token);
+    entries.push({ service: 'hosting', host, account: c.login, source: `env:${name}`, scopes: c.scopes, valid: c.valid, detail: c.detail, token: shown(token), active: !activeTaken });
+    activeTaken = true;
+  }
+  const stores = await openHostingStores(ctx, apiUrl);
+  for (const acc of await stores.accounts.list()) {
+    const found = { record: acc.record, store: acc.store };
+    let note: string | undefined;
+    const record = await freshRecord(ctx, stores, settings, found).catch((err: Error) => {
+      note = `refresh failed: ${err.message}`;
+      return acc.record;
+    });
+    const c = await check(ctx, apiUrl, record.token);
+    const details = [c.detail, note, acc.store.kind === 'file' && stores.fallbackReason ? `stored in a plain file: ${stores.fallbackReason}` : undefined].filter(Boolean);
+    entries.push({
+      service: 'hosting', host, account: record.login, source: acc.store.kind,
+      scopes: c.scopes ?? record.scopes, valid: c.valid && c.login === record.login,
+      detail: details.length ? details.join('; ') : c.valid && c.login !== record.login ? `the token belongs to ${c.login}` : undefined,
+      expiresAt: record.expiresAt, token: shown(record.token), active: acc.active && !activeTaken,
+    });
+  }
+  const storage: Storage = stores.fallbackReason
+    ? { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` }
+    : { kind: stores.accounts.primary.kind };
+  return { entries, storage };
+}
+
+async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
+  const out: AuthStatusEntry[] = [];
+  const sources: Array<[string, () => Promise<AuthStatusEntry[]>]> = [
+    ['protocol', async () => (await import('../protocol/auth.js')).protocolStatusEntries(ctx, showToken)],
+    ['health', async () => (await import('../health/auth.js')).healthStatusEntries(ctx, showToken)],
+  ];
+  for (const [name, f] of sources) {
+    try {
+      out.push(...(await f()));
+    } catch (err) {
+      if ((err as LanyardError)?.code === 'cancelled') throw err;
+      ctx.warn(`could not list ${name} credentials: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
+export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
+  const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
+  const entries = [...hosting, ...(await otherEntries(ctx, !!o.showToken))];
+  if (storage?.warning) ctx.warn(storage.warning);
+  if (o.json) {
+    printJson(ctx.io, { accounts: entries, storage: storage ?? null });
+  } else if (entries.length) {
+    renderTable(ctx.io, entries, [
+      { header: 'service', value: (e) => e.service },
+      { header: 'host', value: (e) => e.host, flexible: true },
+      { header: 'account', value: (e) => `${e.account ?? '-'}${e.active ? ' (active)' : ''}` },
+      { header: 'source', value: (e) => e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source },
+      { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true },
+      { header: 'status', value: (e) => (e.valid ? 'valid' : `invalid${e.detail ? `: ${e.detail}` : ''}`), style: (c, e) => (e.valid ? `\u001b[32m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`), flexible: true },
+      { header: 'expires', value: (e) => e.expiresAt ?? '-' },
+      { header: 'token', value: (e) => e.token ?? '-' },
+    ]);
+    if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
+  } else {
+    ctx.io.err('Not signed in anywhere.');
+  }
+  const active = hosting.find((e) => e.active);
+  if (!entries.some((e) => e.valid)) {
+    throw new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
+  }
+  if (active && !active.valid) {
+    throw new AuthRequiredError(`the credential hosting calls use (${active.source}${active.account ? `, ${active.account}` : ''}) is not valid`, { hint: 'sign in again with `lanyard auth device`, or fix the environment variable' });
+  }
+}
