@@ -8,9 +8,12 @@ import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { printJson, renderTable } from '../../output.js';
-import { freshRecord, openHostingStores } from '../../hosting.js';
+import { freshRecord, openHostingStores, type HostingStores } from '../../hosting.js';
+import type { ProfileSettings } from '../../../core/config/settings.js';
+import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './index.js';
 import { maskToken, storageDescription } from './common.js';
+import { canRefresh } from '../../../core/hosting/refresh.js';
 
 interface Storage {
   kind: string;
@@ -47,25 +50,35 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
   }
   const stores = await openHostingStores(ctx, apiUrl);
   for (const acc of await stores.accounts.list()) {
-    const found = { record: acc.record, store: acc.store };
-    let note: string | undefined;
-    const record = await freshRecord(ctx, stores, settings, found).catch((err: Error) => {
-      note = `refresh failed: ${err.message}`;
-      return acc.record;
-    });
-    const c = await check(ctx, apiUrl, record.token);
-    const details = [c.detail, note, acc.store.kind === 'file' && stores.fallbackReason ? `stored in a plain file: ${stores.fallbackReason}` : undefined].filter(Boolean);
-    entries.push({
-      service: 'hosting', host, account: record.login, source: acc.store.kind,
-      scopes: c.scopes ?? record.scopes, valid: c.valid && c.login === record.login,
-      detail: details.length ? details.join('; ') : c.valid && c.login !== record.login ? `the token belongs to ${c.login}` : undefined,
-      expiresAt: record.expiresAt, token: shown(record.token), active: acc.active && !activeTaken,
-    });
+    entries.push(await storedEntry(ctx, apiUrl, stores, settings, acc, shown, !activeTaken));
   }
   const storage: Storage = stores.fallbackReason
     ? { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` }
     : { kind: stores.accounts.primary.kind };
   return { entries, storage };
+}
+
+/** One stored account, checked; a refreshable token is refreshed when due or after a 401. */
+async function storedEntry(
+  ctx: Context, apiUrl: string, stores: HostingStores, settings: ProfileSettings, acc: StoredAccount, shown: (t: string) => string, mayBeActive: boolean,
+): Promise<AuthStatusEntry> {
+  const found = { record: acc.record, store: acc.store };
+  const notes: string[] = [];
+  const refresh = (force: boolean) => freshRecord(ctx, stores, settings, found, force).catch((err: Error) => void notes.push(`refresh failed: ${err.message}`));
+  await refresh(false);
+  let c = await check(ctx, apiUrl, found.record.token);
+  if (!c.valid && !c.detail?.startsWith('could not') && canRefresh(found.record, ctx.clock.now())) {
+    await refresh(true);
+    c = await check(ctx, apiUrl, found.record.token);
+  }
+  const r = found.record;
+  if (c.valid && c.login !== r.login) notes.push(`the token belongs to ${c.login}`);
+  if (acc.store.kind === 'file' && stores.fallbackReason) notes.push(`stored in a plain file: ${stores.fallbackReason}`);
+  const detail = [c.detail, ...notes].filter(Boolean).join('; ');
+  return {
+    service: 'hosting', host: stores.accounts.host, account: r.login, source: acc.store.kind, scopes: c.scopes ?? r.scopes,
+    valid: c.valid && c.login === r.login, ...(detail ? { detail } : {}), expiresAt: r.expiresAt, token: shown(r.token), active: acc.active && mayBeActive,
+  };
 }
 
 async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {

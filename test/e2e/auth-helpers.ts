@@ -1,0 +1,116 @@
+/** Helpers shared by the auth end-to-end tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BIN, cleanEnv, type CliResult, type World } from './harness.js';
+
+export const MONA = { login: 'mona', password: 'lanyard-emulator-password' };
+export const APP = { clientId: 'lanyard-cli-emulator', clientSecret: 'lanyard-cli-emulator-secret-0000000000000001' };
+export const NO_DEVICE_APP = 'lanyard-web-only';
+export const INSTALLABLE_APP = 'Iv1.lanyardinstallable';
+export const PERSONAL_TOKEN = 'lyp_emulator_default_token_0000000000000001';
+
+export interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  done: Promise<CliResult>;
+  /** Resolves with the first match of `re` in stderr. */
+  waitForStderr(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+}
+
+/** Spawns the CLI in a world and keeps it running (to watch stderr, send signals, read /proc). */
+export function start(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string } = {}): Running {
+  const child = spawn(process.execPath, [BIN, '--profile', 'emulator', ...args], { env: cleanEnv({ ...world.env, ...o.env }), stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const listeners: Array<() => void> = [];
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => {
+    err += c.toString();
+    for (const l of [...listeners]) l();
+  });
+  if (o.input !== undefined) child.stdin!.end(o.input);
+  else child.stdin!.end();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => {
+    clearTimeout(timer);
+    resolve({ code, signal, stdout: out, stderr: err });
+  }));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    done,
+    waitForStderr(re, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = re.exec(err);
+          if (m) {
+            listeners.splice(listeners.indexOf(check), 1);
+            clearTimeout(t);
+            resolve(m);
+          }
+        };
+        const t = setTimeout(() => reject(new Error(`timed out waiting for ${re} in stderr: ${err}`)), timeoutMs);
+        listeners.push(check);
+        void done.then(() => setTimeout(() => {
+          if (listeners.includes(check)) reject(new Error(`process ended before ${re} appeared: ${err}`));
+        }, 10));
+        check();
+      });
+    },
+  };
+}
+
+/** Runs the CLI with --profile emulator. */
+export function cli(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliResult> {
+  return world.run(['--profile', 'emulator', ...args], o);
+}
+
+export const USER_CODE = /one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})/;
+export const VERIFICATION_URI = /(http:\/\/127\.0\.0\.1:\d+\/login\/device)/;
+
+export interface TokenInfo { value: string; kind: string; login: string | null; client_id: string | null; scopes: string[]; revoked: boolean; note: string | null; created_at: number; expires_at: number | null }
+
+export async function tokens(world: World, filter: Record<string, string> = {}): Promise<TokenInfo[]> {
+  return ((await world.admin('hosting/tokens', filter)) as { tokens: TokenInfo[] }).tokens;
+}
+
+/** The credentials file of a world (the 0600 fallback), parsed; {} when absent. */
+export async function credentialsFile(world: World): Promise<Record<string, string>> {
+  try {
+    return JSON.parse(await readFile(join(world.configDir, 'credentials.json'), 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+/** A LANYARD_BROWSER script that appends every URL it is asked to open to a file. */
+export async function recordingBrowser(dir: string): Promise<{ script: string; urls: () => Promise<string[]> }> {
+  const script = join(dir, 'record-browser.sh');
+  const log = join(dir, 'opened-urls.txt');
+  await writeFile(script, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\n`);
+  await chmod(script, 0o755);
+  return {
+    script,
+    urls: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean),
+  };
+}
+
+export async function waitFor<T>(f: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** GET {api}/user with a bearer token: the HTTP status. */
+export async function userStatus(world: World, token: string): Promise<number> {
+  const res = await fetch(`${world.url}/api/v3/user`, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
