@@ -26,7 +26,7 @@ describe('auth device', () => {
   it('happy path: shows the code, polls, revalidates with /user, stores under the login', async () => {
     const run = start(world, ['auth', 'device', '--scopes', 'repo read:org']);
     const [, code] = await run.waitForStderr(USER_CODE);
-    expect(run.stderr()).toContain(`${world.url}/login/device`);
+    await run.waitForStderr(new RegExp(`${world.url.replace(/[.]/g, '\\.')}/login/device`));
     await world.admin('hosting/device-approve', { user_code: code });
     const r = await run.done;
     expect(r.code).toBe(0);

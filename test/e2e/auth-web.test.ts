@@ -1,0 +1,230 @@
+/**
+ * Full flows through the emulator's real pages in headless Chromium: the
+ * device flow (code page + consent) and the web flow (sign-in + consent,
+ * loopback redirect back to the CLI), plus the web flow's refusals.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+import { freshPage, launchBrowser } from './browser.js';
+import { APP, cli, credentialsFile, MONA, recordingBrowser, start, tokens, USER_CODE, VERIFICATION_URI, waitFor } from './auth-helpers.js';
+
+let world: World;
+let browser: Browser;
+let dir: string;
+let rec: Awaited<ReturnType<typeof recordingBrowser>>;
+
+beforeAll(async () => {
+  [world, browser] = await Promise.all([startWorld(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await world?.stop();
+});
+beforeEach(async () => {
+  await world.admin('reset');
+  await world.admin('hosting/device-policy', { interval: 1 });
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-web-'));
+  rec = await recordingBrowser(dir);
+  await rm(join(world.configDir, 'credentials.json'), { force: true });
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+/** Waits for an element and returns its text. */
+async function text(page: Page, selector: string): Promise<string> {
+  await page.locator(selector).first().waitFor();
+  return (await page.locator(selector).first().textContent()) ?? '';
+}
+
+/** Starts `auth login` and returns the authorize URL it asked the browser to open. */
+async function startLogin(args: string[] = [], env: Record<string, string> = { LANYARD_CLIENT_SECRET: APP.clientSecret }) {
+  const run = start(world, ['auth', 'login', ...args], { env: { LANYARD_BROWSER: rec.script, ...env } });
+  const url = await waitFor(async () => (await rec.urls())[0]);
+  return { run, url };
+}
+
+describe('device flow through the real pages', () => {
+  it('sign in, enter the code, authorize: the CLI logs in', async () => {
+    const run = start(world, ['auth', 'device', '--scopes', 'repo']);
+    const [, code] = await run.waitForStderr(USER_CODE);
+    const [, verification] = await run.waitForStderr(VERIFICATION_URI);
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(verification!);
+      await page.fill('input[name=login]', MONA.login);
+      await page.fill('input[name=password]', MONA.password);
+      await page.fill('input[name=user_code]', code!.toLowerCase().replace('-', ''));
+      await page.click('#continue');
+      expect(await text(page, '#scopes')).toContain('repo');
+      await page.click('button[name=authorize][value="1"]');
+      expect(await text(page, '#done')).toContain('connected');
+    } finally {
+      await context.close();
+    }
+    const r = await run.done;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Logged in as mona');
+  });
+
+  it('cancel on the consent page: access denied, exit 4, and the code cannot be used again', async () => {
+    const run = start(world, ['auth', 'device']);
+    const [, code] = await run.waitForStderr(USER_CODE);
+    const [, verification] = await run.waitForStderr(VERIFICATION_URI);
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(verification!);
+      await page.fill('input[name=login]', MONA.login);
+      await page.fill('input[name=password]', MONA.password);
+      await page.fill('input[name=user_code]', code!);
+      await page.click('#continue');
+      await page.click('button[name=authorize][value="0"]');
+      expect(await text(page, 'h1')).toContain('cancelled');
+      const r = await run.done;
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/cancelled by the user/);
+      await page.goto(verification!);
+      await page.fill('input[name=user_code]', code!);
+      await page.click('#continue');
+      expect(await text(page, '#error')).toContain('already been used');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('web flow through the real pages', () => {
+  it('sign in and authorize: the loopback receives the code and the CLI logs in', async () => {
+    const { run, url } = await startLogin(['--scopes', 'repo gist']);
+    const u = new URL(url);
+    expect(u.pathname).toBe('/login/oauth/authorize');
+    expect(u.searchParams.get('client_id')).toBe(APP.clientId);
+    expect(u.searchParams.get('scope')).toBe('repo gist');
+    expect(u.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(u.searchParams.get('state')!.length).toBeGreaterThanOrEqual(43);
+    expect(u.searchParams.has('code_challenge')).toBe(false);
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url);
+      await page.fill('input[name=login]', MONA.login);
+      await page.fill('input[name=password]', MONA.password);
+      await page.click('button[name=authorize][value="1"]');
+      expect(await text(page, 'h1')).toContain('Signed in');
+      expect(page.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
+    } finally {
+      await context.close();
+    }
+    const r = await run.done;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Logged in as mona');
+    const t = await tokens(world, { login: 'mona', clientId: APP.clientId });
+    expect(t.map((x) => x.scopes)).toEqual([['repo', 'gist']]);
+    // The client secret was neither printed nor stored.
+    expect(r.stdout + r.stderr).not.toContain(APP.clientSecret);
+    expect(JSON.stringify(await credentialsFile(world))).not.toContain(APP.clientSecret);
+  });
+
+  it('the client secret can come from stdin', async () => {
+    const run = start(world, ['auth', 'login'], { env: { LANYARD_BROWSER: rec.script }, input: `${APP.clientSecret}\n` });
+    const url = await waitFor(async () => (await rec.urls())[0]);
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url);
+      await page.fill('input[name=login]', MONA.login);
+      await page.fill('input[name=password]', MONA.password);
+      await page.click('#authorize');
+      expect(await text(page, 'h1')).toContain('Signed in');
+    } finally {
+      await context.close();
+    }
+    expect((await run.done).code).toBe(0);
+  });
+
+  it('cancel on the consent page: the CLI reports access_denied and stores nothing', async () => {
+    const { run, url } = await startLogin();
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url);
+      await page.fill('input[name=login]', MONA.login);
+      await page.fill('input[name=password]', MONA.password);
+      await page.click('#cancel');
+      expect(await text(page, 'h1')).toContain('not completed');
+    } finally {
+      await context.close();
+    }
+    const r = await run.done;
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/access_denied/);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+
+  it('a wrong password keeps the user on the sign-in page', async () => {
+    const { run, url } = await startLogin();
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url);
+      await page.fill('input[name=login]', MONA.login);
+      await page.fill('input[name=password]', 'wrong');
+      await page.click('#authorize');
+      expect(await text(page, '#error')).toContain('Incorrect username or password');
+      expect(await page.inputValue('input[name=login]')).toBe(MONA.login);
+    } finally {
+      await context.close();
+    }
+    run.child.kill('SIGINT');
+    expect((await run.done).code).toBe(130);
+  });
+
+  it('--login, --no-signup and --select-account reach the page', async () => {
+    const { run, url } = await startLogin(['--login', 'hubot', '--no-signup', '--select-account']);
+    const u = new URL(url);
+    expect(u.searchParams.get('login')).toBe('hubot');
+    expect(u.searchParams.get('allow_signup')).toBe('false');
+    expect(u.searchParams.get('prompt')).toBe('select_account');
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url);
+      expect(await page.inputValue('input[name=login]')).toBe('hubot');
+      expect(await page.locator('#signup').count()).toBe(0);
+      await page.fill('input[name=password]', 'hubot-emulator-password');
+      await page.click('#authorize');
+      expect(await text(page, 'h1')).toContain('Signed in');
+    } finally {
+      await context.close();
+    }
+    const r = await run.done;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Logged in as hubot');
+  });
+
+  it('state mismatch: the CLI aborts and stores nothing', async () => {
+    const { run, url } = await startLogin();
+    const back = new URL(new URL(url).searchParams.get('redirect_uri')!);
+    back.searchParams.set('code', 'forged-code');
+    back.searchParams.set('state', 'not-the-state-we-sent');
+    const res = await fetch(back);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('state mismatch');
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/state does not match/);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+
+  it('without a client secret, auth login explains and points to auth device (exit 2)', async () => {
+    const r = await cli(world, ['auth', 'login'], { env: { LANYARD_BROWSER: rec.script } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/client secret/);
+    expect(r.stderr).toMatch(/lanyard auth device/);
+    expect(await rec.urls()).toEqual([]);
+  });
+
+  it('times out when the browser never comes back', async () => {
+    const r = await cli(world, ['auth', 'login', '--timeout', '1s', '--no-browser'], { env: { LANYARD_CLIENT_SECRET: APP.clientSecret } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Open this URL/);
+    expect(r.stderr).toMatch(/timed out/);
+  });
+});
