@@ -1,0 +1,231 @@
+/**
+ * Tokens end to end: --with-token, the non-web flow, auth status exit codes,
+ * credential precedence, logout, the token limit, the re-authorization
+ * prompt and the review page.
+ */
+import { spawnSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { APP, cli, credentialsFile, MONA, PERSONAL_TOKEN, start, tokens, USER_CODE, userStatus } from './auth-helpers.js';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterAll(async () => world?.stop());
+beforeEach(async () => {
+  await world.admin('reset');
+  await world.admin('hosting/device-policy', { interval: 1 });
+  await rm(join(world.configDir, 'credentials.json'), { force: true });
+});
+
+interface StatusJson { accounts: Array<{ service: string; account?: string; source: string; valid: boolean; active?: boolean; token?: string; scopes?: string[] }>; storage: { kind: string; warning?: string } | null }
+
+async function deviceLogin(scopes?: string): Promise<void> {
+  const run = start(world, ['auth', 'device', ...(scopes ? ['--scopes', scopes] : [])]);
+  const [, code] = await run.waitForStderr(USER_CODE);
+  await world.admin('hosting/device-approve', { user_code: code });
+  expect((await run.done).code).toBe(0);
+}
+
+/** Signs in on the web pages with fetch; returns the session cookie. */
+async function webSession(): Promise<string> {
+  const res = await fetch(`${world.url}/login/oauth/authorize`, {
+    method: 'POST', redirect: 'manual',
+    body: new URLSearchParams({ client_id: APP.clientId, login: MONA.login, password: MONA.password }),
+  });
+  await res.arrayBuffer();
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+describe('auth token --with-token', () => {
+  it('validates the token with /user and stores it; auth token prints it', async () => {
+    const r = await cli(world, ['auth', 'token', '--with-token'], { input: `${PERSONAL_TOKEN}\n` });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Logged in as mona');
+    expect(r.stdout + r.stderr).not.toContain(PERSONAL_TOKEN);
+    expect(Object.keys(await credentialsFile(world))).toContain(`hosting:${new URL(world.url).host}:mona`);
+    const t = await cli(world, ['auth', 'token']);
+    expect(t.stdout).toBe(`${PERSONAL_TOKEN}\n`);
+  });
+
+  it('a token the server refuses is not stored (exit 4)', async () => {
+    const r = await cli(world, ['auth', 'token', '--with-token'], { input: 'lyo_not_a_real_token' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/refused/);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+
+  it('empty stdin is a usage error (exit 2)', async () => {
+    const r = await cli(world, ['auth', 'token', '--with-token'], { input: '' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no token on standard input/);
+  });
+
+  it('refuses a terminal on stdin with a hint instead of hanging', () => {
+    const cmd = `${process.execPath} ${BIN} --profile emulator auth token --with-token`;
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(world.env), encoding: 'utf8', timeout: 15_000, input: '' });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(/standard input, which is a terminal/);
+    expect(r.stdout).toMatch(/echo "\$TOKEN" \| lanyard auth token --with-token/);
+  });
+
+  it('auth token without any credential: exit 4 with a hint', async () => {
+    const r = await cli(world, ['auth', 'token']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/auth device/);
+  });
+});
+
+describe('auth token create (non-web flow)', () => {
+  it('creates a personal access token with Basic authentication, password from stdin', async () => {
+    const r = await cli(world, ['auth', 'token', 'create', '--user', 'mona', '--scopes', 'repo gist', '--note', 'ci laptop'], { input: `${MONA.password}\n` });
+    expect(r.code).toBe(0);
+    const created = (await tokens(world, { login: 'mona' })).find((t) => t.note === 'ci laptop')!;
+    expect(created.kind).toBe('personal');
+    expect(created.scopes).toEqual(['repo', 'gist']);
+    expect(r.stdout + r.stderr).not.toContain(created.value);
+    expect(r.stdout + r.stderr).not.toContain(MONA.password);
+    expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(created.value);
+  });
+
+  it('a wrong password: exit 4, nothing stored', async () => {
+    const r = await cli(world, ['auth', 'token', 'create', '--user', 'mona'], { input: 'wrong-password' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/refused the username or password/);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+});
+
+describe('auth status', () => {
+  it('exit 4 when nothing is signed in, also with --json', async () => {
+    const r = await cli(world, ['auth', 'status', '--json']);
+    expect(r.code).toBe(4);
+    expect((JSON.parse(r.stdout) as StatusJson).accounts).toEqual([]);
+  });
+
+  it('exit 0 with a valid stored token (masked unless --show-token), exit 4 once it is revoked', async () => {
+    await deviceLogin('repo');
+    const token = (await tokens(world, { clientId: APP.clientId }))[0]!.value;
+    const ok = await cli(world, ['auth', 'status', '--json']);
+    expect(ok.code).toBe(0);
+    const s = JSON.parse(ok.stdout) as StatusJson;
+    expect(s.accounts).toMatchObject([{ service: 'hosting', account: 'mona', source: 'file', valid: true, active: true, scopes: ['repo'] }]);
+    expect(ok.stdout).not.toContain(token);
+    expect(s.storage?.warning).toMatch(/mode 0600/);
+    const shown = await cli(world, ['auth', 'status', '--json', '--show-token']);
+    expect(shown.stdout).toContain(token);
+    const human = await cli(world, ['auth', 'status']);
+    expect(human.stdout).toMatch(/^hosting\t.*\tmona \(active\)\tfile\trepo\tvalid\t/m);
+    await world.admin('hosting/revoke-token', { token });
+    const bad = await cli(world, ['auth', 'status', '--json']);
+    expect(bad.code).toBe(4);
+    expect((JSON.parse(bad.stdout) as StatusJson).accounts[0]).toMatchObject({ valid: false });
+  });
+});
+
+describe('credential precedence: LANYARD_TOKEN > WORKFLOW_TOKEN > stored > anonymous', () => {
+  it('auth token and auth status follow the order', async () => {
+    await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN });
+    expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(PERSONAL_TOKEN);
+    expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow' } })).stdout.trim()).toBe('lyw_from_workflow');
+    expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow', LANYARD_TOKEN: 'lyo_from_env' } })).stdout.trim()).toBe('lyo_from_env');
+    const r = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_TOKEN: 'lyo_invalid_env_token' } });
+    expect(r.code).toBe(4);
+    const s = JSON.parse(r.stdout) as StatusJson;
+    expect(s.accounts.map((a) => [a.source, a.valid, !!a.active])).toEqual([['env:LANYARD_TOKEN', false, true], ['file', true, false]]);
+    expect(r.stderr).toMatch(/env:LANYARD_TOKEN/);
+  });
+
+  it('--basic-client authenticates hosting calls as the OAuth app (Basic), and needs LANYARD_CLIENT_SECRET', async () => {
+    const r = await cli(world, ['--basic-client', '--debug', 'ratelimit', 'status', '--json'], { env: { LANYARD_CLIENT_SECRET: APP.clientSecret, LANYARD_TOKEN: 'lyo_ignored' } });
+    expect(r.stderr).toMatch(/> authorization: Basic \[REDACTED\]/);
+    expect(r.stderr).not.toContain(APP.clientSecret);
+    expect(r.stderr).not.toContain(Buffer.from(`${APP.clientId}:${APP.clientSecret}`).toString('base64'));
+    const missing = await cli(world, ['--basic-client', 'ratelimit', 'status']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/LANYARD_CLIENT_SECRET/);
+  });
+});
+
+describe('auth logout', () => {
+  it('deletes the stored token and prints the review link', async () => {
+    await deviceLogin();
+    const r = await cli(world, ['auth', 'logout']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`${world.url}/settings/connections/applications/${APP.clientId}`);
+    expect(await credentialsFile(world)).toEqual({});
+    expect((await cli(world, ['auth', 'status'])).code).toBe(4);
+    const again = await cli(world, ['auth', 'logout', '--user', 'mona']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/no stored token for mona/);
+  });
+});
+
+describe('token issuing rules', () => {
+  it('the 11th token of a user/app/scope combination revokes the oldest', async () => {
+    const issued: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      issued.push(((await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'repo' })) as { access_token: string }).access_token);
+      await world.admin('advance', { seconds: 1 });
+    }
+    await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'gist' });
+    await deviceLogin('repo');
+    const all = await tokens(world, { login: 'mona', clientId: APP.clientId });
+    const repo = all.filter((t) => t.scopes.join() === 'repo');
+    expect(repo).toHaveLength(11);
+    expect(repo.filter((t) => t.revoked).map((t) => t.value)).toEqual([issued[0]]);
+    expect(all.find((t) => t.scopes.join() === 'gist')!.revoked).toBe(false);
+    expect(await userStatus(world, issued[0]!)).toBe(401);
+    expect(await userStatus(world, issued[1]!)).toBe(200);
+    expect((await cli(world, ['auth', 'status'])).code).toBe(0);
+  });
+
+  it('scope rules: an authorized user skips the page; more than 10 tokens in an hour brings the re-authorization prompt back, revoking nothing', async () => {
+    const cookie = await webSession();
+    const authorize = (scope?: string) => fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, state: 'st', ...(scope !== undefined ? { scope } : {}) })}`, { headers: { cookie }, redirect: 'manual' });
+    // Not authorized yet: the page, with no scopes when none are asked for.
+    const first = await authorize();
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain('no scopes');
+    for (let i = 0; i < 3; i++) await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: i === 0 ? 'repo' : 'gist' });
+    // Already authorized: no page; scope omitted grants the union of what was authorized.
+    const skip = await authorize();
+    expect(skip.status).toBe(302);
+    const code = new URL(skip.headers.get('location')!).searchParams.get('code')!;
+    const tok = await fetch(`${world.url}/login/oauth/access_token`, { method: 'POST', headers: { accept: 'application/json' }, body: new URLSearchParams({ client_id: APP.clientId, client_secret: APP.clientSecret, code }) });
+    expect(((await tok.json()) as { scope: string }).scope.split(',').sort()).toEqual(['gist', 'repo']);
+    // 10 tokens created within the hour for (mona, app, repo): the prompt is back.
+    for (let i = 0; i < 9; i++) await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'repo' });
+    const revokedBefore = (await tokens(world)).filter((t) => t.revoked).length;
+    const prompt = await authorize('repo');
+    expect(prompt.status).toBe(200);
+    expect(await prompt.text()).toContain('re-authorize');
+    expect((await tokens(world)).filter((t) => t.revoked).length).toBe(revokedBefore);
+    // An hour later the skip works again.
+    await world.admin('advance', { seconds: 3601 });
+    expect((await authorize('repo')).status).toBe(302);
+  });
+});
+
+describe('review page', () => {
+  it('revoking the app deletes its tokens and the SSH keys it generated for the user', async () => {
+    await deviceLogin('repo');
+    const token = (await tokens(world, { clientId: APP.clientId }))[0]!.value;
+    const page = `${world.url}/settings/connections/applications/${APP.clientId}`;
+    expect(await (await fetch(page)).text()).toContain('name="password"');
+    const signIn = await fetch(page, { method: 'POST', body: new URLSearchParams({ login: MONA.login, password: MONA.password }) });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const review = await signIn.text();
+    expect(review).toContain('key generated by the Lanyard CLI app');
+    const revoked = await fetch(page, { method: 'POST', headers: { cookie }, body: new URLSearchParams({ revoke: '1' }) });
+    expect(await revoked.text()).toMatch(/1 token\(s\) revoked, 1 SSH key\(s\) deleted/);
+    const keys = ((await world.admin('hosting/ssh-keys')) as { keys: Array<{ title: string; login: string }> }).keys.filter((k) => k.login === 'mona');
+    expect(keys.map((k) => k.title)).toEqual(['key added by mona herself']);
+    expect(await userStatus(world, token)).toBe(401);
+    expect((await cli(world, ['auth', 'status'])).code).toBe(4);
+  });
+});
