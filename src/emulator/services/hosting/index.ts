@@ -15,7 +15,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
     register(router) {
       registerRestApi(router, state, env);
       registerOAuth(router, state, () => env.baseUrl());
-      registerAuthorizations(router, state, () => env.baseUrl() + Hosting.apiPathPrefix);
+      registerAuthorizations(router, state, () => env.baseUrl());
     },
     reset() {
       state.reset();

@@ -1,0 +1,113 @@
+/**
+ * Token storage for real: the OS keychain through a real Secret Service
+ * (gnome-keyring under its own D-Bus session, unlocked with a password on
+ * stdin), the 0600 file fallback when there is no D-Bus, and
+ * --insecure-storage.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, ROOT, startWorld, type World } from './harness.js';
+import { cli, credentialsFile, PERSONAL_TOKEN } from './auth-helpers.js';
+
+let world: World;
+let home: string;
+beforeAll(async () => {
+  world = await startWorld();
+  home = await mkdtemp(join(tmpdir(), 'lanyard-keyring-home-'));
+});
+afterAll(async () => {
+  await world?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await world.admin('reset');
+  await rm(join(world.configDir, 'credentials.json'), { force: true });
+});
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs shell `steps` inside a private D-Bus session with an unlocked
+ * gnome-keyring (Secret Service); `$LY` runs the CLI with the emulator profile.
+ */
+function inKeyringSession(steps: string): { status: number | null; stdout: string; stderr: string } {
+  const script = [
+    'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
+    `LY="${process.execPath} ${BIN} --profile emulator"`,
+    steps,
+  ].join('\n');
+  const env = cleanEnv({ ...world.env, LANYARD_KEYCHAIN: undefined, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home, KEYRING_PASSWORD: 'test-keyring-password' });
+  const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], { env, encoding: 'utf8', timeout: 60_000, cwd: ROOT });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Reads the keychain entries of service `lanyard` from inside the session (the real Secret Service). */
+const listKeychain = `${process.execPath} -e ${q("import('@napi-rs/keyring/keytar.js').then(async (m) => { const k = m.default ?? m; console.log('KEYCHAIN=' + JSON.stringify((await k.findCredentials('lanyard')).map((c) => c.account).sort())); })")}`;
+
+describe('OS keychain (real Secret Service)', () => {
+  it('round-trip: store, read, status, logout — nothing in the files', async () => {
+    const tokenFile = join(home, 'token.txt');
+    await writeFile(tokenFile, PERSONAL_TOKEN + '\n');
+    const r = inKeyringSession([
+      `$LY auth token --with-token < ${q(tokenFile)}; echo "rc_store=$?"`,
+      listKeychain,
+      'echo "TOKEN=$($LY auth token)"',
+      `$LY auth status --json > ${q(join(home, 'status.json'))}; echo "rc_status=$?"`,
+      '$LY auth logout; echo "rc_logout=$?"',
+      listKeychain.replace("'KEYCHAIN='", "'AFTER='"),
+      '$LY auth status >/dev/null 2>&1; echo "rc_status_after=$?"',
+    ].join('\n'));
+    expect(r.status, r.stderr).toBe(0);
+    const host = new URL(world.url).host;
+    expect(r.stdout).toContain('rc_store=0');
+    expect(r.stdout).toContain(`KEYCHAIN=${JSON.stringify([`hosting:${host}`, `hosting:${host}:mona`])}`);
+    expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);
+    expect(r.stdout).toContain('rc_status=0');
+    expect(r.stdout).toContain('rc_logout=0');
+    expect(r.stdout).toContain('AFTER=[]');
+    expect(r.stdout).toContain('rc_status_after=4');
+    expect(r.stderr).toContain('token stored in the OS keychain');
+    expect(r.stderr).not.toMatch(/plain file|0600/);
+    const status = JSON.parse(await readFile(join(home, 'status.json'), 'utf8')) as { accounts: Array<{ source: string; account: string; valid: boolean }>; storage: { kind: string } };
+    expect(status.accounts).toMatchObject([{ source: 'keychain', account: 'mona', valid: true }]);
+    expect(status.storage.kind).toBe('keychain');
+    await expect(stat(join(world.configDir, 'credentials.json'))).rejects.toThrow();
+    expect(await readFile(join(world.configDir, 'config.json'), 'utf8')).not.toContain(PERSONAL_TOKEN);
+  });
+
+  it('--insecure-storage chooses the 0600 file even when the keychain works', async () => {
+    const tokenFile = join(home, 'token.txt');
+    await writeFile(tokenFile, PERSONAL_TOKEN);
+    const r = inKeyringSession([`$LY auth token --with-token --insecure-storage < ${q(tokenFile)}; echo "rc=$?"`, listKeychain, 'echo "TOKEN=$($LY auth token)"'].join('\n'));
+    expect(r.stdout).toContain('rc=0');
+    expect(r.stdout).toContain('KEYCHAIN=[]');
+    expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);
+    expect(r.stderr).toMatch(/insecure storage chosen/);
+    expect((await stat(join(world.configDir, 'credentials.json'))).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('no Secret Service (no D-Bus): the 0600 file fallback', () => {
+  const noBus = { LANYARD_KEYCHAIN: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/lanyard-no-bus', LANYARD_KEYCHAIN_TIMEOUT_MS: '3000' };
+
+  it('stores in a 0600 file and says so on stderr and in auth status', async () => {
+    const t0 = Date.now();
+    const r = await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN, env: noBus });
+    expect(r.code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(r.stderr).toMatch(/the OS keychain is unavailable .*; storing the token in .*credentials\.json \(mode 0600\)/);
+    expect((await stat(join(world.configDir, 'credentials.json'))).mode & 0o777).toBe(0o600);
+    expect(Object.keys(await credentialsFile(world))).toContain(`hosting:${new URL(world.url).host}:mona`);
+    const s = await cli(world, ['auth', 'status', '--json'], { env: noBus });
+    expect(s.code).toBe(0);
+    const j = JSON.parse(s.stdout) as { accounts: Array<{ source: string; detail?: string }>; storage: { kind: string; warning: string } };
+    expect(j.storage.kind).toBe('file');
+    expect(j.storage.warning).toMatch(/keychain is unavailable/);
+    expect(j.accounts[0]!.source).toBe('file');
+    expect(j.accounts[0]!.detail).toMatch(/plain file/);
+    expect(s.stderr).toMatch(/keychain is unavailable/);
+  });
+});
