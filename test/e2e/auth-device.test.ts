@@ -1,19 +1,13 @@
 /** Device flow end to end: CLI ↔ emulator (the user's answer given through the admin verb). */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
-import { cli, credentialsFile, INSTALLABLE_APP, NO_DEVICE_APP, start, tokens, USER_CODE, userStatus } from './auth-helpers.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { World } from './harness.js';
+import { cli, credentialsFile, INSTALLABLE_APP, NO_DEVICE_APP, start, tokens, useAuthWorld, USER_CODE, userStatus } from './auth-helpers.js';
 
 let world: World;
-beforeAll(async () => {
-  world = await startWorld();
-});
-afterAll(async () => world?.stop());
+useAuthWorld((w) => (world = w));
 beforeEach(async () => {
-  await world.admin('reset');
-  await world.admin('hosting/device-policy', { interval: 1 });
   await cli(world, ['config', 'set', 'hosting.clientId', 'lanyard-cli-emulator']);
-  await cli(world, ['auth', 'logout']).catch(() => undefined);
 });
 
 interface Poll { at: number; answer: string }

@@ -6,18 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, startWorld, type World } from './harness.js';
-import { APP, MONA, NO_DEVICE_APP } from './auth-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ROOT, type World } from './harness.js';
+import { APP, MONA, NO_DEVICE_APP, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
-beforeAll(async () => {
-  world = await startWorld();
-});
-afterAll(async () => world?.stop());
-beforeEach(async () => {
-  await world.admin('reset');
-});
+useAuthWorld((w) => (world = w), { fastDevice: false });
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 

@@ -1,8 +1,9 @@
 /** Helpers shared by the auth end-to-end tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { join } from 'node:path';
-import { BIN, cleanEnv, type CliResult, type World } from './harness.js';
+import { BIN, cleanEnv, startWorld, type CliResult, type World } from './harness.js';
 
 export const MONA = { login: 'mona', password: 'lanyard-emulator-password' };
 export const APP = { clientId: 'lanyard-cli-emulator', clientSecret: 'lanyard-cli-emulator-secret-0000000000000001' };
@@ -113,4 +114,23 @@ export async function userStatus(world: World, token: string): Promise<number> {
   const res = await fetch(`${world.url}/api/v3/user`, { headers: { authorization: `Bearer ${token}` } });
   await res.arrayBuffer();
   return res.status;
+}
+
+/**
+ * One emulator world per test file: started before all tests, stopped after;
+ * before each test the emulator is reset, the device interval set to 1 s
+ * (unless `fastDevice: false`) and stored credentials removed.
+ */
+export function useAuthWorld(set: (w: World) => void, o: { fastDevice?: boolean } = {}): void {
+  let w: World | undefined;
+  beforeAll(async () => {
+    w = await startWorld();
+    set(w);
+  });
+  afterAll(async () => w?.stop());
+  beforeEach(async () => {
+    await w!.admin('reset');
+    if (o.fastDevice !== false) await w!.admin('hosting/device-policy', { interval: 1 });
+    await rm(join(w!.configDir, 'credentials.json'), { force: true });
+  });
 }

@@ -8,24 +8,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, startWorld, type World } from './harness.js';
-import { cli, credentialsFile, PERSONAL_TOKEN } from './auth-helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, ROOT, type World } from './harness.js';
+import { cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
 let home: string;
+useAuthWorld((w) => (world = w));
 beforeAll(async () => {
-  world = await startWorld();
   home = await mkdtemp(join(tmpdir(), 'lanyard-keyring-home-'));
 });
-afterAll(async () => {
-  await world?.stop();
-  await rm(home, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  await world.admin('reset');
-  await rm(join(world.configDir, 'credentials.json'), { force: true });
-});
+afterAll(async () => rm(home, { recursive: true, force: true }));
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -6,25 +6,17 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type World } from './harness.js';
-import { APP, cli, MONA, recordingBrowser, start, tokens, USER_CODE, waitFor } from './auth-helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, type World } from './harness.js';
+import { APP, cli, MONA, recordingBrowser, start, tokens, useAuthWorld, USER_CODE, waitFor } from './auth-helpers.js';
 
 let world: World;
 let dir: string;
+useAuthWorld((w) => (world = w));
 beforeAll(async () => {
-  world = await startWorld();
   dir = await mkdtemp(join(tmpdir(), 'lanyard-secrets-'));
 });
-afterAll(async () => {
-  await world?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  await world.admin('reset');
-  await world.admin('hosting/device-policy', { interval: 1 });
-  await rm(join(world.configDir, 'credentials.json'), { force: true });
-});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 /** The argument vectors of every process on the machine we may read. */
 async function allCmdlines(): Promise<string[]> {

@@ -4,22 +4,12 @@
  * prompt and the review page.
  */
 import { spawnSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, startWorld, type World } from './harness.js';
-import { APP, cli, credentialsFile, MONA, PERSONAL_TOKEN, start, tokens, USER_CODE, userStatus } from './auth-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, type World } from './harness.js';
+import { APP, cli, credentialsFile, MONA, PERSONAL_TOKEN, start, tokens, useAuthWorld, USER_CODE, userStatus } from './auth-helpers.js';
 
 let world: World;
-beforeAll(async () => {
-  world = await startWorld();
-});
-afterAll(async () => world?.stop());
-beforeEach(async () => {
-  await world.admin('reset');
-  await world.admin('hosting/device-policy', { interval: 1 });
-  await rm(join(world.configDir, 'credentials.json'), { force: true });
-});
+useAuthWorld((w) => (world = w));
 
 interface StatusJson { accounts: Array<{ service: string; account?: string; source: string; valid: boolean; active?: boolean; token?: string; scopes?: string[] }>; storage: { kind: string; warning?: string } | null }
 

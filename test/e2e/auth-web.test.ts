@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
-import { freshPage, launchBrowser } from './browser.js';
+import { launchBrowser, withPage } from './browser.js';
 import { APP, cli, credentialsFile, MONA, recordingBrowser, start, tokens, USER_CODE, VERIFICATION_URI, waitFor } from './auth-helpers.js';
 
 let world: World;
@@ -39,6 +39,13 @@ async function text(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).first().textContent()) ?? '';
 }
 
+/** Opens `url` and fills in mona's login and password. */
+async function signIn(page: Page, url: string, password = MONA.password): Promise<void> {
+  await page.goto(url);
+  await page.fill('input[name=login]', MONA.login);
+  await page.fill('input[name=password]', password);
+}
+
 /** Starts `auth login` and returns the authorize URL it asked the browser to open. */
 async function startLogin(args: string[] = [], env: Record<string, string> = { LANYARD_CLIENT_SECRET: APP.clientSecret }) {
   const run = start(world, ['auth', 'login', ...args], { env: { LANYARD_BROWSER: rec.script, ...env } });
@@ -51,19 +58,14 @@ describe('device flow through the real pages', () => {
     const run = start(world, ['auth', 'device', '--scopes', 'repo']);
     const [, code] = await run.waitForStderr(USER_CODE);
     const [, verification] = await run.waitForStderr(VERIFICATION_URI);
-    const { context, page } = await freshPage(browser);
-    try {
-      await page.goto(verification!);
-      await page.fill('input[name=login]', MONA.login);
-      await page.fill('input[name=password]', MONA.password);
+    await withPage(browser, async (page) => {
+      await signIn(page, verification!);
       await page.fill('input[name=user_code]', code!.toLowerCase().replace('-', ''));
       await page.click('#continue');
       expect(await text(page, '#scopes')).toContain('repo');
       await page.click('button[name=authorize][value="1"]');
       expect(await text(page, '#done')).toContain('connected');
-    } finally {
-      await context.close();
-    }
+    });
     const r = await run.done;
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Logged in as mona');
@@ -73,11 +75,8 @@ describe('device flow through the real pages', () => {
     const run = start(world, ['auth', 'device']);
     const [, code] = await run.waitForStderr(USER_CODE);
     const [, verification] = await run.waitForStderr(VERIFICATION_URI);
-    const { context, page } = await freshPage(browser);
-    try {
-      await page.goto(verification!);
-      await page.fill('input[name=login]', MONA.login);
-      await page.fill('input[name=password]', MONA.password);
+    await withPage(browser, async (page) => {
+      await signIn(page, verification!);
       await page.fill('input[name=user_code]', code!);
       await page.click('#continue');
       await page.click('button[name=authorize][value="0"]');
@@ -89,9 +88,7 @@ describe('device flow through the real pages', () => {
       await page.fill('input[name=user_code]', code!);
       await page.click('#continue');
       expect(await text(page, '#error')).toContain('already been used');
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 
@@ -105,17 +102,12 @@ describe('web flow through the real pages', () => {
     expect(u.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     expect(u.searchParams.get('state')!.length).toBeGreaterThanOrEqual(43);
     expect(u.searchParams.has('code_challenge')).toBe(false);
-    const { context, page } = await freshPage(browser);
-    try {
-      await page.goto(url);
-      await page.fill('input[name=login]', MONA.login);
-      await page.fill('input[name=password]', MONA.password);
+    await withPage(browser, async (page) => {
+      await signIn(page, url);
       await page.click('button[name=authorize][value="1"]');
       expect(await text(page, 'h1')).toContain('Signed in');
       expect(page.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
-    } finally {
-      await context.close();
-    }
+    });
     const r = await run.done;
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Logged in as mona');
@@ -129,31 +121,21 @@ describe('web flow through the real pages', () => {
   it('the client secret can come from stdin', async () => {
     const run = start(world, ['auth', 'login'], { env: { LANYARD_BROWSER: rec.script }, input: `${APP.clientSecret}\n` });
     const url = await waitFor(async () => (await rec.urls())[0]);
-    const { context, page } = await freshPage(browser);
-    try {
-      await page.goto(url);
-      await page.fill('input[name=login]', MONA.login);
-      await page.fill('input[name=password]', MONA.password);
+    await withPage(browser, async (page) => {
+      await signIn(page, url);
       await page.click('#authorize');
       expect(await text(page, 'h1')).toContain('Signed in');
-    } finally {
-      await context.close();
-    }
+    });
     expect((await run.done).code).toBe(0);
   });
 
   it('cancel on the consent page: the CLI reports access_denied and stores nothing', async () => {
     const { run, url } = await startLogin();
-    const { context, page } = await freshPage(browser);
-    try {
-      await page.goto(url);
-      await page.fill('input[name=login]', MONA.login);
-      await page.fill('input[name=password]', MONA.password);
+    await withPage(browser, async (page) => {
+      await signIn(page, url);
       await page.click('#cancel');
       expect(await text(page, 'h1')).toContain('not completed');
-    } finally {
-      await context.close();
-    }
+    });
     const r = await run.done;
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/access_denied/);
@@ -162,17 +144,12 @@ describe('web flow through the real pages', () => {
 
   it('a wrong password keeps the user on the sign-in page', async () => {
     const { run, url } = await startLogin();
-    const { context, page } = await freshPage(browser);
-    try {
-      await page.goto(url);
-      await page.fill('input[name=login]', MONA.login);
-      await page.fill('input[name=password]', 'wrong');
+    await withPage(browser, async (page) => {
+      await signIn(page, url, 'wrong');
       await page.click('#authorize');
       expect(await text(page, '#error')).toContain('Incorrect username or password');
       expect(await page.inputValue('input[name=login]')).toBe(MONA.login);
-    } finally {
-      await context.close();
-    }
+    });
     run.child.kill('SIGINT');
     expect((await run.done).code).toBe(130);
   });
@@ -183,17 +160,14 @@ describe('web flow through the real pages', () => {
     expect(u.searchParams.get('login')).toBe('hubot');
     expect(u.searchParams.get('allow_signup')).toBe('false');
     expect(u.searchParams.get('prompt')).toBe('select_account');
-    const { context, page } = await freshPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       await page.goto(url);
       expect(await page.inputValue('input[name=login]')).toBe('hubot');
       expect(await page.locator('#signup').count()).toBe(0);
       await page.fill('input[name=password]', 'hubot-emulator-password');
       await page.click('#authorize');
       expect(await text(page, 'h1')).toContain('Signed in');
-    } finally {
-      await context.close();
-    }
+    });
     const r = await run.done;
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Logged in as hubot');

@@ -21,3 +21,13 @@ export async function freshPage(browser: Browser): Promise<{ context: BrowserCon
   page.setDefaultTimeout(10_000);
   return { context, page };
 }
+
+/** Runs `f` with a page of a fresh context, closing the context afterwards. */
+export async function withPage<T>(browser: Browser, f: (page: Page) => Promise<T>): Promise<T> {
+  const { context, page } = await freshPage(browser);
+  try {
+    return await f(page);
+  } finally {
+    await context.close();
+  }
+}

@@ -110,3 +110,19 @@ export function maskToken(token: string): string {
   const prefix = i > 0 && i <= 5 ? token.slice(0, i + 1) : '';
   return prefix + '*'.repeat(Math.max(8, token.length - prefix.length));
 }
+
+/** A spinner on a TTY stderr (else nothing) around a flow; `start()` is called by the flow when it begins waiting. */
+export async function withSpinner<T>(ctx: Context, text: string, f: (spinner: { start(): void; text(t: string): boolean }) => Promise<T>): Promise<T> {
+  const ora = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true, text }) : undefined;
+  try {
+    return await f({
+      start: () => void ora?.start(),
+      text: (t) => {
+        if (ora) ora.text = t;
+        return !!ora;
+      },
+    });
+  } finally {
+    ora?.stop();
+  }
+}

@@ -1,17 +1,16 @@
 /** `lanyard auth device`: the device flow (the default interactive sign-in). */
 import type { Context } from '../../context.js';
 import type { AuthDeviceOptions } from './index.js';
-import { hostingEndpoints, scopesOption, storeSignIn } from './common.js';
+import { hostingEndpoints, scopesOption, storeSignIn, withSpinner } from './common.js';
 
 export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise<void> {
   const scopes = scopesOption(o.scopes);
   const ep = await hostingEndpoints(ctx);
   const { runDeviceFlow } = await import('../../../core/hosting/device-flow.js');
-  const spinner = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true, text: 'Waiting for authorization…' }) : undefined;
-  let token;
-  try {
-    token = await runDeviceFlow({
-      http: await ctx.http(),
+  const http = await ctx.http();
+  const token = await withSpinner(ctx, 'Waiting for authorization…', (spinner) =>
+    runDeviceFlow({
+      http,
       clock: ctx.clock,
       webUrl: ep.webUrl,
       clientId: ep.clientId,
@@ -25,19 +24,16 @@ export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise
         } else {
           ctx.io.err(`Then open ${auth.verificationUri} in a browser and enter it.`);
         }
-        ctx.io.err(`The code expires in ${Math.round(auth.expiresIn / 60)} minutes.`);
-        spinner?.start();
+        ctx.io.err(`The code expires in ${auth.expiresIn >= 120 ? `${Math.round(auth.expiresIn / 60)} minutes` : `${auth.expiresIn} seconds`}.`);
+        spinner.start();
       },
       onEvent: (e) => {
-        if (e.kind === 'slow_down') {
-          if (spinner) spinner.text = `Waiting for authorization… (server asked to slow down: every ${e.intervalSec} s)`;
-          else ctx.io.err(`server asked to slow down: polling every ${e.intervalSec} s`);
+        if (e.kind === 'slow_down' && !spinner.text(`Waiting for authorization… (server asked to slow down: every ${e.intervalSec} s)`)) {
+          ctx.io.err(`server asked to slow down: polling every ${e.intervalSec} s`);
         }
         if (e.kind === 'network_error') ctx.warn(`polling failed (${e.error.message}); retrying`);
       },
-    });
-  } finally {
-    spinner?.stop();
-  }
+    }),
+  );
   await storeSignIn(ctx, ep.apiUrl, token, { origin: 'device', insecure: o.insecureStorage, clientId: ep.clientId });
 }

@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthLoginOptions } from './index.js';
-import { hostingEndpoints, readStdinSecret, scopesOption, storeSignIn } from './common.js';
+import { hostingEndpoints, readStdinSecret, scopesOption, storeSignIn, withSpinner } from './common.js';
 
 async function clientSecret(ctx: Context): Promise<string> {
   const fromEnv = ctx.env.LANYARD_CLIENT_SECRET;
@@ -27,11 +27,10 @@ export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<v
   const ep = await hostingEndpoints(ctx, o.clientId);
   const secret = await clientSecret(ctx);
   const { runWebFlow } = await import('../../../core/hosting/web-flow.js');
-  const spinner = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true, text: 'Waiting for the browser…' }) : undefined;
-  let token;
-  try {
-    token = await runWebFlow({
-      http: await ctx.http(),
+  const http = await ctx.http();
+  const token = await withSpinner(ctx, 'Waiting for the browser…', (spinner) =>
+    runWebFlow({
+      http,
       clock: ctx.clock,
       webUrl: ep.webUrl,
       clientId: ep.clientId,
@@ -45,11 +44,9 @@ export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<v
       openUrl: async (url) => {
         const opened = o.browser !== false && (await (await ctx.browser()).open(url));
         ctx.io.err(opened ? `Opening your browser to sign in. If it did not open, visit:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
-        spinner?.start();
+        spinner.start();
       },
-    });
-  } finally {
-    spinner?.stop();
-  }
+    }),
+  );
   await storeSignIn(ctx, ep.apiUrl, token, { origin: 'web', insecure: o.insecureStorage, clientId: ep.clientId });
 }
