@@ -27,6 +27,8 @@ export interface HostingStores {
   fallbackReason?: string;
   /** Where the file fallback lives. */
   filePath: string;
+  /** The 0600 file store (the fallback when a keychain write fails). */
+  file: CredentialStore;
 }
 
 const storeCache = new WeakMap<Context, Map<string, Promise<HostingStores>>>();
@@ -59,7 +61,7 @@ export function openHostingStores(ctx: Context, apiUrl: string, o: { insecure?: 
       });
       const file = FileCredentialStore.inDir(dir);
       const stores: CredentialStore[] = primary.kind === 'file' ? [primary] : [primary, file];
-      return { accounts: new HostingAccounts(apiUrl, stores), fallbackReason, filePath: file.path };
+      return { accounts: new HostingAccounts(apiUrl, stores), fallbackReason, filePath: file.path, file: stores.at(-1)! };
     })();
     perCtx.set(key, p);
   }

@@ -137,8 +137,8 @@ describe('web flow through the real pages', () => {
       expect(await text(page, 'h1')).toContain('not completed');
     });
     const r = await run.done;
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/access_denied/);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/cancelled in the browser \(access denied\)/);
     expect(await credentialsFile(world)).toEqual({});
   });
 

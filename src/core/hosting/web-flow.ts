@@ -8,7 +8,7 @@ import { HostingOAuthPath } from '../../shared/hosting-oauth.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
 import { newState } from '../auth/state.js';
 import type { Clock, RandomBytes } from '../deps.js';
-import { OAuthError } from '../errors.js';
+import { AuthRequiredError, OAuthError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { authorizationCodeRequest, processTokenResponse, type TokenSet } from './oauth.js';
 
@@ -52,7 +52,12 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
   const receiver = await startLoopbackReceiver({ state, signal: o.signal, path: '/callback' });
   try {
     await o.openUrl(authorizeUrl({ ...o, redirectUri: receiver.redirectUri, state }));
-    const params = await receiver.wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s));
+    const params = await receiver.wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s)).catch((err: unknown) => {
+      if (err instanceof OAuthError && err.error === 'access_denied') {
+        throw new AuthRequiredError('sign-in was cancelled in the browser (access denied)', { hint: 'run `lanyard auth login` again, or `lanyard auth device`' });
+      }
+      throw err;
+    });
     const code = params.get('code');
     if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
     return await processTokenResponse(

@@ -1,7 +1,7 @@
 /** Shared parts of the hosting sign-in commands: endpoints, storing a token, stdin secrets. */
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
-import { CancelledError, ValidationError } from '../../../core/errors.js';
+import { CancelledError, CredentialStoreError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../hosting.js';
@@ -52,7 +52,16 @@ export async function storeSignIn(
     login: user.login, origin: o.origin, clientId: o.clientId, nowMs: ctx.clock.now(),
     scopes: token.scopes.length ? token.scopes : user.scopes,
   });
-  const store = await stores.accounts.save(record);
+  let store;
+  try {
+    store = await stores.accounts.save(record);
+  } catch (err) {
+    if (!(err instanceof CredentialStoreError) || stores.accounts.primary.kind !== 'keychain') throw err;
+    // The keychain answered the probe but refused the write (locked, timed out): keep the sign-in.
+    ctx.warn(`${err.message}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
+    const { HostingAccounts } = await import('../../../core/hosting/accounts.js');
+    store = await new HostingAccounts(apiUrl, [stores.file]).save(record);
+  }
   ctx.io.err(`✓ Logged in as ${user.login}`);
   ctx.io.err(`  token stored in ${storageDescription(store.kind, stores.filePath)} as ${'hosting:' + stores.accounts.host + ':' + user.login}`);
   if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) {
