@@ -1,0 +1,86 @@
+/**
+ * The auth commands' run functions with fake IO, a stub server and a fake
+ * clock (no wall-clock waits): what goes to stdout and stderr, what is stored.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext, type Context } from '../../../../src/cli/context.js';
+import { runAuthDevice, runAuthLogout, runAuthStatus, runAuthToken } from '../../../../src/cli/commands/auth/run.js';
+import { exitCodeFor } from '../../../../src/cli/exit.js';
+import { ConfigStore } from '../../../../src/core/config/store.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { createTestIO, type TestIO } from '../../../fakes/io.js';
+import { StubHttp } from '../../../fakes/stub-http.js';
+
+let dir: string;
+let stub: StubHttp;
+let clock: FakeClock;
+let io: TestIO;
+
+function context(env: Record<string, string> = {}): Context {
+  io = createTestIO();
+  return createContext({ io, env: { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...env }, signal: new AbortController().signal, version: 'test', globals: () => ({ profile: 'p' }), clock });
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-run-'));
+  stub = await StubHttp.start();
+  clock = new FakeClock();
+  (await ConfigStore.open({ dir })).putProfile('p', { 'hosting.apiUrl': `${stub.url}/api/v3`, 'hosting.webUrl': stub.url, 'hosting.clientId': 'cid' });
+});
+afterEach(async () => {
+  await stub.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('runAuthDevice', () => {
+  it('shows the code on stderr, honours slow_down on the fake clock, stores under the login', async () => {
+    stub.on('POST', '/login/device/code', { body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 } });
+    stub.on('POST', '/login/oauth/access_token', { body: { error: 'slow_down', interval: 10 } });
+    stub.on('POST', '/login/oauth/access_token', { body: { error: 'authorization_pending' } });
+    stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyo_secret_token', token_type: 'bearer', scope: 'repo' } });
+    stub.on('GET', '/api/v3/user', { headers: { 'x-oauth-scopes': 'repo' }, body: { login: 'mona' } });
+    const ctx = context();
+    await runAuthDevice(ctx, { scopes: 'repo' });
+    expect(clock.sleeps).toEqual([5000, 10000, 10000]);
+    expect(io.stdoutText()).toBe('');
+    expect(io.stderrText()).toContain('! First copy your one-time code: WDJB-MJHT');
+    expect(io.stderrText()).toContain('Logged in as mona');
+    expect(io.stderrText()).not.toContain('lyo_secret_token');
+    const creds = JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8')) as Record<string, string>;
+    const host = new URL(stub.url).host;
+    expect(creds[`hosting:${host}`]).toBe('mona');
+    expect(JSON.parse(creds[`hosting:${host}:mona`]!)).toMatchObject({ token: 'lyo_secret_token', scopes: ['repo'], origin: 'device', clientId: 'cid' });
+    expect(await readFile(join(dir, 'config.json'), 'utf8')).not.toContain('lyo_secret_token');
+    stub.verify();
+
+    // auth token prints it on stdout; status masks it; logout removes it and shows the review link.
+    const t = context();
+    await runAuthToken(t, {});
+    expect(io.stdoutText()).toBe('lyo_secret_token\n');
+    const s = context();
+    stub.on('GET', '/api/v3/user', { headers: { 'x-oauth-scopes': 'repo' }, body: { login: 'mona' } });
+    await runAuthStatus(s, { json: true });
+    expect(io.stdoutText()).not.toContain('lyo_secret_token');
+    expect(JSON.parse(io.stdoutText())).toMatchObject({ accounts: [{ account: 'mona', source: 'file', valid: true, active: true, scopes: ['repo'] }] });
+    const l = context();
+    await runAuthLogout(l, {});
+    expect(io.stderrText()).toContain(`${stub.url}/settings/connections/applications/cid`);
+  });
+
+  it('access_denied: exit 4 and nothing stored', async () => {
+    stub.on('POST', '/login/device/code', { body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 } });
+    stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/xml' }, body: '<OAuth><error>access_denied</error></OAuth>' });
+    const err = await runAuthDevice(context(), {}).catch((e: unknown) => e);
+    expect(exitCodeFor(err)).toBe(4);
+    await expect(readFile(join(dir, 'credentials.json'), 'utf8')).rejects.toThrow();
+  });
+
+  it('a bad scope is a usage error before any request (exit 2)', async () => {
+    const err = await runAuthDevice(context(), { scopes: 'repo <script>' }).catch((e: unknown) => e);
+    expect(exitCodeFor(err)).toBe(2);
+    expect(stub.requests).toHaveLength(0);
+  });
+});
