@@ -122,6 +122,11 @@ describe('authorization codes', () => {
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
     const consent = await (await fetch(world.url + res.headers.get('location')!, { headers: { cookie } })).text();
     expect(consent).toContain('Signed in as <strong>newbie</strong>');
+    const out = await fetch(`${world.url}/logout`, { method: 'POST', headers: { cookie } });
+    expect(out.status).toBe(200);
+    const after = await (await fetch(world.url + res.headers.get('location')!, { headers: { cookie } })).text();
+    expect(after).not.toContain('Signed in as');
+    expect(after).toContain('Sign in to continue');
   });
 });
 
