@@ -187,6 +187,20 @@ describe('web flow through the real pages', () => {
     expect(await credentialsFile(world)).toEqual({});
   });
 
+  it('redirect rule rejection: an app whose callback path is elsewhere refuses the loopback redirect_uri', async () => {
+    await world.admin('hosting/add-app', { clientId: 'other-path-app', clientSecret: 'other-secret', callbackUrl: 'http://127.0.0.1/oauth/done' });
+    const { run, url } = await startLogin(['--client-id', 'other-path-app', '--timeout', '3s'], { LANYARD_CLIENT_SECRET: 'other-secret' });
+    await withPage(browser, async (page) => {
+      const res = await page.goto(url);
+      expect(res!.status()).toBe(400);
+      expect(await text(page, 'h1')).toContain('redirect_uri_mismatch');
+    });
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/timed out/);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+
   it('without a client secret, auth login explains and points to auth device (exit 2)', async () => {
     const r = await cli(world, ['auth', 'login'], { env: { LANYARD_BROWSER: rec.script } });
     expect(r.code).toBe(2);
