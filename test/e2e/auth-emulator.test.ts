@@ -101,6 +101,25 @@ describe('authorization codes', () => {
     expect(Object.fromEntries(loc.searchParams)).toMatchObject({ error: 'access_denied', state: 'st8' });
   });
 
+  it('account picker: with prompt=select_account or several signed-in accounts, the user chooses', async () => {
+    const first = await post('/login/oauth/authorize', { client_id: APP.clientId, login: MONA.login, password: MONA.password });
+    const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+    await first.arrayBuffer();
+    const picker1 = await (await fetch(`${world.url}/login/oauth/authorize?client_id=${APP.clientId}&prompt=select_account`, { headers: { cookie } })).text();
+    expect(picker1).toContain('id="account-picker"');
+    // A second account on the same browser: the picker lists both, even without prompt.
+    const second = await post('/login/oauth/authorize', { client_id: APP.clientId, login: 'hubot', password: 'hubot-emulator-password' }, { cookie });
+    await second.arrayBuffer();
+    const picker2 = await (await fetch(`${world.url}/login/oauth/authorize?client_id=${APP.clientId}&scope=repo`, { headers: { cookie } })).text();
+    expect(picker2).toContain('value="mona"');
+    expect(picker2).toContain('value="hubot" checked');
+    const chosen = await post('/login/oauth/authorize', { client_id: APP.clientId, scope: 'repo', account: 'mona', authorize: '1' }, { cookie });
+    const code = new URL(chosen.headers.get('location')!).searchParams.get('code')!;
+    const t = await json('/login/oauth/access_token', { client_id: APP.clientId, client_secret: APP.clientSecret, code });
+    const me = await fetch(`${world.url}/api/v3/user`, { headers: { authorization: `Bearer ${String(t.access_token)}` } });
+    expect(((await me.json()) as { login: string }).login).toBe('mona');
+  });
+
   it('PKCE parameters and the implicit grant are refused', async () => {
     const pkce = await fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, code_challenge: 'x', code_challenge_method: 'S256' })}`);
     expect(pkce.status).toBe(400);

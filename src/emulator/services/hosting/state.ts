@@ -145,8 +145,8 @@ export class HostingState {
   userCodes = new Map<string, string>();
   refreshTokens = new Map<string, RefreshGrant>();
   sshKeys: SshKey[] = [];
-  /** Browser sessions: cookie value → login. */
-  sessions = new Map<string, string>();
+  /** Browser sessions: cookie value → the logins signed in on that browser (current last). */
+  sessions = new Map<string, string[]>();
   /** Timestamps of events inside sliding one-hour windows, by key. */
   windows = new Map<string, number[]>();
   devicePolicy: { interval: number; expiresIn: number; forceSlowDown: number } = { interval: DEFAULT_DEVICE_INTERVAL, expiresIn: Hosting.deviceCodeLifetimeSec, forceSlowDown: 0 };

@@ -41,7 +41,7 @@ export function registerApplicationsPage(router: Router, state: HostingState): v
       const u = checkPassword(state, p.login, p.password);
       if (!u) return res.html(401, signInPage(action, 'Incorrect username or password.'));
       user = u;
-      startSession(state, res, u.login);
+      startSession(state, req, res, u.login);
     }
     if (!user) return res.html(200, signInPage(action));
     if (p.revoke === '1') {

@@ -6,11 +6,11 @@
  */
 import { Hosting } from '../../../../shared/constants.js';
 import { HostingOAuthPath } from '../../../../shared/hosting-oauth.js';
-import type { EmuResponse, Router } from '../../../router.js';
+import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
 import type { HostingApp, HostingState, HostingUser } from '../state.js';
 import { consentPage, errorPage, layout, credentialInputs, hiddenFields } from './pages.js';
 import { isHttpUri, redirectAllowed } from './redirect.js';
-import { checkPassword, sessionUser, startSession } from './session.js';
+import { checkPassword, sessionLogins, sessionUser, startSession } from './session.js';
 import { hex, oauthParams, parseScopes } from './wire.js';
 
 /** Parameters of the authorize request carried through the form. */
@@ -70,9 +70,10 @@ function grantedScopes(state: HostingState, a: AuthorizeRequest, user: HostingUs
   return [...(state.authorizedScopes(user.login, a.app.clientId) ?? [])];
 }
 
-function showPage(state: HostingState, a: AuthorizeRequest, user: HostingUser | undefined, res: EmuResponse, error?: string, status = 200): void {
+function showPage(state: HostingState, a: AuthorizeRequest, req: EmuRequest, user: HostingUser | undefined, res: EmuResponse, error?: string, status = 200): void {
   const p = a.params;
-  const picker = !!user && (p.prompt === 'select_account' || !isHttpUri(a.redirectUri));
+  const accounts = sessionLogins(state, req);
+  const picker = !!user && (p.prompt === 'select_account' || !isHttpUri(a.redirectUri) || accounts.length > 1);
   const scopes = grantedScopes(state, a, user);
   const notes: string[] = [];
   if (user && state.createdLastHour(user.login, a.app.clientId, scopes) >= Hosting.tokensCreatedPerHour) {
@@ -85,6 +86,7 @@ function showPage(state: HostingState, a: AuthorizeRequest, user: HostingUser | 
     scopes,
     hidden,
     current: user?.login,
+    accounts: picker ? accounts : undefined,
     askCredentials: !user || picker,
     suggestedLogin: p.login,
     signupUrl: p.allow_signup === 'false' ? undefined : `${HostingOAuthPath.signup}?return_to=${encodeURIComponent(`${HostingOAuthPath.authorize}?${new URLSearchParams(Object.entries(hidden).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`)}`,
@@ -100,14 +102,14 @@ export function registerAuthorize(router: Router, state: HostingState): void {
     const user = sessionUser(state, req);
     // Already authorized (or scope omitted with earlier grants): skip the page, unless
     // the account picker is due or the re-authorization prompt applies.
-    if (user && a.params.prompt !== 'select_account' && isHttpUri(a.redirectUri)) {
+    if (user && a.params.prompt !== 'select_account' && isHttpUri(a.redirectUri) && sessionLogins(state, req).length === 1) {
       const authorized = state.authorizedScopes(user.login, a.app.clientId);
       const scopes = grantedScopes(state, a, user);
       const covered = !!authorized && authorized.size > 0 && scopes.every((s) => authorized.has(s));
       const prompt = state.createdLastHour(user.login, a.app.clientId, scopes) >= Hosting.tokensCreatedPerHour;
       if (covered && !prompt && (!a.params.login || a.params.login === user.login)) return issueCode(state, a, user, scopes, res);
     }
-    showPage(state, a, user, res);
+    showPage(state, a, req, user, res);
   });
 
   router.post(HostingOAuthPath.authorize, async (req, res) => {
@@ -117,13 +119,15 @@ export function registerAuthorize(router: Router, state: HostingState): void {
     let user = sessionUser(state, req);
     if (p.password) {
       const u = checkPassword(state, p.login, p.password);
-      if (!u) return showPage(state, a, undefined, res, 'Incorrect username or password.', 401);
+      if (!u) return showPage(state, a, req, undefined, res, 'Incorrect username or password.', 401);
       user = u;
-      startSession(state, res, u.login);
+      startSession(state, req, res, u.login);
+    } else if (p.account && sessionLogins(state, req).includes(p.account)) {
+      user = state.users.get(p.account);
     }
     if (p.authorize === '0') return redirectWith(res, a.redirectUri, { error: 'access_denied', error_description: 'The user has denied your application access.', state: p.state });
-    if (!user) return showPage(state, a, undefined, res, 'Sign in to continue.', 401);
-    if (p.authorize !== '1') return showPage(state, a, user, res);
+    if (!user) return showPage(state, a, req, undefined, res, 'Sign in to continue.', 401);
+    if (p.authorize !== '1') return showPage(state, a, req, user, res);
     issueCode(state, a, user, grantedScopes(state, a, user), res);
   });
 
@@ -141,7 +145,7 @@ export function registerAuthorize(router: Router, state: HostingState): void {
     }
     if (state.users.has(p.login)) return res.html(409, signupPage(back, `The username ${p.login} is taken.`));
     state.addUser({ login: p.login, password: p.password, name: p.login, email: `${p.login}@example.com` });
-    startSession(state, res, p.login);
+    startSession(state, req, res, p.login);
     res.redirect(302, back);
   });
 }

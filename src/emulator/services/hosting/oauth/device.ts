@@ -83,7 +83,7 @@ export function registerDeviceFlow(router: Router, state: HostingState, webBase:
       const u = checkPassword(state, p.login, p.password);
       if (!u) return res.html(401, codePage(undefined, 'Incorrect username or password.', p.user_code));
       user = u;
-      startSession(state, res, u.login);
+      startSession(state, req, res, u.login);
     }
     if (!user) return res.html(401, codePage(undefined, 'Sign in to continue.', p.user_code));
     const code = normaliseUserCode(p.user_code);

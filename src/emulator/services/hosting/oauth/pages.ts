@@ -38,6 +38,8 @@ export interface ConsentPage {
   hidden: Record<string, string | undefined>;
   /** Signed-in user, if any. */
   current?: string;
+  /** The account picker: accounts signed in on this browser. */
+  accounts?: readonly string[];
   /** Show the login/password inputs (no session, or the account picker). */
   askCredentials: boolean;
   suggestedLogin?: string;
@@ -55,7 +57,10 @@ export function consentPage(p: ConsentPage): string {
   parts.push(scopeList(p.scopes));
   parts.push(`<form method="post" action="${e(p.action)}">${hiddenFields(p.hidden)}`);
   if (p.current && p.askCredentials) {
-    parts.push(`<p id="account-picker">Signed in as <strong>${e(p.current)}</strong>. Leave the password empty to continue as ${e(p.current)}, or sign in with another account:</p>`);
+    const choices = (p.accounts?.length ? p.accounts : [p.current])
+      .map((a) => `<label><input type="radio" name="account" value="${e(a)}"${a === p.current ? ' checked' : ''}> ${e(a)}</label>`).join('');
+    parts.push(`<fieldset id="account-picker"><legend>Choose an account</legend>${choices}</fieldset>` +
+      `<p>Signed in as <strong>${e(p.current)}</strong>. Continue with the account chosen above, or sign in with another account:</p>`);
   } else if (p.current) {
     parts.push(`<p id="signed-in">Signed in as <strong>${e(p.current)}</strong>.</p>`);
   } else {

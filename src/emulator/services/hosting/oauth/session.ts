@@ -14,9 +14,14 @@ function cookies(req: EmuRequest): Record<string, string> {
   return out;
 }
 
-export function sessionUser(state: HostingState, req: EmuRequest): HostingUser | undefined {
+/** Every account signed in on this browser, the current one last. */
+export function sessionLogins(state: HostingState, req: EmuRequest): string[] {
   const id = cookies(req)[SESSION_COOKIE];
-  const login = id ? state.sessions.get(id) : undefined;
+  return ((id && state.sessions.get(id)) || []).filter((l) => state.users.has(l));
+}
+
+export function sessionUser(state: HostingState, req: EmuRequest): HostingUser | undefined {
+  const login = sessionLogins(state, req).at(-1);
   return login ? state.users.get(login) : undefined;
 }
 
@@ -26,10 +31,11 @@ export function checkPassword(state: HostingState, login: string | undefined, pa
   return u && password && u.password === password ? u : undefined;
 }
 
-/** Starts a session for `login`: sets the cookie on the response. */
-export function startSession(state: HostingState, res: EmuResponse, login: string): void {
-  const id = hex(20);
-  state.sessions.set(id, login);
+/** Signs `login` in on this browser (added to its accounts, made current); sets the cookie. */
+export function startSession(state: HostingState, req: EmuRequest, res: EmuResponse, login: string): void {
+  const existing = cookies(req)[SESSION_COOKIE];
+  const id = existing && state.sessions.has(existing) ? existing : hex(20);
+  state.sessions.set(id, [...(state.sessions.get(id) ?? []).filter((l) => l !== login), login]);
   res.extraHeaders['set-cookie'] = `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`;
 }
 
