@@ -1,6 +1,6 @@
 /** `lanyard protocol request`: one JSON-RPC call, signing in on the way when needed. */
 import type { Context } from '../../context.js';
-import { LanyardError } from '../../../core/errors.js';
+import { ConfigError, LanyardError } from '../../../core/errors.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { callProtocolServer } from '../../../core/protocol/session.js';
 import { printJson, sanitize } from '../../output.js';
@@ -8,7 +8,11 @@ import { UsageError } from '../../usage-error.js';
 import type { ProtocolRequestOptions } from './index.js';
 import { protocolDeps } from './deps.js';
 
-export async function runProtocolRequest(ctx: Context, serverUrl: string, o: ProtocolRequestOptions): Promise<void> {
+export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
+  const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];
+  if (!serverUrl) {
+    throw new ConfigError('no protocol server given and the profile has no protocol.serverUrl', { hint: 'pass the server URL, or run `lanyard config set protocol.serverUrl https://…/mcp`' });
+  }
   parseServerUrl(serverUrl);
   const method = o.method?.trim() || 'initialize';
   let params: unknown;
