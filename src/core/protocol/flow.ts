@@ -237,7 +237,7 @@ export async function obtainTokens(deps: ProtocolAuthDeps, o: AuthorizeOptions &
 /** A 401 the flow cannot fix. */
 export function unauthorizedAgain(serverUrl: string, header: string | undefined): AuthRequiredError {
   const c = parseBearerChallenge(header);
-  const why = c?.error ? ` (${c.error}${c.errorDescription ? ': ' + c.errorDescription : ''})` : '';
+  const why = c?.error ? `, ${c.error}${c.errorDescription ? ': ' + c.errorDescription : ''}` : '';
   return new AuthRequiredError(`${serverUrl} refused the request again after authorization (HTTP 401${why})`, {
     hint: `run \`lanyard auth login --server ${serverUrl}\` to sign in again`,
   });

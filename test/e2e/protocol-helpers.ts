@@ -1,0 +1,60 @@
+/** Shared pieces of the protocol e2e tests: a stand-in browser, stored-credential readers, admin calls. */
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, type World } from './harness.js';
+
+export const CONSENT_BROWSER = join(ROOT, 'test', 'e2e', 'protocol-consent.mjs');
+
+export interface Client {
+  /** Isolated config dir (credentials file) for one simulated user. */
+  dir: string;
+  urlLog: string;
+  env(extra?: Record<string, string>): Record<string, string>;
+  /** URLs the CLI asked the browser to open. */
+  urls(): Promise<string[]>;
+  /** Stored protocol credentials (file store). */
+  stored(): Promise<Record<string, Record<string, unknown>>>;
+}
+
+export async function newClient(consent: 'allow' | 'deny' | 'record' = 'allow'): Promise<Client> {
+  const dir = await mkdtemp(join(tmpdir(), 'lanyard-proto-'));
+  const urlLog = join(dir, 'urls.log');
+  return {
+    dir,
+    urlLog,
+    env: (extra = {}) => ({
+      LANYARD_CONFIG_DIR: dir,
+      LANYARD_BROWSER: CONSENT_BROWSER,
+      LANYARD_TEST_URL_LOG: urlLog,
+      LANYARD_TEST_CONSENT: consent,
+      ...extra,
+    }),
+    urls: async () => (await readFile(urlLog, 'utf8').catch(() => '')).split('\n').filter(Boolean),
+    async stored() {
+      const raw = JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const [k, v] of Object.entries(raw)) if (k.startsWith('protocol')) out[k] = JSON.parse(v) as Record<string, unknown>;
+      return out;
+    },
+  };
+}
+
+export interface Stats {
+  metadataRequests: Array<{ path: string; versionHeader: string | null; served: boolean }>;
+  registrations: number;
+  pkceVerified: number;
+  pkceFailed: number;
+  tokenRequests: Record<string, number>;
+  refreshReuseDetected: number;
+  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer' }>;
+  thirdPartyChecks: number;
+}
+
+export const stats = (w: World) => w.admin('protocol/stats', {}) as Promise<Stats>;
+export const configure = (w: World, s: Record<string, unknown>) => w.admin('protocol/configure', s);
+
+/** The stored token record of a server. */
+export async function tokensOf(c: Client, serverUrl: string): Promise<Record<string, unknown> | undefined> {
+  return (await c.stored())[`protocol:${serverUrl}`];
+}
