@@ -125,7 +125,12 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
     if (ctx.scope) q.set('scope', ctx.scope);
     if (ctx.resource) q.set('resource', ctx.resource);
     await deps.presentAuthorizationUrl(url.toString());
-    const params = await receiver.wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s));
+    const params = await receiver.wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s)).catch((err: unknown) => {
+      if (err instanceof OAuthError && err.error === 'access_denied') {
+        throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`);
+      }
+      throw err;
+    });
     const iss = params.get('iss');
     if (iss !== null && iss !== endpoints.issuer) {
       throw new LanyardError('issuer_mismatch', `the authorization response came from issuer ${iss}, expected ${endpoints.issuer}; nothing was stored`);
