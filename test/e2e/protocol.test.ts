@@ -169,14 +169,14 @@ describe('state, HTTPS and redirect rules', () => {
       body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://evil.example.com/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] }),
     });
     expect(reg.status).toBe(400);
-    expect((await reg.json()).error).toBe('invalid_redirect_uri');
+    expect(((await reg.json()) as { error: string }).error).toBe('invalid_redirect_uri');
     const ok = await fetch(`${w.url}/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ redirect_uris: ['http://localhost:9/cb', 'https://app.example.com/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
     });
     expect(ok.status).toBe(201);
-    const client = await ok.json();
+    const client = (await ok.json()) as { client_id: string; client_secret?: string };
     expect(client.client_secret).toBeUndefined();
     // Registered localhost URI: any port; an unregistered host: refused without redirecting.
     const authz = (redirect: string) => fetch(`${w.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirect, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's' })}`, { redirect: 'manual' });
@@ -199,7 +199,7 @@ describe('PKCE at the server', () => {
     return new URL(back.headers.get('location')!);
   }
   const token = (form: Record<string, string>) =>
-    fetch(`${w.url}/token`, { method: 'POST', body: new URLSearchParams(form) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${w.url}/token`, { method: 'POST', body: new URLSearchParams(form) }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
 
   it('requires a S256 code_challenge', async () => {
     expect((await codeFor({})).searchParams.get('error')).toBe('invalid_request');
@@ -280,7 +280,7 @@ describe('refresh', () => {
     // The old refresh token again: refused, and the whole grant is revoked.
     const reuse = await fetch(`${w.url}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(first.refreshToken), client_id: String((Object.values(await c.stored()).find((v) => 'authMethod' in v) as { clientId: string }).clientId) }) });
     expect(reuse.status).toBe(400);
-    expect((await reuse.json()).error).toBe('invalid_grant');
+    expect(((await reuse.json()) as { error: string }).error).toBe('invalid_grant');
     s = await stats(w);
     expect(s.refreshReuseDetected).toBe(1);
 

@@ -101,16 +101,24 @@ export function fallbackEndpoints(authBase: string): AuthServerEndpoints {
 }
 
 /**
- * RFC 8414 first; on 404 the OpenID configuration (servers such as
- * oidc-provider publish only that); on 404 again the fallback endpoints.
+ * RFC 8414 first; on 404 the fallback endpoints. With `openid` (an issuer
+ * named by protected-resource metadata, as later revisions do) the OpenID
+ * configuration is tried between the two, for servers that publish only that.
  */
-export async function discoverAuthorizationServer(http: HttpClient, issuer: string, signal?: AbortSignal): Promise<AuthServerEndpoints> {
+export async function discoverAuthorizationServer(
+  http: HttpClient,
+  issuer: string,
+  o: { signal?: AbortSignal; openid?: boolean } = {},
+): Promise<AuthServerEndpoints> {
   const oauth = await processMetadataResponse(
-    await metadataRequest(http, wellKnownUrl(issuer, 'oauth-authorization-server'), signal), issuer, 'oauth-authorization-server');
+    await metadataRequest(http, wellKnownUrl(issuer, 'oauth-authorization-server'), o.signal), issuer, 'oauth-authorization-server');
   if (oauth) return oauth;
-  const oidc = await processMetadataResponse(
-    await metadataRequest(http, wellKnownUrl(issuer, 'openid-configuration'), signal), issuer, 'openid-configuration');
-  return oidc ?? fallbackEndpoints(new URL(issuer).origin);
+  if (o.openid) {
+    const oidc = await processMetadataResponse(
+      await metadataRequest(http, wellKnownUrl(issuer, 'openid-configuration'), o.signal), issuer, 'openid-configuration');
+    if (oidc) return oidc;
+  }
+  return fallbackEndpoints(new URL(issuer).origin);
 }
 
 /** Parses the Bearer challenge of a `WWW-Authenticate` header (auth-params, quoted or token values). */

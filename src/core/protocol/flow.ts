@@ -54,7 +54,7 @@ export async function authorize(deps: ProtocolAuthDeps, o: AuthorizeOptions): Pr
   const prm = await protectedResource(deps, o);
   const issuer = prm?.authorizationServers[0] ?? authBaseOf(o.serverUrl);
   deps.notify?.(`Discovering the authorization server at ${issuer}`);
-  const endpoints = await discoverAuthorizationServer(deps.http, issuer, deps.signal);
+  const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, openid: !!prm });
   checkEndpoints(endpoints, !!o.clientCredentials);
   const scope = o.scopes?.trim() || o.challenge?.scope || undefined;
   const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope };
@@ -123,6 +123,8 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
     q.set('code_challenge_method', 'S256');
     q.set('state', state);
     if (ctx.scope) q.set('scope', ctx.scope);
+    // OpenID Connect Core §11: offline_access is honoured only with prompt=consent.
+    if (ctx.scope?.split(' ').includes('offline_access')) q.set('prompt', 'consent');
     if (ctx.resource) q.set('resource', ctx.resource);
     await deps.presentAuthorizationUrl(url.toString());
     const params = await receiver.wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s)).catch((err: unknown) => {
