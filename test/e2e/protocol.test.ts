@@ -328,6 +328,25 @@ describe('refresh', () => {
   });
 });
 
+describe('secrets stay out of output', () => {
+  it('--debug traces redact tokens, codes, verifiers and client secrets', async () => {
+    await configure(w, { accessTokenTtl: 20 });
+    const c = await newClient('allow');
+    const first = await w.run(['--debug', 'protocol', 'request', mcp], { env: c.env() });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await w.run(['--debug', 'protocol', 'request', mcp, '--method', 'ping'], { env: c.env() }); // refreshes first
+    expect(second.code, second.stderr).toBe(0);
+    const t = (await tokensOf(c, mcp))!;
+    const all = first.stderr + first.stdout + second.stderr + second.stdout;
+    expect(all).toMatch(/authorization: Bearer \[REDACTED\]/);
+    expect(all).toMatch(/code_verifier=\[REDACTED\]/);
+    expect(all).toMatch(/refresh_token=\[REDACTED\]/);
+    expect(all).not.toContain(String(t.accessToken));
+    expect(all).not.toContain(String(t.refreshToken));
+    expect(all).not.toMatch(/ctx(at|rt|code)_/);
+  });
+});
+
 describe('auth token / logout --server', () => {
   it('prints the token, forgets it on logout, then exit 4', async () => {
     const c = await newClient('allow');
