@@ -43,7 +43,7 @@ export async function resolveClient(
       authMethod: secret ? secretAuthMethod(e) : 'none',
       origin: 'provided',
     };
-    await deps.credentials.saveClient(e.issuer, client);
+    // Saved only once a token request has proven it (see flow.ts).
     return { client, registered: false };
   }
   if (stored && !expired(stored, deps.clock.now())) {

@@ -9,7 +9,7 @@ import type { HttpClient } from '../http/client.js';
 import { AuthRequiredError, LanyardError, OAuthError } from '../errors.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
 import {
-  discoverAuthorizationServer, parseBearerChallenge, processProtectedResourceResponse, protectedResourceRequest,
+  discoverAuthorizationServer, parseBearerChallenge, wellKnownUrl, processProtectedResourceResponse, protectedResourceRequest,
   type AuthServerEndpoints, type BearerChallenge, type ProtectedResource,
 } from './discovery.js';
 import { assertRedirectUri, assertSecureEndpoint, authBaseOf, serverKeyOf } from './endpoints.js';
@@ -68,6 +68,10 @@ export async function authorize(deps: ProtocolAuthDeps, o: AuthorizeOptions): Pr
         await deps.credentials.deleteClient(endpoints.issuer);
         continue;
       }
+      // A given client id/secret the server refuses: do not keep it.
+      if (err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient && ctx.client?.origin === 'provided') {
+        await deps.credentials.deleteClient(endpoints.issuer);
+      }
       throw err;
     }
   }
@@ -83,10 +87,14 @@ interface FlowContext {
   client?: ClientIdentity;
 }
 
+/**
+ * RFC 9728 metadata: at the URL the 401 named, else at the server's
+ * well-known location (later revisions; also `auth login`, which has no 401);
+ * a server without one (any non-2xx) is a 2025-03-26 server and gets none.
+ */
 async function protectedResource(deps: ProtocolAuthDeps, o: AuthorizeOptions): Promise<ProtectedResource | undefined> {
-  const url = o.challenge?.resourceMetadata;
-  if (!url) return undefined;
-  const u = new URL(url, o.serverUrl);
+  const hinted = o.challenge?.resourceMetadata;
+  const u = new URL(hinted ?? wellKnownUrl(serverKeyOf(o.serverUrl), 'oauth-protected-resource'), o.serverUrl);
   if (u.protocol !== 'https:' && u.protocol !== 'http:') return undefined;
   return processProtectedResourceResponse(await protectedResourceRequest(deps.http, u.toString(), deps.signal), o.serverUrl);
 }
@@ -174,6 +182,7 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
     grant,
     obtainedAt: ctx.deps.clock.now(),
   };
+  if (ctx.client?.origin === 'provided') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, ctx.client);
   await ctx.deps.credentials.saveTokens(record);
   return record;
 }

@@ -56,12 +56,14 @@ describe('authorize (code flow)', () => {
     const t = await authorize(deps(), { serverUrl: `${stub.url}/mcp`, scopes: 'tools:read' });
     stub.verify();
     expect(t).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: clock.now() + 3_600_000, scope: 'tools:read', server: `${stub.url}/mcp` });
-    const reg = JSON.parse(stub.requests[1]!.body);
+    expect(stub.requests[0]!.path).toBe('/.well-known/oauth-protected-resource/mcp'); // probed: none (no stub → 599)
+    expect(stub.requests[1]!.headers['ctx-protocol-version']).toBe('2025-03-26');
+    const reg = JSON.parse(stub.requests[2]!.body);
     expect(reg).toMatchObject({ client_name: 'Lanyard CLI', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
     expect(reg.redirect_uris[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     const authz = new URL(opened[0]!);
     expect(authz.origin + authz.pathname).toBe(`${stub.url}/authorize`);
-    const form = new URLSearchParams(stub.requests[2]!.body);
+    const form = new URLSearchParams(stub.requests[3]!.body);
     expect(form.get('redirect_uri')).toBe(authz.searchParams.get('redirect_uri'));
     expect(form.get('redirect_uri')).toBe(reg.redirect_uris[0]);
     expect(codeChallengeS256(form.get('code_verifier')!)).toBe(authz.searchParams.get('code_challenge'));
