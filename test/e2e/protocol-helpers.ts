@@ -3,6 +3,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, type World } from './harness.js';
+import type { Stats } from '../../src/emulator/services/protocol/state.js';
 
 export const CONSENT_BROWSER = join(ROOT, 'test', 'e2e', 'protocol-consent.mjs');
 
@@ -40,16 +41,8 @@ export async function newClient(consent: 'allow' | 'deny' | 'record' = 'allow'):
   };
 }
 
-export interface Stats {
-  metadataRequests: Array<{ path: string; versionHeader: string | null; served: boolean }>;
-  registrations: number;
-  pkceVerified: number;
-  pkceFailed: number;
-  tokenRequests: Record<string, number>;
-  refreshReuseDetected: number;
-  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer' }>;
-  thirdPartyChecks: number;
-}
+/** The shape of `POST /_emulator/protocol/stats`. */
+export type { Stats };
 
 export const stats = (w: World) => w.admin('protocol/stats', {}) as Promise<Stats>;
 export const configure = (w: World, s: Record<string, unknown>) => w.admin('protocol/configure', s);
