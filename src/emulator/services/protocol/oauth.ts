@@ -8,9 +8,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { Protocol } from '../../../shared/constants.js';
 import { escapeHtml, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
 import {
-  CODE_TTL_SEC, DEFAULT_SCOPE, SCOPES, randomToken, s256, type EmuClient, type PendingAuthorization, type ProtocolState,
+  CODE_TTL_SEC, DEFAULT_SCOPE, SCOPES, normScope, randomToken, validScope, type EmuClient, type PendingAuthorization, type ProtocolState,
 } from './state.js';
 import { THIRD_PARTY_CLIENT, THIRD_PARTY_PREFIX, type ThirdPartyAuthServer } from './third-party.js';
+import { clientCredentialsGrant, codeGrant, refreshGrant } from './grants.js';
 
 export const MCP_PATH = '/mcp';
 const TP_CALLBACK = '/oauth/third-party/callback';
@@ -44,15 +45,6 @@ export function redirectUriMatches(registered: readonly string[], uri: string): 
     if (u.protocol !== 'http:' || !isLoopbackHost(ru.hostname)) return false;
     return ru.hostname === u.hostname && ru.pathname === u.pathname && ru.search === u.search;
   });
-}
-
-function validScope(scope: string): boolean {
-  return scope.split(' ').every((s) => (SCOPES as readonly string[]).includes(s));
-}
-
-function normScope(raw: string | undefined): string | undefined {
-  const s = (raw ?? '').split(/\s+/).filter(Boolean);
-  return s.length ? [...new Set(s)].join(' ') : undefined;
 }
 
 export class ProtocolAuthServer {
@@ -230,51 +222,13 @@ export class ProtocolAuthServer {
     if (!client) return;
     if (!f.grant_type || !GRANTS.includes(f.grant_type)) return err(400, 'unsupported_grant_type', `unsupported grant_type ${f.grant_type ?? ''}`);
     if (!client.grant_types.includes(f.grant_type)) return err(400, 'unauthorized_client', `this client may not use ${f.grant_type}`);
-    const ok = (body: Record<string, unknown>) => res.json(200, body, { 'cache-control': 'no-store', pragma: 'no-cache' });
-    const now = this.state.clock.now();
-    if (f.grant_type === 'authorization_code') {
-      const c = this.state.codes.get(f.code ?? '');
-      if (!c || c.clientId !== client.client_id) return err(400, 'invalid_grant', 'unknown authorization code');
-      if (c.used) {
-        this.state.revokeFamily(c.family);
-        return err(400, 'invalid_grant', 'authorization code already used; tokens issued with it are revoked');
-      }
-      if (c.expiresAt <= now) return err(400, 'invalid_grant', 'authorization code expired');
-      if (f.redirect_uri !== c.redirectUri) return err(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
-      if (!f.code_verifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(f.code_verifier) || s256(f.code_verifier) !== c.codeChallenge) {
-        this.state.stats.pkceFailed++;
-        return err(400, 'invalid_grant', 'PKCE verification failed: code_verifier does not match code_challenge');
-      }
-      if (f.resource !== undefined && f.resource !== c.resource) return err(400, 'invalid_target', 'resource differs from the authorization request');
-      this.state.stats.pkceVerified++;
-      c.used = true;
-      return ok(this.state.issueTokens(c, c.family, client.grant_types.includes('refresh_token')));
-    }
-    if (f.grant_type === 'refresh_token') {
-      const t = this.state.refreshTokens.get(f.refresh_token ?? '');
-      if (!t || t.clientId !== client.client_id) return err(400, 'invalid_grant', 'unknown refresh token');
-      if (t.used) {
-        this.state.stats.refreshReuseDetected++;
-        this.state.revokeFamily(t.family);
-        return err(400, 'invalid_grant', 'refresh token already used: the whole grant is revoked (reuse detected)');
-      }
-      if (t.revoked || t.expiresAt <= now) return err(400, 'invalid_grant', 'refresh token revoked or expired');
-      if (t.thirdPartyToken) {
-        this.state.stats.thirdPartyChecks++;
-        if (!this.thirdParty.introspect(t.thirdPartyToken).active) return err(400, 'invalid_grant', 'the third-party authorization behind this grant is no longer active');
-      }
-      const scope = normScope(f.scope) ?? t.scope;
-      if (!scope.split(' ').every((s) => t.scope.split(' ').includes(s))) return err(400, 'invalid_scope', 'a refresh may not widen the scope');
-      if (f.resource !== undefined && f.resource !== t.resource) return err(400, 'invalid_target', 'resource differs from the grant');
-      t.used = true;
-      return ok(this.state.issueTokens({ ...t, scope }, t.family, true));
-    }
-    // client_credentials: confidential clients only.
-    if (!client.client_secret) return err(400, 'unauthorized_client', 'client credentials need a confidential client');
-    const scope = normScope(f.scope) ?? client.scope ?? DEFAULT_SCOPE;
-    if (!validScope(scope) || (client.scope && !scope.split(' ').every((s) => client.scope!.split(' ').includes(s)))) return err(400, 'invalid_scope', 'scope not allowed for this client');
-    if (f.resource !== undefined && f.resource !== this.resourceUrl()) return err(400, 'invalid_target', `unknown resource ${f.resource}`);
-    return ok(this.state.issueTokens({ clientId: client.client_id, scope, resource: f.resource }, randomToken('fam', 12), false));
+    const r = f.grant_type === 'authorization_code'
+      ? codeGrant(this.state, client, f)
+      : f.grant_type === 'refresh_token'
+        ? refreshGrant(this.state, this.thirdParty, client, f)
+        : clientCredentialsGrant(this.state, client, f, this.resourceUrl());
+    if ('error' in r) return err(r.status, r.error, r.description);
+    res.json(200, r.tokens, { 'cache-control': 'no-store', pragma: 'no-cache' });
   }
 
   async #register(req: EmuRequest, res: EmuResponse): Promise<void> {

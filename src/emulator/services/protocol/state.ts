@@ -113,6 +113,17 @@ export function emptyStats(): Stats {
   return { metadataRequests: [], registrations: 0, authorizeRequests: 0, pkceVerified: 0, pkceFailed: 0, tokenRequests: {}, refreshReuseDetected: 0, mcpRequests: [], thirdPartyChecks: 0 };
 }
 
+/** Every scope known. */
+export function validScope(scope: string): boolean {
+  return scope.split(' ').every((s) => (SCOPES as readonly string[]).includes(s));
+}
+
+/** Space-separated, deduplicated; undefined when empty. */
+export function normScope(raw: string | undefined): string | undefined {
+  const s = (raw ?? '').split(/\s+/).filter(Boolean);
+  return s.length ? [...new Set(s)].join(' ') : undefined;
+}
+
 export function randomToken(prefix: string, bytes = 24): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
 }
