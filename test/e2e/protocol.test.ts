@@ -133,6 +133,29 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
   });
 });
 
+describe('profile and transport details', () => {
+  it('uses the emulator profile\'s protocol.serverUrl when no URL is given', async () => {
+    const c = await newClient('allow');
+    const env = { ...c.env(), LANYARD_CONFIG_DIR: w.configDir };
+    const r = await w.run(['--profile', 'emulator', 'protocol', 'request', '--method', 'ping', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).result).toEqual({});
+    const none = await w.run(['protocol', 'request'], { env: c.env() });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/protocol\.serverUrl/);
+  });
+
+  it('the emulator refuses foreign Origins and requests without both Accept types', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} };
+    const post = (headers: Record<string, string>) => fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(init) });
+    expect((await post({ accept: 'application/json, text/event-stream', origin: 'https://evil.example.com' })).status).toBe(403);
+    expect((await post({ accept: 'application/json' })).status).toBe(406);
+    const unauth = await post({ accept: 'application/json, text/event-stream' });
+    expect(unauth.status).toBe(401);
+    expect(unauth.headers.get('www-authenticate')).toBe(`Bearer realm="ctx-emulator", resource_metadata="${w.url}/.well-known/oauth-protected-resource/mcp"`);
+  });
+});
+
 describe('state, HTTPS and redirect rules', () => {
   it('aborts on a state mismatch and stores nothing', async () => {
     const c = await newClient('record');

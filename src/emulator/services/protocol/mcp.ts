@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Protocol } from '../../../shared/constants.js';
 import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
-import { MCP_PATH, type ProtocolAuthServer } from './oauth.js';
+import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
 import type { EmuAccessToken, ProtocolState } from './state.js';
 import type { ThirdPartyAuthServer } from './third-party.js';
 
@@ -68,6 +68,9 @@ export class ProtocolServer {
   }
 
   async #post(req: EmuRequest, res: EmuResponse): Promise<void> {
+    // DNS-rebinding protection (the transport requires servers to validate Origin).
+    const origin = req.header('origin');
+    if (origin && !this.#originAllowed(origin)) return res.json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } });
     const accept = (req.header('accept') ?? '').toLowerCase();
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return res.json(406, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Accept must list application/json and text/event-stream' } });
@@ -110,6 +113,15 @@ export class ProtocolServer {
       return;
     }
     res.json(200, reply, sessionHeader);
+  }
+
+  #originAllowed(origin: string): boolean {
+    try {
+      const u = new URL(origin);
+      return u.origin === this.as.baseUrl() || isLoopbackHost(u.hostname);
+    } catch {
+      return false;
+    }
   }
 
   #dispatch(msg: JsonRpcRequestWire): { result: unknown } | { error: { code: number; message: string } } {
