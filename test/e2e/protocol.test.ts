@@ -175,6 +175,18 @@ describe('state, HTTPS and redirect rules', () => {
     expect((await stats(w)).tokenRequests.authorization_code).toBeUndefined();
   });
 
+  it('Ctrl-C while waiting for the browser exits 130 and stores nothing', async () => {
+    const c = await newClient('record');
+    let child: import('node:child_process').ChildProcess | undefined;
+    const run = w.run(['protocol', 'request', mcp], { env: c.env(), onSpawn: (p) => (child = p) });
+    for (let i = 0; i < 200 && !(await c.urls()).length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await c.urls()).toHaveLength(1);
+    child!.kill('SIGINT');
+    const r = await run;
+    expect(r.code).toBe(130);
+    expect(await tokensOf(c, mcp)).toBeUndefined();
+  });
+
   it('refuses an authorization endpoint that is neither HTTPS nor localhost', async () => {
     await configure(w, { endpointOrigin: 'http://tools.example.test:8080' });
     const c = await newClient('allow');
