@@ -53,7 +53,7 @@ async function startSignIn(args: string[]): Promise<{ url: URL; done: Promise<Cl
   for (let i = 0; i < 600; i++) {
     const urls = await openedUrls();
     if (urls.length > before) return { url: new URL(urls[before]!), done };
-    const early = await Promise.race([done, new Promise<undefined>((r) => setTimeout(r, 100))]);
+    const early = await Promise.race([done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
     if (early) throw new Error(`the CLI ended before opening a browser: ${early.code} ${early.stderr}`);
   }
   throw new Error('no browser URL was opened');
