@@ -5,9 +5,9 @@
  * third-party session and checked on every use).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startWorld, type World } from './harness.js';
-import { configure, newClient, stats, type Client } from './protocol-helpers.js';
+import { configure, launchChromium, newClient, stats, type Client } from './protocol-helpers.js';
 
 let w: World;
 let browser: Browser;
@@ -16,10 +16,7 @@ let mcp: string;
 beforeAll(async () => {
   w = await startWorld();
   mcp = `${w.url}/mcp`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -2,6 +2,7 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 import { ROOT, type World } from './harness.js';
 import type { Stats } from '../../src/emulator/services/protocol/state.js';
 
@@ -50,4 +51,12 @@ export const configure = (w: World, s: Record<string, unknown>) => w.admin('prot
 /** The stored token record of a server. */
 export async function tokensOf(c: Client, serverUrl: string): Promise<Record<string, unknown> | undefined> {
   return (await c.stored())[`protocol:${serverUrl}`];
+}
+
+/** Headless Chromium as the brief prescribes (CHROMIUM_PATH overrides the binary). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
 }

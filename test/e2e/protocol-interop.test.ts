@@ -11,10 +11,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import Provider, { errors } from 'oidc-provider';
 import { runCli } from './harness.js';
-import { newClient, tokensOf } from './protocol-helpers.js';
+import { launchChromium, newClient, tokensOf } from './protocol-helpers.js';
 
 let server: Server;
 let provider: Provider;
@@ -83,10 +83,7 @@ beforeAll(async () => {
     seen.push({ path, method: req.method ?? '', auth: false, status: 0 });
     callback(req, res);
   });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
