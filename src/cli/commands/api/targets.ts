@@ -43,17 +43,30 @@ function within(url: URL, base: string): boolean {
   return url.origin === b.origin && (url.pathname + '/').startsWith(b.pathname.replace(/\/?$/, '/'));
 }
 
-/** Credentials of the non-hosting services, registered by their command modules. */
-export type CredentialProvider = (ctx: Context, url: string) => Promise<Credential>;
-const providers: Partial<Record<ApiService, CredentialProvider>> = {};
-export function registerApiCredentialProvider(service: ApiService, p: CredentialProvider): void {
-  providers[service] = p;
-}
-
-async function credentialFor(ctx: Context, service: ApiService, url: string): Promise<Credential> {
-  if (service === 'hosting') return (await hostingTarget(ctx)).credential;
-  const p = providers[service];
-  return p ? await p(ctx, url) : { scheme: 'none' };
+/** The credential each service's own commands would use (loaded only for that service). */
+async function credentialFor(ctx: Context, service: ApiService, settings: ProfileSettings, profile: string): Promise<Credential> {
+  switch (service) {
+    case 'hosting':
+      return (await hostingTarget(ctx)).credential;
+    case 'echo': {
+      const { resolveApiKey } = await import('../../../core/echo/credentials.js');
+      const k = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl: baseOf('echo', settings, profile) });
+      return k ? { scheme: 'query', name: 'key', value: k.key } : { scheme: 'none' };
+    }
+    case 'health': {
+      const { resolveToken } = await import('../health/auth.js');
+      return { scheme: 'bearer', token: (await resolveToken(ctx, settings)).token };
+    }
+    case 'protocol': {
+      const { ProtocolCredentials } = await import('../../../core/protocol/store.js');
+      const server = requireSetting(settings, 'protocol.serverUrl', profile).replace(/\/+$/, '');
+      const t = await new ProtocolCredentials(await ctx.credentials()).tokens(server);
+      return t ? { scheme: 'bearer', token: t.accessToken } : { scheme: 'none' };
+    }
+    case 'mailbox':
+      // The mailbox API defines no authentication.
+      return { scheme: 'none' };
+  }
 }
 
 export async function resolveApiTarget(ctx: Context, target: string, service: ApiService): Promise<ApiTarget> {
@@ -73,7 +86,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
       } catch {
         continue;
       }
-      if (within(url, base)) return { url: url.toString(), service: s, credential: await credentialFor(ctx, s, url.toString()) };
+      if (within(url, base)) return { url: url.toString(), service: s, credential: await credentialFor(ctx, s, settings, name) };
     }
     ctx.warn(`${url.origin} is not an endpoint of profile "${name}"; sending the request without credentials`);
     return { url: url.toString(), service, credential: { scheme: 'none' } };
@@ -81,5 +94,5 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
   if (!target.startsWith('/')) target = '/' + target;
   const base = baseOf(service, settings, name);
   const url = base.replace(/\/+$/, '') + target;
-  return { url, service, credential: await credentialFor(ctx, service, url) };
+  return { url, service, credential: await credentialFor(ctx, service, settings, name) };
 }
