@@ -36,6 +36,8 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The selected profile: --profile, LANYARD_PROFILE, the active one, else "default". */
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
+  /** The selected profile's name, whether or not it exists yet (config set creates it). */
+  profileName(): Promise<string>;
   http(): Promise<HttpClient>;
   credentials(): Promise<CredentialStore>;
   browser(): Promise<Browser>;
@@ -85,6 +87,10 @@ export function createContext(o: ContextOptions): Context {
         ConfigStore.open({ dir: o.env.LANYARD_CONFIG_DIR || undefined }),
       );
       return configP;
+    },
+    async profileName() {
+      const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
+      return explicit ?? (await ctx.config()).activeProfile ?? 'default';
     },
     async profile() {
       const store = await ctx.config();

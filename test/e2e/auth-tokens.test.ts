@@ -117,6 +117,17 @@ describe('auth status', () => {
   });
 });
 
+describe('auth status across services', () => {
+  it('lists the lines of the other modules next to the hosting accounts', async () => {
+    await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN });
+    const r = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_API_KEY: 'echo-key-for-status-0001' } });
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as StatusJson;
+    expect(s.accounts.map((a) => a.service)).toEqual(['hosting', 'echo']);
+    expect(r.stdout).not.toContain('echo-key-for-status-0001');
+  });
+});
+
 describe('credential precedence: LANYARD_TOKEN > WORKFLOW_TOKEN > stored > anonymous', () => {
   it('auth token and auth status follow the order', async () => {
     await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN });

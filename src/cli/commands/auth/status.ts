@@ -86,6 +86,7 @@ async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatu
   const sources: Array<[string, () => Promise<AuthStatusEntry[]>]> = [
     ['protocol', async () => (await import('../protocol/auth.js')).protocolStatusEntries(ctx, showToken)],
     ['health', async () => (await import('../health/auth.js')).healthStatusEntries(ctx, showToken)],
+    ['echo', async () => (await import('../echo/status.js')).echoStatusEntries(ctx, showToken)],
   ];
   for (const [name, f] of sources) {
     try {

@@ -17,7 +17,7 @@ export async function runConfigGet(ctx: Context, key: string): Promise<void> {
 
 export async function runConfigSet(ctx: Context, key: string, value: string): Promise<void> {
   const store = await ctx.config();
-  const { name } = await ctx.profile();
+  const name = await ctx.profileName();
   store.set(name, key, value);
   if (!store.activeProfile) store.use(name);
 }
