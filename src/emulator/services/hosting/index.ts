@@ -3,16 +3,19 @@ import { Hosting } from '../../../shared/constants.js';
 import type { EmulatorEnv, EmulatorService } from '../../service.js';
 import { HostingState, SEED } from './state.js';
 import { registerRestApi } from './rest.js';
+import { registerRateLimits, resetRateLimits } from './ratelimit/index.js';
 
 export function createHostingService(env: EmulatorEnv): EmulatorService {
   const state = new HostingState(() => env.clock.now());
   return {
     name: 'hosting',
     register(router) {
+      registerRateLimits(router, state, env);
       registerRestApi(router, state, env);
     },
     reset() {
       state.reset();
+      resetRateLimits(state);
     },
     info() {
       const base = env.baseUrl();
