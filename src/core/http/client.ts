@@ -103,7 +103,8 @@ export class HttpClient {
     const t = options.timeouts ?? { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
     this.#dispatcher =
       options.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, connections: options.maxConcurrent ?? 100, connect: { timeout: t.connectMs } });
+      // Headroom above the gate: OAuth requests bypass it and must not queue in the pool.
+      new Agent({ keepAliveTimeout: 10_000, connections: (options.maxConcurrent ?? 100) + 8, connect: { timeout: t.connectMs } });
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
     this.#writes = new SlidingWindowGate(options.contentCreatingPerMinute ?? 80, 60_000, options.clock);
     this.#random = options.random ?? Math.random;
