@@ -34,6 +34,8 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The selected profile: --profile, LANYARD_PROFILE, the active one, else "default". */
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
+  /** The name of the selected profile, whether or not it exists yet (for `config set`). */
+  profileName(): Promise<string>;
   http(): Promise<HttpClient>;
   credentials(): Promise<CredentialStore>;
   browser(): Promise<Browser>;
@@ -83,6 +85,10 @@ export function createContext(o: ContextOptions): Context {
         ConfigStore.open({ dir: o.env.LANYARD_CONFIG_DIR || undefined }),
       );
       return configP;
+    },
+    async profileName() {
+      const store = await ctx.config();
+      return o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined) ?? store.activeProfile ?? 'default';
     },
     async profile() {
       const store = await ctx.config();

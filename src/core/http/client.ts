@@ -85,7 +85,7 @@ export interface HttpClientOptions {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const CONTENT_CREATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const RETRY_STATUS = new Set([502, 503, 504]);
-const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNREFUSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNREFUSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'LANYARD_BODY_CUT']);
 
 export class HttpClient {
   readonly #o: Required<Pick<HttpClientOptions, 'userAgent' | 'clock' | 'maxNetworkRetries'>> & HttpClientOptions;
@@ -410,7 +410,7 @@ function mapError(err: unknown, method: string, url: string, signal?: AbortSigna
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(method, safeUrl, 'headers');
   if (code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(method, safeUrl, 'body');
   if (phase === 'body' && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
-    return new NetworkError(method, safeUrl, Object.assign(new Error('connection closed before the whole body arrived'), { code }));
+    return new NetworkError(method, safeUrl, Object.assign(new Error('connection closed before the whole body arrived'), { code: 'LANYARD_BODY_CUT', original: code }));
   }
   return new NetworkError(method, safeUrl, err);
 }

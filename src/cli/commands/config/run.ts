@@ -17,9 +17,11 @@ export async function runConfigGet(ctx: Context, key: string): Promise<void> {
 
 export async function runConfigSet(ctx: Context, key: string, value: string): Promise<void> {
   const store = await ctx.config();
-  const { name } = await ctx.profile();
-  store.set(name, key, value);
+  const name = await ctx.profileName();
+  const created = !store.profile(name);
+  const v = store.set(name, key, value);
   if (!store.activeProfile) store.use(name);
+  ctx.io.err(`${created ? `Created profile "${name}"; ` : ''}${key} = ${v}`);
 }
 
 export async function runConfigUnset(ctx: Context, key: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { parseDuration, parseIntOption, printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
@@ -12,6 +13,11 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1 or ::1), got ${host}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
+  for (const [flag, file] of [['--tls-cert', opts.tlsCert], ['--tls-key', opts.tlsKey]] as const) {
+    if (file) await access(file, constants.R_OK).catch(() => {
+      throw new UsageError(`${flag}: cannot read ${file}`);
+    });
+  }
   const { startEmulator } = await import('../../../emulator/server.js');
   const emu = await startEmulator({
     port,
@@ -20,6 +26,12 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     tlsCertFile: opts.tlsCert,
     tlsKeyFile: opts.tlsKey,
     log: opts.quiet ? undefined : (line) => ctx.io.err(line),
+  }).catch((err: unknown) => {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is already in use`, 'pick another --port, or --port 0 for any free port');
+    if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
+    if (/PEM|certificate|key/i.test((err as Error).message ?? '')) throw new UsageError(`--tls-cert/--tls-key: ${(err as Error).message}`);
+    throw err;
   });
   ctx.io.out(`Emulator listening on ${emu.url}`);
   if (opts.profile !== false) {

@@ -1,0 +1,150 @@
+/** `lanyard ratelimit status|wait` and the rate-limit policy, CLI ↔ emulator over HTTP. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+
+let world: World;
+const TOKEN = 'lyp_emulator_default_token_0000000000000001';
+const run = (args: string[], env: Record<string, string> = {}) => world.run(['--profile', 'emulator', ...args], { env });
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterAll(async () => {
+  await world?.stop();
+});
+beforeEach(async () => {
+  await world.admin('reset');
+});
+
+describe('ratelimit status', () => {
+  it('--json: every resource with {limit, used, remaining, reset}; the token\'s budget', async () => {
+    const r = await run(['ratelimit', 'status', '--json'], { LANYARD_TOKEN: TOKEN });
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(Object.keys(j)).toEqual(['resources']);
+    for (const name of ['core', 'search', 'graphql', 'code_search', 'integration_manifest']) {
+      expect(Object.keys(j.resources[name])).toEqual(['limit', 'used', 'remaining', 'reset']);
+    }
+    expect(j.resources.core).toMatchObject({ limit: 5000, used: 0, remaining: 5000 });
+    expect(j.resources.search.limit).toBe(30);
+  });
+
+  it('anonymous: 60 per hour; --resource picks one; rows are tab-separated off a TTY', async () => {
+    const r = await run(['ratelimit', 'status', '--resource', 'core']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^core\t60\t0\t60\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in (60|59)m\)\n$/);
+    const s = JSON.parse((await run(['ratelimit', 'status', '--resource', 'search', '--json'])).stdout);
+    expect(Object.keys(s.resources)).toEqual(['search']);
+  });
+
+  it('an unknown resource or a bad --fail-under is a usage error (exit 2)', async () => {
+    const a = await run(['ratelimit', 'status', '--resource', 'nope']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/unknown resource "nope"/);
+    const b = await run(['ratelimit', 'status', '--fail-under', 'lots']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toBe('--fail-under: expected a whole number, got "lots"\n');
+  });
+
+  it('--fail-under: exit 3 with the reset time when the budget is short, JSON still on stdout', async () => {
+    const ok = await run(['ratelimit', 'status', '--resource', 'core', '--fail-under', '60', '--json']);
+    expect(ok.code).toBe(0);
+    const short = await run(['ratelimit', 'status', '--resource', 'core', '--fail-under', '100', '--json']);
+    expect(short.code).toBe(3);
+    expect(JSON.parse(short.stdout).resources.core.remaining).toBe(60);
+    expect(short.stderr).toMatch(/^budget check failed: core has 60 requests left, fewer than 100; it resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in (60|59)m\)\n$/);
+  });
+
+  it('budget exhausted (emulator budget verb) → exit 3 with the reset time', async () => {
+    const set = await world.run(['emulator', 'budget', '--anonymous', '--remaining', '0', '--reset-in', '30m', '--json']);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).buckets[0]).toMatchObject({ caller: 'ip:127.0.0.1', resource: 'core', remaining: 0 });
+    const r = await run(['ratelimit', 'status', '--fail-under', '1']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/core has 0 requests left, fewer than 1; it resets at .* \(in 30m\)/);
+    noStack(r.stderr);
+  });
+
+  it('a missing endpoint names the config set to run (exit 2)', async () => {
+    const r = await world.run(['--profile', 'bare', 'ratelimit', 'status']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no profile named "bare"/);
+    await world.run(['--profile', 'bare', 'config', 'set', 'mailbox.user', 'x']);
+    const m = await world.run(['--profile', 'bare', 'ratelimit', 'status']);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toBe('profile "bare" has no hosting.apiUrl\nrun `lanyard config set hosting.apiUrl <url> --profile bare`\n');
+  });
+});
+
+describe('ratelimit wait', () => {
+  it('blocks until the emulator resets the budget, then succeeds', async () => {
+    await world.admin('hosting/budget', { anonymous: true, remaining: 0, resetInSeconds: 2 });
+    const t0 = Date.now();
+    const r = await run(['ratelimit', 'wait']);
+    expect(r.code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
+    expect(r.stderr).toMatch(/waiting for core budget: 0 left/);
+    expect(r.stderr).toMatch(/core: 60 of 60 requests available/);
+  });
+
+  it('--timeout: exit 3 when the budget does not come back in time', async () => {
+    await world.admin('hosting/budget', { anonymous: true, remaining: 0, resetInSeconds: 1800 });
+    const t0 = Date.now();
+    const r = await run(['ratelimit', 'wait', '--timeout', '1s']);
+    expect(r.code).toBe(3);
+    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(r.stderr).toMatch(/timed out waiting for core: 0 left, resets at .* \(in 30m\)/);
+  });
+
+  it('--min above the limit is a usage error', async () => {
+    const r = await run(['ratelimit', 'wait', '--min', '61']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--min 61 is more than the core limit \(60\)/);
+  });
+});
+
+describe('the rate-limit policy end to end', () => {
+  it('secondary limit with retry-after, no --wait: exit 3, when to retry, no stack trace', async () => {
+    await world.admin('hosting/secondary', { retryAfter: 30 });
+    const r = await run(['ratelimit', 'status', '--json']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^You have exceeded a secondary rate limit; retry after \d{4}-.*Z\ntry again at .* local time \(in 30s\); rerun with --wait/);
+    noStack(r.stderr);
+  });
+
+  it('secondary limit with retry-after and --wait: waits that long and succeeds', async () => {
+    await world.admin('hosting/secondary', { retryAfter: 2 });
+    const t0 = Date.now();
+    const r = await run(['--wait', 'ratelimit', 'status', '--json']);
+    expect(r.code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1800);
+    expect(r.stderr).toMatch(/secondary rate limit reached; waiting 2 s \(--wait\)/);
+    expect(JSON.parse(r.stdout).resources.core.limit).toBe(60);
+  });
+
+  it('secondary limit without retry-after and remaining 0: LANYARD_RATE_LIMIT_WAIT=1 waits until x-ratelimit-reset', async () => {
+    await world.run(['emulator', 'secondary', '--exhaust-budget', '--reset-in', '2s']);
+    const t0 = Date.now();
+    const r = await run(['ratelimit', 'status', '--json'], { LANYARD_RATE_LIMIT_WAIT: '1' });
+    expect(r.code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1800);
+    expect(r.stderr).toMatch(/waiting [23] s/);
+    expect(JSON.parse(r.stdout).resources.core.remaining).toBe(60);
+  });
+
+  it('secondary limit without retry-after and budget left: the 60 s minimum is beyond --max-wait → exit 3', async () => {
+    await world.admin('hosting/secondary', {});
+    const r = await run(['--wait', '--max-wait', '5s', 'ratelimit', 'status']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/the wait \(60 s\) exceeds the maximum wait \(5 s\)/);
+  });
+
+  it('a 429 secondary limit is handled like a 403 one', async () => {
+    await world.run(['emulator', 'secondary', '--status', '429', '--retry-after', '1s']);
+    const r = await run(['--wait', 'ratelimit', 'status', '--resource', 'core']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/waiting 1 s/);
+  });
+});
