@@ -1,21 +1,12 @@
 /** `lanyard ratelimit status|wait` and the rate-limit policy, CLI ↔ emulator over HTTP. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useEmulatorWorld } from './emulator-world.js';
 
-let world: World;
+const ref = useEmulatorWorld();
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
-const run = (args: string[], env: Record<string, string> = {}) => world.run(['--profile', 'emulator', ...args], { env });
+const run = ref.run;
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 
-beforeAll(async () => {
-  world = await startWorld();
-});
-afterAll(async () => {
-  await world?.stop();
-});
-beforeEach(async () => {
-  await world.admin('reset');
-});
 
 describe('ratelimit status', () => {
   it('--json: every resource with {limit, used, remaining, reset}; the token\'s budget', async () => {
@@ -57,7 +48,7 @@ describe('ratelimit status', () => {
   });
 
   it('budget exhausted (emulator budget verb) → exit 3 with the reset time', async () => {
-    const set = await world.run(['emulator', 'budget', '--anonymous', '--remaining', '0', '--reset-in', '30m', '--json']);
+    const set = await ref.world.run(['emulator', 'budget', '--anonymous', '--remaining', '0', '--reset-in', '30m', '--json']);
     expect(set.code).toBe(0);
     expect(JSON.parse(set.stdout).buckets[0]).toMatchObject({ caller: 'ip:127.0.0.1', resource: 'core', remaining: 0 });
     const r = await run(['ratelimit', 'status', '--fail-under', '1']);
@@ -67,11 +58,11 @@ describe('ratelimit status', () => {
   });
 
   it('a missing endpoint names the config set to run (exit 2)', async () => {
-    const r = await world.run(['--profile', 'bare', 'ratelimit', 'status']);
+    const r = await ref.world.run(['--profile', 'bare', 'ratelimit', 'status']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no profile named "bare"/);
-    await world.run(['--profile', 'bare', 'config', 'set', 'mailbox.user', 'x']);
-    const m = await world.run(['--profile', 'bare', 'ratelimit', 'status']);
+    await ref.world.run(['--profile', 'bare', 'config', 'set', 'mailbox.user', 'x']);
+    const m = await ref.world.run(['--profile', 'bare', 'ratelimit', 'status']);
     expect(m.code).toBe(2);
     expect(m.stderr).toBe('profile "bare" has no hosting.apiUrl\nrun `lanyard config set hosting.apiUrl <url> --profile bare`\n');
   });
@@ -79,7 +70,7 @@ describe('ratelimit status', () => {
 
 describe('ratelimit wait', () => {
   it('blocks until the emulator resets the budget, then succeeds', async () => {
-    await world.admin('hosting/budget', { anonymous: true, remaining: 0, resetInSeconds: 2 });
+    await ref.world.admin('hosting/budget', { anonymous: true, remaining: 0, resetInSeconds: 2 });
     const t0 = Date.now();
     const r = await run(['ratelimit', 'wait']);
     expect(r.code).toBe(0);
@@ -89,7 +80,7 @@ describe('ratelimit wait', () => {
   });
 
   it('--timeout: exit 3 when the budget does not come back in time', async () => {
-    await world.admin('hosting/budget', { anonymous: true, remaining: 0, resetInSeconds: 1800 });
+    await ref.world.admin('hosting/budget', { anonymous: true, remaining: 0, resetInSeconds: 1800 });
     const t0 = Date.now();
     const r = await run(['ratelimit', 'wait', '--timeout', '1s']);
     expect(r.code).toBe(3);
@@ -106,7 +97,7 @@ describe('ratelimit wait', () => {
 
 describe('the rate-limit policy end to end', () => {
   it('secondary limit with retry-after, no --wait: exit 3, when to retry, no stack trace', async () => {
-    await world.admin('hosting/secondary', { retryAfter: 30 });
+    await ref.world.admin('hosting/secondary', { retryAfter: 30 });
     const r = await run(['ratelimit', 'status', '--json']);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
@@ -115,7 +106,7 @@ describe('the rate-limit policy end to end', () => {
   });
 
   it('secondary limit with retry-after and --wait: waits that long and succeeds', async () => {
-    await world.admin('hosting/secondary', { retryAfter: 2 });
+    await ref.world.admin('hosting/secondary', { retryAfter: 2 });
     const t0 = Date.now();
     const r = await run(['--wait', 'ratelimit', 'status', '--json']);
     expect(r.code).toBe(0);
@@ -125,7 +116,7 @@ describe('the rate-limit policy end to end', () => {
   });
 
   it('secondary limit without retry-after and remaining 0: LANYARD_RATE_LIMIT_WAIT=1 waits until x-ratelimit-reset', async () => {
-    await world.run(['emulator', 'secondary', '--exhaust-budget', '--reset-in', '2s']);
+    await ref.world.run(['emulator', 'secondary', '--exhaust-budget', '--reset-in', '2s']);
     const t0 = Date.now();
     const r = await run(['ratelimit', 'status', '--json'], { LANYARD_RATE_LIMIT_WAIT: '1' });
     expect(r.code).toBe(0);
@@ -135,14 +126,14 @@ describe('the rate-limit policy end to end', () => {
   });
 
   it('secondary limit without retry-after and budget left: the 60 s minimum is beyond --max-wait → exit 3', async () => {
-    await world.admin('hosting/secondary', {});
+    await ref.world.admin('hosting/secondary', {});
     const r = await run(['--wait', '--max-wait', '5s', 'ratelimit', 'status']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/the wait \(60 s\) exceeds the maximum wait \(5 s\)/);
   });
 
   it('a 429 secondary limit is handled like a 403 one', async () => {
-    await world.run(['emulator', 'secondary', '--status', '429', '--retry-after', '1s']);
+    await ref.world.run(['emulator', 'secondary', '--status', '429', '--retry-after', '1s']);
     const r = await run(['--wait', 'ratelimit', 'status', '--resource', 'core']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/waiting 1 s/);
