@@ -56,4 +56,4 @@ export interface HostingBucketView {
   reset: number;
 }
 
-export const HostingRateLimitVerbs = ['budget', 'budgets', 'secondary', 'limits', 'token'] as const;
+export const HostingRateLimitVerbs = ['budget', 'budgets', 'secondary', 'limits', 'rate-limit-token'] as const;

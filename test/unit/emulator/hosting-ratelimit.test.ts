@@ -59,7 +59,7 @@ describe('primary limits per caller', () => {
   });
 
   it('a user: 5,000 shared by all the user\'s tokens', async () => {
-    const { token: second } = await admin('hosting/token', { kind: 'personal', login: 'mona' });
+    const { token: second } = await admin('hosting/rate-limit-token', { kind: 'personal', login: 'mona' });
     const a = await call('/api/v3/user', { token: SEED.personalToken });
     const b = await call('/api/v3/user', { token: second });
     expect(a.limit).toBe(5000);
@@ -78,7 +78,7 @@ describe('primary limits per caller', () => {
     expect((await call('/api/v3/repos/mona/hello-world', { token: tok('120 repos') })).limit).toBe(11500);
     expect((await call('/api/v3/repos/mona/hello-world', { token: tok('capped') })).limit).toBe(12500);
     expect((await call('/api/v3/repos/mona/hello-world', { token: tok('installation on an enterprise') })).limit).toBe(15000);
-    const minted = await admin('hosting/token', { kind: 'installation', repositories: 40, users: 30 });
+    const minted = await admin('hosting/rate-limit-token', { kind: 'installation', repositories: 40, users: 30 });
     expect(minted.coreLimit).toBe(5000 + 20 * 50 + 10 * 50);
     expect((await call('/api/v3/repos/mona/hello-world', { token: minted.token })).limit).toBe(6500);
     expect([installationLimit(20, 20), installationLimit(21, 0), installationLimit(1000, 1000)]).toEqual([5000, 5050, 12500]);
@@ -87,7 +87,7 @@ describe('primary limits per caller', () => {
   it('workflow tokens: 1,000 per repository (15,000 enterprise), shared by tokens of the same repository', async () => {
     const a = await call('/api/v3/repos/mona/hello-world', { token: tok('workflow token of mona') });
     expect([a.limit, a.used]).toEqual([1000, 1]);
-    const other = await admin('hosting/token', { kind: 'workflow', repository: 'mona/hello-world' });
+    const other = await admin('hosting/rate-limit-token', { kind: 'workflow', repository: 'mona/hello-world' });
     expect((await call('/api/v3/repos/mona/hello-world', { token: other.token })).used).toBe(2);
     expect((await call('/api/v3/repos/mona/hello-world', { token: tok('workflow token, enterprise') })).limit).toBe(15000);
   });
@@ -262,7 +262,7 @@ describe('secondary limits', () => {
     await expect(admin('hosting/budget', { login: 'ghost' })).rejects.toThrow(/no user/);
     await expect(admin('hosting/secondary', { status: 500 })).rejects.toThrow(/403 or 429/);
     await expect(admin('hosting/limits', { bogus: 1 })).rejects.toThrow(/unknown limit/);
-    await expect(admin('hosting/token', { kind: 'workflow', repository: 'bad' })).rejects.toThrow(/owner\/name/);
+    await expect(admin('hosting/rate-limit-token', { kind: 'workflow', repository: 'bad' })).rejects.toThrow(/owner\/name/);
     const list = await admin('hosting/budgets');
     expect(list.seeded.map((s: any) => s.coreLimit)).toEqual([5000, 15000, 5000, 11500, 12500, 15000, 1000, 15000]);
   });

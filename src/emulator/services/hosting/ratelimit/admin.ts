@@ -1,6 +1,6 @@
 /**
  * Admin verbs of the hosting rate limiter (`POST /_emulator/hosting/<verb>`):
- * budget, budgets, secondary, limits, token. Documented in the README.
+ * budget, budgets, secondary, limits, rate-limit-token. Documented in the README.
  */
 import type { HostingCallerSelector } from '../../../../shared/hosting-ratelimit.js';
 import type { HostingState } from '../state.js';
@@ -88,7 +88,7 @@ export function adminVerbs(rl: RateLimiter): Record<string, Verb> {
     limits(body) {
       return { secondaryLimits: rl.secondary.configure(body as Record<string, number>) };
     },
-    token(body) {
+    'rate-limit-token'(body) {
       return mintToken(rl.state, now(), body);
     },
   };

@@ -49,7 +49,7 @@ export function describeSeededCallers(state: HostingState): Array<{ token: strin
 
 let minted = 2000;
 
-/** `POST /_emulator/hosting/token`: a new installation or workflow token. */
+/** `POST /_emulator/hosting/rate-limit-token`: a new installation or workflow token. */
 export function mintToken(state: HostingState, now: number, body: Record<string, unknown>): { token: string; caller: string; coreLimit: number } {
   const kind = body.kind;
   const num = (k: string, d: number) => {
