@@ -139,3 +139,37 @@ describe('the rate-limit policy end to end', () => {
     expect(r.stderr).toMatch(/waiting 1 s/);
   });
 });
+
+describe('credentials, traces and interruption', () => {
+  it('an unknown token: exit 4 with the sign-in hint', async () => {
+    const r = await run(['ratelimit', 'status'], { LANYARD_TOKEN: 'lyp_not_a_real_token_000000000000' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/HTTP 401: Bad credentials\nauthentication needed: run `lanyard auth login`/);
+    expect(r.stderr).not.toContain('lyp_not_a_real_token');
+  });
+
+  it('--debug traces the exchange with the token redacted', async () => {
+    const r = await run(['--debug', 'ratelimit', 'status', '--resource', 'core'], { LANYARD_TOKEN: TOKEN });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit$/m);
+    expect(r.stderr).toContain('> authorization: Bearer [REDACTED]');
+    expect(r.stderr).toMatch(/^< x-ratelimit-limit: 5000$/m);
+    expect(r.stderr).not.toContain(TOKEN);
+    expect(r.stdout).toMatch(/^core\t5000\t0\t5000\t/);
+  });
+
+  it('Ctrl-C during a rate-limit wait: exit 130 at once', async () => {
+    await ref.world.admin('hosting/secondary', { retryAfter: 60 });
+    const t0 = Date.now();
+    const r = await ref.world.run(['--profile', 'emulator', '--wait', 'ratelimit', 'status'], {
+      onSpawn: (child) => {
+        child.stderr!.on('data', (c: Buffer) => {
+          if (c.toString().includes('waiting')) child.kill('SIGINT');
+        });
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/waiting 60 s \(--wait\)\nInterrupted\n$/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+});
