@@ -141,7 +141,8 @@ export class HttpClient {
         const cls = classifyRateLimit(res.status, res.headers, message, now);
         if (cls) {
           const decision = decideRateLimit(cls, rateAttempt, now, this.#policy);
-          if (decision.action === 'wait') {
+          // A streamed body is spent: such a request cannot be sent again.
+          if (decision.action === 'wait' && !isStream(spec.body)) {
             this.#o.onRateLimitWait?.({ kind: cls.kind, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url });
             this.#trace(`* rate limited (${cls.kind}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
             await this.#o.clock.sleep(decision.waitMs, spec.signal);
@@ -150,7 +151,7 @@ export class HttpClient {
           }
           const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
           // Waiting was allowed but not possible (too long, too many retries): say why.
-          if (this.#policy.wait) err.hint = decision.reason;
+          if (this.#policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
           throw err;
         }
       }

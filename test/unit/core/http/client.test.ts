@@ -242,6 +242,17 @@ describe('rate limits', () => {
     expect(stub.requests).toHaveLength(4);
   });
 
+  it('a request with a streamed body is not re-sent after a rate-limit wait', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
+    stub.on('POST', '/upload', secondary({ 'retry-after': '1' }));
+    const { Readable } = await import('node:stream');
+    const err = (await client.request({ method: 'POST', url: stub.url + '/upload', body: Readable.from([Buffer.from('data')]) }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.hint).toMatch(/streamed and cannot be sent again/);
+    expect(stub.requests).toHaveLength(1);
+    expect(stub.requests[0]!.body).toBe('data');
+  });
+
   it('OAuth requests skip rate-limit handling', async () => {
     make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
     stub.on('POST', '/token', { ...secondary({ 'retry-after': '5' }), status: 429 });
