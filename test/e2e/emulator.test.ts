@@ -117,6 +117,8 @@ describe('admin verbs as commands', () => {
     expect(list.buckets).toContainEqual(expect.objectContaining({ caller: 'user:mona', remaining: 7 }));
     expect(list.seeded.length).toBeGreaterThanOrEqual(8);
     expect((await ref.world.run(['emulator', 'budget', '--user', 'mona', '--anonymous'])).code).toBe(2);
+    const byToken = await ref.world.run(['emulator', 'budget', '--token-of', 'mona', '--remaining', '3', '--json']);
+    expect(JSON.parse(byToken.stdout)).toMatchObject({ appliesTo: 'user:mona', buckets: [{ remaining: 3 }] });
     const unknown = await ref.world.run(['emulator', 'budget', '--user', 'ghost']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no user "ghost"/);

@@ -72,6 +72,7 @@ export function emulatorCommand(ctx: Context): Command {
   const rl = () => import('./ratelimit.js');
   const callerOptions = (c: Command) =>
     c.option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
+      .option('--token-of <login>', 'same as --user: the bucket every token of that user spends')
       .option('--anonymous', 'the unauthenticated bucket of 127.0.0.1')
       .option('--caller <key>', 'a bucket key: ip:<addr>, user:<login>, app:<client id>, installation:<id>, workflow:<owner/repo>');
   examples(

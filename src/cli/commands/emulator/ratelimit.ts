@@ -8,6 +8,7 @@ import type { EmulatorTargetOptions } from './index.js';
 
 export interface CallerFlags extends EmulatorTargetOptions {
   user?: string;
+  tokenOf?: string;
   anonymous?: boolean;
   caller?: string;
 }
@@ -34,8 +35,12 @@ export interface LimitsFlags extends EmulatorTargetOptions {
 }
 
 function selector(f: CallerFlags): HostingCallerSelector {
+  if (f.tokenOf !== undefined) {
+    if (f.user !== undefined) throw new UsageError('give --user or --token-of, not both');
+    f = { ...f, user: f.tokenOf };
+  }
   const given = [f.user !== undefined, !!f.anonymous, f.caller !== undefined].filter(Boolean).length;
-  if (given > 1) throw new UsageError('give at most one of --user, --anonymous, --caller');
+  if (given > 1) throw new UsageError('give at most one of --user (--token-of), --anonymous, --caller');
   if (f.user !== undefined) return { login: f.user };
   if (f.anonymous) return { anonymous: true };
   if (f.caller !== undefined) return { caller: f.caller };
