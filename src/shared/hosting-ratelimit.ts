@@ -55,5 +55,3 @@ export interface HostingBucketView {
   /** UTC epoch seconds. */
   reset: number;
 }
-
-export const HostingRateLimitVerbs = ['budget', 'budgets', 'secondary', 'limits', 'rate-limit-token'] as const;

@@ -47,8 +47,6 @@ export function describeSeededCallers(state: HostingState): Array<{ token: strin
   });
 }
 
-let minted = 2000;
-
 /** `POST /_emulator/hosting/rate-limit-token`: a new installation or workflow token. */
 export function mintToken(state: HostingState, now: number, body: Record<string, unknown>): { token: string; caller: string; coreLimit: number } {
   const kind = body.kind;
@@ -59,9 +57,11 @@ export function mintToken(state: HostingState, now: number, body: Record<string,
   };
   let t: HostingToken;
   if (kind === 'installation') {
+    const ids = [...state.tokens.values()].map((x) => x.installation?.id ?? 0);
+    const id = Math.max(2000, ...ids) + 1;
     t = {
       value: state.newTokenValue('installation'), kind, scopes: [], createdAt: now,
-      installation: { id: minted++, repositories: num('repositories', 1), users: num('users', 1), enterpriseCloud: body.enterpriseCloud === true },
+      installation: { id, repositories: num('repositories', 1), users: num('users', 1), enterpriseCloud: body.enterpriseCloud === true },
     };
   } else if (kind === 'workflow') {
     if (typeof body.repository !== 'string' || !/^[\w.-]+\/[\w.-]+$/.test(body.repository)) throw new Error('repository must be owner/name');
