@@ -34,7 +34,7 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The selected profile: --profile, LANYARD_PROFILE, the active one, else "default". */
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
-  /** The name of the selected profile, whether or not it exists yet (for `config set`). */
+  /** The selected profile's name, whether or not it exists yet (config set creates it). */
   profileName(): Promise<string>;
   http(): Promise<HttpClient>;
   credentials(): Promise<CredentialStore>;
@@ -87,8 +87,8 @@ export function createContext(o: ContextOptions): Context {
       return configP;
     },
     async profileName() {
-      const store = await ctx.config();
-      return o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined) ?? store.activeProfile ?? 'default';
+      const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
+      return explicit ?? (await ctx.config()).activeProfile ?? 'default';
     },
     async profile() {
       const store = await ctx.config();

@@ -15,7 +15,7 @@ import { protocolCommand } from './commands/protocol/index.js';
 import { mailboxCommand } from './commands/mailbox/index.js';
 import { healthCommand } from './commands/health/index.js';
 import { apiCommand } from './commands/api/index.js';
-import { completionCommand } from './commands/completion/index.js';
+import { completeCommand, completionCommand } from './commands/completion/index.js';
 
 export function buildProgram(ctx: Context): Command {
   const program = new Command('lanyard')
@@ -49,6 +49,7 @@ export function buildProgram(ctx: Context): Command {
     completionCommand(ctx),
   ];
   for (const g of groups) program.addCommand(g);
+  program.addCommand(completeCommand(ctx), { hidden: true });
   applyExitOverride(program);
   return program;
 }

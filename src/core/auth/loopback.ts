@@ -42,7 +42,7 @@ const fragmentRelay = (path: string) =>
   page(
     'Finishing sign-in…',
     'Handing the result to the command line.',
-    `<script>(function(){var h=location.hash.slice(1);fetch(${JSON.stringify(path)},{method:"POST",headers:{"content-type":"application/x-www-form-urlencoded"},body:h})` +
+    `<script>(function(){var h=location.hash.slice(1);if(!h){document.querySelector("h1").textContent="No sign-in response here";document.getElementById("msg").textContent="This page only finishes a sign-in started from the command line.";return}history.replaceState(null,"",location.pathname);fetch(${JSON.stringify(path)},{method:"POST",headers:{"content-type":"application/x-www-form-urlencoded"},body:h})` +
       '.then(function(r){return r.text()}).then(function(t){document.querySelector("h1").textContent=t;document.getElementById("msg").textContent="You can close this window and return to the terminal.";history.replaceState(null,"",location.pathname)})' +
       '.catch(function(){document.getElementById("msg").textContent="Could not reach the command line."})})();</script>',
   );
@@ -78,6 +78,7 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
     finish({ params });
   };
 
+  let port = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== path) {
@@ -90,7 +91,13 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
       return;
     }
     if (mode === 'fragment' && req.method === 'POST') {
-      // Only the page we served posts here: require a same-origin form post.
+      // Only the page we served posts here: a cross-origin post (another site in the browser) is refused
+      // without touching the flow, so it can neither complete nor abort it.
+      const origin = req.headers.origin;
+      if (origin !== undefined && origin !== `http://127.0.0.1:${port}`) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('Cross-origin request refused');
+        return;
+      }
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (c: string) => {
@@ -106,7 +113,7 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -20,6 +20,7 @@ export const SETTINGS = {
   'echo.idpUrl': { kind: 'url', description: 'Identity provider (id-token scheme) base URL' },
   'echo.idpClientId': { kind: 'string', description: 'OAuth client id at the identity provider' },
   'echo.appPlatformUrl': { kind: 'url', description: 'App platform sign-in base URL' },
+  'echo.appPlatformProject': { kind: 'string', description: 'Default project of the app-platform scheme (--project)' },
   'mailbox.baseUrl': { kind: 'url', description: 'Mailbox service host and port' },
   'mailbox.domain': { kind: 'string', description: 'Mailbox domain' },
   'mailbox.user': { kind: 'string', description: 'Mailbox user' },

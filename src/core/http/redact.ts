@@ -6,6 +6,7 @@ export const REDACTED = '[REDACTED]';
 export const SECRET_FIELDS = [
   'key', 'api_key', 'client_secret', 'code', 'device_code', 'access_token', 'refresh_token',
   'id_token', 'password', 'token', 'code_verifier', 'assertion', 'client_assertion', 'user_code_secret',
+  'private_key',
 ];
 const SECRET_SET = new Set(SECRET_FIELDS);
 export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);

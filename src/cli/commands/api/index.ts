@@ -1,6 +1,46 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
+import { examples } from '../../program.js';
 
-export function apiCommand(_ctx: Context): Command {
-  return new Command('api').description('make an authenticated request to any endpoint');
+export interface ApiOptions {
+  method?: string;
+  header: string[];
+  rawField: string[];
+  field: string[];
+  input?: string;
+  paginate?: boolean;
+  include?: boolean;
+  service: 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+  ndjson?: boolean;
+  json?: boolean;
+  silent?: boolean;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function apiCommand(ctx: Context): Command {
+  const cmd = new Command('api')
+    .description('make an authenticated request to any endpoint of a service (the right credential is injected)')
+    .argument('<path-or-url>', 'a path of the chosen service (e.g. /user) or a full URL')
+    .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or --input)')
+    .option('-H, --header <line>', 'extra request header "Name: value" (repeatable)', collect, [])
+    .option('-f, --raw-field <key=value>', 'string parameter: query for GET, JSON body otherwise (repeatable)', collect, [])
+    .option('-F, --field <key=value>', 'typed parameter: true/false/null/numbers as JSON, @file reads a file, @- stdin (repeatable)', collect, [])
+    .option('--input <file>', 'request body from a file, or - for stdin (streamed)')
+    .option('--paginate', 'follow next pages (Link rel="next", nextLink, mailbox start) and print one JSON array')
+    .option('--ndjson', 'with --paginate: one JSON item per line as pages arrive')
+    .option('-i, --include', 'print the status line and response headers (incl. rate-limit headers) before the body')
+    .option('--silent', 'do not print the response body')
+    .addOption(new Option('--service <name>', 'service whose base URL and credential to use for a path').choices(['hosting', 'echo', 'mailbox', 'health', 'protocol']).default('hosting'))
+    .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
+  examples(cmd, [
+    'lanyard api /user',
+    'lanyard api /rate_limit -i',
+    'lanyard api -X POST /user/repos -f name=demo -F private=true',
+    'lanyard api /user/repos --paginate --ndjson',
+    'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',
+    'lanyard api --service mailbox /label/0?metadata=true --paginate',
+    'lanyard api --service echo -X POST /echo -f message=hi',
+  ]);
+  return cmd;
 }

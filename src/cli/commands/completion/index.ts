@@ -1,6 +1,40 @@
-import { Command } from 'commander';
+import { Command, Argument } from 'commander';
 import type { Context } from '../../context.js';
+import { examples } from '../../program.js';
 
-export function completionCommand(_ctx: Context): Command {
-  return new Command('completion').description('print a shell completion script (bash, zsh, fish)');
+export function completionCommand(ctx: Context): Command {
+  const cmd = new Command('completion')
+    .description('print a shell completion script (bash, zsh, fish)')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { generateCompletion } = await import('../../completion/generate.js');
+      let root = cmd;
+      while (root.parent) root = root.parent;
+      ctx.io.stdout.write(generateCompletion(root, shell));
+    });
+  examples(cmd, [
+    'lanyard completion bash > ~/.local/share/bash-completion/completions/lanyard',
+    'lanyard completion zsh > "${fpath[1]}/_lanyard"',
+    'lanyard completion fish > ~/.config/fish/completions/lanyard.fish',
+  ]);
+  return cmd;
+}
+
+/** Hidden: candidates for dynamic completion, one per line (used by the scripts). */
+export function completeCommand(ctx: Context): Command {
+  return new Command('__complete')
+    .argument('<kind>', 'profiles | resources')
+    .action(async (kind: string) => {
+      if (kind === 'profiles') {
+        try {
+          const store = await ctx.config();
+          for (const name of Object.keys(store.profiles())) ctx.io.out(name);
+        } catch {
+          /* no config: no candidates */
+        }
+      } else if (kind === 'resources') {
+        const { RATE_LIMIT_RESOURCES } = await import('../../../shared/rate-limit-resources.js');
+        for (const r of RATE_LIMIT_RESOURCES) ctx.io.out(r);
+      }
+    });
 }

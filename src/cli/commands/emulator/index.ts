@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../program.js';
+import { emulatorServiceAccountCommand } from './service-account.js';
 
 export interface EmulatorStartOptions {
   port?: string;
@@ -118,5 +119,6 @@ export function emulatorCommand(ctx: Context): Command {
         (await run()).runEmulatorAdminVerb(ctx, opts, service, verb, opts.data)),
     ['lanyard emulator admin hosting budget --data \'{"remaining":0,"resetInSeconds":5}\''],
   );
+  cmd.addCommand(emulatorServiceAccountCommand(ctx));
   return cmd;
 }

@@ -1,14 +1,124 @@
-/** `auth` subcommands for the health service (implemented by its issue). */
+/**
+ * Sign-in to the service-health API (`auth login|token|logout --health`) and
+ * its lines of `auth status`: the OAuth 2.0 implicit flow through the loopback
+ * receiver in fragment mode; the token is stored with its expiry.
+ * `LANYARD_HEALTH_TOKEN` from the environment takes precedence (CI).
+ */
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from '../auth/index.js';
+import type { CredentialStore } from '../../../core/deps.js';
+import { requireSetting, type ProfileSettings } from '../../../core/config/settings.js';
+import { hostOf } from '../../../core/credentials/accounts.js';
 import { LanyardError } from '../../../core/errors.js';
+import {
+  buildAuthorizeUrl, EXPIRY_SKEW_MS, healthAccount, loadHealthToken, processImplicitResponse, randomToken, resolveHealthToken,
+  saveHealthToken, type ResolvedHealthToken,
+} from '../../../core/health/token.js';
+import { localTime, parseDuration, relativeTime } from '../../output.js';
 
-const todo = (what: string): never => {
-  throw new LanyardError('not_implemented', `${what} is not implemented yet`);
-};
+export const HEALTH_TOKEN_ENV = 'LANYARD_HEALTH_TOKEN';
 
-export async function runHealthLogin(_ctx: Context, _o: AuthLoginOptions): Promise<void> { todo('auth login (health)'); }
-export async function runHealthToken(_ctx: Context, _o: AuthTokenOptions): Promise<void> { todo('auth token (health)'); }
-export async function runHealthLogout(_ctx: Context, _o: AuthLogoutOptions): Promise<void> { todo('auth logout (health)'); }
-/** Lines for `auth status`; called by the hosting status command. */
-export async function healthStatusEntries(_ctx: Context, _showToken: boolean): Promise<AuthStatusEntry[]> { return []; }
+/** The stores to look in: the context's (keychain or file), then the 0600 file (tokens saved with --insecure-storage). */
+async function lookupStores(ctx: Context): Promise<CredentialStore[]> {
+  const primary = await ctx.credentials();
+  if (primary.kind === 'file') return [primary];
+  const { FileCredentialStore } = await import('../../../core/credentials/file-store.js');
+  return [primary, FileCredentialStore.inDir(dirname((await ctx.config()).path))];
+}
+
+async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {
+  if (!insecure) return ctx.credentials();
+  const { openCredentialStore } = await import('../../../core/credentials/open.js');
+  return openCredentialStore({ configDir: dirname((await ctx.config()).path), insecure: true });
+}
+
+/** The token for health API calls: LANYARD_HEALTH_TOKEN, else the stored one (exit 4 if missing or expired). */
+export async function resolveToken(ctx: Context, settings: ProfileSettings): Promise<ResolvedHealthToken> {
+  const envToken = ctx.env[HEALTH_TOKEN_ENV];
+  const authUrl = settings['health.authUrl'];
+  return resolveHealthToken({ envToken, ...(authUrl ? { authUrl, stores: () => lookupStores(ctx) } : {}), nowMs: ctx.clock.now() });
+}
+
+export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
+  const { name, settings } = await ctx.profile();
+  const authUrl = requireSetting(settings, 'health.authUrl', name);
+  const clientId = requireSetting(settings, 'health.clientId', name);
+  const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
+  const random = (n: number) => new Uint8Array(randomBytes(n));
+  const state = randomToken(random);
+  const nonce = randomToken(random);
+  const { startLoopbackReceiver } = await import('../../../core/auth/loopback.js');
+  const receiver = await startLoopbackReceiver({ state, responseMode: 'fragment', signal: ctx.signal, productName: 'the service-health API' });
+  try {
+    const url = buildAuthorizeUrl({ authUrl, clientId, redirectUri: receiver.redirectUri, state, nonce });
+    const opened = o.browser === false ? false : await (await ctx.browser()).open(url);
+    ctx.io.err(opened ? `Opening the sign-in page in your browser:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+    ctx.io.err('Waiting for the browser to finish (Ctrl-C to cancel)…');
+    const params = await receiver.wait(timeoutMs, (ms, signal) => ctx.clock.sleep(ms, signal));
+    const rec = processImplicitResponse(params, ctx.clock.now(), clientId);
+    const store = await storeFor(ctx, o.insecureStorage);
+    await saveHealthToken(store, authUrl, rec);
+    ctx.io.err(`✓ Signed in to the service-health API at ${hostOf(authUrl)} (token stored in the ${store.kind} store; expires ${localTime(rec.expires_at)}, ${relativeTime(rec.expires_at, ctx.clock.now())})`);
+  } finally {
+    await receiver.close();
+  }
+}
+
+export async function runHealthToken(ctx: Context, _o: AuthTokenOptions): Promise<void> {
+  const { settings } = await ctx.profile();
+  const t = await resolveToken(ctx, settings);
+  ctx.io.out(t.token);
+}
+
+export async function runHealthLogout(ctx: Context, _o: AuthLogoutOptions): Promise<void> {
+  const { name, settings } = await ctx.profile();
+  const authUrl = requireSetting(settings, 'health.authUrl', name);
+  let removed = false;
+  for (const store of await lookupStores(ctx)) removed = (await store.delete(healthAccount(authUrl))) || removed;
+  if (!removed) throw new LanyardError('not_signed_in', `not signed in to the service-health API at ${hostOf(authUrl)}`);
+  ctx.io.err(`✓ Removed the service-health token for ${hostOf(authUrl)}. Implicit-flow tokens cannot be revoked from here; it stays valid at the service until it expires.`);
+  if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is still set in the environment`);
+}
+
+function mask(token: string, show: boolean): string {
+  return show ? token : `${token.slice(0, 4)}${'*'.repeat(8)}`;
+}
+
+/** Lines for `auth status`: the environment token and every stored health token. */
+export async function healthStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
+  const entries: AuthStatusEntry[] = [];
+  const { settings } = await ctx.profile();
+  const authUrl = settings['health.authUrl'];
+  const activeHost = authUrl ? hostOf(authUrl) : undefined;
+  const envToken = ctx.env[HEALTH_TOKEN_ENV]?.trim();
+  if (envToken) {
+    entries.push({ service: 'health', host: activeHost ?? 'any', source: HEALTH_TOKEN_ENV, valid: true, detail: 'expiry unknown (token from the environment)', token: mask(envToken, showToken), active: true });
+  }
+  const seen = new Set<string>();
+  for (const store of await lookupStores(ctx)) {
+    for (const account of await store.list()) {
+      if (!account.startsWith('health:') || seen.has(account)) continue;
+      seen.add(account);
+      const host = account.slice('health:'.length);
+      const rec = await loadHealthToken(store, `http://${host}`);
+      if (!rec) continue;
+      const valid = rec.expires_at - EXPIRY_SKEW_MS > ctx.clock.now();
+      entries.push({
+        service: 'health',
+        host,
+        ...(rec.client_id ? { account: rec.client_id } : {}),
+        source: store.kind,
+        ...(rec.scope ? { scopes: rec.scope.split(/\s+/) } : {}),
+        valid,
+        ...(valid ? {} : { detail: 'expired: run `lanyard auth login --health`' }),
+        ...(rec.expires_at < Number.MAX_SAFE_INTEGER ? { expiresAt: new Date(rec.expires_at).toISOString() } : {}),
+        token: mask(rec.access_token, showToken),
+        active: !envToken && host === activeHost,
+      });
+    }
+  }
+  return entries;
+}

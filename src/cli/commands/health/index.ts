@@ -1,6 +1,63 @@
+/**
+ * `lanyard health`: service-health events of a subscription. Sign-in is
+ * `lanyard auth login --health` (see ./auth.ts).
+ */
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { examples, withJson } from '../../program.js';
 
-export function healthCommand(_ctx: Context): Command {
-  return new Command('health').description('list service-health events of a subscription');
+export interface HealthQueryOptions {
+  subscription?: string;
+  filter?: string;
+  service?: string[];
+  region?: string[];
+  since?: string;
+  apiVersion?: string;
+}
+
+export interface HealthEventsOptions extends HealthQueryOptions {
+  all?: boolean;
+  max?: string;
+  json?: boolean;
+  ndjson?: boolean;
+}
+
+export interface HealthEventOptions extends HealthQueryOptions {
+  json?: boolean;
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+function queryOptions(cmd: Command): Command {
+  return cmd
+    .option('--subscription <id>', 'subscription id (default: the profile\'s health.subscriptionId)')
+    .option('--filter <expr>', "raw $filter expression, e.g. \"service eq 'Virtual Machines' or region eq 'West US'\"")
+    .option('--service <name>', 'only events impacting this service (repeatable; OR-ed with --region)', collect)
+    .option('--region <name>', 'only events impacting this region (repeatable)', collect)
+    .option('--since <date>', 'events updated since YYYY-MM-DD, M/D/YYYY or a relative 3d / 12h (API default: 3 days)')
+    .option('--api-version <v>', 'api-version to send', '2025-05-01');
+}
+
+export function healthCommand(ctx: Context): Command {
+  const cmd = new Command('health').description('list service-health events of a subscription (outages, maintenance, advisories, billing)');
+  const run = () => import('./run.js');
+  examples(
+    withJson(queryOptions(cmd.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true })
+      .option('--all', 'follow every page (streams with --ndjson)')
+      .option('--max <n>', 'stop after n events, following pages as needed')
+      .action(async (opts: HealthEventsOptions) => (await run()).runHealthEvents(ctx, opts)),
+    [
+      'lanyard health events',
+      "lanyard health events --service 'Virtual Machines' --region 'West US' --since 5/12/2025",
+      "lanyard health events --filter \"service eq 'Storage'\" --all --ndjson",
+      'lanyard health events --since 7d --max 20 --json',
+    ],
+  );
+  examples(
+    withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs')))
+      .argument('<trackingId>', 'tracking id of the event (its name), e.g. BC_1-FXZ')
+      .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
+    ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-Q8M --json'],
+  );
+  return cmd;
 }

@@ -1,14 +1,62 @@
-/** `auth` subcommands for the protocol service (implemented by its issue). */
+/** `auth login|token|logout --server URL` and the protocol lines of `auth status`. */
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from '../auth/index.js';
-import { LanyardError } from '../../../core/errors.js';
+import { AuthRequiredError } from '../../../core/errors.js';
+import { authorize, currentTokens } from '../../../core/protocol/flow.js';
+import { serverKeyOf } from '../../../core/protocol/endpoints.js';
+import { ProtocolCredentials } from '../../../core/protocol/store.js';
+import { localTime } from '../../output.js';
+import { maskToken, protocolDeps } from './deps.js';
 
-const todo = (what: string): never => {
-  throw new LanyardError('not_implemented', `${what} is not implemented yet`);
-};
+export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
+  const serverUrl = o.server!;
+  serverKeyOf(serverUrl);
+  const deps = await protocolDeps(ctx, o);
+  const t = await authorize(deps, { serverUrl, scopes: o.scopes, clientId: o.clientId, clientCredentials: o.clientCredentials });
+  const parts = [t.scope ? `scope "${t.scope}"` : undefined, t.expiresAt ? `token expires ${localTime(t.expiresAt)}` : undefined, t.refreshToken ? 'refreshable' : undefined].filter(Boolean);
+  ctx.io.err(`Signed in to ${t.server}${parts.length ? ` (${parts.join(', ')})` : ''}`);
+}
 
-export async function runProtocolLogin(_ctx: Context, _o: AuthLoginOptions): Promise<void> { todo('auth login (protocol)'); }
-export async function runProtocolToken(_ctx: Context, _o: AuthTokenOptions): Promise<void> { todo('auth token (protocol)'); }
-export async function runProtocolLogout(_ctx: Context, _o: AuthLogoutOptions): Promise<void> { todo('auth logout (protocol)'); }
+export async function runProtocolToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
+  const serverUrl = o.server!;
+  const deps = await protocolDeps(ctx);
+  const t = await currentTokens(deps, serverUrl);
+  if (!t) {
+    throw new AuthRequiredError(`no token stored for ${serverKeyOf(serverUrl)}`, { hint: `run \`lanyard auth login --server ${serverUrl}\`` });
+  }
+  ctx.io.out(t.accessToken);
+}
+
+export async function runProtocolLogout(ctx: Context, o: AuthLogoutOptions): Promise<void> {
+  const key = serverKeyOf(o.server!);
+  const creds = new ProtocolCredentials(await ctx.credentials());
+  const removed = await creds.deleteTokens(key);
+  ctx.io.err(removed ? `Forgot the tokens of ${key}` : `No tokens were stored for ${key}`);
+}
+
 /** Lines for `auth status`; called by the hosting status command. */
-export async function protocolStatusEntries(_ctx: Context, _showToken: boolean): Promise<AuthStatusEntry[]> { return []; }
+export async function protocolStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
+  const store = await ctx.credentials();
+  const creds = new ProtocolCredentials(store);
+  const now = ctx.clock.now();
+  const out: AuthStatusEntry[] = [];
+  for (const server of await creds.servers()) {
+    const t = await creds.tokens(server);
+    if (!t) continue;
+    const client = await creds.client(t.issuer);
+    const live = t.expiresAt === undefined || t.expiresAt > now;
+    const refreshable = !!t.refreshToken || t.grant === 'client_credentials';
+    out.push({
+      service: 'protocol',
+      host: server,
+      account: client?.clientId,
+      source: store.kind,
+      scopes: t.scope ? t.scope.split(/\s+/).filter(Boolean) : [],
+      valid: live || refreshable,
+      detail: live ? undefined : refreshable ? 'access token expired; refreshed on next use' : 'access token expired; sign in again',
+      expiresAt: t.expiresAt ? new Date(t.expiresAt).toISOString() : undefined,
+      token: showToken ? t.accessToken : maskToken(t.accessToken),
+    });
+  }
+  return out;
+}

@@ -1,9 +1,100 @@
-/** The protocol service of the emulator (routes added by its issue). */
+/**
+ * The protocol service of the emulator: a protocol server at /mcp, its
+ * authorization server at the origin, and a second (third-party)
+ * authorization server for the delegated flow. Admin verbs under
+ * /_emulator/protocol/<verb>.
+ */
 import type { EmulatorEnv, EmulatorService } from '../../service.js';
+import { MCP_PATH, ProtocolAuthServer } from './oauth.js';
+import { ProtocolServer } from './mcp.js';
+import { DEFAULT_SETTINGS, ProtocolState, SCOPES, SEED_CLIENTS, type ProtocolSettings } from './state.js';
+import { ThirdPartyAuthServer, THIRD_PARTY_PREFIX } from './third-party.js';
 
-export function createProtocolService(_env: EmulatorEnv): EmulatorService {
+const BOOL_KEYS = ['metadata', 'registration', 'resourceMetadata', 'thirdParty', 'sse', 'rejectAllTokens'] as const;
+const TTL_KEYS = { accessTokenTtl: 'accessTokenTtlSec', refreshTokenTtl: 'refreshTokenTtlSec', thirdPartyTokenTtl: 'thirdPartyTokenTtlSec' } as const;
+
+export function createProtocolService(env: EmulatorEnv): EmulatorService {
+  const state = new ProtocolState(env.clock);
+  const thirdParty = new ThirdPartyAuthServer(env.clock, () => env.baseUrl() + '/oauth/third-party/callback');
+  const as = new ProtocolAuthServer(state, thirdParty, () => env.baseUrl());
+  const server = new ProtocolServer(state, as, thirdParty);
+
+  const configure = (b: Record<string, unknown>): ProtocolSettings => {
+    const next: ProtocolSettings = { ...state.settings };
+    for (const k of BOOL_KEYS) {
+      if (b[k] === undefined) continue;
+      if (typeof b[k] !== 'boolean') throw new Error(`${k} must be true or false`);
+      next[k] = b[k] as boolean;
+    }
+    for (const [k, target] of Object.entries(TTL_KEYS)) {
+      if (b[k] === undefined) continue;
+      const n = Number(b[k]);
+      if (!Number.isInteger(n) || n < 1 || n > 31_536_000) throw new Error(`${k} must be a whole number of seconds (1 to 1 year)`);
+      next[target] = n;
+    }
+    if (b.endpointOrigin !== undefined) {
+      if (b.endpointOrigin === null || b.endpointOrigin === '') delete next.endpointOrigin;
+      else next.endpointOrigin = new URL(String(b.endpointOrigin)).origin;
+    }
+    const unknown = Object.keys(b).filter((k) => !(BOOL_KEYS as readonly string[]).includes(k) && !(k in TTL_KEYS) && k !== 'endpointOrigin');
+    if (unknown.length) throw new Error(`unknown setting(s): ${unknown.join(', ')}`);
+    state.settings = next;
+    thirdParty.ttlSec = next.thirdPartyTokenTtlSec;
+    return next;
+  };
+
   return {
     name: 'protocol',
-    register() {},
+    register(router) {
+      as.register(router);
+      server.register(router);
+      thirdParty.register(router);
+    },
+    reset() {
+      state.reset();
+      thirdParty.reset();
+    },
+    info() {
+      const base = env.baseUrl();
+      return {
+        serverUrl: base + MCP_PATH,
+        authorizationServer: base,
+        thirdPartyAuthorizationServer: base + THIRD_PARTY_PREFIX,
+        scopes: [...SCOPES],
+        settings: state.settings,
+        clients: SEED_CLIENTS.map((c) => ({ ...c })),
+        profile: { 'protocol.serverUrl': base + MCP_PATH },
+      };
+    },
+    admin: {
+      /** Switches and lifetimes; see the README (protocol section). */
+      configure: (b) => ({ settings: configure(b) }),
+      /** Back to the default switches (state kept). */
+      defaults: () => ({ settings: configure({ ...DEFAULT_SETTINGS, endpointOrigin: null } as unknown as Record<string, unknown>) }),
+      stats: () => state.stats,
+      /** Forgets a (dynamically registered) client: its next token request gets invalid_client. */
+      'delete-client': (b) => {
+        const id = String(b.client_id ?? '');
+        const c = state.clients.get(id);
+        if (!c) throw new Error(`no client ${id}`);
+        state.clients.delete(id);
+        return { deleted: id };
+      },
+      /** Revokes every access token (the next protocol request gets 401 invalid_token). */
+      'revoke-access-tokens': () => {
+        let n = 0;
+        for (const t of state.accessTokens.values()) if (!t.revoked) (t.revoked = true), n++;
+        return { revoked: n };
+      },
+      /** Revokes every refresh token (the next refresh gets invalid_grant). */
+      'revoke-refresh-tokens': () => {
+        let n = 0;
+        for (const t of state.refreshTokens.values()) if (!t.revoked) (t.revoked = true), n++;
+        return { revoked: n };
+      },
+      /** Revokes the third-party tokens: tokens bound to them stop working. */
+      'third-party-revoke': () => ({ revoked: thirdParty.revokeAll() }),
+      clients: () => ({ clients: [...state.clients.values()].map(({ client_secret: _s, ...c }) => c) }),
+    },
   };
 }

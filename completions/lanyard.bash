@@ -1,0 +1,125 @@
+# bash completion for lanyard. Generated from the command tree by `npm run completions`; do not edit.
+# Install: source this file, or copy it to /usr/share/bash-completion/completions/lanyard
+_lanyard_subcommands() {
+  case "$1" in
+    '') echo 'auth ratelimit api echo protocol mailbox health config profile emulator completion' ;;
+    'auth') echo 'device login token status logout' ;;
+    'auth device') echo '' ;;
+    'auth login') echo '' ;;
+    'auth token') echo 'create' ;;
+    'auth token create') echo '' ;;
+    'auth status') echo '' ;;
+    'auth logout') echo '' ;;
+    'ratelimit') echo 'status wait' ;;
+    'ratelimit status') echo '' ;;
+    'ratelimit wait') echo '' ;;
+    'api') echo '' ;;
+    'echo') echo '' ;;
+    'protocol') echo '' ;;
+    'mailbox') echo '' ;;
+    'health') echo '' ;;
+    'config') echo 'get set unset list' ;;
+    'config get') echo '' ;;
+    'config set') echo '' ;;
+    'config unset') echo '' ;;
+    'config list') echo '' ;;
+    'profile') echo 'list use remove' ;;
+    'profile list') echo '' ;;
+    'profile use') echo '' ;;
+    'profile remove') echo '' ;;
+    'emulator') echo 'start info reset advance fault admin' ;;
+    'emulator start') echo '' ;;
+    'emulator info') echo '' ;;
+    'emulator reset') echo '' ;;
+    'emulator advance') echo '' ;;
+    'emulator fault') echo 'add list clear' ;;
+    'emulator fault add') echo '' ;;
+    'emulator fault list') echo '' ;;
+    'emulator fault clear') echo '' ;;
+    'emulator admin') echo '' ;;
+    'completion') echo '' ;;
+  esac
+}
+_lanyard_flags() {
+  case "$1" in
+    '') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth device') echo '--scopes -s --no-browser --insecure-storage --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth login') echo '--scopes -s --no-browser --login --no-signup --select-account --timeout --insecure-storage --server --client-id --client-credentials --health --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth token') echo '--with-token --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth token create') echo '--user -u --scopes -s --note --insecure-storage --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth status') echo '--json --show-token --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'auth logout') echo '--user -u --server --health --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'ratelimit') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'ratelimit status') echo '--json --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'api') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'protocol') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'health') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'config') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'config get') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'config set') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'config unset') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'config list') echo '--json --keys --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'profile') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'profile list') echo '--json --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'profile use') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'profile remove') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator start') echo '--port --host --data-dir --tls-cert --tls-key --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator info') echo '--json --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator advance') echo '--url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator fault') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator fault add') echo '--type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator fault list') echo '--json --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator fault clear') echo '--url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator admin') echo '--json --data --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'completion') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+  esac
+}
+_lanyard() {
+  local cur prev path="" w i skip=0
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  prev=""
+  ((COMP_CWORD > 0)) && prev="${COMP_WORDS[COMP_CWORD-1]}"
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="${COMP_WORDS[i]}"
+    if ((skip)); then skip=0; continue; fi
+    case "$w" in
+      --client-id|--count|--data|--data-dir|--fail-under|--host|--latency|--login|--max-wait|--method|--min|--note|--path|--port|--profile|--resource|--scopes|--server|--status|--timeout|--tls-cert|--tls-key|--type|--url|--user|-p|-r|-s|-u) skip=1 ;;
+      -*) ;;
+      *)
+        if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
+          path="${path:+$path }$w"
+        fi
+        ;;
+    esac
+  done
+  case "$prev" in
+    --profile|-p)
+      COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
+      ;;
+    --client-id|--count|--data|--fail-under|--host|--latency|--login|--max-wait|--method|--min|--note|--path|--port|--scopes|--server|--status|--timeout|--type|--url|--user|-s|-u)
+      COMPREPLY=(); return 0
+      ;;
+    --resource|-r)
+      COMPREPLY=($(compgen -W "$(lanyard __complete resources 2>/dev/null)" -- "$cur")); return 0
+      ;;
+    --data-dir)
+      COMPREPLY=($(compgen -d -- "$cur")); return 0
+      ;;
+    --tls-cert|--tls-key)
+      COMPREPLY=($(compgen -f -- "$cur")); return 0
+      ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$(_lanyard_flags "$path")" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "$(_lanyard_subcommands "$path")" -- "$cur"))
+  fi
+  return 0
+}
+complete -F _lanyard lanyard

@@ -1,0 +1,166 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../../context.js';
+import type { ApiOptions } from './index.js';
+import { UsageError } from '../../usage-error.js';
+import { printNdjson } from '../../output.js';
+import { HttpError, ValidationError } from '../../../core/errors.js';
+import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
+import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, pageItems } from '../../../core/api/pagination.js';
+import { resolveApiTarget } from './targets.js';
+
+const METHOD = /^[A-Za-z]+$/;
+
+/** Parses -f/-F into a parameter object (gh's typing rules for -F). */
+export async function buildParams(raw: string[], typed: string[], readStdin: () => Promise<string>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const split = (s: string, flag: string): [string, string] => {
+    const i = s.indexOf('=');
+    if (i <= 0) throw new UsageError(`${flag} expects key=value, got "${s}"`);
+    return [s.slice(0, i), s.slice(i + 1)];
+  };
+  for (const f of raw) {
+    const [k, v] = split(f, '--raw-field');
+    out[k] = v;
+  }
+  for (const f of typed) {
+    const [k, v] = split(f, '--field');
+    if (v === 'true' || v === 'false') out[k] = v === 'true';
+    else if (v === 'null') out[k] = null;
+    else if (/^-?\d+(\.\d+)?$/.test(v)) out[k] = Number(v);
+    else if (v.startsWith('@')) {
+      const file = v.slice(1);
+      try {
+        out[k] = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+      } catch {
+        throw new ValidationError(`--field ${k}: cannot read ${file}`);
+      }
+    } else out[k] = v;
+  }
+  return out;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.from(c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
+  if (opts.method && !METHOD.test(opts.method)) throw new UsageError(`invalid method "${opts.method}"`);
+  if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
+  if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
+    throw new UsageError('--input and fields together: fields become query parameters only with -X GET');
+  }
+  const headers: Record<string, string> = {};
+  for (const h of opts.header) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new UsageError(`--header expects "Name: value", got "${h}"`);
+    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+  }
+  const params = await buildParams(opts.rawField, opts.field, () => readAll(ctx.io.stdin));
+  const hasParams = Object.keys(params).length > 0;
+  const method = (opts.method ?? (hasParams || opts.input ? 'POST' : 'GET')).toUpperCase();
+  const t = await resolveApiTarget(ctx, target, opts.service);
+  const http = await ctx.http();
+
+  const spec: RequestSpec = { method, url: t.url, credential: t.credential, headers: { accept: 'application/json', ...headers }, signal: ctx.signal, streamResponse: true };
+  if (hasParams) {
+    if (method === 'GET' || method === 'HEAD') spec.query = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === null ? '' : String(v)]));
+    else spec.json = params;
+  }
+  if (opts.input) {
+    spec.body = opts.input === '-' ? ctx.io.stdin : createReadStream(opts.input);
+    spec.headers = { 'content-type': 'application/json', ...spec.headers };
+  }
+
+  if (!opts.paginate) {
+    const res = await send(http, spec, ctx, opts);
+    if (opts.silent) return void (await res.dump());
+    await pipeBody(ctx, res);
+    return;
+  }
+
+  if (method !== 'GET') throw new UsageError('--paginate works with GET requests only');
+  const all: unknown[] = [];
+  let url: string | undefined = spec.url;
+  let first = true;
+  let seen = 0;
+  let mailboxStart: string | undefined;
+  while (url) {
+    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts);
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      throw new ValidationError('--paginate needs JSON responses');
+    }
+    let items = pageItems(body);
+    // Mailbox pages start at `start` inclusive: drop the repeated first item.
+    if (t.service === 'mailbox' && !first && items.length) items = items.slice(1);
+    if (opts.ndjson) for (const item of items) printNdjson(ctx.io, item);
+    else all.push(...items);
+    seen += items.length;
+    first = false;
+    url = undefined;
+    if (t.service === 'hosting' || t.service === 'echo' || t.service === 'protocol') {
+      const next = nextFromLinkHeader(res.headers['link']);
+      if (next) url = new URL(next, spec.url).toString();
+    } else if (t.service === 'health') {
+      url = nextFromNextLink(body);
+    } else if (t.service === 'mailbox') {
+      const last = lastMailboxId(body);
+      if (last && last !== mailboxStart && items.length) {
+        mailboxStart = last;
+        const u = new URL(spec.url);
+        u.searchParams.set('start', last);
+        url = u.toString();
+      }
+    }
+  }
+  void seen;
+  if (!opts.ndjson && !opts.silent) ctx.io.out(JSON.stringify(all, null, ctx.io.stdoutIsTTY ? 2 : 0));
+}
+
+async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions): Promise<HttpResponse> {
+  try {
+    const res = await http.request(spec);
+    if (opts.include) printHead(ctx, res);
+    return res;
+  } catch (err) {
+    if (err instanceof HttpError) {
+      if (opts.include) {
+        ctx.io.out(`HTTP ${err.status}`);
+        for (const [k, v] of Object.entries(err.headers)) ctx.io.out(`${k}: ${v}`);
+        ctx.io.out('');
+      }
+      // Like the code host's CLI: the error body is data (stdout); the message goes to stderr.
+      if (!opts.silent && err.body !== undefined && err.body !== '') ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+    }
+    throw err;
+  }
+}
+
+function printHead(ctx: Context, res: HttpResponse): void {
+  ctx.io.out(`HTTP ${res.status}`);
+  for (const [k, v] of Object.entries(res.headers)) ctx.io.out(`${k}: ${v}`);
+  ctx.io.out('');
+}
+
+async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
+  const ct = res.headers['content-type'] ?? '';
+  if (ctx.io.stdoutIsTTY && ct.includes('json')) {
+    const text = await res.text();
+    try {
+      ctx.io.out(JSON.stringify(JSON.parse(text), null, 2));
+    } catch {
+      ctx.io.out(text);
+    }
+    return;
+  }
+  const { pipeline } = await import('node:stream/promises');
+  await pipeline(res.body, ctx.io.stdout, { end: false });
+}
+
+export type { Credential };

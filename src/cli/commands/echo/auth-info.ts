@@ -1,0 +1,69 @@
+/** `lanyard echo auth-info` and `echo token`: a bearer token per scheme. */
+import type { Context } from '../../context.js';
+import { parseDuration, printJson, relativeTime, renderTable } from '../../output.js';
+import { UsageError } from '../../usage-error.js';
+import { isEchoTokenScheme } from '../../../shared/echo.js';
+import { fetchAuthInfo } from '../../../core/echo/api.js';
+import { obtainSchemeToken, type SchemeToken } from '../../../core/echo/tokens.js';
+import type { EchoTokenOptions } from './index.js';
+import { echoProfile } from './common.js';
+
+async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: SchemeToken; baseUrl: string }> {
+  if (!isEchoTokenScheme(opts.scheme)) throw new UsageError(`--scheme: unknown scheme "${opts.scheme}"`);
+  const lifetimeMs = parseDuration(opts.lifetime ?? '1h', '--lifetime');
+  if (lifetimeMs < 1000 || lifetimeMs > 3_600_000 || lifetimeMs % 1000) throw new UsageError('--lifetime must be whole seconds between 1s and 1h');
+  const timeoutMs = parseDuration(opts.timeout ?? '5m', '--timeout');
+  const { settings, baseUrl } = await echoProfile(ctx);
+  const http = await ctx.http();
+  const token = await obtainSchemeToken(
+    {
+      scheme: opts.scheme,
+      credentialsFile: opts.credentials,
+      audience: opts.audience ?? settings['echo.audience'],
+      issuer: opts.issuer,
+      lifetimeSec: lifetimeMs / 1000,
+      idpUrl: settings['echo.idpUrl'],
+      clientId: opts.clientId ?? settings['echo.idpClientId'],
+      appPlatformUrl: settings['echo.appPlatformUrl'],
+      project: opts.project ?? settings['echo.appPlatformProject'],
+      fresh: !!opts.fresh,
+      openBrowser: opts.browser !== false,
+      timeoutMs,
+      loginHint: opts.loginHint,
+    },
+    {
+      http,
+      clock: ctx.clock,
+      browser: await ctx.browser(),
+      signal: ctx.signal,
+      store: () => ctx.credentials(),
+      onAuthorizationUrl: (url, opened) => {
+        ctx.io.err(opened ? `Opened a browser to sign in. If it did not open, visit:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+        ctx.io.err('Waiting for the sign-in to finish (Ctrl-C to cancel)…');
+      },
+    },
+  );
+  const who = token.principal ? ` for ${token.principal}` : '';
+  const until = relativeTime(token.expiresAt, ctx.clock.now());
+  if (token.source === 'cache') ctx.io.err(`Using the cached identity token${who} (expires ${until})`);
+  else if (token.source === 'sign-in') ctx.io.err(`Signed in${who}; token cached until it expires (${until})`);
+  return { token, baseUrl };
+}
+
+export async function runEchoAuthInfo(ctx: Context, opts: EchoTokenOptions): Promise<void> {
+  const { token, baseUrl } = await obtain(ctx, opts);
+  const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, token: token.token, signal: ctx.signal });
+  if (opts.json) return printJson(ctx.io, info);
+  renderTable(ctx.io, [info], [
+    { header: 'id', value: (i) => i.id },
+    { header: 'email', value: (i) => i.email },
+  ]);
+}
+
+export async function runEchoToken(ctx: Context, opts: EchoTokenOptions): Promise<void> {
+  const { token } = await obtain(ctx, opts);
+  if (opts.json) {
+    return printJson(ctx.io, { token: token.token, scheme: opts.scheme, path: token.path, source: token.source, expiresAt: new Date(token.expiresAt).toISOString() });
+  }
+  ctx.io.out(token.token);
+}

@@ -1,0 +1,43 @@
+/** `lanyard echo key set|status|delete`: the API key in the credential store. */
+import type { Context } from '../../context.js';
+import { printJson, renderTable } from '../../output.js';
+import { AuthRequiredError } from '../../../core/errors.js';
+import { hostOf } from '../../../core/credentials/accounts.js';
+import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../core/echo/credentials.js';
+import type { EchoKeyOptions } from './index.js';
+import { echoProfile, readStdin } from './common.js';
+
+export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
+  const { baseUrl } = await echoProfile(ctx);
+  const key = normaliseApiKey(await readStdin(ctx.io, 'the API key', 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', 4096));
+  const store = await ctx.credentials();
+  await store.set(apiKeyAccount(baseUrl), key);
+  ctx.io.err(`API key ${maskSecret(key)} stored for ${hostOf(baseUrl)} (${store.kind})`);
+  if (ctx.env.LANYARD_API_KEY) ctx.warn('LANYARD_API_KEY is set and takes precedence over the stored key');
+}
+
+export async function runEchoKeyStatus(ctx: Context, opts: EchoKeyOptions): Promise<void> {
+  const { baseUrl } = await echoProfile(ctx);
+  const host = hostOf(baseUrl);
+  const found = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
+  const status = { host, configured: !!found, source: found?.source ?? null, key: found ? maskSecret(found.key) : null };
+  if (opts.json) printJson(ctx.io, status);
+  else if (found) renderTable(ctx.io, [status], [
+    { header: 'host', value: (s) => s.host },
+    { header: 'source', value: (s) => s.source ?? '' },
+    { header: 'key', value: (s) => s.key ?? '' },
+  ]);
+  if (!found) {
+    throw new AuthRequiredError(`no API key for the echo API at ${host}`, {
+      hint: 'set LANYARD_API_KEY, or store one: `printf %s "$KEY" | lanyard echo key set`',
+    });
+  }
+}
+
+export async function runEchoKeyDelete(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
+  const { baseUrl } = await echoProfile(ctx);
+  const store = await ctx.credentials();
+  const deleted = await store.delete(apiKeyAccount(baseUrl));
+  ctx.io.err(deleted ? `Deleted the stored API key for ${hostOf(baseUrl)}` : `No API key was stored for ${hostOf(baseUrl)}`);
+  if (ctx.env.LANYARD_API_KEY) ctx.warn('LANYARD_API_KEY is still set in the environment');
+}

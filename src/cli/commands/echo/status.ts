@@ -1,0 +1,40 @@
+/** Lines for `lanyard auth status`: the echo API key and cached identity tokens. */
+import type { Context } from '../../context.js';
+import type { AuthStatusEntry } from '../auth/index.js';
+import { hostOf } from '../../../core/credentials/accounts.js';
+import { maskSecret, resolveApiKey, type CachedIdentityToken } from '../../../core/echo/credentials.js';
+
+export async function echoStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
+  const out: AuthStatusEntry[] = [];
+  const { settings } = await ctx.profile();
+  const baseUrl = settings['echo.baseUrl'];
+  if (baseUrl) {
+    const key = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
+    if (key) {
+      out.push({ service: 'echo', host: hostOf(baseUrl), account: 'API key', source: key.source, valid: true, detail: 'not checked until used', token: showToken ? key.key : maskSecret(key.key) });
+    }
+  }
+  const store = await ctx.credentials();
+  for (const account of await store.list()) {
+    const m = /^echo:(idtoken|appplatform):([^:]+(?::\d+)?)(?::(.+))?$/.exec(account);
+    if (!m) continue;
+    let rec: CachedIdentityToken;
+    try {
+      rec = JSON.parse((await store.get(account)) ?? '') as CachedIdentityToken;
+    } catch {
+      continue;
+    }
+    const valid = rec.expiresAt > ctx.clock.now();
+    out.push({
+      service: 'echo',
+      host: m[2]!,
+      account: rec.email,
+      source: store.kind,
+      valid,
+      detail: `${m[1] === 'idtoken' ? 'identity token (--scheme id-token)' : `app-platform token of ${m[3]} (--scheme app-platform)`}${valid ? '' : '; expired, signs in again on next use'}`,
+      expiresAt: new Date(rec.expiresAt).toISOString(),
+      token: showToken ? rec.token : maskSecret(rec.token),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * `lanyard emulator service-account create`: asks the running emulator for a
+ * service-account key file (POST /_emulator/echo/service-account) and writes
+ * it with mode 0600, or prints it.
+ */
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withJson } from '../../program.js';
+import { UsageError } from '../../usage-error.js';
+import { ConfigError } from '../../../core/errors.js';
+
+interface ServiceAccountCreateOptions {
+  scheme: string;
+  email?: string;
+  algorithm: string;
+  output?: string;
+  force?: boolean;
+  url?: string;
+  json?: boolean;
+}
+
+export function emulatorServiceAccountCommand(ctx: Context): Command {
+  const cmd = new Command('service-account').description('service accounts of the emulated echo API');
+  examples(
+    withJson(cmd.command('create').description('create a key for a service account and write its key file (JSON with client_email, private_key_id, private_key)'))
+      .addOption(new Option('--scheme <scheme>', 'the account trusted by this scheme').choices(['vendor-jwt', 'service-account', 'default-service-account']).default('service-account'))
+      .option('--email <address>', 'any account (created if new; only the schemes\' accounts are trusted by the API)')
+      .addOption(new Option('--algorithm <alg>', 'key algorithm').choices(['RS256', 'ES256']).default('RS256'))
+      .option('-o, --output <file>', 'write the key file here (mode 0600) instead of printing it')
+      .option('--force', 'overwrite --output if it exists')
+      .option('--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)')
+      .action((opts: ServiceAccountCreateOptions) => runServiceAccountCreate(ctx, opts)),
+    [
+      'lanyard emulator service-account create --output sa.json',
+      'lanyard emulator service-account create --scheme vendor-jwt -o jwt-client.json',
+      'lanyard emulator service-account create --email stranger@example.test -o stranger.json',
+    ],
+  );
+  return cmd;
+}
+
+async function emulatorBase(ctx: Context, url: string | undefined): Promise<string> {
+  const explicit = url ?? ctx.env.LANYARD_EMULATOR_URL;
+  if (explicit) return explicit.replace(/\/+$/, '');
+  const p = (await ctx.config()).profile('emulator');
+  const base = p?.['echo.baseUrl'] ?? p?.['hosting.webUrl'];
+  if (!base) throw new ConfigError('no running emulator known', { hint: 'start one with `lanyard emulator start`, or pass --url' });
+  return base;
+}
+
+async function runServiceAccountCreate(ctx: Context, opts: ServiceAccountCreateOptions): Promise<void> {
+  // Loaded on use: declaring the command must stay cheap for start-up.
+  const [{ writeFile, chmod }, { printJson }] = await Promise.all([import('node:fs/promises'), import('../../output.js')]);
+  const base = await emulatorBase(ctx, opts.url);
+  const http = await ctx.http();
+  const res = await http.request({
+    method: 'POST', url: '_emulator/echo/service-account', baseUrl: base, oauth: true, signal: ctx.signal,
+    json: { scheme: opts.scheme, email: opts.email, algorithm: opts.algorithm },
+  });
+  const keyFile = (await res.json()) as { client_email: string; private_key_id: string };
+  if (!opts.output) return printJson(ctx.io, keyFile);
+  try {
+    await writeFile(opts.output, JSON.stringify(keyFile, null, 2) + '\n', { mode: 0o600, flag: opts.force ? 'w' : 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${opts.output} exists; pass --force to overwrite it`);
+    throw new UsageError(`cannot write ${opts.output}: ${(err as Error).message}`);
+  }
+  await chmod(opts.output, 0o600);
+  const summary = { file: opts.output, client_email: keyFile.client_email, private_key_id: keyFile.private_key_id };
+  if (opts.json) printJson(ctx.io, summary);
+  else ctx.io.err(`Wrote the key file of ${keyFile.client_email} (key ${keyFile.private_key_id}) to ${opts.output}`);
+}

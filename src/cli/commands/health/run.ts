@@ -1,0 +1,97 @@
+/** Run functions of `lanyard health events` and `lanyard health event`. */
+import type { Context } from '../../context.js';
+import type { HttpClient } from '../../../core/http/client.js';
+import { requireSetting } from '../../../core/config/settings.js';
+import { LanyardError, ValidationError } from '../../../core/errors.js';
+import { buildEventsFilter } from '../../../core/health/filter.js';
+import { sinceToQueryStartTime } from '../../../core/health/dates.js';
+import { findEvent, iterateEvents, type EventsQuery } from '../../../core/health/events.js';
+import { Health } from '../../../shared/constants.js';
+import type { HealthEvent } from '../../../shared/health.js';
+import { UsageError } from '../../usage-error.js';
+import { parseIntOption, printJson, printNdjson } from '../../output.js';
+import { resolveToken } from './auth.js';
+import type { HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './index.js';
+import { renderEventDetail, renderEventsTable } from './render.js';
+
+interface Prepared {
+  http: HttpClient;
+  query: EventsQuery;
+  token: string;
+}
+
+/** Options → the query (validated before any request), the token and the HTTP client. */
+async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
+  const hasTerms = !!(o.service?.length || o.region?.length);
+  if (o.filter !== undefined && hasTerms) throw new UsageError('--filter cannot be combined with --service/--region', 'put every term in --filter, or use only --service/--region');
+  if (o.filter !== undefined && !o.filter.trim()) throw new UsageError('--filter must not be empty');
+  const apiVersion = (o.apiVersion ?? Health.defaultApiVersion).trim();
+  if (!apiVersion) throw new UsageError('--api-version must not be empty');
+  const filter = o.filter ?? buildEventsFilter(o.service, o.region);
+  const queryStartTime = o.since === undefined ? undefined : sinceToQueryStartTime(o.since, ctx.clock.now());
+  const { name, settings } = await ctx.profile();
+  const subscriptionId = o.subscription ?? settings['health.subscriptionId'];
+  if (!subscriptionId) {
+    throw new ValidationError('no subscription: pass --subscription ID', { hint: `or run \`lanyard config set health.subscriptionId <id> --profile ${name}\`` });
+  }
+  const managementUrl = requireSetting(settings, 'health.managementUrl', name);
+  const token = await resolveToken(ctx, settings);
+  return {
+    http: await ctx.http(),
+    token: token.token,
+    query: {
+      managementUrl,
+      subscriptionId,
+      vendor: settings['health.vendor'] || Health.defaultVendor,
+      apiVersion,
+      ...(filter !== undefined ? { filter } : {}),
+      ...(queryStartTime !== undefined ? { queryStartTime } : {}),
+    },
+  };
+}
+
+export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Promise<void> {
+  if (o.all && o.max !== undefined) throw new UsageError('--all and --max cannot be used together');
+  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson cannot be used together');
+  const max = o.max === undefined ? undefined : parseIntOption(o.max, '--max', 1);
+  const p = await prepare(ctx, o);
+  const it = iterateEvents(p.http, p.query, p.token, { all: !!o.all, ...(max !== undefined ? { max } : {}), signal: ctx.signal });
+  if (o.ndjson) {
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return moreHint(ctx, r.value.nextLink, false);
+      printNdjson(ctx.io, r.value);
+    }
+  }
+  const events: HealthEvent[] = [];
+  let rest: string | undefined;
+  for (;;) {
+    const r = await it.next();
+    if (r.done) {
+      rest = r.value.nextLink;
+      break;
+    }
+    events.push(r.value);
+  }
+  if (o.json) printJson(ctx.io, events);
+  else if (events.length === 0) ctx.io.err(`No health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`);
+  else renderEventsTable(ctx.io, events);
+  moreHint(ctx, rest, max !== undefined);
+}
+
+function moreHint(ctx: Context, nextLink: string | undefined, capped: boolean): void {
+  if (nextLink && ctx.io.stderrIsTTY) ctx.io.err(capped ? 'More events are available (raise --max or use --all).' : 'More events are available: use --all to follow every page.');
+}
+
+export async function runHealthEvent(ctx: Context, trackingId: string, o: HealthEventOptions): Promise<void> {
+  if (!trackingId.trim()) throw new UsageError('a tracking id is required');
+  const p = await prepare(ctx, o);
+  const ev = await findEvent(p.http, p.query, p.token, trackingId.trim(), ctx.signal);
+  if (!ev) {
+    throw new LanyardError('not_found', `no event with tracking id ${trackingId} in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days'}`, {
+      hint: 'older events: pass --since (e.g. --since 30d or --since 5/12/2025)',
+    });
+  }
+  if (o.json) printJson(ctx.io, ev);
+  else renderEventDetail(ctx.io, ev);
+}

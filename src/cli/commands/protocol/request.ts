@@ -1,0 +1,56 @@
+/** `lanyard protocol request`: one JSON-RPC call, signing in on the way when needed. */
+import type { Context } from '../../context.js';
+import { ConfigError, LanyardError } from '../../../core/errors.js';
+import { parseServerUrl } from '../../../core/protocol/endpoints.js';
+import { callProtocolServer } from '../../../core/protocol/session.js';
+import { printJson, sanitize } from '../../output.js';
+import { UsageError } from '../../usage-error.js';
+import type { ProtocolRequestOptions } from './index.js';
+import { protocolDeps } from './deps.js';
+
+export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
+  const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];
+  if (!serverUrl) {
+    throw new ConfigError('no protocol server given and the profile has no protocol.serverUrl', { hint: 'pass the server URL, or run `lanyard config set protocol.serverUrl https://…/mcp`' });
+  }
+  parseServerUrl(serverUrl);
+  const method = o.method?.trim() || 'initialize';
+  let params: unknown;
+  if (o.params !== undefined) {
+    try {
+      params = JSON.parse(o.params);
+    } catch {
+      throw new UsageError('--params must be JSON (an object or an array)');
+    }
+    if (!params || typeof params !== 'object') throw new UsageError('--params must be a JSON object or array');
+  }
+  const deps = await protocolDeps(ctx, o);
+  const r = await callProtocolServer(deps, {
+    serverUrl,
+    method,
+    params,
+    scopes: o.scopes,
+    clientId: o.clientId,
+    clientCredentials: o.clientCredentials,
+    clientInfo: { name: 'lanyard', version: ctx.version },
+  });
+  if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
+  if (o.json) printJson(ctx.io, r.response);
+  const err = r.response.error;
+  if (err) throw new LanyardError('rpc_error', `${method} failed: server error ${err.code}: ${sanitize(String(err.message))}`);
+  if (o.json) return;
+  if (method === 'initialize') return printInitialize(ctx, r.response.result, r.sessionId);
+  printJson(ctx.io, r.response.result ?? null);
+}
+
+function printInitialize(ctx: Context, result: unknown, sessionId: string | undefined): void {
+  const r = (result ?? {}) as { protocolVersion?: string; serverInfo?: { name?: string; version?: string }; capabilities?: Record<string, unknown>; instructions?: string };
+  const lines = [
+    `server:       ${sanitize(`${r.serverInfo?.name ?? '?'} ${r.serverInfo?.version ?? ''}`.trim())}`,
+    `protocol:     ${sanitize(String(r.protocolVersion ?? '?'))}`,
+    `capabilities: ${Object.keys(r.capabilities ?? {}).map(sanitize).join(', ') || '(none)'}`,
+  ];
+  if (sessionId) lines.push(`session:      ${sanitize(sessionId)}`);
+  if (r.instructions) lines.push(`instructions: ${sanitize(r.instructions)}`);
+  ctx.io.out(lines.join('\n'));
+}

@@ -1,0 +1,92 @@
+/**
+ * Calls of the echo API (POST /echo, GET /auth/info/*) and the processing of
+ * the gateway's refusals into one-line errors that keep the server's message.
+ */
+import { Echo } from '../../shared/constants.js';
+import type { AuthInfoResponse, EchoMessage } from '../../shared/echo.js';
+import { AuthRequiredError, HttpError, LanyardError, oneLine } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+
+export interface EchoCall {
+  baseUrl: string;
+  signal?: AbortSignal;
+}
+
+/** POST /echo with the API key as query parameter `key`. */
+export async function sendEcho(http: HttpClient, o: EchoCall & { apiKey: string; message: string }): Promise<EchoMessage> {
+  try {
+    const res = await http.request({
+      method: 'POST',
+      url: Echo.paths.echo,
+      baseUrl: o.baseUrl,
+      json: { message: o.message },
+      credential: { scheme: 'query', name: 'key', value: o.apiKey },
+      signal: o.signal,
+    });
+    return processEchoResponse(await res.json());
+  } catch (err) {
+    throw refusal(err, 'key');
+  }
+}
+
+export function processEchoResponse(body: unknown): EchoMessage {
+  if (!body || typeof body !== 'object' || typeof (body as EchoMessage).message !== 'string') {
+    throw new LanyardError('bad_response', 'the echo API answered without a "message" string');
+  }
+  return { message: (body as EchoMessage).message };
+}
+
+/** GET an auth-info path with `Authorization: Bearer <token>`. */
+export async function fetchAuthInfo(http: HttpClient, o: EchoCall & { path: string; token: string }): Promise<AuthInfoResponse> {
+  try {
+    const res = await http.request({ url: o.path, baseUrl: o.baseUrl, credential: { scheme: 'bearer', token: o.token }, signal: o.signal });
+    return processAuthInfoResponse(await res.json());
+  } catch (err) {
+    throw refusal(err, 'token');
+  }
+}
+
+export function processAuthInfoResponse(body: unknown): AuthInfoResponse {
+  const b = body as Partial<AuthInfoResponse> | null;
+  if (!b || typeof b !== 'object' || typeof b.id !== 'string') throw new LanyardError('bad_response', 'the echo API answered without an "id"');
+  return { id: b.id, email: typeof b.email === 'string' ? b.email : '' };
+}
+
+/** What each gateway reason means, as a hint for the user. */
+const JWT_HINTS: Array<[RegExp, string]> = [
+  [/Missing or invalid credentials/, 'no bearer token reached the API'],
+  [/BAD_FORMAT/, 'the token is malformed, or lacks iss, sub or aud'],
+  [/TIME_CONSTRAINT_FAILURE/, 'the token has expired or is not valid yet (exp/nbf; check the clock)'],
+  [/BAD_SUBJECT/, 'an e-mail issuer may only assert itself: sub must equal iss'],
+  [/Issuer not allowed/, 'the API does not trust this issuer: use the key file of an account the scheme trusts, or --issuer'],
+  [/Audience not allowed/, 'the API does not accept this audience: pass --audience (or set echo.audience in the profile)'],
+  [/KEY_RETRIEVAL_ERROR/, "no key the API can fetch has the token's key id (kid): deleted or unknown key?"],
+  [/BAD_SIGNATURE/, "the signature does not verify with the issuer's published key"],
+  [/Unable to fetch verification key/, "the API could not fetch the issuer's keys (JWKS)"],
+];
+
+function serverMessage(body: unknown): string | undefined {
+  if (body && typeof body === 'object') {
+    const m = (body as { message?: unknown }).message;
+    if (typeof m === 'string' && m) return oneLine(m);
+  }
+  if (typeof body === 'string' && body.trim()) return oneLine(body).slice(0, 300);
+  return undefined;
+}
+
+/** Turns a gateway refusal into an error whose message is the server's (never the secret). */
+export function refusal(err: unknown, credential: 'key' | 'token'): unknown {
+  if (!(err instanceof HttpError)) return err;
+  const message = serverMessage(err.body);
+  if (!message || err.status < 400 || err.status >= 500) return err;
+  const text = `the echo API refused the ${credential === 'key' ? 'API key' : 'token'} (HTTP ${err.status}): ${message}`;
+  if (credential === 'key' && (err.status === 401 || (err.status === 400 && /API key/i.test(message)))) {
+    return new AuthRequiredError(text, { hint: 'set LANYARD_API_KEY, or store a key with `lanyard echo key set`' });
+  }
+  if (credential === 'token' && (err.status === 401 || err.status === 403)) {
+    const hint = JWT_HINTS.find(([re]) => re.test(message))?.[1];
+    if (err.status === 401) return new AuthRequiredError(text, hint ? { hint } : undefined);
+    return new LanyardError('forbidden', text, hint ? { hint } : undefined);
+  }
+  return new LanyardError('http_error', text);
+}

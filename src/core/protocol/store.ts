@@ -1,0 +1,65 @@
+/**
+ * Protocol credentials in the credential store (keychain or 0600 file):
+ *   protocol:<server URL>          tokens of one protocol server (JSON)
+ *   protocol-client:<issuer>       Lanyard's client identity at one authorization server (JSON)
+ */
+import type { CredentialStore } from '../deps.js';
+import { accountKey } from '../credentials/accounts.js';
+import type { ClientIdentity } from './registration.js';
+import type { TokenSet } from './token.js';
+
+export interface StoredTokens extends TokenSet {
+  readonly server: string;
+  readonly issuer: string;
+  readonly tokenEndpoint: string;
+  /** RFC 8707 resource the tokens were requested for, when the server published one. */
+  readonly resource?: string;
+  readonly grant: 'authorization_code' | 'client_credentials';
+  readonly obtainedAt: number;
+}
+
+const TOKENS = 'protocol';
+const CLIENT = 'protocol-client';
+
+export class ProtocolCredentials {
+  constructor(readonly store: CredentialStore) {}
+
+  async tokens(serverKey: string): Promise<StoredTokens | undefined> {
+    return parse<StoredTokens>(await this.store.get(accountKey(TOKENS, serverKey)), (v) => typeof v.accessToken === 'string');
+  }
+
+  async saveTokens(t: StoredTokens): Promise<void> {
+    await this.store.set(accountKey(TOKENS, t.server), JSON.stringify(t));
+  }
+
+  async deleteTokens(serverKey: string): Promise<boolean> {
+    return this.store.delete(accountKey(TOKENS, serverKey));
+  }
+
+  async client(issuer: string): Promise<ClientIdentity | undefined> {
+    return parse<ClientIdentity>(await this.store.get(accountKey(CLIENT, issuer)), (v) => typeof v.clientId === 'string');
+  }
+
+  async saveClient(issuer: string, c: ClientIdentity): Promise<void> {
+    await this.store.set(accountKey(CLIENT, issuer), JSON.stringify(c));
+  }
+
+  async deleteClient(issuer: string): Promise<boolean> {
+    return this.store.delete(accountKey(CLIENT, issuer));
+  }
+
+  /** Server keys with stored tokens. */
+  async servers(): Promise<string[]> {
+    return (await this.store.list()).filter((a) => a.startsWith(TOKENS + ':')).map((a) => a.slice(TOKENS.length + 1));
+  }
+}
+
+function parse<T>(raw: string | undefined, ok: (v: Record<string, unknown>) => boolean): T | undefined {
+  if (!raw) return undefined;
+  try {
+    const v = JSON.parse(raw) as Record<string, unknown>;
+    return v && typeof v === 'object' && ok(v) ? (v as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,76 @@
+/** The token endpoint: one request function with client authentication, one processing function. */
+import type { HttpClient, HttpResponse } from '../http/client.js';
+import { LanyardError, OAuthError } from '../errors.js';
+import type { TokenResponseWire } from '../../shared/protocol.js';
+import type { ClientIdentity } from './registration.js';
+
+export interface TokenSet {
+  readonly accessToken: string;
+  readonly tokenType: string;
+  /** Epoch ms. */
+  readonly expiresAt?: number;
+  readonly refreshToken?: string;
+  readonly scope?: string;
+}
+
+/** OAuth error codes the flow reacts to. */
+export const OAuthErrorCode = {
+  invalidGrant: 'invalid_grant',
+  invalidClient: 'invalid_client',
+  invalidToken: 'invalid_token',
+  insufficientScope: 'insufficient_scope',
+} as const;
+
+/**
+ * POSTs a grant (form body) with the client authentication the client was
+ * registered with: `none` and `client_secret_post` put client_id (and the
+ * secret) in the body; `client_secret_basic` uses HTTP Basic (RFC 6749 §2.3.1
+ * form-encodes both parts first).
+ */
+export function tokenRequest(
+  http: HttpClient,
+  endpoint: string,
+  grant: Record<string, string | undefined>,
+  client: ClientIdentity,
+  signal?: AbortSignal,
+): Promise<HttpResponse> {
+  const form: Record<string, string | undefined> = { ...grant };
+  let credential: { scheme: 'basic'; username: string; password: string } | undefined;
+  if (client.authMethod === 'client_secret_basic') {
+    if (!client.clientSecret) throw new LanyardError('client_secret_missing', 'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)');
+    credential = { scheme: 'basic', username: encodeURIComponent(client.clientId), password: encodeURIComponent(client.clientSecret) };
+  } else {
+    form.client_id = client.clientId;
+    if (client.authMethod === 'client_secret_post') {
+      if (!client.clientSecret) throw new LanyardError('client_secret_missing', 'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)');
+      form.client_secret = client.clientSecret;
+    }
+  }
+  return http.request({ method: 'POST', url: endpoint, form, credential, signal, okStatus: () => true, oauth: true, retry: false });
+}
+
+export async function processTokenResponse(res: HttpResponse, now: number): Promise<TokenSet> {
+  let body: TokenResponseWire;
+  try {
+    body = (await res.json()) as TokenResponseWire;
+  } catch {
+    throw new LanyardError('token_failed', `token endpoint answered HTTP ${res.status} without a JSON body`);
+  }
+  if (!body || typeof body !== 'object') throw new LanyardError('token_failed', `token endpoint answered HTTP ${res.status} with an unexpected body`);
+  if (typeof body.error === 'string' || res.status < 200 || res.status > 299) {
+    const error = typeof body.error === 'string' ? body.error : 'server_error';
+    throw new OAuthError(error, body.error_description, res.status, `token request refused (HTTP ${res.status}): ${error}${body.error_description ? ': ' + body.error_description : ''}`);
+  }
+  if (typeof body.access_token !== 'string' || !body.access_token) throw new LanyardError('token_failed', 'token response lacks access_token');
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
+    throw new LanyardError('token_failed', `unsupported token_type ${String(body.token_type)} (expected Bearer)`);
+  }
+  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in);
+  return {
+    accessToken: body.access_token,
+    tokenType: 'Bearer',
+    expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? now + expiresIn * 1000 : undefined,
+    refreshToken: typeof body.refresh_token === 'string' && body.refresh_token ? body.refresh_token : undefined,
+    scope: typeof body.scope === 'string' ? body.scope : undefined,
+  };
+}

@@ -1,0 +1,121 @@
+/** In-memory state of the health emulator: events per subscription, users, issued tokens. */
+import { randomBytes } from 'node:crypto';
+import {
+  EventLevelValues, EventSourceValues, EventStatusValues, EventSubTypeValues, EventTypeValues, LevelValues,
+  type HealthEvent,
+} from '../../../shared/health.js';
+import { SEED, generateEvent, iso7, priorityOf, seedEvents } from './seed.js';
+
+export interface HealthUser {
+  login: string;
+  password: string;
+  name: string;
+  subscriptions: string[];
+}
+
+export interface IssuedToken {
+  user: string;
+  clientId: string;
+  expiresAt: number;
+}
+
+export class HealthState {
+  events = new Map<string, HealthEvent[]>();
+  users = new Map<string, HealthUser>();
+  tokens = new Map<string, IssuedToken>();
+  clients = new Set<string>();
+  pageSize: number = SEED.pageSize;
+  tokenLifetimeSec: number = SEED.tokenLifetimeSec;
+  #added = 0;
+
+  constructor(private readonly now: () => number) {
+    this.reset();
+  }
+
+  reset(): void {
+    this.events = seedEvents(this.now());
+    this.users = new Map([
+      [SEED.user.login, { ...SEED.user, subscriptions: [SEED.subscriptionId, SEED.exampleSubscriptionId] }],
+      [SEED.guest.login, { ...SEED.guest, subscriptions: [] }],
+    ]);
+    this.tokens = new Map([[SEED.token, { user: SEED.user.login, clientId: SEED.clientId, expiresAt: Number.MAX_SAFE_INTEGER }]]);
+    this.clients = new Set([SEED.clientId]);
+    this.pageSize = SEED.pageSize;
+    this.tokenLifetimeSec = SEED.tokenLifetimeSec;
+    this.#added = 0;
+  }
+
+  issueToken(user: string, clientId: string, lifetimeSec = this.tokenLifetimeSec): { token: string; expiresIn: number } {
+    const token = 'emu-health-' + randomBytes(24).toString('base64url');
+    this.tokens.set(token, { user, clientId, expiresAt: this.now() + lifetimeSec * 1000 });
+    return { token, expiresIn: lifetimeSec };
+  }
+
+  find(subscriptionId: string, trackingId: string): HealthEvent {
+    const ev = this.events.get(subscriptionId)?.find((e) => e.name?.toLowerCase() === trackingId.toLowerCase());
+    if (!ev) throw new Error(`no event ${trackingId} in subscription ${subscriptionId}`);
+    return ev;
+  }
+
+  /** Admin: add an event (fields given override a generated one); returns it. */
+  addEvent(body: Record<string, unknown>): HealthEvent {
+    const sub = typeof body.subscriptionId === 'string' && body.subscriptionId ? body.subscriptionId : SEED.subscriptionId;
+    const given = (body.event && typeof body.event === 'object' ? body.event : {}) as HealthEvent;
+    const now = this.now();
+    const base = generateEvent({ i: 100 + this.#added++, subscriptionId: sub, vendor: SEED.vendor, lastUpdateMs: now });
+    const props = { ...base.properties, ...(given.properties ?? {}) };
+    checkEnums(props as Record<string, unknown>);
+    const ev: HealthEvent = { ...base, ...given, properties: props };
+    if (given.name && !given.id) ev.id = `/providers/${SEED.vendor}.ResourceHealth/events/${given.name}`;
+    if (!given.properties?.priority) props.priority = priorityOf(props.eventType, props.eventLevel, props.status);
+    if (this.events.get(sub)?.some((e) => e.name === ev.name)) throw new Error(`event ${ev.name} already exists in ${sub}`);
+    if (!this.events.has(sub)) this.events.set(sub, []);
+    this.events.get(sub)!.push(ev);
+    const owner = this.users.get(SEED.user.login);
+    if (owner && !owner.subscriptions.includes(sub)) owner.subscriptions.push(sub);
+    return ev;
+  }
+
+  /** Admin: Active → Resolved (every region too), with a final update; lastUpdateTime moves to now. */
+  resolve(body: Record<string, unknown>): HealthEvent {
+    const sub = typeof body.subscriptionId === 'string' && body.subscriptionId ? body.subscriptionId : SEED.subscriptionId;
+    const id = String(body.trackingId ?? '');
+    const ev = this.find(sub, id);
+    const p = ev.properties!;
+    if (p.status === 'Resolved') throw new Error(`event ${id} is already Resolved`);
+    const now = iso7(this.now());
+    const summary = typeof body.summary === 'string' && body.summary ? body.summary : 'Mitigated: engineering teams confirmed that the issue is resolved.';
+    p.status = 'Resolved';
+    p.impactMitigationTime = now;
+    p.lastUpdateTime = now;
+    if (p.title?.startsWith('ACTIVE:')) p.title = 'RESOLVED:' + p.title.slice('ACTIVE:'.length);
+    if (p.hirStage) p.hirStage = 'resolved';
+    p.priority = priorityOf(p.eventType, p.eventLevel, 'Resolved');
+    for (const imp of p.impact ?? []) {
+      for (const r of imp.impactedRegions ?? []) {
+        r.status = 'Resolved';
+        r.lastUpdateTime = now;
+        r.updates = [{ eventTags: ['Preliminary PIR'], summary, updateDateTime: now }, ...(r.updates ?? [])];
+      }
+    }
+    return ev;
+  }
+}
+
+const ENUMS: Record<string, readonly string[]> = {
+  eventType: EventTypeValues,
+  eventSubType: EventSubTypeValues,
+  eventLevel: EventLevelValues,
+  level: LevelValues,
+  eventSource: EventSourceValues,
+  status: EventStatusValues,
+};
+
+function checkEnums(p: Record<string, unknown>): void {
+  for (const [k, values] of Object.entries(ENUMS)) {
+    if (p[k] !== undefined && !values.includes(p[k] as string)) throw new Error(`properties.${k} must be one of ${values.join(', ')}`);
+  }
+  if (p.priority !== undefined && (!Number.isInteger(p.priority) || (p.priority as number) < 0 || (p.priority as number) > 23)) {
+    throw new Error('properties.priority must be an integer from 0 to 23');
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The emulated protocol server at /mcp: JSON-RPC 2.0 over HTTP POST, JSON or
+ * event-stream answers, `Mcp-Session-Id` sessions, Bearer tokens validated
+ * on every request (401 with WWW-Authenticate; 403 insufficient_scope).
+ */
+import { randomUUID } from 'node:crypto';
+import { Protocol } from '../../../shared/constants.js';
+import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
+import type { EmuRequest, EmuResponse, Router } from '../../router.js';
+import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
+import type { EmuAccessToken, ProtocolState } from './state.js';
+import type { ThirdPartyAuthServer } from './third-party.js';
+
+const SERVER_INFO = { name: 'lanyard-emulator-tools', version: '1.0.0' };
+const TOOLS = [
+  { name: 'echo', description: 'Returns the text it is given.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  { name: 'time', description: 'Returns the emulator clock as an ISO date.', inputSchema: { type: 'object', properties: {} } },
+];
+/** Scope each method needs. */
+const METHOD_SCOPE: Record<string, string | undefined> = { 'tools/list': 'tools:read', 'tools/call': 'tools:call' };
+
+export class ProtocolServer {
+  constructor(readonly state: ProtocolState, readonly as: ProtocolAuthServer, readonly thirdParty: ThirdPartyAuthServer) {}
+
+  register(router: Router): void {
+    router.post(MCP_PATH, (req, res) => this.#post(req, res));
+    router.get(MCP_PATH, (_req, res) => res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST, DELETE' }));
+    router.delete(MCP_PATH, (req, res) => {
+      const id = req.header(Protocol.sessionHeader);
+      if (!this.#bearer(req, res, 'DELETE')) return;
+      if (!id || !this.state.sessions.delete(id)) return res.json(404, { message: 'unknown session' });
+      res.empty(204);
+    });
+  }
+
+  #challenge(extra = ''): string {
+    const rm = this.state.settings.resourceMetadata ? `, resource_metadata="${this.as.baseUrl()}${Protocol.resourceMetadataPath}${MCP_PATH}"` : '';
+    return `Bearer realm="ctx-emulator"${rm}${extra}`;
+  }
+
+  /** The caller's token, or undefined after answering 401. */
+  #bearer(req: EmuRequest, res: EmuResponse, method: string): EmuAccessToken | undefined {
+    const auth = req.header('authorization') ?? '';
+    const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(auth.trim());
+    const record = (status: number, kind: 'none' | 'bearer') => this.state.stats.mcpRequests.push({ method, status, auth: kind });
+    if (!m) {
+      record(401, 'none');
+      res.json(401, { error: 'unauthorized', error_description: 'authorization required' }, { 'www-authenticate': this.#challenge() });
+      return undefined;
+    }
+    const t = this.state.accessTokens.get(m[1]!);
+    let why: string | undefined;
+    if (this.state.settings.rejectAllTokens) why = 'the server refuses every token (admin switch)';
+    else if (!t || t.revoked) why = 'unknown or revoked token';
+    else if (t.expiresAt <= this.state.clock.now()) why = 'token expired';
+    else if (t.resource !== undefined && t.resource !== this.as.resourceUrl()) why = 'token issued for another resource';
+    else if (t.thirdPartyToken) {
+      this.state.stats.thirdPartyChecks++;
+      if (!this.thirdParty.introspect(t.thirdPartyToken).active) why = 'the third-party authorization behind this token is no longer active';
+    }
+    if (why || !t) {
+      record(401, 'bearer');
+      res.json(401, { error: 'invalid_token', error_description: why }, { 'www-authenticate': this.#challenge(`, error="invalid_token", error_description="${why}"`) });
+      return undefined;
+    }
+    record(200, 'bearer');
+    return t;
+  }
+
+  async #post(req: EmuRequest, res: EmuResponse): Promise<void> {
+    // DNS-rebinding protection (the transport requires servers to validate Origin).
+    const origin = req.header('origin');
+    if (origin && !this.#originAllowed(origin)) return res.json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } });
+    const accept = (req.header('accept') ?? '').toLowerCase();
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      return res.json(406, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Accept must list application/json and text/event-stream' } });
+    }
+    let msg: JsonRpcRequestWire;
+    try {
+      msg = await req.json<JsonRpcRequestWire>();
+    } catch {
+      return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    }
+    if (!msg || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
+      return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
+    }
+    const token = this.#bearer(req, res, msg.method);
+    if (!token) return;
+    const need = METHOD_SCOPE[msg.method];
+    if (need && !token.scope.split(' ').includes(need)) {
+      this.state.stats.mcpRequests.at(-1)!.status = 403;
+      return res.json(403, { error: 'insufficient_scope', error_description: `${msg.method} needs the scope ${need}` }, {
+        'www-authenticate': this.#challenge(`, error="insufficient_scope", scope="${need}", error_description="${msg.method} needs the scope ${need}"`),
+      });
+    }
+    let sessionHeader: Record<string, string> = {};
+    if (msg.method === 'initialize') {
+      const id = randomUUID();
+      this.state.sessions.set(id, token.clientId);
+      sessionHeader = { [Protocol.sessionHeader]: id };
+    } else {
+      const id = req.header(Protocol.sessionHeader);
+      if (!id) return res.json(400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header required' } });
+      if (this.state.sessions.get(id) !== token.clientId) return res.json(404, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32001, message: 'Session not found' } });
+    }
+    if (msg.id === undefined) return res.empty(202, sessionHeader);
+    const reply = { jsonrpc: '2.0', id: msg.id, ...this.#dispatch(msg) };
+    if (this.state.settings.sse) {
+      const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
+      out.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `handling ${msg.method}` } })}\n\n`);
+      out.write(`event: message\nid: 1\ndata: ${JSON.stringify(reply)}\n\n`);
+      out.end();
+      return;
+    }
+    res.json(200, reply, sessionHeader);
+  }
+
+  #originAllowed(origin: string): boolean {
+    try {
+      const u = new URL(origin);
+      return u.origin === this.as.baseUrl() || isLoopbackHost(u.hostname);
+    } catch {
+      return false;
+    }
+  }
+
+  #dispatch(msg: JsonRpcRequestWire): { result: unknown } | { error: { code: number; message: string } } {
+    const p = (msg.params ?? {}) as Record<string, unknown>;
+    switch (msg.method) {
+      case 'initialize':
+        return { result: { protocolVersion: Protocol.revision, capabilities: { tools: { listChanged: false } }, serverInfo: SERVER_INFO, instructions: 'Emulated tools: echo, time.' } };
+      case 'ping':
+        return { result: {} };
+      case 'tools/list':
+        return { result: { tools: TOOLS } };
+      case 'tools/call': {
+        const args = (p.arguments ?? {}) as Record<string, unknown>;
+        if (p.name === 'echo') {
+          if (typeof args.text !== 'string') return { error: { code: -32602, message: 'echo needs arguments.text (string)' } };
+          return { result: { content: [{ type: 'text', text: args.text }], isError: false } };
+        }
+        if (p.name === 'time') return { result: { content: [{ type: 'text', text: new Date(this.state.clock.now()).toISOString() }], isError: false } };
+        return { error: { code: -32602, message: `unknown tool ${String(p.name)}` } };
+      }
+      default:
+        return { error: { code: -32601, message: `Method not found: ${msg.method}` } };
+    }
+  }
+}

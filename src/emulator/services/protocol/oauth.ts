@@ -1,0 +1,291 @@
+/**
+ * The protocol's authorization server at the emulator origin: RFC 8414
+ * metadata, RFC 9728 protected-resource metadata, /authorize (HTML consent,
+ * PKCE S256 required), /token (code + PKCE, refresh with rotation and reuse
+ * detection, client credentials) and /register (RFC 7591).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Protocol } from '../../../shared/constants.js';
+import { escapeHtml, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import {
+  CODE_TTL_SEC, DEFAULT_SCOPE, SCOPES, normScope, randomToken, validScope, type EmuClient, type PendingAuthorization, type ProtocolState,
+} from './state.js';
+import { THIRD_PARTY_CLIENT, THIRD_PARTY_PREFIX, type ThirdPartyAuthServer } from './third-party.js';
+import { clientCredentialsGrant, codeGrant, refreshGrant } from './grants.js';
+
+export const MCP_PATH = '/mcp';
+const TP_CALLBACK = '/oauth/third-party/callback';
+const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'];
+const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
+
+export function isLoopbackHost(h: string): boolean {
+  const host = h.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Redirect URIs must be https, or http on localhost (any port); never a fragment. */
+export function redirectUriAllowed(uri: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (u.hash) return false;
+  return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+}
+
+/** A registered URI matches exactly; a loopback one matches on any port. */
+export function redirectUriMatches(registered: readonly string[], uri: string): boolean {
+  if (!redirectUriAllowed(uri)) return false;
+  const u = new URL(uri);
+  return registered.some((r) => {
+    if (r === uri) return true;
+    const ru = new URL(r);
+    if (u.protocol !== 'http:' || !isLoopbackHost(ru.hostname)) return false;
+    return ru.hostname === u.hostname && ru.pathname === u.pathname && ru.search === u.search;
+  });
+}
+
+export class ProtocolAuthServer {
+  constructor(
+    readonly state: ProtocolState,
+    readonly thirdParty: ThirdPartyAuthServer,
+    readonly baseUrl: () => string,
+  ) {}
+
+  resourceUrl(): string {
+    return this.baseUrl() + MCP_PATH;
+  }
+
+  metadata(): Record<string, unknown> {
+    const issuer = this.baseUrl();
+    const ep = this.state.settings.endpointOrigin ?? issuer;
+    return {
+      issuer,
+      authorization_endpoint: ep + Protocol.fallbackAuthorize,
+      token_endpoint: ep + Protocol.fallbackToken,
+      ...(this.state.settings.registration ? { registration_endpoint: ep + Protocol.fallbackRegister } : {}),
+      scopes_supported: [...SCOPES],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: GRANTS,
+      token_endpoint_auth_methods_supported: AUTH_METHODS,
+      code_challenge_methods_supported: ['S256'],
+      service_documentation: issuer + '/_emulator/info',
+    };
+  }
+
+  register(router: Router): void {
+    router.get(Protocol.metadataPath, (req, res) => {
+      const served = this.state.settings.metadata;
+      this.state.stats.metadataRequests.push({ path: req.path, versionHeader: req.header(Protocol.versionHeader) ?? null, served });
+      if (!served) return res.json(404, { error: 'not_found' });
+      res.json(200, this.metadata(), { 'cache-control': 'no-store' });
+    });
+    const prm = (_req: EmuRequest, res: EmuResponse) => {
+      if (!this.state.settings.resourceMetadata) return res.json(404, { error: 'not_found' });
+      res.json(200, { resource: this.resourceUrl(), authorization_servers: [this.baseUrl()], scopes_supported: [...SCOPES], bearer_methods_supported: ['header'] });
+    };
+    router.get(Protocol.resourceMetadataPath + MCP_PATH, prm);
+    router.get(Protocol.resourceMetadataPath, prm);
+    router.get(Protocol.fallbackAuthorize, (req, res) => this.#authorize(req, res));
+    router.post(Protocol.fallbackAuthorize, (req, res) => this.#decision(req, res));
+    router.get(TP_CALLBACK, (req, res) => this.#thirdPartyCallback(req, res));
+    router.post(Protocol.fallbackToken, (req, res) => this.#token(req, res));
+    router.post(Protocol.fallbackRegister, (req, res) => this.#register(req, res));
+  }
+
+  #errorPage(res: EmuResponse, status: number, title: string, text: string): void {
+    res.html(status, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p id="error">${escapeHtml(text)}</p></body></html>`);
+  }
+
+  #redirectError(res: EmuResponse, redirectUri: string, state: string | undefined, error: string, description: string): void {
+    const to = new URL(redirectUri);
+    to.searchParams.set('error', error);
+    to.searchParams.set('error_description', description);
+    if (state !== undefined) to.searchParams.set('state', state);
+    to.searchParams.set('iss', this.baseUrl());
+    res.redirect(302, to.toString());
+  }
+
+  #authorize(req: EmuRequest, res: EmuResponse): void {
+    this.state.stats.authorizeRequests++;
+    const q = req.query;
+    const client = this.state.clients.get(q.get('client_id') ?? '');
+    if (!client) return this.#errorPage(res, 400, 'Unknown client', 'client_id is missing or not registered with this server.');
+    const redirectUri = q.get('redirect_uri') ?? '';
+    if (!redirectUri || !redirectUriMatches(client.redirect_uris, redirectUri)) {
+      return this.#errorPage(res, 400, 'Invalid redirect URI', 'redirect_uri is missing, not registered for this client, or neither localhost nor HTTPS.');
+    }
+    const state = q.get('state') ?? undefined;
+    const fail = (e: string, d: string) => this.#redirectError(res, redirectUri, state, e, d);
+    if (q.get('response_type') !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+    if (!client.grant_types.includes('authorization_code')) return fail('unauthorized_client', 'this client may not use the authorization code grant');
+    const challenge = q.get('code_challenge') ?? '';
+    if (!challenge) return fail('invalid_request', 'PKCE is required: code_challenge missing');
+    if (q.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+    if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge is not a S256 challenge');
+    const scope = normScope(q.get('scope') ?? undefined) ?? client.scope ?? DEFAULT_SCOPE;
+    if (!validScope(scope)) return fail('invalid_scope', `unknown scope; supported: ${SCOPES.join(' ')}`);
+    const resource = q.get('resource') ?? undefined;
+    if (resource !== undefined && resource !== this.resourceUrl()) return fail('invalid_target', `unknown resource ${resource}`);
+    const pending: PendingAuthorization = {
+      id: randomToken('req', 16), clientId: client.client_id, redirectUri, state, codeChallenge: challenge, scope, resource,
+      expiresAt: this.state.clock.now() + 600_000,
+    };
+    this.state.pending.set(pending.id, pending);
+    res.html(200, consentPage(client, pending), { 'cache-control': 'no-store' });
+  }
+
+  async #decision(req: EmuRequest, res: EmuResponse): Promise<void> {
+    const f = await req.params_();
+    const p = this.state.pending.get(f.request_id ?? '');
+    if (!p || p.expiresAt <= this.state.clock.now()) return this.#errorPage(res, 400, 'Request expired', 'Start the sign-in again.');
+    this.state.pending.delete(p.id);
+    if (f.decision !== 'allow') return this.#redirectError(res, p.redirectUri, p.state, 'access_denied', 'the user denied the request');
+    if (this.state.settings.thirdParty) {
+      // Delegated flow: the user authorizes at the third party first.
+      this.state.pending.set(p.id, { ...p, expiresAt: this.state.clock.now() + 600_000 });
+      const to = new URL(this.baseUrl() + THIRD_PARTY_PREFIX + '/authorize');
+      to.searchParams.set('response_type', 'code');
+      to.searchParams.set('client_id', THIRD_PARTY_CLIENT.id);
+      to.searchParams.set('redirect_uri', this.baseUrl() + TP_CALLBACK);
+      to.searchParams.set('state', p.id);
+      return res.redirect(302, to.toString());
+    }
+    this.#issueCode(res, p);
+  }
+
+  #thirdPartyCallback(req: EmuRequest, res: EmuResponse): void {
+    const p = this.state.pending.get(req.query.get('state') ?? '');
+    if (!p) return this.#errorPage(res, 400, 'Unknown session', 'The third-party response does not belong to a sign-in in progress.');
+    this.state.pending.delete(p.id);
+    if (req.query.get('error')) return this.#redirectError(res, p.redirectUri, p.state, 'access_denied', 'the third-party authorization was denied');
+    const r = this.thirdParty.exchange(req.query.get('code') ?? '', this.baseUrl() + TP_CALLBACK, THIRD_PARTY_CLIENT.id, THIRD_PARTY_CLIENT.secret);
+    if ('error' in r) return this.#redirectError(res, p.redirectUri, p.state, 'server_error', `third-party token exchange failed: ${r.error}`);
+    this.#issueCode(res, { ...p, thirdPartyToken: r.access_token });
+  }
+
+  #issueCode(res: EmuResponse, p: PendingAuthorization): void {
+    const code = randomToken('ctxcode');
+    this.state.codes.set(code, {
+      clientId: p.clientId, scope: p.scope, resource: p.resource, thirdPartyToken: p.thirdPartyToken, redirectUri: p.redirectUri,
+      codeChallenge: p.codeChallenge, expiresAt: this.state.clock.now() + CODE_TTL_SEC * 1000, used: false, family: randomToken('fam', 12),
+    });
+    const to = new URL(p.redirectUri);
+    to.searchParams.set('code', code);
+    if (p.state !== undefined) to.searchParams.set('state', p.state);
+    to.searchParams.set('iss', this.baseUrl());
+    res.redirect(302, to.toString());
+  }
+
+  /** Client authentication at the token endpoint; undefined after answering 401. */
+  #authenticate(req: EmuRequest, res: EmuResponse, f: Record<string, string>): EmuClient | undefined {
+    const invalid = (basic: boolean) => {
+      res.json(401, { error: 'invalid_client', error_description: 'client authentication failed' }, { 'cache-control': 'no-store', ...(basic ? { 'www-authenticate': 'Basic realm="ctx-emulator"' } : {}) });
+      return undefined;
+    };
+    const auth = req.header('authorization') ?? '';
+    if (/^basic /i.test(auth)) {
+      const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
+      const i = raw.indexOf(':');
+      if (i < 0) return invalid(true);
+      let id: string, secret: string;
+      try {
+        id = decodeURIComponent(raw.slice(0, i).replace(/\+/g, ' '));
+        secret = decodeURIComponent(raw.slice(i + 1).replace(/\+/g, ' '));
+      } catch {
+        return invalid(true);
+      }
+      const c = this.state.clients.get(id);
+      if (!c || !c.client_secret || !safeEqual(c.client_secret, secret) || (f.client_id && f.client_id !== id)) return invalid(true);
+      return c;
+    }
+    const c = this.state.clients.get(f.client_id ?? '');
+    if (!c) return invalid(false);
+    if (c.client_secret) {
+      if (!f.client_secret || !safeEqual(c.client_secret, f.client_secret)) return invalid(false);
+    } else if (f.client_secret) return invalid(false);
+    return c;
+  }
+
+  async #token(req: EmuRequest, res: EmuResponse): Promise<void> {
+    const ct = (req.header('content-type') ?? '').toLowerCase();
+    const f = await req.params_();
+    const stats = this.state.stats.tokenRequests;
+    stats[f.grant_type ?? '?'] = (stats[f.grant_type ?? '?'] ?? 0) + 1;
+    const err = (status: number, error: string, d: string) => res.json(status, { error, error_description: d }, { 'cache-control': 'no-store' });
+    if (!ct.includes('application/x-www-form-urlencoded')) return err(400, 'invalid_request', 'the token endpoint takes a form body');
+    if (req.query.toString()) return err(400, 'invalid_request', 'parameters must not be sent in the query string');
+    const client = this.#authenticate(req, res, f);
+    if (!client) return;
+    if (!f.grant_type || !GRANTS.includes(f.grant_type)) return err(400, 'unsupported_grant_type', `unsupported grant_type ${f.grant_type ?? ''}`);
+    if (!client.grant_types.includes(f.grant_type)) return err(400, 'unauthorized_client', `this client may not use ${f.grant_type}`);
+    const r = f.grant_type === 'authorization_code'
+      ? codeGrant(this.state, client, f)
+      : f.grant_type === 'refresh_token'
+        ? refreshGrant(this.state, this.thirdParty, client, f)
+        : clientCredentialsGrant(this.state, client, f, this.resourceUrl());
+    if ('error' in r) return err(r.status, r.error, r.description);
+    res.json(200, r.tokens, { 'cache-control': 'no-store', pragma: 'no-cache' });
+  }
+
+  async #register(req: EmuRequest, res: EmuResponse): Promise<void> {
+    if (!this.state.settings.registration) return res.json(404, { error: 'not_found', error_description: 'dynamic client registration is not offered' });
+    const bad = (error: string, d: string) => res.json(400, { error, error_description: d });
+    if (!(req.header('content-type') ?? '').toLowerCase().includes('application/json')) return bad('invalid_client_metadata', 'registration takes a JSON body');
+    let m: Record<string, unknown>;
+    try {
+      m = await req.json<Record<string, unknown>>();
+    } catch {
+      return bad('invalid_client_metadata', 'body is not JSON');
+    }
+    if (!m || typeof m !== 'object' || Array.isArray(m)) return bad('invalid_client_metadata', 'body must be a JSON object');
+    const method = (m.token_endpoint_auth_method ?? 'client_secret_basic') as string;
+    if (!AUTH_METHODS.includes(method)) return bad('invalid_client_metadata', `unsupported token_endpoint_auth_method ${method}`);
+    const grants = (m.grant_types ?? ['authorization_code']) as unknown;
+    if (!Array.isArray(grants) || !grants.every((g) => typeof g === 'string' && GRANTS.includes(g))) return bad('invalid_client_metadata', 'unsupported grant_types');
+    if (method === 'none' && grants.includes('client_credentials')) return bad('invalid_client_metadata', 'a public client cannot use client_credentials');
+    const uris = (m.redirect_uris ?? []) as unknown;
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) return bad('invalid_redirect_uri', 'redirect_uris must be an array of strings');
+    if (grants.includes('authorization_code') && uris.length === 0) return bad('invalid_redirect_uri', 'redirect_uris is required for the authorization code grant');
+    const badUri = (uris as string[]).find((u) => !redirectUriAllowed(u));
+    if (badUri) return bad('invalid_redirect_uri', `redirect URI ${badUri} is neither localhost nor HTTPS`);
+    const scope = normScope(typeof m.scope === 'string' ? m.scope : undefined);
+    if (scope && !validScope(scope)) return bad('invalid_client_metadata', 'unknown scope');
+    const client: EmuClient = {
+      client_id: randomToken('ctxclient', 12),
+      ...(method !== 'none' ? { client_secret: randomToken('ctxsecret', 24) } : {}),
+      client_name: typeof m.client_name === 'string' ? m.client_name : undefined,
+      redirect_uris: uris as string[],
+      grant_types: grants as string[],
+      token_endpoint_auth_method: method as EmuClient['token_endpoint_auth_method'],
+      scope,
+      client_id_issued_at: this.state.nowSec(),
+      preRegistered: false,
+    };
+    this.state.clients.set(client.client_id, client);
+    this.state.stats.registrations++;
+    const { preRegistered: _p, ...wire } = client;
+    res.json(201, { ...wire, response_types: grants.includes('authorization_code') ? ['code'] : [], ...(client.client_secret ? { client_secret_expires_at: 0 } : {}) }, { 'cache-control': 'no-store' });
+  }
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function consentPage(client: EmuClient, p: PendingAuthorization): string {
+  const scopes = p.scope.split(' ').map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize ${escapeHtml(client.client_name ?? client.client_id)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}button{font-size:1rem;margin-right:.5rem}</style></head><body>
+<h1>Authorize <span id="client">${escapeHtml(client.client_name ?? client.client_id)}</span></h1>
+<p>This application wants to use the emulated tools server${p.resource ? ` <code id="resource">${escapeHtml(p.resource)}</code>` : ''} with these scopes:</p><ul id="scopes">${scopes}</ul>
+<p>You will be sent back to <code id="redirect">${escapeHtml(p.redirectUri)}</code>.</p>
+<form method="post" action="${Protocol.fallbackAuthorize}"><input type="hidden" name="request_id" value="${escapeHtml(p.id)}">
+<button type="submit" name="decision" value="allow" id="allow">Allow</button><button type="submit" name="decision" value="deny" id="deny">Deny</button></form>
+</body></html>`;
+}

@@ -1,0 +1,184 @@
+/**
+ * State of the emulated protocol server and its authorization server: clients,
+ * pending authorizations, codes, access and refresh tokens (rotation families),
+ * sessions and switches. All time from the emulator clock.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { EmulatorClock } from '../../clock.js';
+
+export interface EmuClient {
+  client_id: string;
+  client_secret?: string;
+  client_name?: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  scope?: string;
+  client_id_issued_at: number;
+  preRegistered: boolean;
+}
+
+export interface EmuGrant {
+  clientId: string;
+  scope: string;
+  resource?: string;
+  /** Third-party token this grant is bound to (delegated flow). */
+  thirdPartyToken?: string;
+}
+
+export interface PendingAuthorization extends EmuGrant {
+  id: string;
+  redirectUri: string;
+  state?: string;
+  codeChallenge: string;
+  expiresAt: number;
+}
+
+export interface EmuCode extends EmuGrant {
+  redirectUri: string;
+  codeChallenge: string;
+  expiresAt: number;
+  used: boolean;
+  family: string;
+}
+
+export interface EmuAccessToken extends EmuGrant {
+  expiresAt: number;
+  family: string;
+  revoked: boolean;
+}
+
+export interface EmuRefreshToken extends EmuGrant {
+  expiresAt: number;
+  family: string;
+  used: boolean;
+  revoked: boolean;
+}
+
+export interface ProtocolSettings {
+  /** Serve the RFC 8414 document (off: clients use the fallback endpoints). */
+  metadata: boolean;
+  /** Offer dynamic client registration. */
+  registration: boolean;
+  /** Serve RFC 9728 protected-resource metadata and name it in WWW-Authenticate. */
+  resourceMetadata: boolean;
+  /** The optional third-party delegated flow. */
+  thirdParty: boolean;
+  accessTokenTtlSec: number;
+  refreshTokenTtlSec: number;
+  thirdPartyTokenTtlSec: number;
+  /** Answer protocol requests as event streams. */
+  sse: boolean;
+  /** Advertise the endpoints at this origin in the metadata (tests of the HTTPS rule). */
+  endpointOrigin?: string;
+  /** Refuse every token with 401 (tests of the "second 401" rule). */
+  rejectAllTokens: boolean;
+}
+
+export const DEFAULT_SETTINGS: ProtocolSettings = {
+  metadata: true,
+  registration: true,
+  resourceMetadata: true,
+  thirdParty: false,
+  accessTokenTtlSec: 300,
+  refreshTokenTtlSec: 86_400,
+  thirdPartyTokenTtlSec: 3600,
+  sse: false,
+  rejectAllTokens: false,
+};
+
+export const SCOPES = ['tools:read', 'tools:call'] as const;
+export const DEFAULT_SCOPE = 'tools:read';
+export const CODE_TTL_SEC = 60;
+
+export const SEED_CLIENTS: ReadonlyArray<Omit<EmuClient, 'client_id_issued_at' | 'preRegistered'>> = [
+  { client_id: 'ctx-cli', client_name: 'Pre-registered public client', redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+  { client_id: 'ctx-web', client_secret: 'ctx-web-secret', client_name: 'Pre-registered confidential client (client_secret_post)', redirect_uris: ['http://127.0.0.1/callback', 'https://app.example.com/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'client_secret_post' },
+  { client_id: 'ctx-service', client_secret: 'ctx-service-secret', client_name: 'Pre-registered service (client credentials)', redirect_uris: [], grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', scope: 'tools:read tools:call' },
+];
+
+export interface Stats {
+  metadataRequests: Array<{ path: string; versionHeader: string | null; served: boolean }>;
+  registrations: number;
+  authorizeRequests: number;
+  pkceVerified: number;
+  pkceFailed: number;
+  tokenRequests: Record<string, number>;
+  refreshReuseDetected: number;
+  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer' }>;
+  thirdPartyChecks: number;
+}
+
+export function emptyStats(): Stats {
+  return { metadataRequests: [], registrations: 0, authorizeRequests: 0, pkceVerified: 0, pkceFailed: 0, tokenRequests: {}, refreshReuseDetected: 0, mcpRequests: [], thirdPartyChecks: 0 };
+}
+
+/** Every scope known. */
+export function validScope(scope: string): boolean {
+  return scope.split(' ').every((s) => (SCOPES as readonly string[]).includes(s));
+}
+
+/** Space-separated, deduplicated; undefined when empty. */
+export function normScope(raw: string | undefined): string | undefined {
+  const s = (raw ?? '').split(/\s+/).filter(Boolean);
+  return s.length ? [...new Set(s)].join(' ') : undefined;
+}
+
+export function randomToken(prefix: string, bytes = 24): string {
+  return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+}
+
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+export class ProtocolState {
+  settings: ProtocolSettings = { ...DEFAULT_SETTINGS };
+  clients = new Map<string, EmuClient>();
+  pending = new Map<string, PendingAuthorization>();
+  codes = new Map<string, EmuCode>();
+  accessTokens = new Map<string, EmuAccessToken>();
+  refreshTokens = new Map<string, EmuRefreshToken>();
+  /** Session id → client id. */
+  sessions = new Map<string, string>();
+  stats: Stats = emptyStats();
+
+  constructor(readonly clock: EmulatorClock) {
+    this.reset();
+  }
+
+  reset(): void {
+    this.settings = { ...DEFAULT_SETTINGS };
+    this.clients.clear();
+    this.pending.clear();
+    this.codes.clear();
+    this.accessTokens.clear();
+    this.refreshTokens.clear();
+    this.sessions.clear();
+    this.stats = emptyStats();
+    for (const c of SEED_CLIENTS) this.clients.set(c.client_id, { ...c, client_id_issued_at: 0, preRegistered: true });
+  }
+
+  nowSec(): number {
+    return Math.floor(this.clock.now() / 1000);
+  }
+
+  /** Issues an access token (and a refresh token when the client may refresh). */
+  issueTokens(g: EmuGrant, family: string, withRefresh: boolean): { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token?: string; scope: string } {
+    const now = this.clock.now();
+    const at = randomToken('ctxat');
+    this.accessTokens.set(at, { ...g, family, expiresAt: now + this.settings.accessTokenTtlSec * 1000, revoked: false });
+    let rt: string | undefined;
+    if (withRefresh) {
+      rt = randomToken('ctxrt', 32);
+      this.refreshTokens.set(rt, { ...g, family, expiresAt: now + this.settings.refreshTokenTtlSec * 1000, used: false, revoked: false });
+    }
+    return { access_token: at, token_type: 'Bearer', expires_in: this.settings.accessTokenTtlSec, ...(rt ? { refresh_token: rt } : {}), scope: g.scope };
+  }
+
+  /** Revokes every token of a grant family (refresh-token reuse, code reuse). */
+  revokeFamily(family: string): void {
+    for (const t of this.accessTokens.values()) if (t.family === family) t.revoked = true;
+    for (const t of this.refreshTokens.values()) if (t.family === family) t.revoked = true;
+  }
+}

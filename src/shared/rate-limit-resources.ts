@@ -1,0 +1,18 @@
+/** Resource families of `GET /rate_limit` (the code host's names). */
+export const RATE_LIMIT_RESOURCES = [
+  'core',
+  'search',
+  'code_search',
+  'graphql',
+  'integration_manifest',
+  'source_import',
+  'code_scanning_upload',
+  'code_scanning_autofix',
+  'actions_runner_registration',
+  'scim',
+  'dependency_snapshots',
+  'dependency_sbom',
+  'audit_log',
+  'audit_log_streaming',
+  'lfs',
+] as const;

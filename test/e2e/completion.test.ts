@@ -1,0 +1,98 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, cleanEnv, runCli } from './harness.js';
+
+const FILES = { bash: 'lanyard.bash', zsh: '_lanyard', fish: 'lanyard.fish' } as const;
+
+describe('shell completions', () => {
+  let binDir: string;
+  let configDir: string;
+  beforeAll(async () => {
+    binDir = mkdtempSync(join(tmpdir(), 'lanyard-bin-'));
+    configDir = mkdtempSync(join(tmpdir(), 'lanyard-cfg-'));
+    symlinkSync(BIN, join(binDir, 'lanyard'));
+    const env = { LANYARD_CONFIG_DIR: configDir };
+    await runCli(['--profile', 'work', 'config', 'set', 'hosting.apiUrl', 'https://code.example.com/api/v3'], { env });
+    await runCli(['--profile', 'staging', 'config', 'set', 'hosting.apiUrl', 'https://staging.example.com/api/v3'], { env });
+  });
+  afterAll(() => {
+    rmSync(binDir, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  for (const [shell, file] of Object.entries(FILES)) {
+    it(`checked-in completions/${file} matches the generator`, async () => {
+      const r = await runCli(['completion', shell]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(readFileSync(join(ROOT, 'completions', file), 'utf8'));
+    });
+  }
+
+  it('rejects an unknown shell with exit 2', async () => {
+    const r = await runCli(['completion', 'tcsh']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bash, zsh, fish/);
+  });
+
+  /** Runs the bash completion function for a command line ending at the cursor. */
+  function complete(line: string): string[] {
+    const words = line.split(' ');
+    const script = `
+      source ${JSON.stringify(join(ROOT, 'completions', 'lanyard.bash'))}
+      complete -p lanyard >/dev/null || exit 9
+      COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+      COMP_CWORD=${words.length - 1}
+      _lanyard
+      printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
+      env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.split('\n').filter(Boolean);
+  }
+
+  it('completes subcommands', () => {
+    expect(complete('lanyard au')).toEqual(['auth']);
+    expect(complete('lanyard auth ')).toEqual(expect.arrayContaining(['device', 'login', 'token', 'status', 'logout']));
+    expect(complete('lanyard ratelimit s')).toEqual(['status']);
+  });
+
+  it('completes flags of the command at the cursor, with global flags', () => {
+    const flags = complete('lanyard ratelimit status --');
+    expect(flags).toEqual(expect.arrayContaining(['--resource', '--fail-under', '--json', '--profile', '--help']));
+    expect(flags).not.toContain('--scopes');
+  });
+
+  it('completes profile names from the config', () => {
+    expect(complete('lanyard --profile ').sort()).toEqual(['staging', 'work']);
+    expect(complete('lanyard ratelimit status -p w')).toEqual(['work']);
+  });
+
+  it('completes --resource names and skips option values when finding the command', () => {
+    expect(complete('lanyard ratelimit status --resource co')).toEqual(expect.arrayContaining(['core', 'code_search']));
+    expect(complete('lanyard --profile work ratelimit ')).toEqual(expect.arrayContaining(['status', 'wait']));
+  });
+
+  const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
+  it.skipIf(!hasFish && !process.env.CI)('fish completes subcommands, flags and profiles for real', () => {
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${JSON.stringify(join(ROOT, 'completions', FILES.fish))}; complete -C 'lanyard au'; complete -C 'lanyard ratelimit status --res'; complete -C 'lanyard --profile '`], {
+      env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    const names = r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+    expect(names).toEqual(['auth', '--resource', 'staging', 'work']);
+  });
+
+  for (const shell of ['zsh', 'fish'] as const) {
+    const has = spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+    it.skipIf(!has && !process.env.CI)(`${shell} accepts the script's syntax`, () => {
+      const out = execFileSync(shell, ['-n', join(ROOT, 'completions', FILES[shell])], { encoding: 'utf8' });
+      expect(out).toBe('');
+    });
+  }
+});

@@ -1,0 +1,190 @@
+/**
+ * End to end: `lanyard auth login --health` (OAuth 2.0 implicit flow) driven
+ * through the emulator's sign-in page in headless Chromium. The CLI "opens"
+ * the URL through a LANYARD_BROWSER script that records it; Chromium then
+ * signs in, the emulator redirects to the loopback listener with the token in
+ * the fragment, and the loopback page posts it back to the CLI.
+ */
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startWorld, type CliResult, type World } from './harness.js';
+
+interface HealthInfo {
+  subscriptionId: string;
+  clientId: string;
+  user: { login: string; password: string };
+}
+
+let world: World;
+let browser: Browser;
+let info: HealthInfo;
+let dir: string;
+let urlFile: string;
+let browserScript: string;
+
+beforeAll(async () => {
+  world = await startWorld();
+  info = ((await (await fetch(`${world.url}/_emulator/info`)).json()) as { health: HealthInfo }).health;
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-health-auth-'));
+  browserScript = join(dir, 'browser.sh');
+  urlFile = join(dir, 'opened-urls');
+  await writeFile(browserScript, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${urlFile}'\n`);
+  await chmod(browserScript, 0o755);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await world?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await world.admin('reset');
+  await writeFile(urlFile, '');
+});
+
+const env = (extra: Record<string, string> = {}) => ({ LANYARD_BROWSER: browserScript, TZ: 'UTC', ...extra });
+const cli = (args: string[], extra: Record<string, string | undefined> = {}) => world.run(['--profile', 'emulator', ...args], { env: { ...env(), ...extra } as Record<string, string> });
+
+/** Starts `auth login --health` and resolves with the URL it asked the browser to open. */
+async function startLogin(args: string[] = []): Promise<{ url: URL; done: Promise<CliResult> }> {
+  const done = cli(['auth', 'login', '--health', '--timeout', '20s', ...args]);
+  for (let i = 0; i < 200; i++) {
+    const text = (await readFile(urlFile, 'utf8')).trim();
+    if (text) return { url: new URL(text.split('\n')[0]!), done };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the CLI never opened a browser: ${JSON.stringify(await done)}`);
+}
+
+async function signIn(page: Page, url: string, login = info.user.login, password = info.user.password): Promise<void> {
+  await page.goto(url);
+  await page.fill('#login', login);
+  await page.fill('#password', password);
+  await page.click('#signin');
+}
+
+describe('auth login --health (implicit flow)', () => {
+  it('signs in through the emulator page; the token is stored and used by health events', async () => {
+    const { url, done } = await startLogin();
+    expect(url.origin + url.pathname).toBe(`${world.url}/common/oauth2/authorize`);
+    const p = url.searchParams;
+    expect(p.get('response_type')).toBe('token');
+    expect(p.get('client_id')).toBe(info.clientId);
+    expect(p.get('scope')).toBe('user_impersonation');
+    expect(p.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(p.get('state')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(p.get('nonce')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(p.get('nonce')).not.toBe(p.get('state'));
+
+    const page = await browser.newPage();
+    try {
+      // A wrong password keeps the user on the page.
+      await signIn(page, url.toString(), info.user.login, 'wrong');
+      await expect(page.textContent('#error')).resolves.toContain('incorrect');
+      await page.fill('#password', info.user.password);
+      await page.click('#signin');
+      await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback/);
+      await page.locator('h1', { hasText: /^Signed in/ }).waitFor();
+      // The relay page removes the token from the address bar.
+      expect(page.url()).not.toContain('access_token');
+    } finally {
+      await page.close();
+    }
+    const r = await done;
+    expect(r.stderr).toMatch(/✓ Signed in to the service-health API at 127\.0\.0\.1:\d+ \(token stored in the file store; expires .*in (59m|60m|1h)\)/);
+    expect(r.code).toBe(0);
+    const token = await cli(['auth', 'token', '--health']);
+    expect(token.code).toBe(0);
+    expect(token.stdout.trim()).toMatch(/^emu-health-/);
+    // Stored with its expiry in the credential store (0600 file here), never in the config file.
+    const creds = JSON.parse(await readFile(join(world.configDir, 'credentials.json'), 'utf8')) as unknown;
+    expect(JSON.stringify(creds)).toContain(token.stdout.trim());
+    expect(JSON.stringify(creds)).toContain('expires_at');
+    expect(await readFile(join(world.configDir, 'config.json'), 'utf8')).not.toContain(token.stdout.trim());
+    expect(r.stderr).not.toContain(token.stdout.trim());
+    const ev = await cli(['health', 'events', '--max', '2', '--json']);
+    expect(ev.code).toBe(0);
+    expect((JSON.parse(ev.stdout) as unknown[]).length).toBe(2);
+    // The environment wins over the stored token.
+    const envWins = await cli(['health', 'events'], { LANYARD_HEALTH_TOKEN: 'bogus' });
+    expect(envWins.code).toBe(4);
+    expect(envWins.stderr).toMatch(/InvalidAuthenticationToken/);
+
+    const out = await cli(['auth', 'logout', '--health']);
+    expect(out.code).toBe(0);
+    const after = await cli(['health', 'events']);
+    expect(after.code).toBe(4);
+    expect(after.stderr).toMatch(/not signed in to the health API/);
+  });
+
+  it('an expired stored token asks for a new sign-in (exit 4)', async () => {
+    await world.admin('health/configure', { tokenLifetimeSec: 31 });
+    const { url, done } = await startLogin();
+    const page = await browser.newPage();
+    await signIn(page, url.toString());
+    await page.locator('h1', { hasText: /^Signed in/ }).waitFor();
+    await page.close();
+    expect((await done).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500)); // 31 s lifetime - 30 s skew
+    const r = await cli(['health', 'events']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^the health API token expired at .*\nthe implicit flow gives no refresh token: run `lanyard auth login --health` again/m);
+  });
+
+  it('cancel on the sign-in page ends the CLI with access_denied and stores nothing', async () => {
+    const { url, done } = await startLogin();
+    const page = await browser.newPage();
+    await page.goto(url.toString());
+    await page.click('#cancel');
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback/);
+    await page.close();
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/access_denied: the user cancelled the sign-in/);
+    expect((await cli(['auth', 'token', '--health'])).code).toBe(4);
+  });
+
+  it('a response carrying another state is refused (forged redirect)', async () => {
+    const { url, done } = await startLogin();
+    url.searchParams.set('state', 'forged-state');
+    const page = await browser.newPage();
+    await signIn(page, url.toString());
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback/);
+    await page.locator('h1', { hasText: 'state mismatch' }).waitFor();
+    await page.close();
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/state does not match/);
+    expect((await cli(['auth', 'token', '--health'])).code).toBe(4);
+  });
+
+  it('the sign-in page refuses unknown clients and non-loopback http redirect URIs without redirecting', async () => {
+    const base = `${world.url}/common/oauth2/authorize?response_type=token&scope=user_impersonation&state=s`;
+    const unknown = await fetch(`${base}&client_id=nope&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}`, { redirect: 'manual' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain('unknown client_id');
+    const remote = await fetch(`${base}&client_id=${info.clientId}&redirect_uri=${encodeURIComponent('http://evil.example/cb')}`, { redirect: 'manual' });
+    expect(remote.status).toBe(400);
+    const code = await fetch(`${base.replace('response_type=token', 'response_type=code')}&client_id=${info.clientId}&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}`, { redirect: 'manual' });
+    expect(code.status).toBe(302);
+    expect(code.headers.get('location')).toBe('http://127.0.0.1:9/callback#error=unsupported_response_type&error_description=response_type+%27code%27+is+not+supported%3B+use+%27token%27&state=s');
+  });
+
+  it('--no-browser prints the URL instead of opening one; no profile setting → exit 2', async () => {
+    const child = cli(['auth', 'login', '--health', '--no-browser', '--timeout', '1s']);
+    const r = await child;
+    expect(r.stderr).toMatch(/Open this URL in a browser to sign in:\n {2}http:\/\/127\.0\.0\.1:\d+\/common\/oauth2\/authorize\?response_type=token&/);
+    expect((await readFile(urlFile, 'utf8')).trim()).toBe('');
+    expect(r.code).toBe(1); // timed out waiting
+    await world.run(['config', 'unset', 'health.clientId', '--profile', 'emulator'], { env: env() });
+    const missing = await cli(['auth', 'login', '--health']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/profile "emulator" has no health\.clientId\nrun `lanyard config set health\.clientId <value> --profile emulator`/);
+  });
+});

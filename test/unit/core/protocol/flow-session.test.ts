@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../../src/core/http/client.js';
+import { AuthRequiredError } from '../../../../src/core/errors.js';
+import { authorize, currentTokens, refreshTokens, type ProtocolAuthDeps } from '../../../../src/core/protocol/flow.js';
+import { callProtocolServer, unionScopes } from '../../../../src/core/protocol/session.js';
+import { codeChallengeS256 } from '../../../../src/core/protocol/pkce.js';
+import { ProtocolCredentials, type StoredTokens } from '../../../../src/core/protocol/store.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
+import { StubHttp } from '../../../fakes/stub-http.js';
+
+let stub: StubHttp;
+let http: HttpClient;
+let clock: FakeClock;
+let store: MemoryCredentialStore;
+let creds: ProtocolCredentials;
+let opened: string[];
+
+function deps(extra: Partial<ProtocolAuthDeps> = {}): ProtocolAuthDeps {
+  return {
+    http, clock, credentials: creds, loopbackTimeoutMs: 60_000,
+    clientSecret: async () => undefined,
+    // The "browser": follow the authorization URL straight back to the loopback listener.
+    async presentAuthorizationUrl(url) {
+      opened.push(url);
+      const q = new URL(url).searchParams;
+      void fetch(`${q.get('redirect_uri')}?code=the-code&state=${encodeURIComponent(q.get('state')!)}`);
+    },
+    ...extra,
+  };
+}
+
+beforeEach(async () => {
+  stub = await StubHttp.start();
+  clock = new FakeClock(Date.UTC(2026, 10, 22, 12), { autoAdvance: false });
+  http = new HttpClient({ clock, userAgent: 'test' });
+  store = new MemoryCredentialStore();
+  creds = new ProtocolCredentials(store);
+  opened = [];
+});
+afterEach(async () => {
+  await http.close();
+  await stub.close();
+});
+
+const record = (over: Partial<StoredTokens> = {}): StoredTokens => ({
+  server: `${stub.url}/mcp`, issuer: stub.url, tokenEndpoint: `${stub.url}/token`, grant: 'authorization_code', obtainedAt: 0,
+  accessToken: 'old-at', tokenType: 'Bearer', expiresAt: clock.now() + 10_000, refreshToken: 'old-rt', scope: 'a', ...over,
+});
+
+describe('authorize (code flow)', () => {
+  it('fallback endpoints, dynamic registration as a public client, PKCE bound to the exchange', async () => {
+    stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 });
+    stub.on('POST', '/register', { status: 201, body: { client_id: 'dyn-1', token_endpoint_auth_method: 'none' } });
+    stub.on('POST', '/token', { body: { access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1' } });
+    const t = await authorize(deps(), { serverUrl: `${stub.url}/mcp`, scopes: 'tools:read' });
+    stub.verify();
+    expect(t).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: clock.now() + 3_600_000, scope: 'tools:read', server: `${stub.url}/mcp` });
+    expect(stub.requests[0]!.path).toBe('/.well-known/oauth-protected-resource/mcp'); // probed: none (no stub → 599)
+    expect(stub.requests[1]!.headers['ctx-protocol-version']).toBe('2025-03-26');
+    const reg = JSON.parse(stub.requests[2]!.body);
+    expect(reg).toMatchObject({ client_name: 'Lanyard CLI', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+    expect(reg.redirect_uris[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    const authz = new URL(opened[0]!);
+    expect(authz.origin + authz.pathname).toBe(`${stub.url}/authorize`);
+    const form = new URLSearchParams(stub.requests[3]!.body);
+    expect(form.get('redirect_uri')).toBe(authz.searchParams.get('redirect_uri'));
+    expect(form.get('redirect_uri')).toBe(reg.redirect_uris[0]);
+    expect(codeChallengeS256(form.get('code_verifier')!)).toBe(authz.searchParams.get('code_challenge'));
+    expect(form.get('code')).toBe('the-code');
+    expect(form.get('client_id')).toBe('dyn-1');
+    expect(await creds.client(stub.url)).toMatchObject({ clientId: 'dyn-1', origin: 'dynamic' });
+    expect(await creds.tokens(`${stub.url}/mcp`)).toMatchObject({ accessToken: 'at-1' });
+  });
+
+  it('refuses metadata without S256', async () => {
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/t`, code_challenge_methods_supported: ['plain'] } });
+    await expect(authorize(deps(), { serverUrl: `${stub.url}/mcp` })).rejects.toThrow(/does not support PKCE with S256/);
+    expect(opened).toHaveLength(0);
+  });
+});
+
+describe('refresh', () => {
+  beforeEach(async () => {
+    await creds.saveClient(stub.url, { clientId: 'dyn-1', authMethod: 'none', origin: 'dynamic' });
+  });
+
+  it('saves a rotated refresh token, keeps the old one when none is returned', async () => {
+    stub.on('POST', '/token', { body: { access_token: 'at-2', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-2' } });
+    stub.on('POST', '/token', { body: { access_token: 'at-3', token_type: 'Bearer', expires_in: 60 } });
+    const a = await refreshTokens(deps(), record());
+    expect(a).toMatchObject({ accessToken: 'at-2', refreshToken: 'rt-2' });
+    expect(new URLSearchParams(stub.requests[0]!.body).get('refresh_token')).toBe('old-rt');
+    const b = await refreshTokens(deps(), a!);
+    expect(b).toMatchObject({ accessToken: 'at-3', refreshToken: 'rt-2' });
+    expect((await creds.tokens(`${stub.url}/mcp`))?.refreshToken).toBe('rt-2');
+  });
+
+  it('invalid_grant clears the tokens; invalid_client drops the registration', async () => {
+    await creds.saveTokens(record());
+    stub.on('POST', '/token', { status: 400, body: { error: 'invalid_grant' } });
+    expect(await refreshTokens(deps(), record())).toBeUndefined();
+    expect(await creds.tokens(`${stub.url}/mcp`)).toBeUndefined();
+    expect(await creds.client(stub.url)).toBeDefined();
+    await creds.saveTokens(record());
+    stub.on('POST', '/token', { status: 401, body: { error: 'invalid_client' } });
+    expect(await refreshTokens(deps(), record())).toBeUndefined();
+    expect(await creds.client(stub.url)).toBeUndefined();
+    expect(await creds.tokens(`${stub.url}/mcp`)).toBeUndefined();
+  });
+
+  it('refreshes before expiry: within the 30 s margin, not before', async () => {
+    await creds.saveTokens(record({ expiresAt: clock.now() + 60_000 }));
+    expect((await currentTokens(deps(), `${stub.url}/mcp`))?.accessToken).toBe('old-at');
+    expect(stub.requests).toHaveLength(0);
+    clock.advance(31_000);
+    stub.on('POST', '/token', { body: { access_token: 'fresh', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-9' } });
+    expect((await currentTokens(deps(), `${stub.url}/mcp`))?.accessToken).toBe('fresh');
+    stub.verify();
+  });
+});
+
+describe('session: 401, retry once, insufficient scope', () => {
+  const meta = () => ({ body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/token`, code_challenge_methods_supported: ['S256'] } });
+  const ok = (r: { body: string }) => ({ headers: { 'mcp-session-id': 's1' }, body: { jsonrpc: '2.0', id: JSON.parse(r.body).id, result: { protocolVersion: '2025-03-26' } } });
+  const cc = { clientSecret: async () => 'sec' };
+
+  it('401 → client-credentials flow → the one retry succeeds, then notifications/initialized', async () => {
+    stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer realm="x"' } });
+    stub.on('GET', '/.well-known/oauth-authorization-server', meta());
+    stub.on('POST', '/token', { body: { access_token: 'cc-at', token_type: 'Bearer', expires_in: 60 } });
+    stub.on('POST', '/mcp', ok);
+    stub.on('POST', '/mcp', { status: 202 });
+    const r = await callProtocolServer(deps(cc), { serverUrl: `${stub.url}/mcp`, clientId: 'svc', clientCredentials: true, clientInfo: { name: 't', version: '1' } });
+    stub.verify();
+    expect(r.response.result).toEqual({ protocolVersion: '2025-03-26' });
+    expect(r.sessionId).toBe('s1');
+    const mcp = stub.requests.filter((q) => q.path === '/mcp');
+    expect(mcp[0]!.headers.authorization).toBeUndefined();
+    expect(mcp[1]!.headers.authorization).toBe('Bearer cc-at');
+    expect(JSON.parse(mcp[1]!.body)).toMatchObject({ method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect(JSON.parse(mcp[2]!.body)).toEqual({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(mcp[2]!.headers['mcp-session-id']).toBe('s1');
+    expect(mcp[2]!.headers.authorization).toBe('Bearer cc-at');
+  });
+
+  it('a second 401 is AuthRequiredError (exit 4), after exactly one retry', async () => {
+    stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer' } }, 2);
+    stub.on('GET', '/.well-known/oauth-authorization-server', meta());
+    stub.on('POST', '/token', { body: { access_token: 'cc-at', token_type: 'Bearer' } });
+    const e = await callProtocolServer(deps(cc), { serverUrl: `${stub.url}/mcp`, clientId: 'svc', clientCredentials: true, clientInfo: { name: 't', version: '1' } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AuthRequiredError);
+    stub.verify();
+    expect(stub.requests.filter((q) => q.path === '/mcp')).toHaveLength(2);
+  });
+
+  it('403 insufficient_scope re-authorizes once with the union of scopes', async () => {
+    await creds.saveClient(stub.url, { clientId: 'svc', clientSecret: 'sec', authMethod: 'client_secret_basic', origin: 'provided' });
+    await creds.saveTokens(record({ grant: 'client_credentials', refreshToken: undefined, accessToken: 'narrow', scope: 'a', expiresAt: clock.now() + 600_000 }));
+    stub.on('POST', '/mcp', ok);
+    stub.on('POST', '/mcp', { status: 202 });
+    stub.on('POST', '/mcp', { status: 403, headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="b"' } });
+    stub.on('GET', '/.well-known/oauth-authorization-server', meta());
+    stub.on('POST', '/token', { body: { access_token: 'wide', token_type: 'Bearer', scope: 'a b' } });
+    stub.on('POST', '/mcp', (r) => ({ body: { jsonrpc: '2.0', id: JSON.parse(r.body).id, result: { done: true } } }));
+    const r = await callProtocolServer(deps(), { serverUrl: `${stub.url}/mcp`, method: 'tools/call', params: {}, clientInfo: { name: 't', version: '1' } });
+    stub.verify();
+    expect(r.response.result).toEqual({ done: true });
+    const tokenReq = stub.requests.find((q) => q.path === '/token')!;
+    expect(new URLSearchParams(tokenReq.body).get('scope')).toBe('a b');
+    expect(tokenReq.headers.authorization).toMatch(/^Basic /);
+    expect(stub.requests.at(-1)!.headers.authorization).toBe('Bearer wide');
+  });
+
+  it('unionScopes keeps order and drops duplicates', () => {
+    expect(unionScopes('a b', 'b c', undefined, ' d  a')).toBe('a b c d');
+  });
+});
