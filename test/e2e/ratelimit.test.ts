@@ -173,3 +173,30 @@ describe('credentials, traces and interruption', () => {
     expect(Date.now() - t0).toBeLessThan(15_000);
   });
 });
+
+describe('primary limit through a counted request (lanyard api)', () => {
+  it('budget exhausted → exit 3 with the reset time on stderr; --wait waits for the emulator reset and succeeds', async () => {
+    await ref.world.run(['emulator', 'budget', '--token-of', 'mona', '--remaining', '0', '--reset-in', '8s']);
+    const fail = await run(['api', '/repos/mona/hello-world'], { LANYARD_TOKEN: TOKEN });
+    expect(fail.code).toBe(3);
+    expect(fail.stdout).toBe('');
+    expect(fail.stderr).toMatch(/^API rate limit exceeded for user ID 1; the budget resets at \d{4}-.*Z\nthe budget resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d local time \((now|in \d+s)\); rerun with --wait/);
+    noStack(fail.stderr);
+    const t0 = Date.now();
+    const ok = await run(['--wait', 'api', '/repos/mona/hello-world'], { LANYARD_TOKEN: TOKEN });
+    expect(ok.code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    expect(ok.stderr).toMatch(/primary rate limit reached; waiting [1-9] s \(--wait\)/);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ full_name: 'mona/hello-world' });
+  });
+
+  it('anonymous callers: 60 per hour, then "API rate limit exceeded for 127.0.0.1"', async () => {
+    await ref.world.run(['emulator', 'budget', '--anonymous', '--remaining', '1', '--reset-in', '20m']);
+    const first = await run(['api', '-i', '/repos/mona/hello-world']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/x-ratelimit-remaining: 0/i);
+    const second = await run(['api', '/repos/mona/hello-world']);
+    expect(second.code).toBe(3);
+    expect(second.stderr).toMatch(/^API rate limit exceeded for 127\.0\.0\.1; the budget resets at .*\n.*\(in 20m\)/);
+  });
+});
