@@ -14,10 +14,20 @@ _lanyard_subcommands() {
     'ratelimit status') echo '' ;;
     'ratelimit wait') echo '' ;;
     'api') echo '' ;;
-    'echo') echo '' ;;
-    'protocol') echo '' ;;
+    'echo') echo 'send auth-info token key' ;;
+    'echo send') echo '' ;;
+    'echo auth-info') echo '' ;;
+    'echo token') echo '' ;;
+    'echo key') echo 'set status delete' ;;
+    'echo key set') echo '' ;;
+    'echo key status') echo '' ;;
+    'echo key delete') echo '' ;;
+    'protocol') echo 'request' ;;
+    'protocol request') echo '' ;;
     'mailbox') echo '' ;;
-    'health') echo '' ;;
+    'health') echo 'events event' ;;
+    'health events') echo '' ;;
+    'health event') echo '' ;;
     'config') echo 'get set unset list' ;;
     'config get') echo '' ;;
     'config set') echo '' ;;
@@ -27,7 +37,7 @@ _lanyard_subcommands() {
     'profile list') echo '' ;;
     'profile use') echo '' ;;
     'profile remove') echo '' ;;
-    'emulator') echo 'start info reset advance fault admin' ;;
+    'emulator') echo 'start info reset advance fault budget budgets secondary limits admin service-account' ;;
     'emulator start') echo '' ;;
     'emulator info') echo '' ;;
     'emulator reset') echo '' ;;
@@ -36,7 +46,13 @@ _lanyard_subcommands() {
     'emulator fault add') echo '' ;;
     'emulator fault list') echo '' ;;
     'emulator fault clear') echo '' ;;
+    'emulator budget') echo '' ;;
+    'emulator budgets') echo '' ;;
+    'emulator secondary') echo '' ;;
+    'emulator limits') echo '' ;;
     'emulator admin') echo '' ;;
+    'emulator service-account') echo 'create' ;;
+    'emulator service-account create') echo '' ;;
     'completion') echo '' ;;
   esac
 }
@@ -53,11 +69,21 @@ _lanyard_flags() {
     'ratelimit') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'ratelimit status') echo '--json --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
-    'api') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --include -i --silent --service --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'echo') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo send') echo '--json --stdin --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo auth-info') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo token') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo key') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo key set') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo key status') echo '--json --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'echo key delete') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'protocol') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --no-browser --timeout --json --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'health') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --all --max --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'health event') echo '--subscription --filter --service --region --since --api-version --json --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'config') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'config get') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'config set') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
@@ -76,7 +102,13 @@ _lanyard_flags() {
     'emulator fault add') echo '--type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'emulator fault list') echo '--json --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'emulator fault clear') echo '--url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator budget') echo '--user --token-of --anonymous --caller --json --remaining --reset-in --resource -r --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator budgets') echo '--json --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator secondary') echo '--user --token-of --anonymous --caller --json --count --retry-after --status --exhaust-budget --reset-in --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator limits') echo '--json --concurrent --points-per-minute --content-per-minute --content-per-hour --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'emulator admin') echo '--json --data --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator service-account') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
+    'emulator service-account create') echo '--json --scheme --email --algorithm --output -o --force --url --version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
     'completion') echo '--version -V --profile -p --debug --wait --max-wait --no-color --help -h' ;;
   esac
 }
@@ -89,7 +121,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --client-id|--count|--data|--data-dir|--fail-under|--host|--latency|--login|--max-wait|--method|--min|--note|--path|--port|--profile|--resource|--scopes|--server|--status|--timeout|--tls-cert|--tls-key|--type|--url|--user|-p|-r|-s|-u) skip=1 ;;
+      --algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-c|-f|-m|-o|-p|-r|-s|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -102,17 +134,23 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --client-id|--count|--data|--fail-under|--host|--latency|--login|--max-wait|--method|--min|--note|--path|--port|--scopes|--server|--status|--timeout|--type|--url|--user|-s|-u)
+    --api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--email|--fail-under|--field|--filter|--header|--host|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--reset-in|--retry-after|--scopes|--server|--service|--since|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-f|-m|-s|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)
       COMPREPLY=($(compgen -W "$(lanyard __complete resources 2>/dev/null)" -- "$cur")); return 0
       ;;
+    --credentials|--input|--output|--tls-cert|--tls-key|-c|-o)
+      COMPREPLY=($(compgen -f -- "$cur")); return 0
+      ;;
+    --scheme)
+      COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account' -- "$cur")); return 0
+      ;;
     --data-dir)
       COMPREPLY=($(compgen -d -- "$cur")); return 0
       ;;
-    --tls-cert|--tls-key)
-      COMPREPLY=($(compgen -f -- "$cur")); return 0
+    --algorithm)
+      COMPREPLY=($(compgen -W 'RS256 ES256' -- "$cur")); return 0
       ;;
   esac
   if [[ "$cur" == -* ]]; then
