@@ -37,7 +37,7 @@ _lanyard_subcommands() {
     'profile list') echo '' ;;
     'profile use') echo '' ;;
     'profile remove') echo '' ;;
-    'emulator') echo 'start info reset advance fault admin service-account' ;;
+    'emulator') echo 'start info reset advance fault budget budgets secondary limits admin service-account' ;;
     'emulator start') echo '' ;;
     'emulator info') echo '' ;;
     'emulator reset') echo '' ;;
@@ -46,6 +46,10 @@ _lanyard_subcommands() {
     'emulator fault add') echo '' ;;
     'emulator fault list') echo '' ;;
     'emulator fault clear') echo '' ;;
+    'emulator budget') echo '' ;;
+    'emulator budgets') echo '' ;;
+    'emulator secondary') echo '' ;;
+    'emulator limits') echo '' ;;
     'emulator admin') echo '' ;;
     'emulator service-account') echo 'create' ;;
     'emulator service-account create') echo '' ;;
@@ -98,6 +102,10 @@ _lanyard_flags() {
     'emulator fault add') echo '--type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault list') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault clear') echo '--url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator budget') echo '--user --token-of --anonymous --caller --json --remaining --reset-in --resource -r --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator budgets') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator secondary') echo '--user --token-of --anonymous --caller --json --count --retry-after --status --exhaust-budget --reset-in --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator limits') echo '--json --concurrent --points-per-minute --content-per-minute --content-per-hour --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator admin') echo '--json --data --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator service-account') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator service-account create') echo '--json --scheme --email --algorithm --output -o --force --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
@@ -113,7 +121,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --algorithm|--api-version|--audience|--client-id|--count|--credentials|--data|--data-dir|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--output|--params|--path|--port|--profile|--project|--raw-field|--region|--resource|--scheme|--scopes|--server|--service|--since|--status|--subscription|--timeout|--tls-cert|--tls-key|--type|--url|--user|-F|-H|-X|-c|-f|-m|-o|-p|-r|-s|-u) skip=1 ;;
+      --algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-c|-f|-m|-o|-p|-r|-s|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -126,7 +134,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --api-version|--audience|--client-id|--count|--data|--email|--fail-under|--field|--filter|--header|--host|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--params|--path|--port|--project|--raw-field|--region|--scopes|--server|--service|--since|--status|--subscription|--timeout|--type|--url|--user|-F|-H|-X|-f|-m|-s|-u)
+    --api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--email|--fail-under|--field|--filter|--header|--host|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--reset-in|--retry-after|--scopes|--server|--service|--since|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-f|-m|-s|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)

@@ -5,6 +5,7 @@ import {
   AuthRequiredError, CancelledError, ConfigError, HttpError, LanyardError, OAuthError, RateLimitError, ValidationError,
 } from '../core/errors.js';
 import { UsageError } from './usage-error.js';
+import { localTime, relativeTime } from './output.js';
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : ExitCode.Usage;
@@ -25,6 +26,7 @@ export function formatError(err: unknown, debug: boolean): string {
     if (err instanceof HttpError && err.status === 401 && !err.hint) {
       err.hint = 'authentication needed: run `lanyard auth login` (or set LANYARD_TOKEN)';
     }
+    if (err instanceof RateLimitError && !err.hint && err.kind !== 'budget') err.hint = rateLimitHint(err);
     if (err.hint) msg += `\n${err.hint}`;
   } else if (err instanceof Error) {
     msg = `unexpected error: ${err.message.split('\n')[0]}`;
@@ -33,4 +35,12 @@ export function formatError(err: unknown, debug: boolean): string {
   }
   if (debug && err instanceof Error && err.stack) msg += `\n${err.stack}`;
   return msg;
+}
+
+/** When to try again, in local time, and how to wait automatically. */
+function rateLimitHint(err: RateLimitError): string {
+  const how = 'rerun with --wait (or LANYARD_RATE_LIMIT_WAIT=1) to wait for it';
+  if (err.resetAt === undefined) return how;
+  const what = err.kind === 'primary' ? 'the budget resets' : 'try again';
+  return `${what} at ${localTime(err.resetAt)} local time (${relativeTime(err.resetAt, Date.now())}); ${how}`;
 }

@@ -50,6 +50,12 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
   for (const s of services) s.register(router);
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (o.log) {
+      // Request log: path only (query strings may carry keys and codes).
+      const started = performance.now();
+      const path = (req.url ?? '/').split('?')[0];
+      res.once('close', () => env.log(`${req.method} ${path} ${res.headersSent ? res.statusCode : 'reset'} ${Math.round(performance.now() - started)}ms`));
+    }
     router
       .handle(req, res, () => ({ date: new Date(clock.now()).toUTCString() }))
       .catch((err: unknown) => {

@@ -2,7 +2,21 @@
  * `npm run demo`: starts the embedded emulator, runs lanyard against it as a
  * user would (real processes, real HTTP on 127.0.0.1) and shows what happened.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+
+/** Runs lanyard without blocking this process (the emulator answers from this event loop). */
+function spawnAsync(cmd: string, args: string[], o: { env: NodeJS.ProcessEnv; input?: string; encoding?: 'utf8' }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(o.input ?? '');
+  });
+}
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -25,7 +39,7 @@ async function main(): Promise<void> {
   const info = (await (await fetch(`${emu.url}/_emulator/info`)).json()) as Record<string, Record<string, unknown>>;
   const profile: Record<string, string> = {};
   for (const s of Object.values(info)) if (s && typeof s === 'object' && s.profile) Object.assign(profile, s.profile);
-  for (const [k, v] of Object.entries(profile)) spawnSync(process.execPath, [bin, '--profile', 'emulator', 'config', 'set', k, v], { env });
+  for (const [k, v] of Object.entries(profile)) await spawnAsync(process.execPath, [bin, '--profile', 'emulator', 'config', 'set', k, v], { env });
   process.stdout.write(`Lanyard demo: emulator at ${emu.url}, config in ${configDir}\n`);
   const token = String(info.hosting?.personalToken ?? '');
   const steps: Step[] = [
@@ -36,7 +50,7 @@ async function main(): Promise<void> {
   let failed = 0;
   for (const s of steps) {
     process.stdout.write(`\n$ lanyard ${s.args.join(' ')}${s.env?.LANYARD_TOKEN ? '   (LANYARD_TOKEN from the environment)' : ''}\n`);
-    const r = spawnSync(process.execPath, [bin, ...s.args], { env: { ...env, ...s.env }, input: s.input, encoding: 'utf8' });
+    const r = await spawnAsync(process.execPath, [bin, ...s.args], { env: { ...env, ...s.env }, input: s.input, encoding: 'utf8' });
     process.stdout.write(r.stdout);
     if (r.stderr) process.stdout.write(r.stderr.replace(/^/gm, '  stderr: '));
     process.stdout.write(`  -> exit ${r.status}  (${s.title})\n`);

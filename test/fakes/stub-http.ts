@@ -9,6 +9,14 @@ export interface StubReply {
   status?: number;
   headers?: Record<string, string>;
   body?: string | Buffer | object;
+  /** Destroy the connection without answering (a connection reset). */
+  reset?: boolean;
+  /** Send the headers (full content-length) and half of the body, then cut the connection. */
+  truncate?: boolean;
+  /** Wait this long (real ms) before sending headers. */
+  delayMs?: number;
+  /** Send headers, then wait this long (real ms) before the body. */
+  bodyDelayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -53,8 +61,22 @@ export class StubHttp {
     }
     stub.used++;
     const r = typeof stub.reply === 'function' ? await stub.reply(rec) : stub.reply;
-    const body = r.body === undefined ? '' : typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : JSON.stringify(r.body);
+    if (r.reset) return void req.socket.destroy();
+    if (r.delayMs) await new Promise((ok) => setTimeout(ok, r.delayMs));
+    const body = Buffer.from(r.body === undefined ? '' : typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : JSON.stringify(r.body));
     const headers = { ...(typeof r.body === 'object' && !Buffer.isBuffer(r.body) ? { 'content-type': 'application/json' } : {}), ...r.headers };
+    if (r.truncate) {
+      res.writeHead(r.status ?? 200, { ...headers, 'content-length': String(body.length) });
+      res.write(body.subarray(0, Math.floor(body.length / 2)), () => setTimeout(() => req.socket.destroy(), 10));
+      return;
+    }
+    if (r.bodyDelayMs) {
+      res.writeHead(r.status ?? 200, { ...headers, 'content-length': String(body.length) });
+      res.flushHeaders();
+      await new Promise((ok) => setTimeout(ok, r.bodyDelayMs));
+      if (!res.destroyed) res.end(body);
+      return;
+    }
     res.writeHead(r.status ?? 200, headers).end(body);
   }
 

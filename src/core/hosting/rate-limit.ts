@@ -1,6 +1,6 @@
 /** `GET {api}/rate_limit`: request + processing, headers authoritative over the body. */
 import type { Credential, HttpClient } from '../http/client.js';
-import type { RateLimitState } from '../ratelimit/headers.js';
+import { parseServerDate, type RateLimitState } from '../ratelimit/headers.js';
 
 export interface ResourceBudget {
   limit: number;
@@ -12,6 +12,8 @@ export interface ResourceBudget {
 
 export interface RateLimitOverview {
   resources: Record<string, ResourceBudget>;
+  /** Server clock minus local clock (ms), from the response's Date header; 0 when absent. */
+  skewMs?: number;
 }
 
 export async function fetchRateLimit(
@@ -19,9 +21,14 @@ export async function fetchRateLimit(
   apiUrl: string,
   credential: Credential,
   signal?: AbortSignal,
+  /** Local clock, to measure the server's clock skew. */
+  now?: () => number,
 ): Promise<RateLimitOverview> {
-  const res = await http.request({ url: 'rate_limit', baseUrl: apiUrl, credential, signal });
-  return processRateLimitResponse(await res.json(), res.rateLimit);
+  const { data, response } = await http.json({ url: 'rate_limit', baseUrl: apiUrl, credential, signal });
+  const overview = processRateLimitResponse(data, response.rateLimit);
+  const serverNow = parseServerDate(response.headers.date);
+  if (serverNow !== undefined && now !== undefined) overview.skewMs = serverNow - now();
+  return overview;
 }
 
 function isBudget(v: unknown): v is ResourceBudget {
@@ -39,13 +46,13 @@ export function processRateLimitResponse(body: unknown, headerState?: RateLimitS
   }
   if (!Object.keys(resources).length) {
     const rate = (body as { rate?: unknown })?.rate;
-    if (isBudget(rate)) resources.core = { ...rate };
+    if (isBudget(rate)) resources.core = { limit: rate.limit, used: rate.used, remaining: rate.remaining, reset: rate.reset };
   }
   if (headerState && headerState.limit !== undefined && headerState.remaining !== undefined && headerState.reset !== undefined) {
     resources[headerState.resource ?? 'core'] = {
       limit: headerState.limit,
-      remaining: headerState.remaining,
       used: headerState.used ?? headerState.limit - headerState.remaining,
+      remaining: headerState.remaining,
       reset: headerState.reset,
     };
   }

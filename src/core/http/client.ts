@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Clock, TraceSink } from '../deps.js';
-import { CancelledError, HttpError, NetworkError, RateLimitError, TimeoutError } from '../errors.js';
+import { CancelledError, HttpError, NetworkError, RateLimitError, TimeoutError, oneLine } from '../errors.js';
 import { parseRateLimitHeaders, type RateLimitState } from '../ratelimit/headers.js';
 import { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy, type RateLimitPolicy } from '../ratelimit/policy.js';
 import { ConcurrencyGate, SlidingWindowGate } from './guards.js';
@@ -85,7 +85,7 @@ export interface HttpClientOptions {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const CONTENT_CREATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const RETRY_STATUS = new Set([502, 503, 504]);
-const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNREFUSED']);
+const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNREFUSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'LANYARD_BODY_CUT']);
 
 export class HttpClient {
   readonly #o: Required<Pick<HttpClientOptions, 'userAgent' | 'clock' | 'maxNetworkRetries'>> & HttpClientOptions;
@@ -94,6 +94,8 @@ export class HttpClient {
   readonly #gate: ConcurrencyGate;
   readonly #writes: SlidingWindowGate;
   readonly #random: () => number;
+  /** Agents for requests with their own connect timeout, by timeout. */
+  readonly #connectAgents = new Map<number, Agent>();
 
   constructor(options: HttpClientOptions) {
     this.#o = { maxNetworkRetries: 2, ...options };
@@ -101,7 +103,8 @@ export class HttpClient {
     const t = options.timeouts ?? { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
     this.#dispatcher =
       options.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, connections: options.maxConcurrent ?? 100, connect: { timeout: t.connectMs } });
+      // Headroom above the gate: OAuth requests bypass it and must not queue in the pool.
+      new Agent({ keepAliveTimeout: 10_000, connections: (options.maxConcurrent ?? 100) + 8, connect: { timeout: t.connectMs } });
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
     this.#writes = new SlidingWindowGate(options.contentCreatingPerMinute ?? 80, 60_000, options.clock);
     this.#random = options.random ?? Math.random;
@@ -138,27 +141,60 @@ export class HttpClient {
         const cls = classifyRateLimit(res.status, res.headers, message, now);
         if (cls) {
           const decision = decideRateLimit(cls, rateAttempt, now, this.#policy);
-          if (decision.action === 'wait') {
+          // A streamed body is spent: such a request cannot be sent again.
+          if (decision.action === 'wait' && !isStream(spec.body)) {
             this.#o.onRateLimitWait?.({ kind: cls.kind, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url });
             this.#trace(`* rate limited (${cls.kind}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
             await this.#o.clock.sleep(decision.waitMs, spec.signal);
             rateAttempt++;
             continue;
           }
-          throw new RateLimitError(
-            rateLimitMessage(cls.kind, message, decision.resetAt),
-            cls.kind,
-            decision.resetAt,
-            cls.state,
-          );
+          const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
+          // Waiting was allowed but not possible (too long, too many retries): say why.
+          if (this.#policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
+          throw err;
         }
       }
       throw new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
     }
   }
 
+  /**
+   * GET-style helper: sends the request and parses a JSON body, retrying an
+   * idempotent request whose body was cut short by a connection reset.
+   */
+  async json<T = unknown>(spec: RequestSpec): Promise<{ data: T; response: HttpResponse }> {
+    const method = (spec.method ?? 'GET').toUpperCase();
+    const retryable = spec.retry ?? (IDEMPOTENT.has(method) && !isStream(spec.body));
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.request(spec);
+      try {
+        return { data: await response.json<T>(), response };
+      } catch (err) {
+        if (retryable && attempt < this.#o.maxNetworkRetries && isTransient(err)) {
+          this.#trace(`* body cut short (${(err as Error).message}); retrying`);
+          await this.#backoff(attempt, spec.signal);
+          continue;
+        }
+        if (err instanceof SyntaxError) {
+          throw new HttpError(response.status, method, redactUrl(response.url), undefined, response.headers, `${method} ${redactUrl(response.url)}: the response is not valid JSON`);
+        }
+        throw err;
+      }
+    }
+  }
+
   async close(): Promise<void> {
+    for (const a of this.#connectAgents.values()) await a.close().catch(() => undefined);
     if (!this.#o.dispatcher) await this.#dispatcher.close();
+  }
+
+  #dispatcherFor(spec: RequestSpec): Dispatcher {
+    const ms = spec.timeouts?.connectMs;
+    if (ms === undefined || this.#o.dispatcher) return this.#dispatcher;
+    let a = this.#connectAgents.get(ms);
+    if (!a) this.#connectAgents.set(ms, (a = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: ms } })));
+    return a;
   }
 
   async #backoff(attempt: number, signal?: AbortSignal): Promise<void> {
@@ -208,7 +244,7 @@ export class HttpClient {
           headers,
           body: body as Dispatcher.DispatchOptions['body'],
           signal: spec.signal,
-          dispatcher: this.#dispatcher,
+          dispatcher: this.#dispatcherFor(spec),
           headersTimeout: spec.timeouts?.headersMs ?? t.headersMs,
           bodyTimeout: spec.timeouts?.bodyMs ?? t.bodyMs,
           maxRedirections: 0,
@@ -355,10 +391,14 @@ function errorMessage(body: unknown): string | undefined {
 }
 
 function rateLimitMessage(kind: string, serverMessage: string | undefined, resetAt: number | undefined): string {
-  const when = resetAt !== undefined ? `; the budget resets at ${new Date(resetAt).toISOString()}` : '';
-  const what = kind === 'primary' ? 'API rate limit exceeded' : 'Secondary rate limit exceeded';
-  const first = serverMessage?.split(/(?<=\.)\s/)[0];
-  return `${what}${first && !first.startsWith(what) ? ` (${first.replace(/[.\s]+$/, '')})` : ''}${when}`;
+  const at = resetAt !== undefined ? new Date(resetAt).toISOString() : undefined;
+  const when = at === undefined ? '' : kind === 'primary' ? `; the budget resets at ${at}` : `; retry after ${at}`;
+  const what = kind === 'primary' ? 'API rate limit exceeded' : 'secondary rate limit';
+  // The server's first sentence names the caller ("... for user ID 1."); keep it, one line.
+  const first = serverMessage ? oneLine(serverMessage).split(/(?<=\.)\s/)[0]!.replace(/[.\s]+$/, '') : undefined;
+  if (first && first.toLowerCase().includes(what.toLowerCase())) return `${first}${when}`;
+  const label = kind === 'primary' ? what : 'Secondary rate limit exceeded';
+  return `${label}${first ? ` (${first.slice(0, 200)})` : ''}${when}`;
 }
 
 function mapError(err: unknown, method: string, url: string, signal?: AbortSignal, phase?: 'body'): Error {
@@ -371,7 +411,7 @@ function mapError(err: unknown, method: string, url: string, signal?: AbortSigna
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(method, safeUrl, 'headers');
   if (code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(method, safeUrl, 'body');
   if (phase === 'body' && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
-    return new NetworkError(method, safeUrl, Object.assign(new Error('connection closed before the whole body arrived'), { code }));
+    return new NetworkError(method, safeUrl, Object.assign(new Error('connection closed before the whole body arrived'), { code: 'LANYARD_BODY_CUT', original: code }));
   }
   return new NetworkError(method, safeUrl, err);
 }

@@ -23,11 +23,13 @@ export function redactUrl(url: string): string {
   } catch {
     return redactQueryString(url);
   }
-  if (u.username || u.password) {
-    u.username = REDACTED;
+  const hadUserinfo = !!(u.username || u.password);
+  if (hadUserinfo) {
+    u.username = 'userinfo';
     u.password = '';
   }
   let out = u.toString();
+  if (hadUserinfo) out = out.replace('//userinfo@', `//${REDACTED}@`);
   if (u.search) out = out.replace(u.search, '?' + redactQueryString(u.search.slice(1)));
   if (u.hash) out = out.replace(u.hash, '#' + redactQueryString(u.hash.slice(1)));
   return out;

@@ -90,6 +90,6 @@ export function decideRateLimit(
   }
   const resetAt = localNowMs + waitMs;
   if (!policy.wait) return { action: 'fail', resetAt, reason: `${c.kind} rate limit exceeded` };
-  if (waitMs > policy.maxWaitMs) return { action: 'fail', resetAt, reason: `${c.kind} rate limit: the wait (${Math.ceil(waitMs / 1000)} s) exceeds the maximum` };
+  if (waitMs > policy.maxWaitMs) return { action: 'fail', resetAt, reason: `${c.kind} rate limit: the wait (${Math.ceil(waitMs / 1000)} s) exceeds the maximum wait (${Math.ceil(policy.maxWaitMs / 1000)} s)` };
   return { action: 'wait', waitMs, resetAt };
 }

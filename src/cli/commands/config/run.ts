@@ -18,8 +18,10 @@ export async function runConfigGet(ctx: Context, key: string): Promise<void> {
 export async function runConfigSet(ctx: Context, key: string, value: string): Promise<void> {
   const store = await ctx.config();
   const name = await ctx.profileName();
-  store.set(name, key, value);
+  const created = !store.profile(name);
+  const v = store.set(name, key, value);
   if (!store.activeProfile) store.use(name);
+  ctx.io.err(`${created ? `Created profile "${name}"; ` : ''}${key} = ${v}`);
 }
 
 export async function runConfigUnset(ctx: Context, key: string): Promise<void> {

@@ -70,6 +70,47 @@ export function emulatorCommand(ctx: Context): Command {
     .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts));
   fault.command('clear').description('remove every fault').option(...urlOption)
     .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts));
+  const rl = () => import('./ratelimit.js');
+  const callerOptions = (c: Command) =>
+    c.option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
+      .option('--token-of <login>', 'same as --user: the bucket every token of that user spends')
+      .option('--anonymous', 'the unauthenticated bucket of 127.0.0.1')
+      .option('--caller <key>', 'a bucket key: ip:<addr>, user:<login>, app:<client id>, installation:<id>, workflow:<owner/repo>');
+  examples(
+    withJson(callerOptions(cmd.command('budget').description('set what a caller has left of a hosting rate-limit budget (default: every caller)')))
+      .option('--remaining <n>', 'requests left', '0')
+      .option('--reset-in <duration>', 'the window resets after this long, e.g. 5s (default: keep / a full window)')
+      .option('-r, --resource <name>', 'core, search, graphql, code_search, lfs, audit_log, ...', 'core')
+      .option(...urlOption)
+      .action(async (opts) => (await rl()).runEmulatorBudget(ctx, opts)),
+    ['lanyard emulator budget --remaining 0 --reset-in 5s --anonymous', 'lanyard emulator budget --user mona --remaining 10 --reset-in 1m', 'lanyard emulator budget --resource search --remaining 0 --reset-in 30s'],
+  );
+  examples(
+    withJson(cmd.command('budgets').description('list the hosting rate-limit buckets in use')).option(...urlOption)
+      .action(async (opts) => (await rl()).runEmulatorBudgets(ctx, opts)),
+    ['lanyard emulator budgets', 'lanyard emulator budgets --json'],
+  );
+  examples(
+    withJson(callerOptions(cmd.command('secondary').description('make the next requests hit a hosting secondary rate limit')))
+      .option('--count <n>', 'how many requests to refuse', '1')
+      .option('--retry-after <duration>', 'send retry-after with this many seconds (default: no header)')
+      .option('--status <code>', '403 or 429', '403')
+      .option('--exhaust-budget', "also zero the caller's core budget (the client then waits for x-ratelimit-reset)")
+      .option('--reset-in <duration>', 'with --exhaust-budget: when that budget resets (default 60s)')
+      .option(...urlOption)
+      .action(async (opts) => (await rl()).runEmulatorSecondary(ctx, opts)),
+    ['lanyard emulator secondary --retry-after 2s', 'lanyard emulator secondary --count 3 --status 429', 'lanyard emulator secondary --exhaust-budget --reset-in 3s'],
+  );
+  examples(
+    withJson(cmd.command('limits').description('tune the hosting secondary limits (defaults: 100 concurrent, 900 points/min, 80/min and 500/h content-creating)'))
+      .option('--concurrent <n>', 'concurrent requests per caller')
+      .option('--points-per-minute <n>', 'REST points per minute per endpoint')
+      .option('--content-per-minute <n>', 'content-creating requests per minute')
+      .option('--content-per-hour <n>', 'content-creating requests per hour')
+      .option(...urlOption)
+      .action(async (opts) => (await rl()).runEmulatorLimits(ctx, opts)),
+    ['lanyard emulator limits --content-per-minute 3', 'lanyard emulator limits --json'],
+  );
   examples(
     withJson(cmd.command('admin').argument('<service>').argument('<verb>').description('call any admin verb of a service (POST /_emulator/<service>/<verb>)'))
       .option('--data <json>', 'JSON body of the verb', '{}')

@@ -1,3 +1,4 @@
+import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { parseDuration, parseIntOption, printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
@@ -12,6 +13,11 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1 or ::1), got ${host}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
+  for (const [flag, file] of [['--tls-cert', opts.tlsCert], ['--tls-key', opts.tlsKey]] as const) {
+    if (file) await access(file, constants.R_OK).catch(() => {
+      throw new UsageError(`${flag}: cannot read ${file}`);
+    });
+  }
   const { startEmulator } = await import('../../../emulator/server.js');
   const emu = await startEmulator({
     port,
@@ -20,6 +26,12 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     tlsCertFile: opts.tlsCert,
     tlsKeyFile: opts.tlsKey,
     log: opts.quiet ? undefined : (line) => ctx.io.err(line),
+  }).catch((err: unknown) => {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is already in use`, 'pick another --port, or --port 0 for any free port');
+    if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
+    if (/PEM|certificate|key/i.test((err as Error).message ?? '')) throw new UsageError(`--tls-cert/--tls-key: ${(err as Error).message}`);
+    throw err;
   });
   ctx.io.out(`Emulator listening on ${emu.url}`);
   if (opts.profile !== false) {
@@ -47,7 +59,8 @@ async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<s
   return url;
 }
 
-async function admin(ctx: Context, opts: EmulatorTargetOptions, method: string, path: string, json?: unknown): Promise<unknown> {
+/** Calls the admin API of the emulator (`/_emulator/<path>`). */
+export async function emulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, method: string, path: string, json?: unknown): Promise<unknown> {
   const base = await emulatorUrl(ctx, opts);
   const http = await ctx.http();
   const res = await http.request({ method, url: `_emulator/${path}`, baseUrl: base, json, signal: ctx.signal, oauth: true });
@@ -55,24 +68,18 @@ async function admin(ctx: Context, opts: EmulatorTargetOptions, method: string, 
   return res.json();
 }
 
-function print(ctx: Context, opts: EmulatorTargetOptions, value: unknown): void {
-  if (value === undefined) return;
-  if (opts.json || !ctx.io.stdoutIsTTY) printJson(ctx.io, value);
-  else printJson(ctx.io, value);
-}
-
 export async function runEmulatorInfo(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
-  print(ctx, opts, await admin(ctx, opts, 'GET', 'info'));
+  printJson(ctx.io, await emulatorAdmin(ctx, opts, 'GET', 'info'));
 }
 
 export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, verb: string, body: unknown): Promise<void> {
-  await admin(ctx, opts, 'POST', verb, body);
+  await emulatorAdmin(ctx, opts, 'POST', verb, body);
   ctx.io.err(`Emulator: ${verb} done`);
 }
 
 export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions, duration: string): Promise<void> {
   const ms = parseDuration(duration, 'duration');
-  const r = (await admin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
+  const r = (await emulatorAdmin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
   ctx.io.err(`Emulator clock now ${r.now}`);
 }
 
@@ -82,17 +89,17 @@ export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, str
   if (opts.latency) body.latencyMs = parseDuration(opts.latency, '--latency');
   if (opts.status) body.status = parseIntOption(opts.status, '--status', 400, 599);
   if (opts.count) body.count = parseIntOption(opts.count, '--count', 1);
-  const f = await admin(ctx, { url: opts.url }, 'POST', 'faults', body);
+  const f = await emulatorAdmin(ctx, { url: opts.url }, 'POST', 'faults', body);
   if (opts.json) printJson(ctx.io, f);
   else ctx.io.err(`Fault ${(f as { id: number }).id} added`);
 }
 
 export async function runEmulatorFaultList(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
-  printJson(ctx.io, await admin(ctx, opts, 'GET', 'faults'));
+  printJson(ctx.io, await emulatorAdmin(ctx, opts, 'GET', 'faults'));
 }
 
 export async function runEmulatorFaultClear(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
-  await admin(ctx, opts, 'DELETE', 'faults');
+  await emulatorAdmin(ctx, opts, 'DELETE', 'faults');
   ctx.io.err('Faults cleared');
 }
 
@@ -103,5 +110,5 @@ export async function runEmulatorAdminVerb(ctx: Context, opts: EmulatorTargetOpt
   } catch {
     throw new UsageError('--data must be JSON');
   }
-  printJson(ctx.io, await admin(ctx, opts, 'POST', `${service}/${verb}`, body));
+  printJson(ctx.io, await emulatorAdmin(ctx, opts, 'POST', `${service}/${verb}`, body));
 }

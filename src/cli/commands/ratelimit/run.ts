@@ -8,7 +8,7 @@ import type { RatelimitStatusOptions, RatelimitWaitOptions } from './index.js';
 
 async function overview(ctx: Context): Promise<RateLimitOverview> {
   const t = await hostingTarget(ctx);
-  return fetchRateLimit(t.http, t.apiUrl, t.credential, ctx.signal);
+  return fetchRateLimit(t.http, t.apiUrl, t.credential, ctx.signal, () => ctx.clock.now());
 }
 
 function pick(o: RateLimitOverview, resource: string): ResourceBudget {
@@ -20,7 +20,7 @@ function pick(o: RateLimitOverview, resource: string): ResourceBudget {
 export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOptions): Promise<void> {
   const failUnder = opts.failUnder !== undefined ? parseIntOption(opts.failUnder, '--fail-under') : undefined;
   const o = await overview(ctx);
-  const shown: RateLimitOverview = opts.resource ? { resources: { [opts.resource]: pick(o, opts.resource) } } : o;
+  const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pick(o, opts.resource) } : o.resources };
   if (opts.json) printJson(ctx.io, shown);
   else {
     const now = ctx.clock.now();
@@ -58,28 +58,34 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
   const start = ctx.clock.monotonic();
   const spinner = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true }) : undefined;
   try {
+    let lastTry = false;
     for (;;) {
-      const b = pick(await overview(ctx), resource);
+      const o = await overview(ctx);
+      const b = pick(o, resource);
+      if (min > b.limit) throw new UsageError(`--min ${min} is more than the ${resource} limit (${b.limit})`);
       if (b.remaining >= min) {
         spinner?.succeed(`${resource}: ${b.remaining} of ${b.limit} requests available`);
         if (!spinner) ctx.io.err(`${resource}: ${b.remaining} of ${b.limit} requests available`);
         return;
       }
       const now = ctx.clock.now();
-      // The reset is in server time; a second of margin for its 1 s resolution.
-      let waitMs = Math.max(1000, b.reset * 1000 - now + 1000);
-      if (waitMs > 60_000 && b.reset * 1000 <= now) waitMs = 60_000;
-      const elapsed = ctx.clock.monotonic() - start;
-      if (timeoutMs !== undefined && elapsed + waitMs > timeoutMs) {
-        const left = timeoutMs - elapsed;
-        if (left > 0) await ctx.clock.sleep(left, ctx.signal);
+      // The reset is in server time: convert with the measured skew, plus a
+      // second of margin for the header's 1 s resolution.
+      const resetLocal = b.reset * 1000 - (o.skewMs ?? 0);
+      if (lastTry) {
         throw new RateLimitError(
-          `timed out waiting for ${resource}: ${b.remaining} left, resets at ${localTime(b.reset * 1000)}`,
+          `timed out waiting for ${resource}: ${b.remaining} left, resets at ${localTime(resetLocal)} (${relativeTime(resetLocal, now)})`,
           'budget',
-          b.reset * 1000,
+          resetLocal,
         );
       }
-      const text = `waiting for ${resource} budget: ${b.remaining} left, resets ${relativeTime(b.reset * 1000, now)}`;
+      let waitMs = resetLocal <= now ? 5_000 : resetLocal - now + 1000;
+      const left = timeoutMs === undefined ? Infinity : timeoutMs - (ctx.clock.monotonic() - start);
+      if (waitMs >= left) {
+        waitMs = Math.max(0, left);
+        lastTry = true;
+      }
+      const text = `waiting for ${resource} budget: ${b.remaining} left, resets ${relativeTime(resetLocal, now)}`;
       if (spinner) spinner.start(text);
       else ctx.io.err(text);
       await ctx.clock.sleep(waitMs, ctx.signal);

@@ -7,18 +7,22 @@ import { registerRestApi } from './rest.js';
 import { registerOAuth } from './oauth/index.js';
 import { registerAuthorizations } from './authorizations.js';
 import { hostingAdmin } from './admin.js';
+import { registerRateLimits, resetRateLimits } from './ratelimit/index.js';
+import { describeSeededCallers } from './ratelimit/seed.js';
 
 export function createHostingService(env: EmulatorEnv): EmulatorService {
   const state = new HostingState(() => env.clock.now());
   return {
     name: 'hosting',
     register(router) {
+      registerRateLimits(router, state, env);
       registerRestApi(router, state, env);
       registerOAuth(router, state, () => env.baseUrl());
       registerAuthorizations(router, state, () => env.baseUrl());
     },
     reset() {
       state.reset();
+      resetRateLimits(state);
     },
     admin: hostingAdmin(state),
     info() {
@@ -31,6 +35,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
         personalToken: SEED.personalToken,
         pages: Object.fromEntries(Object.entries(HostingOAuthPath).map(([k, p]) => [k, base + p])),
         devicePolicy: { ...state.devicePolicy },
+        rateLimitCallers: describeSeededCallers(state),
         profile: { 'hosting.webUrl': base, 'hosting.apiUrl': base + Hosting.apiPathPrefix, 'hosting.clientId': SEED.app.clientId },
       };
     },

@@ -1,8 +1,18 @@
-/** REST endpoints of the hosting service under /api/v3. */
+/**
+ * REST endpoints of the hosting service under /api/v3 (plus the query API at
+ * /api/graphql and the LFS batch API), enough to exercise every rate-limit
+ * bucket: core reads and content-creating writes, search, code search, the
+ * query API, LFS and the enterprise audit log.
+ */
 import { Hosting } from '../../../shared/constants.js';
 import type { EmulatorEnv } from '../../service.js';
-import type { Router } from '../../router.js';
+import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import type { HostingState } from './state.js';
+import type { Caller } from './ratelimit/callers.js';
+import { reposOf, type RepoRecord } from './ratelimit/fixtures.js';
+
+const DOCS = 'https://docs.example.com/rest';
+const LFS_MAX_OBJECTS = 100;
 
 export function bearerOf(authorization: string | undefined): string | undefined {
   if (!authorization) return undefined;
@@ -10,12 +20,136 @@ export function bearerOf(authorization: string | undefined): string | undefined 
   return m?.[1];
 }
 
-export function registerRestApi(router: Router, state: HostingState, _env: EmulatorEnv): void {
+/** The user a request acts for (set by the rate limiter's middleware), if any. */
+function userOf(req: EmuRequest): string | undefined {
+  const c = req.locals.rateLimitCaller as Caller | undefined;
+  return c?.kind === 'user' ? c.login : undefined;
+}
+
+function isAuthenticated(req: EmuRequest): boolean {
+  const c = req.locals.rateLimitCaller as Caller | undefined;
+  return !!c && c.kind !== 'anonymous';
+}
+
+const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
+
+export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const api = Hosting.apiPathPrefix;
+  const repos = reposOf(state, () => env.clock.now());
+  const repoJson = (r: RepoRecord) => {
+    const base = env.baseUrl();
+    const owner = state.users.get(r.owner);
+    return {
+      id: r.id, name: r.name, full_name: `${r.owner}/${r.name}`, private: r.private, description: r.description,
+      owner: { login: r.owner, id: owner?.id ?? 0, type: owner ? 'User' : 'Organization' },
+      html_url: `${base}/${r.owner}/${r.name}`, url: `${base}${api}/repos/${r.owner}/${r.name}`,
+      default_branch: 'main', visibility: r.private ? 'private' : 'public', created_at: new Date(r.createdAt).toISOString(),
+    };
+  };
+  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
+
   router.get(`${api}/user`, (req, res) => {
     const token = state.activeToken(bearerOf(req.header('authorization')));
     if (!token?.login) return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest' });
     const u = state.users.get(token.login)!;
     res.json(200, { login: u.login, id: u.id, name: u.name, email: u.email, type: 'User' }, { 'x-oauth-scopes': token.scopes.join(', ') });
+  });
+
+  router.get(`${api}/repos/:owner/:repo`, (req, res) => {
+    const r = repos.get(req.params.owner!, req.params.repo!);
+    if (!visible(req, r)) return notFound(res);
+    res.json(200, repoJson(r!));
+  });
+
+  router.post(`${api}/user/repos`, async (req, res) => {
+    const login = userOf(req);
+    if (!login) return requiresAuth(res);
+    const p = await req.params_();
+    const name = p.name ?? '';
+    const invalid = (message: string) =>
+      res.json(422, { message: 'Repository creation failed.', errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }], documentation_url: DOCS });
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
+    if (repos.get(login, name)) return invalid('name already exists on this account');
+    const r = repos.create(login, name, p.private === 'true', p.description ?? '');
+    res.json(201, repoJson(r), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
+  });
+
+  router.get(`${api}/search/repositories`, (req, res) => {
+    const q = req.query.get('q')?.trim();
+    if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+    const terms = q.split(/\s+/).filter((t) => !t.includes(':')).map((t) => t.toLowerCase());
+    const items = [...repos.repos.values()]
+      .filter((r) => visible(req, r) && terms.every((t) => `${r.owner}/${r.name} ${r.description}`.toLowerCase().includes(t)))
+      .map((r) => ({ ...repoJson(r), score: 1 }));
+    res.json(200, { total_count: items.length, incomplete_results: false, items });
+  });
+
+  router.get(`${api}/search/code`, (req, res) => {
+    if (!isAuthenticated(req)) {
+      return res.json(401, {
+        message: 'Requires authentication',
+        errors: [{ message: 'Must be authenticated to access the code search API', resource: 'Search', field: 'q', code: 'invalid' }],
+        documentation_url: DOCS,
+      });
+    }
+    if (!req.query.get('q')?.trim()) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+    res.json(200, { total_count: 0, incomplete_results: false, items: [] });
+  });
+
+  router.get(`${api}/enterprises/:enterprise/audit-log`, (req, res) => {
+    const login = userOf(req);
+    if (!isAuthenticated(req)) return requiresAuth(res);
+    const member = login ? state.users.get(login)?.enterpriseCloud : false;
+    if (!member || req.params.enterprise !== 'ent-corp') return notFound(res);
+    const events = [...repos.repos.values()]
+      .filter((r) => r.owner === 'ent-corp' || state.users.get(r.owner)?.enterpriseCloud)
+      .map((r) => ({ '@timestamp': r.createdAt, action: 'repo.create', actor: r.owner, repo: `${r.owner}/${r.name}` }));
+    res.json(200, events);
+  });
+
+  router.post('/api/graphql', async (req, res) => {
+    if (!isAuthenticated(req)) return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
+    let query = '';
+    try {
+      query = String((JSON.parse(await req.text()) as { query?: unknown }).query ?? '');
+    } catch {
+      return res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
+    }
+    if (!query.trim()) return res.json(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
+    const data: Record<string, unknown> = {};
+    const login = userOf(req);
+    if (/\bviewer\b/.test(query)) data.viewer = login ? { login } : null;
+    if (/\brateLimit\b/.test(query)) {
+      const h = res.extraHeaders;
+      data.rateLimit = {
+        limit: Number(h['x-ratelimit-limit']), cost: 1, remaining: Number(h['x-ratelimit-remaining']),
+        used: Number(h['x-ratelimit-used']), resetAt: new Date(Number(h['x-ratelimit-reset']) * 1000).toISOString(),
+      };
+    }
+    res.json(200, { data });
+  });
+
+  router.post('/:owner/:repo/info/lfs/objects/batch', async (req, res) => {
+    const lfs = { 'content-type': 'application/vnd.git-lfs+json' };
+    const repoName = req.params.repo!.replace(/\.git$/, '');
+    const r = repos.get(req.params.owner!, repoName);
+    if (!req.params.repo!.endsWith('.git') || !visible(req, r)) return res.json(404, { message: 'Repository or object not found' }, lfs);
+    let body: { operation?: unknown; objects?: unknown };
+    try {
+      body = JSON.parse(await req.text()) as typeof body;
+    } catch {
+      return res.json(422, { message: 'Unable to parse the batch request' }, lfs);
+    }
+    if (body.operation !== 'download' && body.operation !== 'upload') return res.json(422, { message: 'operation must be download or upload' }, lfs);
+    if (!Array.isArray(body.objects)) return res.json(422, { message: 'objects must be an array' }, lfs);
+    if (body.objects.length > LFS_MAX_OBJECTS) return res.json(413, { message: `Too many objects in one batch request (at most ${LFS_MAX_OBJECTS})` }, lfs);
+    const base = `${env.baseUrl()}/${r!.owner}/${r!.name}.git/info/lfs/objects`;
+    const objects = (body.objects as Array<{ oid?: unknown; size?: unknown }>).map((o) => {
+      const oid = String(o.oid ?? '');
+      if (!/^[0-9a-f]{64}$/.test(oid)) return { oid, size: o.size, error: { code: 422, message: 'invalid object id' } };
+      return { oid, size: o.size, authenticated: true, actions: { [body.operation as string]: { href: `${base}/${oid}`, expires_in: 3600 } } };
+    });
+    res.json(200, { transfer: 'basic', objects, hash_algo: 'sha256' }, lfs);
   });
 }

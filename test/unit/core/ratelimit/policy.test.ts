@@ -68,3 +68,32 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
   });
 });
+
+describe('policy edge cases', () => {
+  it('a 429 without a message but with retry-after is a secondary limit', () => {
+    const c = classifyRateLimit(429, { 'retry-after': '3' }, undefined, NOW)!;
+    expect(c.kind).toBe('secondary');
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 3000 });
+  });
+  it('an HTTP-date retry-after is measured against the server clock (skew)', () => {
+    const serverNow = NOW + 3_600_000; // server an hour ahead
+    const c = classifyRateLimit(403, { 'retry-after': new Date(serverNow + 20_000).toUTCString(), date: new Date(serverNow).toUTCString() }, 'You have exceeded a secondary rate limit', NOW)!;
+    expect(c.skewMs).toBe(3_600_000);
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 20_000 });
+  });
+  it('a primary reset already past still waits a second (never before the reset)', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 - 5) }, 'API rate limit exceeded', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 1000 });
+  });
+  it('primary without a reset header fails', () => {
+    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '60' }, 'API rate limit exceeded', NOW)!;
+    expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'fail' });
+  });
+  it('a secondary refusal with retry-after still gives up after the retry cap', () => {
+    const c = classifyRateLimit(403, { 'retry-after': '1' }, 'You have exceeded a secondary rate limit', NOW)!;
+    expect(decideRateLimit(c, defaultRateLimitPolicy.maxSecondaryRetries, NOW, waitPolicy)).toMatchObject({ action: 'fail', reason: expect.stringMatching(/gave up/) });
+  });
+  it('recognises the abuse-detection wording of older servers', () => {
+    expect(classifyRateLimit(403, {}, 'You have triggered an abuse detection mechanism.', NOW)?.kind).toBe('secondary');
+  });
+});

@@ -1,0 +1,54 @@
+/** Which resource family a request counts against, and what it costs in points. */
+import { SecondaryLimits } from '../../../../shared/constants.js';
+import type { Resource } from './callers.js';
+
+export interface RequestClass {
+  /** `rate_limit`: the overview endpoint, free of primary cost. */
+  resource: Resource | 'rate_limit';
+  endpoint: string;
+  graphql: boolean;
+}
+
+const READ = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function classifyRequest(method: string, path: string): RequestClass | undefined {
+  const p = path.replace(/\/+$/, '') || '/';
+  const endpoint = `${method} ${p.replace(/\/\d+(?=\/|$)/g, '/:id')}`;
+  const c = (resource: RequestClass['resource'], graphql = false): RequestClass => ({ resource, endpoint, graphql });
+  if (p === '/api/graphql') return c('graphql', true);
+  if (/^\/[^/]+\/[^/]+\.git\/info\/lfs(\/|$)/.test(p)) return c('lfs');
+  if (p !== '/api/v3' && !p.startsWith('/api/v3/')) return undefined;
+  if (p === '/api/v3/rate_limit') return c('rate_limit');
+  if (p === '/api/v3/search/code') return c('code_search');
+  if (p.startsWith('/api/v3/search/')) return c('search');
+  if (/^\/api\/v3\/enterprises\/[^/]+\/audit-log$/.test(p)) return c('audit_log');
+  if (p.startsWith('/api/v3/app-manifests/')) return c('integration_manifest');
+  if (p.startsWith('/api/v3/repos/') && p.endsWith('/import')) return c('source_import');
+  if (/^\/api\/v3\/repos\/[^/]+\/[^/]+\/dependency-graph\/snapshots$/.test(p)) return c('dependency_snapshots');
+  if (/^\/api\/v3\/repos\/[^/]+\/[^/]+\/dependency-graph\/sbom$/.test(p)) return c('dependency_sbom');
+  if (/^\/api\/v3\/repos\/[^/]+\/[^/]+\/code-scanning\/sarifs$/.test(p) && method === 'POST') return c('code_scanning_upload');
+  if (p.startsWith('/api/v3/scim/')) return c('scim');
+  return c('core');
+}
+
+/** Points: reads 1, writes 5 (REST); query 1, mutation 5 (query API). */
+export function pointsOf(method: string, graphqlBody?: string): number {
+  if (graphqlBody !== undefined) return isMutation(graphqlBody) ? SecondaryLimits.pointsWrite : SecondaryLimits.pointsGet;
+  return READ.has(method) ? SecondaryLimits.pointsGet : SecondaryLimits.pointsWrite;
+}
+
+/** Content-creating: REST writes (except the LFS batch API, a read) and query-API mutations. */
+export function isContentCreating(method: string, cls: RequestClass, graphqlBody?: string): boolean {
+  if (cls.graphql) return graphqlBody !== undefined && isMutation(graphqlBody);
+  if (cls.resource === 'lfs' || cls.resource === 'rate_limit') return false;
+  return !READ.has(method);
+}
+
+function isMutation(body: string): boolean {
+  let query = body;
+  try {
+    const j = JSON.parse(body) as { query?: unknown };
+    if (typeof j?.query === 'string') query = j.query;
+  } catch { /* raw query text */ }
+  return /^\s*mutation\b/.test(query.replace(/^\s*#.*$/gm, ''));
+}

@@ -1,0 +1,146 @@
+/**
+ * Hosting rate limits: per-caller primary buckets (every row of the spec's
+ * Primary REST limits table), `x-ratelimit-*` on every API response,
+ * `GET /api/v3/rate_limit`, secondary limits, and the admin verbs under
+ * `/_emulator/hosting/`. Wired into the hosting service by
+ * `registerRateLimits` (register) and `resetRateLimits` (reset).
+ */
+import { randomBytes } from 'node:crypto';
+import { EmulatorAdminPrefix, RateLimitHeader } from '../../../../shared/constants.js';
+import type { EmulatorEnv } from '../../../service.js';
+import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
+import type { HostingState } from '../state.js';
+import { BucketStore, type Bucket } from './buckets.js';
+import { bucketKey, identifyCaller, primaryMessage, resourceLimit, RESOURCES, type Caller, type Resource } from './callers.js';
+import { classifyRequest, isContentCreating, pointsOf } from './classify.js';
+import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
+import { seedRateLimitCallers } from './seed.js';
+import { adminVerbs } from './admin.js';
+import { reposOf } from './fixtures.js';
+
+export const DOCS_URL = 'https://docs.example.com/rest/overview/rate-limits-for-the-rest-api';
+
+export interface RateLimiter {
+  readonly state: HostingState;
+  readonly env: EmulatorEnv;
+  readonly buckets: BucketStore;
+  readonly secondary: SecondaryLimiter;
+  bucket(c: Caller, resource: Resource): Bucket;
+}
+
+const limiters = new WeakMap<HostingState, RateLimiter>();
+
+/** Seeds the rate-limit callers and adds the middleware, `/rate_limit` and the admin verbs. */
+export function registerRateLimits(router: Router, state: HostingState, env: EmulatorEnv): void {
+  const buckets = new BucketStore(() => env.clock.nowSec());
+  const rl: RateLimiter = {
+    state,
+    env,
+    buckets,
+    secondary: new SecondaryLimiter(() => env.clock.now()),
+    bucket(c, resource) {
+      const { limit, windowSec } = resourceLimit(c, resource);
+      return buckets.get(bucketKey(c, resource), resource, limit, windowSec);
+    },
+  };
+  limiters.set(state, rl);
+  seedRateLimitCallers(state, env.clock.now());
+  router.use(`${EmulatorAdminPrefix}/hosting`, adminMiddleware(rl));
+  router.use('', (req, res, next) => limit(rl, req, res, next));
+  router.get('/api/v3/rate_limit', (req, res) => rateLimitOverview(rl, req, res));
+}
+
+/** Back to the seeded state: buckets, secondary counters and seeded callers. */
+export function resetRateLimits(state: HostingState): void {
+  const rl = limiters.get(state);
+  if (!rl) return;
+  rl.buckets.clear();
+  rl.secondary.reset();
+  reposOf(state, () => rl.env.clock.now()).reset();
+  seedRateLimitCallers(state, rl.env.clock.now());
+}
+
+function headersOf(b: Bucket): Record<string, string> {
+  return {
+    [RateLimitHeader.limit]: String(b.limit),
+    [RateLimitHeader.remaining]: String(BucketStore.remaining(b)),
+    [RateLimitHeader.used]: String(b.used),
+    [RateLimitHeader.reset]: String(b.resetAt),
+    [RateLimitHeader.resource]: b.resource,
+  };
+}
+
+async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: () => Promise<void>): Promise<void> {
+  const cls = classifyRequest(req.method, req.path);
+  if (!cls) return next();
+  const caller = identifyCaller(rl.state, req.header('authorization'), req.ip);
+  req.locals.rateLimitCaller = caller;
+  const release = rl.secondary.enter(caller.key);
+  res.raw.once('close', release);
+  const resource: Resource = cls.resource === 'rate_limit' ? 'core' : cls.resource;
+  const bucket = rl.bucket(caller, resource);
+  const gqlBody = cls.graphql && req.method === 'POST' ? await req.text().catch(() => '') : undefined;
+  const refusal = rl.secondary.check({
+    caller: caller.key,
+    endpoint: cls.endpoint,
+    points: pointsOf(req.method, gqlBody),
+    graphql: cls.graphql,
+    contentCreating: isContentCreating(req.method, cls, gqlBody),
+  });
+  if (refusal) return secondaryRefusal(rl, res, refusal, bucket);
+  if (cls.resource !== 'rate_limit' && bucket.limit > 0) {
+    if (BucketStore.remaining(bucket) <= 0) {
+      const status = resource === 'lfs' ? 429 : 403;
+      return res.json(status, { message: primaryMessage(caller), documentation_url: DOCS_URL }, headersOf(bucket));
+    }
+    bucket.used++;
+  }
+  // A zero limit (anonymous callers of authenticated-only APIs): the route answers 401.
+  Object.assign(res.extraHeaders, headersOf(bucket));
+  return next();
+}
+
+function secondaryRefusal(rl: RateLimiter, res: EmuResponse, r: SecondaryRefusal, bucket: Bucket): void {
+  if (r.exhaustBudget) rl.buckets.override(bucket, 0, r.exhaustBudget.resetInSeconds);
+  const id = randomBytes(8).toString('hex').toUpperCase().replace(/(.{4})(?=.)/g, '$1:');
+  const headers: Record<string, string> = { ...headersOf(bucket), 'x-request-id': id };
+  if (r.retryAfter !== undefined) headers[RateLimitHeader.retryAfter] = String(r.retryAfter);
+  rl.env.log(`hosting: secondary rate limit (${r.reason}) for ${bucket.caller}`);
+  res.json(r.status, { message: `${SECONDARY_MESSAGE}${id}.`, documentation_url: `${DOCS_URL}#about-secondary-rate-limits` }, headers);
+}
+
+function rateLimitOverview(rl: RateLimiter, req: EmuRequest, res: EmuResponse): void {
+  const caller = (req.locals.rateLimitCaller as Caller | undefined) ?? identifyCaller(rl.state, req.header('authorization'), req.ip);
+  if (caller.kind === 'anonymous' && caller.badCredentials) {
+    return res.json(401, { message: 'Bad credentials', documentation_url: 'https://docs.example.com/rest' });
+  }
+  const resources: Record<string, { limit: number; used: number; remaining: number; reset: number }> = {};
+  for (const r of RESOURCES) {
+    if (r === 'lfs') continue; // its own bucket, reported in headers only (as the real service does)
+    const b = rl.bucket(caller, r);
+    resources[r] = { limit: b.limit, used: b.used, remaining: BucketStore.remaining(b), reset: b.resetAt };
+  }
+  res.json(200, { resources, rate: { ...resources.core! } });
+}
+
+function adminMiddleware(rl: RateLimiter) {
+  const verbs = adminVerbs(rl);
+  return async (req: EmuRequest, res: EmuResponse, next: () => Promise<void>) => {
+    const verb = req.path.slice(`${EmulatorAdminPrefix}/hosting/`.length);
+    const f = verbs[verb];
+    if (!f || req.method !== 'POST') return next();
+    let body: Record<string, unknown>;
+    try {
+      const t = await req.text();
+      body = t.trim() ? (JSON.parse(t) as Record<string, unknown>) : {};
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('body must be a JSON object');
+    } catch (err) {
+      return res.json(400, { message: (err as Error).message });
+    }
+    try {
+      res.json(200, f(body));
+    } catch (err) {
+      res.json(400, { message: (err as Error).message });
+    }
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Secondary limits: concurrent requests, points per minute per endpoint,
+ * content-creating requests per minute and per hour, plus refusals forced by
+ * the admin API. The secondary status cannot be queried (spec), so nothing
+ * here shows in headers.
+ */
+import { SecondaryLimits } from '../../../../shared/constants.js';
+import type { HostingSecondaryLimits } from '../../../../shared/hosting-ratelimit.js';
+import { WindowCounter } from './buckets.js';
+
+export const SECONDARY_MESSAGE =
+  'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to support for help, please include the request ID ';
+
+export interface SecondaryRefusal {
+  status: 403 | 429;
+  /** Seconds for `retry-after`, when sent. */
+  retryAfter?: number;
+  reason: string;
+  exhaustBudget?: { resetInSeconds: number };
+}
+
+interface Forced {
+  /** Caller key it applies to; undefined = any caller. */
+  caller?: string;
+  count: number;
+  status: 403 | 429;
+  retryAfter?: number;
+  exhaustBudget?: { resetInSeconds: number };
+}
+
+export interface RequestCost {
+  caller: string;
+  /** `GET /api/v3/repos/x/y` style key of the endpoint. */
+  endpoint: string;
+  points: number;
+  graphql: boolean;
+  contentCreating: boolean;
+}
+
+const defaults = (): Required<HostingSecondaryLimits> => ({
+  concurrent: SecondaryLimits.concurrent,
+  restPointsPerMinute: SecondaryLimits.restPointsPerMinute,
+  graphqlPointsPerMinute: SecondaryLimits.graphqlPointsPerMinute,
+  contentCreatingPerMinute: SecondaryLimits.contentCreatingPerMinute,
+  contentCreatingPerHour: SecondaryLimits.contentCreatingPerHour,
+});
+
+export class SecondaryLimiter {
+  limits = defaults();
+  readonly #inFlight = new Map<string, number>();
+  readonly #points = new Map<string, WindowCounter>();
+  readonly #contentMinute = new Map<string, WindowCounter>();
+  readonly #contentHour = new Map<string, WindowCounter>();
+  #forced: Forced[] = [];
+
+  constructor(private readonly now: () => number) {}
+
+  reset(): void {
+    this.limits = defaults();
+    this.#points.clear();
+    this.#contentMinute.clear();
+    this.#contentHour.clear();
+    this.#forced = [];
+    // in-flight counts belong to live connections; they drain by themselves.
+  }
+
+  configure(l: HostingSecondaryLimits): Required<HostingSecondaryLimits> {
+    for (const [k, v] of Object.entries(l)) {
+      if (!(k in this.limits)) throw new Error(`unknown limit "${k}" (known: ${Object.keys(this.limits).join(', ')})`);
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`${k} must be a whole number >= 0`);
+      (this.limits as Record<string, number>)[k] = v;
+    }
+    return { ...this.limits };
+  }
+
+  force(f: Forced): void {
+    this.#forced.push(f);
+  }
+
+  /** Marks a request in flight; returns the release function. */
+  enter(caller: string): () => void {
+    this.#inFlight.set(caller, (this.#inFlight.get(caller) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const n = (this.#inFlight.get(caller) ?? 1) - 1;
+      if (n <= 0) this.#inFlight.delete(caller);
+      else this.#inFlight.set(caller, n);
+    };
+  }
+
+  /** Checks (and on success counts) a request; a refusal when a secondary limit is hit. */
+  check(c: RequestCost): SecondaryRefusal | undefined {
+    const i = this.#forced.findIndex((f) => !f.caller || f.caller === c.caller);
+    if (i >= 0) {
+      const f = this.#forced[i]!;
+      if (--f.count <= 0) this.#forced.splice(i, 1);
+      return { status: f.status, retryAfter: f.retryAfter, reason: 'forced', exhaustBudget: f.exhaustBudget };
+    }
+    if ((this.#inFlight.get(c.caller) ?? 0) > this.limits.concurrent) return { status: 429, reason: 'concurrent requests' };
+    const now = this.now();
+    const points = counter(this.#points, `${c.caller} ${c.endpoint}`, 60_000);
+    const pointLimit = c.graphql ? this.limits.graphqlPointsPerMinute : this.limits.restPointsPerMinute;
+    if (!points.take(now, c.points, pointLimit)) return { status: 403, retryAfter: points.secondsLeft(now), reason: 'points per minute' };
+    if (c.contentCreating) {
+      const minute = counter(this.#contentMinute, c.caller, 60_000);
+      const hour = counter(this.#contentHour, c.caller, 3_600_000);
+      if (!minute.take(now, 1, this.limits.contentCreatingPerMinute)) {
+        return { status: 403, retryAfter: minute.secondsLeft(now), reason: 'content-creating requests per minute' };
+      }
+      if (!hour.take(now, 1, this.limits.contentCreatingPerHour)) return { status: 403, reason: 'content-creating requests per hour' };
+    }
+    return undefined;
+  }
+}
+
+function counter(m: Map<string, WindowCounter>, key: string, windowMs: number): WindowCounter {
+  let c = m.get(key);
+  if (!c) m.set(key, (c = new WindowCounter(windowMs)));
+  return c;
+}

@@ -1,0 +1,187 @@
+/** The emulator host: start/stop, profile registration, TLS, admin verbs and faults, CLI ↔ emulator. */
+import { describe, expect, it } from 'vitest';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BIN, cleanEnv, runCli } from './harness.js';
+import { useEmulatorWorld } from './emulator-world.js';
+
+const ref = useEmulatorWorld();
+const run = ref.run;
+
+/** Starts `lanyard emulator start` by hand; resolves with its URL and a stop(signal) giving the exit code. */
+async function spawnEmulator(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (c) => reject(new Error(`exited ${c}: ${stderr}`)));
+  });
+  for (let i = 0; i < 100 && !/Profile "emulator"/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+  return {
+    first,
+    stderr: () => stderr,
+    stop: (signal: NodeJS.Signals) =>
+      new Promise<number | null>((resolve) => {
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+
+describe('lifecycle', () => {
+  it('first line, the "emulator" profile, and a graceful exit 0 on SIGTERM and SIGINT', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-emu-'));
+    try {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const emu = await spawnEmulator([], { LANYARD_CONFIG_DIR: dir });
+        expect(emu.first).toMatch(/^Emulator listening on http:\/\/127\.0\.0\.1:\d+$/);
+        const url = emu.first.split(' ').pop()!;
+        const profiles = JSON.parse((await runCli(['profile', 'list', '--json'], { env: { LANYARD_CONFIG_DIR: dir } })).stdout);
+        const p = profiles.profiles.find((x: { name: string }) => x.name === 'emulator');
+        expect(p.settings).toMatchObject({ 'hosting.webUrl': url, 'hosting.apiUrl': `${url}/api/v3` });
+        // A keep-alive client connection must not hold the shutdown up.
+        await fetch(`${url}/api/v3/rate_limit`);
+        const t0 = Date.now();
+        expect(await emu.stop(signal)).toBe(0);
+        expect(Date.now() - t0).toBeLessThan(5000);
+        expect(emu.stderr()).toMatch(/Shutting down the emulator/);
+        expect(emu.stderr()).not.toMatch(/\n\s+at /);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a non-loopback host, a busy port and unreadable TLS files (exit 2)', async () => {
+    expect((await ref.world.run(['emulator', 'start', '--host', '0.0.0.0'])).code).toBe(2);
+    const port = new URL(ref.world.url).port;
+    const busy = await ref.world.run(['emulator', 'start', '--port', port, '--no-profile']);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+    const tls = await ref.world.run(['emulator', 'start', '--tls-cert', '/nonexistent.pem', '--tls-key', '/nonexistent.key']);
+    expect([tls.code, tls.stderr]).toEqual([2, '--tls-cert: cannot read /nonexistent.pem\n']);
+    expect((await ref.world.run(['emulator', 'start', '--tls-cert', '/etc/hostname'])).code).toBe(2);
+  });
+
+  it('serves HTTPS with --tls-cert/--tls-key; the CLI trusts the CA through NODE_EXTRA_CA_CERTS', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-tls-'));
+    try {
+      const cert = join(dir, 'cert.pem');
+      const key = join(dir, 'key.pem');
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      const env = { LANYARD_CONFIG_DIR: dir };
+      const emu = await spawnEmulator(['--tls-cert', cert, '--tls-key', key, '-q'], env);
+      try {
+        expect(emu.first).toMatch(/^Emulator listening on https:\/\/127\.0\.0\.1:\d+$/);
+        const trusted = await runCli(['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env: { ...env, NODE_EXTRA_CA_CERTS: cert } });
+        expect(trusted.code).toBe(0);
+        expect(JSON.parse(trusted.stdout).resources.core.limit).toBe(60);
+        const untrusted = await runCli(['--profile', 'emulator', 'ratelimit', 'status'], { env });
+        expect(untrusted.code).toBe(1);
+        expect(untrusted.stderr).toMatch(/^GET https:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit: .*certificate/i);
+        expect(untrusted.stderr.trim().split('\n')).toHaveLength(1);
+      } finally {
+        await emu.stop('SIGTERM');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('admin verbs as commands', () => {
+  it('info --json lists the seeded users, apps and token; advance moves the clock; reset restores it', async () => {
+    const info = JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout);
+    expect(info.url).toBe(ref.world.url);
+    expect(info.hosting.users[0]).toMatchObject({ login: 'mona', password: expect.any(String) });
+    expect(info.hosting.personalToken).toMatch(/^lyp_/);
+    const adv = await ref.world.run(['emulator', 'advance', '2h']);
+    expect(adv.code).toBe(0);
+    const later = JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout);
+    expect(later.clockOffsetMs).toBe(7_200_000);
+    await ref.world.run(['emulator', 'reset']);
+    expect(JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout).clockOffsetMs).toBe(0);
+    expect((await ref.world.run(['emulator', 'advance', 'soon'])).code).toBe(2);
+  });
+
+  it('budget, budgets, secondary and limits', async () => {
+    const b = await ref.world.run(['emulator', 'budget', '--user', 'mona', '--remaining', '7', '--reset-in', '90s']);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toMatch(/^user:mona\tcore\t5000\t4993\t7\t/);
+    const list = JSON.parse((await ref.world.run(['emulator', 'budgets', '--json'])).stdout);
+    expect(list.buckets).toContainEqual(expect.objectContaining({ caller: 'user:mona', remaining: 7 }));
+    expect(list.seeded.length).toBeGreaterThanOrEqual(8);
+    expect((await ref.world.run(['emulator', 'budget', '--user', 'mona', '--anonymous'])).code).toBe(2);
+    const byToken = await ref.world.run(['emulator', 'budget', '--token-of', 'mona', '--remaining', '3', '--json']);
+    expect(JSON.parse(byToken.stdout)).toMatchObject({ appliesTo: 'user:mona', buckets: [{ remaining: 3 }] });
+    const unknown = await ref.world.run(['emulator', 'budget', '--user', 'ghost']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no user "ghost"/);
+    const s = await ref.world.run(['emulator', 'secondary', '--count', '2', '--retry-after', '1s']);
+    expect(s.stderr).toBe('Next 2 request(s) from any get a secondary rate limit (HTTP 403, retry-after 1)\n');
+    expect((await ref.world.run(['emulator', 'secondary', '--status', '500'])).code).toBe(2);
+    const l = await ref.world.run(['emulator', 'limits', '--content-per-minute', '3', '--json']);
+    expect(JSON.parse(l.stdout).secondaryLimits.contentCreatingPerMinute).toBe(3);
+  });
+});
+
+describe('faults, end to end', () => {
+  it('a 502 on an idempotent request is retried', async () => {
+    await ref.world.run(['emulator', 'fault', 'add', '--type', 'status', '--status', '502', '--path', '/api/v3/rate_limit', '--count', '1']);
+    const r = await run(['ratelimit', 'status', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse((await ref.world.run(['emulator', 'fault', 'list'])).stdout).faults).toEqual([]);
+  });
+
+  it('a persistent 503 gives up after the bounded retries: exit 1, one line', async () => {
+    await ref.world.admin('faults', { type: 'status', status: 503, path: '/api/v3/rate_limit', count: 10 });
+    const r = await run(['ratelimit', 'status']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit failed: HTTP 503: Injected fault: HTTP 503\n$/);
+    const left = (await ref.world.admin('faults', undefined, 'GET')) as { faults: Array<{ count: number }> };
+    expect(left.faults[0]!.count).toBe(7); // 1 try + 2 retries
+  });
+
+  it('a connection reset is retried', async () => {
+    await ref.world.admin('faults', { type: 'reset', path: '/api/v3/rate_limit', count: 1 });
+    expect((await run(['ratelimit', 'status', '--json'])).code).toBe(0);
+  });
+
+  it('a truncated body is retried', async () => {
+    await ref.world.admin('faults', { type: 'truncate', path: '/api/v3/rate_limit', count: 1 });
+    const r = await run(['ratelimit', 'status', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).resources.core.limit).toBe(60);
+    await ref.world.admin('faults', { type: 'truncate', path: '/api/v3/rate_limit' });
+    const cut = await run(['ratelimit', 'status']);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit: connection closed before the whole body arrived\n$/);
+    await ref.world.run(['emulator', 'fault', 'clear']);
+  });
+
+  it('persistent resets: exit 1 with "connection reset", no stack trace', async () => {
+    await ref.world.admin('faults', { type: 'reset', path: '/api/v3/rate_limit' });
+    const r = await run(['ratelimit', 'status']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit: (connection reset|other side closed)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    await ref.world.run(['emulator', 'fault', 'clear']);
+  });
+
+  it('added latency delays the answer', async () => {
+    await ref.world.run(['emulator', 'fault', 'add', '--type', 'latency', '--latency', '1500ms', '--path', '/api/v3/rate_limit', '--method', 'GET', '--count', '1']);
+    const t0 = Date.now();
+    expect((await run(['ratelimit', 'status', '--json'])).code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('bad fault input is refused', async () => {
+    expect((await ref.world.run(['emulator', 'fault', 'add', '--type', 'explode', '--path', '/x'])).code).toBe(1);
+    expect((await ref.world.run(['emulator', 'fault', 'add', '--type', 'status', '--status', '200', '--path', '/x'])).code).toBe(2);
+  });
+});

@@ -1,0 +1,52 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigStore } from '../../../../src/core/config/store.js';
+import { normaliseSetting, requireSetting } from '../../../../src/core/config/settings.js';
+import { ConfigError } from '../../../../src/core/errors.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-config-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('ConfigStore', () => {
+  it('sets, reads back across opens, unsets, selects and removes profiles', async () => {
+    const a = await ConfigStore.open({ dir });
+    expect(a.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3/')).toBe('https://code.example.com/api/v3');
+    a.set('work', 'mailbox.user', ' alice ');
+    a.use('work');
+    const b = await ConfigStore.open({ dir });
+    expect(b.activeProfile).toBe('work');
+    expect(b.profile('work')).toEqual({ 'hosting.apiUrl': 'https://code.example.com/api/v3', 'mailbox.user': 'alice' });
+    expect(b.unset('work', 'mailbox.user')).toBe(true);
+    expect(b.unset('work', 'mailbox.user')).toBe(false);
+    expect(b.remove('work')).toBe(true);
+    expect(b.activeProfile).toBeUndefined();
+    expect(b.remove('work')).toBe(false);
+    expect(JSON.parse(await readFile(b.path, 'utf8'))).toEqual({ profiles: {} });
+  });
+  it('refuses unknown keys, bad URLs, bad profile names and using a missing profile', async () => {
+    const s = await ConfigStore.open({ dir });
+    expect(() => s.set('p', 'hosting.token', 'x')).toThrow(ConfigError);
+    expect(() => s.set('p', 'hosting.apiUrl', 'not a url')).toThrow(/absolute http\(s\) URL/);
+    expect(() => s.set('p', 'hosting.apiUrl', 'ftp://h')).toThrow(/http\(s\)/);
+    expect(() => s.set('../evil', 'mailbox.user', 'x')).toThrow(/invalid profile name/);
+    expect(() => s.use('nope')).toThrow(/no profile named "nope"/);
+    expect(() => normaliseSetting('mailbox.user', '  ')).toThrow(/must not be empty/);
+  });
+  it('a missing setting names the config set to run', () => {
+    try {
+      requireSetting({}, 'hosting.apiUrl', 'work');
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).message).toBe('profile "work" has no hosting.apiUrl');
+      expect((err as ConfigError).hint).toBe('run `lanyard config set hosting.apiUrl <url> --profile work`');
+    }
+  });
+});

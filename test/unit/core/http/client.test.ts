@@ -1,0 +1,318 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HttpClient, buildUrl, type HttpClientOptions } from '../../../../src/core/http/client.js';
+import { CancelledError, HttpError, NetworkError, RateLimitError, TimeoutError } from '../../../../src/core/errors.js';
+import { defaultRateLimitPolicy } from '../../../../src/core/ratelimit/policy.js';
+import type { RateLimitState } from '../../../../src/core/ratelimit/headers.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { StubHttp } from '../../../fakes/stub-http.js';
+
+let stub: StubHttp;
+let clock: FakeClock;
+let client: HttpClient;
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const dateHeader = (ms = clock.now()) => new Date(ms).toUTCString();
+
+function make(o: Partial<HttpClientOptions> = {}): HttpClient {
+  client = new HttpClient({ clock, userAgent: 'lanyard/9.9.9', random: () => 0.5, ...o });
+  return client;
+}
+
+beforeEach(async () => {
+  stub = await StubHttp.start();
+  clock = new FakeClock(NOW);
+});
+
+afterEach(async () => {
+  await client?.close();
+  await stub.close();
+});
+
+describe('URLs, headers and credentials', () => {
+  it('joins base URLs with and without slashes, appends query values', () => {
+    expect(buildUrl({ url: 'rate_limit', baseUrl: 'http://h/api/v3' }).toString()).toBe('http://h/api/v3/rate_limit');
+    expect(buildUrl({ url: '/rate_limit', baseUrl: 'http://h/api/v3/' }).toString()).toBe('http://h/api/v3/rate_limit');
+    expect(buildUrl({ url: 'https://other/x', baseUrl: 'http://h/api' }).toString()).toBe('https://other/x');
+    expect(buildUrl({ url: 'search', baseUrl: 'http://h', query: { q: 'a b', n: 2, skip: undefined, tag: ['x', 'y'] } }).toString())
+      .toBe('http://h/search?q=a+b&n=2&tag=x&tag=y');
+    expect(() => buildUrl({ url: 'relative' })).toThrow(/without a base URL/);
+  });
+
+  it('sends the User-Agent and injects each credential scheme', async () => {
+    make();
+    for (let i = 0; i < 4; i++) stub.on('GET', '/api/v3/user', { body: { ok: true } });
+    const base = stub.url + '/api/v3';
+    await client.request({ url: 'user', baseUrl: base, credential: { scheme: 'bearer', token: 'tok-123' } });
+    await client.request({ url: 'user', baseUrl: base, credential: { scheme: 'basic', username: 'id', password: 'secret' } });
+    await client.request({ url: 'user', baseUrl: base, credential: { scheme: 'query', name: 'key', value: 'k-1' } });
+    await client.request({ url: 'user', baseUrl: base, credential: { scheme: 'header', name: 'X-Api-Key', value: 'k-2' } });
+    const [a, b, c, d] = stub.requests;
+    expect(a!.headers['user-agent']).toBe('lanyard/9.9.9');
+    expect(a!.headers.authorization).toBe('Bearer tok-123');
+    expect(b!.headers.authorization).toBe('Basic ' + Buffer.from('id:secret').toString('base64'));
+    expect(c!.url.searchParams.get('key')).toBe('k-1');
+    expect(c!.headers.authorization).toBeUndefined();
+    expect(d!.headers['x-api-key']).toBe('k-2');
+    stub.verify();
+  });
+
+  it('encodes JSON and form bodies', async () => {
+    make();
+    stub.on('POST', '/j', { status: 201, body: {} }).on('POST', '/f', { body: {} });
+    await client.request({ method: 'POST', url: stub.url + '/j', json: { a: 1 } });
+    await client.request({ method: 'POST', url: stub.url + '/f', form: { a: 'x y', b: undefined } });
+    expect(stub.requests[0]!.headers['content-type']).toBe('application/json');
+    expect(stub.requests[0]!.body).toBe('{"a":1}');
+    expect(stub.requests[1]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(stub.requests[1]!.body).toBe('a=x+y');
+  });
+});
+
+describe('typed errors', () => {
+  it('HTTP status with the parsed body', async () => {
+    make();
+    stub.on('GET', '/missing', { status: 404, body: { message: 'Not Found' } });
+    const err = await client.request({ url: stub.url + '/missing' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(404);
+    expect((err as HttpError).body).toEqual({ message: 'Not Found' });
+    expect((err as HttpError).message).toMatch(/GET .*\/missing failed: HTTP 404: Not Found/);
+  });
+
+  it('okStatus returns chosen statuses instead of throwing', async () => {
+    make();
+    stub.on('GET', '/gone', { status: 410, body: 'bye' });
+    const res = await client.request({ url: stub.url + '/gone', okStatus: (s) => s === 410 });
+    expect(res.status).toBe(410);
+    expect(await res.text()).toBe('bye');
+  });
+
+  it('network error when nothing listens', async () => {
+    make({ maxNetworkRetries: 0 });
+    const url = stub.url;
+    await stub.close();
+    stub = await StubHttp.start();
+    const err = await client.request({ url: url + '/x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as Error).message).toMatch(/connection refused/);
+  });
+
+  it('headers timeout and body timeout', async () => {
+    // undici's timers have a 1 s resolution: the server stalls well beyond it.
+    make({ maxNetworkRetries: 0 });
+    stub.on('GET', '/slow', { delayMs: 2500, body: {} });
+    const e1 = await client.request({ url: stub.url + '/slow', timeouts: { headersMs: 100 } }).catch((e: unknown) => e);
+    expect(e1).toBeInstanceOf(TimeoutError);
+    expect((e1 as TimeoutError).phase).toBe('headers');
+    stub.on('GET', '/slowbody', { bodyDelayMs: 2500, body: { a: 1 } });
+    const res = await client.request({ url: stub.url + '/slowbody', timeouts: { bodyMs: 100 } });
+    const e2 = await res.json().catch((e: unknown) => e);
+    expect(e2).toBeInstanceOf(TimeoutError);
+    expect((e2 as TimeoutError).phase).toBe('body');
+  });
+
+  it('an aborted signal cancels', async () => {
+    make();
+    stub.on('GET', '/slow', { delayMs: 300, body: {} });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    await expect(client.request({ url: stub.url + '/slow', signal: ac.signal })).rejects.toBeInstanceOf(CancelledError);
+  });
+});
+
+describe('retries of idempotent requests', () => {
+  it('retries GET on 502/503/504 with jittered, bounded backoff', async () => {
+    make();
+    stub.on('GET', '/r', { status: 502 }).on('GET', '/r', { status: 504 }).on('GET', '/r', { body: { ok: 1 } });
+    const res = await client.request({ url: stub.url + '/r' });
+    expect(await res.json()).toEqual({ ok: 1 });
+    expect(clock.sleeps).toEqual([250, 500]); // base/2 + 0.5 * base for base 250, 500
+    stub.verify();
+  });
+
+  it('gives up after maxNetworkRetries and reports the status', async () => {
+    make({ maxNetworkRetries: 2 });
+    stub.on('GET', '/r', { status: 503, body: { message: 'down' } }, 3);
+    const err = await client.request({ url: stub.url + '/r' }).catch((e: unknown) => e);
+    expect((err as HttpError).status).toBe(503);
+    expect(stub.requests).toHaveLength(3);
+  });
+
+  it('never retries POST, nor other 4xx', async () => {
+    make();
+    stub.on('POST', '/p', { status: 502 }).on('GET', '/f', { status: 403, body: { message: 'Forbidden' } });
+    await expect(client.request({ method: 'POST', url: stub.url + '/p', json: {} })).rejects.toBeInstanceOf(HttpError);
+    await expect(client.request({ url: stub.url + '/f' })).rejects.toBeInstanceOf(HttpError);
+    expect(stub.requests).toHaveLength(2);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('retries a connection reset', async () => {
+    make();
+    stub.on('GET', '/reset', { reset: true }).on('GET', '/reset', { body: { ok: true } });
+    const res = await client.request({ url: stub.url + '/reset' });
+    expect(await res.json()).toEqual({ ok: true });
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('json() retries a body cut short by a reset', async () => {
+    make();
+    stub.on('GET', '/cut', { truncate: true, body: { long: 'x'.repeat(2000) } }).on('GET', '/cut', { body: { long: 'ok' } });
+    const { data } = await client.json<{ long: string }>({ url: stub.url + '/cut' });
+    expect(data.long).toBe('ok');
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('a truncated body without retries is a network error', async () => {
+    make({ maxNetworkRetries: 0 });
+    stub.on('GET', '/cut', { truncate: true, body: { long: 'x'.repeat(2000) } });
+    await expect(client.json({ url: stub.url + '/cut' })).rejects.toBeInstanceOf(NetworkError);
+  });
+});
+
+describe('rate limits', () => {
+  const primary = (resetSec: number, date = dateHeader()) => ({
+    status: 403,
+    headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '60', 'x-ratelimit-reset': String(resetSec), 'x-ratelimit-resource': 'core', date },
+    body: { message: 'API rate limit exceeded for 127.0.0.1. (But here is the good news.)' },
+  });
+  const secondary = (headers: Record<string, string> = {}) => ({
+    status: 403,
+    headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4000', 'x-ratelimit-reset': String(NOW / 1000 + 3600), date: dateHeader(), ...headers },
+    body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+  });
+
+  it('reports the limit state of every response', async () => {
+    const seen: RateLimitState[] = [];
+    make({ onRateLimit: (s) => seen.push(s) });
+    stub.on('GET', '/a', { headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-used': '1', 'x-ratelimit-reset': '1795300000', 'x-ratelimit-resource': 'core' }, body: {} });
+    const res = await client.request({ url: stub.url + '/a' });
+    expect(res.rateLimit).toEqual({ limit: 5000, remaining: 4999, used: 1, reset: 1795300000, resource: 'core' });
+    expect(seen).toEqual([res.rateLimit]);
+  });
+
+  it('primary without --wait: RateLimitError with the reset, no retry', async () => {
+    make();
+    stub.on('GET', '/a', primary(NOW / 1000 + 600));
+    const err = (await client.request({ url: stub.url + '/a' }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.kind).toBe('primary');
+    expect(err.resetAt).toBe(NOW + 601_000);
+    expect(err.message).toBe(`API rate limit exceeded for 127.0.0.1; the budget resets at ${new Date(NOW + 601_000).toISOString()}`);
+    expect(err.state?.remaining).toBe(0);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('primary with --wait: sleeps until the reset, corrected by the Date skew, then succeeds', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
+    const serverNow = NOW - 45_000; // server clock 45 s behind ours
+    stub.on('GET', '/a', primary(serverNow / 1000 + 100, dateHeader(serverNow))).on('GET', '/a', { body: { ok: 1 } });
+    const waits: number[] = [];
+    client = make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true }, onRateLimitWait: (i) => waits.push(i.waitMs) });
+    const res = await client.request({ url: stub.url + '/a' });
+    expect(await res.json()).toEqual({ ok: 1 });
+    expect(clock.sleeps).toEqual([101_000]);
+    expect(waits).toEqual([101_000]);
+  });
+
+  it('a wait beyond --max-wait fails with the reason as hint', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true, maxWaitMs: 10_000 } });
+    stub.on('GET', '/a', primary(NOW / 1000 + 600));
+    const err = (await client.request({ url: stub.url + '/a' }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.hint).toMatch(/exceeds the maximum wait \(10 s\)/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('secondary with retry-after waits that long', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
+    stub.on('GET', '/a', secondary({ 'retry-after': '7' })).on('GET', '/a', { body: {} });
+    await client.request({ url: stub.url + '/a' });
+    expect(clock.sleeps).toEqual([7000]);
+  });
+
+  it('secondary without retry-after: 60 s, then exponential, then gives up', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true, maxSecondaryRetries: 3 } });
+    stub.on('GET', '/a', secondary(), 4);
+    const err = (await client.request({ url: stub.url + '/a' }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err.kind).toBe('secondary');
+    expect(err.message).toMatch(/^You have exceeded a secondary rate limit/);
+    expect(err.hint).toMatch(/gave up after 3 retries/);
+    expect(clock.sleeps).toEqual([60_000, 120_000, 240_000]);
+    expect(stub.requests).toHaveLength(4);
+  });
+
+  it('a request with a streamed body is not re-sent after a rate-limit wait', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
+    stub.on('POST', '/upload', secondary({ 'retry-after': '1' }));
+    const { Readable } = await import('node:stream');
+    const err = (await client.request({ method: 'POST', url: stub.url + '/upload', body: Readable.from([Buffer.from('data')]) }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.hint).toMatch(/streamed and cannot be sent again/);
+    expect(stub.requests).toHaveLength(1);
+    expect(stub.requests[0]!.body).toBe('data');
+  });
+
+  it('OAuth requests skip rate-limit handling', async () => {
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
+    stub.on('POST', '/token', { ...secondary({ 'retry-after': '5' }), status: 429 });
+    const err = await client.request({ method: 'POST', url: stub.url + '/token', form: { a: 'b' }, oauth: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe('client-side guards', () => {
+  it('content-creating requests: at most N per minute, waits on the clock', async () => {
+    make({ contentCreatingPerMinute: 2 });
+    stub.on('POST', '/w', { status: 201, body: {} }, 3).on('GET', '/r', { body: {} }, 3);
+    for (let i = 0; i < 3; i++) await client.request({ url: stub.url + '/r' });
+    expect(clock.sleeps).toEqual([]);
+    for (let i = 0; i < 3; i++) await client.request({ method: 'POST', url: stub.url + '/w', json: {} });
+    expect(clock.sleeps).toEqual([60_000]);
+  });
+
+  it('at most N concurrent requests; OAuth requests bypass the queue', async () => {
+    make({ maxConcurrent: 1 });
+    let order: string[] = [];
+    stub.on('GET', '/slow', { delayMs: 300, body: {} });
+    stub.on('GET', '/queued', () => (order.push('queued'), { body: {} }));
+    stub.on('POST', '/token', () => (order.push('oauth'), { body: {} }));
+    const slow = client.request({ url: stub.url + '/slow' }).then(async (r) => (await r.dump(), order.push('slow')));
+    await new Promise((r) => setTimeout(r, 50));
+    const queued = client.request({ url: stub.url + '/queued' }).then((r) => r.dump());
+    const oauth = client.request({ method: 'POST', url: stub.url + '/token', form: {}, oauth: true }).then((r) => r.dump());
+    await Promise.all([slow, queued, oauth]);
+    expect(order).toEqual(['oauth', 'slow', 'queued']);
+    order = [];
+  });
+});
+
+describe('--debug trace', () => {
+  it('redacts secrets in headers, query, form and JSON bodies of requests and responses', async () => {
+    const lines: string[] = [];
+    make({ trace: (l) => lines.push(l) });
+    stub.on('POST', '/login/oauth/access_token', {
+      headers: { 'set-cookie': 'session=abc-cookie-value' },
+      body: { access_token: 'gho_response_secret', refresh_token: 'ghr_response_secret', token_type: 'bearer', scope: 'repo' },
+    });
+    stub.on('POST', '/json', { body: { nested: { password: 'pw-in-response' } } });
+    await client.request({
+      method: 'POST',
+      url: stub.url + '/login/oauth/access_token?key=query-key-value&page=2',
+      headers: { cookie: 'session=request-cookie' },
+      credential: { scheme: 'basic', username: 'client', password: 'basic-secret' },
+      form: { client_id: 'abc', client_secret: 'form-secret', code: 'code-value', device_code: 'dc-value' },
+    });
+    await client.request({ method: 'POST', url: stub.url + '/json', credential: { scheme: 'bearer', token: 'bearer-secret' }, json: { user: { password: 'pw-value', refresh_token: 'rt-value' }, list: [{ access_token: 'at-value' }] } });
+    const trace = lines.join('\n');
+    for (const secret of ['query-key-value', 'request-cookie', 'basic-secret', Buffer.from('client:basic-secret').toString('base64'), 'form-secret', 'code-value', 'dc-value', 'gho_response_secret', 'ghr_response_secret', 'abc-cookie-value', 'bearer-secret', 'pw-value', 'rt-value', 'at-value', 'pw-in-response']) {
+      expect(trace).not.toContain(secret);
+    }
+    expect(trace).toContain('> authorization: Basic [REDACTED]');
+    expect(trace).toContain('> authorization: Bearer [REDACTED]');
+    expect(trace).toContain('key=[REDACTED]&page=2');
+    expect(trace).toContain('client_id=abc');
+    expect(trace).toContain('"token_type":"bearer"');
+  });
+});
