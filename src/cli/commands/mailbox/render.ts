@@ -32,6 +32,17 @@ export const messageColumns: ReadonlyArray<Column<MessageRow>> = [
   { header: 'size', value: (r) => (r.meta.size !== undefined ? fmtBytes(r.meta.size) : ''), align: 'right' },
 ];
 
+/** Orders IMAP part numbers: 1 < 1.2 < 1.10 < 2 (JSON objects put "2" before "1.2"). */
+export function compareImap(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? -1) - (y[i] ?? -1);
+    if (d) return d;
+  }
+  return 0;
+}
+
 export function renderMessage(io: IO, v: MessageView): void {
   const m = v.message;
   const line = (k: string, val: string | undefined) => {
@@ -50,7 +61,7 @@ export function renderMessage(io: IO, v: MessageView): void {
     line('Prev:', v.prev ?? '(none)');
     line('Next:', v.next ?? '(none)');
   }
-  const parts = Object.entries(m.parts ?? {});
+  const parts = Object.entries(m.parts ?? {}).sort(([a], [b]) => compareImap(a, b));
   if (parts.length) {
     io.out('');
     renderTable(io, parts.map(([id, p]) => ({ id, ...p })), [

@@ -98,25 +98,13 @@ export function parseMessageFile(file: string): Promise<ParsedMessage> {
     });
     parser.on('error', (err: Error) => reject(new MimeError(`Invalid message: ${err.message}`)));
     parser.on('end', () => {
-      const ids = Object.keys(parts).sort(compareImap);
-      if (ids.length) out.parts = Object.fromEntries(ids.map((id) => [id, parts[id]!]));
+      if (Object.keys(parts).length) out.parts = parts;
       resolve(out);
     });
     const src = createReadStream(file, { highWaterMark: 256 * 1024 });
     src.on('error', reject);
     src.pipe(parser);
   });
-}
-
-/** Orders IMAP part numbers: 1 < 1.2 < 1.10 < 2. */
-export function compareImap(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? -1) - (y[i] ?? -1);
-    if (d) return d;
-  }
-  return 0;
 }
 
 /** IMAP body-part number of a splitter node ("1" for the body of a single-part message). */
