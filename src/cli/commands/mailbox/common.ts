@@ -8,6 +8,7 @@ import { ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';
 import type { MailboxTargetOptions } from './index.js';
+import { lowMemoryRuntime } from './memory.js';
 
 export async function mailboxClient(ctx: Context, o: MailboxTargetOptions): Promise<MailboxClient> {
   const { name, settings } = await ctx.profile();
@@ -17,6 +18,7 @@ export async function mailboxClient(ctx: Context, o: MailboxTargetOptions): Prom
   for (const [flag, v] of [['--domain', domain], ['--user', user]] as const) {
     if (!v.trim() || /[/\\?#%\s]/.test(v)) throw new ValidationError(`${flag}: "${v}" is not a valid mailbox ${flag.slice(2)}`);
   }
+  lowMemoryRuntime();
   return new MailboxClient(await ctx.http(), { baseUrl, domain, user }, ctx.signal);
 }
 

@@ -1,0 +1,46 @@
+/**
+ * Bounded memory for large transfers. Two process-level tweaks, applied by
+ * the mailbox commands before the HTTP pool starts:
+ * - `--liftoff-only`: undici's HTTP parser is WebAssembly; V8's optimising
+ *   tier roughly doubles its code memory (≈35 MiB) for no gain on a CLI run.
+ * - a young-generation GC every few MiB streamed: socket read buffers are
+ *   external memory that V8 otherwise lets grow by ~30 MiB before collecting.
+ * Both are best effort: if the runtime refuses, nothing changes but memory.
+ */
+import { Transform } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+let gcFn: ((o?: { type?: string }) => void) | undefined;
+let applied = false;
+
+export function lowMemoryRuntime(): void {
+  if (applied) return;
+  applied = true;
+  try {
+    setFlagsFromString('--liftoff-only');
+    setFlagsFromString('--expose-gc');
+    gcFn = runInNewContext('gc') as typeof gcFn;
+  } catch {
+    gcFn = undefined;
+  }
+}
+
+/** A pass-through stage that collects short-lived buffers every `everyBytes`. */
+export function memoryGuard(everyBytes = 8 * 1024 * 1024): Transform {
+  let since = 0;
+  return new Transform({
+    transform(chunk: Buffer, _e, cb) {
+      since += chunk.length;
+      if (since >= everyBytes && gcFn) {
+        since = 0;
+        try {
+          gcFn({ type: 'minor' });
+        } catch {
+          gcFn = undefined;
+        }
+      }
+      cb(null, chunk);
+    },
+  });
+}
