@@ -89,6 +89,22 @@ describe('get, parts and content ids', () => {
     expect(human.stdout).toMatch(/^1\.2\.2\timage\/png/m);
   });
 
+  it('bodies: --include-body on lists; none when pre-parsed bodies are disabled', async () => {
+    const withBody = JSON.parse((await ok(['list', '--label', '2', '--include-body', '--json'])).stdout) as Array<Record<string, unknown>>;
+    expect(withBody[0]!.textBody).toMatch(/The report is attached/);
+    const without = JSON.parse((await ok(['list', '--label', '2', '--metadata', '--json'])).stdout) as Array<Record<string, unknown>>;
+    expect(without[0]!.textBody).toBeUndefined();
+    await world.admin('mailbox/config', { preparsedBodies: false });
+    try {
+      const v = JSON.parse((await ok(['get', report, '--json'])).stdout) as { message: Record<string, unknown> };
+      expect(v.message.textBody).toBeUndefined();
+      expect(v.message.htmlBody).toBeUndefined();
+      expect((await ok(['get', report])).stdout).toMatch(/no pre-parsed body/);
+    } finally {
+      await world.admin('mailbox/config', { preparsedBodies: true });
+    }
+  });
+
   it('fetches parts by IMAP number through mixed > alternative > related', async () => {
     expect((await ok(['part', report, '1.1'])).stdout).toBe('The report is attached. Logo inline in the HTML version.');
     expect((await ok(['part', report, '1.2.1'])).stdout).toBe('<p>The report is attached.</p><img src="cid:logo@lanyard.example">');

@@ -7,7 +7,7 @@
  *   external memory that V8 otherwise lets grow by ~30 MiB before collecting.
  * Both are best effort: if the runtime refuses, nothing changes but memory.
  */
-import { Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -26,21 +26,18 @@ export function lowMemoryRuntime(): void {
   }
 }
 
-/** A pass-through stage that collects short-lived buffers every `everyBytes`. */
-export function memoryGuard(everyBytes = 8 * 1024 * 1024): Transform {
+/** Observes `stream` (no extra pipeline hop) and collects short-lived buffers every `everyBytes`. */
+export function guardMemory(stream: Readable, everyBytes = 16 * 1024 * 1024): void {
+  if (!gcFn) return;
   let since = 0;
-  return new Transform({
-    transform(chunk: Buffer, _e, cb) {
-      since += chunk.length;
-      if (since >= everyBytes && gcFn) {
-        since = 0;
-        try {
-          gcFn({ type: 'minor' });
-        } catch {
-          gcFn = undefined;
-        }
-      }
-      cb(null, chunk);
-    },
+  stream.on('data', (chunk: Buffer) => {
+    since += chunk.length;
+    if (since < everyBytes || !gcFn) return;
+    since = 0;
+    try {
+      gcFn({ type: 'minor' });
+    } catch {
+      gcFn = undefined;
+    }
   });
 }

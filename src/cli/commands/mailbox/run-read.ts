@@ -12,7 +12,7 @@ import { UsageError } from '../../usage-error.js';
 import { mailboxClient, openOutputFile, progressStage, removePartial } from './common.js';
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './index.js';
 import { renderMessage } from './render.js';
-import { memoryGuard } from './memory.js';
+import { guardMemory } from './memory.js';
 
 const PROGRESS_MIN_BYTES = 1024 * 1024;
 
@@ -83,7 +83,6 @@ async function deliver(ctx: Context, res: StreamedBody, output: string | undefin
     discard(res);
     throw new LanyardError('protocol', `unsupported Content-Encoding "${res.encoding}"`);
   }
-  stages.push(memoryGuard());
   if (ctx.io.stderrIsTTY && (total ?? res.length ?? PROGRESS_MIN_BYTES) >= PROGRESS_MIN_BYTES) stages.push(progressStage(ctx, total ?? res.length, label));
   let dest: Writable;
   if (output !== undefined) {
@@ -94,6 +93,7 @@ async function deliver(ctx: Context, res: StreamedBody, output: string | undefin
       throw err;
     }
   } else dest = ctx.io.stdout;
+  guardMemory(res.body);
   try {
     await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: output !== undefined });
   } catch (err) {
