@@ -216,6 +216,28 @@ describe('raw, deflate and url', () => {
     expect(await res.text()).toBe(await readFile(file, 'utf8'));
   });
 
+  it('a cut connection is retried; a persistent one fails (exit 1) and leaves no partial file', async () => {
+    const path = `/rest/v2/example.com/alice/mailbox/message/${id}/raw`;
+    const out = join(dir, 'cut.eml');
+    await world.admin('faults', { type: 'truncate', path, count: 1 });
+    await ok(['raw', id, '--output', out]);
+    expect(await readFile(out, 'utf8')).toBe(await readFile(file, 'utf8'));
+    await world.admin('faults', { type: 'truncate', path, count: 10 });
+    const out2 = join(dir, 'cut2.eml');
+    const r = await mb(['raw', id, '--output', out2]);
+    await world.run(['emulator', 'fault', 'clear', '--url', world.url]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    await expect(readFile(out2)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('Ctrl-C while waiting for the server exits 130', async () => {
+    await world.admin('faults', { type: 'latency', latencyMs: 8000, path: `/rest/v2/example.com/alice/mailbox/message/${id}/raw`, count: 1 });
+    const r = await mb(['raw', id], { onSpawn: (child) => void setTimeout(() => child.kill('SIGINT'), 1500) });
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+  });
+
   it('small messages stay uncompressed even when deflate is accepted', async () => {
     const small = (await ok(['store', '-'], { input: simple('small') })).stdout.trim();
     const res = await fetch(`${api}/message/${small}/raw`, { headers: { 'accept-encoding': 'deflate' } });

@@ -9,20 +9,13 @@ import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { MailParser, type AddressObject, type AttachmentStream, type MessageText } from 'mailparser';
 import { Splitter, type MimeNode, type SplitterChunk } from '@zone-eu/mailsplit';
-import type { MailboxAddress, MailboxPart } from '../../../shared/mailbox.js';
+import type { MailboxAddress, MailboxMetadata, MailboxPart } from '../../../shared/mailbox.js';
 
 export class MimeError extends Error {}
 
-export interface ParsedMessage {
-  from?: MailboxAddress[];
-  to?: MailboxAddress[];
-  cc?: MailboxAddress[];
-  subject?: string;
+export interface ParsedMessage extends Pick<MailboxMetadata, 'subject' | 'from' | 'to' | 'cc' | 'parts' | 'textBody' | 'htmlBody'> {
   /** Epoch ms of the Date header, if it parsed. */
   dateMs?: number;
-  parts?: Record<string, MailboxPart>;
-  textBody?: string;
-  htmlBody?: string;
 }
 
 const HEADER_LINE = /^[!-9;-~]+[ \t]*:/;

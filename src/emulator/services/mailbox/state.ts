@@ -6,11 +6,14 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MailboxAddress, MailboxPart } from '../../../shared/mailbox.js';
+import type { MailboxMetadata } from '../../../shared/mailbox.js';
 import type { StoredObject } from './objects.js';
 import { compareTimeUuid } from './timeuuid.js';
 
-export interface MessageRecord {
+/** The parsed fields kept as they go on the wire. */
+type ParsedFields = Pick<MailboxMetadata, 'subject' | 'from' | 'to' | 'cc' | 'parts' | 'textBody' | 'htmlBody'>;
+
+export interface MessageRecord extends ParsedFields {
   id: string;
   labels: number[];
   markers: string[];
@@ -18,13 +21,6 @@ export interface MessageRecord {
   deleted: boolean;
   size: number;
   dateMs: number;
-  subject?: string;
-  from?: MailboxAddress[];
-  to?: MailboxAddress[];
-  cc?: MailboxAddress[];
-  parts?: Record<string, MailboxPart>;
-  textBody?: string;
-  htmlBody?: string;
   object: StoredObject;
 }
 
