@@ -27,7 +27,7 @@ export function lowMemoryRuntime(): void {
 }
 
 /** Observes `stream` (no extra pipeline hop) and collects short-lived buffers every `everyBytes`. */
-export function guardMemory(stream: Readable, everyBytes = 16 * 1024 * 1024): void {
+export function guardMemory(stream: Readable, everyBytes = 4 * 1024 * 1024): void {
   if (!gcFn) return;
   let since = 0;
   stream.on('data', (chunk: Buffer) => {
@@ -40,4 +40,21 @@ export function guardMemory(stream: Readable, everyBytes = 16 * 1024 * 1024): vo
       gcFn = undefined;
     }
   });
+}
+
+let pages = 0;
+
+/**
+ * After each page of a long listing: a young-generation collection (the
+ * page's parsed JSON is garbage once printed), and every tenth page a full
+ * one, so what got promoted does not pile up until V8's own threshold.
+ */
+export function collectAfterPage(): void {
+  try {
+    // gc() without options is a full collection (Node 20 reads {type: 'major'} as minor).
+    if (++pages % 10 === 0) gcFn?.();
+    else gcFn?.({ type: 'minor' });
+  } catch {
+    gcFn = undefined;
+  }
 }

@@ -1,4 +1,5 @@
-import type { MailboxMetadata } from '../../../shared/mailbox.js';
+import { Mailbox, type MailboxMetadata } from '../../../shared/mailbox.js';
+import { collectAfterPage } from './memory.js';
 import type { ListedMessage, ListOptions } from '../../../core/mailbox/client.js';
 import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
@@ -44,13 +45,20 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
   const flat = (m: ListedMessage) => (m.metadata ? { id: m.id, ...m.metadata } : { id: m.id });
 
   if (o.ndjson) {
-    for await (const m of source) await write(ctx, JSON.stringify(flat(m)) + '\n');
+    let n = 0;
+    for await (const m of source) {
+      await write(ctx, JSON.stringify(flat(m)) + '\n');
+      if (++n % Mailbox.maxCount === 0) collectAfterPage();
+    }
     return;
   }
   if (o.json) {
     // Streamed as a JSON array, so memory stays flat with --all too.
     let n = 0;
-    for await (const m of source) await write(ctx, (n++ ? ',\n  ' : '[\n  ') + JSON.stringify(flat(m)));
+    for await (const m of source) {
+      await write(ctx, (n++ ? ',\n  ' : '[\n  ') + JSON.stringify(flat(m)));
+      if (n % Mailbox.maxCount === 0) collectAfterPage();
+    }
     await write(ctx, n ? '\n]\n' : '[]\n');
     return;
   }
