@@ -130,5 +130,10 @@ export function mailboxCommand(ctx: Context): Command {
       .action(async (id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts)),
     ['lanyard mailbox delete <uuid>'],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard --profile emulator mailbox list',
+    'lanyard mailbox list --all --metadata --ndjson',
+    'lanyard mailbox raw <uuid> --output message.eml',
+    'lanyard mailbox store message.eml --label 1 --marker seen',
+  ]);
 }
