@@ -7,7 +7,7 @@
 //     peak RSS of lanyard.
 //  2. `lanyard mailbox list --all --ndjson --metadata` over 5,000 and 50,000 messages:
 //     peak RSS must stay flat.
-// Options: --size MiB (default 256), --runs N (default 3), --messages N (default 50000).
+// Options: --size MiB (default 256), --runs N (default 3), --messages N (default 50000), --only raw|list.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ const arg = (name, dflt) => {
 const SIZE_MIB = arg('size', 256);
 const RUNS = arg('runs', 3);
 const MESSAGES = arg('messages', 50_000);
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 
 const configDir = await mkdtemp(join(tmpdir(), 'lanyard-bench-cfg-'));
 const dataDir = await mkdtemp(join(tmpdir(), 'lanyard-bench-data-'));
@@ -70,6 +71,7 @@ const results = [];
 
 try {
   const bytes = SIZE_MIB * 1024 * 1024;
+  if (ONLY !== 'list') {
   console.error(`generating two ${SIZE_MIB} MiB messages (plain and deflated)…`);
   const plain = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: false });
   const packed = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: true });
@@ -94,6 +96,7 @@ try {
     const size = msg.size / 1024 / 1024;
     const lt = size / median(lan);
     const ct = size / median(cur);
+    console.error(`  ${name}: curl ${cur.map((x) => x.toFixed(2))} (307: ${curBase.map((x) => x.toFixed(2))}), lanyard ${lan.map((x) => x.toFixed(2))} (307: ${lanBase.map((x) => x.toFixed(2))}) s`);
     const ltNet = size / Math.max(median(lan) - median(lanBase), 1e-3);
     const ctNet = size / Math.max(median(cur) - median(curBase), 1e-3);
     results.push(
@@ -104,9 +107,10 @@ try {
   }
   const st = median(startup);
   results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | |`);
+  }
 
   const listRows = [];
-  for (const [label, count] of [[21, Math.round(MESSAGES / 10)], [22, MESSAGES]]) {
+  for (const [label, count] of ONLY === 'raw' ? [] : [[21, Math.round(MESSAGES / 10)], [22, MESSAGES]]) {
     console.error(`generating ${count} messages…`);
     await admin('generate', { count, label });
     const runs = [];

@@ -208,6 +208,21 @@ describe('raw, deflate and url', () => {
     expect((await mb(['raw', id, '--output', out])).code).toBe(2);
   });
 
+  it('an existing --output is refused before any request; --force replaces it only once the transfer is complete', async () => {
+    const out = join(dir, 'keep.eml');
+    await writeFile(out, 'precious');
+    const r = await world.run(['--debug', '--profile', 'emulator', 'mailbox', 'raw', id, '--output', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/^> GET /m);
+    await world.admin('faults', { type: 'reset', path: `/rest/v2/example.com/alice/mailbox/message/${id}/raw`, count: 10 });
+    expect((await mb(['raw', id, '--output', out, '--force'])).code).toBe(1);
+    await world.run(['emulator', 'fault', 'clear', '--url', world.url]);
+    expect(await readFile(out, 'utf8')).toBe('precious');
+    await ok(['raw', id, '--output', out, '--force']);
+    expect(await readFile(out, 'utf8')).toBe(await readFile(file, 'utf8'));
+    expect((await readdir(dir)).filter((f) => f.endsWith('.part'))).toEqual([]);
+  });
+
   it('url prints the 307 Location without following it, and the location serves the message', async () => {
     const r = await ok(['url', id]);
     const loc = r.stdout.trim();

@@ -1,6 +1,8 @@
 /** Shared wiring of the mailbox commands: target, input bodies, output files, progress. */
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { link, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { MailboxClient } from '../../../core/mailbox/client.js';
 import { requireSetting } from '../../../core/config/settings.js';
@@ -38,22 +40,46 @@ export async function inputBody(ctx: Context, file: string | undefined): Promise
   return createReadStream(file, { highWaterMark: 256 * 1024 });
 }
 
-/** Opens `path` for writing; refuses to overwrite unless `force`. */
-export async function openOutputFile(path: string, force: boolean | undefined): Promise<WriteStream> {
-  const ws = createWriteStream(path, { flags: force ? 'w' : 'wx', highWaterMark: 1024 * 1024 });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EEXIST') reject(new ValidationError(`${path} exists; use --force to overwrite it`));
-      else if (err.code === 'EISDIR') reject(new ValidationError(`${path} is a directory`));
-      else reject(new ValidationError(`cannot write ${path}: ${err.code ?? err.message}`));
-    });
-  });
-  return ws;
+/** A file being written: a temporary sibling, renamed into place only when complete. */
+export interface OutputFile {
+  readonly path: string;
+  readonly stream: WriteStream;
+  /** Moves the finished file into place (refusing to replace one without --force). */
+  commit(): Promise<void>;
+  /** Removes the temporary file; the original (if any) is untouched. */
+  abort(): Promise<void>;
 }
 
-export async function removePartial(path: string): Promise<void> {
-  await rm(path, { force: true }).catch(() => undefined);
+/** Opens an output file; an existing one is refused up front unless `force`. */
+export async function openOutputFile(path: string, force: boolean | undefined): Promise<OutputFile> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new ValidationError(`${path} is a directory`);
+  if (existing && !force) throw new ValidationError(`${path} exists; use --force to overwrite it`);
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.part`);
+  const stream = createWriteStream(tmp, { flags: 'wx', mode: 0o644, highWaterMark: 1024 * 1024 });
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (err: NodeJS.ErrnoException) => reject(new ValidationError(`cannot write in ${dirname(path)}: ${err.code ?? err.message}`)));
+  });
+  return {
+    path,
+    stream,
+    async commit() {
+      if (force) return rename(tmp, path);
+      try {
+        await link(tmp, path); // fails if the name appeared meanwhile
+      } catch (err) {
+        await rm(tmp, { force: true });
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ValidationError(`${path} exists; use --force to overwrite it`);
+        throw err;
+      }
+      await rm(tmp, { force: true });
+    },
+    async abort() {
+      stream.destroy();
+      await rm(tmp, { force: true }).catch(() => undefined);
+    },
+  };
 }
 
 /** A pass-through stage drawing a progress bar on stderr (TTY only), throttled. */

@@ -9,7 +9,7 @@ import { CancelledError, LanyardError, ValidationError } from '../../../core/err
 import type { Context } from '../../context.js';
 import { printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
-import { mailboxClient, openOutputFile, progressStage, removePartial } from './common.js';
+import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './index.js';
 import { renderMessage } from './render.js';
 import { guardMemory } from './memory.js';
@@ -37,9 +37,17 @@ export async function runMailboxRaw(ctx: Context, idArg: string, o: MailboxOutpu
   const id = validateMessageId(idArg);
   const client = await mailboxClient(ctx, o);
   // The size (for a progress bar) costs one small request; only worth it on a terminal.
-  const total = ctx.io.stderrIsTTY ? (await client.get(id)).message.size : undefined;
-  const res = await client.raw(id);
-  await deliver(ctx, res, o.output, o.force, total, `message ${id.slice(0, 8)}`);
+  const out = o.output !== undefined ? await openOutputFile(o.output, o.force) : undefined;
+  let res: StreamedBody;
+  let total: number | undefined;
+  try {
+    total = ctx.io.stderrIsTTY ? (await client.get(id)).message.size : undefined;
+    res = await client.raw(id);
+  } catch (err) {
+    await out?.abort();
+    throw err;
+  }
+  await deliver(ctx, res, out, total, `message ${id.slice(0, 8)}`);
 }
 
 export async function runMailboxPart(ctx: Context, idArg: string, partArg: string, o: MailboxOutputOptions): Promise<void> {
@@ -53,21 +61,29 @@ export async function runMailboxPart(ctx: Context, idArg: string, partArg: strin
     if (intoDir && !st) throw new ValidationError(`directory ${outPath} does not exist`);
   }
   const client = await mailboxClient(ctx, o);
-  const res = await client.part(id, part.value);
+  let out = outPath !== undefined && !intoDir ? await openOutputFile(outPath, o.force) : undefined;
+  let res: StreamedBody;
+  try {
+    res = await client.part(id, part.value);
+  } catch (err) {
+    await out?.abort();
+    throw err;
+  }
   if (intoDir) {
     const name = safeFileName(dispositionFileName(res.contentDisposition)) ?? `part-${part.kind === 'number' ? part.value : 'cid'}`;
     try {
       outPath = pathInside(outPath!, name);
+      out = await openOutputFile(outPath, o.force);
     } catch (err) {
       discard(res);
-      throw new ValidationError((err as Error).message);
+      throw err instanceof ValidationError ? err : new ValidationError((err as Error).message);
     }
   } else if (outPath === undefined && ctx.io.stdoutIsTTY && !/^text\//i.test(res.contentType ?? '')) {
     discard(res);
     throw new UsageError(`part ${part.value} is ${res.contentType ?? 'binary'}; not writing it to a terminal`, 'use --output FILE|DIR or redirect stdout');
   }
-  await deliver(ctx, res, outPath, o.force, undefined, `part ${part.value}`);
-  if (outPath !== undefined && intoDir) ctx.io.err(`Saved ${outPath}`);
+  await deliver(ctx, res, out, undefined, `part ${part.value}`);
+  if (out && intoDir) ctx.io.err(`Saved ${out.path}`);
 }
 
 function discard(res: StreamedBody): void {
@@ -76,28 +92,21 @@ function discard(res: StreamedBody): void {
 }
 
 /** Streams a response body (inflating deflate) to a file or stdout, with a progress bar on a TTY. */
-async function deliver(ctx: Context, res: StreamedBody, output: string | undefined, force: boolean | undefined, total: number | undefined, label: string): Promise<void> {
+async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefined, total: number | undefined, label: string): Promise<void> {
   const stages: Array<Transform | ((s: AsyncIterable<Uint8Array>) => AsyncGenerator<Buffer>)> = [];
   if (res.encoding === 'deflate') stages.push(inflateAuto);
   else if (res.encoding) {
     discard(res);
+    await out?.abort();
     throw new LanyardError('protocol', `unsupported Content-Encoding "${res.encoding}"`);
   }
   if (ctx.io.stderrIsTTY && (total ?? res.length ?? PROGRESS_MIN_BYTES) >= PROGRESS_MIN_BYTES) stages.push(progressStage(ctx, total ?? res.length, label));
-  let dest: Writable;
-  if (output !== undefined) {
-    try {
-      dest = await openOutputFile(output, force);
-    } catch (err) {
-      discard(res);
-      throw err;
-    }
-  } else dest = ctx.io.stdout;
+  const dest: Writable = out?.stream ?? ctx.io.stdout;
   guardMemory(res.body);
   try {
-    await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: output !== undefined });
+    await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: !!out });
   } catch (err) {
-    if (output !== undefined) await removePartial(output);
+    await out?.abort();
     if ((err as { code?: string }).code === 'EPIPE') return;
     if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();
     if (err instanceof LanyardError) throw err;
@@ -105,4 +114,5 @@ async function deliver(ctx: Context, res: StreamedBody, output: string | undefin
     if (code && /^Z_/.test(code)) throw new LanyardError('protocol', `the deflate stream from the server is corrupt (${code})`);
     throw new LanyardError('network_error', `transfer failed: ${(err as Error).message}`);
   }
+  await out?.commit();
 }
