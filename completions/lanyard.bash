@@ -24,7 +24,16 @@ _lanyard_subcommands() {
     'echo key delete') echo '' ;;
     'protocol') echo 'request' ;;
     'protocol request') echo '' ;;
-    'mailbox') echo '' ;;
+    'mailbox') echo 'list get raw url part store update label delete' ;;
+    'mailbox list') echo '' ;;
+    'mailbox get') echo '' ;;
+    'mailbox raw') echo '' ;;
+    'mailbox url') echo '' ;;
+    'mailbox part') echo '' ;;
+    'mailbox store') echo '' ;;
+    'mailbox update') echo '' ;;
+    'mailbox label') echo '' ;;
+    'mailbox delete') echo '' ;;
     'health') echo 'events event' ;;
     'health events') echo '' ;;
     'health event') echo '' ;;
@@ -81,6 +90,15 @@ _lanyard_flags() {
     'protocol') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --no-browser --timeout --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox list') echo '--json --ndjson --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox get') echo '--json --domain --user --adjacent --label -l --mark-seen --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox raw') echo '--domain --user --output -o --force -f --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox url') echo '--json --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox part') echo '--domain --user --output -o --force -f --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox store') echo '--json --domain --user --label -l --marker -m --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox update') echo '--json --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox label') echo '--json --domain --user --add -a --remove -r --add-marker --remove-marker --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox delete') echo '--json --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'health') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --all --max --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'health event') echo '--subscription --filter --service --region --since --api-version --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
@@ -121,7 +139,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-c|-f|-m|-o|-p|-r|-s|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-r|-s|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -134,7 +152,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--email|--fail-under|--field|--filter|--header|--host|--issuer|--latency|--lifetime|--login|--login-hint|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--reset-in|--retry-after|--scopes|--server|--service|--since|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-f|-m|-s|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-s|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)

@@ -1,0 +1,128 @@
+/** Shared wiring of the mailbox commands: target, input bodies, output files, progress. */
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { link, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { MailboxClient } from '../../../core/mailbox/client.js';
+import { requireSetting } from '../../../core/config/settings.js';
+import { ValidationError } from '../../../core/errors.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../usage-error.js';
+import type { MailboxTargetOptions } from './index.js';
+import { lowMemoryRuntime } from './memory.js';
+
+export async function mailboxClient(ctx: Context, o: MailboxTargetOptions): Promise<MailboxClient> {
+  const { name, settings } = await ctx.profile();
+  const baseUrl = requireSetting(settings, 'mailbox.baseUrl', name);
+  const domain = o.domain ?? requireSetting(settings, 'mailbox.domain', name);
+  const user = o.user ?? requireSetting(settings, 'mailbox.user', name);
+  for (const [flag, v] of [['--domain', domain], ['--user', user]] as const) {
+    if (!v.trim() || /[/\\?#%\s]/.test(v)) throw new ValidationError(`${flag}: "${v}" is not a valid mailbox ${flag.slice(2)}`);
+  }
+  lowMemoryRuntime();
+  return new MailboxClient(await ctx.http(), { baseUrl, domain, user }, ctx.signal);
+}
+
+/** The message body to upload: a file (checked before any request) or stdin. */
+export async function inputBody(ctx: Context, file: string | undefined): Promise<Readable> {
+  if (file === undefined || file === '-') {
+    if (ctx.io.stdinIsTTY) throw new UsageError('no message given: pass FILE or pipe the raw message on stdin');
+    return ctx.io.stdin;
+  }
+  let s;
+  try {
+    s = await stat(file);
+  } catch {
+    throw new ValidationError(`cannot read ${file}: no such file`);
+  }
+  if (!s.isFile()) throw new ValidationError(`${file} is not a regular file`);
+  return createReadStream(file, { highWaterMark: 256 * 1024 });
+}
+
+/** A file being written: a temporary sibling, renamed into place only when complete. */
+export interface OutputFile {
+  readonly path: string;
+  readonly stream: WriteStream;
+  /** Moves the finished file into place (refusing to replace one without --force). */
+  commit(): Promise<void>;
+  /** Removes the temporary file; the original (if any) is untouched. */
+  abort(): Promise<void>;
+}
+
+/** Opens an output file; an existing one is refused up front unless `force`. */
+export async function openOutputFile(path: string, force: boolean | undefined): Promise<OutputFile> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new ValidationError(`${path} is a directory`);
+  if (existing && !force) throw new ValidationError(`${path} exists; use --force to overwrite it`);
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.part`);
+  const stream = createWriteStream(tmp, { flags: 'wx', mode: 0o644, highWaterMark: 1024 * 1024 });
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (err: NodeJS.ErrnoException) => reject(new ValidationError(`cannot write in ${dirname(path)}: ${err.code ?? err.message}`)));
+  });
+  return {
+    path,
+    stream,
+    async commit() {
+      if (force) return rename(tmp, path);
+      try {
+        await link(tmp, path); // fails if the name appeared meanwhile
+      } catch (err) {
+        await rm(tmp, { force: true });
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ValidationError(`${path} exists; use --force to overwrite it`);
+        throw err;
+      }
+      await rm(tmp, { force: true });
+    },
+    async abort() {
+      stream.destroy();
+      await rm(tmp, { force: true }).catch(() => undefined);
+    },
+  };
+}
+
+/** A pass-through stage drawing a progress bar on stderr (TTY only), throttled. */
+export function progressStage(ctx: Context, total: number | undefined, label: string): Transform {
+  let done = 0;
+  let last = 0;
+  const startedAt = ctx.clock.monotonic();
+  const draw = (final: boolean) => {
+    const now = ctx.clock.monotonic();
+    if (!final && now - last < 100) return;
+    last = now;
+    const secs = Math.max((now - startedAt) / 1000, 0.001);
+    const rate = `${fmtBytes(done / secs)}/s`;
+    let line: string;
+    if (total) {
+      const frac = Math.min(done / total, 1);
+      const width = 24;
+      const fill = Math.round(frac * width);
+      line = `${label} [${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${fmtBytes(done)}/${fmtBytes(total)} ${rate}`;
+    } else line = `${label} ${fmtBytes(done)} ${rate}`;
+    ctx.io.stderr.write(`\r\u001b[2K${line}${final ? '\n' : ''}`);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _e, cb) {
+      done += chunk.length;
+      draw(false);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      draw(true);
+      cb();
+    },
+  });
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1024) return `${Math.round(n)} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}

@@ -1,0 +1,78 @@
+/** Human rendering of mailbox messages. */
+import type { MailboxAddress, MailboxMetadata } from '../../../shared/mailbox.js';
+import type { MessageView } from '../../../core/mailbox/client.js';
+import type { Column } from '../../output.js';
+import type { IO } from '../../io.js';
+import { renderTable, sanitize } from '../../output.js';
+import { fmtBytes } from './common.js';
+
+export interface MessageRow {
+  id: string;
+  meta: MailboxMetadata;
+}
+
+export function formatAddresses(list: MailboxAddress[] | undefined): string {
+  return (list ?? []).map((a) => (a.name ? `${a.name} <${a.address}>` : a.address)).join(', ');
+}
+
+/** `2026-11-03T09:30:00.000+0000` → `2026-11-03 09:30`. */
+export function shortDate(d: string | undefined): string {
+  if (!d) return '';
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(d);
+  return m ? `${m[1]} ${m[2]}` : d;
+}
+
+export const messageColumns: ReadonlyArray<Column<MessageRow>> = [
+  { header: 'id', value: (r) => r.id },
+  { header: 'date', value: (r) => shortDate(r.meta.date) },
+  { header: 'from', value: (r) => r.meta.from?.[0] ? (r.meta.from[0].name || r.meta.from[0].address) : '', flexible: true },
+  { header: 'subject', value: (r) => r.meta.subject ?? '', flexible: true },
+  { header: 'labels', value: (r) => (r.meta.labels ?? []).join(',') },
+  { header: 'markers', value: (r) => (r.meta.markers ?? []).map((m) => m.toLowerCase()).join(',') },
+  { header: 'size', value: (r) => (r.meta.size !== undefined ? fmtBytes(r.meta.size) : ''), align: 'right' },
+];
+
+/** Orders IMAP part numbers: 1 < 1.2 < 1.10 < 2 (JSON objects put "2" before "1.2"). */
+export function compareImap(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? -1) - (y[i] ?? -1);
+    if (d) return d;
+  }
+  return 0;
+}
+
+export function renderMessage(io: IO, v: MessageView): void {
+  const m = v.message;
+  const line = (k: string, val: string | undefined) => {
+    if (val) io.out(`${k.padEnd(9)}${sanitize(val)}`);
+  };
+  line('Id:', v.id);
+  line('From:', formatAddresses(m.from));
+  line('To:', formatAddresses(m.to));
+  line('Cc:', formatAddresses(m.cc));
+  line('Subject:', m.subject);
+  line('Date:', m.date);
+  line('Labels:', (m.labels ?? []).join(', '));
+  line('Markers:', (m.markers ?? []).join(', '));
+  line('Size:', m.size !== undefined ? `${fmtBytes(m.size)} (${m.size} bytes)` : undefined);
+  if (v.prev !== undefined || v.next !== undefined) {
+    line('Prev:', v.prev ?? '(none)');
+    line('Next:', v.next ?? '(none)');
+  }
+  const parts = Object.entries(m.parts ?? {}).sort(([a], [b]) => compareImap(a, b));
+  if (parts.length) {
+    io.out('');
+    renderTable(io, parts.map(([id, p]) => ({ id, ...p })), [
+      { header: 'part', value: (p) => p.id },
+      { header: 'type', value: (p) => p.mimeType },
+      { header: 'size', value: (p) => fmtBytes(p.size), align: 'right' },
+      { header: 'file name', value: (p) => p.fileName, flexible: true },
+    ]);
+  }
+  const body = m.textBody ?? (m.htmlBody !== undefined ? '(HTML body only; see --json for htmlBody)' : undefined);
+  io.out('');
+  if (body !== undefined) io.out(body.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ''));
+  else io.out('(no pre-parsed body on this server; use `lanyard mailbox raw` or `part`)');
+}

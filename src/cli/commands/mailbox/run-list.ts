@@ -1,0 +1,101 @@
+import { Mailbox, type MailboxMetadata } from '../../../shared/mailbox.js';
+import { collectAfterPage } from './memory.js';
+import type { ListedMessage, ListOptions } from '../../../core/mailbox/client.js';
+import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../usage-error.js';
+import { mailboxClient } from './common.js';
+import type { MailboxListOptions } from './index.js';
+import { messageColumns, type MessageRow } from './render.js';
+import { renderTable } from '../../output.js';
+
+export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
+  let broken: Error | undefined;
+  const onError = (e: Error) => (broken = e);
+  ctx.io.stdout.on('error', onError);
+  try {
+    await list(ctx, o, () => broken);
+  } catch (err) {
+    // The reader went away (`| head`): stop quietly, like other Unix tools.
+    if ((err as { code?: string }).code !== 'EPIPE') throw err;
+  } finally {
+    ctx.io.stdout.off('error', onError);
+  }
+}
+
+async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | undefined): Promise<void> {
+  const write = (c: Context, text: string) => {
+    const e = broken();
+    if (e) throw e;
+    return writeOut(c, text);
+  };
+  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are exclusive');
+  const human = !o.json && !o.ndjson;
+  const opts: ListOptions = {
+    label: validateLabel(o.label),
+    count: validateCount(o.count ?? '50'),
+    start: o.start !== undefined ? validateMessageId(o.start, '--start') : undefined,
+    oldestFirst: !!o.oldestFirst,
+    includeBody: !!o.includeBody,
+    // A table needs the metadata; ids alone are printed one per line for scripts.
+    metadata: !!o.metadata || !!o.includeBody || (human && ctx.io.stdoutIsTTY),
+  };
+  const client = await mailboxClient(ctx, o);
+  const source: AsyncIterable<ListedMessage> | Iterable<ListedMessage> = o.all ? client.listAll(opts) : await client.listPage(opts);
+  const flat = (m: ListedMessage) => (m.metadata ? { id: m.id, ...m.metadata } : { id: m.id });
+
+  if (o.ndjson) {
+    let n = 0;
+    for await (const m of source) {
+      await write(ctx, JSON.stringify(flat(m)) + '\n');
+      if (++n % Mailbox.maxCount === 0) collectAfterPage();
+    }
+    return;
+  }
+  if (o.json) {
+    // Streamed as a JSON array, so memory stays flat with --all too.
+    let n = 0;
+    for await (const m of source) {
+      await write(ctx, (n++ ? ',\n  ' : '[\n  ') + JSON.stringify(flat(m)));
+      if (n % Mailbox.maxCount === 0) collectAfterPage();
+    }
+    await write(ctx, n ? '\n]\n' : '[]\n');
+    return;
+  }
+  if (!opts.metadata) {
+    for await (const m of source) await write(ctx, m.id + '\n');
+    return;
+  }
+  if (!ctx.io.stdoutIsTTY) {
+    for await (const m of source) {
+      const row: MessageRow = { id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) };
+      await write(ctx, messageColumns.map((c) => c.value(row)).join('\t') + '\n');
+    }
+    return;
+  }
+  const rows: MessageRow[] = [];
+  for await (const m of source) rows.push({ id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) });
+  if (!rows.length) {
+    ctx.io.err('No messages.');
+    return;
+  }
+  renderTable(ctx.io, rows, messageColumns);
+}
+
+/** Writes to stdout honouring back-pressure (a slow pipe must not make memory grow). */
+function writeOut(ctx: Context, text: string): Promise<void> | void {
+  if (ctx.io.stdout.write(text)) return;
+  return new Promise((resolve, reject) => {
+    const out = ctx.io.stdout;
+    const onDrain = () => {
+      out.off('error', onError);
+      resolve();
+    };
+    const onError = (e: Error) => {
+      out.off('drain', onDrain);
+      reject(e);
+    };
+    out.once('drain', onDrain);
+    out.once('error', onError);
+  });
+}

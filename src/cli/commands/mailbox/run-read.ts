@@ -1,0 +1,118 @@
+import { stat } from 'node:fs/promises';
+import type { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { StreamedBody } from '../../../core/mailbox/client.js';
+import { dispositionFileName, pathInside, safeFileName } from '../../../core/mailbox/filename.js';
+import { inflateAuto } from '../../../core/mailbox/inflate.js';
+import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
+import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
+import type { Context } from '../../context.js';
+import { printJson } from '../../output.js';
+import { UsageError } from '../../usage-error.js';
+import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
+import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './index.js';
+import { renderMessage } from './render.js';
+import { guardMemory } from './memory.js';
+
+const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+export async function runMailboxGet(ctx: Context, idArg: string, o: MailboxGetOptions): Promise<void> {
+  const id = validateMessageId(idArg);
+  if (o.adjacent && o.label === undefined) throw new UsageError('--adjacent needs --label N (the label whose neighbours to show)');
+  const label = o.label !== undefined ? validateLabel(o.label) : undefined;
+  const client = await mailboxClient(ctx, o);
+  const v = await client.get(id, { adjacent: o.adjacent, label, markSeen: o.markSeen });
+  if (o.json) printJson(ctx.io, v);
+  else renderMessage(ctx.io, v);
+}
+
+export async function runMailboxUrl(ctx: Context, idArg: string, o: MailboxTargetOptions): Promise<void> {
+  const id = validateMessageId(idArg);
+  const url = await (await mailboxClient(ctx, o)).url(id);
+  if (o.json) printJson(ctx.io, { id, url });
+  else ctx.io.out(url);
+}
+
+export async function runMailboxRaw(ctx: Context, idArg: string, o: MailboxOutputOptions): Promise<void> {
+  const id = validateMessageId(idArg);
+  const client = await mailboxClient(ctx, o);
+  // The size (for a progress bar) costs one small request; only worth it on a terminal.
+  const out = o.output !== undefined ? await openOutputFile(o.output, o.force) : undefined;
+  let res: StreamedBody;
+  let total: number | undefined;
+  try {
+    total = ctx.io.stderrIsTTY ? (await client.get(id)).message.size : undefined;
+    res = await client.raw(id);
+  } catch (err) {
+    await out?.abort();
+    throw err;
+  }
+  await deliver(ctx, res, out, total, `message ${id.slice(0, 8)}`);
+}
+
+export async function runMailboxPart(ctx: Context, idArg: string, partArg: string, o: MailboxOutputOptions): Promise<void> {
+  const id = validateMessageId(idArg);
+  const part = validatePartId(partArg);
+  let outPath = o.output;
+  let intoDir = false;
+  if (outPath !== undefined) {
+    const st = await stat(outPath).catch(() => undefined);
+    intoDir = !!st?.isDirectory() || /[\\/]$/.test(outPath);
+    if (intoDir && !st) throw new ValidationError(`directory ${outPath} does not exist`);
+  }
+  const client = await mailboxClient(ctx, o);
+  let out = outPath !== undefined && !intoDir ? await openOutputFile(outPath, o.force) : undefined;
+  let res: StreamedBody;
+  try {
+    res = await client.part(id, part.value);
+  } catch (err) {
+    await out?.abort();
+    throw err;
+  }
+  if (intoDir) {
+    const name = safeFileName(dispositionFileName(res.contentDisposition)) ?? `part-${part.kind === 'number' ? part.value : 'cid'}`;
+    try {
+      outPath = pathInside(outPath!, name);
+      out = await openOutputFile(outPath, o.force);
+    } catch (err) {
+      discard(res);
+      throw err instanceof ValidationError ? err : new ValidationError((err as Error).message);
+    }
+  } else if (outPath === undefined && ctx.io.stdoutIsTTY && !/^text\//i.test(res.contentType ?? '')) {
+    discard(res);
+    throw new UsageError(`part ${part.value} is ${res.contentType ?? 'binary'}; not writing it to a terminal`, 'use --output FILE|DIR or redirect stdout');
+  }
+  await deliver(ctx, res, out, undefined, `part ${part.value}`);
+  if (out && intoDir) ctx.io.err(`Saved ${out.path}`);
+}
+
+function discard(res: StreamedBody): void {
+  res.body.on('error', () => undefined);
+  res.body.destroy();
+}
+
+/** Streams a response body (inflating deflate) to a file or stdout, with a progress bar on a TTY. */
+async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefined, total: number | undefined, label: string): Promise<void> {
+  const stages: Array<Transform | ((s: AsyncIterable<Uint8Array>) => AsyncGenerator<Buffer>)> = [];
+  if (res.encoding === 'deflate') stages.push(inflateAuto);
+  else if (res.encoding) {
+    discard(res);
+    await out?.abort();
+    throw new LanyardError('protocol', `unsupported Content-Encoding "${res.encoding}"`);
+  }
+  if (ctx.io.stderrIsTTY && (total ?? res.length ?? PROGRESS_MIN_BYTES) >= PROGRESS_MIN_BYTES) stages.push(progressStage(ctx, total ?? res.length, label));
+  const dest: Writable = out?.stream ?? ctx.io.stdout;
+  guardMemory(res.body);
+  try {
+    await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: !!out });
+  } catch (err) {
+    await out?.abort();
+    if ((err as { code?: string }).code === 'EPIPE') return;
+    if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();
+    if (err instanceof LanyardError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code && /^Z_/.test(code)) throw new LanyardError('protocol', `the deflate stream from the server is corrupt (${code})`);
+    throw new LanyardError('network_error', `transfer failed: ${(err as Error).message}`);
+  }
+  await out?.commit();
+}

@@ -1,0 +1,243 @@
+/**
+ * Request functions of the mailbox REST API (`/rest/v2/:domain/:user/mailbox`).
+ * Bodies of raw messages and parts are streamed both ways; nothing here holds
+ * a whole message in memory.
+ */
+import type { Readable } from 'node:stream';
+import { Mailbox, type MailboxMetadata } from '../../shared/mailbox.js';
+import { HttpError, LanyardError } from '../errors.js';
+import type { HttpClient, HttpResponse, QueryValue } from '../http/client.js';
+
+export interface MailboxTarget {
+  baseUrl: string;
+  domain: string;
+  user: string;
+}
+
+/** The message does not exist (the store answers 400 "Message not found"; 404 is treated alike). */
+export class MessageNotFoundError extends LanyardError {
+  constructor(readonly id: string) {
+    super('not_found', `message ${id} not found`);
+  }
+}
+
+export interface ListOptions {
+  label: number;
+  metadata?: boolean;
+  count?: number;
+  start?: string;
+  /** Oldest first (reverse=false). */
+  oldestFirst?: boolean;
+  includeBody?: boolean;
+}
+
+export interface ListedMessage {
+  id: string;
+  metadata?: MailboxMetadata;
+}
+
+export interface MessageView {
+  id: string;
+  message: MailboxMetadata;
+  prev?: string | null;
+  next?: string | null;
+}
+
+export interface StreamedBody {
+  body: Readable;
+  /** `deflate` when the server sent a deflate stream (still encoded in `body`). */
+  encoding?: string;
+  contentType?: string;
+  contentDisposition?: string;
+  /** Content-Length when the server sent one (chunked responses have none). */
+  length?: number;
+}
+
+export class MailboxClient {
+  readonly #http: HttpClient;
+  readonly #t: MailboxTarget;
+  readonly #signal?: AbortSignal;
+
+  constructor(http: HttpClient, target: MailboxTarget, signal?: AbortSignal) {
+    this.#http = http;
+    this.#t = target;
+    this.#signal = signal;
+  }
+
+  /** Base URL of this mailbox's API. */
+  get apiUrl(): string {
+    const t = this.#t;
+    return `${t.baseUrl.replace(/\/+$/, '')}${Mailbox.pathPrefix}/${encodeURIComponent(t.domain)}/${encodeURIComponent(t.user)}/mailbox`;
+  }
+
+  async #req(
+    method: string,
+    path: string,
+    o: { query?: Record<string, QueryValue>; body?: Readable | AsyncIterable<Uint8Array>; headers?: Record<string, string>; stream?: boolean; id?: string } = {},
+  ): Promise<HttpResponse> {
+    try {
+      return await this.#http.request({
+        method,
+        url: this.apiUrl + path,
+        query: o.query,
+        body: o.body,
+        headers: o.headers,
+        signal: this.#signal,
+        streamResponse: o.stream,
+        credential: { scheme: 'none' },
+      });
+    } catch (err) {
+      if (o.id && err instanceof HttpError && isNotFound(err)) throw new MessageNotFoundError(o.id);
+      throw err;
+    }
+  }
+
+  /** One page of a label: ids, or ids with metadata, in server order. */
+  async listPage(o: ListOptions): Promise<ListedMessage[]> {
+    const res = await this.#req('GET', `/label/${o.label}`, {
+      query: {
+        metadata: o.metadata ? 'true' : undefined,
+        count: o.count ?? Mailbox.defaultCount,
+        start: o.start,
+        reverse: o.oldestFirst ? 'false' : undefined,
+        includebody: o.includeBody ? 'true' : undefined,
+      },
+    });
+    const body = await res.json<unknown>();
+    return processListBody(body);
+  }
+
+  /**
+   * Every message of a label, page after page: the next page starts at the
+   * last id of the previous one (the store's `start` is inclusive), which is
+   * dropped so nothing repeats and nothing is skipped. Memory: one page.
+   */
+  async *listAll(o: ListOptions): AsyncGenerator<ListedMessage> {
+    const count = o.count ?? Mailbox.defaultCount;
+    let start = o.start;
+    let first = true;
+    for (;;) {
+      const want = first ? count : Math.min(count + 1, Mailbox.maxCount);
+      const page = await this.listPage({ ...o, count: want, start });
+      let fresh = 0;
+      for (const m of page) {
+        if (!first && m.id === start) continue;
+        fresh++;
+        yield m;
+      }
+      if (page.length < want || fresh === 0) return;
+      start = page[page.length - 1]!.id;
+      first = false;
+    }
+  }
+
+  async get(id: string, o: { adjacent?: boolean; label?: number; markSeen?: boolean } = {}): Promise<MessageView> {
+    const res = await this.#req('GET', `/message/${id}`, {
+      id,
+      query: {
+        adjacent: o.adjacent ? 'true' : undefined,
+        label: o.label,
+        markseen: o.markSeen ? 'true' : undefined,
+      },
+    });
+    return processMessageBody(id, await res.json<unknown>());
+  }
+
+  /** The raw message as sent (possibly deflate-encoded: see `encoding`). */
+  async raw(id: string): Promise<StreamedBody> {
+    const res = await this.#req('GET', `/message/${id}/raw`, { id, stream: true, headers: { accept: '*/*', 'accept-encoding': 'deflate' } });
+    return streamed(res);
+  }
+
+  /** The object-store location (the 307 is not followed). */
+  async url(id: string): Promise<string> {
+    const res = await this.#req('GET', `/message/${id}/url`, { id });
+    await res.dump();
+    const loc = res.headers.location;
+    if (res.status < 300 || res.status >= 400 || !loc) {
+      throw new LanyardError('protocol', `expected a redirect with a Location header, got HTTP ${res.status}`);
+    }
+    return new URL(loc, this.apiUrl).toString();
+  }
+
+  /** One body part by IMAP number (`1.2`) or content id (`<id@host>`), streamed. */
+  async part(id: string, partId: string): Promise<StreamedBody> {
+    const res = await this.#req('GET', `/message/${id}/${encodeURIComponent(partId)}`, { id, stream: true, headers: { accept: '*/*' } });
+    return streamed(res);
+  }
+
+  async store(body: Readable | AsyncIterable<Uint8Array>, o: { labels?: number[]; markers?: string[] } = {}): Promise<string> {
+    const res = await this.#req('POST', '/message', {
+      body,
+      query: { label: o.labels?.length ? o.labels : undefined, marker: o.markers?.length ? o.markers : undefined },
+      headers: { 'content-type': 'message/rfc822' },
+    });
+    return processCreated(await res.json<unknown>());
+  }
+
+  async update(id: string, body: Readable | AsyncIterable<Uint8Array>): Promise<string> {
+    const res = await this.#req('POST', `/message/${id}`, { id, body, headers: { 'content-type': 'message/rfc822' } });
+    return processCreated(await res.json<unknown>());
+  }
+
+  async modify(id: string, ch: { add?: number[]; remove?: number[]; addMarkers?: string[]; removeMarkers?: string[] }): Promise<void> {
+    const res = await this.#req('PUT', `/message/${id}`, {
+      id,
+      query: {
+        addlabel: ch.add?.length ? ch.add : undefined,
+        removelabel: ch.remove?.length ? ch.remove : undefined,
+        addmarker: ch.addMarkers?.length ? ch.addMarkers : undefined,
+        removemarker: ch.removeMarkers?.length ? ch.removeMarkers : undefined,
+      },
+    });
+    await res.dump();
+  }
+
+  async delete(id: string): Promise<void> {
+    const res = await this.#req('DELETE', `/message/${id}`, { id });
+    await res.dump();
+  }
+}
+
+function isNotFound(err: HttpError): boolean {
+  if (err.status === 404) return true;
+  const m = err.body && typeof err.body === 'object' ? (err.body as { message?: unknown }).message : err.body;
+  return err.status === 400 && typeof m === 'string' && /message not found/i.test(m);
+}
+
+function streamed(res: HttpResponse): StreamedBody {
+  const len = res.headers['content-length'];
+  const enc = res.headers['content-encoding']?.trim().toLowerCase();
+  return {
+    body: res.body,
+    encoding: enc && enc !== 'identity' ? enc : undefined,
+    contentType: res.headers['content-type'],
+    contentDisposition: res.headers['content-disposition'],
+    length: len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined,
+  };
+}
+
+/** Array of ids, or an object keyed by id (insertion order is the server's order). */
+export function processListBody(body: unknown): ListedMessage[] {
+  if (Array.isArray(body)) return body.map((id) => ({ id: String(id) }));
+  if (body && typeof body === 'object') {
+    return Object.entries(body as Record<string, MailboxMetadata>).map(([id, metadata]) => ({ id, metadata }));
+  }
+  throw new LanyardError('protocol', 'unexpected list response from the mailbox server');
+}
+
+/** `{message, prev, next}` with adjacent, else the metadata itself. */
+export function processMessageBody(id: string, body: unknown): MessageView {
+  if (!body || typeof body !== 'object') throw new LanyardError('protocol', 'unexpected message response from the mailbox server');
+  const b = body as Record<string, unknown>;
+  if (b.message && typeof b.message === 'object' && !Array.isArray(b.message) && ('prev' in b || 'next' in b || !('labels' in b))) {
+    return { id, message: b.message as MailboxMetadata, prev: (b.prev as string | null) ?? null, next: (b.next as string | null) ?? null };
+  }
+  return { id, message: b as unknown as MailboxMetadata };
+}
+
+export function processCreated(body: unknown): string {
+  const id = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  if (typeof id !== 'string') throw new LanyardError('protocol', 'the mailbox server did not return the new message id');
+  return id;
+}

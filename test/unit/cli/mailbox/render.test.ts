@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { renderTable } from '../../../../src/cli/output.js';
+import { compareImap, messageColumns, renderMessage, shortDate } from '../../../../src/cli/commands/mailbox/render.js';
+import { progressStage } from '../../../../src/cli/commands/mailbox/common.js';
+import type { Context } from '../../../../src/cli/context.js';
+import { createTestIO } from '../../../fakes/io.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+const meta = {
+  labels: [0, 1], markers: ['SEEN'], size: 2048, date: '2026-11-03T09:30:00.000+0000', subject: 'Quarterly\u001b[31m report',
+  from: [{ address: 'carol@example.org', name: 'Carol' }],
+  parts: { '2': { size: 10, fileName: 'b.csv', mimeType: 'text/csv' }, '1.2.2': { size: 70, fileName: 'logo.png', mimeType: 'image/png' } },
+  textBody: 'Hello',
+};
+
+describe('mailbox rendering', () => {
+  it('the TTY table has id, date, from, subject, labels, markers, size; escapes stripped', () => {
+    const io = createTestIO({ tty: true });
+    renderTable(io, [{ id: 'abc', meta }], messageColumns);
+    const [head, row] = io.stdoutText().trim().split('\n');
+    expect(head!.split(/\s{2,}/)).toEqual(['ID', 'DATE', 'FROM', 'SUBJECT', 'LABELS', 'MARKERS', 'SIZE']);
+    expect(row).toMatch(/^abc\s+2026-11-03 09:30\s+Carol\s+Quarterly\[31m report\s+0,1\s+seen\s+2\.0 KiB$/);
+  });
+
+  it('parts are listed in IMAP order', () => {
+    expect(['2', '1.10', '1.2.2', '1', '1.2'].sort(compareImap)).toEqual(['1', '1.2', '1.2.2', '1.10', '2']);
+    const io = createTestIO();
+    renderMessage(io, { id: 'abc', message: meta, prev: null, next: 'def' });
+    const out = io.stdoutText();
+    expect(out.indexOf('1.2.2\timage/png')).toBeLessThan(out.indexOf('2\ttext/csv'));
+    expect(out).toMatch(/^Prev: {4}\(none\)$/m);
+    expect(out).toMatch(/^Next: {4}def$/m);
+    expect(shortDate(undefined)).toBe('');
+  });
+
+  it('the progress bar draws on stderr, throttled by the clock, and finishes with a newline', async () => {
+    const io = createTestIO({ tty: true });
+    const clock = new FakeClock();
+    const ctx = { io, clock } as unknown as Context;
+    const chunks = Array.from({ length: 4 }, () => Buffer.alloc(256 * 1024));
+    const src = Readable.from((async function* () {
+      for (const c of chunks) {
+        clock.advance(200);
+        yield c;
+      }
+    })());
+    await pipeline(src, progressStage(ctx, 1024 * 1024, 'message'), new Writable({ write(_c, _e, cb) { cb(); } }));
+    const err = io.stderrText();
+    expect(err).toMatch(/message \[#{6}-{18}\] {2}25% 256 KiB\/1\.0 MiB/);
+    expect(err).toMatch(/\[#{24}\] 100% 1\.0 MiB\/1\.0 MiB .*\n$/);
+  });
+});
