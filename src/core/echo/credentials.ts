@@ -38,11 +38,7 @@ export function normaliseApiKey(text: string): string {
   return key;
 }
 
-/** `AIza…0001` style: enough to recognise a key, not to use it. */
-export function maskSecret(secret: string): string {
-  if (secret.length <= 8) return '*'.repeat(secret.length);
-  return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
-}
+export { maskSecret } from '../credentials/mask.js';
 
 export interface CachedIdentityToken {
   token: string;

@@ -8,6 +8,7 @@ import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, pageItems } from '../../../core/api/pagination.js';
 import { resolveApiTarget } from './targets.js';
+import { readStdinText } from '../../stdin.js';
 
 const METHOD = /^[A-Za-z]+$/;
 
@@ -40,12 +41,6 @@ export async function buildParams(raw: string[], typed: string[], readStdin: () 
   return out;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.from(c as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
   if (opts.method && !METHOD.test(opts.method)) throw new UsageError(`invalid method "${opts.method}"`);
   if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
@@ -58,7 +53,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
     if (i <= 0) throw new UsageError(`--header expects "Name: value", got "${h}"`);
     headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
   }
-  const params = await buildParams(opts.rawField, opts.field, () => readAll(ctx.io.stdin));
+  const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
   const hasParams = Object.keys(params).length > 0;
   const method = (opts.method ?? (hasParams || opts.input ? 'POST' : 'GET')).toUpperCase();
   const t = await resolveApiTarget(ctx, target, opts.service);

@@ -70,16 +70,6 @@ export async function storeSignIn(
   return user.login;
 }
 
-/** Reads all of stdin (not a TTY) as one secret: trailing newlines removed. */
-export async function readStdinSecret(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of ctx.io.stdin) {
-    chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-    if (chunks.reduce((n, b) => n + b.length, 0) > 64 * 1024) throw new ValidationError('standard input is too long for a secret');
-  }
-  return Buffer.concat(chunks).toString('utf8').replace(/[\r\n]+$/, '').trim();
-}
-
 /** Prompts on stderr and reads a line from a TTY stdin without echoing it. */
 export async function promptHidden(ctx: Context, prompt: string): Promise<string> {
   const stdin = ctx.io.stdin as NodeJS.ReadStream;
@@ -111,13 +101,6 @@ export async function promptHidden(ctx: Context, prompt: string): Promise<string
     stdin.on('data', onData);
     ctx.signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** `gho_abc…` → `gho_************************************`: shows the kind, never the secret. */
-export function maskToken(token: string): string {
-  const i = token.indexOf('_');
-  const prefix = i > 0 && i <= 5 ? token.slice(0, i + 1) : '';
-  return prefix + '*'.repeat(Math.max(8, token.length - prefix.length));
 }
 
 /** A spinner on a TTY stderr (else nothing) around a flow; `start()` is called by the flow when it begins waiting. */

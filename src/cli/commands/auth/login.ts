@@ -7,12 +7,13 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthLoginOptions } from './index.js';
-import { hostingEndpoints, readStdinSecret, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { hostingEndpoints, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { readStdinSecret } from '../../stdin.js';
 
 async function clientSecret(ctx: Context): Promise<string> {
   const fromEnv = ctx.env.LANYARD_CLIENT_SECRET;
   if (fromEnv) return fromEnv;
-  const fromStdin = ctx.io.stdinIsTTY ? '' : await readStdinSecret(ctx);
+  const fromStdin = ctx.io.stdinIsTTY ? '' : await readStdinSecret(ctx.io, 'the client secret');
   if (fromStdin) return fromStdin;
   throw new UsageError(
     'the web flow needs the OAuth app\'s client secret, from LANYARD_CLIENT_SECRET or standard input (never an argument; it is not stored)',

@@ -12,7 +12,8 @@ import { freshRecord, openHostingStores, type HostingStores } from '../../hostin
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './index.js';
-import { maskToken, storageDescription } from './common.js';
+import { storageDescription } from './common.js';
+import { maskSecret } from '../../../core/credentials/mask.js';
 import { canRefresh } from '../../../core/hosting/refresh.js';
 
 interface Storage {
@@ -39,7 +40,7 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
   if (!apiUrl) return { entries: [] };
   const host = hostOf(apiUrl);
   const entries: AuthStatusEntry[] = [];
-  const shown = (t: string) => (showToken ? t : maskToken(t));
+  const shown = (t: string) => (showToken ? t : maskSecret(t));
   let activeTaken = false;
   for (const name of ['LANYARD_TOKEN', 'WORKFLOW_TOKEN'] as const) {
     const token = ctx.env[name];

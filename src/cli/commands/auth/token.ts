@@ -10,7 +10,8 @@ import { hostingTarget } from '../../hosting.js';
 import { UsageError } from '../../usage-error.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import type { AuthTokenCreateOptions, AuthTokenOptions } from './index.js';
-import { promptHidden, readStdinSecret, scopesOption, storeSignIn } from './common.js';
+import { promptHidden, scopesOption, storeSignIn } from './common.js';
+import { readStdinSecret } from '../../stdin.js';
 
 export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
   if (o.withToken) return storePastedToken(ctx, o);
@@ -26,7 +27,7 @@ async function storePastedToken(ctx: Context, o: AuthTokenOptions): Promise<void
   if (ctx.io.stdinIsTTY) {
     throw new UsageError('--with-token reads the token from standard input, which is a terminal here', 'pipe it in: `echo "$TOKEN" | lanyard auth token --with-token` (or `lanyard auth token --with-token < token.txt`)');
   }
-  const token = await readStdinSecret(ctx);
+  const token = await readStdinSecret(ctx.io, 'the token');
   if (!token) throw new ValidationError('no token on standard input');
   if (/\s/.test(token)) throw new ValidationError('the token on standard input contains whitespace; pass exactly one token');
   await storeSignIn(ctx, await apiUrlOf(ctx), { accessToken: token, tokenType: 'bearer', scopes: [] }, { origin: 'pasted', insecure: o.insecureStorage });
@@ -35,7 +36,7 @@ async function storePastedToken(ctx: Context, o: AuthTokenOptions): Promise<void
 export async function runAuthTokenCreate(ctx: Context, o: AuthTokenCreateOptions): Promise<void> {
   const scopes = scopesOption(o.scopes);
   const apiUrl = await apiUrlOf(ctx);
-  const password = ctx.io.stdinIsTTY ? await promptHidden(ctx, `Password for ${o.user}: `) : await readStdinSecret(ctx);
+  const password = ctx.io.stdinIsTTY ? await promptHidden(ctx, `Password for ${o.user}: `) : await readStdinSecret(ctx.io, 'the password');
   if (!password) throw new ValidationError(`no password for ${o.user}`, { hint: 'type it at the prompt, or pipe it on standard input' });
   const { createAuthorizationRequest, processCreateAuthorizationResponse } = await import('../../../core/hosting/personal-token.js');
   const note = o.note ?? `lanyard on ${hostname()} (${new Date(ctx.clock.now()).toISOString().slice(0, 10)})`;

@@ -5,11 +5,12 @@ import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../core/echo/credentials.js';
 import type { EchoKeyOptions } from './index.js';
-import { echoProfile, readStdin } from './common.js';
+import { echoProfile } from './common.js';
+import { readStdinText } from '../../stdin.js';
 
 export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);
-  const key = normaliseApiKey(await readStdin(ctx.io, 'the API key', 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', 4096));
+  const key = normaliseApiKey(await readStdinText(ctx.io, { what: 'the API key', hint: 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', maxBytes: 4096 }));
   const store = await ctx.credentials();
   await store.set(apiKeyAccount(baseUrl), key);
   ctx.io.err(`API key ${maskSecret(key)} stored for ${hostOf(baseUrl)} (${store.kind})`);

@@ -7,13 +7,14 @@ import { hostOf } from '../../../core/credentials/accounts.js';
 import { resolveApiKey } from '../../../core/echo/credentials.js';
 import { sendEcho } from '../../../core/echo/api.js';
 import type { EchoSendOptions } from './index.js';
-import { echoProfile, readStdin } from './common.js';
+import { echoProfile } from './common.js';
+import { readStdinText } from '../../stdin.js';
 
 export async function runEchoSend(ctx: Context, message: string | undefined, opts: EchoSendOptions): Promise<void> {
   if (opts.stdin && message !== undefined) throw new UsageError('give the message as an argument or with --stdin, not both');
   if (!opts.stdin && message === undefined) throw new UsageError('no message: `lanyard echo send <message>`, or pipe it in with --stdin');
   const text = opts.stdin
-    ? (await readStdin(ctx.io, 'the message', 'pipe it in: `echo hello | lanyard echo send --stdin`')).replace(/\r?\n$/, '')
+    ? (await readStdinText(ctx.io, { what: 'the message', hint: 'pipe it in: `echo hello | lanyard echo send --stdin`' })).replace(/\r?\n$/, '')
     : message!;
   const { baseUrl } = await echoProfile(ctx);
   const apiKey = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });

@@ -11,6 +11,7 @@ import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOpt
 import type { CredentialStore } from '../../../core/deps.js';
 import { requireSetting, type ProfileSettings } from '../../../core/config/settings.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
+import { maskSecret } from '../../../core/credentials/mask.js';
 import { LanyardError } from '../../../core/errors.js';
 import {
   buildAuthorizeUrl, EXPIRY_SKEW_MS, healthAccount, loadHealthToken, processImplicitResponse, randomToken, resolveHealthToken,
@@ -83,9 +84,7 @@ export async function runHealthLogout(ctx: Context, _o: AuthLogoutOptions): Prom
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is still set in the environment`);
 }
 
-function mask(token: string, show: boolean): string {
-  return show ? token : `${token.slice(0, 4)}${'*'.repeat(8)}`;
-}
+const mask = (token: string, show: boolean): string => (show ? token : maskSecret(token));
 
 /** Lines for `auth status`: the environment token and every stored health token. */
 export async function healthStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {

@@ -6,7 +6,8 @@ import { authorize, currentTokens } from '../../../core/protocol/flow.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { ProtocolCredentials } from '../../../core/protocol/store.js';
 import { localTime } from '../../output.js';
-import { maskToken, protocolDeps } from './deps.js';
+import { protocolDeps } from './deps.js';
+import { maskSecret } from '../../../core/credentials/mask.js';
 
 export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   const serverUrl = o.server!;
@@ -55,7 +56,7 @@ export async function protocolStatusEntries(ctx: Context, showToken: boolean): P
       valid: live || refreshable,
       detail: live ? undefined : refreshable ? 'access token expired; refreshed on next use' : 'access token expired; sign in again',
       expiresAt: t.expiresAt ? new Date(t.expiresAt).toISOString() : undefined,
-      token: showToken ? t.accessToken : maskToken(t.accessToken),
+      token: showToken ? t.accessToken : maskSecret(t.accessToken),
     });
   }
   return out;

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { ProtocolAuthDeps } from '../../../core/protocol/flow.js';
 import { ProtocolCredentials } from '../../../core/protocol/store.js';
 import { parseDuration } from '../../output.js';
+import { readStdinSecret } from '../../stdin.js';
 
 export interface ProtocolCliOptions {
   browser?: boolean;
@@ -36,12 +37,6 @@ async function readClientSecret(ctx: Context): Promise<string | undefined> {
   const env = ctx.env.LANYARD_CLIENT_SECRET;
   if (env) return env;
   if (ctx.io.stdinIsTTY) return undefined;
-  let text = '';
-  for await (const chunk of ctx.io.stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-  return text.trim() || undefined;
+  return (await readStdinSecret(ctx.io, 'the client secret')) || undefined;
 }
 
-/** `abcd…wxyz` for display (never the whole token unless asked). */
-export function maskToken(t: string): string {
-  return t.length <= 12 ? '*'.repeat(t.length) : `${t.slice(0, 4)}…${t.slice(-4)}`;
-}

@@ -38,7 +38,7 @@ describe('healthStatusEntries', () => {
     const [e] = await healthStatusEntries(ctx, false);
     expect(e).toEqual({
       service: 'health', host: '127.0.0.1:4010', account: 'cid', source: 'file', scopes: ['user_impersonation'], valid: true,
-      expiresAt: new Date(clock.now() + 600_000).toISOString(), token: 'emu-********', active: true,
+      expiresAt: new Date(clock.now() + 600_000).toISOString(), token: 'emu-…oken', active: true,
     });
     expect((await healthStatusEntries(ctx, true))[0]!.token).toBe('emu-secret-token');
     expect((await resolveToken(ctx, { 'health.authUrl': authUrl })).token).toBe('emu-secret-token');
@@ -53,7 +53,7 @@ describe('healthStatusEntries', () => {
     const ctx = context({ LANYARD_HEALTH_TOKEN: 'from-env-123' });
     const entries = await healthStatusEntries(ctx, false);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ service: 'health', source: 'LANYARD_HEALTH_TOKEN', active: true, token: 'from********' });
+    expect(entries[0]).toMatchObject({ service: 'health', source: 'LANYARD_HEALTH_TOKEN', active: true, token: '************' });
     expect(await resolveToken(ctx, { 'health.authUrl': authUrl })).toEqual({ token: 'from-env-123', source: 'environment' });
   });
 });
