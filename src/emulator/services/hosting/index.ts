@@ -12,10 +12,11 @@ import { describeSeededCallers } from './ratelimit/seed.js';
 
 export function createHostingService(env: EmulatorEnv): EmulatorService {
   const state = new HostingState(() => env.clock.now());
+  const admin = hostingAdmin(state);
   return {
     name: 'hosting',
     register(router) {
-      registerRateLimits(router, state, env);
+      Object.assign(admin, registerRateLimits(router, state, env));
       registerRestApi(router, state, env);
       registerOAuth(router, state, () => env.baseUrl());
       registerAuthorizations(router, state, () => env.baseUrl());
@@ -24,7 +25,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
       state.reset();
       resetRateLimits(state);
     },
-    admin: hostingAdmin(state),
+    admin,
     info() {
       const base = env.baseUrl();
       return {

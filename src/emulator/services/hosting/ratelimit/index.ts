@@ -6,8 +6,8 @@
  * `registerRateLimits` (register) and `resetRateLimits` (reset).
  */
 import { randomBytes } from 'node:crypto';
-import { EmulatorAdminPrefix, RateLimitHeader } from '../../../../shared/constants.js';
-import type { EmulatorEnv } from '../../../service.js';
+import { RateLimitHeader } from '../../../../shared/constants.js';
+import type { AdminVerb, EmulatorEnv } from '../../../service.js';
 import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
 import type { HostingState } from '../state.js';
 import { BucketStore, type Bucket } from './buckets.js';
@@ -30,8 +30,8 @@ export interface RateLimiter {
 
 const limiters = new WeakMap<HostingState, RateLimiter>();
 
-/** Seeds the rate-limit callers and adds the middleware, `/rate_limit` and the admin verbs. */
-export function registerRateLimits(router: Router, state: HostingState, env: EmulatorEnv): void {
+/** Seeds the rate-limit callers, adds the middleware and `/rate_limit`; returns the admin verbs. */
+export function registerRateLimits(router: Router, state: HostingState, env: EmulatorEnv): Record<string, AdminVerb> {
   const buckets = new BucketStore(() => env.clock.nowSec());
   const rl: RateLimiter = {
     state,
@@ -45,9 +45,9 @@ export function registerRateLimits(router: Router, state: HostingState, env: Emu
   };
   limiters.set(state, rl);
   seedRateLimitCallers(state, env.clock.now());
-  router.use(`${EmulatorAdminPrefix}/hosting`, adminMiddleware(rl));
   router.use('', (req, res, next) => limit(rl, req, res, next));
   router.get('/api/v3/rate_limit', (req, res) => rateLimitOverview(rl, req, res));
+  return adminVerbs(rl);
 }
 
 /** Back to the seeded state: buckets, secondary counters and seeded callers. */
@@ -123,24 +123,3 @@ function rateLimitOverview(rl: RateLimiter, req: EmuRequest, res: EmuResponse): 
   res.json(200, { resources, rate: { ...resources.core! } });
 }
 
-function adminMiddleware(rl: RateLimiter) {
-  const verbs = adminVerbs(rl);
-  return async (req: EmuRequest, res: EmuResponse, next: () => Promise<void>) => {
-    const verb = req.path.slice(`${EmulatorAdminPrefix}/hosting/`.length);
-    const f = verbs[verb];
-    if (!f || req.method !== 'POST') return next();
-    let body: Record<string, unknown>;
-    try {
-      const t = await req.text();
-      body = t.trim() ? (JSON.parse(t) as Record<string, unknown>) : {};
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('body must be a JSON object');
-    } catch (err) {
-      return res.json(400, { message: (err as Error).message });
-    }
-    try {
-      res.json(200, f(body));
-    } catch (err) {
-      res.json(400, { message: (err as Error).message });
-    }
-  };
-}
