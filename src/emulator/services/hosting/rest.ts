@@ -75,6 +75,26 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     res.json(201, repoJson(r), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
   });
 
+  // The signed-in user's repositories, paged like the real API: per_page (default 30, max 100), page, and a Link header.
+  router.get(`${api}/user/repos`, (req, res) => {
+    const login = userOf(req);
+    if (!login) return requiresAuth(res);
+    const perPage = Math.min(100, Math.max(1, Number.parseInt(req.query.get('per_page') ?? '30', 10) || 30));
+    const page = Math.max(1, Number.parseInt(req.query.get('page') ?? '1', 10) || 1);
+    const mine = [...repos.repos.values()].filter((r) => r.owner === login).sort((a, b) => a.id - b.id);
+    const last = Math.max(1, Math.ceil(mine.length / perPage));
+    const link = (p: number, rel: string) => {
+      const u = new URL(`${env.baseUrl()}${req.path}`);
+      for (const [k, v] of req.query) if (k !== 'page') u.searchParams.set(k, v);
+      u.searchParams.set('page', String(p));
+      return `<${u}>; rel="${rel}"`;
+    };
+    const links: string[] = [];
+    if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
+    if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
+    res.json(200, mine.slice((page - 1) * perPage, page * perPage).map(repoJson), links.length ? { link: links.join(', ') } : {});
+  });
+
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
     if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
