@@ -168,7 +168,9 @@ class Tour {
     out(dim(intro));
   }
 
-  note(text: string): void {
+  /** A remark of the demo itself (between steps: after a blank line). */
+  note(text: string, betweenSteps = true): void {
+    if (betweenSteps) out();
     out(dim(`  (${text})`));
   }
 
@@ -340,11 +342,9 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     expect: 4,
     explain: 'nobody is signed in yet, so `auth status` exits 4 (authentication needed); scripts can test this',
   });
-  await t.step({
-    args: ['emulator', 'admin', 'hosting', 'device-policy', '--data', '{"interval":1}'],
-    expect: 0,
-    explain: 'emulator knob: new device codes ask clients to poll every 1 s instead of 5 s, to keep this demo short',
-  });
+  const policy = await http('POST', `${info.url}/_emulator/hosting/device-policy`, { interval: 1 });
+  if (!policy.ok) throw new Error(`POST /_emulator/hosting/device-policy answered ${policy.status}`);
+  t.note('emulator knob, to keep the demo short: new device codes ask clients to poll every 1 s instead of 5 s (POST /_emulator/hosting/device-policy, also `lanyard emulator admin hosting device-policy`)');
   let userCode = '';
   await t.step({
     args: ['auth', 'device', '--no-browser'],
@@ -358,7 +358,7 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
       userCode = /one-time code: (\S+)/.exec(stderr())?.[1] ?? '';
       if (!userCode) return 'no one-time code on stderr';
       const did = await approveOnDevicePage(hosting.webUrl, mona.login, mona.password, userCode);
-      t.note(`meanwhile, the demo played the user in a browser: ${did}`);
+      t.note(`meanwhile, the demo played the user in a browser: ${did}`, false);
       return undefined;
     },
     check: (r) => (/Logged in as mona/.test(r.stderr) ? undefined : 'no "Logged in as mona"'),
@@ -381,7 +381,7 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   await t.step({
     args: ['ratelimit', 'status', '--resource', 'core'],
     expect: 0,
-    explain: "mona's hourly budget (5,000 per user, shared by all her tokens); GET /rate_limit costs nothing",
+    explain: "resource, limit, used, remaining, reset: mona's hourly budget (5,000 per user, shared by all her tokens); GET /rate_limit costs nothing",
   });
   await t.step({
     args: ['ratelimit', 'status', '--resource', 'core', '--fail-under', '100', '--json'],
