@@ -127,14 +127,35 @@ export function createContext(o: ContextOptions): Context {
       return httpP;
     },
     credentials() {
-      credP ??= Promise.all([import('../core/credentials/open.js'), ctx.config()]).then(([{ openCredentialStore }, config]) =>
-        openCredentialStore({
+      credP ??= Promise.all([import('../core/credentials/open.js'), ctx.config()]).then(async ([{ openCredentialStore }, config]) => {
+        const explicit = o.env.LANYARD_INSECURE_STORAGE === '1' || o.env.LANYARD_KEYCHAIN === 'off';
+        let why: string | undefined;
+        const store = await openCredentialStore({
           configDir: dirname(config.path),
           insecure: o.env.LANYARD_INSECURE_STORAGE === '1',
           disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
-          onFallback: (why) => ctx.warn(`${why}; storing credentials in a plain file (mode 0600) instead`),
-        }),
-      );
+          onFallback: (reason) => (why = reason),
+        });
+        if (store.kind !== 'file' || !why) return store;
+        const where = `a plain file (mode 0600) in ${dirname(config.path)}`;
+        // An unexpected fallback is said at once; a chosen one only when a secret is written.
+        if (!explicit) {
+          ctx.warn(`${why}; credentials are kept in ${where}`);
+          return store;
+        }
+        let warned = false;
+        return {
+          kind: store.kind,
+          get: (account) => store.get(account),
+          delete: (account) => store.delete(account),
+          list: () => store.list(),
+          async set(account, secret) {
+            if (!warned) ctx.warn(`${why}: storing the credential in ${where}`);
+            warned = true;
+            await store.set(account, secret);
+          },
+        } satisfies CredentialStore;
+      });
       return credP;
     },
     async browser() {
