@@ -139,7 +139,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-r|-s|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-r|-s|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -152,7 +152,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-s|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-s|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)

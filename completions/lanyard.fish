@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --api-version --audience --caller --client-id --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --email --fail-under --field --filter --header --host --input --issuer --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --since --status --subscription --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -r -s -u
+            case --add --add-marker --algorithm --api-version --audience --caller --client-id --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --email --fail-under --field --filter --header --host --input --issuer --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --since --start --status --subscription --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -r -s -u
                 set skip 1
             case '-*'
             case '*'
@@ -411,7 +411,7 @@ complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l user -x -d 'mailbo
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l label -s l -x -d 'label id (0 = every message)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l metadata -d 'fetch metadata (headers, size, labels, markers), not just ids'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l count -s n -x -d 'messages per page, 1-500'
-complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l start -d 'start at this message (inclusive)'
+complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l start -x -d 'start at this message (inclusive)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l oldest-first -d 'oldest first instead of newest first'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l include-body -d 'include pre-parsed text/HTML bodies (implies --metadata)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l all -d 'follow pages until the label is exhausted (streams with --ndjson)'

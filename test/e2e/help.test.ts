@@ -179,6 +179,21 @@ describe('--help examples', () => {
   }
 });
 
+describe('help text is well-formed', () => {
+  it('every option and argument uses <value> / [value] placeholders', () => {
+    const bad: string[] = [];
+    for (const c of [tree, ...commands]) {
+      for (const o of c.options) {
+        if (!/^(-[A-Za-z], )?--[a-z][\w-]*( <[\w|./=@-]+>| \[[\w|./=@-]+\])?$/.test(o.flags)) bad.push(`${path(c) || 'lanyard'}: option ${o.flags}`);
+      }
+      for (const a of (c as unknown as { registeredArguments: { name(): string }[] }).registeredArguments) {
+        if (!/^[\w.-]+$/.test(a.name())) bad.push(`${path(c)}: argument ${a.name()}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
 describe('the example checker can fail', () => {
   it('rejects an unknown flag, an unknown subcommand, a bad value and a missing argument', async () => {
     await expect(dryParse(['ratelimit', 'status', '--nope'])).rejects.toThrow(/unknown option/);

@@ -61,7 +61,7 @@ export function mailboxCommand(ctx: Context): Command {
       .option('-l, --label <n>', 'label id (0 = every message)', '0')
       .option('--metadata', 'fetch metadata (headers, size, labels, markers), not just ids')
       .option('-n, --count <n>', 'messages per page, 1-500', '50')
-      .option('--start "$ID"', 'start at this message (inclusive)')
+      .option('--start <uuid>', 'start at this message (inclusive)')
       .option('--oldest-first', 'oldest first instead of newest first')
       .option('--include-body', 'include pre-parsed text/HTML bodies (implies --metadata)')
       .option('--all', 'follow pages until the label is exhausted (streams with --ndjson)')
@@ -74,7 +74,7 @@ export function mailboxCommand(ctx: Context): Command {
     ],
   );
   examples(
-    target(withJson(cmd.command('get').argument('"$ID"', 'message id').description('show a parsed message (headers, bodies, parts)')))
+    target(withJson(cmd.command('get').argument('<uuid>', 'message id').description('show a parsed message (headers, bodies, parts)')))
       .option('--adjacent', 'also show the previous and next message ids (needs --label)')
       .option('-l, --label <n>', 'label for --adjacent')
       .option('--mark-seen', 'mark the message SEEN')
@@ -82,20 +82,20 @@ export function mailboxCommand(ctx: Context): Command {
     ['lanyard mailbox get 6e1f6d20-2c5a-11f1-9c1a-0242ac120002', 'lanyard mailbox get "$ID" --adjacent --label 1 --json', 'lanyard mailbox get "$ID" --mark-seen'],
   );
   examples(
-    target(cmd.command('raw').argument('"$ID"', 'message id').description('stream the raw RFC 5322 message (deflate decoded on the fly)'))
+    target(cmd.command('raw').argument('<uuid>', 'message id').description('stream the raw RFC 5322 message (deflate decoded on the fly)'))
       .option('-o, --output <file>', 'write to this file instead of stdout')
       .option('-f, --force', 'overwrite an existing file')
       .action(async (id: string, opts: MailboxOutputOptions) => (await read()).runMailboxRaw(ctx, id, opts)),
     ['lanyard mailbox raw "$ID" > message.eml', 'lanyard mailbox raw "$ID" --output message.eml'],
   );
   examples(
-    target(withJson(cmd.command('url').argument('"$ID"', 'message id').description('print the object-store location of the raw message (not followed)')))
+    target(withJson(cmd.command('url').argument('<uuid>', 'message id').description('print the object-store location of the raw message (not followed)')))
       .action(async (id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts)),
     ['lanyard mailbox url "$ID"', 'curl -s "$(lanyard mailbox url "$ID")"'],
   );
   examples(
     target(cmd.command('part')
-      .argument('"$ID"', 'message id')
+      .argument('<uuid>', 'message id')
       .argument('<part>', 'IMAP part number (1, 1.2, 2.1.3) or content id in angle brackets (<logo@host>)')
       .description('stream one body part (attachment, inline image, alternative body)'))
       .option('-o, --output <file|dir>', 'write to a file, or into a directory under the part\'s (sanitised) file name')
@@ -111,13 +111,13 @@ export function mailboxCommand(ctx: Context): Command {
     ['lanyard mailbox store message.eml --label 1 --marker seen', 'cat message.eml | lanyard mailbox store - --json'],
   );
   examples(
-    target(withJson(cmd.command('update').argument('"$ID"', 'message id').argument('[file]', 'new raw message; "-" or nothing reads stdin')
+    target(withJson(cmd.command('update').argument('<uuid>', 'message id').argument('[file]', 'new raw message; "-" or nothing reads stdin')
       .description('replace a message (new id, labels and markers kept); prints the new id')))
       .action(async (id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts)),
     ['lanyard mailbox update "$ID" edited.eml'],
   );
   examples(
-    target(withJson(cmd.command('label').argument('"$ID"', 'message id').description('add or remove labels and markers (one request)')))
+    target(withJson(cmd.command('label').argument('<uuid>', 'message id').description('add or remove labels and markers (one request)')))
       .option('-a, --add <n>', 'label to add (repeatable)', collect, [])
       .option('-r, --remove <n>', 'label to remove (repeatable; label 0 cannot be removed)', collect, [])
       .option('--add-marker <name>', 'marker to add: seen, replied, forwarded (repeatable)', collect, [])
@@ -126,7 +126,7 @@ export function mailboxCommand(ctx: Context): Command {
     ['lanyard mailbox label "$ID" --add 4 --remove 1', 'lanyard mailbox label "$ID" --add-marker seen --remove-marker replied'],
   );
   examples(
-    target(withJson(cmd.command('delete').argument('"$ID"', 'message id').description('delete a message (removed from every label; purged later)')))
+    target(withJson(cmd.command('delete').argument('<uuid>', 'message id').description('delete a message (removed from every label; purged later)')))
       .action(async (id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts)),
     ['lanyard mailbox delete "$ID"'],
   );
