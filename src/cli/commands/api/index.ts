@@ -38,6 +38,8 @@ export function apiCommand(ctx: Context): Command {
     'lanyard api /rate_limit -i',
     'lanyard api -X POST /user/repos -f name=demo -F private=true',
     'lanyard api /user/repos --paginate --ndjson',
+    'lanyard api -X GET /search/repositories -f q=lanyard',
+    'lanyard api -X PUT /some/path --input body.json',
     'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',
     'lanyard api --service mailbox /label/0?metadata=true --paginate',
     'lanyard api --service echo -X POST /echo -f message=hi',

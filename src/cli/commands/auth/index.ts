@@ -148,5 +148,12 @@ export function authCommand(ctx: Context): Command {
       }),
     ['lanyard auth logout', 'lanyard auth logout --server https://tools.example.com/mcp'],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard auth device',
+    'echo "$TOKEN" | lanyard auth token --with-token',
+    'lanyard auth login --server https://tools.example.com/mcp',
+    'lanyard auth login --health',
+    'lanyard auth status --json',
+    'lanyard auth logout --user mona',
+  ]);
 }

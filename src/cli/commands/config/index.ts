@@ -25,5 +25,9 @@ export function configCommand(ctx: Context): Command {
       .action(async (opts: { json?: boolean; keys?: boolean }) => (await import('./run.js')).runConfigList(ctx, opts)),
     ['lanyard config list', 'lanyard config list --json', 'lanyard config list --keys'],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work',
+    'lanyard config get hosting.apiUrl',
+    'lanyard config list --keys',
+  ]);
 }

@@ -79,7 +79,11 @@ export function echoCommand(ctx: Context): Command {
   examples(
     withJson(tokenOptions(cmd.command('token').description('print the bearer token a scheme would send (for curl); --json adds its expiry')))
       .action(async (opts: EchoTokenOptions) => (await auth()).runEchoToken(ctx, opts)),
-    ['curl -H "Authorization: Bearer $(lanyard echo token --scheme service-account -c sa.json)" "$URL/auth/info/vendorjwt"'],
+    [
+      'lanyard echo token --scheme service-account -c sa.json',
+      'lanyard echo token --scheme id-token --json',
+      'curl -H "Authorization: Bearer $(lanyard echo token --scheme service-account -c sa.json)" "$URL/auth/info/vendorjwt"',
+    ],
   );
 
   const keyCmd = cmd.command('key').description('manage the API key of the echo API (OS keychain, or a 0600 file with LANYARD_INSECURE_STORAGE=1; LANYARD_API_KEY wins)');
@@ -98,5 +102,11 @@ export function echoCommand(ctx: Context): Command {
       .action(async (opts: EchoKeyOptions) => (await key()).runEchoKeyDelete(ctx, opts)),
     ['lanyard echo key delete'],
   );
-  return cmd;
+  examples(keyCmd, ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key status --json', 'lanyard echo key delete']);
+  return examples(cmd, [
+    'printf %s "$API_KEY" | lanyard echo key set',
+    'lanyard echo send "hello world"',
+    'lanyard echo auth-info --scheme service-account -c sa.json --json',
+    'lanyard echo token --scheme vendor-jwt -c sa.json',
+  ]);
 }

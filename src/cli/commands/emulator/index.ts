@@ -66,10 +66,21 @@ export function emulatorCommand(ctx: Context): Command {
       .action(async (opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts)),
     ['lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1', 'lanyard emulator fault add --type latency --latency 2s --path /echo'],
   );
-  withJson(fault.command('list').description('list active faults')).option(...urlOption)
-    .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts));
-  fault.command('clear').description('remove every fault').option(...urlOption)
-    .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts));
+  examples(
+    withJson(fault.command('list').description('list active faults')).option(...urlOption)
+      .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts)),
+    ['lanyard emulator fault list', 'lanyard emulator fault list --json'],
+  );
+  examples(
+    fault.command('clear').description('remove every fault').option(...urlOption)
+      .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts)),
+    ['lanyard emulator fault clear', 'lanyard emulator fault clear --url http://127.0.0.1:8765'],
+  );
+  examples(fault, [
+    'lanyard emulator fault add --type reset --path /api/v3/user --count 1',
+    'lanyard emulator fault list --json',
+    'lanyard emulator fault clear',
+  ]);
   const rl = () => import('./ratelimit.js');
   const callerOptions = (c: Command) =>
     c.option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
@@ -120,5 +131,12 @@ export function emulatorCommand(ctx: Context): Command {
     ['lanyard emulator admin hosting budget --data \'{"remaining":0,"resetInSeconds":5}\''],
   );
   cmd.addCommand(emulatorServiceAccountCommand(ctx));
-  return cmd;
+  return examples(cmd, [
+    'lanyard emulator start --port 0',
+    'lanyard --profile emulator ratelimit status',
+    'lanyard emulator info --json',
+    'lanyard emulator advance 15m',
+    'lanyard emulator admin mailbox generate --data \'{"count":100}\'',
+    'lanyard emulator reset',
+  ]);
 }

@@ -36,7 +36,10 @@ export function emulatorServiceAccountCommand(ctx: Context): Command {
       'lanyard emulator service-account create --email stranger@example.test -o stranger.json',
     ],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard emulator service-account create --output sa.json',
+    'lanyard echo auth-info --scheme service-account -c sa.json',
+  ]);
 }
 
 async function emulatorBase(ctx: Context, url: string | undefined): Promise<string> {

@@ -59,5 +59,9 @@ export function healthCommand(ctx: Context): Command {
       .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
     ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-Q8M --json'],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard auth login --health',
+    'lanyard health events --since 7d --all --ndjson',
+    'lanyard health event BC_1-FXZ --json',
+  ]);
 }

@@ -79,19 +79,19 @@ export function mailboxCommand(ctx: Context): Command {
       .option('-l, --label <n>', 'label for --adjacent')
       .option('--mark-seen', 'mark the message SEEN')
       .action(async (id: string, opts: MailboxGetOptions) => (await read()).runMailboxGet(ctx, id, opts)),
-    ['lanyard mailbox get 6e1f6d20-2c5a-11f1-9c1a-0242ac120002', 'lanyard mailbox get <uuid> --adjacent --label 1 --json', 'lanyard mailbox get <uuid> --mark-seen'],
+    ['lanyard mailbox get 6e1f6d20-2c5a-11f1-9c1a-0242ac120002', 'lanyard mailbox get "$ID" --adjacent --label 1 --json', 'lanyard mailbox get "$ID" --mark-seen'],
   );
   examples(
     target(cmd.command('raw').argument('<uuid>', 'message id').description('stream the raw RFC 5322 message (deflate decoded on the fly)'))
       .option('-o, --output <file>', 'write to this file instead of stdout')
       .option('-f, --force', 'overwrite an existing file')
       .action(async (id: string, opts: MailboxOutputOptions) => (await read()).runMailboxRaw(ctx, id, opts)),
-    ['lanyard mailbox raw <uuid> > message.eml', 'lanyard mailbox raw <uuid> --output message.eml'],
+    ['lanyard mailbox raw "$ID" > message.eml', 'lanyard mailbox raw "$ID" --output message.eml'],
   );
   examples(
     target(withJson(cmd.command('url').argument('<uuid>', 'message id').description('print the object-store location of the raw message (not followed)')))
       .action(async (id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts)),
-    ['lanyard mailbox url <uuid>', 'curl -s "$(lanyard mailbox url <uuid>)"'],
+    ['lanyard mailbox url "$ID"', 'curl -s "$(lanyard mailbox url "$ID")"'],
   );
   examples(
     target(cmd.command('part')
@@ -101,7 +101,7 @@ export function mailboxCommand(ctx: Context): Command {
       .option('-o, --output <file|dir>', 'write to a file, or into a directory under the part\'s (sanitised) file name')
       .option('-f, --force', 'overwrite an existing file')
       .action(async (id: string, part: string, opts: MailboxOutputOptions) => (await read()).runMailboxPart(ctx, id, part, opts)),
-    ['lanyard mailbox part <uuid> 2 --output ./downloads/', 'lanyard mailbox part <uuid> "<logo@example.com>" > logo.png', 'lanyard mailbox part <uuid> 1.1'],
+    ['lanyard mailbox part "$ID" 2 --output ./downloads/', 'lanyard mailbox part "$ID" "<logo@example.com>" > logo.png', 'lanyard mailbox part "$ID" 1.1'],
   );
   examples(
     target(withJson(cmd.command('store').argument('[file]', 'raw RFC 5322 message; "-" or nothing reads stdin').description('store a message; prints its new id')))
@@ -114,7 +114,7 @@ export function mailboxCommand(ctx: Context): Command {
     target(withJson(cmd.command('update').argument('<uuid>', 'message id').argument('[file]', 'new raw message; "-" or nothing reads stdin')
       .description('replace a message (new id, labels and markers kept); prints the new id')))
       .action(async (id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts)),
-    ['lanyard mailbox update <uuid> edited.eml'],
+    ['lanyard mailbox update "$ID" edited.eml'],
   );
   examples(
     target(withJson(cmd.command('label').argument('<uuid>', 'message id').description('add or remove labels and markers (one request)')))
@@ -123,17 +123,18 @@ export function mailboxCommand(ctx: Context): Command {
       .option('--add-marker <name>', 'marker to add: seen, replied, forwarded (repeatable)', collect, [])
       .option('--remove-marker <name>', 'marker to remove (repeatable)', collect, [])
       .action(async (id: string, opts: MailboxLabelOptions) => (await write()).runMailboxLabel(ctx, id, opts)),
-    ['lanyard mailbox label <uuid> --add 4 --remove 1', 'lanyard mailbox label <uuid> --add-marker seen --remove-marker replied'],
+    ['lanyard mailbox label "$ID" --add 4 --remove 1', 'lanyard mailbox label "$ID" --add-marker seen --remove-marker replied'],
   );
   examples(
     target(withJson(cmd.command('delete').argument('<uuid>', 'message id').description('delete a message (removed from every label; purged later)')))
       .action(async (id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts)),
-    ['lanyard mailbox delete <uuid>'],
+    ['lanyard mailbox delete "$ID"'],
   );
   return examples(cmd, [
     'lanyard --profile emulator mailbox list',
+    'ID=$(lanyard mailbox list | head -n 1)',
     'lanyard mailbox list --all --metadata --ndjson',
-    'lanyard mailbox raw <uuid> --output message.eml',
+    'lanyard mailbox raw "$ID" --output message.eml',
     'lanyard mailbox store message.eml --label 1 --marker seen',
   ]);
 }

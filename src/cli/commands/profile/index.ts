@@ -19,5 +19,9 @@ export function profileCommand(ctx: Context): Command {
       .action(async (name: string) => (await import('./run.js')).runProfileRemove(ctx, name)),
     ['lanyard profile remove old-work'],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard profile list',
+    'lanyard profile use work',
+    'lanyard profile remove old-work',
+  ]);
 }

@@ -34,5 +34,9 @@ export function protocolCommand(ctx: Context): Command {
       `lanyard protocol request http://127.0.0.1:8080/mcp --method tools/call --params '{"name":"echo","arguments":{"text":"hi"}}'`,
     ],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard protocol request https://tools.example.com/mcp',
+    'lanyard --profile emulator protocol request --method tools/list --json',
+    'lanyard auth login --server https://tools.example.com/mcp',
+  ]);
 }

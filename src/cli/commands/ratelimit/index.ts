@@ -35,5 +35,9 @@ export function ratelimitCommand(ctx: Context): Command {
       .action(async (opts: RatelimitWaitOptions) => (await import('./run.js')).runRatelimitWait(ctx, opts)),
     ['lanyard ratelimit wait', 'lanyard ratelimit wait --resource search --min 10 --timeout 5m'],
   );
-  return cmd;
+  return examples(cmd, [
+    'lanyard ratelimit status',
+    'lanyard ratelimit status --resource core --fail-under 100 --json',
+    'lanyard ratelimit wait --resource search --min 10 --timeout 5m',
+  ]);
 }
