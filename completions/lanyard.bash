@@ -152,7 +152,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--token-of|--type|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-s|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-s|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)
@@ -166,6 +166,9 @@ _lanyard() {
       ;;
     --data-dir)
       COMPREPLY=($(compgen -d -- "$cur")); return 0
+      ;;
+    --type)
+      COMPREPLY=($(compgen -W 'latency reset status truncate' -- "$cur")); return 0
       ;;
     --algorithm)
       COMPREPLY=($(compgen -W 'RS256 ES256' -- "$cur")); return 0

@@ -163,7 +163,8 @@ export function createContext(o: ContextOptions): Context {
       return createBrowser(o.env);
     },
     async close() {
-      if (httpP) await (await httpP).close().catch(() => undefined);
+      // A client that failed to build (bad --max-wait) was already reported: nothing to close.
+      if (httpP) await httpP.then((h) => h.close()).catch(() => undefined);
     },
   };
   return ctx;

@@ -97,6 +97,8 @@ export function parseDuration(text: string, flag: string): number {
 export function parseIntOption(text: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
   const n = Number(text);
-  if (n < min || n > max) throw new UsageError(`${flag}: must be between ${min} and ${max}, got ${n}`);
+  if (n < min || n > max) {
+    throw new UsageError(max === Number.MAX_SAFE_INTEGER ? `${flag}: must be at least ${min}, got ${n}` : `${flag}: must be between ${min} and ${max}, got ${n}`);
+  }
   return n;
 }

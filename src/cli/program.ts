@@ -50,6 +50,13 @@ export function buildProgram(ctx: Context): Command {
     completionCommand(ctx),
   ];
   for (const g of groups) program.addCommand(g);
+  examples(program, [
+    'lanyard emulator start --port 0',
+    'lanyard --profile emulator auth device',
+    'lanyard ratelimit status --fail-under 100 --json',
+    'lanyard api /user',
+    'lanyard mailbox list --all --ndjson',
+  ]);
   program.addCommand(completeCommand(ctx), { hidden: true });
   applyExitOverride(program);
   return program;

@@ -75,8 +75,8 @@ export class NetworkError extends LanyardError {
 }
 
 export class TimeoutError extends LanyardError {
-  constructor(readonly method: string, readonly url: string, readonly phase: 'connect' | 'headers' | 'body' | 'total') {
-    super('timeout', `${method} ${url}: timed out waiting for ${phase === 'total' ? 'the response' : phase}`);
+  constructor(readonly method: string, readonly url: string, readonly phase: 'connect' | 'headers' | 'body' | 'total', message?: string) {
+    super('timeout', message ?? `${method} ${url}: timed out waiting for ${phase === 'total' ? 'the response' : phase}`);
   }
 }
 

@@ -135,7 +135,7 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
           }),
           sleep(timeoutMs, timer.signal).then(
             () => {
-              throw new TimeoutError('GET', `http://127.0.0.1:${port}${path}`, 'total');
+              throw new TimeoutError('GET', `http://127.0.0.1:${port}${path}`, 'total', `sign-in timed out: the browser did not come back to ${`http://127.0.0.1:${port}${path}`} within ${Math.round(timeoutMs / 1000)} s (run again, or raise --timeout)`);
             },
             () => {
               throw new CancelledError();

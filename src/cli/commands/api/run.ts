@@ -10,7 +10,7 @@ import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, pageItems } from '
 import { resolveApiTarget } from './targets.js';
 import { readStdinText } from '../../stdin.js';
 
-const METHOD = /^[A-Za-z]+$/;
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** Parses -f/-F into a parameter object (gh's typing rules for -F). */
 export async function buildParams(raw: string[], typed: string[], readStdin: () => Promise<string>): Promise<Record<string, unknown>> {
@@ -42,7 +42,7 @@ export async function buildParams(raw: string[], typed: string[], readStdin: () 
 }
 
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
-  if (opts.method && !METHOD.test(opts.method)) throw new UsageError(`invalid method "${opts.method}"`);
+  if (opts.method && !METHODS.has(opts.method.toUpperCase())) throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
   if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
   if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
     throw new UsageError('--input and fields together: fields become query parameters only with -X GET');

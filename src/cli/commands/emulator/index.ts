@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../program.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
@@ -56,7 +56,7 @@ export function emulatorCommand(ctx: Context): Command {
   const fault = cmd.command('fault').description('inject faults on chosen routes');
   examples(
     fault.command('add').description('add a fault: latency, reset, status (5xx) or truncate')
-      .requiredOption('--type <type>', 'latency | reset | status | truncate')
+      .addOption(new Option('--type <type>', 'kind of fault').choices(['latency', 'reset', 'status', 'truncate']).makeOptionMandatory())
       .requiredOption('--path <prefix>', 'path prefix, e.g. /api/v3/user')
       .option('--method <method>', 'only this method')
       .option('--latency <duration>', 'added latency (type latency)')
