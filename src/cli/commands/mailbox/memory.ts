@@ -27,8 +27,8 @@ export function lowMemoryRuntime(): void {
 }
 
 /** Observes `stream` (no extra pipeline hop) and collects short-lived buffers every `everyBytes`. */
-export function guardMemory(stream: Readable, everyBytes = 4 * 1024 * 1024): void {
-  if (!gcFn) return;
+export function guardMemory(stream: Readable, everyBytes = Number(process.env.XGC ?? 4) * 1024 * 1024): void {
+  if (!gcFn || everyBytes === 0) return;
   let since = 0;
   stream.on('data', (chunk: Buffer) => {
     since += chunk.length;
