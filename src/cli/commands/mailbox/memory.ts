@@ -1,7 +1,8 @@
 /**
  * Bounded memory for large transfers. Two process-level tweaks, applied by
  * the mailbox commands before the HTTP pool starts:
- * - `--liftoff-only`: undici's HTTP parser is WebAssembly; V8's optimising
+ * - `--liftoff-only`: undici's HTTP parser (listings, metadata; downloads go
+ *   through node:http) is WebAssembly; V8's optimising
  *   tier roughly doubles its code memory (≈35 MiB) for no gain on a CLI run.
  * - a young-generation GC every few MiB streamed: socket read buffers are
  *   external memory that V8 otherwise lets grow by ~30 MiB before collecting.
@@ -11,7 +12,9 @@ import type { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-let gcFn: ((o?: { type?: string }) => void) | undefined;
+type GcFn = (o?: { type?: string }) => void;
+/** undefined: not made yet; null: unavailable. */
+let gcFn: GcFn | null | undefined = null;
 let applied = false;
 
 export function lowMemoryRuntime(): void {
@@ -20,25 +23,32 @@ export function lowMemoryRuntime(): void {
   try {
     setFlagsFromString('--liftoff-only');
     setFlagsFromString('--expose-gc');
-    gcFn = runInNewContext('gc') as typeof gcFn;
-  } catch {
     gcFn = undefined;
+  } catch {
+    gcFn = null;
+  }
+}
+
+/** The gc() of a fresh context (where --expose-gc installs it), made on first need: a small transfer never pays for it. */
+function collect(o?: { type?: string }): void {
+  if (gcFn === null) return;
+  try {
+    gcFn ??= runInNewContext('gc') as GcFn;
+    gcFn(o);
+  } catch {
+    gcFn = null;
   }
 }
 
 /** Observes `stream` (no extra pipeline hop) and collects short-lived buffers every `everyBytes`. */
-export function guardMemory(stream: Readable, everyBytes = Number(process.env.XGC ?? 4) * 1024 * 1024): void {
-  if (!gcFn || everyBytes === 0) return;
+export function guardMemory(stream: Readable, everyBytes = 4 * 1024 * 1024): void {
+  if (gcFn === null) return;
   let since = 0;
   stream.on('data', (chunk: Buffer) => {
     since += chunk.length;
-    if (since < everyBytes || !gcFn) return;
+    if (since < everyBytes) return;
     since = 0;
-    try {
-      gcFn({ type: 'minor' });
-    } catch {
-      gcFn = undefined;
-    }
+    collect({ type: 'minor' });
   });
 }
 
@@ -50,11 +60,7 @@ let pages = 0;
  * one, so what got promoted does not pile up until V8's own threshold.
  */
 export function collectAfterPage(): void {
-  try {
-    // gc() without options is a full collection (Node 20 reads {type: 'major'} as minor).
-    if (++pages % 10 === 0) gcFn?.();
-    else gcFn?.({ type: 'minor' });
-  } catch {
-    gcFn = undefined;
-  }
+  // gc() without options is a full collection (Node 20 reads {type: 'major'} as minor).
+  if (++pages % 10 === 0) collect();
+  else collect({ type: 'minor' });
 }
