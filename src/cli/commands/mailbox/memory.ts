@@ -10,7 +10,7 @@
  * Both are best effort: if the runtime refuses, nothing changes but memory.
  */
 import type { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 type GcFn = (o?: { type?: string }) => void;
@@ -43,7 +43,7 @@ function collect(o?: { type?: string }): void {
 
 /**
  * Observes `stream` (no extra pipeline hop): every `everyBytes`, if more than
- * `maxBuffers` of array buffers are alive or awaiting collection, collects the
+ * `maxBuffers` of external memory (array buffers, live or awaiting collection) is held, collects the
  * young generation (where spent socket buffers are). A forced collection every
  * few MiB instead costs ~4× the GC time for ~8 MiB less peak RSS.
  */
@@ -54,7 +54,8 @@ export function guardMemory(stream: Readable, everyBytes = 1024 * 1024, maxBuffe
     since += chunk.length;
     if (since < everyBytes) return;
     since = 0;
-    if (process.memoryUsage().arrayBuffers > maxBuffers) collect({ type: 'minor' });
+    // V8's external memory (array buffers) - not process.memoryUsage(), which reads /proc each call.
+    if (getHeapStatistics().external_memory > maxBuffers) collect({ type: 'minor' });
   });
 }
 
