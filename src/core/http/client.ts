@@ -319,7 +319,8 @@ export class HttpClient {
     const { url, headers, body } = this.#prepare(method, spec);
     const release = await this.#admit(method, spec);
     try {
-      const t = { ...this.#timeouts(), ...spec.timeouts };
+      const d = this.#timeouts();
+      const t = { connectMs: spec.timeouts?.connectMs ?? d.connectMs, headersMs: spec.timeouts?.headersMs ?? d.headersMs, bodyMs: spec.timeouts?.bodyMs ?? d.bodyMs };
       const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
       let agent = this.#nativeAgents.get(url.protocol);
       if (!agent) this.#nativeAgents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxSockets: (this.#o.maxConcurrent ?? 100) + 8 })));
@@ -340,8 +341,11 @@ export class HttpClient {
           req.once('response', (r) => {
             clearTimeout(timer);
             // Idle timeout between body chunks, like undici's bodyTimeout.
-            r.socket.setTimeout(t.bodyMs, () => r.destroy(Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' })));
-            r.once('close', () => r.socket?.setTimeout(0));
+            const socket = r.socket;
+            const idle = () => r.destroy(Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }));
+            socket.setTimeout(t.bodyMs, idle);
+            // The socket may go back to the pool: no timer, no listener left on it.
+            r.once('close', () => socket.setTimeout(0, idle));
             resolve(r);
           });
           req.once('error', (err) => {

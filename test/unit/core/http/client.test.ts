@@ -384,6 +384,25 @@ describe('requestStream (node:http transport for large downloads)', () => {
     await expect(client.requestStream({ url: url + '/x' })).rejects.toBeInstanceOf(NetworkError);
   });
 
+  it('unset timeouts fall back to the defaults; a reused connection keeps no stale body timer', async () => {
+    make();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      stub.on('GET', '/n', { body: 'n' }, 12);
+      for (let i = 0; i < 12; i++) {
+        const res = await client.requestStream({ url: stub.url + '/n', timeouts: { connectMs: undefined, headersMs: undefined, bodyMs: undefined } });
+        expect((await read(res.body)).toString()).toBe('n');
+      }
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    stub.verify();
+  });
+
   it('headers and body timeouts, and cancellation', async () => {
     make({ maxNetworkRetries: 0 });
     stub.on('GET', '/slow', { delayMs: 1000, body: 'late' });
