@@ -3,11 +3,13 @@
 //  1. `lanyard mailbox raw` of a 256 MiB message vs `curl` to /dev/null on loopback,
 //     stored plain and stored deflated (curl --compressed inflates like lanyard does):
 //     throughput of the whole process (start-up included), throughput net of start-up
-//     (minus the wall time of the same tool fetching the body-less 307 of /url), and
+//     (minus the wall time of the same tool fetching a 1 KiB message the same way), and
 //     peak RSS of lanyard.
 //  2. `lanyard mailbox list --all --ndjson --metadata` over 5,000 and 50,000 messages:
 //     peak RSS must stay flat.
-// Options: --size MiB (default 256), --runs N (default 3), --messages N (default 50000), --only raw|list.
+// CPU seconds (user + system, from /usr/bin/time) are printed too: on a shared machine they
+// move less than wall times.
+// Options: --size MiB (default 256), --runs N (default 5), --messages N (default 50000), --only raw|list.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,7 +24,7 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const SIZE_MIB = arg('size', 256);
-const RUNS = arg('runs', 3);
+const RUNS = arg('runs', 5);
 const MESSAGES = arg('messages', 50_000);
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 
@@ -48,7 +50,7 @@ async function admin(verb, body) {
   return res.json();
 }
 
-/** Runs a command under /usr/bin/time -v; returns wall seconds and max RSS (KiB); stdout to /dev/null. */
+/** Runs a command under /usr/bin/time -v; returns wall and CPU (user + system) seconds and max RSS (KiB); stdout to /dev/null. */
 function timed(cmd, args) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
@@ -60,7 +62,8 @@ function timed(cmd, args) {
       const wall = Number(process.hrtime.bigint() - t0) / 1e9;
       if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-500)}`));
       const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1] ?? NaN);
-      resolve({ wall, rssKiB: rss });
+      const cpu = Number(/User time \(seconds\): ([\d.]+)/.exec(err)?.[1] ?? NaN) + Number(/System time \(seconds\): ([\d.]+)/.exec(err)?.[1] ?? NaN);
+      resolve({ wall, rssKiB: rss, cpu });
     });
   });
 }
@@ -75,38 +78,43 @@ try {
   console.error(`generating two ${SIZE_MIB} MiB messages (plain and deflated)…`);
   const plain = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: false });
   const packed = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: true });
+  const tiny = await admin('generate', { bytes: 1024, compress: false });
   const startup = [];
   for (let i = 0; i < RUNS; i++) startup.push((await timed(process.execPath, [bin, '--version'])).wall);
   for (const [name, msg, curlExtra] of [['plain', plain, []], ['deflated', packed, ['--compressed']]]) {
     const lan = [];
     const cur = [];
+    const lanCpu = [];
+    const curCpu = [];
     const lanBase = [];
     const curBase = [];
     let rss = 0;
     for (let i = 0; i < RUNS; i++) {
-      // Start-up + one round trip without a body: the 307 of /url, not followed.
-      curBase.push((await timed('curl', ['-s', '-o', '/dev/null', `${api}/message/${msg.id}/url`])).wall);
-      lanBase.push((await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'url', msg.id])).wall);
+      // Start-up + one round trip with (almost) no body: the same command for a 1 KiB message.
+      curBase.push((await timed('curl', ['-sf', '-o', '/dev/null', `${api}/message/${tiny.id}/raw`])).wall);
+      lanBase.push((await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', tiny.id])).wall);
       const c = await timed('curl', ['-sf', ...curlExtra, '-o', '/dev/null', `${api}/message/${msg.id}/raw`]);
       cur.push(c.wall);
+      curCpu.push(c.cpu);
       const l = await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', msg.id]);
       lan.push(l.wall);
+      lanCpu.push(l.cpu);
       rss = Math.max(rss, l.rssKiB);
     }
     const size = msg.size / 1024 / 1024;
     const lt = size / median(lan);
     const ct = size / median(cur);
-    console.error(`  ${name}: curl ${cur.map((x) => x.toFixed(2))} (307: ${curBase.map((x) => x.toFixed(2))}), lanyard ${lan.map((x) => x.toFixed(2))} (307: ${lanBase.map((x) => x.toFixed(2))}) s`);
+    console.error(`  ${name}: curl ${cur.map((x) => x.toFixed(2))} (1 KiB: ${curBase.map((x) => x.toFixed(2))}), lanyard ${lan.map((x) => x.toFixed(2))} (1 KiB: ${lanBase.map((x) => x.toFixed(2))}) s`);
     const ltNet = size / Math.max(median(lan) - median(lanBase), 1e-3);
     const ctNet = size / Math.max(median(cur) - median(curBase), 1e-3);
     results.push(
       `| raw ${name} (${size.toFixed(0)} MiB) | ${ct.toFixed(0)} MiB/s | ${lt.toFixed(0)} MiB/s | ${(lt / ct).toFixed(2)}× | ` +
-        `${ctNet.toFixed(0)} MiB/s | ${ltNet.toFixed(0)} MiB/s | ${(ltNet / ctNet).toFixed(2)}× | ${mib(rss)} MiB |`,
+        `${ctNet.toFixed(0)} MiB/s | ${ltNet.toFixed(0)} MiB/s | ${(ltNet / ctNet).toFixed(2)}× | ${median(curCpu).toFixed(2)} s | ${median(lanCpu).toFixed(2)} s | ${mib(rss)} MiB |`,
     );
     console.error(results.at(-1));
   }
   const st = median(startup);
-  results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | |`);
+  results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | | | |`);
   }
 
   const listRows = [];
@@ -123,7 +131,7 @@ try {
     console.error(listRows.at(-1));
   }
   console.log(`Machine: ${(await import('node:os')).cpus().length} CPUs, Node ${process.version}, ${RUNS} runs (median).`);
-  console.log('\n| transfer | curl | lanyard | ratio | curl net of start-up | lanyard net of start-up | ratio | lanyard peak RSS |\n|---|---|---|---|---|---|---|---|');
+  console.log('\n| transfer | curl | lanyard | ratio | curl net of start-up | lanyard net of start-up | ratio | curl CPU | lanyard CPU | lanyard peak RSS |\n|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) console.log(r);
   console.log('\n| listing | wall | rate | peak RSS |\n|---|---|---|---|');
   for (const r of listRows) console.log(r);

@@ -4,8 +4,9 @@
  * (redacted), rate-limit state, the rate-limit policy, client-side guards and
  * bounded retries of idempotent requests.
  */
+import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Clock, TraceSink } from '../deps.js';
 import { CancelledError, HttpError, NetworkError, RateLimitError, TimeoutError, oneLine } from '../errors.js';
 import { parseRateLimitHeaders, type RateLimitState } from '../ratelimit/headers.js';
@@ -82,6 +83,10 @@ export interface HttpClientOptions {
   random?: () => number;
 }
 
+/** undici is loaded on first use: a command that only streams (requestStream) never pays for it. */
+let undiciP: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undiciP ??= import('undici'));
+
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const CONTENT_CREATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const RETRY_STATUS = new Set([502, 503, 504]);
@@ -90,7 +95,9 @@ const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_C
 export class HttpClient {
   readonly #o: Required<Pick<HttpClientOptions, 'userAgent' | 'clock' | 'maxNetworkRetries'>> & HttpClientOptions;
   readonly #policy: RateLimitPolicy;
-  readonly #dispatcher: Dispatcher;
+  #dispatcher: Dispatcher | undefined;
+  /** node:http(s) agents of requestStream(), by protocol. */
+  readonly #nativeAgents = new Map<string, HttpAgent>();
   readonly #gate: ConcurrencyGate;
   readonly #writes: SlidingWindowGate;
   readonly #random: () => number;
@@ -100,18 +107,30 @@ export class HttpClient {
   constructor(options: HttpClientOptions) {
     this.#o = { maxNetworkRetries: 2, ...options };
     this.#policy = options.rateLimitPolicy ?? defaultRateLimitPolicy;
-    const t = options.timeouts ?? { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
-    this.#dispatcher =
-      options.dispatcher ??
-      // Headroom above the gate: OAuth requests bypass it and must not queue in the pool.
-      new Agent({ keepAliveTimeout: 10_000, connections: (options.maxConcurrent ?? 100) + 8, connect: { timeout: t.connectMs } });
+    this.#dispatcher = options.dispatcher;
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
     this.#writes = new SlidingWindowGate(options.contentCreatingPerMinute ?? 80, 60_000, options.clock);
     this.#random = options.random ?? Math.random;
   }
 
   /** Sends a request, applying the rate-limit policy and retries; throws on unexpected status. */
-  async request(spec: RequestSpec): Promise<HttpResponse> {
+  request(spec: RequestSpec): Promise<HttpResponse> {
+    return this.#request(spec, (method) => this.#send(method, spec));
+  }
+
+  /**
+   * Like request(), for large downloads: the response body is node:http's own
+   * stream (native HTTP parser, socket buffers handed over without copies),
+   * never traced. Credentials, redacted trace of the request, guards, rate-limit
+   * policy, retries before the body and typed errors are those of request().
+   * With an injected `dispatcher` (tests) it goes through undici like request().
+   */
+  requestStream(spec: RequestSpec): Promise<HttpResponse> {
+    const s: RequestSpec = { ...spec, streamResponse: true };
+    return this.#request(s, (method) => (this.#o.dispatcher ? this.#send(method, s) : this.#sendNative(method, s)));
+  }
+
+  async #request(spec: RequestSpec, send: (method: string) => Promise<HttpResponse>): Promise<HttpResponse> {
     const method = (spec.method ?? 'GET').toUpperCase();
     const retryable = spec.retry ?? (IDEMPOTENT.has(method) && !isStream(spec.body));
     let rateAttempt = 0;
@@ -119,7 +138,7 @@ export class HttpClient {
     for (;;) {
       let res: HttpResponse;
       try {
-        res = await this.#send(method, spec);
+        res = await send(method);
       } catch (err) {
         if (retryable && netAttempt < this.#o.maxNetworkRetries && isTransient(err)) {
           await this.#backoff(netAttempt++, spec.signal);
@@ -186,15 +205,24 @@ export class HttpClient {
 
   async close(): Promise<void> {
     for (const a of this.#connectAgents.values()) await a.close().catch(() => undefined);
-    if (!this.#o.dispatcher) await this.#dispatcher.close();
+    for (const a of this.#nativeAgents.values()) a.destroy();
+    if (!this.#o.dispatcher) await this.#dispatcher?.close();
   }
 
-  #dispatcherFor(spec: RequestSpec): Dispatcher {
+  async #dispatcherFor(spec: RequestSpec): Promise<Dispatcher> {
+    if (this.#o.dispatcher) return this.#o.dispatcher;
+    const { Agent } = await loadUndici();
+    // Headroom above the gate: OAuth requests bypass it and must not queue in the pool.
+    this.#dispatcher ??= new Agent({ keepAliveTimeout: 10_000, connections: (this.#o.maxConcurrent ?? 100) + 8, connect: { timeout: this.#timeouts().connectMs } });
     const ms = spec.timeouts?.connectMs;
-    if (ms === undefined || this.#o.dispatcher) return this.#dispatcher;
-    let a = this.#connectAgents.get(ms);
+    if (ms === undefined) return this.#dispatcher;
+    let a: Agent | undefined = this.#connectAgents.get(ms);
     if (!a) this.#connectAgents.set(ms, (a = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: ms } })));
     return a;
+  }
+
+  #timeouts(): { connectMs: number; headersMs: number; bodyMs: number } {
+    return this.#o.timeouts ?? { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
   }
 
   async #backoff(attempt: number, signal?: AbortSignal): Promise<void> {
@@ -206,7 +234,8 @@ export class HttpClient {
     this.#o.trace?.(line);
   }
 
-  async #send(method: string, spec: RequestSpec): Promise<HttpResponse> {
+  /** URL, headers (credential applied) and body of a request; traces it (redacted). */
+  #prepare(method: string, spec: RequestSpec): { url: URL; headers: Record<string, string>; body: RequestSpec['body'] } {
     const url = buildUrl(spec);
     const headers: Record<string, string> = { 'user-agent': this.#o.userAgent, accept: 'application/json' };
     for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
@@ -233,18 +262,45 @@ export class HttpClient {
       if (traceBody !== undefined) this.#trace(`> ${redactBody(traceBody, headers['content-type'])}`);
       else if (body !== undefined) this.#trace('> [streamed body]');
     }
+    return { url, headers, body };
+  }
+
+  /** Waits for the concurrency and content-creation guards; returns the release. */
+  async #admit(method: string, spec: RequestSpec): Promise<() => void> {
     const release = spec.oauth ? () => {} : await this.#gate.acquire(spec.signal);
     try {
       if (!spec.oauth && CONTENT_CREATING.has(method)) await this.#writes.acquire(spec.signal);
-      const t = this.#o.timeouts ?? { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return release;
+  }
+
+  #received(res: HttpResponse, spec: RequestSpec): HttpResponse | Promise<HttpResponse> {
+    if (res.rateLimit) this.#o.onRateLimit?.(res.rateLimit, res.url);
+    if (this.#o.trace) {
+      this.#trace(`< HTTP ${res.status}`);
+      for (const [k, v] of Object.entries(res.headers)) this.#trace(`< ${k}: ${redactHeaderValue(k, v)}`);
+      if (!spec.streamResponse) return traceResponse(res, (l) => this.#trace(l));
+    }
+    return res;
+  }
+
+  async #send(method: string, spec: RequestSpec): Promise<HttpResponse> {
+    const { url, headers, body } = this.#prepare(method, spec);
+    const release = await this.#admit(method, spec);
+    try {
+      const t = this.#timeouts();
       let raw: Dispatcher.ResponseData<unknown>;
       try {
+        const [{ request: undiciRequest }, dispatcher] = await Promise.all([loadUndici(), this.#dispatcherFor(spec)]);
         raw = await undiciRequest(url, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body: body as Dispatcher.DispatchOptions['body'],
           signal: spec.signal,
-          dispatcher: this.#dispatcherFor(spec),
+          dispatcher,
           headersTimeout: spec.timeouts?.headersMs ?? t.headersMs,
           bodyTimeout: spec.timeouts?.bodyMs ?? t.bodyMs,
           maxRedirections: 0,
@@ -252,14 +308,57 @@ export class HttpClient {
       } catch (err) {
         throw mapError(err, method, url.toString(), spec.signal);
       }
-      const res = wrapResponse(raw, url.toString(), method, spec.signal);
-      if (res.rateLimit) this.#o.onRateLimit?.(res.rateLimit, res.url);
-      if (this.#o.trace) {
-        this.#trace(`< HTTP ${res.status}`);
-        for (const [k, v] of Object.entries(res.headers)) this.#trace(`< ${k}: ${redactHeaderValue(k, v)}`);
-        if (!spec.streamResponse) return traceResponse(res, (l) => this.#trace(l));
+      return await this.#received(wrapResponse(raw, url.toString(), method, spec.signal), spec);
+    } finally {
+      release();
+    }
+  }
+
+  /** #send() over node:http(s): same headers, guards, timeouts and error mapping. */
+  async #sendNative(method: string, spec: RequestSpec): Promise<HttpResponse> {
+    const { url, headers, body } = this.#prepare(method, spec);
+    const release = await this.#admit(method, spec);
+    try {
+      const d = this.#timeouts();
+      const t = { connectMs: spec.timeouts?.connectMs ?? d.connectMs, headersMs: spec.timeouts?.headersMs ?? d.headersMs, bodyMs: spec.timeouts?.bodyMs ?? d.bodyMs };
+      const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+      let agent = this.#nativeAgents.get(url.protocol);
+      if (!agent) this.#nativeAgents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxSockets: (this.#o.maxConcurrent ?? 100) + 8 })));
+      let raw: IncomingMessage;
+      try {
+        raw = await new Promise<IncomingMessage>((resolve, reject) => {
+          const req = mod.request(url, { method, headers, agent, signal: spec.signal });
+          const fail = (code: string, what: string) => req.destroy(Object.assign(new Error(`${what} timeout`), { code }));
+          let timer = setTimeout(() => fail('UND_ERR_CONNECT_TIMEOUT', 'connect'), t.connectMs);
+          req.once('socket', (socket) => {
+            const awaitHeaders = () => {
+              clearTimeout(timer);
+              timer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', 'headers'), t.headersMs);
+            };
+            if (socket.connecting) socket.once('connect', awaitHeaders);
+            else awaitHeaders();
+          });
+          req.once('response', (r) => {
+            clearTimeout(timer);
+            // Idle timeout between body chunks, like undici's bodyTimeout.
+            const socket = r.socket;
+            const idle = () => r.destroy(Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }));
+            socket.setTimeout(t.bodyMs, idle);
+            // The socket may go back to the pool: no timer, no listener left on it.
+            r.once('close', () => socket.setTimeout(0, idle));
+            resolve(r);
+          });
+          req.once('error', (err) => {
+            clearTimeout(timer);
+            reject(err);
+          });
+          if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+          else void import('node:stream/promises').then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req)).catch((err: unknown) => req.destroy(err as Error));
+        });
+      } catch (err) {
+        throw mapError(err, method, url.toString(), spec.signal);
       }
-      return res;
+      return await this.#received(wrapNative(raw, url.toString(), method, spec.signal), spec);
     } finally {
       release();
     }
@@ -341,6 +440,37 @@ function wrapResponse(raw: Dispatcher.ResponseData<unknown>, url: string, method
     json: <T>() => guard(async () => JSON.parse(await body.text()) as T),
     bytes: () => guard(async () => new Uint8Array(await body.arrayBuffer())),
     dump: () => body.dump().catch(() => undefined),
+  };
+}
+
+function wrapNative(raw: IncomingMessage, url: string, method: string, signal?: AbortSignal): HttpResponse {
+  const headers = flattenHeaders(raw.headers);
+  const read = async (): Promise<Buffer> => {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const c of raw) chunks.push(c as Buffer);
+      return Buffer.concat(chunks);
+    } catch (err) {
+      // node:http reports a body cut short as "aborted" (ECONNRESET).
+      throw mapError(err, method, url, signal, 'body');
+    }
+  };
+  return {
+    status: raw.statusCode ?? 0,
+    headers,
+    url,
+    rateLimit: parseRateLimitHeaders(headers),
+    body: raw,
+    text: async () => (await read()).toString('utf8'),
+    json: async <T>() => JSON.parse((await read()).toString('utf8')) as T,
+    bytes: async () => new Uint8Array(await read()),
+    dump: async () => {
+      if (raw.readableEnded || raw.destroyed) return;
+      await new Promise<void>((r) => {
+        for (const e of ['end', 'close', 'error']) raw.once(e, () => r());
+        raw.resume();
+      });
+    },
   };
 }
 

@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import { Mailbox, type MailboxMetadata } from '../../shared/mailbox.js';
 import { HttpError, LanyardError } from '../errors.js';
-import type { HttpClient, HttpResponse, QueryValue } from '../http/client.js';
+import type { HttpClient, HttpResponse, QueryValue, RequestSpec } from '../http/client.js';
 
 export interface MailboxTarget {
   baseUrl: string;
@@ -76,7 +76,7 @@ export class MailboxClient {
     o: { query?: Record<string, QueryValue>; body?: Readable | AsyncIterable<Uint8Array>; headers?: Record<string, string>; stream?: boolean; id?: string } = {},
   ): Promise<HttpResponse> {
     try {
-      return await this.#http.request({
+      const spec: RequestSpec = {
         method,
         url: this.apiUrl + path,
         query: o.query,
@@ -85,7 +85,8 @@ export class MailboxClient {
         signal: this.#signal,
         streamResponse: o.stream,
         credential: { scheme: 'none' },
-      });
+      };
+      return await (o.stream ? this.#http.requestStream(spec) : this.#http.request(spec));
     } catch (err) {
       if (o.id && err instanceof HttpError && isNotFound(err)) throw new MessageNotFoundError(o.id);
       throw err;

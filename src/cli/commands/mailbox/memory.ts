@@ -1,17 +1,21 @@
 /**
  * Bounded memory for large transfers. Two process-level tweaks, applied by
  * the mailbox commands before the HTTP pool starts:
- * - `--liftoff-only`: undici's HTTP parser is WebAssembly; V8's optimising
+ * - `--liftoff-only`: undici's HTTP parser (listings, metadata; downloads go
+ *   through node:http) is WebAssembly; V8's optimising
  *   tier roughly doubles its code memory (≈35 MiB) for no gain on a CLI run.
- * - a young-generation GC every few MiB streamed: socket read buffers are
- *   external memory that V8 otherwise lets grow by ~30 MiB before collecting.
+ * - a young-generation GC whenever spent buffers of a transfer pass 16 MiB:
+ *   socket read buffers are external memory that V8 otherwise lets grow by
+ *   ~30–60 MiB before collecting.
  * Both are best effort: if the runtime refuses, nothing changes but memory.
  */
 import type { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-let gcFn: ((o?: { type?: string }) => void) | undefined;
+type GcFn = (o?: { type?: string }) => void;
+/** undefined: not made yet; null: unavailable. */
+let gcFn: GcFn | null | undefined = null;
 let applied = false;
 
 export function lowMemoryRuntime(): void {
@@ -20,25 +24,38 @@ export function lowMemoryRuntime(): void {
   try {
     setFlagsFromString('--liftoff-only');
     setFlagsFromString('--expose-gc');
-    gcFn = runInNewContext('gc') as typeof gcFn;
-  } catch {
     gcFn = undefined;
+  } catch {
+    gcFn = null;
   }
 }
 
-/** Observes `stream` (no extra pipeline hop) and collects short-lived buffers every `everyBytes`. */
-export function guardMemory(stream: Readable, everyBytes = 4 * 1024 * 1024): void {
-  if (!gcFn) return;
+/** The gc() of a fresh context (where --expose-gc installs it), made on first need: a small transfer never pays for it. */
+function collect(o?: { type?: string }): void {
+  if (gcFn === null) return;
+  try {
+    gcFn ??= runInNewContext('gc') as GcFn;
+    gcFn(o);
+  } catch {
+    gcFn = null;
+  }
+}
+
+/**
+ * Observes `stream` (no extra pipeline hop): every `everyBytes`, if more than
+ * `maxBuffers` of external memory (array buffers, live or awaiting collection) is held, collects the
+ * young generation (where spent socket buffers are). A forced collection every
+ * few MiB instead costs ~4× the GC time for ~8 MiB less peak RSS.
+ */
+export function guardMemory(stream: Readable, everyBytes = 1024 * 1024, maxBuffers = 16 * 1024 * 1024): void {
+  if (gcFn === null) return;
   let since = 0;
   stream.on('data', (chunk: Buffer) => {
     since += chunk.length;
-    if (since < everyBytes || !gcFn) return;
+    if (since < everyBytes) return;
     since = 0;
-    try {
-      gcFn({ type: 'minor' });
-    } catch {
-      gcFn = undefined;
-    }
+    // V8's external memory (array buffers) - not process.memoryUsage(), which reads /proc each call.
+    if (getHeapStatistics().external_memory > maxBuffers) collect({ type: 'minor' });
   });
 }
 
@@ -50,11 +67,7 @@ let pages = 0;
  * one, so what got promoted does not pile up until V8's own threshold.
  */
 export function collectAfterPage(): void {
-  try {
-    // gc() without options is a full collection (Node 20 reads {type: 'major'} as minor).
-    if (++pages % 10 === 0) gcFn?.();
-    else gcFn?.({ type: 'minor' });
-  } catch {
-    gcFn = undefined;
-  }
+  // gc() without options is a full collection (Node 20 reads {type: 'major'} as minor).
+  if (++pages % 10 === 0) collect();
+  else collect({ type: 'minor' });
 }

@@ -3,7 +3,7 @@ import type { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StreamedBody } from '../../../core/mailbox/client.js';
 import { dispositionFileName, pathInside, safeFileName } from '../../../core/mailbox/filename.js';
-import { inflateAuto } from '../../../core/mailbox/inflate.js';
+import { inflaterFor } from '../../../core/mailbox/inflate.js';
 import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
 import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
@@ -93,19 +93,20 @@ function discard(res: StreamedBody): void {
 
 /** Streams a response body (inflating deflate) to a file or stdout, with a progress bar on a TTY. */
 async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefined, total: number | undefined, label: string): Promise<void> {
-  const stages: Array<Transform | ((s: AsyncIterable<Uint8Array>) => AsyncGenerator<Buffer>)> = [];
-  if (res.encoding === 'deflate') stages.push(inflateAuto);
-  else if (res.encoding) {
+  const stages: Transform[] = [];
+  if (res.encoding && res.encoding !== 'deflate') {
     discard(res);
     await out?.abort();
     throw new LanyardError('protocol', `unsupported Content-Encoding "${res.encoding}"`);
   }
-  if (ctx.io.stderrIsTTY && (total ?? res.length ?? PROGRESS_MIN_BYTES) >= PROGRESS_MIN_BYTES) stages.push(progressStage(ctx, total ?? res.length, label));
-  const dest: Writable = out?.stream ?? ctx.io.stdout;
-  guardMemory(res.body);
   try {
+    if (res.encoding === 'deflate') stages.push(await inflaterFor(res.body));
+    if (ctx.io.stderrIsTTY && (total ?? res.length ?? PROGRESS_MIN_BYTES) >= PROGRESS_MIN_BYTES) stages.push(progressStage(ctx, total ?? res.length, label));
+    const dest: Writable = out?.stream ?? ctx.io.stdout;
+    guardMemory(res.body);
     await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: !!out });
   } catch (err) {
+    if (!res.body.destroyed) discard(res);
     await out?.abort();
     if ((err as { code?: string }).code === 'EPIPE') return;
     if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();

@@ -316,3 +316,107 @@ describe('--debug trace', () => {
     expect(trace).toContain('"token_type":"bearer"');
   });
 });
+
+describe('requestStream (node:http transport for large downloads)', () => {
+  const read = async (body: AsyncIterable<Uint8Array>) => {
+    const parts: Buffer[] = [];
+    for await (const c of body) parts.push(Buffer.from(c));
+    return Buffer.concat(parts);
+  };
+
+  it('streams the body with the same headers, credential and rate-limit state; traces headers only, redacted', async () => {
+    const lines: string[] = [];
+    const seen: RateLimitState[] = [];
+    make({ trace: (l) => lines.push(l), onRateLimit: (s) => seen.push(s) });
+    const big = Buffer.alloc(3 * 1024 * 1024, 'abcdefgh');
+    stub.on('GET', '/raw', { headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1795300000' }, body: big });
+    const res = await client.requestStream({ url: stub.url + '/raw?key=q-secret', credential: { scheme: 'bearer', token: 'stream-secret' }, headers: { accept: '*/*' } });
+    expect(res.status).toBe(200);
+    expect((await read(res.body)).equals(big)).toBe(true);
+    const req = stub.requests[0]!;
+    expect(req.headers.authorization).toBe('Bearer stream-secret');
+    expect(req.headers['user-agent']).toBe('lanyard/9.9.9');
+    expect(req.headers.accept).toBe('*/*');
+    expect(req.url.searchParams.get('key')).toBe('q-secret');
+    expect(seen).toEqual([expect.objectContaining({ limit: 60, remaining: 59 })]);
+    const trace = lines.join('\n');
+    expect(trace).toContain('> authorization: Bearer [REDACTED]');
+    expect(trace).toContain('key=[REDACTED]');
+    expect(trace).toContain('< HTTP 200');
+    expect(trace).not.toContain('stream-secret');
+    expect(trace).not.toContain('q-secret');
+    expect(trace).not.toContain('abcdefgh'); // the body is never traced
+  });
+
+  it('retries 503 before the body, maps error statuses and rate limits like request()', async () => {
+    make();
+    stub.on('GET', '/r', { status: 503 }).on('GET', '/r', { body: 'ok' });
+    const res = await client.requestStream({ url: stub.url + '/r' });
+    expect((await read(res.body)).toString()).toBe('ok');
+    expect(clock.sleeps).toEqual([250]);
+    stub.on('GET', '/nf', { status: 404, body: { message: 'Not Found' } });
+    const err = (await client.requestStream({ url: stub.url + '/nf' }).catch((e: unknown) => e)) as HttpError;
+    expect(err).toBeInstanceOf(HttpError);
+    expect(err.status).toBe(404);
+    expect(err.body).toEqual({ message: 'Not Found' });
+    stub.on('GET', '/rl', {
+      status: 429,
+      headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 600), date: dateHeader() },
+      body: { message: 'API rate limit exceeded' },
+    });
+    await expect(client.requestStream({ url: stub.url + '/rl' })).rejects.toBeInstanceOf(RateLimitError);
+    stub.verify();
+  });
+
+  it('retries a reset connection; a body cut short is an error; nothing listening is a network error', async () => {
+    make();
+    stub.on('GET', '/reset', { reset: true }).on('GET', '/reset', { body: 'fine' });
+    expect(await (await client.requestStream({ url: stub.url + '/reset' })).text()).toBe('fine');
+    stub.on('GET', '/cut', { truncate: true, body: 'x'.repeat(100_000) });
+    const cut = await client.requestStream({ url: stub.url + '/cut' });
+    await expect(read(cut.body)).rejects.toThrow();
+    stub.on('GET', '/cut2', { truncate: true, body: 'x'.repeat(100_000) });
+    await expect((await client.requestStream({ url: stub.url + '/cut2' })).text()).rejects.toBeInstanceOf(NetworkError);
+    make({ maxNetworkRetries: 0 });
+    const url = stub.url;
+    await stub.close();
+    stub = await StubHttp.start();
+    await expect(client.requestStream({ url: url + '/x' })).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it('unset timeouts fall back to the defaults; a reused connection keeps no stale body timer', async () => {
+    make();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      stub.on('GET', '/n', { body: 'n' }, 12);
+      for (let i = 0; i < 12; i++) {
+        const res = await client.requestStream({ url: stub.url + '/n', timeouts: { connectMs: undefined, headersMs: undefined, bodyMs: undefined } });
+        expect((await read(res.body)).toString()).toBe('n');
+      }
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    stub.verify();
+  });
+
+  it('headers and body timeouts, and cancellation', async () => {
+    make({ maxNetworkRetries: 0 });
+    stub.on('GET', '/slow', { delayMs: 1000, body: 'late' });
+    const e1 = await client.requestStream({ url: stub.url + '/slow', timeouts: { headersMs: 100 } }).catch((e: unknown) => e);
+    expect(e1).toBeInstanceOf(TimeoutError);
+    expect((e1 as TimeoutError).phase).toBe('headers');
+    stub.on('GET', '/slowbody', { bodyDelayMs: 1000, body: 'late' });
+    const res = await client.requestStream({ url: stub.url + '/slowbody', timeouts: { bodyMs: 100 } });
+    const e2 = await res.text().catch((e: unknown) => e);
+    expect(e2).toBeInstanceOf(TimeoutError);
+    expect((e2 as TimeoutError).phase).toBe('body');
+    stub.on('GET', '/wait', { delayMs: 500, body: {} });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    await expect(client.requestStream({ url: stub.url + '/wait', signal: ac.signal })).rejects.toBeInstanceOf(CancelledError);
+  });
+});

@@ -2,19 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { deflateRawSync, deflateSync } from 'node:zlib';
-import { inflateAuto, isZlibHeader } from '../../../../src/core/mailbox/inflate.js';
+import { inflaterFor, isZlibHeader } from '../../../../src/core/mailbox/inflate.js';
 
 async function run(input: Buffer, chunk: number): Promise<Buffer> {
   const parts: Buffer[] = [];
   for (let i = 0; i < input.length; i += chunk) parts.push(input.subarray(i, i + chunk));
   const out: Buffer[] = [];
-  await pipeline(Readable.from(parts), inflateAuto, new Writable({ write(c, _e, cb) { out.push(c as Buffer); cb(); } }));
+  const src = Readable.from(parts);
+  await pipeline(src, await inflaterFor(src), new Writable({ write(c, _e, cb) { out.push(c as Buffer); cb(); } }));
   return Buffer.concat(out);
 }
 
 const text = Buffer.from(Array.from({ length: 5000 }, (_, i) => `line ${i} of a message\r\n`).join(''));
 
-describe('inflateAuto', () => {
+describe('inflaterFor', () => {
   it('recognises zlib headers and not raw deflate', () => {
     const z = deflateSync(text);
     expect(isZlibHeader(z[0]!, z[1]!)).toBe(true);
@@ -34,6 +35,7 @@ describe('inflateAuto', () => {
 
   it('passes an empty body and rejects corrupt data', async () => {
     expect(await run(Buffer.alloc(0), 1)).toEqual(Buffer.alloc(0));
+    await expect(run(Buffer.from([0x78]), 1)).rejects.toThrow(/truncated/);
     await expect(run(Buffer.from('definitely not deflate data at all'), 4)).rejects.toThrow();
     await expect(run(deflateRawSync(text).subarray(0, 100), 50)).rejects.toThrow();
   });
