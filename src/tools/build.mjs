@@ -1,12 +1,40 @@
 // Builds dist/ with esbuild: one ESM bundle per entry, shared chunks, lazy
 // command modules split out so start-up loads only what a command needs.
+//
+// The npm packages on the start-up path (commander, undici, conf and its
+// validators, env-paths, chalk, ora, jose) are bundled in: resolving and
+// reading a hundred small files from node_modules cost more than the command
+// itself. Everything else stays external and is resolved from node_modules at
+// run time - above all the native keychain binding (@napi-rs/keyring, an
+// optional dependency), `open` (runs the xdg-open script shipped next to it)
+// and the emulator's MIME/XML/TLS libraries.
 import { build } from 'esbuild';
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+
+/** Packages bundled into dist/ (with their own dependencies). */
+const BUNDLED = new Set(['commander', 'undici', 'conf', 'env-paths', 'chalk', 'ora', 'jose']);
+
+const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+
+/** Marks a bare import from our sources external unless its package is in BUNDLED. */
+const externals = {
+  name: 'lanyard-externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      // Only the parts of undici Lanyard uses (see undici-slim.mjs).
+      if (args.path === 'undici') return { path: join(root, 'src', 'tools', 'undici-slim.mjs') };
+      if (args.importer.includes(`${sep}node_modules${sep}`)) return undefined; // inside a bundled package
+      return BUNDLED.has(packageName(args.path)) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
 await rm(join(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -21,7 +49,10 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  packages: 'external',
+  plugins: [externals],
+  // Bundled CommonJS (commander, undici, ajv) calls require() for Node's
+  // built-ins; an ES module has none, so every output file gets one.
+  banner: { js: "import { createRequire as __lanyardCreateRequire } from 'node:module'; const require = __lanyardCreateRequire(import.meta.url);" },
   sourcemap: false,
   minifySyntax: true,
   chunkNames: 'chunks/[name]-[hash]',
