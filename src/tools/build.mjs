@@ -35,6 +35,38 @@ const externals = {
   },
 };
 
+/**
+ * Requires that bundled packages make at load time for features Lanyard does
+ * not use, deferred to first use: commander's node:child_process (≈ 3 ms;
+ * executable subcommands) and undici's HTTP/2 client, which loads node:http2
+ * and node:tls (≈ 9 ms; Lanyard's agents speak HTTP/1.1). Each patch must
+ * match the package's source exactly, or the build fails.
+ */
+const LAZY_REQUIRES = [
+  {
+    file: /[\\/]commander[\\/]lib[\\/]command\.js$/,
+    eager: "const childProcess = require('node:child_process');",
+    lazy: "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };",
+  },
+  {
+    file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    eager: "const connectH2 = require('./client-h2.js')",
+    lazy: "const connectH2 = (...a) => require('./client-h2.js')(...a)",
+  },
+];
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(b) {
+    for (const { file, eager, lazy } of LAZY_REQUIRES) {
+      b.onLoad({ filter: file }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        if (!text.includes(eager)) throw new Error(`${args.path}: expected "${eager}" (the package changed; update LAZY_REQUIRES in build.mjs)`);
+        return { contents: text.replace(eager, lazy), loader: 'js' };
+      });
+    }
+  },
+};
+
 await rm(join(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -49,12 +81,13 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  plugins: [externals],
+  plugins: [externals, lazyRequires],
   // Bundled CommonJS (commander, undici, ajv) calls require() for Node's
   // built-ins; an ES module has none, so every output file gets one.
   banner: { js: "import { createRequire as __lanyardCreateRequire } from 'node:module'; const require = __lanyardCreateRequire(import.meta.url);" },
   sourcemap: false,
   minifySyntax: true,
+  minifyWhitespace: true,
   chunkNames: 'chunks/[name]-[hash]',
   define: { __LANYARD_VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
