@@ -26,6 +26,9 @@ const externals = {
   name: 'lanyard-externals',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path === 'node:assert' && /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)) {
+        return { path: join(root, 'src', 'tools', 'lazy-assert.cjs') };
+      }
       if (args.path.startsWith('node:')) return { path: args.path, external: true };
       // Only the parts of undici Lanyard uses (see undici-slim.mjs).
       if (args.path === 'undici') return { path: join(root, 'src', 'tools', 'undici-slim.mjs') };
