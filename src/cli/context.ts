@@ -5,7 +5,7 @@
 import { dirname } from 'node:path';
 import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
-import type { ConfigStore } from '../core/config/store.js';
+import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
@@ -33,7 +33,10 @@ export interface Context {
   readonly version: string;
   readonly debug: boolean;
   globals(): GlobalOptions;
+  /** The config file, writable (loads conf): for commands that change it. */
   config(): Promise<ConfigStore>;
+  /** The config file's path (the credential file lives in the same directory). */
+  configPath(): Promise<string>;
   /** The selected profile: --profile, LANYARD_PROFILE, the active one, else "default". */
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
   /** The selected profile's name, whether or not it exists yet (config set creates it). */
@@ -63,6 +66,12 @@ export interface ContextOptions {
 export function createContext(o: ContextOptions): Context {
   const clock = o.clock ?? systemClock;
   let configP: Promise<ConfigStore> | undefined;
+  let readerP: Promise<ConfigReader> | undefined;
+  const configOptions = { dir: o.env.LANYARD_CONFIG_DIR || undefined };
+  // Reads go through the plain-JSON reader (no conf on the hot path), or
+  // through the writable store once a command has opened it.
+  const reader = (): Promise<ConfigReader> =>
+    configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions)));
   let httpP: Promise<HttpClient> | undefined;
   let credP: Promise<CredentialStore> | undefined;
   const rateLimits = new Map<string, RateLimitState>();
@@ -84,16 +93,19 @@ export function createContext(o: ContextOptions): Context {
     },
     config() {
       configP ??= import('../core/config/store.js').then(({ ConfigStore }) =>
-        ConfigStore.open({ dir: o.env.LANYARD_CONFIG_DIR || undefined }),
+        ConfigStore.open(configOptions),
       );
       return configP;
     },
+    async configPath() {
+      return (await reader()).path;
+    },
     async profileName() {
       const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
-      return explicit ?? (await ctx.config()).activeProfile ?? 'default';
+      return explicit ?? (await reader()).activeProfile ?? 'default';
     },
     async profile() {
-      const store = await ctx.config();
+      const store = await reader();
       const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
       const name = explicit ?? store.activeProfile ?? 'default';
       const settings = store.profile(name);
@@ -127,17 +139,17 @@ export function createContext(o: ContextOptions): Context {
       return httpP;
     },
     credentials() {
-      credP ??= Promise.all([import('../core/credentials/open.js'), ctx.config()]).then(async ([{ openCredentialStore }, config]) => {
+      credP ??= Promise.all([import('../core/credentials/open.js'), ctx.configPath()]).then(async ([{ openCredentialStore }, configPath]) => {
         const explicit = o.env.LANYARD_INSECURE_STORAGE === '1' || o.env.LANYARD_KEYCHAIN === 'off';
         let why: string | undefined;
         const store = await openCredentialStore({
-          configDir: dirname(config.path),
+          configDir: dirname(configPath),
           insecure: o.env.LANYARD_INSECURE_STORAGE === '1',
           disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
           onFallback: (reason) => (why = reason),
         });
         if (store.kind !== 'file' || !why) return store;
-        const where = `a plain file (mode 0600) in ${dirname(config.path)}`;
+        const where = `a plain file (mode 0600) in ${dirname(configPath)}`;
         // An unexpected fallback is said at once; a chosen one only when a secret is written.
         if (!explicit) {
           ctx.warn(`${why}; credentials are kept in ${where}`);

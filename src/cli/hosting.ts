@@ -46,10 +46,10 @@ export function openHostingStores(ctx: Context, apiUrl: string, o: { insecure?: 
   let p = perCtx.get(key);
   if (!p) {
     p = (async () => {
-      const [{ openCredentialStore }, { FileCredentialStore }, { HostingAccounts }, config] = await Promise.all([
-        import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), import('../core/hosting/accounts.js'), ctx.config(),
+      const [{ openCredentialStore }, { FileCredentialStore }, { HostingAccounts }, configPath] = await Promise.all([
+        import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), import('../core/hosting/accounts.js'), ctx.configPath(),
       ]);
-      const dir = dirname(config.path);
+      const dir = dirname(configPath);
       let fallbackReason: string | undefined;
       const timeout = Number(ctx.env.LANYARD_KEYCHAIN_TIMEOUT_MS);
       const primary = await openCredentialStore({

@@ -7,7 +7,8 @@ import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 
 export async function main(argv: string[] = process.argv): Promise<void> {
-  const io = createProcessIO(process.env);
+  // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
+  const io = createProcessIO(process.env, () => process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0));
   const ac = new AbortController();
   let interrupted = false;
   const onSigint = () => {

@@ -1,7 +1,18 @@
 /**
- * The config file (conf: atomic writes, JSON) holding profiles and the active
- * profile name. Never holds a secret.
+ * The config file holding profiles and the active profile name. Never holds
+ * a secret.
+ *
+ * Reading and writing are split for start-up time: every command reads its
+ * profile, few write. `ConfigReader` reads the file as plain JSON (one
+ * readFileSync + JSON.parse, no library); `ConfigStore` adds the writes,
+ * done by conf (atomic writes, JSON), which is loaded only by the commands
+ * that write (`config set/unset`, `profile use/remove`, `emulator start`).
+ * Both use `configFilePath()`, the one place that decides where the file is;
+ * conf is handed that directory (`cwd`), never left to compute its own.
  */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import envPaths from 'env-paths';
 import { ConfigError } from '../errors.js';
 import { normaliseSetting, type ProfileSettings, type SettingKey } from './settings.js';
 
@@ -15,6 +26,26 @@ export interface ConfigStoreOptions {
   dir?: string;
 }
 
+const PROJECT = 'lanyard';
+const CONFIG_NAME = 'config';
+const EXTENSION = 'json';
+
+/**
+ * The directory of the config file: `dir` (LANYARD_CONFIG_DIR) when given,
+ * else the platform's config directory as conf would pick it
+ * (env-paths('lanyard', { suffix: '' }): $XDG_CONFIG_HOME/lanyard or
+ * ~/.config/lanyard on Linux, ~/Library/Preferences/lanyard on macOS,
+ * %APPDATA%\lanyard\Config on Windows). The credential file lives next to it.
+ */
+export function configDir(options: ConfigStoreOptions = {}): string {
+  return resolve(options.dir || envPaths(PROJECT, { suffix: '' }).config);
+}
+
+/** The config file's path (the same for the plain reader and for conf). */
+export function configFilePath(options: ConfigStoreOptions = {}): string {
+  return join(configDir(options), `${CONFIG_NAME}.${EXTENSION}`);
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function validateProfileName(name: string): string {
@@ -22,17 +53,62 @@ export function validateProfileName(name: string): string {
   return name;
 }
 
-export class ConfigStore {
-  private constructor(private readonly conf: import('conf').default<ConfigShape>) {}
+/** Read-only view of the config file; reads the file afresh on every call, as conf does. */
+export class ConfigReader {
+  constructor(readonly path: string) {}
+
+  static at(options: ConfigStoreOptions = {}): ConfigReader {
+    return new ConfigReader(configFilePath(options));
+  }
+
+  /** The file's content; a missing file is an empty config (conf's defaults). */
+  protected read(): ConfigShape {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw new ConfigError(`cannot read the config file ${this.path}: ${(err as Error).message.split('\n')[0]}`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(`cannot read the config file: ${(err as Error).message.split('\n')[0]}`, { hint: `fix or remove ${this.path}` });
+    }
+    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`cannot read the config file: ${this.path} does not hold a JSON object`);
+    return { profiles: {}, ...(data as Partial<ConfigShape>) };
+  }
+
+  get activeProfile(): string | undefined {
+    return this.read().activeProfile;
+  }
+
+  profiles(): Record<string, ProfileSettings> {
+    return this.read().profiles ?? {};
+  }
+
+  profile(name: string): ProfileSettings | undefined {
+    const all = this.profiles();
+    return Object.hasOwn(all, name) ? all[name] : undefined;
+  }
+}
+
+/** The config file, readable and writable (conf does the writes). */
+export class ConfigStore extends ConfigReader {
+  private constructor(private readonly conf: import('conf').default<ConfigShape>) {
+    super(conf.path);
+  }
 
   static async open(options: ConfigStoreOptions = {}): Promise<ConfigStore> {
     const { default: Conf } = await import('conf');
     try {
       const conf = new Conf<ConfigShape>({
-        projectName: 'lanyard',
+        projectName: PROJECT,
         projectSuffix: '',
-        configName: 'config',
-        cwd: options.dir,
+        configName: CONFIG_NAME,
+        fileExtension: EXTENSION,
+        cwd: configDir(options),
         defaults: { profiles: {} },
         clearInvalidConfig: false,
       });
@@ -40,22 +116,6 @@ export class ConfigStore {
     } catch (err) {
       throw new ConfigError(`cannot read the config file: ${(err as Error).message.split('\n')[0]}`);
     }
-  }
-
-  get path(): string {
-    return this.conf.path;
-  }
-
-  get activeProfile(): string | undefined {
-    return this.conf.get('activeProfile');
-  }
-
-  profiles(): Record<string, ProfileSettings> {
-    return this.conf.get('profiles') ?? {};
-  }
-
-  profile(name: string): ProfileSettings | undefined {
-    return this.profiles()[name];
   }
 
   /** Creates or replaces whole settings of a profile (used by `emulator start`). */

@@ -4,7 +4,6 @@
  */
 import { mkdir, open, readFile, rename, chmod, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
 
@@ -35,6 +34,7 @@ export class FileCredentialStore implements CredentialStore {
 
   async #write(data: Record<string, string>): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const { randomBytes } = await import('node:crypto'); // only writes need it: kept off the start-up path
     const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
     const fh = await open(tmp, 'wx', 0o600);
     try {

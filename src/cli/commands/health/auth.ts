@@ -26,13 +26,13 @@ async function lookupStores(ctx: Context): Promise<CredentialStore[]> {
   const primary = await ctx.credentials();
   if (primary.kind === 'file') return [primary];
   const { FileCredentialStore } = await import('../../../core/credentials/file-store.js');
-  return [primary, FileCredentialStore.inDir(dirname((await ctx.config()).path))];
+  return [primary, FileCredentialStore.inDir(dirname(await ctx.configPath()))];
 }
 
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {
   if (!insecure) return ctx.credentials();
   const { openCredentialStore } = await import('../../../core/credentials/open.js');
-  return openCredentialStore({ configDir: dirname((await ctx.config()).path), insecure: true });
+  return openCredentialStore({ configDir: dirname(await ctx.configPath()), insecure: true });
 }
 
 /** The token for health API calls: LANYARD_HEALTH_TOKEN, else the stored one (exit 4 if missing or expired). */

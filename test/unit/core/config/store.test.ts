@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore } from '../../../../src/core/config/store.js';
+import { ConfigReader, ConfigStore, configFilePath } from '../../../../src/core/config/store.js';
 import { normaliseSetting, requireSetting } from '../../../../src/core/config/settings.js';
 import { ConfigError } from '../../../../src/core/errors.js';
 
@@ -48,5 +48,39 @@ describe('ConfigStore', () => {
       expect((err as ConfigError).message).toBe('profile "work" has no hosting.apiUrl');
       expect((err as ConfigError).hint).toBe('run `lanyard config set hosting.apiUrl <url> --profile work`');
     }
+  });
+});
+
+describe('ConfigReader (the plain-JSON read path, without conf)', () => {
+  it('uses the same file as the store and reads what the store wrote', async () => {
+    const store = await ConfigStore.open({ dir });
+    store.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3');
+    store.use('work');
+    const reader = ConfigReader.at({ dir });
+    expect(reader.path).toBe(store.path);
+    expect(reader.path).toBe(configFilePath({ dir }));
+    expect(reader.activeProfile).toBe('work');
+    expect(reader.profile('work')).toEqual({ 'hosting.apiUrl': 'https://code.example.com/api/v3' });
+    expect(reader.profile('constructor')).toBeUndefined();
+    store.set('work', 'mailbox.user', 'alice');
+    expect(reader.profile('work')?.['mailbox.user']).toBe('alice');
+  });
+  it('reads a missing file as an empty config without creating it', async () => {
+    const reader = ConfigReader.at({ dir });
+    expect(reader.activeProfile).toBeUndefined();
+    expect(reader.profiles()).toEqual({});
+    await expect(stat(reader.path)).rejects.toThrow(/ENOENT/);
+  });
+  it('reports a corrupt file as a ConfigError naming it', async () => {
+    const reader = ConfigReader.at({ dir });
+    await writeFile(reader.path, '{"profiles": ');
+    expect(() => reader.profiles()).toThrow(ConfigError);
+    expect(() => reader.profiles()).toThrow(/cannot read the config file/);
+    await writeFile(reader.path, '[1]');
+    expect(() => reader.activeProfile).toThrow(/does not hold a JSON object/);
+  });
+  it('defaults to the platform config directory when no dir is given', () => {
+    expect(configFilePath()).toMatch(/[\\/]lanyard[\\/](Config[\\/])?config\.json$/);
+    expect(configFilePath({ dir })).toBe(join(dir, 'config.json'));
   });
 });

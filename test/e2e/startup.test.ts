@@ -1,0 +1,73 @@
+/**
+ * Fast start (issue #8): what the built CLI loads. Node's built-in modules
+ * record every load in process.moduleLoadList; a preloaded module prints that
+ * list at exit. `--help` must not load the HTTP stack, the config library or
+ * anything else a command loads only when it runs; an HTTP command must not
+ * load what it does not use (HTTP/2, TLS, child processes, crypto, assert).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+
+let world: World;
+let work: string;
+let preload: string;
+beforeAll(async () => {
+  world = await startWorld();
+  work = await mkdtemp(join(tmpdir(), 'lanyard-startup-'));
+  preload = join(work, 'print-loaded.mjs');
+  await writeFile(
+    preload,
+    "import { writeSync } from 'node:fs';\n" +
+      "process.on('exit', () => writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))) + '\\n'));\n",
+  );
+});
+afterAll(async () => {
+  await world?.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+function loaded(args: string[]): { status: number | null; stdout: string; modules: string[] } {
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, BIN, ...args], { env: cleanEnv(world.env), encoding: 'utf8' });
+  const m = /\nLOADED (\[.*\])\n/.exec(r.stderr);
+  if (!m) throw new Error(`no module list: ${r.stderr}`);
+  return { status: r.status, stdout: r.stdout, modules: JSON.parse(m[1]!) as string[] };
+}
+
+describe('start-up loads only what the command needs', () => {
+  it('--help loads no HTTP stack, no config library, no crypto, no child processes', () => {
+    const r = loaded(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: lanyard/);
+    for (const heavy of ['http', 'https', 'http2', 'tls', 'crypto', 'child_process', 'assert', 'zlib', 'worker_threads']) {
+      expect(r.modules, heavy).not.toContain(heavy);
+    }
+  });
+
+  it('an HTTP command against the emulator loads HTTP/1 but not HTTP/2, TLS, child processes, crypto or assert', () => {
+    const r = loaded(['--profile', 'emulator', 'ratelimit', 'status', '--json']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty('resources.core.limit');
+    expect(r.modules).toContain('http');
+    for (const unused of ['http2', 'tls', 'child_process', 'crypto', 'assert']) expect(r.modules, unused).not.toContain(unused);
+  });
+
+  it('reading the config does not write it; `config set` (conf) does', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'lanyard-startup-cfg-'));
+    try {
+      const env = cleanEnv({ ...world.env, LANYARD_CONFIG_DIR: fresh });
+      const get = spawnSync(process.execPath, [BIN, 'config', 'list', '--json'], { env, encoding: 'utf8' });
+      expect(get.status, get.stderr).toBe(0);
+      await expect(stat(join(fresh, 'config.json'))).rejects.toThrow(/ENOENT/);
+      const set = spawnSync(process.execPath, [BIN, 'config', 'set', 'mailbox.user', 'bob'], { env, encoding: 'utf8' });
+      expect(set.status, set.stderr).toBe(0);
+      expect((await stat(join(fresh, 'config.json'))).isFile()).toBe(true);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+});
