@@ -13,7 +13,7 @@ function runWithClosedStdout(args: string[]): Promise<{ code: number | null; std
 }
 
 describe('closed stdout pipe', () => {
-  for (const args of [['completion', 'fish'], ['config', 'list', '--keys', '--json']]) {
+  for (const args of [['--version'], ['completion', 'fish'], ['config', 'list', '--keys', '--json']]) {
     it(`lanyard ${args.join(' ')} stops without an EPIPE error or a stack trace`, async () => {
       const r = await runWithClosedStdout(args);
       expect(r.stderr).toBe('');
