@@ -181,7 +181,9 @@ describe('faults, end to end', () => {
   });
 
   it('bad fault input is refused', async () => {
-    expect((await ref.world.run(['emulator', 'fault', 'add', '--type', 'explode', '--path', '/x'])).code).toBe(1);
+    const unknown = await ref.world.run(['emulator', 'fault', 'add', '--type', 'explode', '--path', '/x']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/latency, reset, status, truncate/);
     expect((await ref.world.run(['emulator', 'fault', 'add', '--type', 'status', '--status', '200', '--path', '/x'])).code).toBe(2);
   });
 });
