@@ -43,6 +43,11 @@ export interface Context {
   profileName(): Promise<string>;
   http(): Promise<HttpClient>;
   credentials(): Promise<CredentialStore>;
+  /**
+   * Where to look a credential up: the store above, then (when that is the
+   * keychain) the 0600 file, which holds what was saved with --insecure-storage.
+   */
+  credentialsForLookup(): Promise<CredentialStore[]>;
   browser(): Promise<Browser>;
   /** The latest rate-limit state seen per resource (headers win over /rate_limit). */
   readonly rateLimits: Map<string, RateLimitState>;
@@ -146,6 +151,7 @@ export function createContext(o: ContextOptions): Context {
           configDir: dirname(configPath),
           insecure: o.env.LANYARD_INSECURE_STORAGE === '1',
           disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
+          timeoutMs: keychainTimeoutMs(o.env),
           onFallback: (reason) => (why = reason),
         });
         if (store.kind !== 'file' || !why) return store;
@@ -170,6 +176,12 @@ export function createContext(o: ContextOptions): Context {
       });
       return credP;
     },
+    async credentialsForLookup() {
+      const primary = await ctx.credentials();
+      if (primary.kind === 'file') return [primary];
+      const { FileCredentialStore } = await import('../core/credentials/file-store.js');
+      return [primary, FileCredentialStore.inDir(dirname(await ctx.configPath()))];
+    },
     async browser() {
       const { createBrowser } = await import('./browser.js');
       return createBrowser(o.env);
@@ -180,4 +192,10 @@ export function createContext(o: ContextOptions): Context {
     },
   };
   return ctx;
+}
+
+/** LANYARD_KEYCHAIN_TIMEOUT_MS when it is a positive number; else the store's default. */
+export function keychainTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
+  const t = Number(env.LANYARD_KEYCHAIN_TIMEOUT_MS);
+  return Number.isFinite(t) && t > 0 ? t : undefined;
 }

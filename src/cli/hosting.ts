@@ -5,7 +5,7 @@
  * tokens of installable apps are refreshed before they expire and after a 401.
  */
 import { dirname } from 'node:path';
-import type { Context } from './context.js';
+import { keychainTimeoutMs, type Context } from './context.js';
 import { requireSetting, type ProfileSettings } from '../core/config/settings.js';
 import { basicClientCredential, resolveHostingCredential, type ResolvedHostingCredential } from '../core/hosting/credential.js';
 import type { HostingAccounts, HostingTokenRecord } from '../core/hosting/accounts.js';
@@ -51,12 +51,11 @@ export function openHostingStores(ctx: Context, apiUrl: string, o: { insecure?: 
       ]);
       const dir = dirname(configPath);
       let fallbackReason: string | undefined;
-      const timeout = Number(ctx.env.LANYARD_KEYCHAIN_TIMEOUT_MS);
       const primary = await openCredentialStore({
         configDir: dir,
         insecure,
         disableKeychain: ctx.env.LANYARD_KEYCHAIN === 'off',
-        timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
+        timeoutMs: keychainTimeoutMs(ctx.env),
         onFallback: (why) => (fallbackReason = why),
       });
       const file = FileCredentialStore.inDir(dir);

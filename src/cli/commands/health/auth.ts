@@ -21,14 +21,6 @@ import { localTime, parseDuration, relativeTime } from '../../output.js';
 
 export const HEALTH_TOKEN_ENV = 'LANYARD_HEALTH_TOKEN';
 
-/** The stores to look in: the context's (keychain or file), then the 0600 file (tokens saved with --insecure-storage). */
-async function lookupStores(ctx: Context): Promise<CredentialStore[]> {
-  const primary = await ctx.credentials();
-  if (primary.kind === 'file') return [primary];
-  const { FileCredentialStore } = await import('../../../core/credentials/file-store.js');
-  return [primary, FileCredentialStore.inDir(dirname(await ctx.configPath()))];
-}
-
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {
   if (!insecure) return ctx.credentials();
   const { openCredentialStore } = await import('../../../core/credentials/open.js');
@@ -39,7 +31,7 @@ async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<Cr
 export async function resolveToken(ctx: Context, settings: ProfileSettings): Promise<ResolvedHealthToken> {
   const envToken = ctx.env[HEALTH_TOKEN_ENV];
   const authUrl = settings['health.authUrl'];
-  return resolveHealthToken({ envToken, ...(authUrl ? { authUrl, stores: () => lookupStores(ctx) } : {}), nowMs: ctx.clock.now() });
+  return resolveHealthToken({ envToken, ...(authUrl ? { authUrl, stores: () => ctx.credentialsForLookup() } : {}), nowMs: ctx.clock.now() });
 }
 
 export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
@@ -78,7 +70,7 @@ export async function runHealthLogout(ctx: Context, _o: AuthLogoutOptions): Prom
   const { name, settings } = await ctx.profile();
   const authUrl = requireSetting(settings, 'health.authUrl', name);
   let removed = false;
-  for (const store of await lookupStores(ctx)) removed = (await store.delete(healthAccount(authUrl))) || removed;
+  for (const store of await ctx.credentialsForLookup()) removed = (await store.delete(healthAccount(authUrl))) || removed;
   if (!removed) throw new LanyardError('not_signed_in', `not signed in to the service-health API at ${hostOf(authUrl)}`);
   ctx.io.err(`✓ Removed the service-health token for ${hostOf(authUrl)}. Implicit-flow tokens cannot be revoked from here; it stays valid at the service until it expires.`);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is still set in the environment`);
@@ -97,7 +89,7 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
     entries.push({ service: 'health', host: activeHost ?? 'any', source: HEALTH_TOKEN_ENV, valid: true, detail: 'expiry unknown (token from the environment)', token: mask(envToken, showToken), active: true });
   }
   const seen = new Set<string>();
-  for (const store of await lookupStores(ctx)) {
+  for (const store of await ctx.credentialsForLookup()) {
     for (const account of await store.list()) {
       if (!account.startsWith('health:') || seen.has(account)) continue;
       seen.add(account);
