@@ -1,26 +1,124 @@
 #!/usr/bin/env node
-// Tiny shim. `lanyard --version` is answered here, without loading the CLI
-// bundle (start-up target: within 1.15x of `node -e 0`); everything else turns
-// the compile cache on (Node >= 22.1) and runs the bundled CLI.
-import { readFileSync, writeSync } from 'node:fs';
+// Launcher (CommonJS: see bin/package.json; an ES-module entry costs Node's
+// ESM loader, ~15 ms). `lanyard --version` is answered here without loading
+// the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
+// kept per command group in the user's cache directory, so a command skips
+// parsing and compiling what it ran the last time: Node 20 has no
+// module.enableCompileCache(), and a code cache exists only for scripts.
+//
+// The cache is an optimisation and never an error: a missing, stale or
+// rejected cache compiles from source, a cache that cannot be written is
+// skipped. LANYARD_COMPILE_CACHE=0 turns it off; LANYARD_CACHE_DIR moves it.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** Command groups that make HTTP requests through undici (see run()). */
+const HTTP_GROUPS = new Set(['auth', 'ratelimit', 'api', 'echo', 'protocol', 'mailbox', 'health', 'emulator']);
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // writeSync: building process.stdout costs a few ms, more than the whole answer.
   try {
-    writeSync(1, JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version + '\n');
+    fs.writeSync(1, JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version + '\n');
   } catch (err) {
     if (err?.code !== 'EPIPE') throw err; // the reader went away: nothing to say
   }
 } else {
-  const [{ default: module }, { setFlagsFromString }] = await Promise.all([import('node:module'), import('node:v8')]);
-  module.enableCompileCache?.();
+  run();
+}
+
+function run() {
+  const word = commandWord(args);
   // undici parses HTTP with a WebAssembly build of llhttp. V8 compiles it
   // with its baseline compiler (Liftoff) and then optimises it with TurboFan
   // on background threads, which the process waits for before it can exit:
   // ~0.2 s after the output of a one-request command. Liftoff code is plenty
-  // for parsing response heads and chunk framing.
-  setFlagsFromString('--liftoff-only');
-  const { main } = await import('../dist/cli.js');
-  await main(process.argv);
+  // for parsing response heads and chunk framing. Only groups that make
+  // requests pay for node:v8; the flag is set before compiling, and the same
+  // way for every run of a group, because V8 accepts a code cache only under
+  // the flags it was made with.
+  const flagged = HTTP_GROUPS.has(word);
+  if (flagged) require('node:v8').setFlagsFromString('--liftoff-only');
+  const vm = require('node:vm');
+  const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
+  const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
+  const buildId = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
+  const dir = buildId && cacheDir(buildId);
+  // The group's cache, else (first run of a group without the flag) the root one.
+  let key = word;
+  let cachedData = dir && readCache(dir, key);
+  if (dir && !cachedData && !flagged && key !== 'main') cachedData = readCache(dir, (key = 'main'));
+
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+    // import() inside the bundle (ES-module-only packages such as `open`) goes
+    // through Node's own loader, resolved from dist/ like any module.
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const cjs = { exports: {} };
+  // The bundle requires only Node's built-ins and packages, which resolve from
+  // here as from dist/ (both sit beside the package's node_modules).
+  script.runInThisContext()(cjs.exports, require, cjs, file, path.dirname(file));
+  cjs.exports.main(process.argv).then((result) => {
+    if (!dir) return;
+    // Cache under the group that ran (`main` for root help, typos, ...),
+    // unless a usable cache of that name was just read, or the run was not
+    // the group the flags were chosen for (`lanyard --bogus auth`).
+    const ran = result?.group ?? 'main';
+    if (ran !== word && (ran !== 'main' || flagged)) return;
+    if (ran === key && cachedData && !script.cachedDataRejected) return;
+    writeCache(dir, ran, script.createCachedData());
+  });
+}
+
+/** The first word that is not a root option: the likely command group (a cache key; `main` for none). */
+function commandWord(argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-p' || a === '--profile' || a === '--max-wait') i++;
+    else if (!a.startsWith('-')) return /^[a-z][a-z0-9-]{0,31}$/.test(a) ? a : 'main';
+  }
+  return 'main';
+}
+
+/** <cache>/compile-cache/<node>-<arch>-<build>, or undefined when turned off or unknown. */
+function cacheDir(buildId) {
+  const env = process.env;
+  if (['0', 'off', 'false'].includes(env.LANYARD_COMPILE_CACHE ?? '') || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  let base = env.LANYARD_CACHE_DIR;
+  if (!base) {
+    const home = env.HOME || env.USERPROFILE;
+    if (process.platform === 'win32') base = env.LOCALAPPDATA && path.join(env.LOCALAPPDATA, 'lanyard', 'Cache');
+    else if (process.platform === 'darwin') base = home && path.join(home, 'Library', 'Caches', 'lanyard');
+    else if (env.XDG_CACHE_HOME || home) base = path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lanyard');
+  }
+  return base ? path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`) : undefined;
+}
+
+function readCache(dir, key) {
+  try {
+    return fs.readFileSync(path.join(dir, `${key}.bin`));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Atomic (temp file + rename), private (0700 directory, 0600 file); the first write of a build removes older builds' caches. */
+function writeCache(dir, key, data) {
+  try {
+    if (!fs.existsSync(dir)) {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const parent = path.dirname(dir);
+      for (const old of fs.readdirSync(parent)) {
+        if (old !== path.basename(dir)) fs.rmSync(path.join(parent, old), { recursive: true, force: true });
+      }
+    }
+    const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    fs.renameSync(tmp, path.join(dir, `${key}.bin`));
+  } catch {
+    // Read-only home, full disk, a race with another run: start-up just stays uncached.
+  }
 }

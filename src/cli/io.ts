@@ -1,6 +1,6 @@
 /** The terminal seam: streams, TTY flags and colour, swappable in tests. */
+import { fstatSync, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { isatty } from 'node:tty';
 
 export interface IO {
   stdout: Writable;
@@ -13,25 +13,81 @@ export interface IO {
   color: boolean;
   /** Terminal width for tables. */
   columns: number;
-  /** Writes data to stdout. */
+  /** Writes data to stdout (a newline is added when missing). */
   out(text: string): void;
-  /** Writes a diagnostic line to stderr. */
+  /** Writes a diagnostic line to stderr (a newline is added when missing). */
   err(text: string): void;
+  /** Writes text to stdout as it is. */
+  print(text: string): void;
+  /** Writes text to stderr as it is. */
+  printErr(text: string): void;
 }
+
+/**
+ * isatty() without loading node:tty, which loads net and the whole stream
+ * stack: only a character device can be a terminal, so a pipe or a file (what
+ * scripts and CI give us) is answered by one fstat.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(fd);
+}
+
+/**
+ * A writer for a non-terminal fd: synchronous writes until a command builds
+ * the stream (process.stdout/stderr write synchronously to pipes and files on
+ * POSIX anyway), then through the stream so the order holds. A fd that is
+ * non-blocking (EAGAIN) hands the rest to the stream. `onEpipe` decides what
+ * a reader that went away means.
+ */
+function fdWriter(fd: number, stream: () => Writable, streamBuilt: () => boolean, onEpipe: () => void): (text: string) => void {
+  return (text) => {
+    if (streamBuilt()) {
+      stream().write(text);
+      return;
+    }
+    const buf = Buffer.from(text);
+    let off = 0;
+    while (off < buf.length) {
+      try {
+        off += writeSync(fd, buf, off);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') {
+          stream().write(buf.subarray(off));
+          return;
+        }
+        if (code === 'EPIPE') return onEpipe();
+        throw err;
+      }
+    }
+  };
+}
+
+const withNewline = (t: string) => (t.endsWith('\n') ? t : t + '\n');
 
 /** `onBrokenPipe`: what to do when stdout's reader goes away (`lanyard … | head`); main.ts ends the process quietly. */
 export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPipe?: () => void): IO {
   // The process.stdin/stdout/stderr getters each build a stream (a few ms
-  // apiece); TTY-ness is asked of the file descriptor instead, and the
-  // streams are built when a command first uses them.
-  const stdoutIsTTY = isatty(1);
-  const stderrIsTTY = isatty(2);
+  // apiece); TTY-ness is asked of the file descriptor instead, the streams are
+  // built when a command first uses them, and until then out()/err()/print()
+  // write to the file descriptor directly (terminals always get the stream).
+  const stdoutIsTTY = isTerminal(1);
+  const stderrIsTTY = isTerminal(2);
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
-  let stdoutReady = false;
+  const brokenPipe = () => {
+    if (onBrokenPipe) onBrokenPipe();
+  };
+  let stdoutBuilt = false;
+  let stderrBuilt = false;
   const stdout = () => {
-    if (!stdoutReady) {
-      stdoutReady = true;
+    if (!stdoutBuilt) {
+      stdoutBuilt = true;
       process.stdout.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EPIPE' && onBrokenPipe) return onBrokenPipe();
         throw err;
@@ -39,24 +95,35 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     }
     return process.stdout;
   };
+  const stderr = () => {
+    stderrBuilt = true;
+    return process.stderr;
+  };
+  const print = fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, brokenPipe);
+  // A closed stderr is not worth failing the command for.
+  const printErr = fdWriter(2, stderr, () => stderrBuilt || stderrIsTTY, () => undefined);
   return {
     get stdout() {
       return stdout();
     },
     get stderr() {
-      return process.stderr;
+      return stderr();
     },
     get stdin() {
       return process.stdin;
     },
     stdoutIsTTY,
     stderrIsTTY,
-    stdinIsTTY: isatty(0),
+    get stdinIsTTY() {
+      return isTerminal(0);
+    },
     color: !noColor && (forceColor || stderrIsTTY),
     get columns() {
       return stdout().columns || 100;
     },
-    out: (t) => void stdout().write(t.endsWith('\n') ? t : t + '\n'),
-    err: (t) => void process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
+    out: (t) => print(withNewline(t)),
+    err: (t) => printErr(withNewline(t)),
+    print,
+    printErr,
   };
 }

@@ -1,12 +1,17 @@
 /** Entry point: builds the context, parses, runs, maps errors to exit codes. */
 import { createProcessIO } from './io.js';
 import { createContext, type GlobalOptions } from './context.js';
-import { buildProgram } from './program.js';
+import { buildProgram, treeScope } from './program.js';
 import { exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 
-export async function main(argv: string[] = process.argv): Promise<void> {
+/** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
+export interface MainResult {
+  group?: string;
+}
+
+export async function main(argv: string[] = process.argv): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
   const io = createProcessIO(process.env, () => process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0));
   const ac = new AbortController();
@@ -20,7 +25,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   process.on('SIGTERM', onSigint);
   let globals: () => GlobalOptions = () => ({});
   const ctx = createContext({ io, env: process.env, signal: ac.signal, version: VERSION, globals: () => globals() });
-  const program = buildProgram(ctx);
+  const scope = treeScope(argv.slice(2));
+  const program = buildProgram(ctx, scope);
   globals = () => program.opts<GlobalOptions>();
   let code: number = ExitCode.Ok;
   try {
@@ -37,4 +43,5 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     process.off('SIGTERM', onSigint);
   }
   process.exitCode = code;
+  return { group: typeof scope === 'object' ? scope.group : undefined };
 }

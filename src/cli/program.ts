@@ -5,19 +5,77 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
-import { configCommand } from './commands/config/index.js';
-import { profileCommand } from './commands/profile/index.js';
-import { ratelimitCommand } from './commands/ratelimit/index.js';
-import { emulatorCommand } from './commands/emulator/index.js';
-import { authCommand } from './commands/auth/index.js';
-import { echoCommand } from './commands/echo/index.js';
-import { protocolCommand } from './commands/protocol/index.js';
-import { mailboxCommand } from './commands/mailbox/index.js';
-import { healthCommand } from './commands/health/index.js';
-import { apiCommand } from './commands/api/index.js';
-import { completeCommand, completionCommand } from './commands/completion/index.js';
+import * as config from './commands/config/index.js';
+import * as profile from './commands/profile/index.js';
+import * as ratelimit from './commands/ratelimit/index.js';
+import * as emulator from './commands/emulator/index.js';
+import * as auth from './commands/auth/index.js';
+import * as echo from './commands/echo/index.js';
+import * as protocol from './commands/protocol/index.js';
+import * as mailbox from './commands/mailbox/index.js';
+import * as health from './commands/health/index.js';
+import * as api from './commands/api/index.js';
+import * as completion from './commands/completion/index.js';
 
-export function buildProgram(ctx: Context): Command {
+interface Group {
+  name: string;
+  /** Its line in the root help. */
+  summary: string;
+  declare: (ctx: Context) => Command;
+  /** A single command (arguments and options show in the root help), not a group of subcommands. */
+  leaf?: boolean;
+}
+
+/** The top-level command groups, in help order. */
+const GROUPS: readonly Group[] = [
+  { name: 'auth', summary: auth.summary, declare: auth.authCommand },
+  { name: 'ratelimit', summary: ratelimit.summary, declare: ratelimit.ratelimitCommand },
+  { name: 'api', summary: api.summary, declare: api.apiCommand, leaf: true },
+  { name: 'echo', summary: echo.summary, declare: echo.echoCommand },
+  { name: 'protocol', summary: protocol.summary, declare: protocol.protocolCommand },
+  { name: 'mailbox', summary: mailbox.summary, declare: mailbox.mailboxCommand },
+  { name: 'health', summary: health.summary, declare: health.healthCommand },
+  { name: 'config', summary: config.summary, declare: config.configCommand },
+  { name: 'profile', summary: profile.summary, declare: profile.profileCommand },
+  { name: 'emulator', summary: emulator.summary, declare: emulator.emulatorCommand },
+  { name: 'completion', summary: completion.summary, declare: completion.completionCommand, leaf: true },
+];
+
+/** Root options that take a value (the word after them is not a command), and the other root options. */
+const VALUE_OPTIONS = new Set(['-p', '--profile', '--max-wait']);
+const ROOT_FLAGS = /^(--profile=.*|-p.+|--max-wait=.*|--debug|--wait|--basic-client|--no-color|-h|--help|-V|--version)$/;
+
+/**
+ * How much of the tree `args` (argv without node and the script) needs, when
+ * it can be told without parsing: `{ group }` - only root options, then a
+ * group's name: that group alone; `shallow` - no command word at all
+ * (`lanyard --help`, `lanyard`): every group by name and summary, as the root
+ * help shows them; `full` for the rest (`help <cmd>`, `completion` and its
+ * hidden helper, typos, unusual options) - the whole tree.
+ */
+export type TreeScope = { group: string } | 'shallow' | 'full';
+
+export function treeScope(args: readonly string[]): TreeScope {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (VALUE_OPTIONS.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) {
+      if (a === '--' || !ROOT_FLAGS.test(a)) return 'full';
+      continue;
+    }
+    return a !== 'completion' && GROUPS.some((g) => g.name === a) ? { group: a } : 'full';
+  }
+  return 'shallow';
+}
+
+/**
+ * The tree, as much of it as `scope` says (declaring all eleven groups costs
+ * more than many commands take to run).
+ */
+export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
   const program = new Command('lanyard')
     .description('Sign in to and call the hosting, echo, context-protocol, mailbox and service-health APIs.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -29,27 +87,27 @@ export function buildProgram(ctx: Context): Command {
     .addOption(new Option('--no-color', 'disable colour (env: NO_COLOR)'))
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
-      writeOut: (s) => ctx.io.stdout.write(s),
-      writeErr: (s) => ctx.io.stderr.write(s),
+      writeOut: (s) => ctx.io.print(s),
+      writeErr: (s) => ctx.io.printErr(s),
+      // Asked of the IO, so printing help does not build process.stdout.
+      getOutHelpWidth: () => (ctx.io.stdoutIsTTY ? ctx.io.columns : 80),
+      getErrHelpWidth: () => (ctx.io.stderrIsTTY ? ctx.io.columns : 80),
+      getOutHasColors: () => ctx.io.stdoutIsTTY && ctx.io.color,
+      getErrHasColors: () => ctx.io.stderrIsTTY && ctx.io.color,
     })
     .exitOverride();
   program.hook('preAction', () => {
     if (program.opts().color === false) (ctx.io as { color: boolean }).color = false;
   });
-  const groups = [
-    authCommand(ctx),
-    ratelimitCommand(ctx),
-    apiCommand(ctx),
-    echoCommand(ctx),
-    protocolCommand(ctx),
-    mailboxCommand(ctx),
-    healthCommand(ctx),
-    configCommand(ctx),
-    profileCommand(ctx),
-    emulatorCommand(ctx),
-    completionCommand(ctx),
-  ];
-  for (const g of groups) program.addCommand(g);
+  for (const g of GROUPS) {
+    if (typeof scope === 'object') {
+      if (g.name === scope.group) program.addCommand(g.declare(ctx));
+    } else if (scope === 'shallow' && !g.leaf) {
+      program.addCommand(new Command(g.name).description(g.summary));
+    } else {
+      program.addCommand(g.declare(ctx));
+    }
+  }
   examples(program, [
     'lanyard emulator start --port 0',
     'lanyard --profile emulator auth device',
@@ -57,7 +115,7 @@ export function buildProgram(ctx: Context): Command {
     'lanyard api /user',
     'lanyard mailbox list --all --ndjson',
   ]);
-  program.addCommand(completeCommand(ctx), { hidden: true });
+  if (scope === 'full') program.addCommand(completion.completeCommand(ctx), { hidden: true });
   applyExitOverride(program);
   return program;
 }

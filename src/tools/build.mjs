@@ -1,5 +1,6 @@
-// Builds dist/ with esbuild: one ESM bundle per entry, shared chunks, lazy
-// command modules split out so start-up loads only what a command needs.
+// Builds dist/ with esbuild: the CLI as one CommonJS bundle (dist/cli.cjs,
+// compiled by bin/lanyard.js with a V8 code cache), the emulator as a second
+// CommonJS file the CLI requires for `emulator start`, the demo as an ES module.
 //
 // The npm packages on the start-up path (commander, undici, conf and its
 // validators, env-paths, chalk, ora, jose) are bundled in: resolving and
@@ -9,7 +10,8 @@
 // optional dependency), `open` (runs the xdg-open script shipped next to it)
 // and the emulator's MIME/XML/TLS libraries.
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, sep } from 'node:path';
 
@@ -25,6 +27,11 @@ const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2
 const externals = {
   name: 'lanyard-externals',
   setup(b) {
+    // The CLI loads the emulator (`lanyard emulator start`) from its own
+    // bundle, dist/emulator.cjs: half the code, needed by one command.
+    b.onResolve({ filter: /[\\/]emulator[\\/]server\.js$/ }, (args) =>
+      b.initialOptions.format === 'cjs' && args.importer.includes(`${sep}src${sep}cli${sep}`) ? { path: './emulator.cjs', external: true } : undefined,
+    );
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path === 'node:assert' && /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)) {
         return { path: join(root, 'src', 'tools', 'lazy-assert.cjs') };
@@ -48,50 +55,113 @@ const externals = {
 const LAZY_REQUIRES = [
   {
     file: /[\\/]commander[\\/]lib[\\/]command\.js$/,
-    eager: "const childProcess = require('node:child_process');",
-    lazy: "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };",
+    patches: [["const childProcess = require('node:child_process');", "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"]],
   },
   {
     file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
-    eager: "const connectH2 = require('./client-h2.js')",
-    lazy: "const connectH2 = (...a) => require('./client-h2.js')(...a)",
+    patches: [
+      ["const connectH2 = require('./client-h2.js')", "const connectH2 = (...a) => require('./client-h2.js')(...a)"],
+      // node:http (≈ 5 ms with _http_agent/_http_client/_http_server) only
+      // for its default maxHeaderSize, asked when a Client is made without
+      // one; Lanyard's agents pass theirs (src/core/http/client.ts).
+      ["const http = require('node:http')", ''],
+      [
+        `const getDefaultNodeMaxHeaderSize = http &&
+  http.maxHeaderSize &&
+  Number.isInteger(http.maxHeaderSize) &&
+  http.maxHeaderSize > 0
+  ? () => http.maxHeaderSize
+  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }`,
+        `const getDefaultNodeMaxHeaderSize = () => {
+  const { maxHeaderSize } = require('node:http')
+  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize
+  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')
+}`,
+      ],
+    ],
+  },
+  {
+    // node:http for one identity check in destroy(), on a path Lanyard's requests never take with node:http streams.
+    file: /[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/,
+    patches: [
+      ["const { IncomingMessage } = require('node:http')", ''],
+      [
+        'Object.getPrototypeOf(stream).constructor === IncomingMessage',
+        "Object.getPrototypeOf(stream).constructor?.name === 'IncomingMessage' && Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage",
+      ],
+    ],
   },
 ];
 const lazyRequires = {
   name: 'lazy-requires',
   setup(b) {
-    for (const { file, eager, lazy } of LAZY_REQUIRES) {
+    for (const { file, patches } of LAZY_REQUIRES) {
       b.onLoad({ filter: file }, async (args) => {
-        const text = await readFile(args.path, 'utf8');
-        if (!text.includes(eager)) throw new Error(`${args.path}: expected "${eager}" (the package changed; update LAZY_REQUIRES in build.mjs)`);
-        return { contents: text.replace(eager, lazy), loader: 'js' };
+        let text = await readFile(args.path, 'utf8');
+        for (const [eager, lazy] of patches) {
+          if (!text.includes(eager)) throw new Error(`${args.path}: expected "${eager}" (the package changed; update LAZY_REQUIRES in build.mjs)`);
+          text = text.replace(eager, lazy);
+        }
+        return { contents: text, loader: 'js' };
       });
     }
   },
 };
 
 await rm(join(root, 'dist'), { recursive: true, force: true });
-await build({
+
+const common = {
   absWorkingDir: root,
-  entryPoints: {
-    cli: 'src/cli/main.ts',
-    emulator: 'src/emulator/server.ts',
-    demo: 'src/tools/demo.ts',
-  },
-  outdir: 'dist',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20.19',
   plugins: [externals, lazyRequires],
-  // Bundled CommonJS (commander, undici, ajv) calls require() for Node's
-  // built-ins; an ES module has none, so every output file gets one.
-  banner: { js: "import { createRequire as __lanyardCreateRequire } from 'node:module'; const require = __lanyardCreateRequire(import.meta.url);" },
   sourcemap: false,
   minifySyntax: true,
   minifyWhitespace: true,
-  chunkNames: 'chunks/[name]-[hash]',
+  // ASCII output (non-ASCII escaped): bin/lanyard.js reads the CLI as latin1,
+  // the cheapest decoding, which is exact only for ASCII.
+  charset: 'ascii',
   define: { __LANYARD_VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
+};
+
+// The CLI: one CommonJS file. bin/lanyard.js compiles it with vm.Script and a
+// V8 code cache (Node 20 has no module.enableCompileCache, and a code cache
+// exists only for scripts, not ES modules): start-up then skips parsing and
+// compiling what the command ran last time. Lazy `import()`s of command
+// modules become lazily run closures in the same file.
+await build({
+  ...common,
+  entryPoints: { cli: 'src/cli/main.ts' },
+  outfile: 'dist/cli.cjs',
+  format: 'cjs',
+  // The bundled packages' licence comments go to dist/cli.cjs.LEGAL.txt (they hold non-ASCII names).
+  legalComments: 'external',
+});
+const cli = await readFile(join(root, 'dist', 'cli.cjs'));
+const nonAscii = cli.findIndex((b) => b > 0x7f);
+if (nonAscii >= 0) throw new Error(`dist/cli.cjs has a non-ASCII byte at ${nonAscii}; bin/lanyard.js reads it as latin1`);
+// The build id ends the file: bin/lanyard.js keys the code cache by it, so a
+// cache is never offered to another build (V8 checks only the source length).
+const buildId = createHash('sha256').update(cli).digest('hex').slice(0, 16);
+await writeFile(join(root, 'dist', 'cli.cjs'), Buffer.concat([cli, Buffer.from(`//# lanyard-build=${buildId}\n`)]));
+
+// The emulator, required by the CLI's `emulator start` (see the externals plugin).
+await build({
+  ...common,
+  entryPoints: { emulator: 'src/emulator/server.ts' },
+  outfile: 'dist/emulator.cjs',
+  format: 'cjs',
+  legalComments: 'external',
+});
+
+// The demo (`npm run demo`), a plain ES module with its own copy of the emulator.
+await build({
+  ...common,
+  entryPoints: { demo: 'src/tools/demo.ts' },
+  outfile: 'dist/demo.js',
+  format: 'esm',
+  // Bundled CommonJS calls require() for Node's built-ins; an ES module has none.
+  banner: { js: "import { createRequire as __lanyardCreateRequire } from 'node:module'; const require = __lanyardCreateRequire(import.meta.url);" },
 });

@@ -22,7 +22,8 @@ describe('npm package', () => {
     const paths = out[0]!.files.map((f) => f.path);
     for (const p of paths) expect(p).toMatch(/^(dist\/|bin\/|completions\/|README\.md$|LICENSE$|package\.json$)/);
     expect(paths).toContain('bin/lanyard.js');
-    expect(paths).toContain('dist/cli.js');
+    expect(paths).toContain('dist/cli.cjs');
+    expect(paths).toContain('bin/package.json');
     expect(paths).toContain('completions/lanyard.bash');
     expect(paths.some((p) => p.startsWith('src/') || p.startsWith('test/'))).toBe(false);
   }, 60_000);

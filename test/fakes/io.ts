@@ -25,6 +25,8 @@ export function createTestIO(options: { tty?: boolean; stdin?: string; color?: b
     columns: options.columns ?? 120,
     out: (t) => void out.push(t.endsWith('\n') ? t : t + '\n'),
     err: (t) => void err.push(t.endsWith('\n') ? t : t + '\n'),
+    print: (t) => void out.push(t),
+    printErr: (t) => void err.push(t),
     stdoutText: () => out.join(''),
     stderrText: () => err.join(''),
   };

@@ -2,9 +2,10 @@
  * Parses an OAuth response body (token, device authorization or error) by its
  * Content-Type: URL-encoded form (the default), JSON, or XML with root
  * `OAuth`. The XML path never expands entities or DTDs: a document with a
- * DOCTYPE is refused outright and entity references stay literal.
+ * DOCTYPE is refused outright and entity references stay literal. The XML
+ * parser is loaded on first use: no command pays for it until a server
+ * actually answers in XML.
  */
-import { XMLParser } from 'fast-xml-parser';
 import { OAuthError } from '../errors.js';
 
 export type OAuthFields = Readonly<Record<string, string>>;
@@ -44,8 +45,9 @@ export function parseFormBody(text: string): OAuthFields {
   return out;
 }
 
-export function parseXmlBody(text: string): OAuthFields {
+export async function parseXmlBody(text: string): Promise<OAuthFields> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalid('XML with a DTD or entity declarations is refused');
+  const { XMLParser } = await import('fast-xml-parser');
   const parser = new XMLParser({
     processEntities: false,
     htmlEntities: false,
@@ -76,7 +78,7 @@ export function parseXmlBody(text: string): OAuthFields {
 }
 
 /** Chooses the parser by Content-Type; an unlabelled body is read as form (the service's default). */
-export function parseOAuthBody(contentType: string | undefined, text: string): OAuthFields {
+export async function parseOAuthBody(contentType: string | undefined, text: string): Promise<OAuthFields> {
   const ct = (contentType ?? '').toLowerCase();
   if (ct.includes('json')) return parseJsonBody(text);
   if (ct.includes('xml')) return parseXmlBody(text);

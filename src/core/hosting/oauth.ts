@@ -89,7 +89,7 @@ async function readFields(res: HttpResponse): Promise<OAuthFields> {
   }
   let fields: OAuthFields;
   try {
-    fields = parseOAuthBody(res.headers['content-type'], text);
+    fields = await parseOAuthBody(res.headers['content-type'], text);
   } catch (err) {
     if (res.status >= 400) throw new OAuthError('server_error', undefined, res.status, `the OAuth endpoint answered HTTP ${res.status}`);
     throw err;

@@ -90,6 +90,12 @@ const loadUndici = () => (undiciP ??= import('undici'));
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const CONTENT_CREATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const RETRY_STATUS = new Set([502, 503, 504]);
+/**
+ * The largest response head accepted: Node's own default. Given explicitly,
+ * undici does not load node:http to ask for it (the build defers that require).
+ */
+const MAX_HEADER_SIZE = 16 * 1024;
+
 const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNREFUSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'LANYARD_BODY_CUT']);
 
 export class HttpClient {
@@ -213,11 +219,11 @@ export class HttpClient {
     if (this.#o.dispatcher) return this.#o.dispatcher;
     const { Agent } = await loadUndici();
     // Headroom above the gate: OAuth requests bypass it and must not queue in the pool.
-    this.#dispatcher ??= new Agent({ keepAliveTimeout: 10_000, connections: (this.#o.maxConcurrent ?? 100) + 8, connect: { timeout: this.#timeouts().connectMs } });
+    this.#dispatcher ??= new Agent({ keepAliveTimeout: 10_000, maxHeaderSize: MAX_HEADER_SIZE, connections: (this.#o.maxConcurrent ?? 100) + 8, connect: { timeout: this.#timeouts().connectMs } });
     const ms = spec.timeouts?.connectMs;
     if (ms === undefined) return this.#dispatcher;
     let a: Agent | undefined = this.#connectAgents.get(ms);
-    if (!a) this.#connectAgents.set(ms, (a = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: ms } })));
+    if (!a) this.#connectAgents.set(ms, (a = new Agent({ keepAliveTimeout: 10_000, maxHeaderSize: MAX_HEADER_SIZE, connect: { timeout: ms } })));
     return a;
   }
 

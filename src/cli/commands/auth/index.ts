@@ -70,8 +70,11 @@ export interface AuthStatusEntry {
   active?: boolean;
 }
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'sign in to the hosting service, context-protocol servers and the health API; manage tokens';
+
 export function authCommand(ctx: Context): Command {
-  const cmd = new Command('auth').description('sign in to the hosting service, context-protocol servers and the health API; manage tokens');
+  const cmd = new Command('auth').description(summary);
   const hosting = () => import('./run.js');
 
   examples(

@@ -2,15 +2,18 @@ import { Command, Argument } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../../program.js';
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'print a shell completion script (bash, zsh, fish)';
+
 export function completionCommand(ctx: Context): Command {
   const cmd = new Command('completion')
-    .description('print a shell completion script (bash, zsh, fish)')
+    .description(summary)
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
       const { generateCompletion } = await import('../../completion/generate.js');
       let root = cmd;
       while (root.parent) root = root.parent;
-      ctx.io.stdout.write(generateCompletion(root, shell));
+      ctx.io.print(generateCompletion(root, shell));
     });
   examples(cmd, [
     'lanyard completion bash > ~/.local/share/bash-completion/completions/lanyard',

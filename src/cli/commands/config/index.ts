@@ -2,8 +2,11 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../program.js';
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'read and change the settings of a profile (never secrets)';
+
 export function configCommand(ctx: Context): Command {
-  const cmd = new Command('config').description('read and change the settings of a profile (never secrets)');
+  const cmd = new Command('config').description(summary);
   examples(
     cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')
       .action(async (key: string) => (await import('./run.js')).runConfigGet(ctx, key)),

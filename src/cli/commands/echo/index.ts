@@ -48,8 +48,11 @@ function tokenOptions(cmd: Command): Command {
     .option('--fresh', 'sign in again even if a cached identity token is still valid');
 }
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'call the echo sample API (API key and JWT schemes)';
+
 export function echoCommand(ctx: Context): Command {
-  const cmd = new Command('echo').description('call the echo sample API (API key and JWT schemes)');
+  const cmd = new Command('echo').description(summary);
   const send = () => import('./send.js');
   const auth = () => import('./auth-info.js');
   const key = () => import('./key.js');

@@ -20,8 +20,11 @@ export interface EmulatorTargetOptions {
 
 const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'] as const;
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'run the local emulator of every service, and steer it (time, faults, fixtures)';
+
 export function emulatorCommand(ctx: Context): Command {
-  const cmd = new Command('emulator').description('run the local emulator of every service, and steer it (time, faults, fixtures)');
+  const cmd = new Command('emulator').description(summary);
   const run = () => import('./run.js');
   examples(
     cmd.command('start').description('start the emulator on 127.0.0.1 and register the "emulator" profile')

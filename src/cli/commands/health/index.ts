@@ -38,8 +38,11 @@ function queryOptions(cmd: Command): Command {
     .option('--api-version <v>', 'api-version to send', '2025-05-01');
 }
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'list service-health events of a subscription (outages, maintenance, advisories, billing)';
+
 export function healthCommand(ctx: Context): Command {
-  const cmd = new Command('health').description('list service-health events of a subscription (outages, maintenance, advisories, billing)');
+  const cmd = new Command('health').description(summary);
   const run = () => import('./run.js');
   examples(
     withJson(queryOptions(cmd.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true })

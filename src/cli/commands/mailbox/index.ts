@@ -51,8 +51,11 @@ function target(cmd: Command): Command {
     .option('--user <user>', 'mailbox user (default: the profile\'s mailbox.user)');
 }
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'list, read, store, label and delete mailbox messages';
+
 export function mailboxCommand(ctx: Context): Command {
-  const cmd = new Command('mailbox').description('list, read, store, label and delete mailbox messages');
+  const cmd = new Command('mailbox').description(summary);
   const read = () => import('./run-read.js');
   const write = () => import('./run-write.js');
 

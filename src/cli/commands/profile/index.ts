@@ -2,8 +2,11 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../program.js';
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'list, select and remove profiles';
+
 export function profileCommand(ctx: Context): Command {
-  const cmd = new Command('profile').description('list, select and remove profiles');
+  const cmd = new Command('profile').description(summary);
   examples(
     withJson(cmd.command('list').description('list profiles; * marks the active one'))
       .action(async (opts: { json?: boolean }) => (await import('./run.js')).runProfileList(ctx, opts)),

@@ -14,8 +14,11 @@ export interface ProtocolRequestOptions {
   timeout?: string;
 }
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';
+
 export function protocolCommand(ctx: Context): Command {
-  const cmd = new Command('protocol').description('call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)');
+  const cmd = new Command('protocol').description(summary);
   examples(
     withJson(cmd.command('request').description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
       .argument('[server-url]', 'the protocol server, e.g. https://tools.example.com/mcp (default: the profile\'s protocol.serverUrl)')

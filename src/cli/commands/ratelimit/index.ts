@@ -14,8 +14,11 @@ export interface RatelimitWaitOptions {
   timeout?: string;
 }
 
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'show and wait for the hosting API rate-limit budget';
+
 export function ratelimitCommand(ctx: Context): Command {
-  const cmd = new Command('ratelimit').description('show and wait for the hosting API rate-limit budget');
+  const cmd = new Command('ratelimit').description(summary);
   examples(
     withJson(cmd.command('status').description('show the budget of each resource (core, search, graphql, ...)'))
       .option('-r, --resource <name>', 'only this resource (with --fail-under: the one checked; default core)')

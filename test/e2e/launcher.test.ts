@@ -1,0 +1,115 @@
+/**
+ * bin/lanyard.js: the V8 code cache of dist/cli.cjs (one file per command
+ * group, in a private directory per Node version and build), and the ways
+ * it must never get in the way: a corrupt cache, an unwritable directory,
+ * caches of an older build, turning it off.
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from './harness.js';
+
+const work = mkdtempSync(join(tmpdir(), 'lanyard-launcher-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const buildId = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(readFileSync(join(ROOT, 'dist', 'cli.cjs'), 'latin1').slice(-64))?.[1];
+const versionDir = `${process.version}-${process.arch}-${buildId}`;
+
+let n = 0;
+function fresh(): { cache: string; config: string; dir: string } {
+  const base = join(work, String(n++));
+  return { cache: join(base, 'cache'), config: join(base, 'config'), dir: join(base, 'cache', 'compile-cache', versionDir) };
+}
+
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+describe('compile cache', () => {
+  it('the build ends dist/cli.cjs with its id', () => {
+    expect(buildId).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('is written per command group (0700 directory, 0600 files), then used, with the same output', async () => {
+    const t = fresh();
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config };
+    const first = await runCli(['--help'], { env });
+    expect(first.code).toBe(0);
+    expect(readdirSync(t.dir)).toEqual(['main.bin']);
+    expect(mode(t.dir)).toBe(0o700);
+    expect(mode(join(t.dir, 'main.bin'))).toBe(0o600);
+    const written = statSync(join(t.dir, 'main.bin')).mtimeMs;
+
+    const again = await runCli(['--help'], { env });
+    expect(again).toEqual(first);
+    // A usable cache is not written again.
+    expect(statSync(join(t.dir, 'main.bin')).mtimeMs).toBe(written);
+
+    const list = await runCli(['profile', 'list', '--json'], { env });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual({ active: null, profiles: [] });
+    expect(readdirSync(t.dir).sort()).toEqual(['main.bin', 'profile.bin']);
+  });
+
+  it('a typo or an unknown word is cached as the root, not under its own name', async () => {
+    const t = fresh();
+    const r = await runCli(['ratelimt', 'status'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'ratelimt'/);
+    expect(readdirSync(t.dir)).toEqual(['main.bin']);
+  });
+
+  it('a corrupt cache is rejected by V8, the command works, and the file is rewritten', async () => {
+    const t = fresh();
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config };
+    const expected = await runCli(['--help'], { env: { ...env, LANYARD_COMPILE_CACHE: '0' } });
+    mkdirSync(t.dir, { recursive: true, mode: 0o700 });
+    const garbage = Buffer.alloc(4096, 0x5a);
+    writeFileSync(join(t.dir, 'main.bin'), garbage);
+    const r = await runCli(['--help'], { env });
+    expect(r).toEqual(expected);
+    expect(readFileSync(join(t.dir, 'main.bin')).equals(garbage)).toBe(false);
+  });
+
+  it("the first cache of a build removes older builds' caches", async () => {
+    const t = fresh();
+    const old = join(t.cache, 'compile-cache', `${process.version}-${process.arch}-0000000000000000`);
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, 'main.bin'), 'old');
+    expect((await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } })).code).toBe(0);
+    expect(readdirSync(join(t.cache, 'compile-cache'))).toEqual([versionDir]);
+  });
+
+  it('LANYARD_COMPILE_CACHE=0 writes nothing', async () => {
+    const t = fresh();
+    const r = await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_COMPILE_CACHE: '0' } });
+    expect(r.code).toBe(0);
+    expect(existsSync(t.cache)).toBe(false);
+  });
+
+  it('a cache directory that cannot be written is skipped silently', async () => {
+    const t = fresh();
+    mkdirSync(join(t.cache), { recursive: true });
+    writeFileSync(join(t.cache, 'compile-cache'), 'a file where the directory should be');
+    const r = await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^Usage: lanyard/);
+    if (process.getuid?.() !== 0) {
+      // (root writes through permissions; the file above covers it)
+      const ro = join(work, 'readonly');
+      mkdirSync(ro, { recursive: true });
+      chmodSync(ro, 0o500);
+      const r2 = await runCli(['--help'], { env: { LANYARD_CACHE_DIR: ro, LANYARD_CONFIG_DIR: t.config } });
+      expect(r2.code).toBe(0);
+      expect(r2.stderr).toBe('');
+    }
+  });
+
+  it('defaults to $XDG_CACHE_HOME/lanyard', async () => {
+    const t = fresh();
+    const xdg = join(work, 'xdg');
+    const r = await runCli(['--help'], { env: { XDG_CACHE_HOME: xdg, LANYARD_CONFIG_DIR: t.config } });
+    expect(r.code).toBe(0);
+    if (process.platform === 'linux') expect(readdirSync(join(xdg, 'lanyard', 'compile-cache', versionDir))).toEqual(['main.bin']);
+  });
+});

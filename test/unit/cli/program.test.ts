@@ -1,0 +1,69 @@
+/**
+ * The tree is declared only as far as a command needs it (treeScope): the
+ * partial trees must print exactly what the whole tree prints.
+ */
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram, treeScope, type TreeScope } from '../../../src/cli/program.js';
+import { createContext } from '../../../src/cli/context.js';
+import { createTestIO } from '../../fakes/io.js';
+
+function program(scope: TreeScope, columns = 100): Command {
+  const io = createTestIO({ columns });
+  let p: Command | undefined;
+  const ctx = createContext({
+    io,
+    env: { LANYARD_CONFIG_DIR: '/nonexistent/lanyard-program-test' },
+    signal: new AbortController().signal,
+    version: '0.0.0-test',
+    globals: () => p?.opts() ?? {},
+  });
+  p = buildProgram(ctx, scope);
+  return p;
+}
+
+describe('treeScope', () => {
+  it('names the group after root options (with or without values)', () => {
+    expect(treeScope(['ratelimit', 'status', '--json'])).toEqual({ group: 'ratelimit' });
+    expect(treeScope(['--profile', 'auth', 'mailbox', 'list'])).toEqual({ group: 'mailbox' });
+    expect(treeScope(['-p', 'x', '--debug', '--wait', '--max-wait', '5m', 'api', '/user'])).toEqual({ group: 'api' });
+    expect(treeScope(['--profile=ci', '-pci', '--no-color', '--basic-client', 'health', 'events'])).toEqual({ group: 'health' });
+  });
+  it('is shallow with no command word at all', () => {
+    expect(treeScope([])).toBe('shallow');
+    expect(treeScope(['--help'])).toBe('shallow');
+    expect(treeScope(['-p', 'ci', '-h'])).toBe('shallow');
+  });
+  it('is the whole tree for help, completion, typos and anything unusual', () => {
+    expect(treeScope(['help', 'auth'])).toBe('full');
+    expect(treeScope(['completion', 'bash'])).toBe('full');
+    expect(treeScope(['__complete', 'auth', ''])).toBe('full');
+    expect(treeScope(['ratelimt', 'status'])).toBe('full');
+    expect(treeScope(['--bogus', 'auth', 'status'])).toBe('full');
+    expect(treeScope(['--', 'auth'])).toBe('full');
+  });
+});
+
+describe('partial trees', () => {
+  it('the shallow root help is the full root help', () => {
+    for (const columns of [60, 80, 100, 160]) {
+      expect(program('shallow', columns).helpInformation()).toBe(program('full', columns).helpInformation());
+    }
+  });
+  it("a group's tree is the same group of the full tree", () => {
+    const full = program('full');
+    for (const g of full.commands.filter((c) => c.name() !== 'help' && c.name() !== '__complete' && c.name() !== 'completion')) {
+      const alone = program({ group: g.name() });
+      expect(alone.commands.map((c) => c.name())).toEqual([g.name()]);
+      const mine = alone.commands[0]!;
+      expect(mine.helpInformation()).toBe(g.helpInformation());
+      expect(mine.commands.map((c) => c.helpInformation())).toEqual(g.commands.map((c) => c.helpInformation()));
+    }
+  });
+  it('the check can fail: a shallow tree lacks the subcommands', () => {
+    const shallow = program('shallow').commands.find((c) => c.name() === 'auth')!;
+    const full = program('full').commands.find((c) => c.name() === 'auth')!;
+    expect(shallow.commands).toHaveLength(0);
+    expect(shallow.helpInformation()).not.toBe(full.helpInformation());
+  });
+});
