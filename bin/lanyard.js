@@ -50,17 +50,16 @@ function run() {
   let cachedData = dir && readCache(dir, key);
   if (dir && !cachedData && !flagged && key !== 'main') cachedData = readCache(dir, (key = 'main'));
 
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: file,
-    cachedData,
-    // import() inside the bundle (ES-module-only packages such as `open`) goes
-    // through Node's own loader, resolved from dist/ like any module.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // No import() in the bundle (the build turns them into require()): Node 20
+  // cannot combine it with a code cache.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
   const cjs = { exports: {} };
-  // The bundle requires only Node's built-ins and packages, which resolve from
-  // here as from dist/ (both sit beside the package's node_modules).
-  script.runInThisContext()(cjs.exports, require, cjs, file, path.dirname(file));
+  // The bundle requires Node's built-ins and packages, which resolve from here
+  // as from dist/ (both sit beside the package's node_modules), and its
+  // sibling ./emulator.cjs.
+  const dist = path.dirname(file);
+  const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
+  script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
   cjs.exports.main(process.argv).then((result) => {
     if (!dir) return;
     // Cache under the group that ran (`main` for root help, typos, ...),

@@ -18,7 +18,10 @@ export function createBrowser(env: NodeJS.ProcessEnv): Browser {
         });
       }
       try {
-        const { default: open } = await import('open');
+        const mod = await import('open');
+        // In dist/cli.cjs this import() is a require() of an ES module, and
+        // the bundler's interop puts the whole namespace on `default`.
+        const open = typeof mod.default === 'function' ? mod.default : (mod.default as unknown as typeof mod).default;
         const child = await open(url);
         child.once('error', () => undefined);
         return true;

@@ -136,6 +136,11 @@ await build({
   entryPoints: { cli: 'src/cli/main.ts' },
   outfile: 'dist/cli.cjs',
   format: 'cjs',
+  // Every import() becomes require(): a script compiled with a code cache
+  // cannot import() on Node 20 (the callback is lost with the cache, and the
+  // alternatives need --experimental-vm-modules). ES-module-only packages
+  // (`open`) load through require(esm), on by default since Node 20.19.
+  supported: { 'dynamic-import': false },
   // The bundled packages' licence comments go to dist/cli.cjs.LEGAL.txt (they hold non-ASCII names).
   legalComments: 'external',
 });

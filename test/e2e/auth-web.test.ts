@@ -3,7 +3,7 @@
  * device flow (code page + consent) and the web flow (sign-in + consent,
  * loopback redirect back to the CLI), plus the web flow's refusals.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -116,6 +116,28 @@ describe('web flow through the real pages', () => {
     // The client secret was neither printed nor stored.
     expect(r.stdout + r.stderr).not.toContain(APP.clientSecret);
     expect(JSON.stringify(await credentialsFile(world))).not.toContain(APP.clientSecret);
+  });
+
+  it('without LANYARD_BROWSER or BROWSER the URL goes to the `open` package (xdg-open, then a browser on PATH)', async () => {
+    // No display: xdg-open falls back to www-browser, here the recording script.
+    await symlink(rec.script, join(dir, 'www-browser'));
+    const run = start(world, ['auth', 'login'], {
+      env: {
+        LANYARD_CLIENT_SECRET: APP.clientSecret,
+        LANYARD_BROWSER: undefined,
+        BROWSER: undefined,
+        DISPLAY: undefined,
+        WAYLAND_DISPLAY: undefined,
+        XDG_CURRENT_DESKTOP: undefined,
+        PATH: `${dir}:${process.env.PATH}`,
+      },
+    });
+    const url = await waitFor(async () => (await rec.urls())[0]);
+    expect(new URL(url).pathname).toBe('/login/oauth/authorize');
+    // open() reported success (the CLI says so; a failed load of `open` would say "Open this URL").
+    await run.waitForStderr(/Opening your browser to sign in/);
+    run.child.kill('SIGINT');
+    expect((await run.done).code).toBe(130);
   });
 
   it('the client secret can come from stdin', async () => {

@@ -43,17 +43,19 @@ describe('start-up loads only what the command needs', () => {
     const r = loaded(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: lanyard/);
-    for (const heavy of ['http', 'https', 'http2', 'tls', 'crypto', 'child_process', 'assert', 'zlib', 'worker_threads']) {
+    // Not even sockets or terminals: output to a pipe is written to the file descriptor.
+    for (const heavy of ['http', 'https', 'http2', 'tls', 'crypto', 'child_process', 'assert', 'zlib', 'worker_threads', 'net', 'tty', 'v8', 'fs/promises']) {
       expect(r.modules, heavy).not.toContain(heavy);
     }
   });
 
-  it('an HTTP command against the emulator loads HTTP/1 but not HTTP/2, TLS, child processes, crypto or assert', () => {
+  it('an HTTP command against the emulator loads sockets but not node:http, HTTP/2, TLS, child processes, crypto, assert or fs/promises', () => {
     const r = loaded(['--profile', 'emulator', 'ratelimit', 'status', '--json']);
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveProperty('resources.core.limit');
-    expect(r.modules).toContain('http');
-    for (const unused of ['http2', 'tls', 'child_process', 'crypto', 'assert']) expect(r.modules, unused).not.toContain(unused);
+    expect(r.modules).toContain('net');
+    // undici speaks HTTP/1.1 over node:net; node:http is only for large downloads (requestStream).
+    for (const unused of ['http', 'http2', 'tls', 'child_process', 'crypto', 'assert', 'fs/promises']) expect(r.modules, unused).not.toContain(unused);
   });
 
   it('reading the config does not write it; `config set` (conf) does', async () => {
