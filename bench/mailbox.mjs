@@ -4,7 +4,9 @@
 //     stored plain and stored deflated (curl --compressed inflates like lanyard does):
 //     throughput of the whole process (start-up included), throughput net of start-up
 //     (minus the wall time of the same tool fetching a 1 KiB message the same way), and
-//     peak RSS of lanyard.
+//     peak RSS of lanyard. A third client sets the floor of any Node program: a bare
+//     `node:http` GET piped to stdout (through zlib's raw inflater for the deflated one),
+//     no CLI, no checks.
 //  2. `lanyard mailbox list --all --ndjson --metadata` over 5,000 and 50,000 messages:
 //     peak RSS must stay flat.
 // CPU seconds (user + system, from /usr/bin/time) are printed too: on a shared machine they
@@ -88,7 +90,14 @@ try {
     const curCpu = [];
     const lanBase = [];
     const curBase = [];
+    const bare = [];
     let rss = 0;
+    const bareScript =
+      "const u = process.argv[1], inflate = process.argv[2] === 'deflate';" +
+      "require('node:http').get(u, inflate ? { headers: { 'accept-encoding': 'deflate' } } : {}, (r) => {" +
+      "  const src = inflate && r.headers['content-encoding'] === 'deflate' ? r.pipe(require('node:zlib').createInflateRaw()) : r;" +
+      "  src.pipe(process.stdout);" +
+      '});';
     for (let i = 0; i < RUNS; i++) {
       // Start-up + one round trip with (almost) no body: the same command for a 1 KiB message.
       curBase.push((await timed('curl', ['-sf', '-o', '/dev/null', `${api}/message/${tiny.id}/raw`])).wall);
@@ -96,6 +105,7 @@ try {
       const c = await timed('curl', ['-sf', ...curlExtra, '-o', '/dev/null', `${api}/message/${msg.id}/raw`]);
       cur.push(c.wall);
       curCpu.push(c.cpu);
+      bare.push((await timed(process.execPath, ['-e', bareScript, `${api}/message/${msg.id}/raw`, name === 'deflated' ? 'deflate' : 'plain'])).wall);
       const l = await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', msg.id]);
       lan.push(l.wall);
       lanCpu.push(l.cpu);
@@ -105,16 +115,19 @@ try {
     const lt = size / median(lan);
     const ct = size / median(cur);
     console.error(`  ${name}: curl ${cur.map((x) => x.toFixed(2))} (1 KiB: ${curBase.map((x) => x.toFixed(2))}), lanyard ${lan.map((x) => x.toFixed(2))} (1 KiB: ${lanBase.map((x) => x.toFixed(2))}) s`);
+    const bt = size / median(bare);
+    console.error(`  ${name}: bare node:http ${bare.map((x) => x.toFixed(2))} s`);
     const ltNet = size / Math.max(median(lan) - median(lanBase), 1e-3);
     const ctNet = size / Math.max(median(cur) - median(curBase), 1e-3);
     results.push(
       `| raw ${name} (${size.toFixed(0)} MiB) | ${ct.toFixed(0)} MiB/s | ${lt.toFixed(0)} MiB/s | ${(lt / ct).toFixed(2)}× | ` +
-        `${ctNet.toFixed(0)} MiB/s | ${ltNet.toFixed(0)} MiB/s | ${(ltNet / ctNet).toFixed(2)}× | ${median(curCpu).toFixed(2)} s | ${median(lanCpu).toFixed(2)} s | ${mib(rss)} MiB |`,
+        `${ctNet.toFixed(0)} MiB/s | ${ltNet.toFixed(0)} MiB/s | ${(ltNet / ctNet).toFixed(2)}× | ${median(curCpu).toFixed(2)} s | ${median(lanCpu).toFixed(2)} s | ${mib(rss)} MiB | ` +
+        `${bt.toFixed(0)} MiB/s (${(bt / ct).toFixed(2)}× curl) |`,
     );
     console.error(results.at(-1));
   }
   const st = median(startup);
-  results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | | | |`);
+  results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | | | | |`);
   }
 
   const listRows = [];
@@ -131,7 +144,7 @@ try {
     console.error(listRows.at(-1));
   }
   console.log(`Machine: ${(await import('node:os')).cpus().length} CPUs, Node ${process.version}, ${RUNS} runs (median).`);
-  console.log('\n| transfer | curl | lanyard | ratio | curl net of start-up | lanyard net of start-up | ratio | curl CPU | lanyard CPU | lanyard peak RSS |\n|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| transfer | curl | lanyard | ratio | curl net of start-up | lanyard net of start-up | ratio | curl CPU | lanyard CPU | lanyard peak RSS | bare node:http |\n|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) console.log(r);
   console.log('\n| listing | wall | rate | peak RSS |\n|---|---|---|---|');
   for (const r of listRows) console.log(r);

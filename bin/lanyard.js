@@ -38,8 +38,14 @@ function run() {
   // requests pay for node:v8; the flag is set before compiling, and the same
   // way for every run of a group, because V8 accepts a code cache only under
   // the flags it was made with.
-  const flagged = HTTP_GROUPS.has(word);
-  if (flagged) require('node:v8').setFlagsFromString('--liftoff-only');
+  // The mailbox commands also collect young garbage by hand during large
+  // transfers (src/cli/commands/mailbox/memory.ts sets the same two flags).
+  const flags = word === 'mailbox' ? ['--liftoff-only', '--expose-gc'] : HTTP_GROUPS.has(word) ? ['--liftoff-only'] : [];
+  const flagged = flags.length > 0;
+  if (flagged) {
+    const { setFlagsFromString } = require('node:v8');
+    for (const f of flags) setFlagsFromString(f);
+  }
   const vm = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
   const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
@@ -52,7 +58,8 @@ function run() {
 
   // No import() in the bundle (the build turns them into require()): Node 20
   // cannot combine it with a code cache.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  // The build wraps the bundle in Node's CommonJS function wrapper already.
+  const script = new vm.Script(source, { filename: file, cachedData });
   const cjs = { exports: {} };
   // The bundle requires Node's built-ins and packages, which resolve from here
   // as from dist/ (both sit beside the package's node_modules), and its

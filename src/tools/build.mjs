@@ -32,6 +32,12 @@ const externals = {
     b.onResolve({ filter: /[\\/]emulator[\\/]server\.js$/ }, (args) =>
       b.initialOptions.format === 'cjs' && args.importer.includes(`${sep}src${sep}cli${sep}`) ? { path: './emulator.cjs', external: true } : undefined,
     );
+    // Packages only some runs need (conf: config writes; ora: spinners on a
+    // terminal) sit in dist/vendor/ rather than in the code-cached CLI: a
+    // third of its size, read and set up by every command otherwise.
+    b.onResolve({ filter: /^(conf|ora)$/ }, (args) =>
+      b.initialOptions.format === 'cjs' && /[\\/]src[\\/](cli|core)[\\/]/.test(args.importer) ? { path: `./vendor/${args.path}.cjs`, external: true } : undefined,
+    );
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path === 'node:assert' && /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)) {
         return { path: join(root, 'src', 'tools', 'lazy-assert.cjs') };
@@ -136,6 +142,11 @@ await build({
   entryPoints: { cli: 'src/cli/main.ts' },
   outfile: 'dist/cli.cjs',
   format: 'cjs',
+  // The file is one function expression, Node's CommonJS wrapper written out:
+  // bin/lanyard.js compiles it as a vm.Script without first copying a
+  // megabyte into a wrapped string.
+  banner: { js: '(function (exports, require, module, __filename, __dirname) {' },
+  footer: { js: '})' },
   // Every import() becomes require(): a script compiled with a code cache
   // cannot import() on Node 20 (the callback is lost with the cache, and the
   // alternatives need --experimental-vm-modules). ES-module-only packages
@@ -151,6 +162,19 @@ if (nonAscii >= 0) throw new Error(`dist/cli.cjs has a non-ASCII byte at ${nonAs
 // cache is never offered to another build (V8 checks only the source length).
 const buildId = createHash('sha256').update(cli).digest('hex').slice(0, 16);
 await writeFile(join(root, 'dist', 'cli.cjs'), Buffer.concat([cli, Buffer.from(`//# lanyard-build=${buildId}\n`)]));
+
+// dist/vendor/<package>.cjs (see the externals plugin). The CLI's
+// `await import('conf')` is a require() whose exports become the default
+// export, so each file exports the package's default export itself.
+for (const name of ['conf', 'ora']) {
+  await build({
+    ...common,
+    stdin: { contents: `module.exports = require('${name}').default;`, resolveDir: root, sourcefile: `vendor-${name}.cjs`, loader: 'js' },
+    outfile: `dist/vendor/${name}.cjs`,
+    format: 'cjs',
+    legalComments: 'external',
+  });
+}
 
 // The emulator, required by the CLI's `emulator start` (see the externals plugin).
 await build({

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from './harness.js';
+import { ROOT, runCli, startWorld } from './harness.js';
 
 const work = mkdtempSync(join(tmpdir(), 'lanyard-launcher-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -111,5 +111,29 @@ describe('compile cache', () => {
     const r = await runCli(['--help'], { env: { XDG_CACHE_HOME: xdg, LANYARD_CONFIG_DIR: t.config } });
     expect(r.code).toBe(0);
     if (process.platform === 'linux') expect(readdirSync(join(xdg, 'lanyard', 'compile-cache', versionDir))).toEqual(['main.bin']);
+  });
+
+  it('a group whose commands set V8 flags (mailbox: --expose-gc) gets them before compiling: its cache is used, not rewritten every run', async () => {
+    const t = fresh();
+    const world = await startWorld({ env: { LANYARD_CACHE_DIR: t.cache } });
+    try {
+      const { id } = (await world.admin('mailbox/generate', { bytes: 1024 })) as { id: string };
+      for (const [group, args] of [
+        ['mailbox', ['mailbox', 'raw', id]],
+        ['ratelimit', ['ratelimit', 'status', '--json']],
+      ] as const) {
+        const first = await world.run(['--profile', 'emulator', ...args]);
+        expect(first.code, first.stderr).toBe(0);
+        const file = join(t.dir, `${group}.bin`);
+        const written = readFileSync(file);
+        const again = await world.run(['--profile', 'emulator', ...args]);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stdout).toBe(first.stdout);
+        // Rewritten only when V8 rejected it (the flags differed from when it was made).
+        expect(readFileSync(file).equals(written), `${group}.bin was rewritten`).toBe(true);
+      }
+    } finally {
+      await world.stop();
+    }
   });
 });
