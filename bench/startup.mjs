@@ -99,11 +99,16 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+// Two ratios to `node -e 0`: of the medians, and the median of the ratios
+// round by round (each run against the `node -e 0` of its own round, moments
+// before it), which a machine whose speed drifts during the runs moves less.
+// The targets are checked against the second.
 const row = (name, xs, baseXs) => ({
   command: name,
   medianMs: Math.round(median(xs) * 10) / 10,
   minMs: Math.round(Math.min(...xs) * 10) / 10,
   ratio: Math.round((median(xs) / median(baseXs)) * 100) / 100,
+  pairedRatio: Math.round(median(xs.map((x, i) => x / baseXs[i])) * 100) / 100,
 });
 const results = cases.map((c, j) => row(c.name, times[j], times[0]));
 if (keychain) results.push(row('lanyard auth status (Secret Service keychain)*', keychain[1], keychain[0]));
@@ -119,13 +124,13 @@ const machine = {
 if (asJson) {
   process.stdout.write(JSON.stringify({ machine, results }, null, 2) + '\n');
 } else {
-  process.stdout.write(`| command | median ms | min ms | ratio to node -e 0 |\n|---|---:|---:|---:|\n`);
-  for (const r of results) process.stdout.write(`| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | ${r.ratio.toFixed(2)}x |\n`);
+  process.stdout.write(`| command | median ms | min ms | ratio of medians | median of paired ratios |\n|---|---:|---:|---:|---:|\n`);
+  for (const r of results) process.stdout.write(`| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | ${r.ratio.toFixed(2)}x | ${r.pairedRatio.toFixed(2)}x |\n`);
   process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`);
   if (keychain) process.stdout.write(`* inside a private D-Bus session with gnome-keyring; ratio to \`node -e 0\` timed in that session (median ${row('', keychain[0], keychain[0]).medianMs} ms)\n`);
   const targets = [['lanyard --version', 1.15], ['lanyard --help', 1.15], ['lanyard ratelimit status --json', 1.6]];
   for (const [name, max] of targets) {
     const r = results.find((x) => x.command === name);
-    process.stdout.write(`${name} target <= ${max}x: ${r.ratio <= max ? 'met' : 'NOT met'} (${r.ratio.toFixed(2)}x)\n`);
+    process.stdout.write(`${name} target <= ${max}x: ${r.pairedRatio <= max ? 'met' : 'NOT met'} (${r.pairedRatio.toFixed(2)}x paired; ${r.ratio.toFixed(2)}x of medians)\n`);
   }
 }
