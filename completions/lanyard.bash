@@ -103,7 +103,7 @@ _lanyard_flags() {
     'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --all --max --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'health event') echo '--subscription --filter --service --region --since --api-version --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'config get') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'config get') echo '--json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config set') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config unset') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config list') echo '--json --keys --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
@@ -115,9 +115,9 @@ _lanyard_flags() {
     'emulator start') echo '--port --host --data-dir --tls-cert --tls-key --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator info') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator advance') echo '--url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator advance') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator fault add') echo '--type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator fault add') echo '--json --type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault list') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault clear') echo '--url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator budget') echo '--user --token-of --anonymous --caller --json --remaining --reset-in --resource -r --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;

@@ -22,6 +22,7 @@ describe('config and profiles', () => {
     expect(s.stderr).toBe('Created profile "work"; hosting.apiUrl = https://code.example.com/api/v3\n');
     await run(['--profile', 'work', 'config', 'set', 'mailbox.user', 'alice']);
     expect((await run(['config', 'get', 'hosting.apiUrl'])).stdout).toBe('https://code.example.com/api/v3\n');
+    expect(JSON.parse((await run(['config', 'get', 'hosting.apiUrl', '--json'])).stdout)).toEqual({ profile: 'work', key: 'hosting.apiUrl', value: 'https://code.example.com/api/v3' });
     const list = await run(['config', 'list', '--json']);
     expect(JSON.parse(list.stdout)).toEqual({ profile: 'work', settings: { 'hosting.apiUrl': 'https://code.example.com/api/v3', 'mailbox.user': 'alice' } });
     expect((await run(['config', 'list'])).stdout).toBe('hosting.apiUrl=https://code.example.com/api/v3\nmailbox.user=alice\n');

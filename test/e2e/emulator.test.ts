@@ -107,6 +107,11 @@ describe('admin verbs as commands', () => {
     await ref.world.run(['emulator', 'reset']);
     expect(JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout).clockOffsetMs).toBe(0);
     expect((await ref.world.run(['emulator', 'advance', 'soon'])).code).toBe(2);
+    // --json: the new emulator time on stdout, nothing on stderr.
+    const j = await ref.world.run(['emulator', 'advance', '90s', '--json']);
+    expect(j.stderr).toBe('');
+    expect(Date.parse(JSON.parse(j.stdout).now)).toBeGreaterThan(Date.now() + 80_000);
+    await ref.world.run(['emulator', 'reset']);
   });
 
   it('budget, budgets, secondary and limits', async () => {
@@ -132,7 +137,11 @@ describe('admin verbs as commands', () => {
 
 describe('faults, end to end', () => {
   it('a 502 on an idempotent request is retried', async () => {
-    await ref.world.run(['emulator', 'fault', 'add', '--type', 'status', '--status', '502', '--path', '/api/v3/rate_limit', '--count', '1']);
+    const added = await ref.world.run(['emulator', 'fault', 'add', '--type', 'status', '--status', '502', '--path', '/api/v3/rate_limit', '--count', '1', '--json']);
+    expect(added.code, added.stderr).toBe(0);
+    const fault = JSON.parse(added.stdout);
+    expect(fault).toMatchObject({ id: expect.any(Number), type: 'status', path: '/api/v3/rate_limit' });
+    expect(JSON.parse((await ref.world.run(['emulator', 'fault', 'list'])).stdout).faults.map((f: { id: number }) => f.id)).toEqual([fault.id]);
     const r = await run(['ratelimit', 'status', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse((await ref.world.run(['emulator', 'fault', 'list'])).stdout).faults).toEqual([]);

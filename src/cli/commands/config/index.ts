@@ -8,9 +8,9 @@ export const summary = 'read and change the settings of a profile (never secrets
 export function configCommand(ctx: Context): Command {
   const cmd = new Command('config').description(summary);
   examples(
-    cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')
-      .action(async (key: string) => (await import('./run.js')).runConfigGet(ctx, key)),
-    ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user'],
+    withJson(cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile'))
+      .action(async (key: string, opts: { json?: boolean }) => (await import('./run.js')).runConfigGet(ctx, key, opts)),
+    ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user --json'],
   );
   examples(
     cmd.command('set').argument('<key>').argument('<value>').description('change one setting of the profile (created if missing)')

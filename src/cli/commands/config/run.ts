@@ -7,12 +7,13 @@ function checkKey(key: string): void {
   if (!isSettingKey(key)) throw new ConfigError(`unknown setting "${key}"`, { hint: 'see `lanyard config list --keys`' });
 }
 
-export async function runConfigGet(ctx: Context, key: string): Promise<void> {
+export async function runConfigGet(ctx: Context, key: string, opts: { json?: boolean } = {}): Promise<void> {
   checkKey(key);
   const { name, settings } = await ctx.profile();
   const v = settings[key as keyof typeof settings];
   if (v === undefined) throw new ConfigError(`profile "${name}" has no ${key}`);
-  ctx.io.out(v);
+  if (opts.json) printJson(ctx.io, { profile: name, key, value: v });
+  else ctx.io.out(v);
 }
 
 export async function runConfigSet(ctx: Context, key: string, value: string): Promise<void> {

@@ -51,14 +51,14 @@ export function emulatorCommand(ctx: Context): Command {
     ['lanyard emulator reset'],
   );
   examples(
-    cmd.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward')
+    withJson(cmd.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward'))
       .option(...urlOption)
-      .action(async (duration: string, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
-    ['lanyard emulator advance 901s', 'lanyard emulator advance 1h'],
+      .action(async (duration: string, opts: EmulatorTargetOptions & { json?: boolean }) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
+    ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
   );
   const fault = cmd.command('fault').description('inject faults on chosen routes');
   examples(
-    fault.command('add').description('add a fault: latency, reset, status (5xx) or truncate')
+    withJson(fault.command('add').description('add a fault: latency, reset, status (5xx) or truncate'))
       .addOption(new Option('--type <type>', 'kind of fault').choices(['latency', 'reset', 'status', 'truncate']).makeOptionMandatory())
       .requiredOption('--path <prefix>', 'path prefix, e.g. /api/v3/user')
       .option('--method <method>', 'only this method')
@@ -67,7 +67,7 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--count <n>', 'apply to the next n requests only')
       .option(...urlOption)
       .action(async (opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts)),
-    ['lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1', 'lanyard emulator fault add --type latency --latency 2s --path /echo'],
+    ['lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1', 'lanyard emulator fault add --type latency --latency 2s --path /echo --json'],
   );
   examples(
     withJson(fault.command('list').description('list active faults')).option(...urlOption)

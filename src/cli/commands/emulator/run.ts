@@ -77,10 +77,11 @@ export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions
   ctx.io.err(`Emulator: ${verb} done`);
 }
 
-export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions, duration: string): Promise<void> {
+export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions & { json?: boolean }, duration: string): Promise<void> {
   const ms = parseDuration(duration, 'duration');
   const r = (await emulatorAdmin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
-  ctx.io.err(`Emulator clock now ${r.now}`);
+  if (opts.json) printJson(ctx.io, r);
+  else ctx.io.err(`Emulator clock now ${r.now}`);
 }
 
 export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, string>): Promise<void> {
