@@ -50,7 +50,12 @@ function run() {
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
   const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
   const buildId = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
-  const dir = buildId && cacheDir(buildId);
+  const base = cacheBase();
+  // <cache>/compile-cache/<node>-<arch>-<build>/<group>.bin
+  const dir = base && buildId && path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`);
+  // Node 22.1+ caches what its module loader compiles (dist/vendor/, the
+  // emulator, external packages) in a directory of its own beside ours.
+  if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   // The group's cache, else (first run of a group without the flag) the root one.
   let key = word;
   let cachedData = dir && readCache(dir, key);
@@ -89,18 +94,16 @@ function commandWord(argv) {
   return 'main';
 }
 
-/** <cache>/compile-cache/<node>-<arch>-<build>, or undefined when turned off or unknown. */
-function cacheDir(buildId) {
+/** Lanyard's cache directory, or undefined when caching is turned off or there is no home. */
+function cacheBase() {
   const env = process.env;
   if (['0', 'off', 'false'].includes(env.LANYARD_COMPILE_CACHE ?? '') || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  let base = env.LANYARD_CACHE_DIR;
-  if (!base) {
-    const home = env.HOME || env.USERPROFILE;
-    if (process.platform === 'win32') base = env.LOCALAPPDATA && path.join(env.LOCALAPPDATA, 'lanyard', 'Cache');
-    else if (process.platform === 'darwin') base = home && path.join(home, 'Library', 'Caches', 'lanyard');
-    else if (env.XDG_CACHE_HOME || home) base = path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lanyard');
-  }
-  return base ? path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`) : undefined;
+  if (env.LANYARD_CACHE_DIR) return env.LANYARD_CACHE_DIR;
+  const home = env.HOME || env.USERPROFILE;
+  if (process.platform === 'win32') return env.LOCALAPPDATA && path.join(env.LOCALAPPDATA, 'lanyard', 'Cache');
+  if (process.platform === 'darwin') return home && path.join(home, 'Library', 'Caches', 'lanyard');
+  if (env.XDG_CACHE_HOME || home) return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'lanyard');
+  return undefined;
 }
 
 function readCache(dir, key) {

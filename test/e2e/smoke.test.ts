@@ -3,7 +3,8 @@
  * Node 24 (the current Node's version is printed in the test names).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, runCli, startWorld, type World } from './harness.js';
 
@@ -25,6 +26,23 @@ describe(`smoke (node ${process.version})`, () => {
     for (const group of ['ratelimit', 'config', 'profile', 'emulator']) expect(h.stdout).toContain(`  ${group}`);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown command 'no-such-command'/);
+  });
+
+  it("the code cache: ours per command group, and Node's own beside it from Node 22 on", async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'lanyard-smoke-cache-'));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await world.run(['--profile', 'emulator', 'config', 'set', 'mailbox.user', 'bob'], { env: { LANYARD_CACHE_DIR: cache } });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const [dir] = readdirSync(join(cache, 'compile-cache'));
+      expect(dir).toMatch(new RegExp(`^${process.version}-${process.arch}-[0-9a-f]{16}$`));
+      expect(readdirSync(join(cache, 'compile-cache', dir!))).toEqual(['config.bin']);
+      const major = Number(process.versions.node.split('.')[0]);
+      expect(existsSync(join(cache, 'node-compile-cache'))).toBe(major >= 22);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it('ratelimit status --json against the emulator, with and without a token', async () => {
