@@ -5,6 +5,7 @@
 import { dirname } from 'node:path';
 import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
+import type { FileCredentialStore } from '../core/credentials/file-store.js';
 import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
@@ -48,6 +49,15 @@ export interface Context {
    * keychain) the 0600 file, which holds what was saved with --insecure-storage.
    */
   credentialsForLookup(): Promise<CredentialStore[]>;
+  /**
+   * The stores as opened (no warnings): the primary one (the OS keychain,
+   * else the 0600 file), why the keychain is not used, and the 0600 file.
+   * One keychain probe per process, shared by every service; `insecure`
+   * (`--insecure-storage`) takes the file without probing.
+   */
+  credentialStorage(o?: { insecure?: boolean }): Promise<CredentialStorage>;
+  /** warn(), at most once per process for a given key (the keychain fallback is said once, whoever notices it). */
+  warnOnce(key: string, text: string): void;
   browser(): Promise<Browser>;
   /** The latest rate-limit state seen per resource (headers win over /rate_limit). */
   readonly rateLimits: Map<string, RateLimitState>;
@@ -57,6 +67,16 @@ export interface Context {
   interruptHandled: boolean;
   /** Closes pools; called by main before exit. */
   close(): Promise<void>;
+}
+
+export interface CredentialStorage {
+  primary: CredentialStore;
+  /** Why the keychain is not used, when it is not. */
+  fallbackReason?: string;
+  /** The 0600 file store (also read behind the keychain, for what --insecure-storage saved). */
+  file: CredentialStore & { path: string };
+  /** The directory of the config and of the file store. */
+  dir: string;
 }
 
 export interface ContextOptions {
@@ -79,6 +99,8 @@ export function createContext(o: ContextOptions): Context {
     configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions)));
   let httpP: Promise<HttpClient> | undefined;
   let credP: Promise<CredentialStore> | undefined;
+  const storageP = new Map<boolean, Promise<CredentialStorage>>();
+  const warned = new Set<string>();
   const rateLimits = new Map<string, RateLimitState>();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
   const ctx: Context = {
@@ -95,6 +117,34 @@ export function createContext(o: ContextOptions): Context {
     interruptHandled: false,
     warn(text) {
       o.io.err(o.io.color ? `\u001b[33m! ${text}\u001b[39m` : `! ${text}`);
+    },
+    warnOnce(key, text) {
+      if (warned.has(key)) return;
+      warned.add(key);
+      ctx.warn(text);
+    },
+    credentialStorage(so = {}) {
+      const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
+      let p = storageP.get(insecure);
+      if (!p) {
+        p = Promise.all([import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), ctx.configPath()]).then(
+          async ([{ openCredentialStore }, { FileCredentialStore }, configPath]) => {
+            const dir = dirname(configPath);
+            let fallbackReason: string | undefined;
+            const primary = await openCredentialStore({
+              configDir: dir,
+              insecure,
+              disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
+              timeoutMs: keychainTimeoutMs(o.env),
+              onFallback: (why) => (fallbackReason = why),
+            });
+            const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir);
+            return { primary, fallbackReason, file, dir };
+          },
+        );
+        storageP.set(insecure, p);
+      }
+      return p;
     },
     config() {
       configP ??= import('../core/config/store.js').then(({ ConfigStore }) =>
@@ -144,32 +194,22 @@ export function createContext(o: ContextOptions): Context {
       return httpP;
     },
     credentials() {
-      credP ??= Promise.all([import('../core/credentials/open.js'), ctx.configPath()]).then(async ([{ openCredentialStore }, configPath]) => {
+      credP ??= ctx.credentialStorage().then(({ primary: store, fallbackReason: why, dir }) => {
         const explicit = o.env.LANYARD_INSECURE_STORAGE === '1' || o.env.LANYARD_KEYCHAIN === 'off';
-        let why: string | undefined;
-        const store = await openCredentialStore({
-          configDir: dirname(configPath),
-          insecure: o.env.LANYARD_INSECURE_STORAGE === '1',
-          disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
-          timeoutMs: keychainTimeoutMs(o.env),
-          onFallback: (reason) => (why = reason),
-        });
         if (store.kind !== 'file' || !why) return store;
-        const where = `a plain file (mode 0600) in ${dirname(configPath)}`;
+        const where = `a plain file (mode 0600) in ${dir}`;
         // An unexpected fallback is said at once; a chosen one only when a secret is written.
         if (!explicit) {
-          ctx.warn(`${why}; credentials are kept in ${where}`);
+          ctx.warnOnce('credential-fallback', `${why}; credentials are kept in ${where}`);
           return store;
         }
-        let warned = false;
         return {
           kind: store.kind,
           get: (account) => store.get(account),
           delete: (account) => store.delete(account),
           list: () => store.list(),
           async set(account, secret) {
-            if (!warned) ctx.warn(`${why}: storing the credential in ${where}`);
-            warned = true;
+            ctx.warnOnce('credential-fallback', `${why}: storing the credential in ${where}`);
             await store.set(account, secret);
           },
         } satisfies CredentialStore;
@@ -179,8 +219,7 @@ export function createContext(o: ContextOptions): Context {
     async credentialsForLookup() {
       const primary = await ctx.credentials();
       if (primary.kind === 'file') return [primary];
-      const { FileCredentialStore } = await import('../core/credentials/file-store.js');
-      return [primary, FileCredentialStore.inDir(dirname(await ctx.configPath()))];
+      return [primary, (await ctx.credentialStorage()).file];
     },
     async browser() {
       const { createBrowser } = await import('./browser.js');

@@ -4,8 +4,7 @@
  * anonymous, or `--basic-client` (client_id:client_secret Basic). Stored
  * tokens of installable apps are refreshed before they expire and after a 401.
  */
-import { dirname } from 'node:path';
-import { keychainTimeoutMs, type Context } from './context.js';
+import type { Context } from './context.js';
 import { requireSetting, type ProfileSettings } from '../core/config/settings.js';
 import { basicClientCredential, resolveHostingCredential, type ResolvedHostingCredential } from '../core/hosting/credential.js';
 import type { HostingAccounts, HostingTokenRecord } from '../core/hosting/accounts.js';
@@ -46,21 +45,10 @@ export function openHostingStores(ctx: Context, apiUrl: string, o: { insecure?: 
   let p = perCtx.get(key);
   if (!p) {
     p = (async () => {
-      const [{ openCredentialStore }, { FileCredentialStore }, { HostingAccounts }, configPath] = await Promise.all([
-        import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), import('../core/hosting/accounts.js'), ctx.configPath(),
-      ]);
-      const dir = dirname(configPath);
-      let fallbackReason: string | undefined;
-      const primary = await openCredentialStore({
-        configDir: dir,
-        insecure,
-        disableKeychain: ctx.env.LANYARD_KEYCHAIN === 'off',
-        timeoutMs: keychainTimeoutMs(ctx.env),
-        onFallback: (why) => (fallbackReason = why),
-      });
-      const file = FileCredentialStore.inDir(dir);
+      // The context's stores: one keychain probe, whichever service asks first.
+      const [{ HostingAccounts }, { primary, fallbackReason, file }] = await Promise.all([import('../core/hosting/accounts.js'), ctx.credentialStorage({ insecure })]);
       const stores: CredentialStore[] = primary.kind === 'file' ? [primary] : [primary, file];
-      return { accounts: new HostingAccounts(apiUrl, stores), fallbackReason, filePath: file.path, file: stores.at(-1)! };
+      return { accounts: new HostingAccounts(apiUrl, stores), fallbackReason, filePath: file.path, file };
     })();
     perCtx.set(key, p);
   }

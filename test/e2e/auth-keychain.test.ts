@@ -101,6 +101,10 @@ describe('no Secret Service (no D-Bus): the 0600 file fallback', () => {
     expect(j.storage.warning).toMatch(/keychain is unavailable/);
     expect(j.accounts[0]!.source).toBe('file');
     expect(j.accounts[0]!.detail).toMatch(/plain file/);
-    expect(s.stderr).toMatch(/keychain is unavailable/);
+    // Said once, though the hosting accounts and every other service's credentials were looked up.
+    expect(s.stderr.match(/keychain is unavailable/g)).toHaveLength(1);
+    const human = await cli(world, ['auth', 'status'], { env: noBus });
+    expect(human.stderr.match(/keychain is unavailable/g)).toHaveLength(1);
+    expect(r.stderr.match(/keychain is unavailable/g)).toHaveLength(1);
   });
 });

@@ -47,7 +47,7 @@ export async function storeSignIn(
   const [{ fetchUser }, { recordFromTokenSet }] = await Promise.all([import('../../../core/hosting/user.js'), import('../../../core/hosting/accounts.js')]);
   const user = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token: token.accessToken }, ctx.signal);
   const stores = await openHostingStores(ctx, apiUrl, { insecure: o.insecure });
-  if (stores.fallbackReason) ctx.warn(`${stores.fallbackReason}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
+  if (stores.fallbackReason) ctx.warnOnce('credential-fallback', `${stores.fallbackReason}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
   const record = recordFromTokenSet(token, {
     login: user.login, origin: o.origin, clientId: o.clientId, nowMs: ctx.clock.now(),
     scopes: token.scopes.length ? token.scopes : user.scopes,

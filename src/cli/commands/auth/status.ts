@@ -103,7 +103,8 @@ async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatu
 export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
   const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
   const entries = [...hosting, ...(await otherEntries(ctx, !!o.showToken))];
-  if (storage?.warning) ctx.warn(storage.warning);
+  // Said once: listing the other services' credentials may have said it already.
+  if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
   if (o.json) {
     printJson(ctx.io, { accounts: entries, storage: storage ?? null });
   } else if (entries.length) {
