@@ -327,6 +327,23 @@ describe('refresh', () => {
     expect(await c.urls()).toHaveLength(2);
   });
 
+  it('lanyard api --service protocol refreshes a token about to expire before using it', async () => {
+    await configure(w, { accessTokenTtl: 20 });
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);
+    expect((await w.run(['config', 'set', 'protocol.serverUrl', mcp], { env: c.env() })).code).toBe(0);
+    const before = (await stats(w)).tokenRequests.refresh_token ?? 0;
+    const r = await w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', '-H', 'accept: application/json, text/event-stream', '--input', '-'], {
+      env: c.env(),
+      input: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    const s = await stats(w);
+    expect(s.tokenRequests.refresh_token, r.stderr).toBe(before + 1);
+    // The server saw the refreshed token, not the stale one.
+    expect(s.mcpRequests.at(-1)!.status, r.stderr).not.toBe(401);
+    await configure(w, { accessTokenTtl: 300 });
+  });
+
   it('refreshes on a 401 invalid_token and retries', async () => {
     const c = await newClient('allow');
     expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);

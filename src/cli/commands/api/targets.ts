@@ -58,9 +58,10 @@ async function credentialFor(ctx: Context, service: ApiService, settings: Profil
       return { scheme: 'bearer', token: (await resolveToken(ctx, settings)).token };
     }
     case 'protocol': {
-      const { ProtocolCredentials } = await import('../../../core/protocol/store.js');
-      const server = requireSetting(settings, 'protocol.serverUrl', profile).replace(/\/+$/, '');
-      const t = await new ProtocolCredentials(await ctx.credentials()).tokens(server);
+      // The stored tokens, refreshed when they expire (as `protocol request`
+      // does); no sign-in from here: without tokens the request goes out bare.
+      const [{ currentTokens }, { protocolDeps }] = await Promise.all([import('../../../core/protocol/flow.js'), import('../protocol/deps.js')]);
+      const t = await currentTokens(await protocolDeps(ctx), requireSetting(settings, 'protocol.serverUrl', profile));
       return t ? { scheme: 'bearer', token: t.accessToken } : { scheme: 'none' };
     }
     case 'mailbox':
