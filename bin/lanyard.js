@@ -114,15 +114,26 @@ function readCache(dir, key) {
   }
 }
 
-/** Atomic (temp file + rename), private (0700 directory, 0600 file); the first write of a build removes older builds' caches. */
+/** Builds (Node versions, installs) whose caches are kept besides the current one. */
+const KEEP_OTHER_BUILDS = 3;
+
+/**
+ * Atomic (temp file + rename), private (0700 directory, 0600 file). The first
+ * write of a build removes the caches of all but the few most recently
+ * written other builds: upgrades do not pile up, and two installs used in
+ * turn (a global one and a project's) do not delete each other's.
+ */
 function writeCache(dir, key, data) {
   try {
     if (!fs.existsSync(dir)) {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const parent = path.dirname(dir);
-      for (const old of fs.readdirSync(parent)) {
-        if (old !== path.basename(dir)) fs.rmSync(path.join(parent, old), { recursive: true, force: true });
-      }
+      const others = fs
+        .readdirSync(parent)
+        .filter((name) => name !== path.basename(dir))
+        .map((name) => ({ name, mtime: fs.statSync(path.join(parent, name)).mtimeMs }))
+        .sort((a, b) => b.mtime - a.mtime);
+      for (const old of others.slice(KEEP_OTHER_BUILDS)) fs.rmSync(path.join(parent, old.name), { recursive: true, force: true });
     }
     const tmp = path.join(dir, `.${key}.${process.pid}.tmp`);
     fs.writeFileSync(tmp, data, { mode: 0o600 });

@@ -4,7 +4,7 @@
  * it must never get in the way: a corrupt cache, an unwritable directory,
  * caches of an older build, turning it off.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,13 +70,18 @@ describe('compile cache', () => {
     expect(readFileSync(join(t.dir, 'main.bin')).equals(garbage)).toBe(false);
   });
 
-  it("the first cache of a build removes older builds' caches", async () => {
+  it("the first cache of a build removes all but the three most recent other builds' caches", async () => {
     const t = fresh();
-    const old = join(t.cache, 'compile-cache', `${process.version}-${process.arch}-0000000000000000`);
-    mkdirSync(old, { recursive: true });
-    writeFileSync(join(old, 'main.bin'), 'old');
+    const root = join(t.cache, 'compile-cache');
+    const old = [1, 2, 3, 4, 5].map((d) => `${process.version}-${process.arch}-000000000000000${d}`);
+    for (const [i, name] of old.entries()) {
+      mkdirSync(join(root, name), { recursive: true });
+      writeFileSync(join(root, name, 'main.bin'), 'old');
+      const when = new Date(Date.now() - (i + 1) * 86_400_000); // 1 to 5 days ago
+      utimesSync(join(root, name), when, when);
+    }
     expect((await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } })).code).toBe(0);
-    expect(readdirSync(join(t.cache, 'compile-cache'))).toEqual([versionDir]);
+    expect(readdirSync(root).sort()).toEqual([...old.slice(0, 3), versionDir].sort());
   });
 
   it('LANYARD_COMPILE_CACHE=0 writes nothing', async () => {
