@@ -25,7 +25,19 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     if (err?.code !== 'EPIPE') throw err; // the reader went away: nothing to say
   }
 } else {
-  run();
+  try {
+    run().catch(fail);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+/** A broken install (no dist/, say) or a bug that escaped main: one line and exit 1, not a stack trace. */
+function fail(err) {
+  const detail = err?.code === 'ENOENT' && /dist[\\/]cli\.cjs/.test(String(err.message)) ? 'dist/cli.cjs is missing (run `npm run build` in a source checkout)' : err?.message ?? String(err);
+  process.stderr.write(`lanyard: ${detail}\n`);
+  if (process.env.LANYARD_DEBUG === '1' && err?.stack) process.stderr.write(`${err.stack}\n`);
+  process.exitCode = 1;
 }
 
 function run() {
@@ -72,7 +84,7 @@ function run() {
   const dist = path.dirname(file);
   const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
-  cjs.exports.main(process.argv).then((result) => {
+  return cjs.exports.main(process.argv).then((result) => {
     if (!dir) return;
     // Cache under the group that ran (`main` for root help, typos, ...),
     // unless a usable cache of that name was just read, or the run was not

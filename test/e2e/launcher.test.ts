@@ -5,6 +5,7 @@
  * caches of an older build, turning it off.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -140,5 +141,16 @@ describe('compile cache', () => {
     } finally {
       await world.stop();
     }
+  });
+
+  it('an install without dist/ says so in one line (exit 1), no stack trace', () => {
+    const pkg = join(work, 'broken');
+    mkdirSync(join(pkg, 'bin'), { recursive: true });
+    for (const f of ['bin/lanyard.js', 'bin/package.json', 'package.json']) writeFileSync(join(pkg, f), readFileSync(join(ROOT, f)));
+    const r = spawnSync(process.execPath, [join(pkg, 'bin', 'lanyard.js'), '--help'], { encoding: 'utf8', env: { ...process.env, LANYARD_CACHE_DIR: join(work, 'broken-cache') } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('lanyard: dist/cli.cjs is missing (run `npm run build` in a source checkout)\n');
+    // --version needs no bundle.
+    expect(spawnSync(process.execPath, [join(pkg, 'bin', 'lanyard.js'), '--version'], { encoding: 'utf8' }).status).toBe(0);
   });
 });
