@@ -344,6 +344,29 @@ describe('refresh', () => {
     await configure(w, { accessTokenTtl: 300 });
   });
 
+  it('lanyard api --service protocol refreshes once after a 401 (a replayable body), not with --input', async () => {
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);
+    expect((await w.run(['config', 'set', 'protocol.serverUrl', mcp], { env: c.env() })).code).toBe(0);
+    const ping = ['-H', 'accept: application/json, text/event-stream'];
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+
+    // A stream body cannot be sent twice: the 401 stands (exit 4), no refresh.
+    await w.admin('protocol/revoke-access-tokens', {});
+    let before = (await stats(w)).tokenRequests.refresh_token ?? 0;
+    const streamed = await w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', ...ping, '--input', '-'], { env: c.env(), input: body });
+    expect(streamed.code, streamed.stderr).toBe(4);
+    expect((await stats(w)).tokenRequests.refresh_token ?? 0).toBe(before);
+
+    // Fields build the body: refused once, refreshed, sent again with the new token.
+    before = (await stats(w)).tokenRequests.refresh_token ?? 0;
+    const r = await w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', ...ping, '-f', 'jsonrpc=2.0', '-F', 'id=1', '-f', 'method=ping'], { env: c.env() });
+    const s = await stats(w);
+    expect(s.tokenRequests.refresh_token, r.stderr).toBe(before + 1);
+    expect(s.mcpRequests.at(-2)!.status).toBe(401);
+    expect(s.mcpRequests.at(-1)!.status, r.stderr).not.toBe(401);
+  });
+
   it('refreshes on a 401 invalid_token and retries', async () => {
     const c = await newClient('allow');
     expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);

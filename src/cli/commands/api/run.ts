@@ -60,6 +60,16 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const http = await ctx.http();
 
   const spec: RequestSpec = { method, url: t.url, credential: t.credential, headers: { accept: 'application/json', ...headers }, signal: ctx.signal, streamResponse: true };
+  // After a 401, one renewed credential (protocol tokens), kept for later pages;
+  // not with --input, whose stream the refused request consumed.
+  let renew = opts.input ? undefined : t.renew;
+  const renewOnce = async (): Promise<Credential | undefined> => {
+    const r = renew;
+    renew = undefined;
+    const c = r && (await r());
+    if (c) spec.credential = c;
+    return c;
+  };
   if (hasParams) {
     if (method === 'GET' || method === 'HEAD') spec.query = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === null ? '' : String(v)]));
     else spec.json = params;
@@ -70,7 +80,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   }
 
   if (!opts.paginate) {
-    const res = await send(http, spec, ctx, opts);
+    const res = await send(http, spec, ctx, opts, renewOnce);
     if (opts.silent) return void (await res.dump());
     await pipeBody(ctx, res);
     return;
@@ -83,7 +93,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   let seen = 0;
   let mailboxStart: string | undefined;
   while (url) {
-    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts);
+    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts, renewOnce);
     const text = await res.text();
     let body: unknown;
     try {
@@ -118,12 +128,18 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   if (!opts.ndjson && !opts.silent) ctx.io.out(JSON.stringify(all, null, ctx.io.stdoutIsTTY ? 2 : 0));
 }
 
-async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions): Promise<HttpResponse> {
+async function send(
+  http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, renew?: () => Promise<Credential | undefined>,
+): Promise<HttpResponse> {
   try {
     const res = await http.request(spec);
     if (opts.include) printHead(ctx, res);
     return res;
   } catch (err) {
+    if (err instanceof HttpError && err.status === 401 && renew) {
+      const credential = await renew();
+      if (credential) return send(http, { ...spec, credential }, ctx, opts);
+    }
     if (err instanceof HttpError) {
       if (opts.include) {
         ctx.io.out(`HTTP ${err.status}`);

@@ -17,7 +17,11 @@ export interface ApiTarget {
   url: string;
   service: ApiService;
   credential: Credential;
+  /** A fresh credential after the server refused this one (401), when the service can refresh; once. */
+  renew?: () => Promise<Credential | undefined>;
 }
+
+type Auth = Pick<ApiTarget, 'credential' | 'renew'>;
 
 /** The base URL of each service in a profile. */
 function baseOf(service: ApiService, settings: ProfileSettings, profile: string): string {
@@ -44,29 +48,38 @@ function within(url: URL, base: string): boolean {
 }
 
 /** The credential each service's own commands would use (loaded only for that service). */
-async function credentialFor(ctx: Context, service: ApiService, settings: ProfileSettings, profile: string): Promise<Credential> {
+async function credentialFor(ctx: Context, service: ApiService, settings: ProfileSettings, profile: string): Promise<Auth> {
   switch (service) {
     case 'hosting':
-      return (await hostingTarget(ctx)).credential;
+      return { credential: (await hostingTarget(ctx)).credential };
     case 'echo': {
       const { resolveApiKey } = await import('../../../core/echo/credentials.js');
       const k = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl: baseOf('echo', settings, profile) });
-      return k ? { scheme: 'query', name: 'key', value: k.key } : { scheme: 'none' };
+      return { credential: k ? { scheme: 'query', name: 'key', value: k.key } : { scheme: 'none' } };
     }
     case 'health': {
       const { resolveToken } = await import('../health/auth.js');
-      return { scheme: 'bearer', token: (await resolveToken(ctx, settings)).token };
+      return { credential: { scheme: 'bearer', token: (await resolveToken(ctx, settings)).token } };
     }
     case 'protocol': {
-      // The stored tokens, refreshed when they expire (as `protocol request`
-      // does); no sign-in from here: without tokens the request goes out bare.
-      const [{ currentTokens }, { protocolDeps }] = await Promise.all([import('../../../core/protocol/flow.js'), import('../protocol/deps.js')]);
-      const t = await currentTokens(await protocolDeps(ctx), requireSetting(settings, 'protocol.serverUrl', profile));
-      return t ? { scheme: 'bearer', token: t.accessToken } : { scheme: 'none' };
+      // The stored tokens, refreshed when they expire and once more after a
+      // 401 (as `protocol request` does); no sign-in from here: without
+      // tokens the request goes out bare.
+      const [{ currentTokens, refreshTokens }, { protocolDeps }] = await Promise.all([import('../../../core/protocol/flow.js'), import('../protocol/deps.js')]);
+      const deps = await protocolDeps(ctx);
+      const t = await currentTokens(deps, requireSetting(settings, 'protocol.serverUrl', profile));
+      if (!t) return { credential: { scheme: 'none' } };
+      return {
+        credential: { scheme: 'bearer', token: t.accessToken },
+        renew: async () => {
+          const next = await refreshTokens(deps, t);
+          return next ? { scheme: 'bearer', token: next.accessToken } : undefined;
+        },
+      };
     }
     case 'mailbox':
       // The mailbox API defines no authentication.
-      return { scheme: 'none' };
+      return { credential: { scheme: 'none' } };
   }
 }
 
@@ -87,7 +100,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
       } catch {
         continue;
       }
-      if (within(url, base)) return { url: url.toString(), service: s, credential: await credentialFor(ctx, s, settings, name) };
+      if (within(url, base)) return { url: url.toString(), service: s, ...(await credentialFor(ctx, s, settings, name)) };
     }
     ctx.warn(`${url.origin} is not an endpoint of profile "${name}"; sending the request without credentials`);
     return { url: url.toString(), service, credential: { scheme: 'none' } };
@@ -95,5 +108,5 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
   if (!target.startsWith('/')) target = '/' + target;
   const base = baseOf(service, settings, name);
   const url = base.replace(/\/+$/, '') + target;
-  return { url, service, credential: await credentialFor(ctx, service, settings, name) };
+  return { url, service, ...(await credentialFor(ctx, service, settings, name)) };
 }
