@@ -15,6 +15,8 @@ const path = require('node:path');
 
 /** Command groups that make HTTP requests through undici (see run()). */
 const HTTP_GROUPS = new Set(['auth', 'ratelimit', 'api', 'echo', 'protocol', 'mailbox', 'health', 'emulator']);
+/** Builds (Node versions, installs) whose caches are kept beside the current one's. */
+const KEEP_OTHER_BUILDS = 3;
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -125,9 +127,6 @@ function readCache(dir, key) {
     return undefined;
   }
 }
-
-/** Builds (Node versions, installs) whose caches are kept besides the current one. */
-const KEEP_OTHER_BUILDS = 3;
 
 /**
  * Atomic (temp file + rename), private (0700 directory, 0600 file). The first

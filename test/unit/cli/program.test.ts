@@ -3,6 +3,9 @@
  * partial trees must print exactly what the whole tree prints.
  */
 import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, treeScope, type TreeScope } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
@@ -67,3 +70,16 @@ describe('partial trees', () => {
     expect(shallow.helpInformation()).not.toBe(full.helpInformation());
   });
 });
+
+describe("the launcher's list of groups that make requests (bin/lanyard.js sets V8 flags by it)", () => {
+  it('names real groups, and every group but config, profile and completion', () => {
+    const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'lanyard.js'), 'utf8');
+    const m = /const HTTP_GROUPS = new Set\(\[([^\]]*)\]\)/.exec(text);
+    expect(m).not.toBeNull();
+    const http = [...m![1]!.matchAll(/'([a-z-]+)'/g)].map((x) => x[1]!).sort();
+    const groups = program('full').commands.map((c) => c.name()).filter((n) => n !== 'help' && n !== '__complete');
+    expect(http.every((g) => groups.includes(g))).toBe(true);
+    expect(groups.filter((g) => !http.includes(g)).sort()).toEqual(['completion', 'config', 'profile']);
+  });
+});
+
