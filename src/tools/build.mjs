@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 /** Packages bundled into dist/ (with their own dependencies). */
-const BUNDLED = new Set(['commander', 'undici', 'conf', 'env-paths', 'chalk', 'ora', 'jose']);
+const BUNDLED = new Set(['commander', 'undici', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition']);
 
 const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
 

@@ -58,6 +58,15 @@ describe('start-up loads only what the command needs', () => {
     for (const unused of ['http', 'http2', 'tls', 'child_process', 'crypto', 'assert', 'fs/promises']) expect(r.modules, unused).not.toContain(unused);
   });
 
+  it('`mailbox raw` of a plain message to stdout loads node:http but no crypto, zlib or fs/promises', async () => {
+    const { id } = (await world.admin('mailbox/generate', { bytes: 1024 })) as { id: string };
+    const r = loaded(['--profile', 'emulator', 'mailbox', 'raw', id]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^From: /m);
+    expect(r.modules).toContain('http');
+    for (const unused of ['crypto', 'zlib', 'fs/promises', 'child_process']) expect(r.modules, unused).not.toContain(unused);
+  });
+
   it('reading the config does not write it; `config set` (conf) does', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'lanyard-startup-cfg-'));
     try {

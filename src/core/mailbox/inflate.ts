@@ -4,7 +4,6 @@
  * bytes decide; the data is inflated on the fly, never buffered.
  */
 import { PassThrough, type Readable, type Transform } from 'node:stream';
-import { createInflate, createInflateRaw } from 'node:zlib';
 import { LanyardError } from '../errors.js';
 
 /** True when the two bytes are a valid zlib header (CM=8, CINFO ≤ 7, FCHECK ok). */
@@ -44,5 +43,7 @@ export async function inflaterFor(body: Readable): Promise<Transform> {
   const head = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   body.unshift(head);
   const opts = { chunkSize: 256 * 1024 };
+  // zlib is loaded only for a deflated body (a plain one does not pay for it).
+  const { createInflate, createInflateRaw } = await import('node:zlib');
   return isZlibHeader(head[0]!, head[1]!) ? createInflate(opts) : createInflateRaw(opts);
 }

@@ -1,7 +1,5 @@
 /** Shared wiring of the mailbox commands: target, input bodies, output files, progress. */
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { link, rename, rm, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { MailboxClient } from '../../../core/mailbox/client.js';
@@ -32,7 +30,7 @@ export async function inputBody(ctx: Context, file: string | undefined): Promise
   }
   let s;
   try {
-    s = await stat(file);
+    s = await (await import('node:fs/promises')).stat(file);
   } catch {
     throw new ValidationError(`cannot read ${file}: no such file`);
   }
@@ -52,6 +50,8 @@ export interface OutputFile {
 
 /** Opens an output file; an existing one is refused up front unless `force`. */
 export async function openOutputFile(path: string, force: boolean | undefined): Promise<OutputFile> {
+  // Loaded here, not at start-up: `mailbox raw` to stdout needs neither.
+  const [{ link, rename, rm, stat }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new ValidationError(`${path} is a directory`);
   if (existing && !force) throw new ValidationError(`${path} exists; use --force to overwrite it`);

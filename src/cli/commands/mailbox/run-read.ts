@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StreamedBody } from '../../../core/mailbox/client.js';
@@ -56,7 +55,7 @@ export async function runMailboxPart(ctx: Context, idArg: string, partArg: strin
   let outPath = o.output;
   let intoDir = false;
   if (outPath !== undefined) {
-    const st = await stat(outPath).catch(() => undefined);
+    const st = await (await import('node:fs/promises')).stat(outPath).catch(() => undefined);
     intoDir = !!st?.isDirectory() || /[\\/]$/.test(outPath);
     if (intoDir && !st) throw new ValidationError(`directory ${outPath} does not exist`);
   }
