@@ -80,9 +80,6 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
   const stderrIsTTY = isTerminal(2);
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
-  const brokenPipe = () => {
-    if (onBrokenPipe) onBrokenPipe();
-  };
   let stdoutBuilt = false;
   let stderrBuilt = false;
   const stdout = () => {
@@ -99,7 +96,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     stderrBuilt = true;
     return process.stderr;
   };
-  const print = fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, brokenPipe);
+  const print = fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, onBrokenPipe ?? (() => undefined));
   // A closed stderr is not worth failing the command for.
   const printErr = fdWriter(2, stderr, () => stderrBuilt || stderrIsTTY, () => undefined);
   return {

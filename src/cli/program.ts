@@ -42,7 +42,7 @@ const GROUPS: readonly Group[] = [
 ];
 
 /** Root options that take a value (the word after them is not a command), and the other root options. */
-const VALUE_OPTIONS = new Set(['-p', '--profile', '--max-wait']);
+export const VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--profile', '--max-wait']);
 const ROOT_FLAGS = /^(--profile=.*|-p.+|--max-wait=.*|--debug|--wait|--basic-client|--no-color|-h|--help|-V|--version)$/;
 
 /**

@@ -21,6 +21,9 @@ const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 /** Packages bundled into dist/ (with their own dependencies). */
 const BUNDLED = new Set(['commander', 'undici', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition']);
 
+/** Bundled packages built into dist/vendor/<name>.cjs instead of the CLI (see the externals plugin). */
+const VENDORED = ['conf', 'ora'];
+
 const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
 
 /** Marks a bare import from our sources external unless its package is in BUNDLED. */
@@ -35,7 +38,7 @@ const externals = {
     // Packages only some runs need (conf: config writes; ora: spinners on a
     // terminal) sit in dist/vendor/ rather than in the code-cached CLI: a
     // third of its size, read and set up by every command otherwise.
-    b.onResolve({ filter: /^(conf|ora)$/ }, (args) =>
+    b.onResolve({ filter: new RegExp(`^(${VENDORED.join('|')})$`) }, (args) =>
       b.initialOptions.format === 'cjs' && /[\\/]src[\\/](cli|core)[\\/]/.test(args.importer) ? { path: `./vendor/${args.path}.cjs`, external: true } : undefined,
     );
     b.onResolve({ filter: /^[^./]/ }, (args) => {
@@ -166,7 +169,7 @@ await writeFile(join(root, 'dist', 'cli.cjs'), Buffer.concat([cli, Buffer.from(`
 // dist/vendor/<package>.cjs (see the externals plugin). The CLI's
 // `await import('conf')` is a require() whose exports become the default
 // export, so each file exports the package's default export itself.
-for (const name of ['conf', 'ora']) {
+for (const name of VENDORED) {
   await build({
     ...common,
     stdin: { contents: `module.exports = require('${name}').default;`, resolveDir: root, sourcefile: `vendor-${name}.cjs`, loader: 'js' },

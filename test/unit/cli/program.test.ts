@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, treeScope, type TreeScope } from '../../../src/cli/program.js';
+import { buildProgram, treeScope, VALUE_OPTIONS, type TreeScope } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
 import { createTestIO } from '../../fakes/io.js';
 
@@ -80,6 +80,13 @@ describe("the launcher's list of groups that make requests (bin/lanyard.js sets 
     const groups = program('full').commands.map((c) => c.name()).filter((n) => n !== 'help' && n !== '__complete');
     expect(http.every((g) => groups.includes(g))).toBe(true);
     expect(groups.filter((g) => !http.includes(g)).sort()).toEqual(['completion', 'config', 'profile']);
+  });
+  it('skips the same root options that take a value as treeScope does', () => {
+    const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'lanyard.js'), 'utf8');
+    const m = /function commandWord[\s\S]*?if \(((?:a === '[^']+'(?: \|\| )?)+)\) i\+\+;/.exec(text);
+    expect(m).not.toBeNull();
+    const launcher = [...m![1]!.matchAll(/'([^']+)'/g)].map((x) => x[1]!).sort();
+    expect(launcher).toEqual([...VALUE_OPTIONS].sort());
   });
 });
 
