@@ -77,66 +77,91 @@ const results = [];
 try {
   const bytes = SIZE_MIB * 1024 * 1024;
   if (ONLY !== 'list') {
-  console.error(`generating two ${SIZE_MIB} MiB messages (plain and deflated)…`);
-  const plain = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: false });
-  const packed = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: true });
-  const tiny = await admin('generate', { bytes: 1024, compress: false });
-  const startup = [];
-  for (let i = 0; i < RUNS; i++) startup.push((await timed(process.execPath, [bin, '--version'])).wall);
-  for (const [name, msg, curlExtra] of [['plain', plain, []], ['deflated', packed, ['--compressed']]]) {
-    const lan = [];
-    const cur = [];
-    const lanCpu = [];
-    const curCpu = [];
-    const lanBase = [];
-    const curBase = [];
-    const bare = [];
-    let rss = 0;
-    const bareScript =
-      "const u = process.argv[1], inflate = process.argv[2] === 'deflate';" +
-      "require('node:http').get(u, inflate ? { headers: { 'accept-encoding': 'deflate' } } : {}, (r) => {" +
-      "  const src = inflate && r.headers['content-encoding'] === 'deflate' ? r.pipe(require('node:zlib').createInflateRaw()) : r;" +
-      "  src.pipe(process.stdout);" +
-      '});';
-    for (let i = 0; i < RUNS; i++) {
-      // Start-up + one round trip with (almost) no body: the same command for a 1 KiB message.
-      curBase.push((await timed('curl', ['-sf', '-o', '/dev/null', `${api}/message/${tiny.id}/raw`])).wall);
-      lanBase.push((await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', tiny.id])).wall);
-      const c = await timed('curl', ['-sf', ...curlExtra, '-o', '/dev/null', `${api}/message/${msg.id}/raw`]);
-      cur.push(c.wall);
-      curCpu.push(c.cpu);
-      bare.push((await timed(process.execPath, ['-e', bareScript, `${api}/message/${msg.id}/raw`, name === 'deflated' ? 'deflate' : 'plain'])).wall);
-      const l = await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', msg.id]);
-      lan.push(l.wall);
-      lanCpu.push(l.cpu);
-      rss = Math.max(rss, l.rssKiB);
+    console.error(`generating two ${SIZE_MIB} MiB messages (plain and deflated)…`);
+    const plain = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: false });
+    const packed = await admin('generate', { bytes: Math.round(((bytes * 3) / 4) * (76 / 78)), compress: true });
+    const tiny = await admin('generate', { bytes: 1024, compress: false });
+    const startup = [];
+    for (let i = 0; i < RUNS; i++) startup.push((await timed(process.execPath, [bin, '--version'])).wall);
+    for (const [name, msg, curlExtra] of [
+      ['plain', plain, []],
+      ['deflated', packed, ['--compressed']],
+    ]) {
+      const lan = [];
+      const cur = [];
+      const lanCpu = [];
+      const curCpu = [];
+      const lanBase = [];
+      const curBase = [];
+      const bare = [];
+      let rss = 0;
+      const bareScript =
+        "const u = process.argv[1], inflate = process.argv[2] === 'deflate';" +
+        "require('node:http').get(u, inflate ? { headers: { 'accept-encoding': 'deflate' } } : {}, (r) => {" +
+        "  const src = inflate && r.headers['content-encoding'] === 'deflate' ? r.pipe(require('node:zlib').createInflateRaw()) : r;" +
+        '  src.pipe(process.stdout);' +
+        '});';
+      for (let i = 0; i < RUNS; i++) {
+        // Start-up + one round trip with (almost) no body: the same command for a 1 KiB message.
+        curBase.push((await timed('curl', ['-sf', '-o', '/dev/null', `${api}/message/${tiny.id}/raw`])).wall);
+        lanBase.push((await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', tiny.id])).wall);
+        const c = await timed('curl', ['-sf', ...curlExtra, '-o', '/dev/null', `${api}/message/${msg.id}/raw`]);
+        cur.push(c.wall);
+        curCpu.push(c.cpu);
+        bare.push((await timed(process.execPath, ['-e', bareScript, `${api}/message/${msg.id}/raw`, name === 'deflated' ? 'deflate' : 'plain'])).wall);
+        const l = await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'raw', msg.id]);
+        lan.push(l.wall);
+        lanCpu.push(l.cpu);
+        rss = Math.max(rss, l.rssKiB);
+      }
+      const size = msg.size / 1024 / 1024;
+      const lt = size / median(lan);
+      const ct = size / median(cur);
+      console.error(
+        `  ${name}: curl ${cur.map((x) => x.toFixed(2))} (1 KiB: ${curBase.map((x) => x.toFixed(2))}), lanyard ${lan.map((x) => x.toFixed(2))} (1 KiB: ${lanBase.map((x) => x.toFixed(2))}) s`,
+      );
+      const bt = size / median(bare);
+      console.error(`  ${name}: bare node:http ${bare.map((x) => x.toFixed(2))} s`);
+      const ltNet = size / Math.max(median(lan) - median(lanBase), 1e-3);
+      const ctNet = size / Math.max(median(cur) - median(curBase), 1e-3);
+      results.push(
+        `| raw ${name} (${size.toFixed(0)} MiB) | ${ct.toFixed(0)} MiB/s | ${lt.toFixed(0)} MiB/s | ${(lt / ct).toFixed(2)}× | ` +
+          `${ctNet.toFixed(0)} MiB/s | ${ltNet.toFixed(0)} MiB/s | ${(ltNet / ctNet).toFixed(2)}× | ${median(curCpu).toFixed(2)} s | ${median(lanCpu).toFixed(2)} s | ${mib(rss)} MiB | ` +
+          `${bt.toFixed(0)} MiB/s (${(bt / ct).toFixed(2)}× curl) |`,
+      );
+      console.error(results.at(-1));
     }
-    const size = msg.size / 1024 / 1024;
-    const lt = size / median(lan);
-    const ct = size / median(cur);
-    console.error(`  ${name}: curl ${cur.map((x) => x.toFixed(2))} (1 KiB: ${curBase.map((x) => x.toFixed(2))}), lanyard ${lan.map((x) => x.toFixed(2))} (1 KiB: ${lanBase.map((x) => x.toFixed(2))}) s`);
-    const bt = size / median(bare);
-    console.error(`  ${name}: bare node:http ${bare.map((x) => x.toFixed(2))} s`);
-    const ltNet = size / Math.max(median(lan) - median(lanBase), 1e-3);
-    const ctNet = size / Math.max(median(cur) - median(curBase), 1e-3);
-    results.push(
-      `| raw ${name} (${size.toFixed(0)} MiB) | ${ct.toFixed(0)} MiB/s | ${lt.toFixed(0)} MiB/s | ${(lt / ct).toFixed(2)}× | ` +
-        `${ctNet.toFixed(0)} MiB/s | ${ltNet.toFixed(0)} MiB/s | ${(ltNet / ctNet).toFixed(2)}× | ${median(curCpu).toFixed(2)} s | ${median(lanCpu).toFixed(2)} s | ${mib(rss)} MiB | ` +
-        `${bt.toFixed(0)} MiB/s (${(bt / ct).toFixed(2)}× curl) |`,
-    );
-    console.error(results.at(-1));
-  }
-  const st = median(startup);
-  results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | | | | |`);
+    const st = median(startup);
+    results.push(`| (lanyard --version start-up) | | ${(st * 1000).toFixed(0)} ms | | | | | | | | |`);
   }
 
   const listRows = [];
-  for (const [label, count] of ONLY === 'raw' ? [] : [[21, Math.round(MESSAGES / 10)], [22, MESSAGES]]) {
+  for (const [label, count] of ONLY === 'raw'
+    ? []
+    : [
+        [21, Math.round(MESSAGES / 10)],
+        [22, MESSAGES],
+      ]) {
     console.error(`generating ${count} messages…`);
     await admin('generate', { count, label });
     const runs = [];
     for (let i = 0; i < Math.max(1, RUNS - 1); i++) {
-      runs.push(await timed(process.execPath, [bin, '--profile', 'emulator', 'mailbox', 'list', '--label', String(label), '--all', '--metadata', '--count', '500', '--ndjson']));
+      runs.push(
+        await timed(process.execPath, [
+          bin,
+          '--profile',
+          'emulator',
+          'mailbox',
+          'list',
+          '--label',
+          String(label),
+          '--all',
+          '--metadata',
+          '--count',
+          '500',
+          '--ndjson',
+        ]),
+      );
     }
     const wall = median(runs.map((r) => r.wall));
     const rss = Math.max(...runs.map((r) => r.rssKiB));
@@ -144,7 +169,9 @@ try {
     console.error(listRows.at(-1));
   }
   console.log(`Machine: ${(await import('node:os')).cpus().length} CPUs, Node ${process.version}, ${RUNS} runs (median).`);
-  console.log('\n| transfer | curl | lanyard | ratio | curl net of start-up | lanyard net of start-up | ratio | curl CPU | lanyard CPU | lanyard peak RSS | bare node:http |\n|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| transfer | curl | lanyard | ratio | curl net of start-up | lanyard net of start-up | ratio | curl CPU | lanyard CPU | lanyard peak RSS | bare node:http |\n|---|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const r of results) console.log(r);
   console.log('\n| listing | wall | rate | peak RSS |\n|---|---|---|---|');
   for (const r of listRows) console.log(r);

@@ -126,11 +126,22 @@ if (asJson) {
 } else {
   process.stdout.write(`| command | median ms | min ms | ratio of medians | median of paired ratios |\n|---|---:|---:|---:|---:|\n`);
   for (const r of results) process.stdout.write(`| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | ${r.ratio.toFixed(2)}x | ${r.pairedRatio.toFixed(2)}x |\n`);
-  process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`);
-  if (keychain) process.stdout.write(`* inside a private D-Bus session with gnome-keyring; ratio to \`node -e 0\` timed in that session (median ${row('', keychain[0], keychain[0]).medianMs} ms)\n`);
-  const targets = [['lanyard --version', 1.15], ['lanyard --help', 1.15], ['lanyard ratelimit status --json', 1.6]];
+  process.stdout.write(
+    `\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`,
+  );
+  if (keychain)
+    process.stdout.write(
+      `* inside a private D-Bus session with gnome-keyring; ratio to \`node -e 0\` timed in that session (median ${row('', keychain[0], keychain[0]).medianMs} ms)\n`,
+    );
+  const targets = [
+    ['lanyard --version', 1.15],
+    ['lanyard --help', 1.15],
+    ['lanyard ratelimit status --json', 1.6],
+  ];
   for (const [name, max] of targets) {
     const r = results.find((x) => x.command === name);
-    process.stdout.write(`${name} target <= ${max}x: ${r.pairedRatio <= max ? 'met' : 'NOT met'} (${r.pairedRatio.toFixed(2)}x paired; ${r.ratio.toFixed(2)}x of medians)\n`);
+    process.stdout.write(
+      `${name} target <= ${max}x: ${r.pairedRatio <= max ? 'met' : 'NOT met'} (${r.pairedRatio.toFixed(2)}x paired; ${r.ratio.toFixed(2)}x of medians)\n`,
+    );
   }
 }

@@ -36,7 +36,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 
 /** A broken install (no dist/, say) or a bug that escaped main: one line and exit 1, not a stack trace. */
 function fail(err) {
-  const detail = err?.code === 'ENOENT' && /dist[\\/]cli\.cjs/.test(String(err.message)) ? 'dist/cli.cjs is missing (run `npm run build` in a source checkout)' : err?.message ?? String(err);
+  const detail =
+    err?.code === 'ENOENT' && /dist[\\/]cli\.cjs/.test(String(err.message))
+      ? 'dist/cli.cjs is missing (run `npm run build` in a source checkout)'
+      : (err?.message ?? String(err));
   process.stderr.write(`lanyard: ${detail}\n`);
   if (process.env.LANYARD_DEBUG === '1' && err?.stack) process.stderr.write(`${err.stack}\n`);
   process.exitCode = 1;

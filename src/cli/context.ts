@@ -147,9 +147,7 @@ export function createContext(o: ContextOptions): Context {
       return p;
     },
     config() {
-      configP ??= import('../core/config/store.js').then(({ ConfigStore }) =>
-        ConfigStore.open(configOptions),
-      );
+      configP ??= import('../core/config/store.js').then(({ ConfigStore }) => ConfigStore.open(configOptions));
       return configP;
     },
     async configPath() {
@@ -165,7 +163,8 @@ export function createContext(o: ContextOptions): Context {
       const name = explicit ?? store.activeProfile ?? 'default';
       const settings = store.profile(name);
       if (!settings) {
-        if (explicit) throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`; `lanyard emulator start` creates the "emulator" profile' });
+        if (explicit)
+          throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`; `lanyard emulator start` creates the "emulator" profile' });
         return { name, settings: {} };
       }
       return { name, settings };
@@ -187,8 +186,7 @@ export function createContext(o: ContextOptions): Context {
             maxWaitMs: maxWaitText ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
           },
           onRateLimit: (state) => rateLimits.set(state.resource ?? 'core', state),
-          onRateLimitWait: ({ kind, waitMs }) =>
-            ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`),
+          onRateLimitWait: ({ kind, waitMs }) => ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`),
         });
       })();
       return httpP;

@@ -1,9 +1,7 @@
 /** The one place that maps errors to exit codes and one-line messages. */
 import { CommanderError } from 'commander';
 import { ExitCode } from '../shared/exit-codes.js';
-import {
-  AuthRequiredError, CancelledError, ConfigError, HttpError, LanyardError, OAuthError, RateLimitError, ValidationError,
-} from '../core/errors.js';
+import { AuthRequiredError, CancelledError, ConfigError, HttpError, LanyardError, OAuthError, RateLimitError, ValidationError } from '../core/errors.js';
 import { UsageError } from './usage-error.js';
 import { localTime, relativeTime } from './output.js';
 

@@ -46,7 +46,10 @@ export function openHostingStores(ctx: Context, apiUrl: string, o: { insecure?: 
   if (!p) {
     p = (async () => {
       // The context's stores: one keychain probe, whichever service asks first.
-      const [{ HostingAccounts }, { primary, fallbackReason, file }] = await Promise.all([import('../core/hosting/accounts.js'), ctx.credentialStorage({ insecure })]);
+      const [{ HostingAccounts }, { primary, fallbackReason, file }] = await Promise.all([
+        import('../core/hosting/accounts.js'),
+        ctx.credentialStorage({ insecure }),
+      ]);
       const stores: CredentialStore[] = primary.kind === 'file' ? [primary] : [primary, file];
       return { accounts: new HostingAccounts(apiUrl, stores), fallbackReason, filePath: file.path, file };
     })();
@@ -61,13 +64,24 @@ export function basicClientMode(ctx: Context): boolean {
 
 /** Refreshes a stored record when due (installable apps); saves the rotated tokens. */
 export async function freshRecord(
-  ctx: Context, stores: HostingStores, settings: ProfileSettings, found: { record: HostingTokenRecord; store: CredentialStore }, force = false,
+  ctx: Context,
+  stores: HostingStores,
+  settings: ProfileSettings,
+  found: { record: HostingTokenRecord; store: CredentialStore },
+  force = false,
 ): Promise<HostingTokenRecord> {
   const { canRefresh, refreshDue, refreshRecord } = await import('../core/hosting/refresh.js');
   const now = ctx.clock.now();
   const webUrl = settings['hosting.webUrl'];
   if (!webUrl || !canRefresh(found.record, now) || (!force && !refreshDue(found.record, now))) return found.record;
-  const next = await refreshRecord({ http: await ctx.http(), webUrl, record: found.record, nowMs: now, clientSecret: ctx.env.LANYARD_CLIENT_SECRET || undefined, signal: ctx.signal });
+  const next = await refreshRecord({
+    http: await ctx.http(),
+    webUrl,
+    record: found.record,
+    nowMs: now,
+    clientSecret: ctx.env.LANYARD_CLIENT_SECRET || undefined,
+    signal: ctx.signal,
+  });
   await stores.accounts.update(next, found.store);
   found.record = next;
   return next;
@@ -80,7 +94,8 @@ export async function hostingTarget(ctx: Context): Promise<HostingTarget> {
   if (basicClientMode(ctx)) {
     const clientId = requireSetting(settings, 'hosting.clientId', name);
     const secret = ctx.env.LANYARD_CLIENT_SECRET;
-    if (!secret) throw new UsageError('--basic-client needs the OAuth app\'s client secret in LANYARD_CLIENT_SECRET', 'the secret is never read from arguments or stored');
+    if (!secret)
+      throw new UsageError("--basic-client needs the OAuth app's client secret in LANYARD_CLIENT_SECRET", 'the secret is never read from arguments or stored');
     return { ...basicClientCredential(clientId, secret), apiUrl, http, profile: name };
   }
   let found: { record: HostingTokenRecord; store: CredentialStore } | undefined;

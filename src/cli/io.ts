@@ -98,7 +98,12 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
   };
   const print = fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, onBrokenPipe ?? (() => undefined));
   // A closed stderr is not worth failing the command for.
-  const printErr = fdWriter(2, stderr, () => stderrBuilt || stderrIsTTY, () => undefined);
+  const printErr = fdWriter(
+    2,
+    stderr,
+    () => stderrBuilt || stderrIsTTY,
+    () => undefined,
+  );
   return {
     get stdout() {
       return stdout();

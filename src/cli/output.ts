@@ -65,7 +65,8 @@ export function sanitize(s: string): string {
 export function relativeTime(targetMs: number, nowMs: number): string {
   const d = Math.round((targetMs - nowMs) / 1000);
   const a = Math.abs(d);
-  const text = a < 5 ? '' : a < 90 ? `${a}s` : a < 90 * 60 ? `${Math.round(a / 60)}m` : a < 36 * 3600 ? `${Math.round(a / 3600)}h` : `${Math.round(a / 86400)}d`;
+  const text =
+    a < 5 ? '' : a < 90 ? `${a}s` : a < 90 * 60 ? `${Math.round(a / 60)}m` : a < 36 * 3600 ? `${Math.round(a / 3600)}h` : `${Math.round(a / 86400)}d`;
   if (!text) return 'now';
   return d > 0 ? `in ${text}` : `${text} ago`;
 }
@@ -98,7 +99,9 @@ export function parseIntOption(text: string, flag: string, min = 0, max = Number
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
   const n = Number(text);
   if (n < min || n > max) {
-    throw new UsageError(max === Number.MAX_SAFE_INTEGER ? `${flag}: must be at least ${min}, got ${n}` : `${flag}: must be between ${min} and ${max}, got ${n}`);
+    throw new UsageError(
+      max === Number.MAX_SAFE_INTEGER ? `${flag}: must be at least ${min}, got ${n}` : `${flag}: must be between ${min} and ${max}, got ${n}`,
+    );
   }
   return n;
 }

@@ -83,7 +83,10 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .option('--debug', 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)')
     .option('--wait', 'wait out rate limits instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)')
     .option('--max-wait <duration>', 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)')
-    .option('--basic-client', 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)')
+    .option(
+      '--basic-client',
+      'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)',
+    )
     .addOption(new Option('--no-color', 'disable colour (env: NO_COLOR)'))
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({

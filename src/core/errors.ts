@@ -69,13 +69,22 @@ export class RateLimitError extends LanyardError {
 }
 
 export class NetworkError extends LanyardError {
-  constructor(readonly method: string, readonly url: string, cause: unknown) {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    cause: unknown,
+  ) {
     super('network_error', `${method} ${url}: ${describeCause(cause)}`, { cause });
   }
 }
 
 export class TimeoutError extends LanyardError {
-  constructor(readonly method: string, readonly url: string, readonly phase: 'connect' | 'headers' | 'body' | 'total', message?: string) {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly phase: 'connect' | 'headers' | 'body' | 'total',
+    message?: string,
+  ) {
     super('timeout', message ?? `${method} ${url}: timed out waiting for ${phase === 'total' ? 'the response' : phase}`);
   }
 }

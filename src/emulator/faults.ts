@@ -51,7 +51,11 @@ export class FaultTable {
   }
 
   #take(method: string, path: string): Fault | undefined {
-    const f = this.#faults.find((x) => (!x.method || x.method === method) && (path === x.path || path.startsWith(x.path.endsWith('/') ? x.path : x.path + '/') || (x.path.endsWith('*') && path.startsWith(x.path.slice(0, -1)))));
+    const f = this.#faults.find(
+      (x) =>
+        (!x.method || x.method === method) &&
+        (path === x.path || path.startsWith(x.path.endsWith('/') ? x.path : x.path + '/') || (x.path.endsWith('*') && path.startsWith(x.path.slice(0, -1)))),
+    );
     if (!f) return undefined;
     if (f.count !== undefined) {
       f.count--;

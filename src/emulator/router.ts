@@ -78,10 +78,18 @@ export class Router {
       .join('/');
     this.#routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${re}/?$`), keys, handler, source: `${method.toUpperCase()} ${pattern}` });
   }
-  get(p: string, h: Handler): void { this.route('GET', p, h); }
-  post(p: string, h: Handler): void { this.route('POST', p, h); }
-  put(p: string, h: Handler): void { this.route('PUT', p, h); }
-  delete(p: string, h: Handler): void { this.route('DELETE', p, h); }
+  get(p: string, h: Handler): void {
+    this.route('GET', p, h);
+  }
+  post(p: string, h: Handler): void {
+    this.route('POST', p, h);
+  }
+  put(p: string, h: Handler): void {
+    this.route('PUT', p, h);
+  }
+  delete(p: string, h: Handler): void {
+    this.route('DELETE', p, h);
+  }
 
   /** Middleware for paths under `prefix` ('' = all), in registration order. */
   use(prefix: string, fn: Middleware): void {
@@ -173,8 +181,12 @@ function createRequest(raw: IncomingMessage): EmuRequest {
       if (ct.includes('json')) {
         try {
           const j = JSON.parse(text) as Record<string, unknown>;
-          if (j && typeof j === 'object') for (const [k, v] of Object.entries(j)) if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : String(v);
-        } catch { /* malformed JSON: no body params */ }
+          if (j && typeof j === 'object')
+            for (const [k, v] of Object.entries(j))
+              if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : String(v);
+        } catch {
+          /* malformed JSON: no body params */
+        }
       } else {
         for (const [k, v] of new URLSearchParams(text)) out[k] = v;
       }
@@ -203,13 +215,15 @@ function createResponse(raw: ServerResponse, extra: Record<string, string>): Emu
       res.head(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers }).end(body);
     },
     html(status, body, headers = {}) {
-      res.head(status, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': String(Buffer.byteLength(body)),
-        'x-frame-options': 'DENY',
-        'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action *",
-        ...headers,
-      }).end(body);
+      res
+        .head(status, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+          'x-frame-options': 'DENY',
+          'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action *",
+          ...headers,
+        })
+        .end(body);
     },
     redirect(status, location, headers = {}) {
       res.head(status, { location, 'content-length': '0', ...headers }).end();

@@ -106,14 +106,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
   };
 }
 
-function registerAdmin(
-  router: Router,
-  services: EmulatorService[],
-  clock: EmulatorClock,
-  faults: FaultTable,
-  baseUrl: () => string,
-  dataDir: string,
-): void {
+function registerAdmin(router: Router, services: EmulatorService[], clock: EmulatorClock, faults: FaultTable, baseUrl: () => string, dataDir: string): void {
   const p = EmulatorAdminPrefix;
   const body = async (req: Parameters<Parameters<Router['get']>[1]>[0]) => {
     const t = await req.text();

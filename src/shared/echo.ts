@@ -6,13 +6,7 @@
 import { Echo } from './constants.js';
 
 /** Security definition names of the API description. */
-export type EchoSecurityDefinition =
-  | 'api_key'
-  | 'vendor_jwt'
-  | 'platform_default_service_account'
-  | 'service_account'
-  | 'vendor_id_token'
-  | 'app_platform_idp';
+export type EchoSecurityDefinition = 'api_key' | 'vendor_jwt' | 'platform_default_service_account' | 'service_account' | 'vendor_id_token' | 'app_platform_idp';
 
 /** The token schemes as the CLI names them (`--scheme`). */
 export const EchoTokenSchemes = {

@@ -9,7 +9,14 @@ export const LevelValues = ['Critical', 'Warning'] as const;
 export const EventSourceValues = ['ResourceHealth', 'ServiceHealth'] as const;
 export const EventStatusValues = ['Active', 'Resolved'] as const;
 export const EventSubTypeValues = [
-  'Retirement', 'ForeignExchangeRateChange', 'Underbilling', 'Overbilling', 'PriceChanges', 'TaxChanges', 'MeterIDChanges', 'UnauthorizedPartyAbuse',
+  'Retirement',
+  'ForeignExchangeRateChange',
+  'Underbilling',
+  'Overbilling',
+  'PriceChanges',
+  'TaxChanges',
+  'MeterIDChanges',
+  'UnauthorizedPartyAbuse',
 ] as const;
 export const EventTypeValues = ['ServiceIssue', 'PlannedMaintenance', 'HealthAdvisory', 'RCA', 'EmergingIssues', 'SecurityAdvisory', 'Billing'] as const;
 export const LinkTypeValues = ['Button', 'Hyperlink'] as const;

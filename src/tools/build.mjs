@@ -39,7 +39,9 @@ const externals = {
     // terminal) sit in dist/vendor/ rather than in the code-cached CLI: a
     // third of its size, read and set up by every command otherwise.
     b.onResolve({ filter: new RegExp(`^(${VENDORED.join('|')})$`) }, (args) =>
-      b.initialOptions.format === 'cjs' && /[\\/]src[\\/](cli|core)[\\/]/.test(args.importer) ? { path: `./vendor/${args.path}.cjs`, external: true } : undefined,
+      b.initialOptions.format === 'cjs' && /[\\/]src[\\/](cli|core)[\\/]/.test(args.importer)
+        ? { path: `./vendor/${args.path}.cjs`, external: true }
+        : undefined,
     );
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path === 'node:assert' && /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)) {

@@ -27,7 +27,10 @@ const RESET_IN_S = 8;
 
 const out = (s = ''): void => void process.stdout.write(`${s}\n`);
 const useColour = !!process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
-const paint = (code: string) => (s: string): string => (useColour ? `\x1b[${code}m${s}\x1b[0m` : s);
+const paint =
+  (code: string) =>
+  (s: string): string =>
+    useColour ? `\x1b[${code}m${s}\x1b[0m` : s;
 const bold = paint('1');
 const dim = paint('2');
 const green = paint('32');
@@ -40,7 +43,8 @@ class Secrets {
   private readonly values = new Set<string>();
   /** Shapes of credentials whose values the demo cannot know in advance (minted JWTs, hosting tokens). */
   /** Field names that hold secrets (fixtures, key files, stored credential records, admin answers). */
-  static readonly KEYS = /^(password|token|personalToken|clientSecret|client_secret|secret|key|apiKey|private_key|privateKey|accessToken|access_token|refreshToken|refresh_token|idToken|id_token)$/i;
+  static readonly KEYS =
+    /^(password|token|personalToken|clientSecret|client_secret|secret|key|apiKey|private_key|privateKey|accessToken|access_token|refreshToken|refresh_token|idToken|id_token)$/i;
   private static readonly SHAPES = [
     /\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/g, // JWTs (echo schemes)
     /\bly[a-z]_[A-Za-z0-9_]{16,}/g, // hosting tokens
@@ -191,7 +195,7 @@ class Tour {
     const stderrShown = se.text
       .split('\n')
       .filter((l) => {
-        if (!l.startsWith('! ') || !this.warnings.has(l)) return (this.warnings.add(l.startsWith('! ') ? l : ''), true);
+        if (!l.startsWith('! ') || !this.warnings.has(l)) return this.warnings.add(l.startsWith('! ') ? l : ''), true;
         hidden++;
         return false;
       })
@@ -246,10 +250,12 @@ function run(
       timedOut = true;
       child.kill('SIGKILL');
     }, o.timeoutMs);
-    const during = o.during?.(child, () => stderr).then(
-      (p) => void (duringProblem = p),
-      (err: unknown) => void (duringProblem = `while the command ran: ${(err as Error).message}`),
-    );
+    const during = o
+      .during?.(child, () => stderr)
+      .then(
+        (p) => void (duringProblem = p),
+        (err: unknown) => void (duringProblem = `while the command ran: ${(err as Error).message}`),
+      );
     child.on('error', reject);
     child.on('close', async (code) => {
       clearTimeout(timer);
@@ -322,7 +328,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   const hosting = info.hosting;
   const mona = (hosting.users as { login: string; password: string }[]).find((u) => u.login === 'mona')!;
 
-  t.section('Setup', `The emulator runs inside this process at ${info.url}; the profile "emulator" points every service at it.\nEach step below is a separate \`lanyard\` process (config in a fresh temporary directory, no keychain).`);
+  t.section(
+    'Setup',
+    `The emulator runs inside this process at ${info.url}; the profile "emulator" points every service at it.\nEach step below is a separate \`lanyard\` process (config in a fresh temporary directory, no keychain).`,
+  );
   await t.step({
     args: ['profile', 'use', 'emulator'],
     expect: 0,
@@ -336,7 +345,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   });
 
   /* ---- hosting */
-  t.section('1. Hosting: sign in, call the API, watch the rate-limit budget', 'Device-flow sign-in (what a user on a headless machine does), then the token is used for everything.');
+  t.section(
+    '1. Hosting: sign in, call the API, watch the rate-limit budget',
+    'Device-flow sign-in (what a user on a headless machine does), then the token is used for everything.',
+  );
   await t.step({
     args: ['auth', 'status'],
     expect: 4,
@@ -344,7 +356,9 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   });
   const policy = await http('POST', `${info.url}/_emulator/hosting/device-policy`, { interval: 1 });
   if (!policy.ok) throw new Error(`POST /_emulator/hosting/device-policy answered ${policy.status}`);
-  t.note('emulator knob, to keep the demo short: new device codes ask clients to poll every 1 s instead of 5 s (POST /_emulator/hosting/device-policy, also `lanyard emulator admin hosting device-policy`)');
+  t.note(
+    'emulator knob, to keep the demo short: new device codes ask clients to poll every 1 s instead of 5 s (POST /_emulator/hosting/device-policy, also `lanyard emulator admin hosting device-policy`)',
+  );
   let userCode = '';
   await t.step({
     args: ['auth', 'device', '--no-browser'],
@@ -416,7 +430,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   });
 
   /* ---- echo */
-  t.section('2. Echo API: an API key and a self-signed service-account JWT', 'The API key comes from stdin (never argv); the JWT is minted locally from a key file.');
+  t.section(
+    '2. Echo API: an API key and a self-signed service-account JWT',
+    'The API key comes from stdin (never argv); the JWT is minted locally from a key file.',
+  );
   const apiKey = String(info.echo.apiKeys[0].key);
   await t.step({
     prefix: 'printf %s "$ECHO_API_KEY" |',
@@ -452,8 +469,13 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   });
 
   /* ---- protocol */
-  t.section('3. Context-protocol server: OAuth 2.1 client credentials, then JSON-RPC', 'Discovery (RFC 9728 + RFC 8414) and the client-credentials grant, no browser; the secret comes from the environment.');
-  const service = (info.protocol.clients as { client_id: string; client_secret?: string; grant_types: string[] }[]).find((c) => c.grant_types.includes('client_credentials'))!;
+  t.section(
+    '3. Context-protocol server: OAuth 2.1 client credentials, then JSON-RPC',
+    'Discovery (RFC 9728 + RFC 8414) and the client-credentials grant, no browser; the secret comes from the environment.',
+  );
+  const service = (info.protocol.clients as { client_id: string; client_secret?: string; grant_types: string[] }[]).find((c) =>
+    c.grant_types.includes('client_credentials'),
+  )!;
   const secretEnv = { LANYARD_CLIENT_SECRET: String(service.client_secret) };
   await t.step({
     prefix: 'LANYARD_CLIENT_SECRET="$CTX_SERVICE_SECRET"',
@@ -525,7 +547,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
   });
 
   /* ---- health */
-  t.section('5. Service health: events of a subscription', 'CI style: the token comes from LANYARD_HEALTH_TOKEN (a long-lived token the emulator seeds for scripts).');
+  t.section(
+    '5. Service health: events of a subscription',
+    'CI style: the token comes from LANYARD_HEALTH_TOKEN (a long-lived token the emulator seeds for scripts).',
+  );
   const healthEnv = { LANYARD_HEALTH_TOKEN: String(info.health.token) };
   await t.step({
     args: ['health', 'events'],

@@ -64,10 +64,15 @@ describe('lanyard api', () => {
     expect(all.length).toBeGreaterThan(4);
     expect(all.map((r) => r.id)).toEqual(single.map((r) => r.id));
     const nd = await run(['/user/repos?per_page=3', '--paginate', '--ndjson']);
-    expect(nd.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(single.map((r) => r.id));
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: number }).id),
+    ).toEqual(single.map((r) => r.id));
   });
 
-  it('a full URL of a configured service gets that service\'s credential; a foreign URL gets none', async () => {
+  it("a full URL of a configured service gets that service's credential; a foreign URL gets none", async () => {
     const echo = await world.run(['--profile', 'emulator', 'api', '-X', 'POST', `${world.url}/echo`, '-f', 'message=hi'], { env: { LANYARD_API_KEY: apiKey } });
     expect(echo.code, echo.stderr).toBe(0);
     expect(JSON.parse(echo.stdout)).toEqual({ message: 'hi' });

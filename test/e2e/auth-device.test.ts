@@ -10,7 +10,10 @@ beforeEach(async () => {
   await cli(world, ['config', 'set', 'hosting.clientId', 'lanyard-cli-emulator']);
 });
 
-interface Poll { at: number; answer: string }
+interface Poll {
+  at: number;
+  answer: string;
+}
 async function polls(): Promise<Poll[]> {
   const d = (await world.admin('hosting/devices')) as { devices: Array<{ polls: Poll[] }> };
   return d.devices.at(-1)?.polls ?? [];

@@ -38,18 +38,30 @@ async function json(path: string, params: Record<string, string>, as: 'form' | '
 
 /** Signs in and authorizes on the authorize page; returns the redirect Location. */
 async function authorize(params: Record<string, string>): Promise<string> {
-  const res = await post('/login/oauth/authorize', { client_id: APP.clientId, state: 'xyz', ...params, login: MONA.login, password: MONA.password, authorize: '1' });
+  const res = await post('/login/oauth/authorize', {
+    client_id: APP.clientId,
+    state: 'xyz',
+    ...params,
+    login: MONA.login,
+    password: MONA.password,
+    authorize: '1',
+  });
   expect(res.status).toBe(302);
   return res.headers.get('location')!;
 }
 
 describe('redirect URL rules (fixtures/hosting/redirect-uri-cases.json)', async () => {
-  const fixture = JSON.parse(await readFile(join(ROOT, '..', 'shared', 'fixtures', 'hosting', 'redirect-uri-cases.json'), 'utf8').catch(() =>
-    readFile('/work/shared/fixtures/hosting/redirect-uri-cases.json', 'utf8'))) as { groups: Array<{ callback: string; cases: Array<{ redirect_uri: string; accepted: boolean }> }> };
+  const fixture = JSON.parse(
+    await readFile(join(ROOT, '..', 'shared', 'fixtures', 'hosting', 'redirect-uri-cases.json'), 'utf8').catch(() =>
+      readFile('/work/shared/fixtures/hosting/redirect-uri-cases.json', 'utf8'),
+    ),
+  ) as { groups: Array<{ callback: string; cases: Array<{ redirect_uri: string; accepted: boolean }> }> };
   const cases = fixture.groups.flatMap((g, gi) => g.cases.map((c) => ({ ...c, callback: g.callback, app: `fixture-app-${gi}` })));
   it.each(cases)('callback $callback, redirect_uri $redirect_uri → accepted: $accepted', async (c) => {
     await world.admin('hosting/add-app', { clientId: c.app, clientSecret: 'secret-' + c.app, callbackUrl: c.callback });
-    const res = await fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: c.app, redirect_uri: c.redirect_uri, state: 's' })}`, { redirect: 'manual' });
+    const res = await fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: c.app, redirect_uri: c.redirect_uri, state: 's' })}`, {
+      redirect: 'manual',
+    });
     const body = await res.text();
     if (c.accepted) {
       expect(res.status).toBe(200);
@@ -96,7 +108,14 @@ describe('authorization codes', () => {
   });
 
   it('cancel redirects with access_denied and the state', async () => {
-    const res = await post('/login/oauth/authorize', { client_id: APP.clientId, state: 'st8', redirect_uri: redirect, login: MONA.login, password: MONA.password, authorize: '0' });
+    const res = await post('/login/oauth/authorize', {
+      client_id: APP.clientId,
+      state: 'st8',
+      redirect_uri: redirect,
+      login: MONA.login,
+      password: MONA.password,
+      authorize: '0',
+    });
     const loc = new URL(res.headers.get('location')!);
     expect(Object.fromEntries(loc.searchParams)).toMatchObject({ error: 'access_denied', state: 'st8' });
   });
@@ -121,7 +140,9 @@ describe('authorization codes', () => {
   });
 
   it('PKCE parameters and the implicit grant are refused', async () => {
-    const pkce = await fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, code_challenge: 'x', code_challenge_method: 'S256' })}`);
+    const pkce = await fetch(
+      `${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, code_challenge: 'x', code_challenge_method: 'S256' })}`,
+    );
     expect(pkce.status).toBe(400);
     const implicit = await fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, response_type: 'token' })}`);
     expect(implicit.status).toBe(400);
@@ -135,7 +156,11 @@ describe('authorization codes', () => {
   it('allow_signup: the sign-up link is offered by default and works', async () => {
     const page = await (await fetch(`${world.url}/login/oauth/authorize?client_id=${APP.clientId}`)).text();
     const href = /id="signup" href="([^"]+)"/.exec(page)![1]!.replace(/&amp;/g, '&');
-    const res = await fetch(world.url + href.replace(/^.*?\/signup/, '/signup'), { method: 'POST', redirect: 'manual', body: new URLSearchParams({ login: 'newbie', password: 'newbie-password', return_to: new URL(world.url + href).searchParams.get('return_to')! }) });
+    const res = await fetch(world.url + href.replace(/^.*?\/signup/, '/signup'), {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ login: 'newbie', password: 'newbie-password', return_to: new URL(world.url + href).searchParams.get('return_to')! }),
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toMatch(/^\/login\/oauth\/authorize\?/);
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
@@ -154,7 +179,9 @@ describe('token endpoint and device code endpoint', () => {
     for (const as of ['query', 'form', 'json'] as const) {
       const d = await json('/login/device/code', { client_id: APP.clientId, scope: 'repo gist' }, as);
       expect(String(d.device_code)).toMatch(/^[0-9a-f]{40}$/);
-      expect(await json('/login/oauth/access_token', { client_id: APP.clientId, device_code: String(d.device_code), grant_type: DEVICE_GRANT }, as)).toMatchObject({ error: 'authorization_pending' });
+      expect(
+        await json('/login/oauth/access_token', { client_id: APP.clientId, device_code: String(d.device_code), grant_type: DEVICE_GRANT }, as),
+      ).toMatchObject({ error: 'authorization_pending' });
     }
   });
 
@@ -180,20 +207,25 @@ describe('token endpoint and device code endpoint', () => {
     expect(f.get('scope')).toBe('repo,gist');
     expect(f.get('token_type')).toBe('bearer');
     const code2 = new URL(await authorize({ scope: 'repo' })).searchParams.get('code')!;
-    const x = await (await post('/login/oauth/access_token', { client_id: APP.clientId, client_secret: APP.clientSecret, code: code2 }, { accept: 'application/xml' })).text();
+    const x = await (
+      await post('/login/oauth/access_token', { client_id: APP.clientId, client_secret: APP.clientSecret, code: code2 }, { accept: 'application/xml' })
+    ).text();
     expect(x).toMatch(/^<\?xml[^>]*>\n<OAuth><access_token>lyo_[^<]+<\/access_token><token_type>bearer<\/token_type><scope>repo<\/scope><\/OAuth>/);
   });
 
   it('every device-flow error code of the spec', async () => {
     const d = await json('/login/device/code', { client_id: APP.clientId });
     const dc = String(d.device_code);
-    const poll = (extra: Record<string, string>) => json('/login/oauth/access_token', { client_id: APP.clientId, device_code: dc, grant_type: DEVICE_GRANT, ...extra });
+    const poll = (extra: Record<string, string>) =>
+      json('/login/oauth/access_token', { client_id: APP.clientId, device_code: dc, grant_type: DEVICE_GRANT, ...extra });
     expect(await json('/login/oauth/access_token', { client_id: APP.clientId, device_code: dc })).toMatchObject({ error: 'unsupported_grant_type' });
     expect(await poll({ grant_type: 'password' })).toMatchObject({ error: 'unsupported_grant_type' });
     expect(await poll({ client_id: 'nobody' })).toMatchObject({ error: 'incorrect_client_credentials' });
     expect(await poll({ device_code: 'f'.repeat(40) })).toMatchObject({ error: 'incorrect_device_code' });
     expect(await json('/login/device/code', { client_id: NO_DEVICE_APP })).toMatchObject({ error: 'device_flow_disabled' });
-    expect(await json('/login/oauth/access_token', { client_id: NO_DEVICE_APP, device_code: dc, grant_type: DEVICE_GRANT })).toMatchObject({ error: 'device_flow_disabled' });
+    expect(await json('/login/oauth/access_token', { client_id: NO_DEVICE_APP, device_code: dc, grant_type: DEVICE_GRANT })).toMatchObject({
+      error: 'device_flow_disabled',
+    });
     // pending, then polled too soon: slow_down with the interval grown by 5 s (and again).
     expect(await poll({})).toMatchObject({ error: 'authorization_pending' });
     expect(await poll({})).toMatchObject({ error: 'slow_down', interval: 10 });
@@ -206,7 +238,9 @@ describe('token endpoint and device code endpoint', () => {
     // Expiry.
     const e = await json('/login/device/code', { client_id: APP.clientId });
     await world.admin('advance', { seconds: 901 });
-    expect(await json('/login/oauth/access_token', { client_id: APP.clientId, device_code: String(e.device_code), grant_type: DEVICE_GRANT })).toMatchObject({ error: 'expired_token' });
+    expect(await json('/login/oauth/access_token', { client_id: APP.clientId, device_code: String(e.device_code), grant_type: DEVICE_GRANT })).toMatchObject({
+      error: 'expired_token',
+    });
   });
 
   it('errors arrive with HTTP 200, form-encoded by default', async () => {
@@ -234,10 +268,11 @@ describe('token endpoint and device code endpoint', () => {
   });
 
   it('2,000 token requests per hour per app, then a secondary rate limit', async () => {
-    const one = () => post('/login/oauth/access_token', { client_id: APP.clientId, device_code: 'x', grant_type: DEVICE_GRANT }).then(async (r) => {
-      await r.arrayBuffer();
-      return r.status;
-    });
+    const one = () =>
+      post('/login/oauth/access_token', { client_id: APP.clientId, device_code: 'x', grant_type: DEVICE_GRANT }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      });
     for (let i = 0; i < 2000; i += 50) {
       const statuses = await Promise.all(Array.from({ length: 50 }, one));
       expect(statuses.every((s) => s === 200)).toBe(true);
@@ -287,15 +322,27 @@ describe('device verification page', () => {
 describe('non-web flow: POST /api/v3/authorizations', () => {
   const basic = (u: string, p: string) => 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64');
   it('creates a personal token with Basic authentication; wrong password 401; note required', async () => {
-    const res = await fetch(`${world.url}/api/v3/authorizations`, { method: 'POST', headers: { authorization: basic(MONA.login, MONA.password), 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['repo'], note: 'test' }) });
+    const res = await fetch(`${world.url}/api/v3/authorizations`, {
+      method: 'POST',
+      headers: { authorization: basic(MONA.login, MONA.password), 'content-type': 'application/json' },
+      body: JSON.stringify({ scopes: ['repo'], note: 'test' }),
+    });
     expect(res.status).toBe(201);
     const body = (await res.json()) as { token: string; scopes: string[] };
     expect(body.scopes).toEqual(['repo']);
     const user = await fetch(`${world.url}/api/v3/user`, { headers: { authorization: `Bearer ${body.token}` } });
     expect(((await user.json()) as { login: string }).login).toBe('mona');
-    const bad = await fetch(`${world.url}/api/v3/authorizations`, { method: 'POST', headers: { authorization: basic(MONA.login, 'nope') }, body: '{"note":"x"}' });
+    const bad = await fetch(`${world.url}/api/v3/authorizations`, {
+      method: 'POST',
+      headers: { authorization: basic(MONA.login, 'nope') },
+      body: '{"note":"x"}',
+    });
     expect(bad.status).toBe(401);
-    const noNote = await fetch(`${world.url}/api/v3/authorizations`, { method: 'POST', headers: { authorization: basic(MONA.login, MONA.password) }, body: '{}' });
+    const noNote = await fetch(`${world.url}/api/v3/authorizations`, {
+      method: 'POST',
+      headers: { authorization: basic(MONA.login, MONA.password) },
+      body: '{}',
+    });
     expect(noNote.status).toBe(422);
   });
 });

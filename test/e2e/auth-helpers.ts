@@ -22,7 +22,10 @@ export interface Running {
 
 /** Spawns the CLI in a world and keeps it running (to watch stderr, send signals, read /proc). */
 export function start(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string } = {}): Running {
-  const child = spawn(process.execPath, [BIN, '--profile', 'emulator', ...args], { env: cleanEnv({ ...world.env, ...o.env }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--profile', 'emulator', ...args], {
+    env: cleanEnv({ ...world.env, ...o.env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const listeners: Array<() => void> = [];
@@ -34,10 +37,12 @@ export function start(world: World, args: string[], o: { env?: Record<string, st
   if (o.input !== undefined) child.stdin!.end(o.input);
   else child.stdin!.end();
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => {
-    clearTimeout(timer);
-    resolve({ code, signal, stdout: out, stderr: err });
-  }));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: out, stderr: err });
+    }),
+  );
   return {
     child,
     stdout: () => out,
@@ -55,9 +60,11 @@ export function start(world: World, args: string[], o: { env?: Record<string, st
         };
         const t = setTimeout(() => reject(new Error(`timed out waiting for ${re} in stderr: ${err}`)), timeoutMs);
         listeners.push(check);
-        void done.then(() => setTimeout(() => {
-          if (listeners.includes(check)) reject(new Error(`process ended before ${re} appeared: ${err}`));
-        }, 10));
+        void done.then(() =>
+          setTimeout(() => {
+            if (listeners.includes(check)) reject(new Error(`process ended before ${re} appeared: ${err}`));
+          }, 10),
+        );
         check();
       });
     },
@@ -72,7 +79,17 @@ export function cli(world: World, args: string[], o: { env?: Record<string, stri
 export const USER_CODE = /one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})/;
 export const VERIFICATION_URI = /(http:\/\/127\.0\.0\.1:\d+\/login\/device)/;
 
-export interface TokenInfo { value: string; kind: string; login: string | null; client_id: string | null; scopes: string[]; revoked: boolean; note: string | null; created_at: number; expires_at: number | null }
+export interface TokenInfo {
+  value: string;
+  kind: string;
+  login: string | null;
+  client_id: string | null;
+  scopes: string[];
+  revoked: boolean;
+  note: string | null;
+  created_at: number;
+  expires_at: number | null;
+}
 
 export async function tokens(world: World, filter: Record<string, string> = {}): Promise<TokenInfo[]> {
   return ((await world.admin('hosting/tokens', filter)) as { tokens: TokenInfo[] }).tokens;

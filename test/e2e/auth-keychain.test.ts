@@ -32,7 +32,14 @@ function inKeyringSession(steps: string): { status: number | null; stdout: strin
     `LY="${process.execPath} ${BIN} --profile emulator"`,
     steps,
   ].join('\n');
-  const env = cleanEnv({ ...world.env, LANYARD_KEYCHAIN: undefined, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home, KEYRING_PASSWORD: 'test-keyring-password' });
+  const env = cleanEnv({
+    ...world.env,
+    LANYARD_KEYCHAIN: undefined,
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_RUNTIME_DIR: home,
+    KEYRING_PASSWORD: 'test-keyring-password',
+  });
   const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], { env, encoding: 'utf8', timeout: 60_000, cwd: ROOT });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -44,15 +51,17 @@ describe('OS keychain (real Secret Service)', () => {
   it('round-trip: store, read, status, logout — nothing in the files', async () => {
     const tokenFile = join(home, 'token.txt');
     await writeFile(tokenFile, PERSONAL_TOKEN + '\n');
-    const r = inKeyringSession([
-      `$LY auth token --with-token < ${q(tokenFile)}; echo "rc_store=$?"`,
-      listKeychain,
-      'echo "TOKEN=$($LY auth token)"',
-      `$LY auth status --json > ${q(join(home, 'status.json'))}; echo "rc_status=$?"`,
-      '$LY auth logout; echo "rc_logout=$?"',
-      listKeychain.replace("'KEYCHAIN='", "'AFTER='"),
-      '$LY auth status >/dev/null 2>&1; echo "rc_status_after=$?"',
-    ].join('\n'));
+    const r = inKeyringSession(
+      [
+        `$LY auth token --with-token < ${q(tokenFile)}; echo "rc_store=$?"`,
+        listKeychain,
+        'echo "TOKEN=$($LY auth token)"',
+        `$LY auth status --json > ${q(join(home, 'status.json'))}; echo "rc_status=$?"`,
+        '$LY auth logout; echo "rc_logout=$?"',
+        listKeychain.replace("'KEYCHAIN='", "'AFTER='"),
+        '$LY auth status >/dev/null 2>&1; echo "rc_status_after=$?"',
+      ].join('\n'),
+    );
     expect(r.status, r.stderr).toBe(0);
     const host = new URL(world.url).host;
     expect(r.stdout).toContain('rc_store=0');
@@ -64,7 +73,10 @@ describe('OS keychain (real Secret Service)', () => {
     expect(r.stdout).toContain('rc_status_after=4');
     expect(r.stderr).toContain('token stored in the OS keychain');
     expect(r.stderr).not.toMatch(/plain file|0600/);
-    const status = JSON.parse(await readFile(join(home, 'status.json'), 'utf8')) as { accounts: Array<{ source: string; account: string; valid: boolean }>; storage: { kind: string } };
+    const status = JSON.parse(await readFile(join(home, 'status.json'), 'utf8')) as {
+      accounts: Array<{ source: string; account: string; valid: boolean }>;
+      storage: { kind: string };
+    };
     expect(status.accounts).toMatchObject([{ source: 'keychain', account: 'mona', valid: true }]);
     expect(status.storage.kind).toBe('keychain');
     await expect(stat(join(world.configDir, 'credentials.json'))).rejects.toThrow();
@@ -74,7 +86,9 @@ describe('OS keychain (real Secret Service)', () => {
   it('--insecure-storage chooses the 0600 file even when the keychain works', async () => {
     const tokenFile = join(home, 'token.txt');
     await writeFile(tokenFile, PERSONAL_TOKEN);
-    const r = inKeyringSession([`$LY auth token --with-token --insecure-storage < ${q(tokenFile)}; echo "rc=$?"`, listKeychain, 'echo "TOKEN=$($LY auth token)"'].join('\n'));
+    const r = inKeyringSession(
+      [`$LY auth token --with-token --insecure-storage < ${q(tokenFile)}; echo "rc=$?"`, listKeychain, 'echo "TOKEN=$($LY auth token)"'].join('\n'),
+    );
     expect(r.stdout).toContain('rc=0');
     expect(r.stdout).toContain('KEYCHAIN=[]');
     expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);

@@ -64,7 +64,11 @@ describe('secrets stay secret', () => {
     expect(url).not.toContain(APP.clientSecret);
     // The user signs in and authorizes; the browser follows the redirect to the loopback.
     const u = new URL(url);
-    const res = await fetch(`${world.url}/login/oauth/authorize`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ ...Object.fromEntries(u.searchParams), login: MONA.login, password: MONA.password, authorize: '1' }) });
+    const res = await fetch(`${world.url}/login/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ ...Object.fromEntries(u.searchParams), login: MONA.login, password: MONA.password, authorize: '1' }),
+    });
     const callback = res.headers.get('location')!;
     const code = new URL(callback).searchParams.get('code')!;
     expect((await fetch(callback)).status).toBe(200);

@@ -11,7 +11,10 @@ import { APP, cli, credentialsFile, MONA, PERSONAL_TOKEN, start, tokens, useAuth
 let world: World;
 useAuthWorld((w) => (world = w));
 
-interface StatusJson { accounts: Array<{ service: string; account?: string; source: string; valid: boolean; active?: boolean; token?: string; scopes?: string[] }>; storage: { kind: string; warning?: string } | null }
+interface StatusJson {
+  accounts: Array<{ service: string; account?: string; source: string; valid: boolean; active?: boolean; token?: string; scopes?: string[] }>;
+  storage: { kind: string; warning?: string } | null;
+}
 
 async function deviceLogin(scopes?: string): Promise<void> {
   const run = start(world, ['auth', 'device', ...(scopes ? ['--scopes', scopes] : [])]);
@@ -23,7 +26,8 @@ async function deviceLogin(scopes?: string): Promise<void> {
 /** Signs in on the web pages with fetch; returns the session cookie. */
 async function webSession(): Promise<string> {
   const res = await fetch(`${world.url}/login/oauth/authorize`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     body: new URLSearchParams({ client_id: APP.clientId, login: MONA.login, password: MONA.password }),
   });
   await res.arrayBuffer();
@@ -133,16 +137,23 @@ describe('credential precedence: LANYARD_TOKEN > WORKFLOW_TOKEN > stored > anony
     await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN });
     expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(PERSONAL_TOKEN);
     expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow' } })).stdout.trim()).toBe('lyw_from_workflow');
-    expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow', LANYARD_TOKEN: 'lyo_from_env' } })).stdout.trim()).toBe('lyo_from_env');
+    expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow', LANYARD_TOKEN: 'lyo_from_env' } })).stdout.trim()).toBe(
+      'lyo_from_env',
+    );
     const r = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_TOKEN: 'lyo_invalid_env_token' } });
     expect(r.code).toBe(4);
     const s = JSON.parse(r.stdout) as StatusJson;
-    expect(s.accounts.map((a) => [a.source, a.valid, !!a.active])).toEqual([['env:LANYARD_TOKEN', false, true], ['file', true, false]]);
+    expect(s.accounts.map((a) => [a.source, a.valid, !!a.active])).toEqual([
+      ['env:LANYARD_TOKEN', false, true],
+      ['file', true, false],
+    ]);
     expect(r.stderr).toMatch(/env:LANYARD_TOKEN/);
   });
 
   it('--basic-client authenticates hosting calls as the OAuth app (Basic), and needs LANYARD_CLIENT_SECRET', async () => {
-    const r = await cli(world, ['--basic-client', '--debug', 'ratelimit', 'status', '--json'], { env: { LANYARD_CLIENT_SECRET: APP.clientSecret, LANYARD_TOKEN: 'lyo_ignored' } });
+    const r = await cli(world, ['--basic-client', '--debug', 'ratelimit', 'status', '--json'], {
+      env: { LANYARD_CLIENT_SECRET: APP.clientSecret, LANYARD_TOKEN: 'lyo_ignored' },
+    });
     expect(r.stderr).toMatch(/> authorization: Basic \[REDACTED\]/);
     expect(r.stderr).not.toContain(APP.clientSecret);
     expect(r.stderr).not.toContain(Buffer.from(`${APP.clientId}:${APP.clientSecret}`).toString('base64'));
@@ -170,7 +181,9 @@ describe('token issuing rules', () => {
   it('the 11th token of a user/app/scope combination revokes the oldest', async () => {
     const issued: string[] = [];
     for (let i = 0; i < 10; i++) {
-      issued.push(((await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'repo' })) as { access_token: string }).access_token);
+      issued.push(
+        ((await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'repo' })) as { access_token: string }).access_token,
+      );
       await world.admin('advance', { seconds: 1 });
     }
     await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'gist' });
@@ -187,7 +200,11 @@ describe('token issuing rules', () => {
 
   it('scope rules: an authorized user skips the page; more than 10 tokens in an hour brings the re-authorization prompt back, revoking nothing', async () => {
     const cookie = await webSession();
-    const authorize = (scope?: string) => fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, state: 'st', ...(scope !== undefined ? { scope } : {}) })}`, { headers: { cookie }, redirect: 'manual' });
+    const authorize = (scope?: string) =>
+      fetch(`${world.url}/login/oauth/authorize?${new URLSearchParams({ client_id: APP.clientId, state: 'st', ...(scope !== undefined ? { scope } : {}) })}`, {
+        headers: { cookie },
+        redirect: 'manual',
+      });
     // Not authorized yet: the page, with no scopes when none are asked for.
     const first = await authorize();
     expect(first.status).toBe(200);
@@ -197,7 +214,11 @@ describe('token issuing rules', () => {
     const skip = await authorize();
     expect(skip.status).toBe(302);
     const code = new URL(skip.headers.get('location')!).searchParams.get('code')!;
-    const tok = await fetch(`${world.url}/login/oauth/access_token`, { method: 'POST', headers: { accept: 'application/json' }, body: new URLSearchParams({ client_id: APP.clientId, client_secret: APP.clientSecret, code }) });
+    const tok = await fetch(`${world.url}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      body: new URLSearchParams({ client_id: APP.clientId, client_secret: APP.clientSecret, code }),
+    });
     expect(((await tok.json()) as { scope: string }).scope.split(',').sort()).toEqual(['gist', 'repo']);
     // 10 tokens created within the hour for (mona, app, repo): the prompt is back.
     for (let i = 0; i < 9; i++) await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'repo' });

@@ -79,12 +79,23 @@ describe('shell completions', () => {
 
   const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
   it.skipIf(!hasFish && !process.env.CI)('fish completes subcommands, flags and profiles for real', () => {
-    const r = spawnSync('fish', ['--no-config', '-c', `source ${JSON.stringify(join(ROOT, 'completions', FILES.fish))}; complete -C 'lanyard au'; complete -C 'lanyard ratelimit status --res'; complete -C 'lanyard --profile '`], {
-      env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'fish',
+      [
+        '--no-config',
+        '-c',
+        `source ${JSON.stringify(join(ROOT, 'completions', FILES.fish))}; complete -C 'lanyard au'; complete -C 'lanyard ratelimit status --res'; complete -C 'lanyard --profile '`,
+      ],
+      {
+        env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
+        encoding: 'utf8',
+      },
+    );
     expect(r.stderr).toBe('');
-    const names = r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+    const names = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]);
     expect(names).toEqual(['auth', '--resource', 'staging', 'work']);
   });
 

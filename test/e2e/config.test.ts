@@ -22,7 +22,11 @@ describe('config and profiles', () => {
     expect(s.stderr).toBe('Created profile "work"; hosting.apiUrl = https://code.example.com/api/v3\n');
     await run(['--profile', 'work', 'config', 'set', 'mailbox.user', 'alice']);
     expect((await run(['config', 'get', 'hosting.apiUrl'])).stdout).toBe('https://code.example.com/api/v3\n');
-    expect(JSON.parse((await run(['config', 'get', 'hosting.apiUrl', '--json'])).stdout)).toEqual({ profile: 'work', key: 'hosting.apiUrl', value: 'https://code.example.com/api/v3' });
+    expect(JSON.parse((await run(['config', 'get', 'hosting.apiUrl', '--json'])).stdout)).toEqual({
+      profile: 'work',
+      key: 'hosting.apiUrl',
+      value: 'https://code.example.com/api/v3',
+    });
     const list = await run(['config', 'list', '--json']);
     expect(JSON.parse(list.stdout)).toEqual({ profile: 'work', settings: { 'hosting.apiUrl': 'https://code.example.com/api/v3', 'mailbox.user': 'alice' } });
     expect((await run(['config', 'list'])).stdout).toBe('hosting.apiUrl=https://code.example.com/api/v3\nmailbox.user=alice\n');
@@ -51,7 +55,10 @@ describe('config and profiles', () => {
     await run(['config', 'set', 'echo.baseUrl', 'http://127.0.0.1:9/echo', '--profile', 'lab']);
     const l = JSON.parse((await run(['profile', 'list', '--json'])).stdout);
     expect(l.active).toBe('work');
-    expect(l.profiles.map((p: { name: string; active: boolean }) => [p.name, p.active])).toEqual([['work', true], ['lab', false]]);
+    expect(l.profiles.map((p: { name: string; active: boolean }) => [p.name, p.active])).toEqual([
+      ['work', true],
+      ['lab', false],
+    ]);
     expect((await run(['config', 'get', 'echo.baseUrl'], { LANYARD_PROFILE: 'lab' })).stdout).toBe('http://127.0.0.1:9/echo\n');
     const use = await run(['profile', 'use', 'lab']);
     expect([use.code, use.stderr]).toEqual([0, 'Active profile: lab\n']);

@@ -39,7 +39,8 @@ function runDemo(): Promise<DemoRun> {
 }
 
 /** Every seeded secret of the emulator's fixtures. */
-function seededSecrets(info: Record<string, any>): string[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+function seededSecrets(info: Record<string, any>): string[] {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const s: string[] = [
     info.hosting.personalToken,
     ...info.hosting.users.map((u: { password: string }) => u.password),
@@ -73,7 +74,10 @@ describe('npm run demo', () => {
   it('runs every step as expected and exits 0', () => {
     const summary = /^(\d+) of (\d+) steps as expected\.$/m.exec(demo.output);
     expect(summary, demo.output).not.toBeNull();
-    const notAsExpected = demo.output.split('\n').filter((l) => /NOT AS EXPECTED|not as expected:|The demo stopped/.test(l)).join('\n');
+    const notAsExpected = demo.output
+      .split('\n')
+      .filter((l) => /NOT AS EXPECTED|not as expected:|The demo stopped/.test(l))
+      .join('\n');
     expect(summary![1], notAsExpected).toBe(summary![2]);
     expect(Number(summary![2])).toBeGreaterThanOrEqual(25);
     expect(demo.output).not.toMatch(/NOT AS EXPECTED/);

@@ -131,7 +131,7 @@ describe('id-token scheme', () => {
 });
 
 describe('app-platform scheme', () => {
-  it('signs in to the profile\'s project and gets {id, email} from the gateway, both JWKS formats', async () => {
+  it("signs in to the profile's project and gets {id, email} from the gateway, both JWKS formats", async () => {
     const { url, done } = await startSignIn(['echo', 'auth-info', '--scheme', 'app-platform', '--json']);
     expect(url.toString()).toContain(`${world.url}/app-platform/lanyard-demo/authorize?`);
     expect(url.searchParams.get('client_id')).toBe('lanyard-demo');

@@ -20,7 +20,11 @@ const AUDIENCE = 'echo-api.lanyard.test';
 const SCHEMES = ['vendor-jwt', 'service-account', 'default-service-account'] as const;
 const DEFINITION = { 'vendor-jwt': 'vendor_jwt', 'service-account': 'service_account', 'default-service-account': 'platform_default_service_account' } as const;
 
-interface KeyFile { client_email: string; private_key_id: string; private_key: string }
+interface KeyFile {
+  client_email: string;
+  private_key_id: string;
+  private_key: string;
+}
 
 let world: World;
 let dir: string;
@@ -41,7 +45,11 @@ async function mint(key: KeyFile, claims: Record<string, unknown>, header: Recor
     .sign(createPrivateKey(key.private_key));
 }
 
-async function authInfo(path: string, token?: string, query = ''): Promise<{ status: number; body: { code?: number; message?: string; details?: unknown[]; id?: string; email?: string }; challenge: string | null }> {
+async function authInfo(
+  path: string,
+  token?: string,
+  query = '',
+): Promise<{ status: number; body: { code?: number; message?: string; details?: unknown[]; id?: string; email?: string }; challenge: string | null }> {
   const res = await fetch(`${world.url}${path}${query}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: res.status, body: (await res.json()) as never, challenge: res.headers.get('www-authenticate') };
 }
@@ -70,7 +78,10 @@ describe('echo send with an API key', () => {
     const badKey = 'AIzaSyNotAValidKeyButStillSecret0000';
     const bad = await run(['--debug', 'echo', 'send', 'traced'], { env: { LANYARD_API_KEY: badKey } });
     expect(bad.code).toBe(4);
-    for (const [r, key] of [[ok, SEEDED_KEY], [bad, badKey]] as const) {
+    for (const [r, key] of [
+      [ok, SEEDED_KEY],
+      [bad, badKey],
+    ] as const) {
       expect(r.stdout + r.stderr).not.toContain(key);
       expect(r.stdout + r.stderr).not.toContain(key.slice(6, -4));
     }
@@ -115,7 +126,8 @@ describe('echo send with an API key', () => {
     expect(missing.status).toBe(401);
     expect(await missing.json()).toEqual({
       code: 16,
-      message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      message:
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
       details: [{ '@type': 'type.googleapis.com/google.rpc.DebugInfo', stackEntries: [], detail: 'service_control' }],
     });
     const bad = await post('?key=nope-nope');
@@ -132,14 +144,28 @@ describe('the API description', () => {
     expect(doc.host).toBe(new URL(world.url).host);
     const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
     expect(ops.sort()).toEqual(['authInfoAppPlatform', 'authInfoVendorIdToken', 'auth_info_vendor_jwt', 'echo']);
-    expect(Object.keys(doc.securityDefinitions).sort()).toEqual(['api_key', 'app_platform_idp', 'platform_default_service_account', 'service_account', 'vendor_id_token', 'vendor_jwt']);
+    expect(Object.keys(doc.securityDefinitions).sort()).toEqual([
+      'api_key',
+      'app_platform_idp',
+      'platform_default_service_account',
+      'service_account',
+      'vendor_id_token',
+      'vendor_jwt',
+    ]);
     expect(doc.securityDefinitions.api_key).toEqual({ type: 'apiKey', name: 'key', in: 'query' });
     expect(doc.securityDefinitions.vendor_jwt).toMatchObject({
-      type: 'oauth2', flow: 'implicit', authorizationUrl: '', 'x-vendor-issuer': keyFiles['vendor-jwt'].data.client_email,
-      'x-vendor-jwks_uri': `${world.url}/service_accounts/v1/jwk/${encodeURIComponent(keyFiles['vendor-jwt'].data.client_email)}`, 'x-vendor-audiences': AUDIENCE,
+      type: 'oauth2',
+      flow: 'implicit',
+      authorizationUrl: '',
+      'x-vendor-issuer': keyFiles['vendor-jwt'].data.client_email,
+      'x-vendor-jwks_uri': `${world.url}/service_accounts/v1/jwk/${encodeURIComponent(keyFiles['vendor-jwt'].data.client_email)}`,
+      'x-vendor-audiences': AUDIENCE,
     });
     expect(doc.securityDefinitions.vendor_id_token['x-vendor-issuer']).toBe(`${world.url}/idp`);
-    expect(doc.securityDefinitions.app_platform_idp).toMatchObject({ 'x-vendor-issuer': `${world.url}/app-platform/lanyard-demo`, 'x-vendor-audiences': 'lanyard-demo' });
+    expect(doc.securityDefinitions.app_platform_idp).toMatchObject({
+      'x-vendor-issuer': `${world.url}/app-platform/lanyard-demo`,
+      'x-vendor-audiences': 'lanyard-demo',
+    });
     expect(doc.paths['/auth/info/vendorjwt'].get.security).toEqual([{ vendor_jwt: [] }, { platform_default_service_account: [] }, { service_account: [] }]);
   });
 });
@@ -171,7 +197,10 @@ describe.each(['jwk', 'x509'] as const)('service-account schemes with a %s JWKS'
     const app = (await world.admin('echo/app-token', { email: 'ada@lanyard.test' })) as { id_token: string };
     expect(await authInfo('/auth/info/appplatform', app.id_token)).toMatchObject({ status: 200, body: { email: 'ada@lanyard.test' } });
     // Tokens are bound to their method: an id token is no app-platform token.
-    expect(await authInfo('/auth/info/appplatform', id.id_token)).toMatchObject({ status: 401, body: { message: 'JWT validation failed: Issuer not allowed' } });
+    expect(await authInfo('/auth/info/appplatform', id.id_token)).toMatchObject({
+      status: 401,
+      body: { message: 'JWT validation failed: Issuer not allowed' },
+    });
   });
 
   it('refusals: wrong issuer, audience, kid, signature, subject, and not-yet-valid', async () => {
@@ -200,23 +229,44 @@ describe.each(['jwk', 'x509'] as const)('service-account schemes with a %s JWKS'
     expect(sig.stderr).toContain('JWT validation failed: BAD_SIGNATURE');
 
     const otherSub = await authInfo('/auth/info/vendorjwt', await mint(sa.data, { sub: 'someone-else@lanyard.test' }));
-    expect(otherSub).toMatchObject({ status: 401, challenge: 'Bearer, error="invalid_token"', body: { code: 16, message: 'JWT validation failed: BAD_SUBJECT' } });
+    expect(otherSub).toMatchObject({
+      status: 401,
+      challenge: 'Bearer, error="invalid_token"',
+      body: { code: 16, message: 'JWT validation failed: BAD_SUBJECT' },
+    });
 
     const now = Math.floor(Date.now() / 1000);
-    expect(await authInfo('/auth/info/vendorjwt', await mint(sa.data, { nbf: now + 120 }))).toMatchObject({ status: 401, body: { message: 'JWT validation failed: TIME_CONSTRAINT_FAILURE' } });
+    expect(await authInfo('/auth/info/vendorjwt', await mint(sa.data, { nbf: now + 120 }))).toMatchObject({
+      status: 401,
+      body: { message: 'JWT validation failed: TIME_CONSTRAINT_FAILURE' },
+    });
     expect(await authInfo('/auth/info/vendorjwt', await mint(sa.data, { nbf: now + 30 }))).toMatchObject({ status: 200 });
-    expect(await authInfo('/auth/info/vendorjwt', await mint(sa.data, { exp: now - 120 }))).toMatchObject({ status: 401, body: { message: 'JWT validation failed: TIME_CONSTRAINT_FAILURE' } });
+    expect(await authInfo('/auth/info/vendorjwt', await mint(sa.data, { exp: now - 120 }))).toMatchObject({
+      status: 401,
+      body: { message: 'JWT validation failed: TIME_CONSTRAINT_FAILURE' },
+    });
 
     const wrongClient = (await world.admin('echo/id-token', { clientId: 'other-app.apps.lanyard.test' })) as { id_token: string };
-    expect(await authInfo('/auth/info/vendoridtoken', wrongClient.id_token)).toMatchObject({ status: 403, challenge: 'Bearer, error="invalid_token"', body: { code: 7, message: 'JWT validation failed: Audience not allowed' } });
+    expect(await authInfo('/auth/info/vendoridtoken', wrongClient.id_token)).toMatchObject({
+      status: 403,
+      challenge: 'Bearer, error="invalid_token"',
+      body: { code: 7, message: 'JWT validation failed: Audience not allowed' },
+    });
     const otherProject = (await world.admin('echo/app-token', { project: 'lanyard-other' })) as { id_token: string };
-    expect(await authInfo('/auth/info/appplatform', otherProject.id_token)).toMatchObject({ status: 401, body: { message: 'JWT validation failed: Issuer not allowed' } });
+    expect(await authInfo('/auth/info/appplatform', otherProject.id_token)).toMatchObject({
+      status: 401,
+      body: { message: 'JWT validation failed: Issuer not allowed' },
+    });
   });
 });
 
 describe('gateway details', () => {
   it('missing token → 401 with a plain Bearer challenge; access_token query parameter works', async () => {
-    expect(await authInfo('/auth/info/vendorjwt')).toMatchObject({ status: 401, challenge: 'Bearer', body: { code: 16, message: 'JWT validation failed: Missing or invalid credentials' } });
+    expect(await authInfo('/auth/info/vendorjwt')).toMatchObject({
+      status: 401,
+      challenge: 'Bearer',
+      body: { code: 16, message: 'JWT validation failed: Missing or invalid credentials' },
+    });
     expect(await authInfo('/auth/info/vendorjwt', 'not-a-jwt')).toMatchObject({ status: 401, body: { message: 'JWT validation failed: BAD_FORMAT' } });
     const t = await mint(keyFiles['service-account'].data, {});
     expect(await authInfo('/auth/info/vendorjwt', undefined, `?access_token=${t}`)).toMatchObject({ status: 200 });

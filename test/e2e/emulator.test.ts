@@ -32,7 +32,6 @@ async function spawnEmulator(args: string[], env: Record<string, string>) {
   };
 }
 
-
 describe('lifecycle', () => {
   it('first line, the "emulator" profile, and a graceful exit 0 on SIGTERM and SIGINT', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lanyard-emu-'));
@@ -73,7 +72,27 @@ describe('lifecycle', () => {
     try {
       const cert = join(dir, 'cert.pem');
       const key = join(dir, 'key.pem');
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
       const env = { LANYARD_CONFIG_DIR: dir };
       const emu = await spawnEmulator(['--tls-cert', cert, '--tls-key', key, '-q'], env);
       try {
@@ -137,7 +156,20 @@ describe('admin verbs as commands', () => {
 
 describe('faults, end to end', () => {
   it('a 502 on an idempotent request is retried', async () => {
-    const added = await ref.world.run(['emulator', 'fault', 'add', '--type', 'status', '--status', '502', '--path', '/api/v3/rate_limit', '--count', '1', '--json']);
+    const added = await ref.world.run([
+      'emulator',
+      'fault',
+      'add',
+      '--type',
+      'status',
+      '--status',
+      '502',
+      '--path',
+      '/api/v3/rate_limit',
+      '--count',
+      '1',
+      '--json',
+    ]);
     expect(added.code, added.stderr).toBe(0);
     const fault = JSON.parse(added.stdout);
     expect(fault).toMatchObject({ id: expect.any(Number), type: 'status', path: '/api/v3/rate_limit' });
@@ -183,7 +215,21 @@ describe('faults, end to end', () => {
   });
 
   it('added latency delays the answer', async () => {
-    await ref.world.run(['emulator', 'fault', 'add', '--type', 'latency', '--latency', '1500ms', '--path', '/api/v3/rate_limit', '--method', 'GET', '--count', '1']);
+    await ref.world.run([
+      'emulator',
+      'fault',
+      'add',
+      '--type',
+      'latency',
+      '--latency',
+      '1500ms',
+      '--path',
+      '/api/v3/rate_limit',
+      '--method',
+      'GET',
+      '--count',
+      '1',
+    ]);
     const t0 = Date.now();
     expect((await run(['ratelimit', 'status', '--json'])).code).toBe(0);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);

@@ -49,7 +49,8 @@ beforeEach(async () => {
 });
 
 const env = (extra: Record<string, string> = {}) => ({ LANYARD_BROWSER: browserScript, TZ: 'UTC', ...extra });
-const cli = (args: string[], extra: Record<string, string | undefined> = {}) => world.run(['--profile', 'emulator', ...args], { env: { ...env(), ...extra } as Record<string, string> });
+const cli = (args: string[], extra: Record<string, string | undefined> = {}) =>
+  world.run(['--profile', 'emulator', ...args], { env: { ...env(), ...extra } as Record<string, string> });
 
 /** Starts `auth login --health` and resolves with the URL it asked the browser to open. */
 async function startLogin(args: string[] = []): Promise<{ url: URL; done: Promise<CliResult> }> {
@@ -171,9 +172,14 @@ describe('auth login --health (implicit flow)', () => {
     expect(await unknown.text()).toContain('unknown client_id');
     const remote = await fetch(`${base}&client_id=${info.clientId}&redirect_uri=${encodeURIComponent('http://evil.example/cb')}`, { redirect: 'manual' });
     expect(remote.status).toBe(400);
-    const code = await fetch(`${base.replace('response_type=token', 'response_type=code')}&client_id=${info.clientId}&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}`, { redirect: 'manual' });
+    const code = await fetch(
+      `${base.replace('response_type=token', 'response_type=code')}&client_id=${info.clientId}&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}`,
+      { redirect: 'manual' },
+    );
     expect(code.status).toBe(302);
-    expect(code.headers.get('location')).toBe('http://127.0.0.1:9/callback#error=unsupported_response_type&error_description=response_type+%27code%27+is+not+supported%3B+use+%27token%27&state=s');
+    expect(code.headers.get('location')).toBe(
+      'http://127.0.0.1:9/callback#error=unsupported_response_type&error_description=response_type+%27code%27+is+not+supported%3B+use+%27token%27&state=s',
+    );
   });
 
   it('--no-browser prints the URL instead of opening one; no profile setting → exit 2', async () => {

@@ -17,7 +17,12 @@ interface HealthInfo {
 }
 interface Ev {
   name: string;
-  properties: { title: string; status: string; lastUpdateTime: string; impact: Array<{ impactedService: string; impactedRegions: Array<{ impactedRegion: string }> }> };
+  properties: {
+    title: string;
+    status: string;
+    lastUpdateTime: string;
+    impact: Array<{ impactedService: string; impactedRegions: Array<{ impactedRegion: string }> }>;
+  };
 }
 
 /** The published example as shipped in the shared fixtures (the emulator's copy when not checked out beside us). */
@@ -52,7 +57,16 @@ const hasRegion = (e: Ev, r: string) => e.properties.impact.some((i) => i.impact
 
 describe('the published example', () => {
   const fx = publishedExample();
-  const args = ['health', 'events', '--subscription', fx.parameters.subscriptionId!, '--filter', fx.parameters.$filter!, '--since', fx.parameters.queryStartTime!];
+  const args = [
+    'health',
+    'events',
+    '--subscription',
+    fx.parameters.subscriptionId!,
+    '--filter',
+    fx.parameters.$filter!,
+    '--since',
+    fx.parameters.queryStartTime!,
+  ];
 
   it('--json prints exactly the published items, with the service field names', async () => {
     const r = await run([...args, '--json']);
@@ -60,20 +74,39 @@ describe('the published example', () => {
     expect(r.code).toBe(0);
     expect(json(r.stdout)).toEqual(fx.value);
     // The same request built from --service/--region.
-    const r2 = await run(['health', 'events', '--subscription', 'subscriptionId', '--service', 'Virtual Machines', '--region', 'West US', '--since', '2025-05-12', '--json']);
+    const r2 = await run([
+      'health',
+      'events',
+      '--subscription',
+      'subscriptionId',
+      '--service',
+      'Virtual Machines',
+      '--region',
+      'West US',
+      '--since',
+      '2025-05-12',
+      '--json',
+    ]);
     expect(json(r2.stdout)).toEqual(fx.value);
   });
 
   it('--ndjson prints one event per line', async () => {
     const r = await run([...args, '--ndjson']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(fx.value);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(fx.value);
   });
 
   it('renders a table on a TTY and tab-separated rows otherwise', async () => {
     const plain = await run(args);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toBe('ACTIVE: Virtual machines in West US\tActive\tWarning\tServiceIssue\t2025-05-12 14:45\tVirtual Machines\tWest US\t2025-05-13 15:43\n');
+    expect(plain.stdout).toBe(
+      'ACTIVE: Virtual machines in West US\tActive\tWarning\tServiceIssue\t2025-05-12 14:45\tVirtual Machines\tWest US\t2025-05-13 15:43\n',
+    );
     // A real pseudo-terminal via script(1).
     const cmd = ['node', join(ROOT, 'bin', 'lanyard.js'), '--profile', 'emulator', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const { spawnSync } = await import('node:child_process');
@@ -85,7 +118,9 @@ describe('the published example', () => {
     // eslint-disable-next-line no-control-regex
     const strip = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
     expect(strip(lines[0]!)).toMatch(/^TITLE\s+STATUS\s+LEVEL\s+TYPE\s+IMPACT START\s+SERVICES\s+REGIONS\s+LAST UPDATE$/);
-    expect(strip(lines[1]!)).toMatch(/^ACTIVE: Virtual machines in West US\s+Active\s+Warning\s+ServiceIssue\s+2025-05-12 14:45\s+Virtual Machines\s+West US\s+2025-05-13 15:43$/);
+    expect(strip(lines[1]!)).toMatch(
+      /^ACTIVE: Virtual machines in West US\s+Active\s+Warning\s+ServiceIssue\s+2025-05-12 14:45\s+Virtual Machines\s+West US\s+2025-05-13 15:43$/,
+    );
     expect(lines[1]).toContain('\u001b[1m\u001b[31mActive'); // Active highlighted
   });
 
@@ -93,12 +128,23 @@ describe('the published example', () => {
     const r = await run(['health', 'event', 'BC_1-FXZ', '--subscription', 'subscriptionId', '--since', '5/12/2025']);
     expect(r.code).toBe(0);
     for (const piece of [
-      'ACTIVE: Virtual machines in West US', 'Tracking id:      BC_1-FXZ', 'Status:           Active', 'Impact start:     2025-05-12 14:45',
-      'Mitigated:        2025-05-14 15:43', 'Virtual Machines', 'West US — Active, updated 2025-05-13 15:43',
+      'ACTIVE: Virtual machines in West US',
+      'Tracking id:      BC_1-FXZ',
+      'Status:           Active',
+      'Impact start:     2025-05-12 14:45',
+      'Mitigated:        2025-05-14 15:43',
+      'Virtual Machines',
+      'West US — Active, updated 2025-05-13 15:43',
       '2025-05-13 10:32 [False Positive, Preliminary PIR]  Update 2 - An outage alert',
-      'Recommended actions title', '  • action 1', '  • action 2', 'Request RCA [Hyperlink] Microsoft_Azure_Health/RequestRCABlade (rcaRequested=False, trackingId=BC_1-FXZ)',
-      'Sign up for updates [Button]', 'Q: This is a question', 'A: This is an answer',
-    ]) expect(r.stdout).toContain(piece);
+      'Recommended actions title',
+      '  • action 1',
+      '  • action 2',
+      'Request RCA [Hyperlink] Microsoft_Azure_Health/RequestRCABlade (rcaRequested=False, trackingId=BC_1-FXZ)',
+      'Sign up for updates [Button]',
+      'Q: This is a question',
+      'A: This is an answer',
+    ])
+      expect(r.stdout).toContain(piece);
     const j = await run(['health', 'event', 'BC_1-FXZ', '--subscription', 'subscriptionId', '--since', '5/12/2025', '--json']);
     expect(json(j.stdout)).toEqual(fx.value[0]);
     const missing = await run(['health', 'event', 'BC_1-FXZ', '--subscription', 'subscriptionId']);
@@ -108,10 +154,10 @@ describe('the published example', () => {
 });
 
 describe('filters', () => {
-  it("--service with a single quote: doubled, URL-encoded, and matched by the service", async () => {
+  it('--service with a single quote: doubled, URL-encoded, and matched by the service', async () => {
     const r = await run(['health', 'events', '--service', "Customer's Lockbox", '--all', '--json', '--debug']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("$filter=service%20eq%20%27Customer%27%27s%20Lockbox%27");
+    expect(r.stderr).toContain('$filter=service%20eq%20%27Customer%27%27s%20Lockbox%27');
     const evs = json<Ev[]>(r.stdout);
     expect(evs.length).toBeGreaterThan(0);
     for (const e of evs) expect(hasService(e, "Customer's Lockbox")).toBe(true);
@@ -214,7 +260,9 @@ describe('paging', () => {
   it('follows the nextLink exactly as the server gave it', async () => {
     const url = `${world.url}/subscriptions/${info.subscriptionId}/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01&queryStartTime=1%2F1%2F2020`;
     const first = (await (await fetch(url, { headers: { authorization: `Bearer ${info.token}` } })).json()) as { nextLink: string };
-    expect(first.nextLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/subscriptions\/.*\?api-version=2025-05-01&queryStartTime=1%2F1%2F2020&\$skipToken=[A-Za-z0-9_-]+$/);
+    expect(first.nextLink).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/subscriptions\/.*\?api-version=2025-05-01&queryStartTime=1%2F1%2F2020&\$skipToken=[A-Za-z0-9_-]+$/,
+    );
     const r = await run(['health', 'events', '--since', '2020-01-01', '--max', String(info.pageSize + 1), '--json', '--debug']);
     const gets = r.stderr.split('\n').filter((l) => l.startsWith('> GET '));
     expect(gets[1]).toBe(`> GET ${first.nextLink}`);
@@ -226,7 +274,12 @@ describe('paging', () => {
     const lines = all.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(info.pageSize * 3);
     const max = await run(['health', 'events', '--max', '13', '--ndjson', '--debug']);
-    expect(max.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Ev).name)).toEqual(lines.slice(0, 13).map((l) => (JSON.parse(l) as Ev).name));
+    expect(
+      max.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Ev).name),
+    ).toEqual(lines.slice(0, 13).map((l) => (JSON.parse(l) as Ev).name));
     expect(max.stderr.split('\n').filter((l) => l.startsWith('> GET '))).toHaveLength(2);
     const first = await run(['health', 'events', '--json']);
     expect(json<Ev[]>(first.stdout)).toHaveLength(info.pageSize);
@@ -244,7 +297,12 @@ describe('paging', () => {
 
 describe('emulator admin: new and resolved events', () => {
   it('an added event comes first; resolving it moves it to Resolved', async () => {
-    const added = (await world.admin('health/add-event', { event: { name: 'NEW-0001', properties: { title: "ACTIVE: Storage latency in 'West US'", eventType: 'ServiceIssue', eventLevel: 'Critical', status: 'Active' } } })) as Ev;
+    const added = (await world.admin('health/add-event', {
+      event: {
+        name: 'NEW-0001',
+        properties: { title: "ACTIVE: Storage latency in 'West US'", eventType: 'ServiceIssue', eventLevel: 'Critical', status: 'Active' },
+      },
+    })) as Ev;
     expect(added.name).toBe('NEW-0001');
     const top = json<Ev[]>((await run(['health', 'events', '--max', '1', '--json'])).stdout);
     expect(top[0]!.name).toBe('NEW-0001');
@@ -276,10 +334,14 @@ describe('errors', () => {
     const empty = await fetch(eventsUrl('', '?api-version=2025-05-01'), { headers: { authorization: `Bearer ${info.token}` } });
     expect(empty.status).toBe(400);
     expect(((await empty.json()) as { code: string }).code).toBe('InvalidSubscriptionId');
-    const bad = await fetch(eventsUrl(info.subscriptionId, '?api-version=2025-05-01&queryStartTime=2025-05-12'), { headers: { authorization: `Bearer ${info.token}` } });
+    const bad = await fetch(eventsUrl(info.subscriptionId, '?api-version=2025-05-01&queryStartTime=2025-05-12'), {
+      headers: { authorization: `Bearer ${info.token}` },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { code: string }).code).toBe('InvalidQueryStartTime');
-    const encoded = await fetch(eventsUrl(info.subscriptionId, '?api-version=2025-05-01&queryStartTime=5%252F12%252F2025'), { headers: { authorization: `Bearer ${info.token}` } });
+    const encoded = await fetch(eventsUrl(info.subscriptionId, '?api-version=2025-05-01&queryStartTime=5%252F12%252F2025'), {
+      headers: { authorization: `Bearer ${info.token}` },
+    });
     expect(encoded.status).toBe(200);
   });
 

@@ -50,7 +50,7 @@ function helpOf(cmd: Command, io: TestIO): string {
 }
 
 function examplesIn(help: string): string[] {
-  const m = /\nExamples:\n((?:  .*\n?)+)/.exec(help);
+  const m = /\nExamples:\n((?: {2}.*\n?)+)/.exec(help);
   if (!m) return [];
   return m[1]
     .split('\n')
@@ -72,7 +72,10 @@ export function lanyardArgs(line: string): string[] | undefined {
   let i = 0;
   while (i < line.length) {
     const c = line[i];
-    if (c === ' ' || c === '\t') { i++; continue; }
+    if (c === ' ' || c === '\t') {
+      i++;
+      continue;
+    }
     if (c === '#') break;
     if ('|&;()<>'.includes(c)) {
       let op: string = c;
@@ -141,9 +144,22 @@ const commands = walk(tree);
 describe('--help examples', () => {
   it('walks the whole tree (groups and leaves)', () => {
     const names = commands.map(path);
-    for (const expected of ['auth', 'auth login', 'auth token create', 'ratelimit status', 'api', 'echo send',
-      'protocol request', 'mailbox list', 'health events', 'config set', 'profile use', 'emulator start',
-      'emulator admin', 'completion']) {
+    for (const expected of [
+      'auth',
+      'auth login',
+      'auth token create',
+      'ratelimit status',
+      'api',
+      'echo send',
+      'protocol request',
+      'mailbox list',
+      'health events',
+      'config set',
+      'profile use',
+      'emulator start',
+      'emulator admin',
+      'completion',
+    ]) {
       expect(names).toContain(expected);
     }
     expect(names.length).toBeGreaterThan(40);
@@ -205,8 +221,7 @@ describe('the example checker can fail', () => {
   });
 
   it('extracts the lanyard words of a shell line', () => {
-    expect(lanyardArgs(`printf %s "$SECRET" | lanyard auth login --scopes 'repo gist' # note`)).toEqual(
-      ['auth', 'login', '--scopes', 'repo gist']);
+    expect(lanyardArgs(`printf %s "$SECRET" | lanyard auth login --scopes 'repo gist' # note`)).toEqual(['auth', 'login', '--scopes', 'repo gist']);
     expect(lanyardArgs('export TOKEN=$(lanyard auth token)')).toEqual(['auth', 'token']);
     expect(lanyardArgs('lanyard ratelimit wait && ./bulk-job.sh')).toEqual(['ratelimit', 'wait']);
     expect(lanyardArgs('LANYARD_TOKEN=x lanyard api /user > out.json')).toEqual(['api', '/user']);
@@ -222,7 +237,11 @@ describe('the example checker can fail', () => {
 
 describe('the built CLI prints the examples', () => {
   it('for a group and a leaf', async () => {
-    for (const args of [['emulator', '--help'], ['mailbox', 'list', '--help'], ['help', 'auth']]) {
+    for (const args of [
+      ['emulator', '--help'],
+      ['mailbox', 'list', '--help'],
+      ['help', 'auth'],
+    ]) {
       const r = await runCli(args);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/\nExamples:\n {2}\$ lanyard /);

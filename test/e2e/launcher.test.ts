@@ -147,7 +147,10 @@ describe('compile cache', () => {
     const pkg = join(work, 'broken');
     mkdirSync(join(pkg, 'bin'), { recursive: true });
     for (const f of ['bin/lanyard.js', 'bin/package.json', 'package.json']) writeFileSync(join(pkg, f), readFileSync(join(ROOT, f)));
-    const r = spawnSync(process.execPath, [join(pkg, 'bin', 'lanyard.js'), '--help'], { encoding: 'utf8', env: { ...process.env, LANYARD_CACHE_DIR: join(work, 'broken-cache') } });
+    const r = spawnSync(process.execPath, [join(pkg, 'bin', 'lanyard.js'), '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, LANYARD_CACHE_DIR: join(work, 'broken-cache') },
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe('lanyard: dist/cli.cjs is missing (run `npm run build` in a source checkout)\n');
     // --version needs no bundle.

@@ -76,7 +76,10 @@ describe('get, parts and content ids', () => {
     expect(v.prev).toBe(all[at - 1]);
     expect(v.next).toBe(all[at + 1]);
     expect(v.message.cc).toEqual([{ address: 'erin@example.org', name: 'Erin' }]);
-    expect(v.message.to).toEqual([{ address: 'alice@example.com', name: 'Alice' }, { address: 'dave@example.com', name: '' }]);
+    expect(v.message.to).toEqual([
+      { address: 'alice@example.com', name: 'Alice' },
+      { address: 'dave@example.com', name: '' },
+    ]);
     expect(v.message.parts).toEqual({
       '1.2.2': { size: 70, fileName: 'logo.png', mimeType: 'image/png' },
       '2': { size: 24, fileName: 'report.csv', mimeType: 'text/csv' },
@@ -138,11 +141,27 @@ describe('get, parts and content ids', () => {
 
   it('sanitises hostile names: control characters, backslashes, dot-only names', async () => {
     const raw = [
-      'From: x@example.net', 'Subject: hostile names', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary=b', '',
-      '--b', 'Content-Type: text/plain', '', 'body',
-      '--b', 'Content-Type: application/octet-stream', 'Content-Disposition: attachment; filename="..\\\\..\\\\win\u0007dows.ini"', '', 'one',
-      '--b', 'Content-Type: application/octet-stream', 'Content-Disposition: attachment; filename=".."', '', 'two',
-      '--b--', '',
+      'From: x@example.net',
+      'Subject: hostile names',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary=b',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'body',
+      '--b',
+      'Content-Type: application/octet-stream',
+      'Content-Disposition: attachment; filename="..\\\\..\\\\win\u0007dows.ini"',
+      '',
+      'one',
+      '--b',
+      'Content-Type: application/octet-stream',
+      'Content-Disposition: attachment; filename=".."',
+      '',
+      'two',
+      '--b--',
+      '',
     ].join('\r\n');
     const id = (await ok(['store', '-'], { input: raw })).stdout.trim();
     const out = await mkdtemp(join(tmpdir(), 'lanyard-hostile-'));
@@ -180,7 +199,9 @@ describe('raw, deflate and url', () => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve(Buffer.concat(chunks)));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(wire.length).toBeLessThan(original.length / 4);
     expect(inflateRawSync(wire)).toEqual(original);
@@ -189,7 +210,9 @@ describe('raw, deflate and url', () => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(plain.enc).toBeUndefined();
     expect(plain.body).toEqual(original);
@@ -268,7 +291,9 @@ describe('state transitions', () => {
     expect((await serverMeta(a)).markers).toBeUndefined();
     const file = join(dir, 'labelled.eml');
     await writeFile(file, simple('labelled'));
-    const b = JSON.parse((await ok(['store', file, '--label', '7', '--label', '9', '--marker', 'seen', '--marker', 'Forwarded', '--json'])).stdout) as { id: string };
+    const b = JSON.parse((await ok(['store', file, '--label', '7', '--label', '9', '--marker', 'seen', '--marker', 'Forwarded', '--json'])).stdout) as {
+      id: string;
+    };
     const meta = await serverMeta(b.id);
     expect(meta.labels).toEqual([0, 7, 9]);
     expect(meta.markers).toEqual(['SEEN', 'FORWARDED']);
@@ -283,7 +308,24 @@ describe('state transitions', () => {
 
   it('label: adds and removes labels and markers in one PUT; label 0 stays', async () => {
     const id = (await ok(['store', '-', '--label', '1', '--marker', 'replied'], { input: simple('to relabel') })).stdout.trim();
-    const dbg = await world.run(['--debug', '--profile', 'emulator', 'mailbox', 'label', id, '--add', '4', '--add', '6', '--remove', '1', '--add-marker', 'seen', '--remove-marker', 'replied']);
+    const dbg = await world.run([
+      '--debug',
+      '--profile',
+      'emulator',
+      'mailbox',
+      'label',
+      id,
+      '--add',
+      '4',
+      '--add',
+      '6',
+      '--remove',
+      '1',
+      '--add-marker',
+      'seen',
+      '--remove-marker',
+      'replied',
+    ]);
     expect(dbg.code).toBe(0);
     expect(dbg.stderr.match(/^> PUT /gm)).toHaveLength(1);
     const meta = await serverMeta(id);
@@ -329,7 +371,14 @@ describe('state transitions', () => {
     expect((await ok(['raw', id])).stdout).toMatch(/bye/);
     const purged = (await world.admin('mailbox/purge', {})) as { purged: string[] };
     expect(purged.purged).toContain(id);
-    for (const args of [['get', id], ['raw', id], ['url', id], ['part', id, '1'], ['delete', id], ['label', id, '--add', '2']]) {
+    for (const args of [
+      ['get', id],
+      ['raw', id],
+      ['url', id],
+      ['part', id, '1'],
+      ['delete', id],
+      ['label', id, '--add', '2'],
+    ]) {
       const r = await mb(args);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr.trim()).toBe(`message ${id} not found`);
@@ -348,14 +397,20 @@ describe('paging with --all', () => {
   it('follows pages newest first without duplicates or gaps (page size 7, 9, 45, 500)', async () => {
     for (const count of ['7', '9', '45', '500']) {
       const r = await ok(['list', '--label', '11', '--all', '--count', count, '--ndjson']);
-      const ids = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+      const ids = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id);
       expect(ids, `count ${count}`).toEqual(expected);
     }
   });
 
   it('and oldest first, with metadata', async () => {
     const r = await ok(['list', '--label', '11', '--all', '--count', '8', '--oldest-first', '--metadata', '--ndjson']);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; subject: string });
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; subject: string });
     expect(rows.map((x) => x.id)).toEqual([...expected].reverse());
     expect(rows[0]!.subject).toBe('Generated message 1');
   });
@@ -392,7 +447,10 @@ describe('validation before any request (exit 2, one line)', () => {
     expect(r.stderr).toMatch(re);
     expect(r.stderr).not.toMatch(/^> (GET|POST|PUT|DELETE) /m);
     // One message line (plus a hint at most); --debug adds the stack, which is ignored here.
-    const lines = r.stderr.trim().split('\n').filter((l) => !/^\s+at |^\w*Error: |^\(run with/.test(l));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !/^\s+at |^\w*Error: |^\(run with/.test(l));
     expect(lines.length, r.stderr).toBeLessThanOrEqual(2);
   });
 

@@ -10,7 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './harness.js';
 
 const npm = (args: string[], cwd: string) =>
-  execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+  execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
 
 describe('npm package', () => {
   const work = mkdtempSync(join(tmpdir(), 'lanyard-pack-'));

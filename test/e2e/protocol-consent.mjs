@@ -8,7 +8,13 @@ const url = process.argv[2];
 if (process.env.LANYARD_TEST_URL_LOG) appendFileSync(process.env.LANYARD_TEST_URL_LOG, url + '\n');
 const decision = process.env.LANYARD_TEST_CONSENT;
 if (decision === 'allow' || decision === 'deny') {
-  const unescape = (s) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  const unescape = (s) =>
+    s
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
   let res = await fetch(url);
   for (let i = 0; i < 5; i++) {
     const html = await res.text();

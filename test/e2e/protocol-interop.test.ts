@@ -36,14 +36,20 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<voi
   const ok = !!at && !at.isExpired && at.aud === mcp;
   seen.push({ path: '/mcp', method: msg.method, auth: !!token, status: ok ? 200 : 401 });
   if (!ok) {
-    return send(res, 401, { error: 'invalid_token' }, {
-      'www-authenticate': `Bearer resource_metadata="${issuer}/.well-known/oauth-protected-resource/mcp", scope="openid offline_access tools:read"${token ? ', error="invalid_token"' : ''}`,
-    });
+    return send(
+      res,
+      401,
+      { error: 'invalid_token' },
+      {
+        'www-authenticate': `Bearer resource_metadata="${issuer}/.well-known/oauth-protected-resource/mcp", scope="openid offline_access tools:read"${token ? ', error="invalid_token"' : ''}`,
+      },
+    );
   }
   if (msg.id === undefined) return send(res, 202, undefined);
-  const result = msg.method === 'initialize'
-    ? { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'interop-server', version: '0.0.1' } }
-    : { sub: at!.accountId };
+  const result =
+    msg.method === 'initialize'
+      ? { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'interop-server', version: '0.0.1' } }
+      : { sub: at!.accountId };
   send(res, 200, { jsonrpc: '2.0', id: msg.id, result }, msg.method === 'initialize' ? { 'mcp-session-id': randomUUID() } : {});
 }
 

@@ -17,7 +17,12 @@ let dir: string;
 let agent: Agent;
 
 async function admin(path: string, body: unknown): Promise<unknown> {
-  const res = await undiciFetch(`${w.url}/_emulator/${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, dispatcher: agent });
+  const res = await undiciFetch(`${w.url}/_emulator/${path}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+    dispatcher: agent,
+  });
   return res.json();
 }
 
@@ -25,8 +30,27 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-tls-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   agent = new Agent({ connect: { ca: await readFile(cert, 'utf8') } });
   w = await startWorld({ emulatorArgs: ['--tls-cert', cert, '--tls-key', key], env: { NODE_EXTRA_CA_CERTS: cert } });
 });

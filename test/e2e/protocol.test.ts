@@ -113,7 +113,9 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
 
   it('insufficient_scope re-authorizes once with the wider scope', async () => {
     const c = await newClient('allow');
-    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/call', '--params', '{"name":"echo","arguments":{"text":"hello"}}', '--json'], { env: c.env() });
+    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/call', '--params', '{"name":"echo","arguments":{"text":"hello"}}', '--json'], {
+      env: c.env(),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).result.content[0].text).toBe('hello');
     const urls = await c.urls();
@@ -134,7 +136,7 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
 });
 
 describe('profile and transport details', () => {
-  it('uses the emulator profile\'s protocol.serverUrl when no URL is given', async () => {
+  it("uses the emulator profile's protocol.serverUrl when no URL is given", async () => {
     const c = await newClient('allow');
     const env = { ...c.env(), LANYARD_CONFIG_DIR: w.configDir };
     const r = await w.run(['--profile', 'emulator', 'protocol', 'request', '--method', 'ping', '--json'], { env });
@@ -147,7 +149,8 @@ describe('profile and transport details', () => {
 
   it('the emulator refuses foreign Origins and requests without both Accept types', async () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} };
-    const post = (headers: Record<string, string>) => fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(init) });
+    const post = (headers: Record<string, string>) =>
+      fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(init) });
     expect((await post({ accept: 'application/json, text/event-stream', origin: 'https://evil.example.com' })).status).toBe(403);
     expect((await post({ accept: 'application/json' })).status).toBe(406);
     const unauth = await post({ accept: 'application/json, text/event-stream' });
@@ -201,20 +204,33 @@ describe('state, HTTPS and redirect rules', () => {
     const reg = await fetch(`${w.url}/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://evil.example.com/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] }),
+      body: JSON.stringify({
+        client_name: 'x',
+        redirect_uris: ['http://evil.example.com/cb'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+      }),
     });
     expect(reg.status).toBe(400);
     expect(((await reg.json()) as { error: string }).error).toBe('invalid_redirect_uri');
     const ok = await fetch(`${w.url}/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: ['http://localhost:9/cb', 'https://app.example.com/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+      body: JSON.stringify({
+        redirect_uris: ['http://localhost:9/cb', 'https://app.example.com/cb'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      }),
     });
     expect(ok.status).toBe(201);
     const client = (await ok.json()) as { client_id: string; client_secret?: string };
     expect(client.client_secret).toBeUndefined();
     // Registered localhost URI: any port; an unregistered host: refused without redirecting.
-    const authz = (redirect: string) => fetch(`${w.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirect, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's' })}`, { redirect: 'manual' });
+    const authz = (redirect: string) =>
+      fetch(
+        `${w.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirect, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's' })}`,
+        { redirect: 'manual' },
+      );
     expect((await authz('http://localhost:53111/cb')).status).toBe(200);
     expect((await authz('https://other.example.com/cb')).status).toBe(400);
   });
@@ -226,7 +242,10 @@ describe('PKCE at the server', () => {
   const redirect = 'http://127.0.0.1:40123/callback';
 
   async function codeFor(params: Record<string, string>): Promise<URL> {
-    const page = await fetch(`${w.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'ctx-cli', redirect_uri: redirect, state: 'st', ...params })}`, { redirect: 'manual' });
+    const page = await fetch(
+      `${w.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'ctx-cli', redirect_uri: redirect, state: 'st', ...params })}`,
+      { redirect: 'manual' },
+    );
     if (page.status === 302) return new URL(page.headers.get('location')!);
     const html = await page.text();
     const id = /name="request_id" value="([^"]+)"/.exec(html)![1]!;
@@ -234,7 +253,10 @@ describe('PKCE at the server', () => {
     return new URL(back.headers.get('location')!);
   }
   const token = (form: Record<string, string>) =>
-    fetch(`${w.url}/token`, { method: 'POST', body: new URLSearchParams(form) }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+    fetch(`${w.url}/token`, { method: 'POST', body: new URLSearchParams(form) }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as Record<string, string>,
+    }));
 
   it('requires a S256 code_challenge', async () => {
     expect((await codeFor({})).searchParams.get('error')).toBe('invalid_request');
@@ -268,7 +290,10 @@ describe('PKCE at the server', () => {
 describe('client credentials', () => {
   it('signs in without a browser with the secret from stdin, and calls the server', async () => {
     const c = await newClient('record');
-    const login = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], { env: c.env(), input: 'ctx-service-secret\n' });
+    const login = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], {
+      env: c.env(),
+      input: 'ctx-service-secret\n',
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/Signed in to/);
     expect(login.stderr + login.stdout).not.toContain('ctx-service-secret');
@@ -276,7 +301,9 @@ describe('client credentials', () => {
     const tok = await w.run(['auth', 'token', '--server', mcp], { env: c.env() });
     expect(tok.code).toBe(0);
     expect(tok.stdout.trim()).toMatch(/^ctxat_/);
-    const call = await w.run(['protocol', 'request', mcp, '--method', 'tools/call', '--params', '{"name":"echo","arguments":{"text":"cc"}}', '--json'], { env: c.env() });
+    const call = await w.run(['protocol', 'request', mcp, '--method', 'tools/call', '--params', '{"name":"echo","arguments":{"text":"cc"}}', '--json'], {
+      env: c.env(),
+    });
     expect(call.code, call.stderr).toBe(0);
     expect(JSON.parse(call.stdout).result.content[0].text).toBe('cc');
     expect((await stats(w)).tokenRequests.client_credentials).toBe(1);
@@ -284,7 +311,9 @@ describe('client credentials', () => {
 
   it('a wrong secret is invalid_client; no secret is a clear message', async () => {
     const c = await newClient('record');
-    const bad = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], { env: c.env({ LANYARD_CLIENT_SECRET: 'wrong-secret' }) });
+    const bad = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], {
+      env: c.env({ LANYARD_CLIENT_SECRET: 'wrong-secret' }),
+    });
     expect(bad.code).toBe(4); // HTTP 401 invalid_client: authentication failed
     expect(bad.stderr).toMatch(/invalid_client/);
     expect(bad.stderr).not.toContain('wrong-secret');
@@ -313,7 +342,14 @@ describe('refresh', () => {
     expect(await c.urls()).toHaveLength(1);
 
     // The old refresh token again: refused, and the whole grant is revoked.
-    const reuse = await fetch(`${w.url}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(first.refreshToken), client_id: String((Object.values(await c.stored()).find((v) => 'authMethod' in v) as { clientId: string }).clientId) }) });
+    const reuse = await fetch(`${w.url}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: String(first.refreshToken),
+        client_id: String((Object.values(await c.stored()).find((v) => 'authMethod' in v) as { clientId: string }).clientId),
+      }),
+    });
     expect(reuse.status).toBe(400);
     expect(((await reuse.json()) as { error: string }).error).toBe('invalid_grant');
     s = await stats(w);
@@ -360,7 +396,9 @@ describe('refresh', () => {
 
     // Fields build the body: refused once, refreshed, sent again with the new token.
     before = (await stats(w)).tokenRequests.refresh_token ?? 0;
-    const r = await w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', ...ping, '-f', 'jsonrpc=2.0', '-F', 'id=1', '-f', 'method=ping'], { env: c.env() });
+    const r = await w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', ...ping, '-f', 'jsonrpc=2.0', '-F', 'id=1', '-f', 'method=ping'], {
+      env: c.env(),
+    });
     const s = await stats(w);
     expect(s.tokenRequests.refresh_token, r.stderr).toBe(before + 1);
     expect(s.mcpRequests.at(-2)!.status).toBe(401);

@@ -7,9 +7,8 @@ const TOKEN = 'lyp_emulator_default_token_0000000000000001';
 const run = ref.run;
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 
-
 describe('ratelimit status', () => {
-  it('--json: every resource with {limit, used, remaining, reset}; the token\'s budget', async () => {
+  it("--json: every resource with {limit, used, remaining, reset}; the token's budget", async () => {
     const r = await run(['ratelimit', 'status', '--json'], { LANYARD_TOKEN: TOKEN });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
@@ -44,7 +43,9 @@ describe('ratelimit status', () => {
     const short = await run(['ratelimit', 'status', '--resource', 'core', '--fail-under', '100', '--json']);
     expect(short.code).toBe(3);
     expect(JSON.parse(short.stdout).resources.core.remaining).toBe(60);
-    expect(short.stderr).toMatch(/^budget check failed: core has 60 requests left, fewer than 100; it resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in (60|59)m\)\n$/);
+    expect(short.stderr).toMatch(
+      /^budget check failed: core has 60 requests left, fewer than 100; it resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in (60|59)m\)\n$/,
+    );
   });
 
   it('budget exhausted (emulator budget verb) → exit 3 with the reset time', async () => {
@@ -180,7 +181,9 @@ describe('primary limit through a counted request (lanyard api)', () => {
     const fail = await run(['api', '/repos/mona/hello-world'], { LANYARD_TOKEN: TOKEN });
     expect(fail.code).toBe(3);
     expect(fail.stdout).toBe('');
-    expect(fail.stderr).toMatch(/^API rate limit exceeded for user ID 1; the budget resets at \d{4}-.*Z\nthe budget resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d local time \((now|in \d+s)\); rerun with --wait/);
+    expect(fail.stderr).toMatch(
+      /^API rate limit exceeded for user ID 1; the budget resets at \d{4}-.*Z\nthe budget resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d local time \((now|in \d+s)\); rerun with --wait/,
+    );
     noStack(fail.stderr);
     const t0 = Date.now();
     const ok = await run(['--wait', 'api', '/repos/mona/hello-world'], { LANYARD_TOKEN: TOKEN });

@@ -50,7 +50,9 @@ describe(`smoke (node ${process.version})`, () => {
     expect(anon.code).toBe(0);
     expect(JSON.parse(anon.stdout).resources.core.limit).toBe(60);
     const info = (await world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } };
-    const user = await world.run(['--profile', 'emulator', 'ratelimit', 'status', '--resource', 'core', '--fail-under', '4000', '--json'], { env: { LANYARD_TOKEN: info.hosting.personalToken } });
+    const user = await world.run(['--profile', 'emulator', 'ratelimit', 'status', '--resource', 'core', '--fail-under', '4000', '--json'], {
+      env: { LANYARD_TOKEN: info.hosting.personalToken },
+    });
     expect(user.code).toBe(0);
     expect(JSON.parse(user.stdout).resources.core.limit).toBe(5000);
   });

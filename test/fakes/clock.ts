@@ -45,11 +45,15 @@ export class FakeClock implements Clock {
     return new Promise((resolve, reject) => {
       const entry = { until: this.#mono + ms, resolve };
       this.#sleepers.push(entry);
-      signal?.addEventListener('abort', () => {
-        const i = this.#sleepers.indexOf(entry);
-        if (i >= 0) this.#sleepers.splice(i, 1);
-        reject(new CancelledError());
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.#sleepers.indexOf(entry);
+          if (i >= 0) this.#sleepers.splice(i, 1);
+          reject(new CancelledError());
+        },
+        { once: true },
+      );
     });
   }
 }

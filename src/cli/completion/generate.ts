@@ -10,7 +10,13 @@ export type Shell = 'bash' | 'zsh' | 'fish';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
 
 /** How the value of an option is completed. */
-type ValueKind = { kind: 'none' } | { kind: 'words'; words: string[] } | { kind: 'dynamic'; name: string } | { kind: 'file' } | { kind: 'dir' } | { kind: 'any' };
+type ValueKind =
+  | { kind: 'none' }
+  | { kind: 'words'; words: string[] }
+  | { kind: 'dynamic'; name: string }
+  | { kind: 'file' }
+  | { kind: 'dir' }
+  | { kind: 'any' };
 
 interface FlagSpec {
   flags: string[];
@@ -169,9 +175,7 @@ complete -F _lanyard lanyard
 function zsh(specs: CommandSpec[]): string {
   const kinds = valueFlags(specs);
   const esc = (s: string) => oneLine(s).replace(/:/g, '\\:');
-  const subsCase = specs
-    .map((s) => `    ${sq(s.path)}) subs=(${s.subcommands.map((c) => sq(`${c.name}:${esc(c.description)}`)).join(' ')}) ;;`)
-    .join('\n');
+  const subsCase = specs.map((s) => `    ${sq(s.path)}) subs=(${s.subcommands.map((c) => sq(`${c.name}:${esc(c.description)}`)).join(' ')}) ;;`).join('\n');
   const flagsCase = specs
     .map((s) => `    ${sq(s.path)}) flags=(${s.flags.flatMap((f) => f.flags.map((n) => sq(`${n}:${esc(f.description)}`))).join(' ')}) ;;`)
     .join('\n');
@@ -253,8 +257,8 @@ function fish(specs: CommandSpec[]): string {
     '        switch $t',
     `            case ${[...valueFlags(specs).keys()].sort().join(' ')}`,
     '                set skip 1',
-    '            case \'-*\'',
-    '            case \'*\'',
+    "            case '-*'",
+    "            case '*'",
     '                if contains -- $t (__lanyard_subcommands (string join " " $path))',
     '                    set -a path $t',
     '                end',

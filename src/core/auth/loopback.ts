@@ -67,7 +67,14 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
     if (outcome) return send(409, 'This sign-in link was already used', 'Return to the terminal.');
     if (params.get('state') !== o.state) {
       send(400, 'Sign-in refused: state mismatch', 'The response did not carry the state this sign-in sent. Nothing was stored; run the command again.');
-      return finish({ error: new OAuthError('state_mismatch', undefined, undefined, 'sign-in aborted: the returned state does not match the one sent (possible forged request)') });
+      return finish({
+        error: new OAuthError(
+          'state_mismatch',
+          undefined,
+          undefined,
+          'sign-in aborted: the returned state does not match the one sent (possible forged request)',
+        ),
+      });
     }
     const error = params.get('error');
     if (error) {
@@ -87,7 +94,9 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
     }
     if (mode === 'query' && req.method === 'GET') return handleParams(url.searchParams, res, true);
     if (mode === 'fragment' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end(fragmentRelay(path));
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+        .end(fragmentRelay(path));
       return;
     }
     if (mode === 'fragment' && req.method === 'POST') {
@@ -135,7 +144,12 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
           }),
           sleep(timeoutMs, timer.signal).then(
             () => {
-              throw new TimeoutError('GET', `http://127.0.0.1:${port}${path}`, 'total', `sign-in timed out: the browser did not come back to ${`http://127.0.0.1:${port}${path}`} within ${Math.round(timeoutMs / 1000)} s (run again, or raise --timeout)`);
+              throw new TimeoutError(
+                'GET',
+                `http://127.0.0.1:${port}${path}`,
+                'total',
+                `sign-in timed out: the browser did not come back to ${`http://127.0.0.1:${port}${path}`} within ${Math.round(timeoutMs / 1000)} s (run again, or raise --timeout)`,
+              );
             },
             () => {
               throw new CancelledError();

@@ -65,7 +65,7 @@ export async function parseXmlBody(text: string): Promise<OAuthFields> {
   }
   const root = doc.OAuth;
   if (root === undefined) throw invalid('the XML root element is not OAuth');
-  if (root === '' ) return {};
+  if (root === '') return {};
   if (!root || typeof root !== 'object' || Array.isArray(root)) throw invalid('the OAuth element has no fields');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(root as Record<string, unknown>)) {

@@ -76,7 +76,8 @@ export class ConfigReader {
     } catch (err) {
       throw new ConfigError(`cannot read the config file: ${(err as Error).message.split('\n')[0]}`, { hint: `fix or remove ${this.path}` });
     }
-    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`cannot read the config file: ${this.path} does not hold a JSON object`);
+    if (!data || typeof data !== 'object' || Array.isArray(data))
+      throw new ConfigError(`cannot read the config file: ${this.path} does not hold a JSON object`);
     return { profiles: {}, ...(data as Partial<ConfigShape>) };
   }
 

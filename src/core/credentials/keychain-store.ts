@@ -11,7 +11,11 @@ type Keytar = typeof import('@napi-rs/keyring/keytar.js');
 
 export class KeychainCredentialStore implements CredentialStore {
   readonly kind = 'keychain';
-  private constructor(private readonly keytar: Keytar, private readonly timeoutMs: number, private readonly service: string) {}
+  private constructor(
+    private readonly keytar: Keytar,
+    private readonly timeoutMs: number,
+    private readonly service: string,
+  ) {}
 
   /** Loads the binding; throws CredentialStoreError when it cannot load. */
   static async load(options: { timeoutMs?: number; service?: string } = {}): Promise<KeychainCredentialStore> {

@@ -52,7 +52,9 @@ export interface CachedIdentityToken {
 
 /** A cached token for this issuer and client that stays valid for `marginMs` more. */
 export async function readCachedToken(
-  store: CredentialStore, account: string, o: { issuer: string; clientId: string; nowMs: number; marginMs?: number },
+  store: CredentialStore,
+  account: string,
+  o: { issuer: string; clientId: string; nowMs: number; marginMs?: number },
 ): Promise<CachedIdentityToken | undefined> {
   const text = await store.get(account);
   if (!text) return undefined;

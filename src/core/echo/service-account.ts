@@ -105,10 +105,11 @@ export function serviceAccountClaims(i: ServiceAccountClaimsInput): ServiceAccou
 }
 
 /** Signs the claims with the account's key: RS256, kid = private_key_id. */
-export async function mintServiceAccountJwt(key: ServiceAccountKey, input: Omit<ServiceAccountClaimsInput, 'email'>): Promise<{ token: string; claims: ServiceAccountClaims }> {
+export async function mintServiceAccountJwt(
+  key: ServiceAccountKey,
+  input: Omit<ServiceAccountClaimsInput, 'email'>,
+): Promise<{ token: string; claims: ServiceAccountClaims }> {
   const claims = serviceAccountClaims({ ...input, email: key.clientEmail });
-  const token = await new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.privateKeyId })
-    .sign(key.privateKey);
+  const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.privateKeyId }).sign(key.privateKey);
   return { token, claims };
 }

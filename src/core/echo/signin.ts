@@ -67,7 +67,9 @@ export function buildAuthorizationUrl(ep: OidcEndpoints, r: AuthorizationRequest
 
 /** POST the token endpoint (public client: client_id + code_verifier, no secret). */
 export async function exchangeCode(
-  http: HttpClient, ep: OidcEndpoints, o: { code: string; clientId: string; redirectUri: string; verifier: string; signal?: AbortSignal },
+  http: HttpClient,
+  ep: OidcEndpoints,
+  o: { code: string; clientId: string; redirectUri: string; verifier: string; signal?: AbortSignal },
 ): Promise<{ id_token: string }> {
   const res = await http.request({
     method: 'POST',
@@ -80,7 +82,9 @@ export async function exchangeCode(
   let body: Record<string, unknown> = {};
   try {
     body = (await res.json()) as Record<string, unknown>;
-  } catch { /* not JSON: handled below */ }
+  } catch {
+    /* not JSON: handled below */
+  }
   if (typeof body.error === 'string') {
     throw new OAuthError(body.error, typeof body.error_description === 'string' ? body.error_description : undefined, res.status);
   }
@@ -100,11 +104,15 @@ export function processIdToken(idToken: string, o: { issuer: string; clientId: s
   }
   const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
   const problem =
-    c.iss !== o.issuer ? `its issuer is ${String(c.iss)}, not ${o.issuer}`
-    : !aud.includes(o.clientId) ? `its audience does not include ${o.clientId}`
-    : c.nonce !== o.nonce ? 'its nonce does not match the one sent (replayed response?)'
-    : typeof c.exp !== 'number' || c.exp * 1000 <= o.nowMs ? 'it has already expired'
-    : undefined;
+    c.iss !== o.issuer
+      ? `its issuer is ${String(c.iss)}, not ${o.issuer}`
+      : !aud.includes(o.clientId)
+        ? `its audience does not include ${o.clientId}`
+        : c.nonce !== o.nonce
+          ? 'its nonce does not match the one sent (replayed response?)'
+          : typeof c.exp !== 'number' || c.exp * 1000 <= o.nowMs
+            ? 'it has already expired'
+            : undefined;
   if (problem) throw new LanyardError('bad_response', `the identity provider's id_token was refused: ${problem}`);
   return {
     token: idToken,
@@ -147,8 +155,13 @@ export async function signInWithBrowser(d: SignInDeps, o: SignInOptions): Promis
   let waiting = false;
   try {
     const url = buildAuthorizationUrl(ep, {
-      clientId: o.clientId, redirectUri: receiver.redirectUri, scopes: o.scopes ?? ID_TOKEN_SCOPES, state, nonce,
-      codeChallenge: pkce.challenge, loginHint: o.loginHint,
+      clientId: o.clientId,
+      redirectUri: receiver.redirectUri,
+      scopes: o.scopes ?? ID_TOKEN_SCOPES,
+      state,
+      nonce,
+      codeChallenge: pkce.challenge,
+      loginHint: o.loginHint,
     });
     const opened = o.openBrowser ? await d.browser.open(url) : false;
     d.onAuthorizationUrl(url, opened);
@@ -156,7 +169,13 @@ export async function signInWithBrowser(d: SignInDeps, o: SignInOptions): Promis
     const params = await receiver.wait(o.timeoutMs, (ms, s) => d.clock.sleep(ms, s));
     const code = params.get('code');
     if (!code) throw new OAuthError('invalid_response', 'the redirect carried no code', undefined);
-    const { id_token } = await exchangeCode(d.http, ep, { code, clientId: o.clientId, redirectUri: receiver.redirectUri, verifier: pkce.verifier, signal: d.signal });
+    const { id_token } = await exchangeCode(d.http, ep, {
+      code,
+      clientId: o.clientId,
+      redirectUri: receiver.redirectUri,
+      verifier: pkce.verifier,
+      signal: d.signal,
+    });
     return processIdToken(id_token, { issuer: ep.issuer, clientId: o.clientId, nonce, nowMs: d.clock.now() });
   } finally {
     if (!waiting) await receiver.close();

@@ -73,7 +73,14 @@ export async function obtainSchemeToken(o: SchemeTokenOptions, d: SchemeTokenDep
     const cached = await readCachedToken(store, account, { issuer, clientId, nowMs: d.clock.now() });
     if (cached) return { token: cached.token, source: 'cache', expiresAt: cached.expiresAt, path, principal: cached.email };
   }
-  const got = await signInWithBrowser(d, { issuer, clientId, openBrowser: o.openBrowser, timeoutMs: o.timeoutMs, loginHint: o.loginHint, productName: product });
+  const got = await signInWithBrowser(d, {
+    issuer,
+    clientId,
+    openBrowser: o.openBrowser,
+    timeoutMs: o.timeoutMs,
+    loginHint: o.loginHint,
+    productName: product,
+  });
   await writeCachedToken(store, account, got);
   return { token: got.token, source: 'sign-in', expiresAt: got.expiresAt, path, principal: got.email };
 }
@@ -87,7 +94,8 @@ function signInTarget(o: SchemeTokenOptions): { issuer: string; clientId: string
   }
   if (!o.appPlatformUrl) throw new ValidationError('no app platform: set echo.appPlatformUrl in the profile (`lanyard config set echo.appPlatformUrl <url>`)');
   if (!o.project) throw new ValidationError('no project: pass --project <id>, or set echo.appPlatformProject in the profile');
-  if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(o.project)) throw new ValidationError(`--project: "${o.project}" is not a project id (lower-case letters, digits, hyphens)`);
+  if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(o.project))
+    throw new ValidationError(`--project: "${o.project}" is not a project id (lower-case letters, digits, hyphens)`);
   const base = o.appPlatformUrl.replace(/\/+$/, '');
   // The platform's issuer is {token issuer}/<project>; its audience (and client id) is the project.
   return { issuer: `${base}/${o.project}`, clientId: o.project, account: appPlatformAccount(base, o.project), product: `the app platform (${o.project})` };

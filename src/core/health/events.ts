@@ -22,7 +22,14 @@ export interface EventsQuery {
 
 /** A non-200 answer of the health API, with its flat ErrorResponse. */
 export class HealthApiError extends HttpError {
-  constructor(status: number, method: string, url: string, readonly error: HealthErrorResponse | undefined, body: unknown, headers: Readonly<Record<string, string>>) {
+  constructor(
+    status: number,
+    method: string,
+    url: string,
+    readonly error: HealthErrorResponse | undefined,
+    body: unknown,
+    headers: Readonly<Record<string, string>>,
+  ) {
     super(status, method, url, body, headers, describeHealthError(status, error, body));
   }
 }
@@ -56,7 +63,7 @@ export function eventsUrl(q: EventsQuery): string {
 
 /** GET one page (first page URL or a `nextLink`); throws HealthApiError / AuthRequiredError. */
 export async function eventsPageRequest(http: HttpClient, url: string, token: string, signal?: AbortSignal): Promise<HealthEventsPage> {
-  let res;
+  let res: Awaited<ReturnType<HttpClient['request']>>;
   try {
     res = await http.request({ url, credential: { scheme: 'bearer', token }, signal });
   } catch (e) {
@@ -65,9 +72,10 @@ export async function eventsPageRequest(http: HttpClient, url: string, token: st
     if (e.status === 401 || e.status === 403) {
       throw new AuthRequiredError(err.message, {
         cause: err,
-        hint: e.status === 401
-          ? 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)'
-          : 'the signed-in account has no access to this subscription; check --subscription or sign in as another account',
+        hint:
+          e.status === 401
+            ? 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)'
+            : 'the signed-in account has no access to this subscription; check --subscription or sign in as another account',
       });
     }
     throw err;
@@ -131,7 +139,8 @@ export async function* iterateEvents(http: HttpClient, q: EventsQuery, token: st
     } catch {
       throw new LanyardError('bad_response', `the health API answered with an invalid nextLink`);
     }
-    if (nextUrl.origin !== origin) throw new LanyardError('bad_response', `refusing to follow a nextLink to another host (${nextUrl.origin}); the token is only sent to ${origin}`);
+    if (nextUrl.origin !== origin)
+      throw new LanyardError('bad_response', `refusing to follow a nextLink to another host (${nextUrl.origin}); the token is only sent to ${origin}`);
     if (seen.has(next)) throw new LanyardError('bad_response', 'the health API returned the same nextLink twice; stopping to avoid a loop');
     seen.add(next);
     url = /^https?:\/\//i.test(next) ? next : nextUrl.toString();

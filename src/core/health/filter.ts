@@ -15,7 +15,10 @@ export function quoteODataString(value: string): string {
  */
 export function buildEventsFilter(services: readonly string[] = [], regions: readonly string[] = []): string | undefined {
   const terms: string[] = [];
-  for (const [property, values, flag] of [['service', services, '--service'], ['region', regions, '--region']] as const) {
+  for (const [property, values, flag] of [
+    ['service', services, '--service'],
+    ['region', regions, '--region'],
+  ] as const) {
     for (const v of values) {
       if (!v.trim()) throw new ValidationError(`${flag}: the name must not be empty`);
       if (/[\u0000-\u001f\u007f]/.test(v)) throw new ValidationError(`${flag}: the name must not contain control characters`);

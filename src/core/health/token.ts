@@ -62,11 +62,19 @@ export function processImplicitResponse(params: URLSearchParams, nowMs: number, 
   const token = params.get('access_token');
   if (!token) throw new OAuthError('invalid_response', 'the authorization response carried no access_token', undefined);
   const type = params.get('token_type');
-  if (!type || type.toLowerCase() !== 'bearer') throw new OAuthError('invalid_response', `unsupported token_type "${type ?? ''}" (expected Bearer)`, undefined);
+  if (type?.toLowerCase() !== 'bearer') throw new OAuthError('invalid_response', `unsupported token_type "${type ?? ''}" (expected Bearer)`, undefined);
   const expiresIn = Number(params.get('expires_in'));
-  if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw new OAuthError('invalid_response', 'the authorization response carried no valid expires_in', undefined);
+  if (!Number.isFinite(expiresIn) || expiresIn <= 0)
+    throw new OAuthError('invalid_response', 'the authorization response carried no valid expires_in', undefined);
   const scope = params.get('scope') ?? undefined;
-  return { access_token: token, token_type: 'Bearer', expires_at: nowMs + Math.floor(expiresIn) * 1000, obtained_at: nowMs, ...(scope ? { scope } : {}), ...(clientId ? { client_id: clientId } : {}) };
+  return {
+    access_token: token,
+    token_type: 'Bearer',
+    expires_at: nowMs + Math.floor(expiresIn) * 1000,
+    obtained_at: nowMs,
+    ...(scope ? { scope } : {}),
+    ...(clientId ? { client_id: clientId } : {}),
+  };
 }
 
 export function healthAccount(authUrl: string): string {
@@ -83,7 +91,9 @@ export async function loadHealthToken(store: CredentialStore, authUrl: string): 
   try {
     const r = JSON.parse(raw) as HealthTokenRecord;
     if (typeof r.access_token === 'string' && typeof r.expires_at === 'number') return r;
-  } catch { /* a plain token stored by hand */ }
+  } catch {
+    /* a plain token stored by hand */
+  }
   return { access_token: raw, token_type: 'Bearer', expires_at: Number.MAX_SAFE_INTEGER, obtained_at: 0 };
 }
 
@@ -101,16 +111,28 @@ export const EXPIRY_SKEW_MS = 30_000;
  * the CLI) wins; else the first stored one found (stores in order) if it
  * has not expired.
  */
-export async function resolveHealthToken(o: { envToken?: string; stores?: () => Promise<CredentialStore[]>; authUrl?: string; nowMs: number }): Promise<ResolvedHealthToken> {
+export async function resolveHealthToken(o: {
+  envToken?: string;
+  stores?: () => Promise<CredentialStore[]>;
+  authUrl?: string;
+  nowMs: number;
+}): Promise<ResolvedHealthToken> {
   if (o.envToken?.trim()) return { token: o.envToken.trim(), source: 'environment' };
   if (!o.authUrl || !o.stores) {
-    throw new AuthRequiredError('not signed in to the health API', { hint: 'set health.authUrl and run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)' });
+    throw new AuthRequiredError('not signed in to the health API', {
+      hint: 'set health.authUrl and run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)',
+    });
   }
   let rec: HealthTokenRecord | undefined;
   for (const store of await o.stores()) if ((rec = await loadHealthToken(store, o.authUrl))) break;
-  if (!rec) throw new AuthRequiredError(`not signed in to the health API at ${hostOf(o.authUrl)}`, { hint: 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)' });
+  if (!rec)
+    throw new AuthRequiredError(`not signed in to the health API at ${hostOf(o.authUrl)}`, {
+      hint: 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)',
+    });
   if (rec.expires_at - EXPIRY_SKEW_MS <= o.nowMs) {
-    throw new AuthRequiredError(`the health API token expired at ${new Date(rec.expires_at).toISOString()}`, { hint: 'the implicit flow gives no refresh token: run `lanyard auth login --health` again' });
+    throw new AuthRequiredError(`the health API token expired at ${new Date(rec.expires_at).toISOString()}`, {
+      hint: 'the implicit flow gives no refresh token: run `lanyard auth login --health` again',
+    });
   }
   return { token: rec.access_token, source: 'store', expiresAt: rec.expires_at };
 }

@@ -32,7 +32,10 @@ export interface StoredAccount {
   active: boolean;
 }
 
-export function recordFromTokenSet(t: TokenSet, o: { login: string; origin: TokenOrigin; clientId?: string; nowMs: number; scopes?: readonly string[] }): HostingTokenRecord {
+export function recordFromTokenSet(
+  t: TokenSet,
+  o: { login: string; origin: TokenOrigin; clientId?: string; nowMs: number; scopes?: readonly string[] },
+): HostingTokenRecord {
   return {
     login: o.login,
     token: t.accessToken,

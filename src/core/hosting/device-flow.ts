@@ -8,14 +8,17 @@ import type { Clock } from '../deps.js';
 import { AuthRequiredError, CancelledError, LanyardError, NetworkError, OAuthError, TimeoutError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import {
-  deviceAuthorizationRequest, deviceTokenRequest, OAuthErrorCode as E, OAuthResponseError,
-  processDeviceAuthorizationResponse, processTokenResponse, type DeviceAuthorization, type TokenSet,
+  deviceAuthorizationRequest,
+  deviceTokenRequest,
+  OAuthErrorCode as E,
+  OAuthResponseError,
+  processDeviceAuthorizationResponse,
+  processTokenResponse,
+  type DeviceAuthorization,
+  type TokenSet,
 } from './oauth.js';
 
-export type PollEvent =
-  | { kind: 'pending' }
-  | { kind: 'slow_down'; intervalSec: number }
-  | { kind: 'network_error'; error: LanyardError };
+export type PollEvent = { kind: 'pending' } | { kind: 'slow_down'; intervalSec: number } | { kind: 'network_error'; error: LanyardError };
 
 export interface PollOptions {
   clock: Clock;
@@ -40,13 +43,21 @@ function expired(): AuthRequiredError {
 export function deviceFlowError(err: OAuthError): LanyardError {
   switch (err.error) {
     case E.accessDenied:
-      return new AuthRequiredError('sign-in was cancelled by the user (access denied); the code cannot be used again', { hint: 'run `lanyard auth device` to start over' });
+      return new AuthRequiredError('sign-in was cancelled by the user (access denied); the code cannot be used again', {
+        hint: 'run `lanyard auth device` to start over',
+      });
     case E.deviceFlowDisabled:
-      return new LanyardError('device_flow_disabled', 'the device flow is not enabled for this OAuth app', { hint: 'enable it in the app settings, or sign in with `lanyard auth login` (web flow)' });
+      return new LanyardError('device_flow_disabled', 'the device flow is not enabled for this OAuth app', {
+        hint: 'enable it in the app settings, or sign in with `lanyard auth login` (web flow)',
+      });
     case E.incorrectClientCredentials:
-      return new LanyardError('incorrect_client_credentials', 'the server does not know this client id', { hint: 'check `lanyard config get hosting.clientId`' });
+      return new LanyardError('incorrect_client_credentials', 'the server does not know this client id', {
+        hint: 'check `lanyard config get hosting.clientId`',
+      });
     case E.incorrectDeviceCode:
-      return new LanyardError('incorrect_device_code', 'the server refused the device code (invalid or already used)', { hint: 'run `lanyard auth device` again' });
+      return new LanyardError('incorrect_device_code', 'the server refused the device code (invalid or already used)', {
+        hint: 'run `lanyard auth device` again',
+      });
     case E.unsupportedGrantType:
       return new LanyardError('unsupported_grant_type', 'the server refused the device grant type (unsupported_grant_type)');
     default:

@@ -14,7 +14,10 @@ export { OAuthErrorCode };
 
 /** An OAuth error response with all of its fields (e.g. `interval` of slow_down). */
 export class OAuthResponseError extends OAuthError {
-  constructor(readonly fields: OAuthFields, status: number) {
+  constructor(
+    readonly fields: OAuthFields,
+    status: number,
+  ) {
     super(fields.error!, fields.error_description, status);
   }
 }
@@ -69,13 +72,28 @@ export function deviceTokenRequest(http: HttpClient, o: Common & { deviceCode: s
 }
 
 export function authorizationCodeRequest(http: HttpClient, o: Common & { clientSecret: string; code: string; redirectUri: string }): Promise<HttpResponse> {
-  return post(http, o.webUrl, HostingOAuthPath.token, { client_id: o.clientId, client_secret: o.clientSecret, code: o.code, redirect_uri: o.redirectUri }, o.signal);
+  return post(
+    http,
+    o.webUrl,
+    HostingOAuthPath.token,
+    { client_id: o.clientId, client_secret: o.clientSecret, code: o.code, redirect_uri: o.redirectUri },
+    o.signal,
+  );
 }
 
 export function refreshTokenRequest(http: HttpClient, o: Common & { refreshToken: string; clientSecret?: string }): Promise<HttpResponse> {
-  return post(http, o.webUrl, HostingOAuthPath.token, {
-    client_id: o.clientId, client_secret: o.clientSecret, grant_type: Hosting.refreshGrantType, refresh_token: o.refreshToken,
-  }, o.signal);
+  return post(
+    http,
+    o.webUrl,
+    HostingOAuthPath.token,
+    {
+      client_id: o.clientId,
+      client_secret: o.clientSecret,
+      grant_type: Hosting.refreshGrantType,
+      refresh_token: o.refreshToken,
+    },
+    o.signal,
+  );
 }
 
 /** Reads the body; rate limits and error fields become errors. */
@@ -85,7 +103,7 @@ async function readFields(res: HttpResponse): Promise<OAuthFields> {
     const ra = Number(res.headers['retry-after']);
     const serverNow = Date.parse(res.headers.date ?? '');
     const resetAt = Number.isFinite(ra) && Number.isFinite(serverNow) ? serverNow + ra * 1000 : undefined;
-    throw new RateLimitError('the token endpoint\'s secondary rate limit was exceeded; wait a few minutes and try again', 'secondary', resetAt);
+    throw new RateLimitError("the token endpoint's secondary rate limit was exceeded; wait a few minutes and try again", 'secondary', resetAt);
   }
   let fields: OAuthFields;
   try {

@@ -37,10 +37,13 @@ export async function processCreateAuthorizationResponse(res: HttpResponse): Pro
   const body = (await res.json<Record<string, unknown>>().catch(() => ({}))) as Record<string, unknown>;
   if (res.status === 401) throw new AuthRequiredError('the server refused the username or password');
   if (res.status === 422) {
-    const errs = Array.isArray(body.errors) ? (body.errors as Array<Record<string, unknown>>).map((e) => `${String(e.field)} ${String(e.code)}`).join(', ') : '';
+    const errs = Array.isArray(body.errors)
+      ? (body.errors as Array<Record<string, unknown>>).map((e) => `${String(e.field)} ${String(e.code)}`).join(', ')
+      : '';
     throw new ValidationError(`the server refused the token request: ${String(body.message ?? 'validation failed')}${errs ? ` (${errs})` : ''}`);
   }
-  if (typeof body.token !== 'string' || !body.token) throw new HttpError(res.status, 'POST', res.url, undefined, res.headers, 'the server did not return a token');
+  if (typeof body.token !== 'string' || !body.token)
+    throw new HttpError(res.status, 'POST', res.url, undefined, res.headers, 'the server did not return a token');
   return Object.freeze({
     id: Number(body.id),
     token: body.token,

@@ -31,13 +31,25 @@ export interface RefreshOptions {
 /** A new record with the new access token, expiry and rotated refresh token. */
 export async function refreshRecord(o: RefreshOptions): Promise<HostingTokenRecord> {
   const r = o.record;
-  if (!canRefresh(r, o.nowMs)) throw new AuthRequiredError(`the token of ${r.login} expired and cannot be refreshed`, { hint: 'sign in again: `lanyard auth device`' });
-  let t;
+  if (!canRefresh(r, o.nowMs))
+    throw new AuthRequiredError(`the token of ${r.login} expired and cannot be refreshed`, { hint: 'sign in again: `lanyard auth device`' });
+  let t: Awaited<ReturnType<typeof processTokenResponse>>;
   try {
-    t = await processTokenResponse(await refreshTokenRequest(o.http, { webUrl: o.webUrl, clientId: r.clientId!, clientSecret: o.clientSecret, refreshToken: r.refreshToken!, signal: o.signal }));
+    t = await processTokenResponse(
+      await refreshTokenRequest(o.http, {
+        webUrl: o.webUrl,
+        clientId: r.clientId!,
+        clientSecret: o.clientSecret,
+        refreshToken: r.refreshToken!,
+        signal: o.signal,
+      }),
+    );
   } catch (err) {
     if (err instanceof OAuthError && err.error !== 'server_error') {
-      throw new AuthRequiredError(`the server refused to refresh the token of ${r.login} (${err.error})`, { hint: 'sign in again: `lanyard auth device`', cause: err });
+      throw new AuthRequiredError(`the server refused to refresh the token of ${r.login} (${err.error})`, {
+        hint: 'sign in again: `lanyard auth device`',
+        cause: err,
+      });
     }
     throw err;
   }

@@ -52,16 +52,27 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
   const receiver = await startLoopbackReceiver({ state, signal: o.signal, path: '/callback' });
   try {
     await o.openUrl(authorizeUrl({ ...o, redirectUri: receiver.redirectUri, state }));
-    const params = await receiver.wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s)).catch((err: unknown) => {
-      if (err instanceof OAuthError && err.error === 'access_denied') {
-        throw new AuthRequiredError('sign-in was cancelled in the browser (access denied)', { hint: 'run `lanyard auth login` again, or `lanyard auth device`' });
-      }
-      throw err;
-    });
+    const params = await receiver
+      .wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s))
+      .catch((err: unknown) => {
+        if (err instanceof OAuthError && err.error === 'access_denied') {
+          throw new AuthRequiredError('sign-in was cancelled in the browser (access denied)', {
+            hint: 'run `lanyard auth login` again, or `lanyard auth device`',
+          });
+        }
+        throw err;
+      });
     const code = params.get('code');
     if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
     return await processTokenResponse(
-      await authorizationCodeRequest(o.http, { webUrl: o.webUrl, clientId: o.clientId, clientSecret: o.clientSecret, code, redirectUri: receiver.redirectUri, signal: o.signal }),
+      await authorizationCodeRequest(o.http, {
+        webUrl: o.webUrl,
+        clientId: o.clientId,
+        clientSecret: o.clientSecret,
+        code,
+        redirectUri: receiver.redirectUri,
+        signal: o.signal,
+      }),
     );
   } finally {
     await receiver.close();

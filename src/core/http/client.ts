@@ -96,7 +96,15 @@ const RETRY_STATUS = new Set([502, 503, 504]);
  */
 const MAX_HEADER_SIZE = 16 * 1024;
 
-const RETRY_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNREFUSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'LANYARD_BODY_CUT']);
+const RETRY_CODES = new Set([
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+  'EPIPE',
+  'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'LANYARD_BODY_CUT',
+]);
 
 export class HttpClient {
   readonly #o: Required<Pick<HttpClientOptions, 'userAgent' | 'clock' | 'maxNetworkRetries'>> & HttpClientOptions;
@@ -176,7 +184,8 @@ export class HttpClient {
           }
           const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
           // Waiting was allowed but not possible (too long, too many retries): say why.
-          if (this.#policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
+          if (this.#policy.wait)
+            err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
           throw err;
         }
       }
@@ -202,7 +211,14 @@ export class HttpClient {
           continue;
         }
         if (err instanceof SyntaxError) {
-          throw new HttpError(response.status, method, redactUrl(response.url), undefined, response.headers, `${method} ${redactUrl(response.url)}: the response is not valid JSON`);
+          throw new HttpError(
+            response.status,
+            method,
+            redactUrl(response.url),
+            undefined,
+            response.headers,
+            `${method} ${redactUrl(response.url)}: the response is not valid JSON`,
+          );
         }
         throw err;
       }
@@ -219,7 +235,12 @@ export class HttpClient {
     if (this.#o.dispatcher) return this.#o.dispatcher;
     const { Agent } = await loadUndici();
     // Headroom above the gate: OAuth requests bypass it and must not queue in the pool.
-    this.#dispatcher ??= new Agent({ keepAliveTimeout: 10_000, maxHeaderSize: MAX_HEADER_SIZE, connections: (this.#o.maxConcurrent ?? 100) + 8, connect: { timeout: this.#timeouts().connectMs } });
+    this.#dispatcher ??= new Agent({
+      keepAliveTimeout: 10_000,
+      maxHeaderSize: MAX_HEADER_SIZE,
+      connections: (this.#o.maxConcurrent ?? 100) + 8,
+      connect: { timeout: this.#timeouts().connectMs },
+    });
     const ms = spec.timeouts?.connectMs;
     if (ms === undefined) return this.#dispatcher;
     let a: Agent | undefined = this.#connectAgents.get(ms);
@@ -326,7 +347,11 @@ export class HttpClient {
     const release = await this.#admit(method, spec);
     try {
       const d = this.#timeouts();
-      const t = { connectMs: spec.timeouts?.connectMs ?? d.connectMs, headersMs: spec.timeouts?.headersMs ?? d.headersMs, bodyMs: spec.timeouts?.bodyMs ?? d.bodyMs };
+      const t = {
+        connectMs: spec.timeouts?.connectMs ?? d.connectMs,
+        headersMs: spec.timeouts?.headersMs ?? d.headersMs,
+        bodyMs: spec.timeouts?.bodyMs ?? d.bodyMs,
+      };
       const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
       let agent = this.#nativeAgents.get(url.protocol);
       if (!agent) this.#nativeAgents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxSockets: (this.#o.maxConcurrent ?? 100) + 8 })));
@@ -359,7 +384,10 @@ export class HttpClient {
             reject(err);
           });
           if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
-          else void import('node:stream/promises').then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req)).catch((err: unknown) => req.destroy(err as Error));
+          else
+            void import('node:stream/promises')
+              .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
+              .catch((err: unknown) => req.destroy(err as Error));
         });
       } catch (err) {
         throw mapError(err, method, url.toString(), spec.signal);
@@ -372,7 +400,7 @@ export class HttpClient {
 }
 
 function isStream(b: unknown): boolean {
-  return !!b && typeof b === 'object' && (Symbol.asyncIterator in b) && !(b instanceof Uint8Array);
+  return !!b && typeof b === 'object' && Symbol.asyncIterator in b && !(b instanceof Uint8Array);
 }
 
 function isTransient(err: unknown): boolean {
@@ -403,10 +431,10 @@ function applyCredential(c: Credential | undefined, headers: Record<string, stri
   if (!c || c.scheme === 'none') return;
   switch (c.scheme) {
     case 'bearer':
-      headers['authorization'] = `Bearer ${c.token}`;
+      headers.authorization = `Bearer ${c.token}`;
       return;
     case 'basic':
-      headers['authorization'] = 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64');
+      headers.authorization = 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64');
       return;
     case 'query':
       url.searchParams.set(c.name, c.value);
@@ -428,7 +456,13 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
 
 function wrapResponse(raw: Dispatcher.ResponseData<unknown>, url: string, method: string, signal?: AbortSignal): HttpResponse {
   const headers = flattenHeaders(raw.headers as Record<string, string | string[] | undefined>);
-  const body = raw.body as unknown as Readable & { text(): Promise<string>; json(): Promise<unknown>; bytes?(): Promise<Uint8Array>; arrayBuffer(): Promise<ArrayBuffer>; dump(): Promise<void> };
+  const body = raw.body as unknown as Readable & {
+    text(): Promise<string>;
+    json(): Promise<unknown>;
+    bytes?(): Promise<Uint8Array>;
+    arrayBuffer(): Promise<ArrayBuffer>;
+    dump(): Promise<void>;
+  };
   const guard = async <T>(f: () => Promise<T>): Promise<T> => {
     try {
       return await f();
@@ -509,7 +543,9 @@ async function readErrorBody(res: HttpResponse): Promise<unknown> {
   if (ct.includes('json') || /^\s*[{[]/.test(text)) {
     try {
       return JSON.parse(text);
-    } catch { /* not JSON after all */ }
+    } catch {
+      /* not JSON after all */
+    }
   }
   return text.length > 2000 ? text.slice(0, 2000) : text;
 }
@@ -531,8 +567,12 @@ function rateLimitMessage(kind: string, serverMessage: string | undefined, reset
   const when = at === undefined ? '' : kind === 'primary' ? `; the budget resets at ${at}` : `; retry after ${at}`;
   const what = kind === 'primary' ? 'API rate limit exceeded' : 'secondary rate limit';
   // The server's first sentence names the caller ("... for user ID 1."); keep it, one line.
-  const first = serverMessage ? oneLine(serverMessage).split(/(?<=\.)\s/)[0]!.replace(/[.\s]+$/, '') : undefined;
-  if (first && first.toLowerCase().includes(what.toLowerCase())) return `${first}${when}`;
+  const first = serverMessage
+    ? oneLine(serverMessage)
+        .split(/(?<=\.)\s/)[0]!
+        .replace(/[.\s]+$/, '')
+    : undefined;
+  if (first?.toLowerCase().includes(what.toLowerCase())) return `${first}${when}`;
   const label = kind === 'primary' ? what : 'Secondary rate limit exceeded';
   return `${label}${first ? ` (${first.slice(0, 200)})` : ''}${when}`;
 }
@@ -547,7 +587,11 @@ function mapError(err: unknown, method: string, url: string, signal?: AbortSigna
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(method, safeUrl, 'headers');
   if (code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(method, safeUrl, 'body');
   if (phase === 'body' && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
-    return new NetworkError(method, safeUrl, Object.assign(new Error('connection closed before the whole body arrived'), { code: 'LANYARD_BODY_CUT', original: code }));
+    return new NetworkError(
+      method,
+      safeUrl,
+      Object.assign(new Error('connection closed before the whole body arrived'), { code: 'LANYARD_BODY_CUT', original: code }),
+    );
   }
   return new NetworkError(method, safeUrl, err);
 }

@@ -44,7 +44,11 @@ export class ConcurrencyGate {
 /** At most `limit` acquisitions in any window of `windowMs`; waits on the clock. */
 export class SlidingWindowGate {
   readonly #stamps: number[] = [];
-  constructor(readonly limit: number, readonly windowMs: number, private readonly clock: Clock) {}
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    private readonly clock: Clock,
+  ) {}
 
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {

@@ -4,9 +4,23 @@ export const REDACTED = '[REDACTED]';
 
 /** Parameter / field names whose values are secrets wherever they appear. */
 export const SECRET_FIELDS = [
-  'key', 'api_key', 'client_secret', 'code', 'device_code', 'access_token', 'refresh_token',
-  'id_token', 'password', 'token', 'code_verifier', 'assertion', 'client_assertion', 'user_code_secret',
-  'private_key', 'token_last_eight', 'hashed_token',
+  'key',
+  'api_key',
+  'client_secret',
+  'code',
+  'device_code',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'password',
+  'token',
+  'code_verifier',
+  'assertion',
+  'client_assertion',
+  'user_code_secret',
+  'private_key',
+  'token_last_eight',
+  'hashed_token',
 ];
 const SECRET_SET = new Set(SECRET_FIELDS);
 export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
@@ -41,7 +55,9 @@ export function redactQueryString(qs: string): string {
     let decoded = name;
     try {
       decoded = decodeURIComponent(name.replace(/\+/g, ' '));
-    } catch { /* keep raw */ }
+    } catch {
+      /* keep raw */
+    }
     return isSecretField(decoded) ? `${sep}${name}=${REDACTED}` : m;
   });
 }
@@ -73,7 +89,9 @@ export function redactBody(text: string, contentType: string | undefined): strin
   if (ct.includes('json') || /^\s*[[{]/.test(text)) {
     try {
       return JSON.stringify(redactJson(JSON.parse(text)));
-    } catch { /* fall through */ }
+    } catch {
+      /* fall through */
+    }
   }
   if (ct.includes('x-www-form-urlencoded') || /^[^\s=&]+=[^\s]*(&[^\s=&]+=[^\s]*)*$/.test(text.trim())) {
     return redactQueryString(text.trim());

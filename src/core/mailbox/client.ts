@@ -73,7 +73,13 @@ export class MailboxClient {
   async #req(
     method: string,
     path: string,
-    o: { query?: Record<string, QueryValue>; body?: Readable | AsyncIterable<Uint8Array>; headers?: Record<string, string>; stream?: boolean; id?: string } = {},
+    o: {
+      query?: Record<string, QueryValue>;
+      body?: Readable | AsyncIterable<Uint8Array>;
+      headers?: Record<string, string>;
+      stream?: boolean;
+      id?: string;
+    } = {},
   ): Promise<HttpResponse> {
     try {
       const spec: RequestSpec = {

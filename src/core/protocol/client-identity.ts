@@ -50,12 +50,18 @@ export async function resolveClient(
     if (o.clientCredentials && !stored.clientSecret) {
       const secret = await deps.clientSecret();
       if (!secret) throw noSecret();
-      return { client: { ...stored, clientSecret: secret, authMethod: stored.authMethod === 'none' ? secretAuthMethod(e) : stored.authMethod }, registered: false };
+      return {
+        client: { ...stored, clientSecret: secret, authMethod: stored.authMethod === 'none' ? secretAuthMethod(e) : stored.authMethod },
+        registered: false,
+      };
     }
     return { client: stored, registered: false };
   }
   if (o.clientCredentials) {
-    throw new LanyardError('client_required', 'the client-credentials grant needs a client registered for this server: pass --client-id and its secret (LANYARD_CLIENT_SECRET or stdin)');
+    throw new LanyardError(
+      'client_required',
+      'the client-credentials grant needs a client registered for this server: pass --client-id and its secret (LANYARD_CLIENT_SECRET or stdin)',
+    );
   }
   if (!e.registrationEndpoint) throw noRegistration(e.issuer);
   if (!o.redirectUri) throw new LanyardError('client_required', 'dynamic registration needs a redirect URI');
@@ -87,6 +93,6 @@ function noSecret(): LanyardError {
 
 function noRegistration(issuer: string): LanyardError {
   return new LanyardError('client_required', `${issuer} offers no dynamic client registration and no client is stored for it`, {
-    hint: 'register a client with the server\'s operator and pass --client-id (and its secret via LANYARD_CLIENT_SECRET or stdin for confidential clients)',
+    hint: "register a client with the server's operator and pass --client-id (and its secret via LANYARD_CLIENT_SECRET or stdin for confidential clients)",
   });
 }

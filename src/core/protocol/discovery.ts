@@ -111,11 +111,17 @@ export async function discoverAuthorizationServer(
   o: { signal?: AbortSignal; openid?: boolean } = {},
 ): Promise<AuthServerEndpoints> {
   const oauth = await processMetadataResponse(
-    await metadataRequest(http, wellKnownUrl(issuer, 'oauth-authorization-server'), o.signal), issuer, 'oauth-authorization-server');
+    await metadataRequest(http, wellKnownUrl(issuer, 'oauth-authorization-server'), o.signal),
+    issuer,
+    'oauth-authorization-server',
+  );
   if (oauth) return oauth;
   if (o.openid) {
     const oidc = await processMetadataResponse(
-      await metadataRequest(http, wellKnownUrl(issuer, 'openid-configuration'), o.signal), issuer, 'openid-configuration');
+      await metadataRequest(http, wellKnownUrl(issuer, 'openid-configuration'), o.signal),
+      issuer,
+      'openid-configuration',
+    );
     if (oidc) return oidc;
   }
   return fallbackEndpoints(new URL(issuer).origin);
@@ -127,7 +133,7 @@ export function parseBearerChallenge(header: string | undefined): BearerChalleng
   const m = /(?:^|,\s*)Bearer(?:\s+|$)(.*)$/i.exec(header);
   if (!m) return undefined;
   const params: Record<string, string> = {};
-  const re = /([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*,?\s*/gy;
+  const re = /([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*,?\s*/gy;
   const rest = m[1] ?? '';
   let pm: RegExpExecArray | null;
   while ((pm = re.exec(rest))) {

@@ -41,7 +41,10 @@ export function assertSecureEndpoint(url: string, what: string): URL {
   }
   if (u.protocol === 'https:') return u;
   if (u.protocol === 'http:' && isLoopbackHost(u.hostname)) return u;
-  throw new LanyardError('insecure_endpoint', `refusing the ${what} endpoint ${u.origin}${u.pathname}: authorization endpoints must use HTTPS unless on localhost`);
+  throw new LanyardError(
+    'insecure_endpoint',
+    `refusing the ${what} endpoint ${u.origin}${u.pathname}: authorization endpoints must use HTTPS unless on localhost`,
+  );
 }
 
 /** Redirect URIs must be localhost URLs or HTTPS URLs. */

@@ -9,8 +9,14 @@ import type { HttpClient } from '../http/client.js';
 import { AuthRequiredError, LanyardError, OAuthError } from '../errors.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
 import {
-  discoverAuthorizationServer, parseBearerChallenge, wellKnownUrl, processProtectedResourceResponse, protectedResourceRequest,
-  type AuthServerEndpoints, type BearerChallenge, type ProtectedResource,
+  discoverAuthorizationServer,
+  parseBearerChallenge,
+  wellKnownUrl,
+  processProtectedResourceResponse,
+  protectedResourceRequest,
+  type AuthServerEndpoints,
+  type BearerChallenge,
+  type ProtectedResource,
 } from './discovery.js';
 import { assertRedirectUri, assertSecureEndpoint, authBaseOf, serverKeyOf } from './endpoints.js';
 import { codeChallengeS256, generateCodeVerifier, generateState } from './pkce.js';
@@ -109,7 +115,12 @@ function checkEndpoints(e: AuthServerEndpoints, clientCredentials: boolean): voi
 }
 
 async function identity(ctx: FlowContext, redirectUri: string | undefined): Promise<ClientResolution> {
-  const r = await resolveClient(ctx.deps, ctx.endpoints, { clientId: ctx.o.clientId, clientCredentials: !!ctx.o.clientCredentials, redirectUri, scope: ctx.scope });
+  const r = await resolveClient(ctx.deps, ctx.endpoints, {
+    clientId: ctx.o.clientId,
+    clientCredentials: !!ctx.o.clientCredentials,
+    redirectUri,
+    scope: ctx.scope,
+  });
   ctx.client = r.client;
   return r;
 }
@@ -135,25 +146,33 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
     if (ctx.scope?.split(' ').includes('offline_access')) q.set('prompt', 'consent');
     if (ctx.resource) q.set('resource', ctx.resource);
     await deps.presentAuthorizationUrl(url.toString());
-    const params = await receiver.wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s)).catch((err: unknown) => {
-      if (err instanceof OAuthError && err.error === 'access_denied') {
-        throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`);
-      }
-      throw err;
-    });
+    const params = await receiver
+      .wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s))
+      .catch((err: unknown) => {
+        if (err instanceof OAuthError && err.error === 'access_denied') {
+          throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`);
+        }
+        throw err;
+      });
     const iss = params.get('iss');
     if (iss !== null && iss !== endpoints.issuer) {
       throw new LanyardError('issuer_mismatch', `the authorization response came from issuer ${iss}, expected ${endpoints.issuer}; nothing was stored`);
     }
     const code = params.get('code');
     if (!code) throw new LanyardError('oauth_error', 'the authorization response carries no code');
-    const res = await tokenRequest(deps.http, endpoints.tokenEndpoint, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: receiver.redirectUri,
-      code_verifier: verifier,
-      resource: ctx.resource,
-    }, client, deps.signal);
+    const res = await tokenRequest(
+      deps.http,
+      endpoints.tokenEndpoint,
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: receiver.redirectUri,
+        code_verifier: verifier,
+        resource: ctx.resource,
+      },
+      client,
+      deps.signal,
+    );
     return save(ctx, await processTokenResponse(res, deps.clock.now()), 'authorization_code');
   } finally {
     await receiver.close();
@@ -163,11 +182,17 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
 async function clientCredentialsGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
   const { client } = await identity(ctx, undefined);
-  const res = await tokenRequest(deps.http, endpoints.tokenEndpoint, {
-    grant_type: 'client_credentials',
-    scope: ctx.scope,
-    resource: ctx.resource,
-  }, client, deps.signal);
+  const res = await tokenRequest(
+    deps.http,
+    endpoints.tokenEndpoint,
+    {
+      grant_type: 'client_credentials',
+      scope: ctx.scope,
+      resource: ctx.resource,
+    },
+    client,
+    deps.signal,
+  );
   return save(ctx, await processTokenResponse(res, deps.clock.now()), 'client_credentials');
 }
 

@@ -64,7 +64,11 @@ async function firstMatchingEvent(res: HttpResponse, id: string | number): Promi
   let buf = '';
   const decoder = new TextDecoder();
   const check = (block: string): JsonRpcResponseWire | undefined => {
-    const data = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+    const data = block
+      .split(/\r?\n/)
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).replace(/^ /, ''))
+      .join('\n');
     if (!data) return undefined;
     try {
       const v = JSON.parse(data) as unknown;

@@ -46,7 +46,12 @@ export async function processRegistrationResponse(res: HttpResponse, input: Regi
   if (res.status !== 201 && res.status !== 200) {
     if (body && typeof (body as { error?: unknown }).error === 'string') {
       const e = body as unknown as { error: string; error_description?: string };
-      throw new OAuthError(e.error, e.error_description, res.status, `client registration refused (HTTP ${res.status}): ${e.error}${e.error_description ? ': ' + e.error_description : ''}`);
+      throw new OAuthError(
+        e.error,
+        e.error_description,
+        res.status,
+        `client registration refused (HTTP ${res.status}): ${e.error}${e.error_description ? ': ' + e.error_description : ''}`,
+      );
     }
     throw new LanyardError('registration_failed', `client registration failed: HTTP ${res.status}`);
   }
@@ -55,7 +60,9 @@ export async function processRegistrationResponse(res: HttpResponse, input: Regi
   }
   const method = (ClientAuthMethods as readonly string[]).includes(body.token_endpoint_auth_method ?? '')
     ? (body.token_endpoint_auth_method as ClientAuthMethod)
-    : body.client_secret ? 'client_secret_basic' : input.authMethod;
+    : body.client_secret
+      ? 'client_secret_basic'
+      : input.authMethod;
   return {
     clientId: body.client_id,
     clientSecret: typeof body.client_secret === 'string' ? body.client_secret : undefined,

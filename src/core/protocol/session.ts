@@ -56,7 +56,10 @@ class AuthorizedSession {
   #retried401 = false;
   #retried403 = false;
 
-  constructor(readonly deps: ProtocolAuthDeps, readonly o: ProtocolCallOptions) {}
+  constructor(
+    readonly deps: ProtocolAuthDeps,
+    readonly o: ProtocolCallOptions,
+  ) {}
 
   async start(): Promise<void> {
     this.#tokens = await currentTokens(this.deps, this.o.serverUrl);
@@ -101,7 +104,9 @@ class AuthorizedSession {
         let parsed: unknown = body;
         try {
           parsed = JSON.parse(body);
-        } catch { /* text */ }
+        } catch {
+          /* text */
+        }
         if (res.status === 404 && this.sessionId) {
           throw new LanyardError('session_expired', `${this.o.serverUrl} no longer knows session ${this.sessionId} (HTTP 404); run the command again`);
         }

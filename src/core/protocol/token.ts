@@ -37,12 +37,20 @@ export function tokenRequest(
   const form: Record<string, string | undefined> = { ...grant };
   let credential: { scheme: 'basic'; username: string; password: string } | undefined;
   if (client.authMethod === 'client_secret_basic') {
-    if (!client.clientSecret) throw new LanyardError('client_secret_missing', 'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)');
+    if (!client.clientSecret)
+      throw new LanyardError(
+        'client_secret_missing',
+        'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)',
+      );
     credential = { scheme: 'basic', username: encodeURIComponent(client.clientId), password: encodeURIComponent(client.clientSecret) };
   } else {
     form.client_id = client.clientId;
     if (client.authMethod === 'client_secret_post') {
-      if (!client.clientSecret) throw new LanyardError('client_secret_missing', 'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)');
+      if (!client.clientSecret)
+        throw new LanyardError(
+          'client_secret_missing',
+          'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)',
+        );
       form.client_secret = client.clientSecret;
     }
   }
@@ -59,7 +67,12 @@ export async function processTokenResponse(res: HttpResponse, now: number): Prom
   if (!body || typeof body !== 'object') throw new LanyardError('token_failed', `token endpoint answered HTTP ${res.status} with an unexpected body`);
   if (typeof body.error === 'string' || res.status < 200 || res.status > 299) {
     const error = typeof body.error === 'string' ? body.error : 'server_error';
-    throw new OAuthError(error, body.error_description, res.status, `token request refused (HTTP ${res.status}): ${error}${body.error_description ? ': ' + body.error_description : ''}`);
+    throw new OAuthError(
+      error,
+      body.error_description,
+      res.status,
+      `token request refused (HTTP ${res.status}): ${error}${body.error_description ? ': ' + body.error_description : ''}`,
+    );
   }
   if (typeof body.access_token !== 'string' || !body.access_token) throw new LanyardError('token_failed', 'token response lacks access_token');
   if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {

@@ -47,7 +47,7 @@ export function classifyRateLimit(
 ): RateLimitClassification | undefined {
   if (status !== 403 && status !== 429) return undefined;
   const state = parseRateLimitHeaders(headers);
-  const dateHeader = headers['date'];
+  const dateHeader = headers.date;
   const serverNow = parseServerDate(Array.isArray(dateHeader) ? dateHeader[0] : dateHeader);
   const skewMs = serverNow === undefined ? 0 : serverNow - localNowMs;
   const ra = headers['retry-after'];
@@ -59,21 +59,14 @@ export function classifyRateLimit(
   return undefined;
 }
 
-export type RateLimitDecision =
-  | { action: 'wait'; waitMs: number; resetAt: number }
-  | { action: 'fail'; resetAt?: number; reason: string };
+export type RateLimitDecision = { action: 'wait'; waitMs: number; resetAt: number } | { action: 'fail'; resetAt?: number; reason: string };
 
 /**
  * What to do about a classified refusal on retry number `attempt` (0 = first
  * refusal). `localNowMs` is the local wall clock; the reset epoch is the
  * server's, so it is converted with the measured skew.
  */
-export function decideRateLimit(
-  c: RateLimitClassification,
-  attempt: number,
-  localNowMs: number,
-  policy: RateLimitPolicy,
-): RateLimitDecision {
+export function decideRateLimit(c: RateLimitClassification, attempt: number, localNowMs: number, policy: RateLimitPolicy): RateLimitDecision {
   const resetLocal = c.state?.reset !== undefined ? c.state.reset * 1000 - c.skewMs : undefined;
   let waitMs: number;
   if (c.kind === 'primary') {
@@ -90,6 +83,11 @@ export function decideRateLimit(
   }
   const resetAt = localNowMs + waitMs;
   if (!policy.wait) return { action: 'fail', resetAt, reason: `${c.kind} rate limit exceeded` };
-  if (waitMs > policy.maxWaitMs) return { action: 'fail', resetAt, reason: `${c.kind} rate limit: the wait (${Math.ceil(waitMs / 1000)} s) exceeds the maximum wait (${Math.ceil(policy.maxWaitMs / 1000)} s)` };
+  if (waitMs > policy.maxWaitMs)
+    return {
+      action: 'fail',
+      resetAt,
+      reason: `${c.kind} rate limit: the wait (${Math.ceil(waitMs / 1000)} s) exceeds the maximum wait (${Math.ceil(policy.maxWaitMs / 1000)} s)`,
+    };
   return { action: 'wait', waitMs, resetAt };
 }

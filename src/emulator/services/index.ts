@@ -6,10 +6,4 @@ import { createProtocolService } from './protocol/index.js';
 import { createMailboxService } from './mailbox/index.js';
 import { createHealthService } from './health/index.js';
 
-export const serviceFactories: ServiceFactory[] = [
-  createHostingService,
-  createEchoService,
-  createProtocolService,
-  createMailboxService,
-  createHealthService,
-];
+export const serviceFactories: ServiceFactory[] = [createHostingService, createEchoService, createProtocolService, createMailboxService, createHealthService];

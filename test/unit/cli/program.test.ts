@@ -77,7 +77,9 @@ describe("the launcher's list of groups that make requests (bin/lanyard.js sets 
     const m = /const HTTP_GROUPS = new Set\(\[([^\]]*)\]\)/.exec(text);
     expect(m).not.toBeNull();
     const http = [...m![1]!.matchAll(/'([a-z-]+)'/g)].map((x) => x[1]!).sort();
-    const groups = program('full').commands.map((c) => c.name()).filter((n) => n !== 'help' && n !== '__complete');
+    const groups = program('full')
+      .commands.map((c) => c.name())
+      .filter((n) => n !== 'help' && n !== '__complete');
     expect(http.every((g) => groups.includes(g))).toBe(true);
     expect(groups.filter((g) => !http.includes(g)).sort()).toEqual(['completion', 'config', 'profile']);
   });
@@ -89,4 +91,3 @@ describe("the launcher's list of groups that make requests (bin/lanyard.js sets 
     expect(launcher).toEqual([...VALUE_OPTIONS].sort());
   });
 });
-

@@ -46,7 +46,14 @@ afterEach(async () => {
 
 function context(tty: boolean): Context {
   io = createTestIO({ tty, color: false, columns: 100 });
-  ctx = createContext({ io, env: { LANYARD_CONFIG_DIR: dir }, signal: new AbortController().signal, version: '0.0.0', globals: () => ({ profile: 't' }), clock });
+  ctx = createContext({
+    io,
+    env: { LANYARD_CONFIG_DIR: dir },
+    signal: new AbortController().signal,
+    version: '0.0.0',
+    globals: () => ({ profile: 't' }),
+    clock,
+  });
   return ctx;
 }
 
@@ -64,7 +71,14 @@ describe('ratelimit status', () => {
   it('LANYARD_TOKEN is sent as a bearer token', async () => {
     stub.on('GET', '/api/v3/rate_limit', overview({ remaining: 60, reset: S + 3600 }));
     context(false);
-    ctx = createContext({ io, env: { LANYARD_CONFIG_DIR: dir, LANYARD_TOKEN: 'tok-abc' }, signal: new AbortController().signal, version: '0', globals: () => ({ profile: 't' }), clock });
+    ctx = createContext({
+      io,
+      env: { LANYARD_CONFIG_DIR: dir, LANYARD_TOKEN: 'tok-abc' },
+      signal: new AbortController().signal,
+      version: '0',
+      globals: () => ({ profile: 't' }),
+      clock,
+    });
     await runRatelimitStatus(ctx, { json: true });
     expect(stub.requests[0]!.headers.authorization).toBe('Bearer tok-abc');
   });

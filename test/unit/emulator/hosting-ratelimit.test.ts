@@ -43,7 +43,15 @@ async function call(path: string, o: { token?: string; basic?: string; method?: 
     json = text;
   }
   const h = (n: string) => r.headers.get(n);
-  return { status: r.status, json, h, limit: Number(h('x-ratelimit-limit')), remaining: Number(h('x-ratelimit-remaining')), used: Number(h('x-ratelimit-used')), resource: h('x-ratelimit-resource') };
+  return {
+    status: r.status,
+    json,
+    h,
+    limit: Number(h('x-ratelimit-limit')),
+    remaining: Number(h('x-ratelimit-remaining')),
+    used: Number(h('x-ratelimit-used')),
+    resource: h('x-ratelimit-resource'),
+  };
 }
 
 describe('primary limits per caller', () => {
@@ -58,7 +66,7 @@ describe('primary limits per caller', () => {
     expect([b.remaining, b.used]).toEqual([58, 2]);
   });
 
-  it('a user: 5,000 shared by all the user\'s tokens', async () => {
+  it("a user: 5,000 shared by all the user's tokens", async () => {
     const { token: second } = await admin('hosting/rate-limit-token', { kind: 'personal', login: 'mona' });
     const a = await call('/api/v3/user', { token: SEED.personalToken });
     const b = await call('/api/v3/user', { token: second });
@@ -66,7 +74,7 @@ describe('primary limits per caller', () => {
     expect([b.limit, b.used, b.remaining]).toEqual([5000, 2, 4998]);
   });
 
-  it('enterprise-cloud app for a member: 15,000, sharing used with the member\'s 5,000 personal token', async () => {
+  it("enterprise-cloud app for a member: 15,000, sharing used with the member's 5,000 personal token", async () => {
     const app = await call('/api/v3/user', { token: tok('enterprise-cloud app') });
     expect([app.limit, app.used]).toEqual([15000, 1]);
     const pat = await call('/api/v3/user', { token: tok('enterprise user, personal') });
@@ -157,8 +165,14 @@ describe('other buckets', () => {
     const a = await call('/mona/hello-world.git/info/lfs/objects/batch', { method: 'POST', body: { operation: 'download', objects: [{ oid, size: 3 }] } });
     expect([a.status, a.resource, a.limit]).toEqual([200, 'lfs', 300]);
     expect(a.json.objects[0].actions.download.href).toContain(`/mona/hello-world.git/info/lfs/objects/${oid}`);
-    expect((await call('/mona/hello-world.git/info/lfs/objects/batch', { method: 'POST', token: SEED.personalToken, body: { operation: 'download', objects: [] } })).limit).toBe(3000);
-    const big = await call('/mona/hello-world.git/info/lfs/objects/batch', { method: 'POST', body: { operation: 'upload', objects: Array.from({ length: 101 }, () => ({ oid, size: 1 })) } });
+    expect(
+      (await call('/mona/hello-world.git/info/lfs/objects/batch', { method: 'POST', token: SEED.personalToken, body: { operation: 'download', objects: [] } }))
+        .limit,
+    ).toBe(3000);
+    const big = await call('/mona/hello-world.git/info/lfs/objects/batch', {
+      method: 'POST',
+      body: { operation: 'upload', objects: Array.from({ length: 101 }, () => ({ oid, size: 1 })) },
+    });
     expect(big.status).toBe(413);
     expect((await call('/api/v3/rate_limit')).json.resources.core.used).toBe(0);
   });
@@ -218,7 +232,8 @@ describe('secondary limits', () => {
     expect((await call('/api/v3/repos/mona/lanyard-notes')).status).toBe(404); // another endpoint
     await admin('reset');
     await admin('hosting/limits', { restPointsPerMinute: 12 });
-    for (let i = 0; i < 2; i++) expect((await call('/api/v3/user/repos', { method: 'POST', token: SEED.personalToken, body: { name: `r${i}` } })).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await call('/api/v3/user/repos', { method: 'POST', token: SEED.personalToken, body: { name: `r${i}` } })).status).toBe(201);
     expect((await call('/api/v3/user/repos', { method: 'POST', token: SEED.personalToken, body: { name: 'r9' } })).status).toBe(403);
   });
 
@@ -242,7 +257,10 @@ describe('secondary limits', () => {
     // Two requests stay in flight: their bodies never finish.
     const { request } = await import('node:http');
     const open = [1, 2].map(() => {
-      const r = request(`${emu.url}/api/v3/user/repos`, { method: 'POST', headers: { authorization: `Bearer ${SEED.personalToken}`, 'content-type': 'application/json' } });
+      const r = request(`${emu.url}/api/v3/user/repos`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SEED.personalToken}`, 'content-type': 'application/json' },
+      });
       r.on('error', () => undefined);
       r.write('{"name":');
       return r;

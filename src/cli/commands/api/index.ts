@@ -34,7 +34,11 @@ export function apiCommand(ctx: Context): Command {
     .option('--ndjson', 'with --paginate: one JSON item per line as pages arrive')
     .option('-i, --include', 'print the status line and response headers (incl. rate-limit headers) before the body')
     .option('--silent', 'do not print the response body')
-    .addOption(new Option('--service <name>', 'service whose base URL and credential to use for a path').choices(['hosting', 'echo', 'mailbox', 'health', 'protocol']).default('hosting'))
+    .addOption(
+      new Option('--service <name>', 'service whose base URL and credential to use for a path')
+        .choices(['hosting', 'echo', 'mailbox', 'health', 'protocol'])
+        .default('hosting'),
+    )
     .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
   examples(cmd, [
     'lanyard api /user',

@@ -59,7 +59,14 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const t = await resolveApiTarget(ctx, target, opts.service);
   const http = await ctx.http();
 
-  const spec: RequestSpec = { method, url: t.url, credential: t.credential, headers: { accept: 'application/json', ...headers }, signal: ctx.signal, streamResponse: true };
+  const spec: RequestSpec = {
+    method,
+    url: t.url,
+    credential: t.credential,
+    headers: { accept: 'application/json', ...headers },
+    signal: ctx.signal,
+    streamResponse: true,
+  };
   // After a 401, one renewed credential (protocol tokens), kept for later pages;
   // not with --input, whose stream the refused request consumed.
   let renew = opts.input ? undefined : t.renew;
@@ -110,7 +117,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
     first = false;
     url = undefined;
     if (t.service === 'hosting' || t.service === 'echo' || t.service === 'protocol') {
-      const next = nextFromLinkHeader(res.headers['link']);
+      const next = nextFromLinkHeader(res.headers.link);
       if (next) url = new URL(next, spec.url).toString();
     } else if (t.service === 'health') {
       url = nextFromNextLink(body);
@@ -129,7 +136,11 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
 }
 
 async function send(
-  http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, renew?: () => Promise<Credential | undefined>,
+  http: Awaited<ReturnType<Context['http']>>,
+  spec: RequestSpec,
+  ctx: Context,
+  opts: ApiOptions,
+  renew?: () => Promise<Credential | undefined>,
 ): Promise<HttpResponse> {
   try {
     const res = await http.request(spec);

@@ -26,7 +26,8 @@ export async function hostingEndpoints(ctx: Context, clientIdOverride?: string):
 export function scopesOption(text: string | undefined): string[] {
   if (text === undefined) return [];
   const scopes = text.split(/[\s,]+/).filter(Boolean);
-  for (const s of scopes) if (!/^[A-Za-z0-9:_.-]+$/.test(s)) throw new ValidationError(`invalid scope "${s}"`, { hint: 'scopes are space-separated names such as "repo read:org"' });
+  for (const s of scopes)
+    if (!/^[A-Za-z0-9:_.-]+$/.test(s)) throw new ValidationError(`invalid scope "${s}"`, { hint: 'scopes are space-separated names such as "repo read:org"' });
   return scopes;
 }
 
@@ -47,12 +48,16 @@ export async function storeSignIn(
   const [{ fetchUser }, { recordFromTokenSet }] = await Promise.all([import('../../../core/hosting/user.js'), import('../../../core/hosting/accounts.js')]);
   const user = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token: token.accessToken }, ctx.signal);
   const stores = await openHostingStores(ctx, apiUrl, { insecure: o.insecure });
-  if (stores.fallbackReason) ctx.warnOnce('credential-fallback', `${stores.fallbackReason}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
+  if (stores.fallbackReason)
+    ctx.warnOnce('credential-fallback', `${stores.fallbackReason}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
   const record = recordFromTokenSet(token, {
-    login: user.login, origin: o.origin, clientId: o.clientId, nowMs: ctx.clock.now(),
+    login: user.login,
+    origin: o.origin,
+    clientId: o.clientId,
+    nowMs: ctx.clock.now(),
     scopes: token.scopes.length ? token.scopes : user.scopes,
   });
-  let store;
+  let store: Awaited<ReturnType<typeof stores.accounts.save>>;
   try {
     store = await stores.accounts.save(record);
   } catch (err) {

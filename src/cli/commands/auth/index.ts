@@ -78,7 +78,9 @@ export function authCommand(ctx: Context): Command {
   const hosting = () => import('./run.js');
 
   examples(
-    cmd.command('device').description('sign in to the hosting service with the device flow (the default interactive path)')
+    cmd
+      .command('device')
+      .description('sign in to the hosting service with the device flow (the default interactive path)')
       .option('-s, --scopes <scopes>', 'space-separated scopes to request')
       .option('--no-browser', 'do not open a browser; just print the code and URL')
       .option('--insecure-storage', 'store the token in a 0600 file instead of the OS keychain')
@@ -87,7 +89,9 @@ export function authCommand(ctx: Context): Command {
   );
 
   examples(
-    cmd.command('login').description('sign in with the web flow in a browser (hosting), or to a protocol server (--server) or the health API (--health)')
+    cmd
+      .command('login')
+      .description('sign in with the web flow in a browser (hosting), or to a protocol server (--server) or the health API (--health)')
       .option('-s, --scopes <scopes>', 'space-separated scopes to request')
       .option('--no-browser', 'print the URL instead of opening a browser')
       .option('--login <user>', 'suggest an account to sign in with (hosting)')
@@ -104,14 +108,12 @@ export function authCommand(ctx: Context): Command {
         if (opts.health) return (await import('../health/auth.js')).runHealthLogin(ctx, opts);
         return (await hosting()).runAuthLogin(ctx, opts);
       }),
-    [
-      'LANYARD_CLIENT_SECRET=... lanyard auth login',
-      'lanyard auth login --server https://tools.example.com/mcp',
-      'lanyard auth login --health',
-    ],
+    ['LANYARD_CLIENT_SECRET=... lanyard auth login', 'lanyard auth login --server https://tools.example.com/mcp', 'lanyard auth login --health'],
   );
 
-  const token = cmd.command('token').description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
+  const token = cmd
+    .command('token')
+    .description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
     .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
     .option('--server <url>', 'the token of this context-protocol server')
     .option('--health', 'the service-health token')
@@ -121,9 +123,15 @@ export function authCommand(ctx: Context): Command {
       if (opts.health) return (await import('../health/auth.js')).runHealthToken(ctx, opts);
       return (await hosting()).runAuthToken(ctx, opts);
     });
-  examples(token, ['export TOKEN=$(lanyard auth token)', 'echo "$MY_TOKEN" | lanyard auth token --with-token', 'lanyard auth token create --user mona --scopes repo --note ci']);
+  examples(token, [
+    'export TOKEN=$(lanyard auth token)',
+    'echo "$MY_TOKEN" | lanyard auth token --with-token',
+    'lanyard auth token create --user mona --scopes repo --note ci',
+  ]);
   examples(
-    token.command('create').description('create a personal access token with Basic authentication (non-web flow); password from a hidden prompt or stdin')
+    token
+      .command('create')
+      .description('create a personal access token with Basic authentication (non-web flow); password from a hidden prompt or stdin')
       .requiredOption('-u, --user <login>', 'the account')
       .option('-s, --scopes <scopes>', 'space-separated scopes')
       .option('--note <text>', 'what the token is for')
@@ -140,7 +148,9 @@ export function authCommand(ctx: Context): Command {
   );
 
   examples(
-    cmd.command('logout').description('delete a stored token (hosting by default) and show where to revoke the grant')
+    cmd
+      .command('logout')
+      .description('delete a stored token (hosting by default) and show where to revoke the grant')
       .option('-u, --user <login>', 'hosting account to sign out (default: the active one)')
       .option('--server <url>', 'forget the tokens of this context-protocol server')
       .option('--health', 'forget the service-health token')

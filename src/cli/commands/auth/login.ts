@@ -16,7 +16,7 @@ async function clientSecret(ctx: Context): Promise<string> {
   const fromStdin = ctx.io.stdinIsTTY ? '' : await readStdinSecret(ctx.io, 'the client secret');
   if (fromStdin) return fromStdin;
   throw new UsageError(
-    'the web flow needs the OAuth app\'s client secret, from LANYARD_CLIENT_SECRET or standard input (never an argument; it is not stored)',
+    "the web flow needs the OAuth app's client secret, from LANYARD_CLIENT_SECRET or standard input (never an argument; it is not stored)",
     'on a personal machine, sign in with `lanyard auth device` instead: it needs no secret',
   );
 }

@@ -23,7 +23,9 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
     ctx.io.err('The token itself is still valid on the server: revoke it in your account settings if you no longer need it.');
   }
   if (webUrl && clientId) {
-    ctx.io.err(`To revoke the app's access on the server too, visit:\n  ${webUrl.replace(/\/+$/, '')}${HostingOAuthPath.applications}/${encodeURIComponent(clientId)}`);
+    ctx.io.err(
+      `To revoke the app's access on the server too, visit:\n  ${webUrl.replace(/\/+$/, '')}${HostingOAuthPath.applications}/${encodeURIComponent(clientId)}`,
+    );
   }
   const next = await stores.accounts.activeLogin();
   if (next) ctx.io.err(`Active account is now ${next}.`);

@@ -46,7 +46,17 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
     const token = ctx.env[name];
     if (!token) continue;
     const c = await check(ctx, apiUrl, token);
-    entries.push({ service: 'hosting', host, account: c.login, source: `env:${name}`, scopes: c.scopes, valid: c.valid, detail: c.detail, token: shown(token), active: !activeTaken });
+    entries.push({
+      service: 'hosting',
+      host,
+      account: c.login,
+      source: `env:${name}`,
+      scopes: c.scopes,
+      valid: c.valid,
+      detail: c.detail,
+      token: shown(token),
+      active: !activeTaken,
+    });
     activeTaken = true;
   }
   const stores = await openHostingStores(ctx, apiUrl);
@@ -61,7 +71,13 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
 
 /** One stored account, checked; a refreshable token is refreshed when due or after a 401. */
 async function storedEntry(
-  ctx: Context, apiUrl: string, stores: HostingStores, settings: ProfileSettings, acc: StoredAccount, shown: (t: string) => string, mayBeActive: boolean,
+  ctx: Context,
+  apiUrl: string,
+  stores: HostingStores,
+  settings: ProfileSettings,
+  acc: StoredAccount,
+  shown: (t: string) => string,
+  mayBeActive: boolean,
 ): Promise<AuthStatusEntry> {
   const found = { record: acc.record, store: acc.store };
   const notes: string[] = [];
@@ -77,8 +93,16 @@ async function storedEntry(
   if (acc.store.kind === 'file' && stores.fallbackReason) notes.push(`stored in a plain file: ${stores.fallbackReason}`);
   const detail = [c.detail, ...notes].filter(Boolean).join('; ');
   return {
-    service: 'hosting', host: stores.accounts.host, account: r.login, source: acc.store.kind, scopes: c.scopes ?? r.scopes,
-    valid: c.valid && c.login === r.login, ...(detail ? { detail } : {}), expiresAt: r.expiresAt, token: shown(r.token), active: acc.active && mayBeActive,
+    service: 'hosting',
+    host: stores.accounts.host,
+    account: r.login,
+    source: acc.store.kind,
+    scopes: c.scopes ?? r.scopes,
+    valid: c.valid && c.login === r.login,
+    ...(detail ? { detail } : {}),
+    expiresAt: r.expiresAt,
+    token: shown(r.token),
+    active: acc.active && mayBeActive,
   };
 }
 
@@ -112,9 +136,14 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
       { header: 'service', value: (e) => e.service },
       { header: 'host', value: (e) => e.host, flexible: true },
       { header: 'account', value: (e) => `${e.account ?? '-'}${e.active ? ' (active)' : ''}` },
-      { header: 'source', value: (e) => e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source },
+      { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
       { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true },
-      { header: 'status', value: (e) => (e.valid ? 'valid' : `invalid${e.detail ? `: ${e.detail}` : ''}`), style: (c, e) => (e.valid ? `\u001b[32m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`), flexible: true },
+      {
+        header: 'status',
+        value: (e) => (e.valid ? 'valid' : `invalid${e.detail ? `: ${e.detail}` : ''}`),
+        style: (c, e) => (e.valid ? `\u001b[32m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
+        flexible: true,
+      },
       { header: 'expires', value: (e) => e.expiresAt ?? '-' },
       { header: 'token', value: (e) => e.token ?? '-' },
     ]);
@@ -127,6 +156,8 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
     throw new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
   }
   if (active && !active.valid) {
-    throw new AuthRequiredError(`the credential hosting calls use (${active.source}${active.account ? `, ${active.account}` : ''}) is not valid`, { hint: 'sign in again with `lanyard auth device`, or fix the environment variable' });
+    throw new AuthRequiredError(`the credential hosting calls use (${active.source}${active.account ? `, ${active.account}` : ''}) is not valid`, {
+      hint: 'sign in again with `lanyard auth device`, or fix the environment variable',
+    });
   }
 }

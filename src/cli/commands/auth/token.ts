@@ -25,7 +25,10 @@ export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<v
 
 async function storePastedToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
   if (ctx.io.stdinIsTTY) {
-    throw new UsageError('--with-token reads the token from standard input, which is a terminal here', 'pipe it in: `echo "$TOKEN" | lanyard auth token --with-token` (or `lanyard auth token --with-token < token.txt`)');
+    throw new UsageError(
+      '--with-token reads the token from standard input, which is a terminal here',
+      'pipe it in: `echo "$TOKEN" | lanyard auth token --with-token` (or `lanyard auth token --with-token < token.txt`)',
+    );
   }
   const token = await readStdinSecret(ctx.io, 'the token');
   if (!token) throw new ValidationError('no token on standard input');
@@ -43,7 +46,9 @@ export async function runAuthTokenCreate(ctx: Context, o: AuthTokenCreateOptions
   const pat = await processCreateAuthorizationResponse(
     await createAuthorizationRequest(await ctx.http(), { apiUrl, login: o.user, password, scopes, note, signal: ctx.signal }),
   );
-  ctx.io.err(`Created a personal access token for ${o.user} ("${pat.note}", scopes: ${pat.scopes.join(', ') || 'none'}); revoke it any time in the account settings.`);
+  ctx.io.err(
+    `Created a personal access token for ${o.user} ("${pat.note}", scopes: ${pat.scopes.join(', ') || 'none'}); revoke it any time in the account settings.`,
+  );
   await storeSignIn(ctx, apiUrl, { accessToken: pat.token, tokenType: 'bearer', scopes: pat.scopes }, { origin: 'personal', insecure: o.insecureStorage });
 }
 

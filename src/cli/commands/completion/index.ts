@@ -17,6 +17,7 @@ export function completionCommand(ctx: Context): Command {
     });
   examples(cmd, [
     'lanyard completion bash > ~/.local/share/bash-completion/completions/lanyard',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion in an example, not a template
     'lanyard completion zsh > "${fpath[1]}/_lanyard"',
     'lanyard completion fish > ~/.config/fish/completions/lanyard.fish',
   ]);
@@ -25,19 +26,17 @@ export function completionCommand(ctx: Context): Command {
 
 /** Hidden: candidates for dynamic completion, one per line (used by the scripts). */
 export function completeCommand(ctx: Context): Command {
-  return new Command('__complete')
-    .argument('<kind>', 'profiles | resources')
-    .action(async (kind: string) => {
-      if (kind === 'profiles') {
-        try {
-          const store = await ctx.config();
-          for (const name of Object.keys(store.profiles())) ctx.io.out(name);
-        } catch {
-          /* no config: no candidates */
-        }
-      } else if (kind === 'resources') {
-        const { RATE_LIMIT_RESOURCES } = await import('../../../shared/rate-limit-resources.js');
-        for (const r of RATE_LIMIT_RESOURCES) ctx.io.out(r);
+  return new Command('__complete').argument('<kind>', 'profiles | resources').action(async (kind: string) => {
+    if (kind === 'profiles') {
+      try {
+        const store = await ctx.config();
+        for (const name of Object.keys(store.profiles())) ctx.io.out(name);
+      } catch {
+        /* no config: no candidates */
       }
-    });
+    } else if (kind === 'resources') {
+      const { RATE_LIMIT_RESOURCES } = await import('../../../shared/rate-limit-resources.js');
+      for (const r of RATE_LIMIT_RESOURCES) ctx.io.out(r);
+    }
+  });
 }

@@ -8,17 +8,25 @@ export const summary = 'read and change the settings of a profile (never secrets
 export function configCommand(ctx: Context): Command {
   const cmd = new Command('config').description(summary);
   examples(
-    withJson(cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile'))
-      .action(async (key: string, opts: { json?: boolean }) => (await import('./run.js')).runConfigGet(ctx, key, opts)),
+    withJson(cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')).action(
+      async (key: string, opts: { json?: boolean }) => (await import('./run.js')).runConfigGet(ctx, key, opts),
+    ),
     ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user --json'],
   );
   examples(
-    cmd.command('set').argument('<key>').argument('<value>').description('change one setting of the profile (created if missing)')
+    cmd
+      .command('set')
+      .argument('<key>')
+      .argument('<value>')
+      .description('change one setting of the profile (created if missing)')
       .action(async (key: string, value: string) => (await import('./run.js')).runConfigSet(ctx, key, value)),
     ['lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work'],
   );
   examples(
-    cmd.command('unset').argument('<key>').description('remove one setting of the profile')
+    cmd
+      .command('unset')
+      .argument('<key>')
+      .description('remove one setting of the profile')
       .action(async (key: string) => (await import('./run.js')).runConfigUnset(ctx, key)),
     ['lanyard config unset echo.audience'],
   );

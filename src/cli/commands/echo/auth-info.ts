@@ -54,16 +54,26 @@ export async function runEchoAuthInfo(ctx: Context, opts: EchoTokenOptions): Pro
   const { token, baseUrl } = await obtain(ctx, opts);
   const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, token: token.token, signal: ctx.signal });
   if (opts.json) return printJson(ctx.io, info);
-  renderTable(ctx.io, [info], [
-    { header: 'id', value: (i) => i.id },
-    { header: 'email', value: (i) => i.email },
-  ]);
+  renderTable(
+    ctx.io,
+    [info],
+    [
+      { header: 'id', value: (i) => i.id },
+      { header: 'email', value: (i) => i.email },
+    ],
+  );
 }
 
 export async function runEchoToken(ctx: Context, opts: EchoTokenOptions): Promise<void> {
   const { token } = await obtain(ctx, opts);
   if (opts.json) {
-    return printJson(ctx.io, { token: token.token, scheme: opts.scheme, path: token.path, source: token.source, expiresAt: new Date(token.expiresAt).toISOString() });
+    return printJson(ctx.io, {
+      token: token.token,
+      scheme: opts.scheme,
+      path: token.path,
+      source: token.source,
+      expiresAt: new Date(token.expiresAt).toISOString(),
+    });
   }
   ctx.io.out(token.token);
 }

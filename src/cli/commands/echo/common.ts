@@ -6,4 +6,3 @@ export async function echoProfile(ctx: Context): Promise<{ name: string; setting
   const { name, settings } = await ctx.profile();
   return { name, settings, baseUrl: requireSetting(settings, 'echo.baseUrl', name) };
 }
-

@@ -37,11 +37,11 @@ function tokenOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('-s, --scheme <scheme>', 'authentication scheme').choices(SCHEMES).makeOptionMandatory())
     .option('-c, --credentials <file>', 'service-account key file (vendor-jwt, service-account, default-service-account)')
-    .option('--audience <aud>', 'aud claim of minted JWTs (default: the profile\'s echo.audience)')
-    .option('--issuer <iss>', 'iss and sub claims of minted JWTs (default: the key file\'s client_email)')
+    .option('--audience <aud>', "aud claim of minted JWTs (default: the profile's echo.audience)")
+    .option('--issuer <iss>', "iss and sub claims of minted JWTs (default: the key file's client_email)")
     .option('--lifetime <duration>', 'lifetime of minted JWTs, at most 1h', '1h')
-    .option('--project <id>', 'app-platform project (default: the profile\'s echo.appPlatformProject)')
-    .option('--client-id <id>', 'OAuth client id at the identity provider (default: the profile\'s echo.idpClientId)')
+    .option('--project <id>', "app-platform project (default: the profile's echo.appPlatformProject)")
+    .option('--client-id <id>', "OAuth client id at the identity provider (default: the profile's echo.idpClientId)")
     .option('--login-hint <email>', 'suggest this account on the sign-in page')
     .option('--no-browser', 'print the sign-in URL instead of opening a browser')
     .option('--timeout <duration>', 'give up waiting for the browser sign-in after this long', '5m')
@@ -69,8 +69,9 @@ export function echoCommand(ctx: Context): Command {
   );
 
   examples(
-    withJson(tokenOptions(cmd.command('auth-info').description('call /auth/info/* with a bearer token of the chosen scheme; prints {id, email}')))
-      .action(async (opts: EchoTokenOptions) => (await auth()).runEchoAuthInfo(ctx, opts)),
+    withJson(tokenOptions(cmd.command('auth-info').description('call /auth/info/* with a bearer token of the chosen scheme; prints {id, email}'))).action(
+      async (opts: EchoTokenOptions) => (await auth()).runEchoAuthInfo(ctx, opts),
+    ),
     [
       'lanyard echo auth-info --scheme vendor-jwt --credentials sa.json --audience echo-api.example.com',
       'lanyard echo auth-info --scheme service-account -c sa.json --json',
@@ -80,8 +81,9 @@ export function echoCommand(ctx: Context): Command {
   );
 
   examples(
-    withJson(tokenOptions(cmd.command('token').description('print the bearer token a scheme would send (for curl); --json adds its expiry')))
-      .action(async (opts: EchoTokenOptions) => (await auth()).runEchoToken(ctx, opts)),
+    withJson(tokenOptions(cmd.command('token').description('print the bearer token a scheme would send (for curl); --json adds its expiry'))).action(
+      async (opts: EchoTokenOptions) => (await auth()).runEchoToken(ctx, opts),
+    ),
     [
       'lanyard echo token --scheme service-account -c sa.json',
       'lanyard echo token --scheme id-token --json',
@@ -89,19 +91,26 @@ export function echoCommand(ctx: Context): Command {
     ],
   );
 
-  const keyCmd = cmd.command('key').description('manage the API key of the echo API (OS keychain, or a 0600 file with LANYARD_INSECURE_STORAGE=1; LANYARD_API_KEY wins)');
+  const keyCmd = cmd
+    .command('key')
+    .description('manage the API key of the echo API (OS keychain, or a 0600 file with LANYARD_INSECURE_STORAGE=1; LANYARD_API_KEY wins)');
   examples(
-    keyCmd.command('set').description('store the API key read from stdin for the profile\'s echo API')
+    keyCmd
+      .command('set')
+      .description("store the API key read from stdin for the profile's echo API")
       .action(async (opts: EchoKeyOptions) => (await key()).runEchoKeySet(ctx, opts)),
     ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key set < key.txt'],
   );
   examples(
-    withJson(keyCmd.command('status').description('show where the API key comes from (masked); exit 4 when there is none'))
-      .action(async (opts: EchoKeyOptions) => (await key()).runEchoKeyStatus(ctx, opts)),
+    withJson(keyCmd.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(
+      async (opts: EchoKeyOptions) => (await key()).runEchoKeyStatus(ctx, opts),
+    ),
     ['lanyard echo key status', 'lanyard echo key status --json'],
   );
   examples(
-    keyCmd.command('delete').description('delete the stored API key of the profile\'s echo API')
+    keyCmd
+      .command('delete')
+      .description("delete the stored API key of the profile's echo API")
       .action(async (opts: EchoKeyOptions) => (await key()).runEchoKeyDelete(ctx, opts)),
     ['lanyard echo key delete'],
   );

@@ -10,7 +10,9 @@ import { readStdinText } from '../../stdin.js';
 
 export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);
-  const key = normaliseApiKey(await readStdinText(ctx.io, { what: 'the API key', hint: 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', maxBytes: 4096 }));
+  const key = normaliseApiKey(
+    await readStdinText(ctx.io, { what: 'the API key', hint: 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', maxBytes: 4096 }),
+  );
   const store = await ctx.credentials();
   await store.set(apiKeyAccount(baseUrl), key);
   ctx.io.err(`API key ${maskSecret(key)} stored for ${hostOf(baseUrl)} (${store.kind})`);
@@ -23,11 +25,16 @@ export async function runEchoKeyStatus(ctx: Context, opts: EchoKeyOptions): Prom
   const found = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
   const status = { host, configured: !!found, source: found?.source ?? null, key: found ? maskSecret(found.key) : null };
   if (opts.json) printJson(ctx.io, status);
-  else if (found) renderTable(ctx.io, [status], [
-    { header: 'host', value: (s) => s.host },
-    { header: 'source', value: (s) => s.source ?? '' },
-    { header: 'key', value: (s) => s.key ?? '' },
-  ]);
+  else if (found)
+    renderTable(
+      ctx.io,
+      [status],
+      [
+        { header: 'host', value: (s) => s.host },
+        { header: 'source', value: (s) => s.source ?? '' },
+        { header: 'key', value: (s) => s.key ?? '' },
+      ],
+    );
   if (!found) {
     throw new AuthRequiredError(`no API key for the echo API at ${host}`, {
       hint: 'set LANYARD_API_KEY, or store one: `printf %s "$KEY" | lanyard echo key set`',

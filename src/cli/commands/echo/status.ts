@@ -11,7 +11,15 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
   if (baseUrl) {
     const key = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
     if (key) {
-      out.push({ service: 'echo', host: hostOf(baseUrl), account: 'API key', source: key.source, valid: true, detail: 'not checked until used', token: showToken ? key.key : maskSecret(key.key) });
+      out.push({
+        service: 'echo',
+        host: hostOf(baseUrl),
+        account: 'API key',
+        source: key.source,
+        valid: true,
+        detail: 'not checked until used',
+        token: showToken ? key.key : maskSecret(key.key),
+      });
     }
   }
   const store = await ctx.credentials();

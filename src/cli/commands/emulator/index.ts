@@ -27,7 +27,9 @@ export function emulatorCommand(ctx: Context): Command {
   const cmd = new Command('emulator').description(summary);
   const run = () => import('./run.js');
   examples(
-    cmd.command('start').description('start the emulator on 127.0.0.1 and register the "emulator" profile')
+    cmd
+      .command('start')
+      .description('start the emulator on 127.0.0.1 and register the "emulator" profile')
       .option('--port <n>', 'port (0 = any free port)', '0')
       .option('--host <addr>', 'address to bind (loopback only)', '127.0.0.1')
       .option('--data-dir <dir>', 'keep state (mailbox store) here; default: a temporary directory')
@@ -45,7 +47,9 @@ export function emulatorCommand(ctx: Context): Command {
     ['lanyard emulator info --json'],
   );
   examples(
-    cmd.command('reset').description('restore every service to its seeded state, clear faults and the clock offset')
+    cmd
+      .command('reset')
+      .description('restore every service to its seeded state, clear faults and the clock offset')
       .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorAdmin(ctx, opts, 'reset', {})),
     ['lanyard emulator reset'],
@@ -67,15 +71,22 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--count <n>', 'apply to the next n requests only')
       .option(...urlOption)
       .action(async (opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts)),
-    ['lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1', 'lanyard emulator fault add --type latency --latency 2s --path /echo --json'],
+    [
+      'lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1',
+      'lanyard emulator fault add --type latency --latency 2s --path /echo --json',
+    ],
   );
   examples(
-    withJson(fault.command('list').description('list active faults')).option(...urlOption)
+    withJson(fault.command('list').description('list active faults'))
+      .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts)),
     ['lanyard emulator fault list', 'lanyard emulator fault list --json'],
   );
   examples(
-    fault.command('clear').description('remove every fault').option(...urlOption)
+    fault
+      .command('clear')
+      .description('remove every fault')
+      .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts)),
     ['lanyard emulator fault clear', 'lanyard emulator fault clear --url http://127.0.0.1:8765'],
   );
@@ -86,7 +97,8 @@ export function emulatorCommand(ctx: Context): Command {
   ]);
   const rl = () => import('./ratelimit.js');
   const callerOptions = (c: Command) =>
-    c.option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
+    c
+      .option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
       .option('--token-of <login>', 'same as --user: the bucket every token of that user spends')
       .option('--anonymous', 'the unauthenticated bucket of 127.0.0.1')
       .option('--caller <key>', 'a bucket key: ip:<addr>, user:<login>, app:<client id>, installation:<id>, workflow:<owner/repo>');
@@ -97,10 +109,15 @@ export function emulatorCommand(ctx: Context): Command {
       .option('-r, --resource <name>', 'core, search, graphql, code_search, lfs, audit_log, ...', 'core')
       .option(...urlOption)
       .action(async (opts) => (await rl()).runEmulatorBudget(ctx, opts)),
-    ['lanyard emulator budget --remaining 0 --reset-in 5s --anonymous', 'lanyard emulator budget --user mona --remaining 10 --reset-in 1m', 'lanyard emulator budget --resource search --remaining 0 --reset-in 30s'],
+    [
+      'lanyard emulator budget --remaining 0 --reset-in 5s --anonymous',
+      'lanyard emulator budget --user mona --remaining 10 --reset-in 1m',
+      'lanyard emulator budget --resource search --remaining 0 --reset-in 30s',
+    ],
   );
   examples(
-    withJson(cmd.command('budgets').description('list the hosting rate-limit buckets in use')).option(...urlOption)
+    withJson(cmd.command('budgets').description('list the hosting rate-limit buckets in use'))
+      .option(...urlOption)
       .action(async (opts) => (await rl()).runEmulatorBudgets(ctx, opts)),
     ['lanyard emulator budgets', 'lanyard emulator budgets --json'],
   );
@@ -113,10 +130,16 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--reset-in <duration>', 'with --exhaust-budget: when that budget resets (default 60s)')
       .option(...urlOption)
       .action(async (opts) => (await rl()).runEmulatorSecondary(ctx, opts)),
-    ['lanyard emulator secondary --retry-after 2s', 'lanyard emulator secondary --count 3 --status 429', 'lanyard emulator secondary --exhaust-budget --reset-in 3s'],
+    [
+      'lanyard emulator secondary --retry-after 2s',
+      'lanyard emulator secondary --count 3 --status 429',
+      'lanyard emulator secondary --exhaust-budget --reset-in 3s',
+    ],
   );
   examples(
-    withJson(cmd.command('limits').description('tune the hosting secondary limits (defaults: 100 concurrent, 900 points/min, 80/min and 500/h content-creating)'))
+    withJson(
+      cmd.command('limits').description('tune the hosting secondary limits (defaults: 100 concurrent, 900 points/min, 80/min and 500/h content-creating)'),
+    )
       .option('--concurrent <n>', 'concurrent requests per caller')
       .option('--points-per-minute <n>', 'REST points per minute per endpoint')
       .option('--content-per-minute <n>', 'content-creating requests per minute')
@@ -130,7 +153,8 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--data <json>', 'JSON body of the verb', '{}')
       .option(...urlOption)
       .action(async (service: string, verb: string, opts: EmulatorTargetOptions & { data: string }) =>
-        (await run()).runEmulatorAdminVerb(ctx, opts, service, verb, opts.data)),
+        (await run()).runEmulatorAdminVerb(ctx, opts, service, verb, opts.data),
+      ),
     ['lanyard emulator admin hosting budget --data \'{"remaining":0,"resetInSeconds":5}\''],
   );
   cmd.addCommand(emulatorServiceAccountCommand(ctx));

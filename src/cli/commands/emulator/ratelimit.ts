@@ -96,7 +96,9 @@ export async function runEmulatorSecondary(ctx: Context, f: SecondaryFlags): Pro
   const r = await emulatorAdmin(ctx, f, 'POST', 'hosting/secondary', body);
   if (f.json) return printJson(ctx.io, r);
   const a = r as { armed: number; caller: string; status: number; retryAfter: number | null };
-  ctx.io.err(`Next ${a.armed} request(s) from ${a.caller} get a secondary rate limit (HTTP ${a.status}${a.retryAfter !== null ? `, retry-after ${a.retryAfter}` : ', no retry-after'})`);
+  ctx.io.err(
+    `Next ${a.armed} request(s) from ${a.caller} get a secondary rate limit (HTTP ${a.status}${a.retryAfter !== null ? `, retry-after ${a.retryAfter}` : ', no retry-after'})`,
+  );
 }
 
 export async function runEmulatorLimits(ctx: Context, f: LimitsFlags): Promise<void> {

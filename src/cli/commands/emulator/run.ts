@@ -13,10 +13,14 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1 or ::1), got ${host}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
-  for (const [flag, file] of [['--tls-cert', opts.tlsCert], ['--tls-key', opts.tlsKey]] as const) {
-    if (file) await access(file, constants.R_OK).catch(() => {
-      throw new UsageError(`${flag}: cannot read ${file}`);
-    });
+  for (const [flag, file] of [
+    ['--tls-cert', opts.tlsCert],
+    ['--tls-key', opts.tlsKey],
+  ] as const) {
+    if (file)
+      await access(file, constants.R_OK).catch(() => {
+        throw new UsageError(`${flag}: cannot read ${file}`);
+      });
   }
   const { startEmulator } = await import('../../../emulator/server.js');
   const emu = await startEmulator({

@@ -22,9 +22,15 @@ interface ServiceAccountCreateOptions {
 export function emulatorServiceAccountCommand(ctx: Context): Command {
   const cmd = new Command('service-account').description('service accounts of the emulated echo API');
   examples(
-    withJson(cmd.command('create').description('create a key for a service account and write its key file (JSON with client_email, private_key_id, private_key)'))
-      .addOption(new Option('--scheme <scheme>', 'the account trusted by this scheme').choices(['vendor-jwt', 'service-account', 'default-service-account']).default('service-account'))
-      .option('--email <address>', 'any account (created if new; only the schemes\' accounts are trusted by the API)')
+    withJson(
+      cmd.command('create').description('create a key for a service account and write its key file (JSON with client_email, private_key_id, private_key)'),
+    )
+      .addOption(
+        new Option('--scheme <scheme>', 'the account trusted by this scheme')
+          .choices(['vendor-jwt', 'service-account', 'default-service-account'])
+          .default('service-account'),
+      )
+      .option('--email <address>', "any account (created if new; only the schemes' accounts are trusted by the API)")
       .addOption(new Option('--algorithm <alg>', 'key algorithm').choices(['RS256', 'ES256']).default('RS256'))
       .option('-o, --output <file>', 'write the key file here (mode 0600) instead of printing it')
       .option('--force', 'overwrite --output if it exists')
@@ -36,10 +42,7 @@ export function emulatorServiceAccountCommand(ctx: Context): Command {
       'lanyard emulator service-account create --email stranger@example.test -o stranger.json',
     ],
   );
-  return examples(cmd, [
-    'lanyard emulator service-account create --output sa.json',
-    'lanyard echo auth-info --scheme service-account -c sa.json',
-  ]);
+  return examples(cmd, ['lanyard emulator service-account create --output sa.json', 'lanyard echo auth-info --scheme service-account -c sa.json']);
 }
 
 async function emulatorBase(ctx: Context, url: string | undefined): Promise<string> {
@@ -57,7 +60,11 @@ async function runServiceAccountCreate(ctx: Context, opts: ServiceAccountCreateO
   const base = await emulatorBase(ctx, opts.url);
   const http = await ctx.http();
   const res = await http.request({
-    method: 'POST', url: '_emulator/echo/service-account', baseUrl: base, oauth: true, signal: ctx.signal,
+    method: 'POST',
+    url: '_emulator/echo/service-account',
+    baseUrl: base,
+    oauth: true,
+    signal: ctx.signal,
     json: { scheme: opts.scheme, email: opts.email, algorithm: opts.algorithm },
   });
   const keyFile = (await res.json()) as { client_email: string; private_key_id: string };

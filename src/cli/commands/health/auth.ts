@@ -14,8 +14,15 @@ import { hostOf } from '../../../core/credentials/accounts.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { LanyardError } from '../../../core/errors.js';
 import {
-  buildAuthorizeUrl, EXPIRY_SKEW_MS, healthAccount, loadHealthToken, processImplicitResponse, randomToken, resolveHealthToken,
-  saveHealthToken, type ResolvedHealthToken,
+  buildAuthorizeUrl,
+  EXPIRY_SKEW_MS,
+  healthAccount,
+  loadHealthToken,
+  processImplicitResponse,
+  randomToken,
+  resolveHealthToken,
+  saveHealthToken,
+  type ResolvedHealthToken,
 } from '../../../core/health/token.js';
 import { localTime, parseDuration, relativeTime } from '../../output.js';
 
@@ -54,7 +61,9 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
     const rec = processImplicitResponse(params, ctx.clock.now(), clientId);
     const store = await storeFor(ctx, o.insecureStorage);
     await saveHealthToken(store, authUrl, rec);
-    ctx.io.err(`✓ Signed in to the service-health API at ${hostOf(authUrl)} (token stored in the ${store.kind} store; expires ${localTime(rec.expires_at)}, ${relativeTime(rec.expires_at, ctx.clock.now())})`);
+    ctx.io.err(
+      `✓ Signed in to the service-health API at ${hostOf(authUrl)} (token stored in the ${store.kind} store; expires ${localTime(rec.expires_at)}, ${relativeTime(rec.expires_at, ctx.clock.now())})`,
+    );
   } finally {
     await receiver.close();
   }
@@ -72,7 +81,9 @@ export async function runHealthLogout(ctx: Context, _o: AuthLogoutOptions): Prom
   let removed = false;
   for (const store of await ctx.credentialsForLookup()) removed = (await store.delete(healthAccount(authUrl))) || removed;
   if (!removed) throw new LanyardError('not_signed_in', `not signed in to the service-health API at ${hostOf(authUrl)}`);
-  ctx.io.err(`✓ Removed the service-health token for ${hostOf(authUrl)}. Implicit-flow tokens cannot be revoked from here; it stays valid at the service until it expires.`);
+  ctx.io.err(
+    `✓ Removed the service-health token for ${hostOf(authUrl)}. Implicit-flow tokens cannot be revoked from here; it stays valid at the service until it expires.`,
+  );
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is still set in the environment`);
 }
 
@@ -86,7 +97,15 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
   const activeHost = authUrl ? hostOf(authUrl) : undefined;
   const envToken = ctx.env[HEALTH_TOKEN_ENV]?.trim();
   if (envToken) {
-    entries.push({ service: 'health', host: activeHost ?? 'any', source: HEALTH_TOKEN_ENV, valid: true, detail: 'expiry unknown (token from the environment)', token: mask(envToken, showToken), active: true });
+    entries.push({
+      service: 'health',
+      host: activeHost ?? 'any',
+      source: HEALTH_TOKEN_ENV,
+      valid: true,
+      detail: 'expiry unknown (token from the environment)',
+      token: mask(envToken, showToken),
+      active: true,
+    });
   }
   const seen = new Set<string>();
   for (const store of await ctx.credentialsForLookup()) {

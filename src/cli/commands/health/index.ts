@@ -30,7 +30,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 function queryOptions(cmd: Command): Command {
   return cmd
-    .option('--subscription <id>', 'subscription id (default: the profile\'s health.subscriptionId)')
+    .option('--subscription <id>', "subscription id (default: the profile's health.subscriptionId)")
     .option('--filter <expr>', "raw $filter expression, e.g. \"service eq 'Virtual Machines' or region eq 'West US'\"")
     .option('--service <name>', 'only events impacting this service (repeatable; OR-ed with --region)', collect)
     .option('--region <name>', 'only events impacting this region (repeatable)', collect)
@@ -52,7 +52,7 @@ export function healthCommand(ctx: Context): Command {
     [
       'lanyard health events',
       "lanyard health events --service 'Virtual Machines' --region 'West US' --since 5/12/2025",
-      "lanyard health events --filter \"service eq 'Storage'\" --all --ndjson",
+      'lanyard health events --filter "service eq \'Storage\'" --all --ndjson',
       'lanyard health events --since 7d --max 20 --json',
     ],
   );
@@ -62,9 +62,5 @@ export function healthCommand(ctx: Context): Command {
       .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
     ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-Q8M --json'],
   );
-  return examples(cmd, [
-    'lanyard auth login --health',
-    'lanyard health events --since 7d --all --ndjson',
-    'lanyard health event BC_1-FXZ --json',
-  ]);
+  return examples(cmd, ['lanyard auth login --health', 'lanyard health events --since 7d --all --ndjson', 'lanyard health event BC_1-FXZ --json']);
 }

@@ -56,7 +56,12 @@ export function plainText(html: string): string {
     .replace(/<\s*br\s*\/?>/gi, '\n')
     .replace(/<\/\s*(p|div|li|h\d)\s*>/gi, '\n')
     .replace(/<[^>]*>/g, '')
-    .replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
     .replace(/[ \t]+/g, ' ')
     .replace(/\n\s*\n+/g, '\n')
     .trim();
@@ -86,16 +91,27 @@ export function renderEventDetail(io: IO, e: HealthEvent): void {
   field('Mitigated', shortTime(p.impactMitigationTime));
   field('Last update', shortTime(p.lastUpdateTime));
   field('Tags', (p.eventTags ?? []).join(', '));
-  const flags = [p.isHIR ? `high incident rate${p.hirStage ? ` (${p.hirStage})` : ''}` : '', p.isEventSensitive ? 'sensitive' : '', p.platformInitiated ? 'platform initiated' : ''].filter(Boolean);
+  const flags = [
+    p.isHIR ? `high incident rate${p.hirStage ? ` (${p.hirStage})` : ''}` : '',
+    p.isEventSensitive ? 'sensitive' : '',
+    p.platformInitiated ? 'platform initiated' : '',
+  ].filter(Boolean);
   field('Flags', flags.join(', '));
   field('Incident', p.externalIncidentId);
   if (p.eventType === 'Billing' || p.billingId) {
     field('Billing id', p.billingId);
-    if (p.oldRate !== undefined || p.newRate !== undefined) field('Rate', `${p.oldRate ?? '?'} → ${p.newRate ?? '?'}${p.currencyType ? ' ' + p.currencyType : ''}`);
+    if (p.oldRate !== undefined || p.newRate !== undefined)
+      field('Rate', `${p.oldRate ?? '?'} → ${p.newRate ?? '?'}${p.currencyType ? ' ' + p.currencyType : ''}`);
   }
   const summary = p.summary || (p.description ? plainText(p.description) : '') || (p.article?.articleContent ? plainText(p.article.articleContent) : '');
   out();
-  if (summary) out(summary.split('\n').map((l) => sanitize(l)).join('\n'));
+  if (summary)
+    out(
+      summary
+        .split('\n')
+        .map((l) => sanitize(l))
+        .join('\n'),
+    );
   if (p.isEventSensitive) out(dimIf(c, 'This event is sensitive: its details are only available through the fetchEventDetails operation.'));
   if (p.additionalInformation?.message) out(clean(p.additionalInformation.message));
   renderImpact(io, p.impact ?? []);
@@ -109,8 +125,12 @@ export function renderEventDetail(io: IO, e: HealthEvent): void {
     out();
     heading('Links');
     for (const l of p.links) {
-      const params = Object.entries(l.parameters ?? {}).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
-      out(`  • ${clean(l.displayText?.localizedValue ?? l.displayText?.value ?? l.bladeName)} [${l.type ?? 'link'}] ${clean([l.extensionName, l.bladeName].filter(Boolean).join('/'))}${params ? ` (${clean(params)})` : ''}`);
+      const params = Object.entries(l.parameters ?? {})
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(', ');
+      out(
+        `  • ${clean(l.displayText?.localizedValue ?? l.displayText?.value ?? l.bladeName)} [${l.type ?? 'link'}] ${clean([l.extensionName, l.bladeName].filter(Boolean).join('/'))}${params ? ` (${clean(params)})` : ''}`,
+      );
     }
   }
   if (p.faqs?.length) {

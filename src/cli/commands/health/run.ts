@@ -23,7 +23,8 @@ interface Prepared {
 /** Options → the query (validated before any request), the token and the HTTP client. */
 async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
   const hasTerms = !!(o.service?.length || o.region?.length);
-  if (o.filter !== undefined && hasTerms) throw new UsageError('--filter cannot be combined with --service/--region', 'put every term in --filter, or use only --service/--region');
+  if (o.filter !== undefined && hasTerms)
+    throw new UsageError('--filter cannot be combined with --service/--region', 'put every term in --filter, or use only --service/--region');
   if (o.filter !== undefined && !o.filter.trim()) throw new UsageError('--filter must not be empty');
   const apiVersion = (o.apiVersion ?? Health.defaultApiVersion).trim();
   if (!apiVersion) throw new UsageError('--api-version must not be empty');
@@ -32,7 +33,9 @@ async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
   const { name, settings } = await ctx.profile();
   const subscriptionId = o.subscription ?? settings['health.subscriptionId'];
   if (!subscriptionId) {
-    throw new ValidationError('no subscription: pass --subscription ID', { hint: `or run \`lanyard config set health.subscriptionId <id> --profile ${name}\`` });
+    throw new ValidationError('no subscription: pass --subscription ID', {
+      hint: `or run \`lanyard config set health.subscriptionId <id> --profile ${name}\``,
+    });
   }
   const managementUrl = requireSetting(settings, 'health.managementUrl', name);
   const token = await resolveToken(ctx, settings);
@@ -74,13 +77,17 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
     events.push(r.value);
   }
   if (o.json) printJson(ctx.io, events);
-  else if (events.length === 0) ctx.io.err(`No health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`);
+  else if (events.length === 0)
+    ctx.io.err(
+      `No health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`,
+    );
   else renderEventsTable(ctx.io, events);
   moreHint(ctx, rest, max !== undefined);
 }
 
 function moreHint(ctx: Context, nextLink: string | undefined, capped: boolean): void {
-  if (nextLink && ctx.io.stderrIsTTY) ctx.io.err(capped ? 'More events are available (raise --max or use --all).' : 'More events are available: use --all to follow every page.');
+  if (nextLink && ctx.io.stderrIsTTY)
+    ctx.io.err(capped ? 'More events are available (raise --max or use --all).' : 'More events are available: use --all to follow every page.');
 }
 
 export async function runHealthEvent(ctx: Context, trackingId: string, o: HealthEventOptions): Promise<void> {
@@ -88,9 +95,13 @@ export async function runHealthEvent(ctx: Context, trackingId: string, o: Health
   const p = await prepare(ctx, o);
   const ev = await findEvent(p.http, p.query, p.token, trackingId.trim(), ctx.signal);
   if (!ev) {
-    throw new LanyardError('not_found', `no event with tracking id ${trackingId} in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days'}`, {
-      hint: 'older events: pass --since (e.g. --since 30d or --since 5/12/2025)',
-    });
+    throw new LanyardError(
+      'not_found',
+      `no event with tracking id ${trackingId} in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days'}`,
+      {
+        hint: 'older events: pass --since (e.g. --since 30d or --since 5/12/2025)',
+      },
+    );
   }
   if (o.json) printJson(ctx.io, ev);
   else renderEventDetail(ctx.io, ev);

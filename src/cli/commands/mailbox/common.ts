@@ -15,7 +15,10 @@ export async function mailboxClient(ctx: Context, o: MailboxTargetOptions): Prom
   const baseUrl = requireSetting(settings, 'mailbox.baseUrl', name);
   const domain = o.domain ?? requireSetting(settings, 'mailbox.domain', name);
   const user = o.user ?? requireSetting(settings, 'mailbox.user', name);
-  for (const [flag, v] of [['--domain', domain], ['--user', user]] as const) {
+  for (const [flag, v] of [
+    ['--domain', domain],
+    ['--user', user],
+  ] as const) {
     if (!v.trim() || /[/\\?#%\s]/.test(v)) throw new ValidationError(`${flag}: "${v}" is not a valid mailbox ${flag.slice(2)}`);
   }
   lowMemoryRuntime();
@@ -28,7 +31,7 @@ export async function inputBody(ctx: Context, file: string | undefined): Promise
     if (ctx.io.stdinIsTTY) throw new UsageError('no message given: pass FILE or pipe the raw message on stdin');
     return ctx.io.stdin;
   }
-  let s;
+  let s: import('node:fs').Stats;
   try {
     s = await (await import('node:fs/promises')).stat(file);
   } catch {

@@ -47,8 +47,8 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 
 function target(cmd: Command): Command {
   return cmd
-    .option('--domain <domain>', 'mailbox domain (default: the profile\'s mailbox.domain)')
-    .option('--user <user>', 'mailbox user (default: the profile\'s mailbox.user)');
+    .option('--domain <domain>', "mailbox domain (default: the profile's mailbox.domain)")
+    .option('--user <user>', "mailbox user (default: the profile's mailbox.user)");
 }
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
@@ -82,7 +82,11 @@ export function mailboxCommand(ctx: Context): Command {
       .option('-l, --label <n>', 'label for --adjacent')
       .option('--mark-seen', 'mark the message SEEN')
       .action(async (id: string, opts: MailboxGetOptions) => (await read()).runMailboxGet(ctx, id, opts)),
-    ['lanyard mailbox get 6e1f6d20-2c5a-11f1-9c1a-0242ac120002', 'lanyard mailbox get "$ID" --adjacent --label 1 --json', 'lanyard mailbox get "$ID" --mark-seen'],
+    [
+      'lanyard mailbox get 6e1f6d20-2c5a-11f1-9c1a-0242ac120002',
+      'lanyard mailbox get "$ID" --adjacent --label 1 --json',
+      'lanyard mailbox get "$ID" --mark-seen',
+    ],
   );
   examples(
     target(cmd.command('raw').argument('<uuid>', 'message id').description('stream the raw RFC 5322 message (deflate decoded on the fly)'))
@@ -92,31 +96,43 @@ export function mailboxCommand(ctx: Context): Command {
     ['lanyard mailbox raw "$ID" > message.eml', 'lanyard mailbox raw "$ID" --output message.eml'],
   );
   examples(
-    target(withJson(cmd.command('url').argument('<uuid>', 'message id').description('print the object-store location of the raw message (not followed)')))
-      .action(async (id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts)),
+    target(
+      withJson(cmd.command('url').argument('<uuid>', 'message id').description('print the object-store location of the raw message (not followed)')),
+    ).action(async (id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts)),
     ['lanyard mailbox url "$ID"', 'curl -s "$(lanyard mailbox url "$ID")"'],
   );
   examples(
-    target(cmd.command('part')
-      .argument('<uuid>', 'message id')
-      .argument('<part>', 'IMAP part number (1, 1.2, 2.1.3) or content id in angle brackets (<logo@host>)')
-      .description('stream one body part (attachment, inline image, alternative body)'))
-      .option('-o, --output <file|dir>', 'write to a file, or into a directory under the part\'s (sanitised) file name')
+    target(
+      cmd
+        .command('part')
+        .argument('<uuid>', 'message id')
+        .argument('<part>', 'IMAP part number (1, 1.2, 2.1.3) or content id in angle brackets (<logo@host>)')
+        .description('stream one body part (attachment, inline image, alternative body)'),
+    )
+      .option('-o, --output <file|dir>', "write to a file, or into a directory under the part's (sanitised) file name")
       .option('-f, --force', 'overwrite an existing file')
       .action(async (id: string, part: string, opts: MailboxOutputOptions) => (await read()).runMailboxPart(ctx, id, part, opts)),
     ['lanyard mailbox part "$ID" 2 --output ./downloads/', 'lanyard mailbox part "$ID" "<logo@example.com>" > logo.png', 'lanyard mailbox part "$ID" 1.1'],
   );
   examples(
-    target(withJson(cmd.command('store').argument('[file]', 'raw RFC 5322 message; "-" or nothing reads stdin').description('store a message; prints its new id')))
+    target(
+      withJson(cmd.command('store').argument('[file]', 'raw RFC 5322 message; "-" or nothing reads stdin').description('store a message; prints its new id')),
+    )
       .option('-l, --label <n>', 'label to put it in (repeatable; label 0 is always added)', collect, [])
       .option('-m, --marker <name>', 'marker: seen, replied, forwarded (repeatable)', collect, [])
       .action(async (file: string | undefined, opts: MailboxStoreOptions) => (await write()).runMailboxStore(ctx, file, opts)),
     ['lanyard mailbox store message.eml --label 1 --marker seen', 'cat message.eml | lanyard mailbox store - --json'],
   );
   examples(
-    target(withJson(cmd.command('update').argument('<uuid>', 'message id').argument('[file]', 'new raw message; "-" or nothing reads stdin')
-      .description('replace a message (new id, labels and markers kept); prints the new id')))
-      .action(async (id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts)),
+    target(
+      withJson(
+        cmd
+          .command('update')
+          .argument('<uuid>', 'message id')
+          .argument('[file]', 'new raw message; "-" or nothing reads stdin')
+          .description('replace a message (new id, labels and markers kept); prints the new id'),
+      ),
+    ).action(async (id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts)),
     ['lanyard mailbox update "$ID" edited.eml'],
   );
   examples(
@@ -129,8 +145,9 @@ export function mailboxCommand(ctx: Context): Command {
     ['lanyard mailbox label "$ID" --add 4 --remove 1', 'lanyard mailbox label "$ID" --add-marker seen --remove-marker replied'],
   );
   examples(
-    target(withJson(cmd.command('delete').argument('<uuid>', 'message id').description('delete a message (removed from every label; purged later)')))
-      .action(async (id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts)),
+    target(withJson(cmd.command('delete').argument('<uuid>', 'message id').description('delete a message (removed from every label; purged later)'))).action(
+      async (id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts),
+    ),
     ['lanyard mailbox delete "$ID"'],
   );
   return examples(cmd, [

@@ -25,7 +25,7 @@ export function shortDate(d: string | undefined): string {
 export const messageColumns: ReadonlyArray<Column<MessageRow>> = [
   { header: 'id', value: (r) => r.id },
   { header: 'date', value: (r) => shortDate(r.meta.date) },
-  { header: 'from', value: (r) => r.meta.from?.[0] ? (r.meta.from[0].name || r.meta.from[0].address) : '', flexible: true },
+  { header: 'from', value: (r) => (r.meta.from?.[0] ? r.meta.from[0].name || r.meta.from[0].address : ''), flexible: true },
   { header: 'subject', value: (r) => r.meta.subject ?? '', flexible: true },
   { header: 'labels', value: (r) => (r.meta.labels ?? []).join(',') },
   { header: 'markers', value: (r) => (r.meta.markers ?? []).map((m) => m.toLowerCase()).join(',') },
@@ -64,12 +64,16 @@ export function renderMessage(io: IO, v: MessageView): void {
   const parts = Object.entries(m.parts ?? {}).sort(([a], [b]) => compareImap(a, b));
   if (parts.length) {
     io.out('');
-    renderTable(io, parts.map(([id, p]) => ({ id, ...p })), [
-      { header: 'part', value: (p) => p.id },
-      { header: 'type', value: (p) => p.mimeType },
-      { header: 'size', value: (p) => fmtBytes(p.size), align: 'right' },
-      { header: 'file name', value: (p) => p.fileName, flexible: true },
-    ]);
+    renderTable(
+      io,
+      parts.map(([id, p]) => ({ id, ...p })),
+      [
+        { header: 'part', value: (p) => p.id },
+        { header: 'type', value: (p) => p.mimeType },
+        { header: 'size', value: (p) => fmtBytes(p.size), align: 'right' },
+        { header: 'file name', value: (p) => p.fileName, flexible: true },
+      ],
+    );
   }
   const body = m.textBody ?? (m.htmlBody !== undefined ? '(HTML body only; see --json for htmlBody)' : undefined);
   io.out('');

@@ -14,7 +14,11 @@ export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promi
   serverKeyOf(serverUrl);
   const deps = await protocolDeps(ctx, o);
   const t = await authorize(deps, { serverUrl, scopes: o.scopes, clientId: o.clientId, clientCredentials: o.clientCredentials });
-  const parts = [t.scope ? `scope "${t.scope}"` : undefined, t.expiresAt ? `token expires ${localTime(t.expiresAt)}` : undefined, t.refreshToken ? 'refreshable' : undefined].filter(Boolean);
+  const parts = [
+    t.scope ? `scope "${t.scope}"` : undefined,
+    t.expiresAt ? `token expires ${localTime(t.expiresAt)}` : undefined,
+    t.refreshToken ? 'refreshable' : undefined,
+  ].filter(Boolean);
   ctx.io.err(`Signed in to ${t.server}${parts.length ? ` (${parts.join(', ')})` : ''}`);
 }
 

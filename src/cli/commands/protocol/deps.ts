@@ -39,4 +39,3 @@ async function readClientSecret(ctx: Context): Promise<string | undefined> {
   if (ctx.io.stdinIsTTY) return undefined;
   return (await readStdinSecret(ctx.io, 'the client secret')) || undefined;
 }
-

@@ -20,20 +20,23 @@ export const summary = 'call context-protocol servers (OAuth 2.1 with discovery,
 export function protocolCommand(ctx: Context): Command {
   const cmd = new Command('protocol').description(summary);
   examples(
-    withJson(cmd.command('request').description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
-      .argument('[server-url]', 'the protocol server, e.g. https://tools.example.com/mcp (default: the profile\'s protocol.serverUrl)')
-      .option('-m, --method <name>', 'JSON-RPC method', 'initialize')
-      .option('--params <json>', 'JSON-RPC params (a JSON object or array)')
-      .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
-      .option('--client-id <id>', 'pre-registered client id (servers without registration)')
-      .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)')
-      .option('--no-browser', 'print the authorization URL instead of opening a browser')
-      .option('--timeout <duration>', 'give up waiting for the browser after this long', '5m'))
-      .action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
+    withJson(
+      cmd
+        .command('request')
+        .description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
+        .argument('[server-url]', "the protocol server, e.g. https://tools.example.com/mcp (default: the profile's protocol.serverUrl)")
+        .option('-m, --method <name>', 'JSON-RPC method', 'initialize')
+        .option('--params <json>', 'JSON-RPC params (a JSON object or array)')
+        .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
+        .option('--client-id <id>', 'pre-registered client id (servers without registration)')
+        .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)')
+        .option('--no-browser', 'print the authorization URL instead of opening a browser')
+        .option('--timeout <duration>', 'give up waiting for the browser after this long', '5m'),
+    ).action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
     [
       'lanyard protocol request https://tools.example.com/mcp',
       'lanyard --profile emulator protocol request --method tools/list',
-      "lanyard protocol request https://tools.example.com/mcp --method tools/list --json",
+      'lanyard protocol request https://tools.example.com/mcp --method tools/list --json',
       `lanyard protocol request http://127.0.0.1:8080/mcp --method tools/call --params '{"name":"echo","arguments":{"text":"hi"}}'`,
     ],
   );

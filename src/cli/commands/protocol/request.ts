@@ -11,7 +11,9 @@ import { protocolDeps } from './deps.js';
 export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
   const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];
   if (!serverUrl) {
-    throw new ConfigError('no protocol server given and the profile has no protocol.serverUrl', { hint: 'pass the server URL, or run `lanyard config set protocol.serverUrl https://…/mcp`' });
+    throw new ConfigError('no protocol server given and the profile has no protocol.serverUrl', {
+      hint: 'pass the server URL, or run `lanyard config set protocol.serverUrl https://…/mcp`',
+    });
   }
   parseServerUrl(serverUrl);
   const method = o.method?.trim() || 'initialize';
@@ -44,11 +46,20 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
 }
 
 function printInitialize(ctx: Context, result: unknown, sessionId: string | undefined): void {
-  const r = (result ?? {}) as { protocolVersion?: string; serverInfo?: { name?: string; version?: string }; capabilities?: Record<string, unknown>; instructions?: string };
+  const r = (result ?? {}) as {
+    protocolVersion?: string;
+    serverInfo?: { name?: string; version?: string };
+    capabilities?: Record<string, unknown>;
+    instructions?: string;
+  };
   const lines = [
     `server:       ${sanitize(`${r.serverInfo?.name ?? '?'} ${r.serverInfo?.version ?? ''}`.trim())}`,
     `protocol:     ${sanitize(String(r.protocolVersion ?? '?'))}`,
-    `capabilities: ${Object.keys(r.capabilities ?? {}).map(sanitize).join(', ') || '(none)'}`,
+    `capabilities: ${
+      Object.keys(r.capabilities ?? {})
+        .map(sanitize)
+        .join(', ') || '(none)'
+    }`,
   ];
   if (sessionId) lines.push(`session:      ${sanitize(sessionId)}`);
   if (r.instructions) lines.push(`instructions: ${sanitize(r.instructions)}`);

@@ -31,7 +31,9 @@ export function ratelimitCommand(ctx: Context): Command {
     ],
   );
   examples(
-    cmd.command('wait').description('block until the resource has budget again')
+    cmd
+      .command('wait')
+      .description('block until the resource has budget again')
       .option('-r, --resource <name>', 'resource to wait for', 'core')
       .option('--min <n>', 'wait until at least n requests are left', '1')
       .option('--timeout <duration>', 'give up (exit 3) after this long, e.g. 10m')

@@ -20,9 +20,7 @@ export const GatewayMessages = {
   missingToken: 'Missing or invalid credentials',
 } as const;
 
-export function sendGatewayError(
-  res: EmuResponse, status: number, code: number, message: string, detail: string, headers: Record<string, string> = {},
-): void {
+export function sendGatewayError(res: EmuResponse, status: number, code: number, message: string, detail: string, headers: Record<string, string> = {}): void {
   const body: GatewayErrorBody = {
     code,
     message,

@@ -32,7 +32,12 @@ export function idpProvider(state: EchoState): Provider {
     signer: SEED.idpSigner,
     clientProblem: (id) => (state.idpClients.has(id) ? undefined : `The OAuth client was not found: ${id}`),
     claims: (user, clientId) => ({
-      azp: clientId, aud: clientId, sub: subjectFor('idp', user.email), email: user.email, email_verified: true, name: user.name,
+      azp: clientId,
+      aud: clientId,
+      sub: subjectFor('idp', user.email),
+      email: user.email,
+      email_verified: true,
+      name: user.name,
     }),
   };
 }
@@ -48,7 +53,13 @@ export function appPlatformProvider(state: EchoState, project: string): Provider
     claims: (user, _clientId, nowSec) => {
       const uid = subjectFor(`app:${project}`, user.email);
       return {
-        aud: project, auth_time: nowSec, user_id: uid, sub: uid, email: user.email, email_verified: true, name: user.name,
+        aud: project,
+        auth_time: nowSec,
+        user_id: uid,
+        sub: uid,
+        email: user.email,
+        email_verified: true,
+        name: user.name,
         platform: { identities: { email: [user.email] }, sign_in_provider: 'password' },
       };
     },
@@ -57,13 +68,21 @@ export function appPlatformProvider(state: EchoState, project: string): Provider
 
 /** Signs an identity token for `user` with the provider's active key. */
 export async function issueIdToken(
-  keys: KeyRing, p: Provider, user: User, clientId: string, nowSec: number,
+  keys: KeyRing,
+  p: Provider,
+  user: User,
+  clientId: string,
+  nowSec: number,
   extra: { nonce?: string; lifetimeSec?: number; claims?: Record<string, unknown> } = {},
 ): Promise<string> {
   const key = await keys.active(p.signer);
   const claims: Record<string, unknown> = {
-    iss: p.issuer, ...p.claims(user, clientId, nowSec), iat: nowSec, exp: nowSec + (extra.lifetimeSec ?? ID_TOKEN_LIFETIME_SEC),
-    ...(extra.nonce ? { nonce: extra.nonce } : {}), ...extra.claims,
+    iss: p.issuer,
+    ...p.claims(user, clientId, nowSec),
+    iat: nowSec,
+    exp: nowSec + (extra.lifetimeSec ?? ID_TOKEN_LIFETIME_SEC),
+    ...(extra.nonce ? { nonce: extra.nonce } : {}),
+    ...extra.claims,
   };
   for (const [k, v] of Object.entries(claims)) if (v === null) delete claims[k];
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
@@ -81,11 +100,13 @@ function isLoopbackRedirect(uri: string): boolean {
 const AUTH_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce', 'login_hint'];
 
 function page(title: string, body: string): string {
-  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
     `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1f2328}` +
     'label{display:block;margin:.8rem 0 .2rem}input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}' +
     'button{margin:1rem .5rem 0 0;padding:.4rem 1rem}.error{color:#b42318}</style></head>' +
-    `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+    `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+  );
 }
 
 export class OidcPages {
@@ -101,10 +122,22 @@ export class OidcPages {
       if (!p) return res.json(404, { error: 'not_found', error_description: 'No such project' });
       await fn(p, req, res);
     };
-    router.get(`${prefix}/.well-known/openid-configuration`, withProvider((p, _req, res) => res.json(200, this.#discovery(p, prefix, _req))));
-    router.get(`${prefix}/authorize`, withProvider((p, req, res) => this.#authorizeGet(p, req, res)));
-    router.post(`${prefix}/authorize`, withProvider((p, req, res) => this.#authorizePost(p, req, res)));
-    router.post(`${prefix}/token`, withProvider((p, req, res) => this.#token(p, req, res)));
+    router.get(
+      `${prefix}/.well-known/openid-configuration`,
+      withProvider((p, _req, res) => res.json(200, this.#discovery(p, prefix, _req))),
+    );
+    router.get(
+      `${prefix}/authorize`,
+      withProvider((p, req, res) => this.#authorizeGet(p, req, res)),
+    );
+    router.post(
+      `${prefix}/authorize`,
+      withProvider((p, req, res) => this.#authorizePost(p, req, res)),
+    );
+    router.post(
+      `${prefix}/token`,
+      withProvider((p, req, res) => this.#token(p, req, res)),
+    );
   }
 
   #discovery(p: Provider, _prefix: string, _req: EmuRequest): Record<string, unknown> {
@@ -153,15 +186,18 @@ export class OidcPages {
 
   #form(p: Provider, q: Record<string, string>, error?: string): string {
     const hidden = AUTH_PARAMS.filter((k) => q[k] !== undefined && k !== 'login_hint')
-      .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(q[k]!)}">`).join('');
-    return page(p.title,
+      .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(q[k]!)}">`)
+      .join('');
+    return page(
+      p.title,
       `<p>Sign in to continue to <strong>${escapeHtml(q.client_id ?? '')}</strong>.</p>` +
-      (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
-      `<form method="post">${hidden}` +
-      `<label for="email">Email</label><input id="email" type="email" name="email" autocomplete="username" value="${escapeHtml(q.email ?? q.login_hint ?? '')}" required>` +
-      '<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password">' +
-      '<div><button type="submit" name="action" value="allow">Sign in</button><button type="submit" name="action" value="deny" formnovalidate>Cancel</button></div>' +
-      '</form>');
+        (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
+        `<form method="post">${hidden}` +
+        `<label for="email">Email</label><input id="email" type="email" name="email" autocomplete="username" value="${escapeHtml(q.email ?? q.login_hint ?? '')}" required>` +
+        '<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password">' +
+        '<div><button type="submit" name="action" value="allow">Sign in</button><button type="submit" name="action" value="deny" formnovalidate>Cancel</button></div>' +
+        '</form>',
+    );
   }
 
   async #authorizeGet(p: Provider, req: EmuRequest, res: EmuResponse): Promise<void> {
@@ -184,8 +220,15 @@ export class OidcPages {
     }
     const code = randomBytes(32).toString('base64url');
     this.state.codes.set(code, {
-      code, providerKey: p.key, clientId: q.client_id!, redirectUri: q.redirect_uri!, codeChallenge: q.code_challenge!,
-      nonce: q.nonce, scope: q.scope!, email: user.email, expiresAt: this.now() + CODE_LIFETIME_MS,
+      code,
+      providerKey: p.key,
+      clientId: q.client_id!,
+      redirectUri: q.redirect_uri!,
+      codeChallenge: q.code_challenge!,
+      nonce: q.nonce,
+      scope: q.scope!,
+      email: user.email,
+      expiresAt: this.now() + CODE_LIFETIME_MS,
     });
     this.#redirect(res, q, { code, scope: q.scope! });
   }
@@ -205,12 +248,16 @@ export class OidcPages {
     const user = this.state.users.get(code.email)!;
     const nowSec = Math.floor(this.now() / 1000);
     const idToken = await issueIdToken(this.keys, p, user, code.clientId, nowSec, { nonce: code.nonce });
-    res.json(200, {
-      access_token: randomBytes(24).toString('base64url'),
-      token_type: 'Bearer',
-      expires_in: ID_TOKEN_LIFETIME_SEC,
-      id_token: idToken,
-      scope: code.scope,
-    }, { 'cache-control': 'no-store', pragma: 'no-cache' });
+    res.json(
+      200,
+      {
+        access_token: randomBytes(24).toString('base64url'),
+        token_type: 'Bearer',
+        expires_in: ID_TOKEN_LIFETIME_SEC,
+        id_token: idToken,
+        scope: code.scope,
+      },
+      { 'cache-control': 'no-store', pragma: 'no-cache' },
+    );
   }
 }

@@ -64,7 +64,10 @@ export function createEchoService(env: EmulatorEnv): EmulatorService {
         apiKeys: [...state.apiKeys.values()].map(({ key, name }) => ({ key, name })),
         audience: SEED.audience,
         serviceAccounts: [...state.accounts.values()].map((a) => ({
-          email: a.email, kind: a.kind, scheme: schemeOfAccount(state, a.email), keyIds: keyIds[a.email] ?? [],
+          email: a.email,
+          kind: a.kind,
+          scheme: schemeOfAccount(state, a.email),
+          keyIds: keyIds[a.email] ?? [],
           jwksUrls: { jwk: jwksUrlFor(base, a.email, 'jwk'), x509: jwksUrlFor(base, a.email, 'x509') },
         })),
         definitions,

@@ -24,10 +24,7 @@ export interface SigningKey {
 }
 
 export async function createSigningKey(alg: KeyAlg, subject: string, nowMs: number): Promise<SigningKey> {
-  const { privateKey } =
-    alg === 'RS256'
-      ? await generate('rsa', { modulusLength: 2048 })
-      : await generate('ec', { namedCurve: 'P-256' });
+  const { privateKey } = alg === 'RS256' ? await generate('rsa', { modulusLength: 2048 }) : await generate('ec', { namedCurve: 'P-256' });
   const kid = randomBytes(20).toString('hex');
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as Record<string, string>;
   const publicJwk = { ...jwk, kid, alg, use: 'sig' };

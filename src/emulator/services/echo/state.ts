@@ -114,7 +114,10 @@ export class EchoState {
     this.definitions = {
       vendor_jwt: { issuer: SEED.jwtClient, keyOwner: SEED.jwtClient, jwksFormat: 'jwk', audiences: [SEED.audience] },
       platform_default_service_account: {
-        issuer: SEED.defaultServiceAccount, keyOwner: SEED.defaultServiceAccount, jwksFormat: 'x509', audiences: [SEED.audience],
+        issuer: SEED.defaultServiceAccount,
+        keyOwner: SEED.defaultServiceAccount,
+        jwksFormat: 'x509',
+        audiences: [SEED.audience],
       },
       service_account: { issuer: SEED.serviceAccount, keyOwner: SEED.serviceAccount, jwksFormat: 'x509', audiences: [SEED.audience] },
       // Issuers that depend on the emulator's URL are filled in lazily (see definition()).

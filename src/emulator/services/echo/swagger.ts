@@ -4,9 +4,7 @@ import { EchoExtensions } from '../../../shared/echo.js';
 import { METHOD_DEFINITIONS } from './gateway.js';
 import type { EchoState, TokenDefinition } from './state.js';
 
-const DEFINITION_NAMES: TokenDefinition[] = [
-  'vendor_jwt', 'platform_default_service_account', 'service_account', 'vendor_id_token', 'app_platform_idp',
-];
+const DEFINITION_NAMES: TokenDefinition[] = ['vendor_jwt', 'platform_default_service_account', 'service_account', 'vendor_id_token', 'app_platform_idp'];
 
 function authInfoOperation(operationId: string, description: string, path: string) {
   return {
@@ -54,9 +52,21 @@ export function swaggerDocument(state: EchoState, baseUrl: string): Record<strin
           security: [{ api_key: [] }],
         },
       },
-      [Echo.paths.vendorJwt]: authInfoOperation(Echo.operations.vendorJwt, 'Returns the requests\' authentication information for service-account JWTs.', Echo.paths.vendorJwt),
-      [Echo.paths.vendorIdToken]: authInfoOperation(Echo.operations.vendorIdToken, 'Returns the requests\' authentication information for identity-provider ID tokens.', Echo.paths.vendorIdToken),
-      [Echo.paths.appPlatform]: authInfoOperation(Echo.operations.appPlatform, 'Returns the requests\' authentication information for app-platform identity tokens.', Echo.paths.appPlatform),
+      [Echo.paths.vendorJwt]: authInfoOperation(
+        Echo.operations.vendorJwt,
+        "Returns the requests' authentication information for service-account JWTs.",
+        Echo.paths.vendorJwt,
+      ),
+      [Echo.paths.vendorIdToken]: authInfoOperation(
+        Echo.operations.vendorIdToken,
+        "Returns the requests' authentication information for identity-provider ID tokens.",
+        Echo.paths.vendorIdToken,
+      ),
+      [Echo.paths.appPlatform]: authInfoOperation(
+        Echo.operations.appPlatform,
+        "Returns the requests' authentication information for app-platform identity tokens.",
+        Echo.paths.appPlatform,
+      ),
     },
     definitions: {
       echoMessage: { type: 'object', properties: { message: { type: 'string' } } },

@@ -47,20 +47,30 @@ const page = (title: string, body: string) =>
   `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
 function errorPage(res: EmuResponse, message: string): void {
-  res.html(400, page('Sign-in error', `<p class="err" id="error">${escapeHtml(message)}</p><p>The application sent an invalid sign-in request; nothing was sent back to it.</p>`));
+  res.html(
+    400,
+    page(
+      'Sign-in error',
+      `<p class="err" id="error">${escapeHtml(message)}</p><p>The application sent an invalid sign-in request; nothing was sent back to it.</p>`,
+    ),
+  );
 }
 
 function form(p: AuthorizeParams, error?: string): string {
-  const hidden = FIELDS.filter((f) => f !== 'login_hint').map((f) => `<input type="hidden" name="${f}" value="${escapeHtml(p[f])}">`).join('');
-  return page('Sign in',
+  const hidden = FIELDS.filter((f) => f !== 'login_hint')
+    .map((f) => `<input type="hidden" name="${f}" value="${escapeHtml(p[f])}">`)
+    .join('');
+  return page(
+    'Sign in',
     `<p>Sign in to continue to the service-health API.</p>` +
-    `<p class="scope">The application <code>${escapeHtml(p.client_id)}</code> asks to <strong>access the API as you</strong> (<code>${escapeHtml(p.scope)}</code>).</p>` +
-    (error ? `<p class="err" id="error">${escapeHtml(error)}</p>` : '') +
-    `<form method="post" action="${Health.authorizePath}">${hidden}` +
-    `<label for="login">Email</label><input type="email" id="login" name="login" autocomplete="username" value="${escapeHtml(p.login_hint)}" required>` +
-    '<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">' +
-    '<button type="submit" name="action" value="signin" id="signin">Sign in</button>' +
-    '<button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button></form>');
+      `<p class="scope">The application <code>${escapeHtml(p.client_id)}</code> asks to <strong>access the API as you</strong> (<code>${escapeHtml(p.scope)}</code>).</p>` +
+      (error ? `<p class="err" id="error">${escapeHtml(error)}</p>` : '') +
+      `<form method="post" action="${Health.authorizePath}">${hidden}` +
+      `<label for="login">Email</label><input type="email" id="login" name="login" autocomplete="username" value="${escapeHtml(p.login_hint)}" required>` +
+      '<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">' +
+      '<button type="submit" name="action" value="signin" id="signin">Sign in</button>' +
+      '<button type="submit" name="action" value="cancel" id="cancel" formnovalidate>Cancel</button></form>',
+  );
 }
 
 function fragmentRedirect(res: EmuResponse, redirectUri: string, fields: Record<string, string>): void {
@@ -76,7 +86,8 @@ function validate(p: AuthorizeParams, state: HealthState): { fatal?: string; oau
   if (bad) return { fatal: bad };
   if (p.response_type !== 'token') return { oauthError: ['unsupported_response_type', `response_type '${p.response_type}' is not supported; use 'token'`] };
   const scopes = p.scope.split(/\s+/).filter(Boolean);
-  if (!scopes.some((s) => s === Health.scope || s.endsWith('/' + Health.scope))) return { oauthError: ['invalid_scope', `the scope must include ${Health.scope}`] };
+  if (!scopes.some((s) => s === Health.scope || s.endsWith('/' + Health.scope)))
+    return { oauthError: ['invalid_scope', `the scope must include ${Health.scope}`] };
   return {};
 }
 
@@ -89,11 +100,16 @@ export function registerAuthorize(router: Router, state: HealthState): void {
     const withState = (f: Record<string, string>) => (p.state ? { ...f, state: p.state } : f);
     if (v.oauthError) return fragmentRedirect(res, p.redirect_uri, withState({ error: v.oauthError[0], error_description: v.oauthError[1] }));
     if (req.method === 'GET') return res.html(200, form(p));
-    if (raw.action === 'cancel') return fragmentRedirect(res, p.redirect_uri, withState({ error: 'access_denied', error_description: 'the user cancelled the sign-in' }));
+    if (raw.action === 'cancel')
+      return fragmentRedirect(res, p.redirect_uri, withState({ error: 'access_denied', error_description: 'the user cancelled the sign-in' }));
     const user = state.users.get((raw.login ?? '').toLowerCase());
     if (!user || user.password !== raw.password) return res.html(401, form({ ...p, login_hint: raw.login ?? '' }, 'Your account or password is incorrect.'));
     const { token, expiresIn } = state.issueToken(user.login, p.client_id);
-    fragmentRedirect(res, p.redirect_uri, withState({ access_token: token, token_type: 'Bearer', expires_in: String(expiresIn), scope: Health.scope, session_state: 'emulated' }));
+    fragmentRedirect(
+      res,
+      p.redirect_uri,
+      withState({ access_token: token, token_type: 'Bearer', expires_in: String(expiresIn), scope: Health.scope, session_state: 'emulated' }),
+    );
   };
   router.get(Health.authorizePath, handle);
   router.post(Health.authorizePath, handle);

@@ -44,19 +44,35 @@ function authenticate(req: EmuRequest, state: HealthState, env: EmulatorEnv): st
   const www = { 'www-authenticate': `Bearer authorization_uri="${env.baseUrl()}${Health.authorizePath}", error="invalid_token"` };
   if (!h) throw Object.assign(new BadRequest('AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing.", undefined, 401), { www });
   const m = /^Bearer\s+(\S+)$/i.exec(h);
-  if (!m) throw Object.assign(new BadRequest('AuthenticationFailed', "Authentication failed. The 'Authorization' header is provided in an invalid format.", undefined, 401), { www });
+  if (!m)
+    throw Object.assign(
+      new BadRequest('AuthenticationFailed', "Authentication failed. The 'Authorization' header is provided in an invalid format.", undefined, 401),
+      { www },
+    );
   const t = state.tokens.get(m[1]!);
   if (!t) throw Object.assign(new BadRequest('InvalidAuthenticationToken', 'The access token is invalid.', undefined, 401), { www });
   const now = env.clock.now();
   if (t.expiresAt <= now) {
-    throw Object.assign(new BadRequest('ExpiredAuthenticationToken',
-      `The access token expiry UTC time '${new Date(t.expiresAt).toISOString()}' is earlier than current UTC time '${new Date(now).toISOString()}'.`, undefined, 401), { www });
+    throw Object.assign(
+      new BadRequest(
+        'ExpiredAuthenticationToken',
+        `The access token expiry UTC time '${new Date(t.expiresAt).toISOString()}' is earlier than current UTC time '${new Date(now).toISOString()}'.`,
+        undefined,
+        401,
+      ),
+      { www },
+    );
   }
   return t.user;
 }
 
 function listEvents(req: EmuRequest, res: EmuResponse, state: HealthState, env: EmulatorEnv, subscriptionId: string, provider: string): void {
-  if (!subscriptionId) throw new BadRequest('InvalidSubscriptionId', "The provided subscription identifier '' is malformed or invalid.", 'subscriptionId must be at least one character long.');
+  if (!subscriptionId)
+    throw new BadRequest(
+      'InvalidSubscriptionId',
+      "The provided subscription identifier '' is malformed or invalid.",
+      'subscriptionId must be at least one character long.',
+    );
   let user: string;
   try {
     user = authenticate(req, state, env);
@@ -67,17 +83,25 @@ function listEvents(req: EmuRequest, res: EmuResponse, state: HealthState, env: 
   const apiVersion = req.query.get(HealthQuery.apiVersion);
   if (!apiVersion) throw new BadRequest('MissingApiVersionParameter', 'The api-version query parameter (?api-version=) is required for all requests.');
   if (!(HealthApiVersions as readonly string[]).includes(apiVersion)) {
-    throw new BadRequest('InvalidApiVersionParameter', `The api-version '${apiVersion}' is invalid. The supported versions are '${HealthApiVersions.join("','")}'.`);
+    throw new BadRequest(
+      'InvalidApiVersionParameter',
+      `The api-version '${apiVersion}' is invalid. The supported versions are '${HealthApiVersions.join("','")}'.`,
+    );
   }
   if (provider.toLowerCase() !== `${SEED.vendor}.ResourceHealth`.toLowerCase()) {
     throw new BadRequest('InvalidResourceNamespace', `The resource namespace '${provider}' is invalid.`, undefined, 404);
   }
   const events = state.events.get(subscriptionId);
   const owner = state.users.get(user);
-  if (!events && !owner?.subscriptions.includes(subscriptionId)) throw new BadRequest('SubscriptionNotFound', `The subscription '${subscriptionId}' could not be found.`, undefined, 404);
+  if (!events && !owner?.subscriptions.includes(subscriptionId))
+    throw new BadRequest('SubscriptionNotFound', `The subscription '${subscriptionId}' could not be found.`, undefined, 404);
   if (!owner?.subscriptions.includes(subscriptionId)) {
-    throw new BadRequest('AuthorizationFailed',
-      `The client '${user}' does not have authorization to perform action 'Microsoft.ResourceHealth/events/read' over scope '/subscriptions/${subscriptionId}'.`, undefined, 403);
+    throw new BadRequest(
+      'AuthorizationFailed',
+      `The client '${user}' does not have authorization to perform action 'Microsoft.ResourceHealth/events/read' over scope '/subscriptions/${subscriptionId}'.`,
+      undefined,
+      403,
+    );
   }
   const filterText = req.query.get(HealthQuery.filter);
   const terms = filterText === null ? undefined : parseFilter(filterText);

@@ -6,7 +6,12 @@
 
 /** A 400 answer: the flat ErrorResponse. */
 export class BadRequest extends Error {
-  constructor(readonly code: string, message: string, readonly details?: string, readonly status = 400) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }
@@ -26,8 +31,11 @@ export function parseFilter(text: string): FilterTerm[] {
   const terms: FilterTerm[] = [];
   let pos = 0;
   const fail = (what: string): never => {
-    throw new BadRequest('InvalidFilterInQueryString', `Invalid $filter '${text}': ${what} at position ${pos}.`,
-      "Supported: <property> eq '<value>' terms joined by 'or', where <property> is service or region; single quotes inside a value are doubled.");
+    throw new BadRequest(
+      'InvalidFilterInQueryString',
+      `Invalid $filter '${text}': ${what} at position ${pos}.`,
+      "Supported: <property> eq '<value>' terms joined by 'or', where <property> is service or region; single quotes inside a value are doubled.",
+    );
   };
   const ws = () => {
     while (pos < text.length && /\s/.test(text[pos]!)) pos++;
@@ -71,7 +79,8 @@ export function parseFilter(text: string): FilterTerm[] {
     ws();
     if (pos >= text.length) return terms;
     const join = word();
-    if (join.toLowerCase() !== 'or') fail(join.toLowerCase() === 'and' ? "'and' is not supported (terms are joined with 'or')" : `expected 'or' or the end of the expression`);
+    if (join.toLowerCase() !== 'or')
+      fail(join.toLowerCase() === 'and' ? "'and' is not supported (terms are joined with 'or')" : `expected 'or' or the end of the expression`);
     pos += join.length;
   }
 }
@@ -82,10 +91,13 @@ export function parseQueryStartTime(raw: string): number {
   if (/%2f/i.test(text)) {
     try {
       text = decodeURIComponent(text);
-    } catch { /* keep */ }
+    } catch {
+      /* keep */
+    }
   }
   const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text);
-  const bad = () => new BadRequest('InvalidQueryStartTime', `The queryStartTime '${raw}' is not valid. Expected the form <month>/<day>/<year>, for example 5/12/2025.`);
+  const bad = () =>
+    new BadRequest('InvalidQueryStartTime', `The queryStartTime '${raw}' is not valid. Expected the form <month>/<day>/<year>, for example 5/12/2025.`);
   if (!m) throw bad();
   const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const ms = Date.UTC(year, month - 1, day);
@@ -114,6 +126,8 @@ export function decodeSkipToken(token: string): SkipState {
   try {
     const s = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as SkipState;
     if (typeof s.t === 'number' && typeof s.n === 'string' && typeof s.s === 'number' && typeof s.p === 'number') return s;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   throw new BadRequest('InvalidSkipToken', 'The $skipToken is not valid. Follow nextLink exactly as returned.');
 }

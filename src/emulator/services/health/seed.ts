@@ -5,8 +5,16 @@
  * inside the default three-day window for several pages.
  */
 import {
-  EventLevelValues, EventSourceValues, EventTypeValues, EventTagValues,
-  type EventLevel, type EventStatus, type EventSubType, type EventType, type HealthEvent, type HealthImpact,
+  EventLevelValues,
+  EventSourceValues,
+  EventTypeValues,
+  EventTagValues,
+  type EventLevel,
+  type EventStatus,
+  type EventSubType,
+  type EventType,
+  type HealthEvent,
+  type HealthImpact,
 } from '../../../shared/health.js';
 import { PUBLISHED_EXAMPLE } from './published-example.js';
 
@@ -27,7 +35,18 @@ export const SEED = {
   generatedOld: 6,
 } as const;
 
-const SERVICES = ['Virtual Machines', 'Storage', 'App Service', 'SQL Database', 'Azure Kubernetes Service (AKS)', 'Key Vault', 'Cosmos DB', "Customer's Lockbox", 'Azure Front Door', 'Azure Monitor'];
+const SERVICES = [
+  'Virtual Machines',
+  'Storage',
+  'App Service',
+  'SQL Database',
+  'Azure Kubernetes Service (AKS)',
+  'Key Vault',
+  'Cosmos DB',
+  "Customer's Lockbox",
+  'Azure Front Door',
+  'Azure Monitor',
+];
 const REGIONS = ['West US', 'East US', 'West Europe', 'North Europe', 'Southeast Asia', 'Japan East', 'UK South', 'Global'];
 const BILLING_SUBTYPES: EventSubType[] = ['ForeignExchangeRateChange', 'Underbilling', 'Overbilling', 'PriceChanges', 'TaxChanges', 'MeterIDChanges'];
 const HOUR = 3_600_000;
@@ -83,7 +102,9 @@ export function generateEvent(o: GenOptions): HealthEvent {
       impactedRegions: regions.map((region, r) => {
         const updates = Array.from({ length: 1 + ((i + r) % 3) }, (_, u) => ({
           eventTags: u === 0 && status === 'Resolved' ? ['Preliminary PIR'] : u === 0 ? ['Action Recommended'] : [],
-          summary: sensitive ? '' : `Update ${1 + ((i + r) % 3) - u}: engineers are ${u === 0 && status === 'Resolved' ? 'confirming mitigation' : 'investigating'} ${service} in ${region}.`,
+          summary: sensitive
+            ? ''
+            : `Update ${1 + ((i + r) % 3) - u}: engineers are ${u === 0 && status === 'Resolved' ? 'confirming mitigation' : 'investigating'} ${service} in ${region}.`,
           updateDateTime: iso7(o.lastUpdateMs - u * HOUR - r * 60_000),
         }));
         return {
@@ -99,8 +120,17 @@ export function generateEvent(o: GenOptions): HealthEvent {
   }
   const mainService = impact[0]!.impactedService!;
   const mainRegion = impact[0]!.impactedRegions![0]!.impactedRegion!;
-  const subType: EventSubType | undefined = o.subType ?? (type === 'HealthAdvisory' ? 'Retirement' : type === 'SecurityAdvisory' ? 'UnauthorizedPartyAbuse' : undefined);
-  const titleWord = { ServiceIssue: 'Service issue', PlannedMaintenance: 'Planned maintenance', HealthAdvisory: 'Advisory', RCA: 'Post-incident review', EmergingIssues: 'Emerging issue', SecurityAdvisory: 'Security advisory', Billing: 'Billing update' }[type];
+  const subType: EventSubType | undefined =
+    o.subType ?? (type === 'HealthAdvisory' ? 'Retirement' : type === 'SecurityAdvisory' ? 'UnauthorizedPartyAbuse' : undefined);
+  const titleWord = {
+    ServiceIssue: 'Service issue',
+    PlannedMaintenance: 'Planned maintenance',
+    HealthAdvisory: 'Advisory',
+    RCA: 'Post-incident review',
+    EmergingIssues: 'Emerging issue',
+    SecurityAdvisory: 'Security advisory',
+    Billing: 'Billing update',
+  }[type];
   const summary = `${titleWord} affecting ${mainService} in ${mainRegion}. More information will be provided as it is known.`;
   const props: HealthEvent['properties'] = {
     eventType: type,
@@ -132,8 +162,20 @@ export function generateEvent(o: GenOptions): HealthEvent {
     additionalInformation: { message: i % 2 ? 'Subscribe to alerts to be notified of updates.' : '' },
     impact,
     links: [
-      { type: 'Hyperlink', bladeName: 'RequestRCABlade', extensionName: `${o.vendor}_Azure_Health`, displayText: { localizedValue: 'Request RCA', value: 'Request RCA' }, parameters: { rcaRequested: 'False', trackingId: name } },
-      { type: 'Button', bladeName: 'AzureHealthBrowseBlade', extensionName: `${o.vendor}_Azure_Health`, displayText: { localizedValue: 'Sign up for updates', value: 'Sign up for updates' }, parameters: { trackingId: name } },
+      {
+        type: 'Hyperlink',
+        bladeName: 'RequestRCABlade',
+        extensionName: `${o.vendor}_Azure_Health`,
+        displayText: { localizedValue: 'Request RCA', value: 'Request RCA' },
+        parameters: { rcaRequested: 'False', trackingId: name },
+      },
+      {
+        type: 'Button',
+        bladeName: 'AzureHealthBrowseBlade',
+        extensionName: `${o.vendor}_Azure_Health`,
+        displayText: { localizedValue: 'Sign up for updates', value: 'Sign up for updates' },
+        parameters: { trackingId: name },
+      },
     ],
     recommendedActions: {
       message: 'Recommended actions',
@@ -144,7 +186,9 @@ export function generateEvent(o: GenOptions): HealthEvent {
       ],
     },
     faqs: i % 3 === 0 ? [{ question: 'Do I need to do anything?', answer: 'No action is needed unless an action is recommended.', localeCode: 'en' }] : [],
-    ...(type === 'Billing' ? { billingId: `BILL-${4000 + i}`, currencyType: ['USD', 'EUR', 'GBP'][i % 3]!, oldRate: 1 + i / 100, newRate: 1.05 + i / 100 } : {}),
+    ...(type === 'Billing'
+      ? { billingId: `BILL-${4000 + i}`, currencyType: ['USD', 'EUR', 'GBP'][i % 3]!, oldRate: 1 + i / 100, newRate: 1.05 + i / 100 }
+      : {}),
   };
   return { id: `/providers/${o.vendor}.ResourceHealth/events/${name}`, name, type: `/providers/${o.vendor}.ResourceHealth/events`, properties: props };
 }

@@ -1,7 +1,12 @@
 /** In-memory state of the health emulator: events per subscription, users, issued tokens. */
 import { randomBytes } from 'node:crypto';
 import {
-  EventLevelValues, EventSourceValues, EventStatusValues, EventSubTypeValues, EventTypeValues, LevelValues,
+  EventLevelValues,
+  EventSourceValues,
+  EventStatusValues,
+  EventSubTypeValues,
+  EventTypeValues,
+  LevelValues,
   type HealthEvent,
 } from '../../../shared/health.js';
 import { SEED, generateEvent, iso7, priorityOf, seedEvents } from './seed.js';

@@ -20,7 +20,8 @@ export function registerAuthorizations(router: Router, state: HostingState, base
   const path = `${Hosting.apiPathPrefix}/authorizations`;
   router.post(path, async (req, res) => {
     const user = basicUser(state, req);
-    if (user === undefined) return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations' });
+    if (user === undefined)
+      return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations' });
     if (user === 'malformed') return res.json(401, { message: 'Bad credentials', documentation_url: 'https://docs.example.com/rest' });
     let body: Record<string, unknown>;
     try {
@@ -41,19 +42,23 @@ export function registerAuthorizations(router: Router, state: HostingState, base
     const id = state.nextId();
     const value = state.newTokenValue('personal');
     state.tokens.set(value, { value, kind: 'personal', login: user.login, scopes: [...new Set(scopes as string[])], createdAt: now, note: body.note, id });
-    res.json(201, {
-      id,
-      url: `${base()}${path}/${id}`,
-      app: { name: body.note, url: typeof body.note_url === 'string' ? body.note_url : null, client_id: '00000000000000000000' },
-      token: value,
-      token_last_eight: value.slice(-8),
-      note: body.note,
-      note_url: typeof body.note_url === 'string' ? body.note_url : null,
-      fingerprint: typeof body.fingerprint === 'string' ? body.fingerprint : null,
-      scopes: [...new Set(scopes as string[])],
-      created_at: new Date(now).toISOString(),
-      updated_at: new Date(now).toISOString(),
-    }, { location: `${base()}${path}/${id}` });
+    res.json(
+      201,
+      {
+        id,
+        url: `${base()}${path}/${id}`,
+        app: { name: body.note, url: typeof body.note_url === 'string' ? body.note_url : null, client_id: '00000000000000000000' },
+        token: value,
+        token_last_eight: value.slice(-8),
+        note: body.note,
+        note_url: typeof body.note_url === 'string' ? body.note_url : null,
+        fingerprint: typeof body.fingerprint === 'string' ? body.fingerprint : null,
+        scopes: [...new Set(scopes as string[])],
+        created_at: new Date(now).toISOString(),
+        updated_at: new Date(now).toISOString(),
+      },
+      { location: `${base()}${path}/${id}` },
+    );
   });
   router.route('OPTIONS', path, (_req, res) => res.json(405, { message: 'CORS pre-flight requests are not supported' }));
 }

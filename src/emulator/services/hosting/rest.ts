@@ -41,10 +41,17 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     const base = env.baseUrl();
     const owner = state.users.get(r.owner);
     return {
-      id: r.id, name: r.name, full_name: `${r.owner}/${r.name}`, private: r.private, description: r.description,
+      id: r.id,
+      name: r.name,
+      full_name: `${r.owner}/${r.name}`,
+      private: r.private,
+      description: r.description,
       owner: { login: r.owner, id: owner?.id ?? 0, type: owner ? 'User' : 'Organization' },
-      html_url: `${base}/${r.owner}/${r.name}`, url: `${base}${api}/repos/${r.owner}/${r.name}`,
-      default_branch: 'main', visibility: r.private ? 'private' : 'public', created_at: new Date(r.createdAt).toISOString(),
+      html_url: `${base}/${r.owner}/${r.name}`,
+      url: `${base}${api}/repos/${r.owner}/${r.name}`,
+      default_branch: 'main',
+      visibility: r.private ? 'private' : 'public',
+      created_at: new Date(r.createdAt).toISOString(),
     };
   };
   const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
@@ -68,7 +75,11 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     const p = await req.params_();
     const name = p.name ?? '';
     const invalid = (message: string) =>
-      res.json(422, { message: 'Repository creation failed.', errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }], documentation_url: DOCS });
+      res.json(422, {
+        message: 'Repository creation failed.',
+        errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }],
+        documentation_url: DOCS,
+      });
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');
     const r = repos.create(login, name, p.private === 'true', p.description ?? '');
@@ -98,7 +109,10 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
     if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
-    const terms = q.split(/\s+/).filter((t) => !t.includes(':')).map((t) => t.toLowerCase());
+    const terms = q
+      .split(/\s+/)
+      .filter((t) => !t.includes(':'))
+      .map((t) => t.toLowerCase());
     const items = [...repos.repos.values()]
       .filter((r) => visible(req, r) && terms.every((t) => `${r.owner}/${r.name} ${r.description}`.toLowerCase().includes(t)))
       .map((r) => ({ ...repoJson(r), score: 1 }));
@@ -113,7 +127,8 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
         documentation_url: DOCS,
       });
     }
-    if (!req.query.get('q')?.trim()) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+    if (!req.query.get('q')?.trim())
+      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
     res.json(200, { total_count: 0, incomplete_results: false, items: [] });
   });
 
@@ -143,8 +158,11 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     if (/\brateLimit\b/.test(query)) {
       const h = res.extraHeaders;
       data.rateLimit = {
-        limit: Number(h['x-ratelimit-limit']), cost: 1, remaining: Number(h['x-ratelimit-remaining']),
-        used: Number(h['x-ratelimit-used']), resetAt: new Date(Number(h['x-ratelimit-reset']) * 1000).toISOString(),
+        limit: Number(h['x-ratelimit-limit']),
+        cost: 1,
+        remaining: Number(h['x-ratelimit-remaining']),
+        used: Number(h['x-ratelimit-used']),
+        resetAt: new Date(Number(h['x-ratelimit-reset']) * 1000).toISOString(),
       };
     }
     res.json(200, { data });

@@ -14,8 +14,7 @@ export async function createMailboxService(env: EmulatorEnv): Promise<EmulatorSe
   const store = new MailStore(join(env.dataDir, 'mailbox'), env.clock);
   const existed = await store.open();
   if (!existed) await seedMailbox(store);
-  const target = (b: Record<string, unknown>) =>
-    mailboxKey(String(b.domain ?? MailboxSeed.domain), String(b.user ?? MailboxSeed.user));
+  const target = (b: Record<string, unknown>) => mailboxKey(String(b.domain ?? MailboxSeed.domain), String(b.user ?? MailboxSeed.user));
   const num = (v: unknown, name: string, min: number, max: number): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -37,10 +36,13 @@ export async function createMailboxService(env: EmulatorEnv): Promise<EmulatorSe
       const mb = mailboxKey(MailboxSeed.domain, MailboxSeed.user);
       const box = store.state.mailbox(mb);
       const messages = box
-        ? [...box.order].reverse().slice(0, 20).map((id) => {
-            const r = box.messages.get(id)!;
-            return { id, subject: r.subject ?? '', labels: r.labels, deleted: r.deleted };
-          })
+        ? [...box.order]
+            .reverse()
+            .slice(0, 20)
+            .map((id) => {
+              const r = box.messages.get(id)!;
+              return { id, subject: r.subject ?? '', labels: r.labels, deleted: r.deleted };
+            })
         : [];
       return {
         baseUrl: base,

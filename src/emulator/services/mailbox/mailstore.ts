@@ -25,7 +25,10 @@ export const defaultMailConfig: MailConfig = { compressThreshold: 32 * 1024, pre
 
 /** A 400 with `{"message": ...}` in the real store's words. */
 export class MailError extends Error {
-  constructor(message: string, readonly status = 400) {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }
@@ -140,7 +143,12 @@ export class MailStore {
     const markers = new Set(rec.markers);
     for (const m of ch.addMarkers) markers.add(m);
     for (const m of ch.removeMarkers) markers.delete(m);
-    this.state.setFlags(mb, rec.id, [...labels].sort((a, b) => a - b), [...markers]);
+    this.state.setFlags(
+      mb,
+      rec.id,
+      [...labels].sort((a, b) => a - b),
+      [...markers],
+    );
   }
 
   markSeen(mb: string, rec: MessageRecord): void {

@@ -37,97 +37,131 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
   const objectUrl = (rec: MessageRecord) => `${baseUrl()}${OBJECT_PREFIX}/${rec.object.key.split('/').map(encodeURIComponent).join('/')}`;
   const meta = (rec: MessageRecord, bodies: boolean) => toMetadata(rec, objectUrl(rec), bodies && store.config.preparsedBodies);
 
-  router.get(`${base}/label/:labelid`, wrap((req, res, mb) => {
-    const label = parseLabel(req.params.labelid!);
-    const count = req.query.get('count') ?? String(Mailbox.defaultCount);
-    if (!/^\d+$/.test(count) || Number(count) < 1) throw new MailError(`Invalid count: ${count}`);
-    const start = req.query.get('start') ?? undefined;
-    if (start !== undefined && !isUuid(start)) throw new MailError(`Invalid start id: ${start}`);
-    const recs = store.state.list(mb, {
-      label,
-      reverse: !isFalse(req.query.get('reverse'), true),
-      start: start?.toLowerCase(),
-      count: Math.min(Number(count), Mailbox.maxCount),
-    });
-    if (!isTrue(req.query.get('metadata'))) return res.json(200, recs.map((r) => r.id));
-    const bodies = isTrue(req.query.get('includebody'));
-    const out: Record<string, unknown> = {};
-    for (const r of recs) out[r.id] = meta(r, bodies);
-    res.json(200, out);
-  }));
+  router.get(
+    `${base}/label/:labelid`,
+    wrap((req, res, mb) => {
+      const label = parseLabel(req.params.labelid!);
+      const count = req.query.get('count') ?? String(Mailbox.defaultCount);
+      if (!/^\d+$/.test(count) || Number(count) < 1) throw new MailError(`Invalid count: ${count}`);
+      const start = req.query.get('start') ?? undefined;
+      if (start !== undefined && !isUuid(start)) throw new MailError(`Invalid start id: ${start}`);
+      const recs = store.state.list(mb, {
+        label,
+        reverse: !isFalse(req.query.get('reverse'), true),
+        start: start?.toLowerCase(),
+        count: Math.min(Number(count), Mailbox.maxCount),
+      });
+      if (!isTrue(req.query.get('metadata')))
+        return res.json(
+          200,
+          recs.map((r) => r.id),
+        );
+      const bodies = isTrue(req.query.get('includebody'));
+      const out: Record<string, unknown> = {};
+      for (const r of recs) out[r.id] = meta(r, bodies);
+      res.json(200, out);
+    }),
+  );
 
-  router.post(`${base}/message`, wrap(async (req, res, mb) => {
-    const labels = req.query.getAll('label').map(parseLabel);
-    const markers = req.query.getAll('marker').map(parseMarker);
-    const rec = await store.store(mb, req.raw, labels, markers);
-    created(res, req, rec.id);
-  }));
+  router.post(
+    `${base}/message`,
+    wrap(async (req, res, mb) => {
+      const labels = req.query.getAll('label').map(parseLabel);
+      const markers = req.query.getAll('marker').map(parseMarker);
+      const rec = await store.store(mb, req.raw, labels, markers);
+      created(res, req, rec.id);
+    }),
+  );
 
-  router.get(`${base}/message/:uuid/raw`, wrap(async (req, res, mb) => {
-    const rec = store.get(mb, msgId(req));
-    await sendObject(req, res, store, rec);
-  }));
+  router.get(
+    `${base}/message/:uuid/raw`,
+    wrap(async (req, res, mb) => {
+      const rec = store.get(mb, msgId(req));
+      await sendObject(req, res, store, rec);
+    }),
+  );
 
-  router.get(`${base}/message/:uuid/url`, wrap((req, res, mb) => {
-    const rec = store.get(mb, msgId(req));
-    res.redirect(307, objectUrl(rec));
-  }));
+  router.get(
+    `${base}/message/:uuid/url`,
+    wrap((req, res, mb) => {
+      const rec = store.get(mb, msgId(req));
+      res.redirect(307, objectUrl(rec));
+    }),
+  );
 
-  router.get(`${base}/message/:uuid/:partid`, wrap(async (req, res, mb) => {
-    const rec = store.get(mb, msgId(req));
-    const p = req.params.partid!;
-    let sel: { partId: string } | { contentId: string };
-    if (/^<[^<>]+>$/.test(p)) sel = { contentId: p.slice(1, -1) };
-    else if (/^\d+(\.\d+)*$/.test(p)) sel = { partId: p };
-    else throw new MailError(`Invalid part id: ${p}`);
-    const part = await streamPart(store.objects.readPlain(rec.object), sel);
-    if (!part) throw new MailError('Part not found');
-    const ct = part.contentType + (part.charset ? `; charset=${part.charset}` : '');
-    res.head(200, { 'content-type': ct, 'content-disposition': contentDisposition(part.disposition, part.fileName) });
-    await pipeline(part.body, res.raw);
-  }));
+  router.get(
+    `${base}/message/:uuid/:partid`,
+    wrap(async (req, res, mb) => {
+      const rec = store.get(mb, msgId(req));
+      const p = req.params.partid!;
+      let sel: { partId: string } | { contentId: string };
+      if (/^<[^<>]+>$/.test(p)) sel = { contentId: p.slice(1, -1) };
+      else if (/^\d+(\.\d+)*$/.test(p)) sel = { partId: p };
+      else throw new MailError(`Invalid part id: ${p}`);
+      const part = await streamPart(store.objects.readPlain(rec.object), sel);
+      if (!part) throw new MailError('Part not found');
+      const ct = part.contentType + (part.charset ? `; charset=${part.charset}` : '');
+      res.head(200, { 'content-type': ct, 'content-disposition': contentDisposition(part.disposition, part.fileName) });
+      await pipeline(part.body, res.raw);
+    }),
+  );
 
-  router.get(`${base}/message/:uuid`, wrap((req, res, mb) => {
-    const rec = store.get(mb, msgId(req));
-    if (isTrue(req.query.get('markseen'))) store.markSeen(mb, rec);
-    const m = meta(rec, true);
-    if (isTrue(req.query.get('adjacent'))) {
-      const l = req.query.get('label');
-      if (l === null) throw new MailError('Parameter label is required with adjacent');
-      const { prev, next } = store.state.adjacent(mb, rec.id, parseLabel(l));
-      return res.json(200, { message: m, prev, next });
-    }
-    res.json(200, m);
-  }));
+  router.get(
+    `${base}/message/:uuid`,
+    wrap((req, res, mb) => {
+      const rec = store.get(mb, msgId(req));
+      if (isTrue(req.query.get('markseen'))) store.markSeen(mb, rec);
+      const m = meta(rec, true);
+      if (isTrue(req.query.get('adjacent'))) {
+        const l = req.query.get('label');
+        if (l === null) throw new MailError('Parameter label is required with adjacent');
+        const { prev, next } = store.state.adjacent(mb, rec.id, parseLabel(l));
+        return res.json(200, { message: m, prev, next });
+      }
+      res.json(200, m);
+    }),
+  );
 
-  router.post(`${base}/message/:uuid`, wrap(async (req, res, mb) => {
-    const rec = await store.update(mb, msgId(req), req.raw);
-    created(res, req, rec.id);
-  }));
+  router.post(
+    `${base}/message/:uuid`,
+    wrap(async (req, res, mb) => {
+      const rec = await store.update(mb, msgId(req), req.raw);
+      created(res, req, rec.id);
+    }),
+  );
 
-  router.put(`${base}/message/:uuid`, wrap((req, res, mb) => {
-    const q = req.query;
-    store.modify(mb, msgId(req), {
-      add: q.getAll('addlabel').map(parseLabel),
-      remove: q.getAll('removelabel').map(parseLabel),
-      addMarkers: q.getAll('addmarker').map(parseMarker),
-      removeMarkers: q.getAll('removemarker').map(parseMarker),
-    });
-    res.empty(204);
-  }));
+  router.put(
+    `${base}/message/:uuid`,
+    wrap((req, res, mb) => {
+      const q = req.query;
+      store.modify(mb, msgId(req), {
+        add: q.getAll('addlabel').map(parseLabel),
+        remove: q.getAll('removelabel').map(parseLabel),
+        addMarkers: q.getAll('addmarker').map(parseMarker),
+        removeMarkers: q.getAll('removemarker').map(parseMarker),
+      });
+      res.empty(204);
+    }),
+  );
 
-  router.delete(`${base}/message/:uuid`, wrap((req, res, mb) => {
-    store.delete(mb, msgId(req));
-    res.empty(204);
-  }));
+  router.delete(
+    `${base}/message/:uuid`,
+    wrap((req, res, mb) => {
+      store.delete(mb, msgId(req));
+      res.empty(204);
+    }),
+  );
 
   // The object store itself (what `/url` points at).
-  router.get(`${OBJECT_PREFIX}/:domain/:user/:object`, wrap(async (req, res, mb) => {
-    const m = /^([0-9a-f-]{36})\.(eml|deflate)$/i.exec(req.params.object!);
-    const rec = m ? store.state.get(mb, m[1]!) : undefined;
-    if (!rec) return res.json(404, { message: 'Object not found' });
-    await sendObject(req, res, store, rec);
-  }));
+  router.get(
+    `${OBJECT_PREFIX}/:domain/:user/:object`,
+    wrap(async (req, res, mb) => {
+      const m = /^([0-9a-f-]{36})\.(eml|deflate)$/i.exec(req.params.object!);
+      const rec = m ? store.state.get(mb, m[1]!) : undefined;
+      if (!rec) return res.json(404, { message: 'Object not found' });
+      await sendObject(req, res, store, rec);
+    }),
+  );
 }
 
 function created(res: EmuResponse, req: EmuRequest, id: string): void {

@@ -138,8 +138,16 @@ export class MailState {
     };
     let prev: string | null = null;
     let next: string | null = null;
-    for (let k = at; k < box.order.length; k++) if (has(k)) { prev = box.order[k]!; break; }
-    for (let k = at - 1; k >= 0; k--) if (has(k)) { next = box.order[k]!; break; }
+    for (let k = at; k < box.order.length; k++)
+      if (has(k)) {
+        prev = box.order[k]!;
+        break;
+      }
+    for (let k = at - 1; k >= 0; k--)
+      if (has(k)) {
+        next = box.order[k]!;
+        break;
+      }
     return { prev, next };
   }
 

@@ -2,9 +2,7 @@
 import { DEFAULT_SCOPE, normScope, randomToken, s256, validScope, type EmuClient, type ProtocolState } from './state.js';
 import type { ThirdPartyAuthServer } from './third-party.js';
 
-export type GrantResult =
-  | { tokens: ReturnType<ProtocolState['issueTokens']> }
-  | { status: number; error: string; description: string };
+export type GrantResult = { tokens: ReturnType<ProtocolState['issueTokens']> } | { status: number; error: string; description: string };
 
 const fail = (error: string, description: string, status = 400): GrantResult => ({ status, error, description });
 

@@ -20,7 +20,11 @@ const TOOLS = [
 const METHOD_SCOPE: Record<string, string | undefined> = { 'tools/list': 'tools:read', 'tools/call': 'tools:call' };
 
 export class ProtocolServer {
-  constructor(readonly state: ProtocolState, readonly as: ProtocolAuthServer, readonly thirdParty: ThirdPartyAuthServer) {}
+  constructor(
+    readonly state: ProtocolState,
+    readonly as: ProtocolAuthServer,
+    readonly thirdParty: ThirdPartyAuthServer,
+  ) {}
 
   register(router: Router): void {
     router.post(MCP_PATH, (req, res) => this.#post(req, res));
@@ -60,7 +64,11 @@ export class ProtocolServer {
     }
     if (why || !t) {
       record(401, 'bearer');
-      res.json(401, { error: 'invalid_token', error_description: why }, { 'www-authenticate': this.#challenge(`, error="invalid_token", error_description="${why}"`) });
+      res.json(
+        401,
+        { error: 'invalid_token', error_description: why },
+        { 'www-authenticate': this.#challenge(`, error="invalid_token", error_description="${why}"`) },
+      );
       return undefined;
     }
     record(200, 'bearer');
@@ -70,7 +78,8 @@ export class ProtocolServer {
   async #post(req: EmuRequest, res: EmuResponse): Promise<void> {
     // DNS-rebinding protection (the transport requires servers to validate Origin).
     const origin = req.header('origin');
-    if (origin && !this.#originAllowed(origin)) return res.json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } });
+    if (origin && !this.#originAllowed(origin))
+      return res.json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } });
     const accept = (req.header('accept') ?? '').toLowerCase();
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return res.json(406, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Accept must list application/json and text/event-stream' } });
@@ -81,7 +90,7 @@ export class ProtocolServer {
     } catch {
       return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
-    if (!msg || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
+    if (msg?.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
       return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
     }
     const token = this.#bearer(req, res, msg.method);
@@ -89,9 +98,13 @@ export class ProtocolServer {
     const need = METHOD_SCOPE[msg.method];
     if (need && !token.scope.split(' ').includes(need)) {
       this.state.stats.mcpRequests.at(-1)!.status = 403;
-      return res.json(403, { error: 'insufficient_scope', error_description: `${msg.method} needs the scope ${need}` }, {
-        'www-authenticate': this.#challenge(`, error="insufficient_scope", scope="${need}", error_description="${msg.method} needs the scope ${need}"`),
-      });
+      return res.json(
+        403,
+        { error: 'insufficient_scope', error_description: `${msg.method} needs the scope ${need}` },
+        {
+          'www-authenticate': this.#challenge(`, error="insufficient_scope", scope="${need}", error_description="${msg.method} needs the scope ${need}"`),
+        },
+      );
     }
     let sessionHeader: Record<string, string> = {};
     if (msg.method === 'initialize') {
@@ -101,13 +114,16 @@ export class ProtocolServer {
     } else {
       const id = req.header(Protocol.sessionHeader);
       if (!id) return res.json(400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header required' } });
-      if (this.state.sessions.get(id) !== token.clientId) return res.json(404, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32001, message: 'Session not found' } });
+      if (this.state.sessions.get(id) !== token.clientId)
+        return res.json(404, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32001, message: 'Session not found' } });
     }
     if (msg.id === undefined) return res.empty(202, sessionHeader);
     const reply = { jsonrpc: '2.0', id: msg.id, ...this.#dispatch(msg) };
     if (this.state.settings.sse) {
       const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
-      out.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `handling ${msg.method}` } })}\n\n`);
+      out.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `handling ${msg.method}` } })}\n\n`,
+      );
       out.write(`event: message\nid: 1\ndata: ${JSON.stringify(reply)}\n\n`);
       out.end();
       return;
@@ -128,7 +144,14 @@ export class ProtocolServer {
     const p = (msg.params ?? {}) as Record<string, unknown>;
     switch (msg.method) {
       case 'initialize':
-        return { result: { protocolVersion: Protocol.revision, capabilities: { tools: { listChanged: false } }, serverInfo: SERVER_INFO, instructions: 'Emulated tools: echo, time.' } };
+        return {
+          result: {
+            protocolVersion: Protocol.revision,
+            capabilities: { tools: { listChanged: false } },
+            serverInfo: SERVER_INFO,
+            instructions: 'Emulated tools: echo, time.',
+          },
+        };
       case 'ping':
         return { result: {} };
       case 'tools/list':

@@ -8,7 +8,15 @@ import { timingSafeEqual } from 'node:crypto';
 import { Protocol } from '../../../shared/constants.js';
 import { escapeHtml, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
 import {
-  CODE_TTL_SEC, DEFAULT_SCOPE, SCOPES, normScope, randomToken, validScope, type EmuClient, type PendingAuthorization, type ProtocolState,
+  CODE_TTL_SEC,
+  DEFAULT_SCOPE,
+  SCOPES,
+  normScope,
+  randomToken,
+  validScope,
+  type EmuClient,
+  type PendingAuthorization,
+  type ProtocolState,
 } from './state.js';
 import { THIRD_PARTY_CLIENT, THIRD_PARTY_PREFIX, type ThirdPartyAuthServer } from './third-party.js';
 import { clientCredentialsGrant, codeGrant, refreshGrant } from './grants.js';
@@ -85,7 +93,12 @@ export class ProtocolAuthServer {
     });
     const prm = (_req: EmuRequest, res: EmuResponse) => {
       if (!this.state.settings.resourceMetadata) return res.json(404, { error: 'not_found' });
-      res.json(200, { resource: this.resourceUrl(), authorization_servers: [this.baseUrl()], scopes_supported: [...SCOPES], bearer_methods_supported: ['header'] });
+      res.json(200, {
+        resource: this.resourceUrl(),
+        authorization_servers: [this.baseUrl()],
+        scopes_supported: [...SCOPES],
+        bearer_methods_supported: ['header'],
+      });
     };
     router.get(Protocol.resourceMetadataPath + MCP_PATH, prm);
     router.get(Protocol.resourceMetadataPath, prm);
@@ -97,7 +110,10 @@ export class ProtocolAuthServer {
   }
 
   #errorPage(res: EmuResponse, status: number, title: string, text: string): void {
-    res.html(status, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p id="error">${escapeHtml(text)}</p></body></html>`);
+    res.html(
+      status,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p id="error">${escapeHtml(text)}</p></body></html>`,
+    );
   }
 
   #redirectError(res: EmuResponse, redirectUri: string, state: string | undefined, error: string, description: string): void {
@@ -131,7 +147,13 @@ export class ProtocolAuthServer {
     const resource = q.get('resource') ?? undefined;
     if (resource !== undefined && resource !== this.resourceUrl()) return fail('invalid_target', `unknown resource ${resource}`);
     const pending: PendingAuthorization = {
-      id: randomToken('req', 16), clientId: client.client_id, redirectUri, state, codeChallenge: challenge, scope, resource,
+      id: randomToken('req', 16),
+      clientId: client.client_id,
+      redirectUri,
+      state,
+      codeChallenge: challenge,
+      scope,
+      resource,
       expiresAt: this.state.clock.now() + 600_000,
     };
     this.state.pending.set(pending.id, pending);
@@ -170,8 +192,15 @@ export class ProtocolAuthServer {
   #issueCode(res: EmuResponse, p: PendingAuthorization): void {
     const code = randomToken('ctxcode');
     this.state.codes.set(code, {
-      clientId: p.clientId, scope: p.scope, resource: p.resource, thirdPartyToken: p.thirdPartyToken, redirectUri: p.redirectUri,
-      codeChallenge: p.codeChallenge, expiresAt: this.state.clock.now() + CODE_TTL_SEC * 1000, used: false, family: randomToken('fam', 12),
+      clientId: p.clientId,
+      scope: p.scope,
+      resource: p.resource,
+      thirdPartyToken: p.thirdPartyToken,
+      redirectUri: p.redirectUri,
+      codeChallenge: p.codeChallenge,
+      expiresAt: this.state.clock.now() + CODE_TTL_SEC * 1000,
+      used: false,
+      family: randomToken('fam', 12),
     });
     const to = new URL(p.redirectUri);
     to.searchParams.set('code', code);
@@ -183,7 +212,11 @@ export class ProtocolAuthServer {
   /** Client authentication at the token endpoint; undefined after answering 401. */
   #authenticate(req: EmuRequest, res: EmuResponse, f: Record<string, string>): EmuClient | undefined {
     const invalid = (basic: boolean) => {
-      res.json(401, { error: 'invalid_client', error_description: 'client authentication failed' }, { 'cache-control': 'no-store', ...(basic ? { 'www-authenticate': 'Basic realm="ctx-emulator"' } : {}) });
+      res.json(
+        401,
+        { error: 'invalid_client', error_description: 'client authentication failed' },
+        { 'cache-control': 'no-store', ...(basic ? { 'www-authenticate': 'Basic realm="ctx-emulator"' } : {}) },
+      );
       return undefined;
     };
     const auth = req.header('authorization') ?? '';
@@ -199,7 +232,7 @@ export class ProtocolAuthServer {
         return invalid(true);
       }
       const c = this.state.clients.get(id);
-      if (!c || !c.client_secret || !safeEqual(c.client_secret, secret) || (f.client_id && f.client_id !== id)) return invalid(true);
+      if (!c?.client_secret || !safeEqual(c.client_secret, secret) || (f.client_id && f.client_id !== id)) return invalid(true);
       return c;
     }
     const c = this.state.clients.get(f.client_id ?? '');
@@ -222,11 +255,12 @@ export class ProtocolAuthServer {
     if (!client) return;
     if (!f.grant_type || !GRANTS.includes(f.grant_type)) return err(400, 'unsupported_grant_type', `unsupported grant_type ${f.grant_type ?? ''}`);
     if (!client.grant_types.includes(f.grant_type)) return err(400, 'unauthorized_client', `this client may not use ${f.grant_type}`);
-    const r = f.grant_type === 'authorization_code'
-      ? codeGrant(this.state, client, f)
-      : f.grant_type === 'refresh_token'
-        ? refreshGrant(this.state, this.thirdParty, client, f)
-        : clientCredentialsGrant(this.state, client, f, this.resourceUrl());
+    const r =
+      f.grant_type === 'authorization_code'
+        ? codeGrant(this.state, client, f)
+        : f.grant_type === 'refresh_token'
+          ? refreshGrant(this.state, this.thirdParty, client, f)
+          : clientCredentialsGrant(this.state, client, f, this.resourceUrl());
     if ('error' in r) return err(r.status, r.error, r.description);
     res.json(200, r.tokens, { 'cache-control': 'no-store', pragma: 'no-cache' });
   }
@@ -245,11 +279,13 @@ export class ProtocolAuthServer {
     const method = (m.token_endpoint_auth_method ?? 'client_secret_basic') as string;
     if (!AUTH_METHODS.includes(method)) return bad('invalid_client_metadata', `unsupported token_endpoint_auth_method ${method}`);
     const grants = (m.grant_types ?? ['authorization_code']) as unknown;
-    if (!Array.isArray(grants) || !grants.every((g) => typeof g === 'string' && GRANTS.includes(g))) return bad('invalid_client_metadata', 'unsupported grant_types');
+    if (!Array.isArray(grants) || !grants.every((g) => typeof g === 'string' && GRANTS.includes(g)))
+      return bad('invalid_client_metadata', 'unsupported grant_types');
     if (method === 'none' && grants.includes('client_credentials')) return bad('invalid_client_metadata', 'a public client cannot use client_credentials');
     const uris = (m.redirect_uris ?? []) as unknown;
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) return bad('invalid_redirect_uri', 'redirect_uris must be an array of strings');
-    if (grants.includes('authorization_code') && uris.length === 0) return bad('invalid_redirect_uri', 'redirect_uris is required for the authorization code grant');
+    if (grants.includes('authorization_code') && uris.length === 0)
+      return bad('invalid_redirect_uri', 'redirect_uris is required for the authorization code grant');
     const badUri = (uris as string[]).find((u) => !redirectUriAllowed(u));
     if (badUri) return bad('invalid_redirect_uri', `redirect URI ${badUri} is neither localhost nor HTTPS`);
     const scope = normScope(typeof m.scope === 'string' ? m.scope : undefined);
@@ -268,7 +304,11 @@ export class ProtocolAuthServer {
     this.state.clients.set(client.client_id, client);
     this.state.stats.registrations++;
     const { preRegistered: _p, ...wire } = client;
-    res.json(201, { ...wire, response_types: grants.includes('authorization_code') ? ['code'] : [], ...(client.client_secret ? { client_secret_expires_at: 0 } : {}) }, { 'cache-control': 'no-store' });
+    res.json(
+      201,
+      { ...wire, response_types: grants.includes('authorization_code') ? ['code'] : [], ...(client.client_secret ? { client_secret_expires_at: 0 } : {}) },
+      { 'cache-control': 'no-store' },
+    );
   }
 }
 
@@ -279,7 +319,10 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 function consentPage(client: EmuClient, p: PendingAuthorization): string {
-  const scopes = p.scope.split(' ').map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+  const scopes = p.scope
+    .split(' ')
+    .map((s) => `<li><code>${escapeHtml(s)}</code></li>`)
+    .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize ${escapeHtml(client.client_name ?? client.client_id)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}button{font-size:1rem;margin-right:.5rem}</style></head><body>
 <h1>Authorize <span id="client">${escapeHtml(client.client_name ?? client.client_id)}</span></h1>

@@ -92,9 +92,30 @@ export const DEFAULT_SCOPE = 'tools:read';
 export const CODE_TTL_SEC = 60;
 
 export const SEED_CLIENTS: ReadonlyArray<Omit<EmuClient, 'client_id_issued_at' | 'preRegistered'>> = [
-  { client_id: 'ctx-cli', client_name: 'Pre-registered public client', redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
-  { client_id: 'ctx-web', client_secret: 'ctx-web-secret', client_name: 'Pre-registered confidential client (client_secret_post)', redirect_uris: ['http://127.0.0.1/callback', 'https://app.example.com/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'client_secret_post' },
-  { client_id: 'ctx-service', client_secret: 'ctx-service-secret', client_name: 'Pre-registered service (client credentials)', redirect_uris: [], grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', scope: 'tools:read tools:call' },
+  {
+    client_id: 'ctx-cli',
+    client_name: 'Pre-registered public client',
+    redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'none',
+  },
+  {
+    client_id: 'ctx-web',
+    client_secret: 'ctx-web-secret',
+    client_name: 'Pre-registered confidential client (client_secret_post)',
+    redirect_uris: ['http://127.0.0.1/callback', 'https://app.example.com/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'client_secret_post',
+  },
+  {
+    client_id: 'ctx-service',
+    client_secret: 'ctx-service-secret',
+    client_name: 'Pre-registered service (client credentials)',
+    redirect_uris: [],
+    grant_types: ['client_credentials'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: 'tools:read tools:call',
+  },
 ];
 
 export interface Stats {
@@ -110,7 +131,17 @@ export interface Stats {
 }
 
 export function emptyStats(): Stats {
-  return { metadataRequests: [], registrations: 0, authorizeRequests: 0, pkceVerified: 0, pkceFailed: 0, tokenRequests: {}, refreshReuseDetected: 0, mcpRequests: [], thirdPartyChecks: 0 };
+  return {
+    metadataRequests: [],
+    registrations: 0,
+    authorizeRequests: 0,
+    pkceVerified: 0,
+    pkceFailed: 0,
+    tokenRequests: {},
+    refreshReuseDetected: 0,
+    mcpRequests: [],
+    thirdPartyChecks: 0,
+  };
 }
 
 /** Every scope known. */
@@ -164,7 +195,11 @@ export class ProtocolState {
   }
 
   /** Issues an access token (and a refresh token when the client may refresh). */
-  issueTokens(g: EmuGrant, family: string, withRefresh: boolean): { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token?: string; scope: string } {
+  issueTokens(
+    g: EmuGrant,
+    family: string,
+    withRefresh: boolean,
+  ): { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token?: string; scope: string } {
     const now = this.clock.now();
     const at = randomToken('ctxat');
     this.accessTokens.set(at, { ...g, family, expiresAt: now + this.settings.accessTokenTtlSec * 1000, revoked: false });

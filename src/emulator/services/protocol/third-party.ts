@@ -11,15 +11,27 @@ import { randomToken } from './state.js';
 export const THIRD_PARTY_PREFIX = '/third-party';
 export const THIRD_PARTY_CLIENT = { id: 'ctx-emulator-protocol', secret: 'ctx-emulator-protocol-secret' };
 
-interface TpCode { redirectUri: string; state: string; expiresAt: number; used: boolean }
-interface TpToken { expiresAt: number; revoked: boolean; subject: string }
+interface TpCode {
+  redirectUri: string;
+  state: string;
+  expiresAt: number;
+  used: boolean;
+}
+interface TpToken {
+  expiresAt: number;
+  revoked: boolean;
+  subject: string;
+}
 
 export class ThirdPartyAuthServer {
   readonly codes = new Map<string, TpCode>();
   readonly tokens = new Map<string, TpToken>();
   ttlSec = 3600;
 
-  constructor(readonly clock: EmulatorClock, readonly callbackUrl: () => string) {}
+  constructor(
+    readonly clock: EmulatorClock,
+    readonly callbackUrl: () => string,
+  ) {}
 
   reset(): void {
     this.codes.clear();
@@ -58,11 +70,14 @@ export class ThirdPartyAuthServer {
       if (q.get('client_id') !== THIRD_PARTY_CLIENT.id || q.get('redirect_uri') !== this.callbackUrl() || !q.get('state')) {
         return res.html(400, '<!doctype html><title>Bad request</title><h1>Unknown client or missing redirect_uri/state</h1>');
       }
-      res.html(200, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Third-party sign-in</title></head><body>
+      res.html(
+        200,
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Third-party sign-in</title></head><body>
 <h1>Third-party account</h1><p>The emulated tools server wants to act with your third-party account.</p>
 <form method="post" action="${p}/authorize">
 <input type="hidden" name="redirect_uri" value="${escapeHtml(q.get('redirect_uri')!)}"><input type="hidden" name="state" value="${escapeHtml(q.get('state')!)}">
-<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></form></body></html>`);
+<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></form></body></html>`,
+      );
     });
     router.post(`${p}/authorize`, async (req, res) => {
       const f = await req.params_();

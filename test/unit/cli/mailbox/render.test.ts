@@ -9,7 +9,11 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 const meta = {
-  labels: [0, 1], markers: ['SEEN'], size: 2048, date: '2026-11-03T09:30:00.000+0000', subject: 'Quarterly\u001b[31m report',
+  labels: [0, 1],
+  markers: ['SEEN'],
+  size: 2048,
+  date: '2026-11-03T09:30:00.000+0000',
+  subject: 'Quarterly\u001b[31m report',
   from: [{ address: 'carol@example.org', name: 'Carol' }],
   parts: { '2': { size: 10, fileName: 'b.csv', mimeType: 'text/csv' }, '1.2.2': { size: 70, fileName: 'logo.png', mimeType: 'image/png' } },
   textBody: 'Hello',
@@ -40,13 +44,23 @@ describe('mailbox rendering', () => {
     const clock = new FakeClock();
     const ctx = { io, clock } as unknown as Context;
     const chunks = Array.from({ length: 4 }, () => Buffer.alloc(256 * 1024));
-    const src = Readable.from((async function* () {
-      for (const c of chunks) {
-        clock.advance(200);
-        yield c;
-      }
-    })());
-    await pipeline(src, progressStage(ctx, 1024 * 1024, 'message'), new Writable({ write(_c, _e, cb) { cb(); } }));
+    const src = Readable.from(
+      (async function* () {
+        for (const c of chunks) {
+          clock.advance(200);
+          yield c;
+        }
+      })(),
+    );
+    await pipeline(
+      src,
+      progressStage(ctx, 1024 * 1024, 'message'),
+      new Writable({
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+    );
     const err = io.stderrText();
     expect(err).toMatch(/message \[#{6}-{18}\] {2}25% 256 KiB\/1\.0 MiB/);
     expect(err).toMatch(/\[#{24}\] 100% 1\.0 MiB\/1\.0 MiB .*\n$/);

@@ -5,15 +5,29 @@ import { OAuthError } from '../../../../src/core/errors.js';
 describe('parseOAuthBody', () => {
   it('reads the default form encoding (also without a Content-Type)', async () => {
     const text = 'access_token=lyo_abc&scope=repo%2Cgist&token_type=bearer';
-    expect(await parseOAuthBody('application/x-www-form-urlencoded; charset=utf-8', text)).toEqual({ access_token: 'lyo_abc', scope: 'repo,gist', token_type: 'bearer' });
+    expect(await parseOAuthBody('application/x-www-form-urlencoded; charset=utf-8', text)).toEqual({
+      access_token: 'lyo_abc',
+      scope: 'repo,gist',
+      token_type: 'bearer',
+    });
     expect((await parseOAuthBody(undefined, text)).scope).toBe('repo,gist');
   });
   it('reads JSON (numbers become strings)', async () => {
-    expect(await parseOAuthBody('application/json', '{"device_code":"d","expires_in":900,"interval":5}')).toEqual({ device_code: 'd', expires_in: '900', interval: '5' });
+    expect(await parseOAuthBody('application/json', '{"device_code":"d","expires_in":900,"interval":5}')).toEqual({
+      device_code: 'd',
+      expires_in: '900',
+      interval: '5',
+    });
   });
   it('reads XML with root OAuth, decoding only the predefined entities', async () => {
-    const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<OAuth><access_token>lyo_x</access_token><scope>repo,gist</scope><token_type>bearer</token_type><error_description>a &amp; b</error_description></OAuth>';
-    expect(await parseOAuthBody('application/xml', xml)).toEqual({ access_token: 'lyo_x', scope: 'repo,gist', token_type: 'bearer', error_description: 'a & b' });
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<OAuth><access_token>lyo_x</access_token><scope>repo,gist</scope><token_type>bearer</token_type><error_description>a &amp; b</error_description></OAuth>';
+    expect(await parseOAuthBody('application/xml', xml)).toEqual({
+      access_token: 'lyo_x',
+      scope: 'repo,gist',
+      token_type: 'bearer',
+      error_description: 'a & b',
+    });
   });
   it('refuses XML with a DTD and never expands its entities', async () => {
     const evil = '<?xml version="1.0"?><!DOCTYPE OAuth [<!ENTITY boom "EXPANDED-SECRET">]><OAuth><access_token>&boom;</access_token></OAuth>';

@@ -21,7 +21,14 @@ let io: TestIO;
 
 function context(env: Record<string, string> = {}): Context {
   io = createTestIO();
-  return createContext({ io, env: { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...env }, signal: new AbortController().signal, version: 'test', globals: () => ({ profile: 'p' }), clock });
+  return createContext({
+    io,
+    env: { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...env },
+    signal: new AbortController().signal,
+    version: 'test',
+    globals: () => ({ profile: 'p' }),
+    clock,
+  });
 }
 
 beforeEach(async () => {
@@ -37,7 +44,9 @@ afterEach(async () => {
 
 describe('runAuthDevice', () => {
   it('shows the code on stderr, honours slow_down on the fake clock, stores under the login', async () => {
-    stub.on('POST', '/login/device/code', { body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 } });
+    stub.on('POST', '/login/device/code', {
+      body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 },
+    });
     stub.on('POST', '/login/oauth/access_token', { body: { error: 'slow_down', interval: 10 } });
     stub.on('POST', '/login/oauth/access_token', { body: { error: 'authorization_pending' } });
     stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyo_secret_token', token_type: 'bearer', scope: 'repo' } });
@@ -71,7 +80,9 @@ describe('runAuthDevice', () => {
   });
 
   it('access_denied: exit 4 and nothing stored', async () => {
-    stub.on('POST', '/login/device/code', { body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 } });
+    stub.on('POST', '/login/device/code', {
+      body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 },
+    });
     stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/xml' }, body: '<OAuth><error>access_denied</error></OAuth>' });
     const err = await runAuthDevice(context(), {}).catch((e: unknown) => e);
     expect(exitCodeFor(err)).toBe(4);

@@ -3,12 +3,16 @@ import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
-import { AuthRequiredError, LanyardError } from '../../../../src/core/errors.js';
+import { AuthRequiredError, type LanyardError } from '../../../../src/core/errors.js';
 import { fetchAuthInfo, sendEcho } from '../../../../src/core/echo/api.js';
 import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../../src/core/echo/credentials.js';
 
 const KEY = 'AIzaSyTestKeyThatMustNeverLeak000000';
-const gatewayError = (code: number, message: string) => ({ code, message, details: [{ '@type': 'type.googleapis.com/google.rpc.DebugInfo', stackEntries: [], detail: 'x' }] });
+const gatewayError = (code: number, message: string) => ({
+  code,
+  message,
+  details: [{ '@type': 'type.googleapis.com/google.rpc.DebugInfo', stackEntries: [], detail: 'x' }],
+});
 
 describe('echo API calls', () => {
   let stub: StubHttp;
@@ -67,7 +71,10 @@ describe('API key resolution', () => {
   it('prefers LANYARD_API_KEY, else the store (per API host)', async () => {
     const store = new MemoryCredentialStore();
     await store.set(apiKeyAccount('http://127.0.0.1:8080'), 'stored-key-123');
-    expect(await resolveApiKey({ envKey: 'env-key-1', store: async () => store, baseUrl: 'http://127.0.0.1:8080' })).toEqual({ key: 'env-key-1', source: 'env:LANYARD_API_KEY' });
+    expect(await resolveApiKey({ envKey: 'env-key-1', store: async () => store, baseUrl: 'http://127.0.0.1:8080' })).toEqual({
+      key: 'env-key-1',
+      source: 'env:LANYARD_API_KEY',
+    });
     expect(await resolveApiKey({ store: async () => store, baseUrl: 'http://127.0.0.1:8080/' })).toEqual({ key: 'stored-key-123', source: 'memory' });
     expect(await resolveApiKey({ store: async () => store, baseUrl: 'http://127.0.0.1:9090' })).toBeUndefined();
     expect(apiKeyAccount('http://127.0.0.1:8080')).toBe('echo:apikey:127.0.0.1:8080');

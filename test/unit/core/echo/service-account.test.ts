@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { FakeClock } from '../../../fakes/clock.js';
 import { ValidationError } from '../../../../src/core/errors.js';
-import {
-  mintServiceAccountJwt, parseServiceAccountKey, readServiceAccountKeyFile, serviceAccountClaims,
-} from '../../../../src/core/echo/service-account.js';
+import { mintServiceAccountJwt, parseServiceAccountKey, readServiceAccountKeyFile, serviceAccountClaims } from '../../../../src/core/echo/service-account.js';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const rsaPem = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;

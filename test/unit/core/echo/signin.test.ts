@@ -20,12 +20,28 @@ describe('PKCE and the authorization request', () => {
   });
 
   it('asks for code, openid email, S256, state and nonce', () => {
-    const url = new URL(buildAuthorizationUrl({ issuer: ISS, authorization_endpoint: `${ISS}/authorize`, token_endpoint: `${ISS}/token` }, {
-      clientId: 'cli', redirectUri: 'http://127.0.0.1:5555/callback', scopes: ['openid', 'email'], state: 's1', nonce: 'n1', codeChallenge: 'c'.repeat(43),
-    }));
+    const url = new URL(
+      buildAuthorizationUrl(
+        { issuer: ISS, authorization_endpoint: `${ISS}/authorize`, token_endpoint: `${ISS}/token` },
+        {
+          clientId: 'cli',
+          redirectUri: 'http://127.0.0.1:5555/callback',
+          scopes: ['openid', 'email'],
+          state: 's1',
+          nonce: 'n1',
+          codeChallenge: 'c'.repeat(43),
+        },
+      ),
+    );
     expect(Object.fromEntries(url.searchParams)).toEqual({
-      client_id: 'cli', redirect_uri: 'http://127.0.0.1:5555/callback', response_type: 'code', scope: 'openid email', state: 's1', nonce: 'n1',
-      code_challenge: 'c'.repeat(43), code_challenge_method: 'S256',
+      client_id: 'cli',
+      redirect_uri: 'http://127.0.0.1:5555/callback',
+      response_type: 'code',
+      scope: 'openid email',
+      state: 's1',
+      nonce: 'n1',
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
     });
   });
 
@@ -38,7 +54,11 @@ describe('ID token checks', () => {
   const good = { iss: ISS, aud: 'cli', sub: '42', email: 'ada@x.test', nonce: 'n1' };
   it('accepts a matching token and keeps its expiry', async () => {
     const t = await sign({ ...good, iat: nowSec(), exp: nowSec() + 3600 });
-    expect(processIdToken(t, { issuer: ISS, clientId: 'cli', nonce: 'n1', nowMs: clock.now() })).toMatchObject({ email: 'ada@x.test', subject: '42', expiresAt: (nowSec() + 3600) * 1000 });
+    expect(processIdToken(t, { issuer: ISS, clientId: 'cli', nonce: 'n1', nowMs: clock.now() })).toMatchObject({
+      email: 'ada@x.test',
+      subject: '42',
+      expiresAt: (nowSec() + 3600) * 1000,
+    });
   });
   it('refuses another issuer, audience, nonce, or an expired token', async () => {
     const check = async (over: Record<string, unknown>) =>

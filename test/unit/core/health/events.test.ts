@@ -33,7 +33,9 @@ describe('eventsUrl', () => {
     expect(eventsUrl({ ...q, filter: "service eq 'A''s'", queryStartTime: '5/12/2025' })).toBe(
       `${stub.url}${PATH}?api-version=2025-05-01&$filter=service%20eq%20%27A%27%27s%27&queryStartTime=5%2F12%2F2025`,
     );
-    expect(eventsUrl({ ...q, vendor: 'Contoso', subscriptionId: 'a b' })).toBe(`${stub.url}/subscriptions/a%20b/providers/Contoso.ResourceHealth/events?api-version=2025-05-01`);
+    expect(eventsUrl({ ...q, vendor: 'Contoso', subscriptionId: 'a b' })).toBe(
+      `${stub.url}/subscriptions/a%20b/providers/Contoso.ResourceHealth/events?api-version=2025-05-01`,
+    );
   });
 });
 

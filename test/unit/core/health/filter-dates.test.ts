@@ -14,7 +14,7 @@ describe('filter building', () => {
     expect(buildEventsFilter([], [])).toBeUndefined();
     expect(buildEventsFilter()).toBeUndefined();
   });
-  it("doubles single quotes inside values", () => {
+  it('doubles single quotes inside values', () => {
     expect(quoteODataString("Customer's Lockbox")).toBe("'Customer''s Lockbox'");
     expect(quoteODataString("''")).toBe("''''''");
     expect(buildEventsFilter(["O'Brien's"], [])).toBe("service eq 'O''Brien''s'");

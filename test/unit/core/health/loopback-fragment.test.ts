@@ -7,7 +7,7 @@ const never = new FakeClock(undefined, { autoAdvance: false });
 const sleep = (ms: number, s?: AbortSignal) => never.sleep(ms, s);
 
 describe('fragment relay', () => {
-  it('serves the relay page, refuses cross-origin posts, accepts the page\'s own post with the right state', async () => {
+  it("serves the relay page, refuses cross-origin posts, accepts the page's own post with the right state", async () => {
     const rx = await startLoopbackReceiver({ state: 'st-1', responseMode: 'fragment' });
     const waiting = rx.wait(60_000, sleep);
     const page = await fetch(rx.redirectUri);
@@ -17,7 +17,11 @@ describe('fragment relay', () => {
     expect(html).toContain('history.replaceState');
     const origin = new URL(rx.redirectUri).origin;
     const body = 'access_token=tok&token_type=Bearer&expires_in=3599&state=st-1';
-    const evil = await fetch(rx.redirectUri, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const evil = await fetch(rx.redirectUri, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
     expect(evil.status).toBe(403);
     const ok = await fetch(rx.redirectUri, { method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body });
     expect(ok.status).toBe(200);
@@ -28,8 +32,15 @@ describe('fragment relay', () => {
 
   it('a post with another state aborts the flow', async () => {
     const rx = await startLoopbackReceiver({ state: 'st-2', responseMode: 'fragment' });
-    const waiting = rx.wait(60_000, sleep).then(() => undefined, (e: unknown) => e);
-    const res = await fetch(rx.redirectUri, { method: 'POST', body: 'access_token=x&state=other', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const waiting = rx.wait(60_000, sleep).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const res = await fetch(rx.redirectUri, {
+      method: 'POST',
+      body: 'access_token=x&state=other',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(String(await waiting)).toMatch(/state does not match/);
     await rx.close();

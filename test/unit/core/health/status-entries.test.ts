@@ -34,11 +34,25 @@ afterEach(async () => rm(dir, { recursive: true, force: true }));
 describe('healthStatusEntries', () => {
   it('lists the stored token masked with its expiry, valid until it expires', async () => {
     const ctx = context();
-    await saveHealthToken(await ctx.credentials(), authUrl, { access_token: 'emu-secret-token', token_type: 'Bearer', expires_at: clock.now() + 600_000, obtained_at: clock.now(), scope: 'user_impersonation', client_id: 'cid' });
+    await saveHealthToken(await ctx.credentials(), authUrl, {
+      access_token: 'emu-secret-token',
+      token_type: 'Bearer',
+      expires_at: clock.now() + 600_000,
+      obtained_at: clock.now(),
+      scope: 'user_impersonation',
+      client_id: 'cid',
+    });
     const [e] = await healthStatusEntries(ctx, false);
     expect(e).toEqual({
-      service: 'health', host: '127.0.0.1:4010', account: 'cid', source: 'file', scopes: ['user_impersonation'], valid: true,
-      expiresAt: new Date(clock.now() + 600_000).toISOString(), token: 'emu-…oken', active: true,
+      service: 'health',
+      host: '127.0.0.1:4010',
+      account: 'cid',
+      source: 'file',
+      scopes: ['user_impersonation'],
+      valid: true,
+      expiresAt: new Date(clock.now() + 600_000).toISOString(),
+      token: 'emu-…oken',
+      active: true,
     });
     expect((await healthStatusEntries(ctx, true))[0]!.token).toBe('emu-secret-token');
     expect((await resolveToken(ctx, { 'health.authUrl': authUrl })).token).toBe('emu-secret-token');

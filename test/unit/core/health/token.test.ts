@@ -1,19 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { buildAuthorizeUrl, EXPIRY_SKEW_MS, healthAccount, loadHealthToken, processImplicitResponse, resolveHealthToken, saveHealthToken } from '../../../../src/core/health/token.js';
+import {
+  buildAuthorizeUrl,
+  EXPIRY_SKEW_MS,
+  healthAccount,
+  loadHealthToken,
+  processImplicitResponse,
+  resolveHealthToken,
+  saveHealthToken,
+} from '../../../../src/core/health/token.js';
 import { AuthRequiredError, OAuthError, ValidationError } from '../../../../src/core/errors.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 
 describe('buildAuthorizeUrl', () => {
   it('asks for a token in the fragment with every implicit-flow parameter', () => {
-    const u = new URL(buildAuthorizeUrl({ authUrl: 'https://login.example.com/', clientId: 'cid', redirectUri: 'http://127.0.0.1:5555/callback', state: 'st', nonce: 'no' }));
+    const u = new URL(
+      buildAuthorizeUrl({ authUrl: 'https://login.example.com/', clientId: 'cid', redirectUri: 'http://127.0.0.1:5555/callback', state: 'st', nonce: 'no' }),
+    );
     expect(u.origin + u.pathname).toBe('https://login.example.com/common/oauth2/authorize');
     expect(Object.fromEntries(u.searchParams)).toEqual({
-      response_type: 'token', client_id: 'cid', redirect_uri: 'http://127.0.0.1:5555/callback', scope: 'user_impersonation', state: 'st', nonce: 'no',
+      response_type: 'token',
+      client_id: 'cid',
+      redirect_uri: 'http://127.0.0.1:5555/callback',
+      scope: 'user_impersonation',
+      state: 'st',
+      nonce: 'no',
     });
   });
   it('refuses a plain-HTTP sign-in host that is not loopback', () => {
-    expect(() => buildAuthorizeUrl({ authUrl: 'http://login.example.com', clientId: 'c', redirectUri: 'http://127.0.0.1:1/cb', state: 's', nonce: 'n' })).toThrow(ValidationError);
+    expect(() =>
+      buildAuthorizeUrl({ authUrl: 'http://login.example.com', clientId: 'c', redirectUri: 'http://127.0.0.1:1/cb', state: 's', nonce: 'n' }),
+    ).toThrow(ValidationError);
   });
 });
 
@@ -21,7 +38,14 @@ describe('processImplicitResponse', () => {
   const now = Date.UTC(2026, 10, 22, 12);
   it('computes the expiry from expires_in', () => {
     const rec = processImplicitResponse(new URLSearchParams('access_token=abc&token_type=Bearer&expires_in=3599&state=s&scope=user_impersonation'), now, 'cid');
-    expect(rec).toEqual({ access_token: 'abc', token_type: 'Bearer', expires_at: now + 3_599_000, obtained_at: now, scope: 'user_impersonation', client_id: 'cid' });
+    expect(rec).toEqual({
+      access_token: 'abc',
+      token_type: 'Bearer',
+      expires_at: now + 3_599_000,
+      obtained_at: now,
+      scope: 'user_impersonation',
+      client_id: 'cid',
+    });
   });
   it('refuses missing tokens, other token types and bad expiry', () => {
     expect(() => processImplicitResponse(new URLSearchParams('token_type=Bearer&expires_in=1'), now)).toThrow(OAuthError);
@@ -36,7 +60,10 @@ describe('resolveHealthToken', () => {
   it('the environment wins over the store', async () => {
     const store = new MemoryCredentialStore();
     await saveHealthToken(store, authUrl, { access_token: 'stored', token_type: 'Bearer', expires_at: Date.now() + 1e6, obtained_at: 0 });
-    expect(await resolveHealthToken({ envToken: 'from-env', stores: async () => [store], authUrl, nowMs: 0 })).toEqual({ token: 'from-env', source: 'environment' });
+    expect(await resolveHealthToken({ envToken: 'from-env', stores: async () => [store], authUrl, nowMs: 0 })).toEqual({
+      token: 'from-env',
+      source: 'environment',
+    });
   });
   it('uses the stored token until it expires (with skew), then asks for a new sign-in', async () => {
     const clock = new FakeClock();

@@ -4,7 +4,13 @@ import { HostingAccounts, recordFromTokenSet, type HostingTokenRecord } from '..
 import { canRefresh, refreshDue } from '../../../../src/core/hosting/refresh.js';
 
 const API = 'http://127.0.0.1:4000/api/v3';
-const rec = (login: string, token = `lyo_${login}`): HostingTokenRecord => ({ login, token, scopes: ['repo'], origin: 'device', createdAt: '2026-11-22T12:00:00.000Z' });
+const rec = (login: string, token = `lyo_${login}`): HostingTokenRecord => ({
+  login,
+  token,
+  scopes: ['repo'],
+  origin: 'device',
+  createdAt: '2026-11-22T12:00:00.000Z',
+});
 
 describe('HostingAccounts', () => {
   it('names entries hosting:<api host>:<login> and the active login hosting:<api host>', async () => {
@@ -39,7 +45,10 @@ describe('HostingAccounts', () => {
 
   it('records keep expiry and refresh data from a token set', () => {
     const now = Date.UTC(2026, 10, 22, 12);
-    const r = recordFromTokenSet({ accessToken: 'lyu_1', tokenType: 'bearer', scopes: [], expiresIn: 28800, refreshToken: 'lyr_1', refreshTokenExpiresIn: 3600 * 24 }, { login: 'mona', origin: 'device', clientId: 'Iv1.x', nowMs: now });
+    const r = recordFromTokenSet(
+      { accessToken: 'lyu_1', tokenType: 'bearer', scopes: [], expiresIn: 28800, refreshToken: 'lyr_1', refreshTokenExpiresIn: 3600 * 24 },
+      { login: 'mona', origin: 'device', clientId: 'Iv1.x', nowMs: now },
+    );
     expect(r.expiresAt).toBe(new Date(now + 28800_000).toISOString());
     expect(canRefresh(r, now)).toBe(true);
     expect(refreshDue(r, now)).toBe(false);

@@ -62,7 +62,10 @@ describe('pollForDeviceToken', () => {
 
   it('stops at expires_in with "expired" (exit-4 error) without polling past it', async () => {
     const clock = new FakeClock();
-    const s = script(clock, Array.from({ length: 10 }, () => oauthErr('authorization_pending')));
+    const s = script(
+      clock,
+      Array.from({ length: 10 }, () => oauthErr('authorization_pending')),
+    );
     const err = await pollForDeviceToken({ clock, interval: 5, expiresIn: 22, poll: s.poll }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthRequiredError);
     expect((err as Error).message).toMatch(/expired/);
@@ -79,7 +82,12 @@ describe('pollForDeviceToken', () => {
 
   it('access_denied: cancelled by the user (exit-4 error)', async () => {
     const clock = new FakeClock();
-    const err = await pollForDeviceToken({ clock, interval: 5, expiresIn: 900, poll: script(clock, [oauthErr('authorization_pending'), oauthErr('access_denied')]).poll }).catch((e: unknown) => e);
+    const err = await pollForDeviceToken({
+      clock,
+      interval: 5,
+      expiresIn: 900,
+      poll: script(clock, [oauthErr('authorization_pending'), oauthErr('access_denied')]).poll,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthRequiredError);
     expect((err as Error).message).toMatch(/cancelled by the user/);
   });
@@ -99,7 +107,11 @@ describe('pollForDeviceToken', () => {
   it('retries a transient network error instead of failing', async () => {
     const clock = new FakeClock();
     const events: string[] = [];
-    const s = script(clock, [new NetworkError('POST', 'http://x/login/oauth/access_token', Object.assign(new Error('reset'), { code: 'ECONNRESET' })), oauthErr('authorization_pending'), TOKEN]);
+    const s = script(clock, [
+      new NetworkError('POST', 'http://x/login/oauth/access_token', Object.assign(new Error('reset'), { code: 'ECONNRESET' })),
+      oauthErr('authorization_pending'),
+      TOKEN,
+    ]);
     await expect(pollForDeviceToken({ clock, interval: 5, expiresIn: 900, poll: s.poll, onEvent: (e) => events.push(e.kind) })).resolves.toBe(TOKEN);
     expect(events).toEqual(['network_error', 'pending']);
     expect(s.times).toEqual([5000, 10000, 15000]);
@@ -124,14 +136,30 @@ describe('runDeviceFlow over HTTP', () => {
 
   it('requests a code, shows it, then polls; errors arrive with HTTP 200 in form encoding', async () => {
     stub = await StubHttp.start();
-    stub.on('POST', '/login/device/code', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'device_code=' + 'd'.repeat(40) + '&user_code=WDJB-MJHT&verification_uri=http%3A%2F%2Fweb%2Flogin%2Fdevice&expires_in=900&interval=5' });
-    stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'error=authorization_pending&error_description=pending' });
-    stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/xml' }, body: '<OAuth><error>slow_down</error><interval>10</interval></OAuth>' });
+    stub.on('POST', '/login/device/code', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'device_code=' + 'd'.repeat(40) + '&user_code=WDJB-MJHT&verification_uri=http%3A%2F%2Fweb%2Flogin%2Fdevice&expires_in=900&interval=5',
+    });
+    stub.on('POST', '/login/oauth/access_token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'error=authorization_pending&error_description=pending',
+    });
+    stub.on('POST', '/login/oauth/access_token', {
+      headers: { 'content-type': 'application/xml' },
+      body: '<OAuth><error>slow_down</error><interval>10</interval></OAuth>',
+    });
     stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyo_done', token_type: 'bearer', scope: 'repo,read:org' } });
     const clock = new FakeClock();
     const http = new HttpClient({ clock, userAgent: 'test' });
     const shown: string[] = [];
-    const token = await runDeviceFlow({ http, clock, webUrl: stub.url, clientId: 'cid', scopes: ['repo', 'read:org'], onCode: (a) => void shown.push(a.userCode) });
+    const token = await runDeviceFlow({
+      http,
+      clock,
+      webUrl: stub.url,
+      clientId: 'cid',
+      scopes: ['repo', 'read:org'],
+      onCode: (a) => void shown.push(a.userCode),
+    });
     expect(token).toMatchObject({ accessToken: 'lyo_done', scopes: ['repo', 'read:org'] });
     expect(shown).toEqual(['WDJB-MJHT']);
     expect(clock.sleeps).toEqual([5000, 5000, 10000]);
@@ -148,7 +176,10 @@ describe('runDeviceFlow over HTTP', () => {
 
   it('device_flow_disabled on the code request is a clear error', async () => {
     stub = await StubHttp.start();
-    stub.on('POST', '/login/device/code', { status: 400, body: { error: 'device_flow_disabled', error_description: 'Device flow must be explicitly enabled for this app' } });
+    stub.on('POST', '/login/device/code', {
+      status: 400,
+      body: { error: 'device_flow_disabled', error_description: 'Device flow must be explicitly enabled for this app' },
+    });
     const clock = new FakeClock();
     const http = new HttpClient({ clock, userAgent: 'test' });
     await expect(runDeviceFlow({ http, clock, webUrl: stub.url, clientId: 'cid', onCode: () => undefined })).rejects.toThrow(/device flow is not enabled/);

@@ -3,7 +3,12 @@ import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import {
-  authorizationCodeRequest, deviceAuthorizationRequest, OAuthResponseError, processDeviceAuthorizationResponse, processTokenResponse, refreshTokenRequest,
+  authorizationCodeRequest,
+  deviceAuthorizationRequest,
+  OAuthResponseError,
+  processDeviceAuthorizationResponse,
+  processTokenResponse,
+  refreshTokenRequest,
 } from '../../../../src/core/hosting/oauth.js';
 import { OAuthError, RateLimitError } from '../../../../src/core/errors.js';
 
@@ -18,7 +23,8 @@ afterEach(async () => {
   await stub.close();
 });
 
-const exchange = () => authorizationCodeRequest(http, { webUrl: stub.url, clientId: 'c', clientSecret: 's', code: 'k', redirectUri: 'http://127.0.0.1:1/callback' });
+const exchange = () =>
+  authorizationCodeRequest(http, { webUrl: stub.url, clientId: 'c', clientSecret: 's', code: 'k', redirectUri: 'http://127.0.0.1:1/callback' });
 
 describe('processTokenResponse', () => {
   it.each([
@@ -32,12 +38,24 @@ describe('processTokenResponse', () => {
   });
 
   it('reads expires_in, refresh_token and refresh_token_expires_in (installable apps)', async () => {
-    stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyu_1', token_type: 'bearer', scope: '', expires_in: 28800, refresh_token: 'lyr_1', refresh_token_expires_in: 15897600 } });
-    expect(await processTokenResponse(await exchange())).toEqual({ accessToken: 'lyu_1', tokenType: 'bearer', scopes: [], expiresIn: 28800, refreshToken: 'lyr_1', refreshTokenExpiresIn: 15897600 });
+    stub.on('POST', '/login/oauth/access_token', {
+      body: { access_token: 'lyu_1', token_type: 'bearer', scope: '', expires_in: 28800, refresh_token: 'lyr_1', refresh_token_expires_in: 15897600 },
+    });
+    expect(await processTokenResponse(await exchange())).toEqual({
+      accessToken: 'lyu_1',
+      tokenType: 'bearer',
+      scopes: [],
+      expiresIn: 28800,
+      refreshToken: 'lyr_1',
+      refreshTokenExpiresIn: 15897600,
+    });
   });
 
   it('an error with HTTP 200 is an OAuth error with its fields', async () => {
-    stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'error=bad_verification_code&error_description=The+code+passed+is+incorrect+or+expired.' });
+    stub.on('POST', '/login/oauth/access_token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'error=bad_verification_code&error_description=The+code+passed+is+incorrect+or+expired.',
+    });
     const err = await processTokenResponse(await exchange()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OAuthResponseError);
     expect((err as OAuthResponseError).error).toBe('bad_verification_code');
@@ -46,7 +64,11 @@ describe('processTokenResponse', () => {
   });
 
   it('a secondary rate limit on the token endpoint is a RateLimitError', async () => {
-    stub.on('POST', '/login/oauth/access_token', { status: 429, headers: { 'retry-after': '60' }, body: { message: 'You have exceeded a secondary rate limit for OAuth access token requests.' } });
+    stub.on('POST', '/login/oauth/access_token', {
+      status: 429,
+      headers: { 'retry-after': '60' },
+      body: { message: 'You have exceeded a secondary rate limit for OAuth access token requests.' },
+    });
     await expect(processTokenResponse(await exchange())).rejects.toBeInstanceOf(RateLimitError);
   });
 
@@ -60,7 +82,11 @@ describe('processTokenResponse', () => {
   it('the refresh request sends grant_type refresh_token and the client id', async () => {
     stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyu_2', token_type: 'bearer', scope: '' } });
     await processTokenResponse(await refreshTokenRequest(http, { webUrl: stub.url, clientId: 'Iv1.x', refreshToken: 'lyr_old' }));
-    expect(Object.fromEntries(new URLSearchParams(stub.requests[0]!.body))).toEqual({ client_id: 'Iv1.x', grant_type: 'refresh_token', refresh_token: 'lyr_old' });
+    expect(Object.fromEntries(new URLSearchParams(stub.requests[0]!.body))).toEqual({
+      client_id: 'Iv1.x',
+      grant_type: 'refresh_token',
+      refresh_token: 'lyr_old',
+    });
   });
 });
 
@@ -73,7 +99,11 @@ describe('processDeviceAuthorizationResponse', () => {
     expect(new URLSearchParams(stub.requests[0]!.body).has('scope')).toBe(false);
   });
   it('refuses a non-http verification_uri', async () => {
-    stub.on('POST', '/login/device/code', { body: { device_code: 'd', user_code: 'A-B', verification_uri: 'javascript:alert(1)', expires_in: 900, interval: 5 } });
-    await expect(processDeviceAuthorizationResponse(await deviceAuthorizationRequest(http, { webUrl: stub.url, clientId: 'c' }))).rejects.toBeInstanceOf(OAuthError);
+    stub.on('POST', '/login/device/code', {
+      body: { device_code: 'd', user_code: 'A-B', verification_uri: 'javascript:alert(1)', expires_in: 900, interval: 5 },
+    });
+    await expect(processDeviceAuthorizationResponse(await deviceAuthorizationRequest(http, { webUrl: stub.url, clientId: 'c' }))).rejects.toBeInstanceOf(
+      OAuthError,
+    );
   });
 });

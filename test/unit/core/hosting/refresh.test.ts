@@ -8,8 +8,15 @@ import type { HostingTokenRecord } from '../../../../src/core/hosting/accounts.j
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 const record: HostingTokenRecord = {
-  login: 'mona', token: 'lyu_old', scopes: [], origin: 'device', clientId: 'Iv1.x', createdAt: new Date(NOW - 8 * 3600_000).toISOString(),
-  expiresAt: new Date(NOW - 1000).toISOString(), refreshToken: 'lyr_old', refreshTokenExpiresAt: new Date(NOW + 86400_000).toISOString(),
+  login: 'mona',
+  token: 'lyu_old',
+  scopes: [],
+  origin: 'device',
+  clientId: 'Iv1.x',
+  createdAt: new Date(NOW - 8 * 3600_000).toISOString(),
+  expiresAt: new Date(NOW - 1000).toISOString(),
+  refreshToken: 'lyr_old',
+  refreshTokenExpiresAt: new Date(NOW + 86400_000).toISOString(),
 };
 
 describe('refreshRecord', () => {
@@ -18,10 +25,17 @@ describe('refreshRecord', () => {
 
   it('exchanges the refresh token and keeps the rotated one', async () => {
     stub = await StubHttp.start();
-    stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyu_new', token_type: 'bearer', scope: '', expires_in: 28800, refresh_token: 'lyr_new', refresh_token_expires_in: 100 } });
+    stub.on('POST', '/login/oauth/access_token', {
+      body: { access_token: 'lyu_new', token_type: 'bearer', scope: '', expires_in: 28800, refresh_token: 'lyr_new', refresh_token_expires_in: 100 },
+    });
     const http = new HttpClient({ clock: new FakeClock(), userAgent: 't' });
     const next = await refreshRecord({ http, webUrl: stub.url, record, nowMs: NOW });
-    expect(next).toMatchObject({ token: 'lyu_new', refreshToken: 'lyr_new', expiresAt: new Date(NOW + 28800_000).toISOString(), refreshTokenExpiresAt: new Date(NOW + 100_000).toISOString() });
+    expect(next).toMatchObject({
+      token: 'lyu_new',
+      refreshToken: 'lyr_new',
+      expiresAt: new Date(NOW + 28800_000).toISOString(),
+      refreshTokenExpiresAt: new Date(NOW + 100_000).toISOString(),
+    });
     expect(new URLSearchParams(stub.requests[0]!.body).get('refresh_token')).toBe('lyr_old');
     await http.close();
   });

@@ -22,12 +22,27 @@ let clock: FakeClock;
 const NOW = Date.UTC(2026, 10, 22, 12);
 
 function context(env: Record<string, string> = {}, globals: GlobalOptions = {}): Context {
-  return createContext({ io: createTestIO(), env: { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...env }, signal: new AbortController().signal, version: 'test', globals: () => ({ profile: 'p', ...globals }), clock });
+  return createContext({
+    io: createTestIO(),
+    env: { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...env },
+    signal: new AbortController().signal,
+    version: 'test',
+    globals: () => ({ profile: 'p', ...globals }),
+    clock,
+  });
 }
 
 const record = (o: Partial<HostingTokenRecord> = {}): HostingTokenRecord => ({
-  login: 'mona', token: 'lyu_old', scopes: [], origin: 'device', clientId: 'Iv1.x', createdAt: new Date(NOW - 3600_000).toISOString(),
-  expiresAt: new Date(NOW + 7 * 3600_000).toISOString(), refreshToken: 'lyr_old', refreshTokenExpiresAt: new Date(NOW + 86400_000).toISOString(), ...o,
+  login: 'mona',
+  token: 'lyu_old',
+  scopes: [],
+  origin: 'device',
+  clientId: 'Iv1.x',
+  createdAt: new Date(NOW - 3600_000).toISOString(),
+  expiresAt: new Date(NOW + 7 * 3600_000).toISOString(),
+  refreshToken: 'lyr_old',
+  refreshTokenExpiresAt: new Date(NOW + 86400_000).toISOString(),
+  ...o,
 });
 
 async function stored(): Promise<HostingTokenRecord | undefined> {
@@ -46,7 +61,9 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const refreshed = { body: { access_token: 'lyu_new', token_type: 'bearer', scope: '', expires_in: 28800, refresh_token: 'lyr_new', refresh_token_expires_in: 15897600 } };
+const refreshed = {
+  body: { access_token: 'lyu_new', token_type: 'bearer', scope: '', expires_in: 28800, refresh_token: 'lyr_new', refresh_token_expires_in: 15897600 },
+};
 
 describe('hostingTarget', () => {
   it('LANYARD_TOKEN wins over WORKFLOW_TOKEN and the stored token; anonymous without any', async () => {

@@ -8,9 +8,28 @@ import { systemClock } from '../../../../src/cli/clock.js';
 
 describe('authorizeUrl', () => {
   it('carries client_id, redirect_uri, space-delimited scope, state and the options; never PKCE', () => {
-    const u = new URL(authorizeUrl({ webUrl: 'https://web.example/', clientId: 'cid', redirectUri: 'http://127.0.0.1:5000/callback', state: 's1', scopes: ['repo', 'gist'], login: 'mona', allowSignup: false, selectAccount: true }));
+    const u = new URL(
+      authorizeUrl({
+        webUrl: 'https://web.example/',
+        clientId: 'cid',
+        redirectUri: 'http://127.0.0.1:5000/callback',
+        state: 's1',
+        scopes: ['repo', 'gist'],
+        login: 'mona',
+        allowSignup: false,
+        selectAccount: true,
+      }),
+    );
     expect(u.origin + u.pathname).toBe('https://web.example/login/oauth/authorize');
-    expect(Object.fromEntries(u.searchParams)).toEqual({ client_id: 'cid', redirect_uri: 'http://127.0.0.1:5000/callback', scope: 'repo gist', state: 's1', login: 'mona', allow_signup: 'false', prompt: 'select_account' });
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      client_id: 'cid',
+      redirect_uri: 'http://127.0.0.1:5000/callback',
+      scope: 'repo gist',
+      state: 's1',
+      login: 'mona',
+      allow_signup: 'false',
+      prompt: 'select_account',
+    });
     expect(u.searchParams.has('code_challenge')).toBe(false);
   });
 });
@@ -21,11 +40,20 @@ describe('runWebFlow', () => {
 
   it('opens the authorize URL, receives the code on the loopback and exchanges it with the same redirect_uri', async () => {
     stub = await StubHttp.start();
-    stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/json' }, body: { access_token: 'lyo_web', token_type: 'bearer', scope: 'repo' } });
+    stub.on('POST', '/login/oauth/access_token', {
+      headers: { 'content-type': 'application/json' },
+      body: { access_token: 'lyo_web', token_type: 'bearer', scope: 'repo' },
+    });
     const http = new HttpClient({ clock: new FakeClock(), userAgent: 'test' });
     let opened = '';
     const token = await runWebFlow({
-      http, clock: systemClock, webUrl: stub.url, clientId: 'cid', clientSecret: 'sek', scopes: ['repo'], timeoutMs: 10_000,
+      http,
+      clock: systemClock,
+      webUrl: stub.url,
+      clientId: 'cid',
+      clientSecret: 'sek',
+      scopes: ['repo'],
+      timeoutMs: 10_000,
       openUrl: async (url) => {
         opened = url;
         const u = new URL(url);
@@ -49,7 +77,12 @@ describe('runWebFlow', () => {
     const http = new HttpClient({ clock: new FakeClock(), userAgent: 'test' });
     let page = 0;
     const err = await runWebFlow({
-      http, clock: systemClock, webUrl: stub.url, clientId: 'cid', clientSecret: 'sek', timeoutMs: 10_000,
+      http,
+      clock: systemClock,
+      webUrl: stub.url,
+      clientId: 'cid',
+      clientSecret: 'sek',
+      timeoutMs: 10_000,
       openUrl: async (url) => {
         const back = new URL(new URL(url).searchParams.get('redirect_uri')!);
         back.searchParams.set('code', 'c');

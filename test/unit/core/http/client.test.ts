@@ -33,8 +33,9 @@ describe('URLs, headers and credentials', () => {
     expect(buildUrl({ url: 'rate_limit', baseUrl: 'http://h/api/v3' }).toString()).toBe('http://h/api/v3/rate_limit');
     expect(buildUrl({ url: '/rate_limit', baseUrl: 'http://h/api/v3/' }).toString()).toBe('http://h/api/v3/rate_limit');
     expect(buildUrl({ url: 'https://other/x', baseUrl: 'http://h/api' }).toString()).toBe('https://other/x');
-    expect(buildUrl({ url: 'search', baseUrl: 'http://h', query: { q: 'a b', n: 2, skip: undefined, tag: ['x', 'y'] } }).toString())
-      .toBe('http://h/search?q=a+b&n=2&tag=x&tag=y');
+    expect(buildUrl({ url: 'search', baseUrl: 'http://h', query: { q: 'a b', n: 2, skip: undefined, tag: ['x', 'y'] } }).toString()).toBe(
+      'http://h/search?q=a+b&n=2&tag=x&tag=y',
+    );
     expect(() => buildUrl({ url: 'relative' })).toThrow(/without a base URL/);
   });
 
@@ -123,7 +124,10 @@ describe('typed errors', () => {
 describe('retries of idempotent requests', () => {
   it('retries GET on 502/503/504 with jittered, bounded backoff', async () => {
     make();
-    stub.on('GET', '/r', { status: 502 }).on('GET', '/r', { status: 504 }).on('GET', '/r', { body: { ok: 1 } });
+    stub
+      .on('GET', '/r', { status: 502 })
+      .on('GET', '/r', { status: 504 })
+      .on('GET', '/r', { body: { ok: 1 } });
     const res = await client.request({ url: stub.url + '/r' });
     expect(await res.json()).toEqual({ ok: 1 });
     expect(clock.sleeps).toEqual([250, 500]); // base/2 + 0.5 * base for base 250, 500
@@ -173,7 +177,14 @@ describe('retries of idempotent requests', () => {
 describe('rate limits', () => {
   const primary = (resetSec: number, date = dateHeader()) => ({
     status: 403,
-    headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '60', 'x-ratelimit-reset': String(resetSec), 'x-ratelimit-resource': 'core', date },
+    headers: {
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-used': '60',
+      'x-ratelimit-reset': String(resetSec),
+      'x-ratelimit-resource': 'core',
+      date,
+    },
     body: { message: 'API rate limit exceeded for 127.0.0.1. (But here is the good news.)' },
   });
   const secondary = (headers: Record<string, string> = {}) => ({
@@ -185,7 +196,16 @@ describe('rate limits', () => {
   it('reports the limit state of every response', async () => {
     const seen: RateLimitState[] = [];
     make({ onRateLimit: (s) => seen.push(s) });
-    stub.on('GET', '/a', { headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-used': '1', 'x-ratelimit-reset': '1795300000', 'x-ratelimit-resource': 'core' }, body: {} });
+    stub.on('GET', '/a', {
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4999',
+        'x-ratelimit-used': '1',
+        'x-ratelimit-reset': '1795300000',
+        'x-ratelimit-resource': 'core',
+      },
+      body: {},
+    });
     const res = await client.request({ url: stub.url + '/a' });
     expect(res.rateLimit).toEqual({ limit: 5000, remaining: 4999, used: 1, reset: 1795300000, resource: 'core' });
     expect(seen).toEqual([res.rateLimit]);
@@ -246,7 +266,9 @@ describe('rate limits', () => {
     make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
     stub.on('POST', '/upload', secondary({ 'retry-after': '1' }));
     const { Readable } = await import('node:stream');
-    const err = (await client.request({ method: 'POST', url: stub.url + '/upload', body: Readable.from([Buffer.from('data')]) }).catch((e: unknown) => e)) as RateLimitError;
+    const err = (await client
+      .request({ method: 'POST', url: stub.url + '/upload', body: Readable.from([Buffer.from('data')]) })
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.hint).toMatch(/streamed and cannot be sent again/);
     expect(stub.requests).toHaveLength(1);
@@ -304,9 +326,30 @@ describe('--debug trace', () => {
       credential: { scheme: 'basic', username: 'client', password: 'basic-secret' },
       form: { client_id: 'abc', client_secret: 'form-secret', code: 'code-value', device_code: 'dc-value' },
     });
-    await client.request({ method: 'POST', url: stub.url + '/json', credential: { scheme: 'bearer', token: 'bearer-secret' }, json: { user: { password: 'pw-value', refresh_token: 'rt-value' }, list: [{ access_token: 'at-value' }] } });
+    await client.request({
+      method: 'POST',
+      url: stub.url + '/json',
+      credential: { scheme: 'bearer', token: 'bearer-secret' },
+      json: { user: { password: 'pw-value', refresh_token: 'rt-value' }, list: [{ access_token: 'at-value' }] },
+    });
     const trace = lines.join('\n');
-    for (const secret of ['query-key-value', 'request-cookie', 'basic-secret', Buffer.from('client:basic-secret').toString('base64'), 'form-secret', 'code-value', 'dc-value', 'gho_response_secret', 'ghr_response_secret', 'abc-cookie-value', 'bearer-secret', 'pw-value', 'rt-value', 'at-value', 'pw-in-response']) {
+    for (const secret of [
+      'query-key-value',
+      'request-cookie',
+      'basic-secret',
+      Buffer.from('client:basic-secret').toString('base64'),
+      'form-secret',
+      'code-value',
+      'dc-value',
+      'gho_response_secret',
+      'ghr_response_secret',
+      'abc-cookie-value',
+      'bearer-secret',
+      'pw-value',
+      'rt-value',
+      'at-value',
+      'pw-in-response',
+    ]) {
       expect(trace).not.toContain(secret);
     }
     expect(trace).toContain('> authorization: Basic [REDACTED]');
@@ -329,8 +372,15 @@ describe('requestStream (node:http transport for large downloads)', () => {
     const seen: RateLimitState[] = [];
     make({ trace: (l) => lines.push(l), onRateLimit: (s) => seen.push(s) });
     const big = Buffer.alloc(3 * 1024 * 1024, 'abcdefgh');
-    stub.on('GET', '/raw', { headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1795300000' }, body: big });
-    const res = await client.requestStream({ url: stub.url + '/raw?key=q-secret', credential: { scheme: 'bearer', token: 'stream-secret' }, headers: { accept: '*/*' } });
+    stub.on('GET', '/raw', {
+      headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1795300000' },
+      body: big,
+    });
+    const res = await client.requestStream({
+      url: stub.url + '/raw?key=q-secret',
+      credential: { scheme: 'bearer', token: 'stream-secret' },
+      headers: { accept: '*/*' },
+    });
     expect(res.status).toBe(200);
     expect((await read(res.body)).equals(big)).toBe(true);
     const req = stub.requests[0]!;

@@ -3,8 +3,9 @@ import { redactBody, redactHeaderValue, redactUrl, scrubSecrets, REDACTED } from
 
 describe('redaction', () => {
   it('URLs: secret query parameters, userinfo and fragment tokens', () => {
-    expect(redactUrl('https://u:p@h/x?key=abc&page=1&access_token=t#access_token=frag&state=s'))
-      .toBe(`https://${REDACTED}@h/x?key=${REDACTED}&page=1&access_token=${REDACTED}#access_token=${REDACTED}&state=s`);
+    expect(redactUrl('https://u:p@h/x?key=abc&page=1&access_token=t#access_token=frag&state=s')).toBe(
+      `https://${REDACTED}@h/x?key=${REDACTED}&page=1&access_token=${REDACTED}#access_token=${REDACTED}&state=s`,
+    );
     expect(redactUrl('https://h/cb?code=c0de&state=xyz')).toBe(`https://h/cb?code=${REDACTED}&state=xyz`);
   });
   it('headers: Authorization keeps its scheme; Cookie and API keys vanish', () => {
@@ -14,12 +15,15 @@ describe('redaction', () => {
     expect(redactHeaderValue('accept', 'application/json')).toBe('application/json');
   });
   it('bodies: JSON (nested), form and XML', () => {
-    expect(redactBody('{"a":{"client_secret":"s","list":[{"password":"p"}]},"scope":"repo"}', 'application/json'))
-      .toBe(`{"a":{"client_secret":"${REDACTED}","list":[{"password":"${REDACTED}"}]},"scope":"repo"}`);
-    expect(redactBody('grant_type=x&device_code=d&refresh_token=r', 'application/x-www-form-urlencoded'))
-      .toBe(`grant_type=x&device_code=${REDACTED}&refresh_token=${REDACTED}`);
-    expect(redactBody('<OAuth><access_token>t</access_token><scope>repo</scope></OAuth>', 'application/xml'))
-      .toBe(`<OAuth><access_token>${REDACTED}</access_token><scope>repo</scope></OAuth>`);
+    expect(redactBody('{"a":{"client_secret":"s","list":[{"password":"p"}]},"scope":"repo"}', 'application/json')).toBe(
+      `{"a":{"client_secret":"${REDACTED}","list":[{"password":"${REDACTED}"}]},"scope":"repo"}`,
+    );
+    expect(redactBody('grant_type=x&device_code=d&refresh_token=r', 'application/x-www-form-urlencoded')).toBe(
+      `grant_type=x&device_code=${REDACTED}&refresh_token=${REDACTED}`,
+    );
+    expect(redactBody('<OAuth><access_token>t</access_token><scope>repo</scope></OAuth>', 'application/xml')).toBe(
+      `<OAuth><access_token>${REDACTED}</access_token><scope>repo</scope></OAuth>`,
+    );
   });
   it('scrubSecrets removes known values from free text', () => {
     expect(scrubSecrets('token abcd1234 leaked', ['abcd1234', undefined, 'ab'])).toBe(`token ${REDACTED} leaked`);

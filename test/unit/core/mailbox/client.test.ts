@@ -26,28 +26,42 @@ afterEach(async () => {
 describe('MailboxClient.listAll', () => {
   it('follows pages from the last id, dropping the repeated start, until a short page', async () => {
     const all = Array.from({ length: 10 }, (_, i) => id(100 - i));
-    stub.on('GET', `${BASE}/label/3`, (req) => {
-      const count = Number(req.url.searchParams.get('count'));
-      const start = req.url.searchParams.get('start');
-      const from = start ? all.indexOf(start) : 0; // inclusive, like the store
-      return { body: all.slice(from, from + count) };
-    }, 10);
+    stub.on(
+      'GET',
+      `${BASE}/label/3`,
+      (req) => {
+        const count = Number(req.url.searchParams.get('count'));
+        const start = req.url.searchParams.get('start');
+        const from = start ? all.indexOf(start) : 0; // inclusive, like the store
+        return { body: all.slice(from, from + count) };
+      },
+      10,
+    );
     const got: string[] = [];
     for await (const m of client.listAll({ label: 3, count: 4 })) got.push(m.id);
     expect(got).toEqual(all);
     const starts = stub.requests.map((r) => [r.url.searchParams.get('start'), r.url.searchParams.get('count')]);
-    expect(starts).toEqual([[null, '4'], [all[3], '5'], [all[7], '5']]);
+    expect(starts).toEqual([
+      [null, '4'],
+      [all[3], '5'],
+      [all[7], '5'],
+    ]);
   });
 
   it('works when the server treats start as exclusive too', async () => {
     const all = Array.from({ length: 6 }, (_, i) => id(50 + i));
-    stub.on('GET', `${BASE}/label/0`, (req) => {
-      const count = Number(req.url.searchParams.get('count'));
-      const start = req.url.searchParams.get('start');
-      const from = start ? all.indexOf(start) + 1 : 0;
-      expect(req.url.searchParams.get('reverse')).toBe('false');
-      return { body: all.slice(from, from + count) };
-    }, 10);
+    stub.on(
+      'GET',
+      `${BASE}/label/0`,
+      (req) => {
+        const count = Number(req.url.searchParams.get('count'));
+        const start = req.url.searchParams.get('start');
+        const from = start ? all.indexOf(start) + 1 : 0;
+        expect(req.url.searchParams.get('reverse')).toBe('false');
+        return { body: all.slice(from, from + count) };
+      },
+      10,
+    );
     const got: string[] = [];
     for await (const m of client.listAll({ label: 0, count: 2, oldestFirst: true })) got.push(m.id);
     expect(got).toEqual(all);
@@ -60,7 +74,10 @@ describe('MailboxClient.listAll', () => {
       return { body: { [id(9)]: { labels: [0], size: 1, date: 'd9' }, [id(2)]: { labels: [0], size: 2, date: 'd2' } } };
     });
     const page = await client.listPage({ label: 0, metadata: true, includeBody: true });
-    expect(page.map((m) => [m.id, m.metadata?.date])).toEqual([[id(9), 'd9'], [id(2), 'd2']]);
+    expect(page.map((m) => [m.id, m.metadata?.date])).toEqual([
+      [id(9), 'd9'],
+      [id(2), 'd2'],
+    ]);
   });
 });
 
@@ -94,7 +111,12 @@ describe('requests', () => {
   it('modify sends every change in one PUT', async () => {
     stub.on('PUT', `${BASE}/message/${ID}`, (req) => {
       const q = req.url.searchParams;
-      expect([q.getAll('addlabel'), q.getAll('removelabel'), q.getAll('addmarker'), q.getAll('removemarker')]).toEqual([['2', '3'], ['1'], ['SEEN'], ['REPLIED']]);
+      expect([q.getAll('addlabel'), q.getAll('removelabel'), q.getAll('addmarker'), q.getAll('removemarker')]).toEqual([
+        ['2', '3'],
+        ['1'],
+        ['SEEN'],
+        ['REPLIED'],
+      ]);
       return { status: 204 };
     });
     await client.modify(ID, { add: [2, 3], remove: [1], addMarkers: ['SEEN'], removeMarkers: ['REPLIED'] });
@@ -115,7 +137,10 @@ describe('requests', () => {
     const r = await client.raw(ID);
     expect(r.encoding).toBe('deflate');
     r.body.resume();
-    stub.on('GET', `${BASE}/message/${ID}/%3Clogo%40x%3E`, { headers: { 'content-type': 'image/png', 'content-disposition': 'inline; filename="logo.png"' }, body: 'PNG' });
+    stub.on('GET', `${BASE}/message/${ID}/%3Clogo%40x%3E`, {
+      headers: { 'content-type': 'image/png', 'content-disposition': 'inline; filename="logo.png"' },
+      body: 'PNG',
+    });
     const p = await client.part(ID, '<logo@x>');
     expect(p.contentDisposition).toBe('inline; filename="logo.png"');
     p.body.resume();
@@ -123,7 +148,10 @@ describe('requests', () => {
 
   it('get unwraps {message, prev, next} and plain metadata alike', () => {
     expect(processMessageBody(ID, { message: { labels: [0], size: 1, date: 'd' }, prev: id(2), next: null })).toEqual({
-      id: ID, message: { labels: [0], size: 1, date: 'd' }, prev: id(2), next: null,
+      id: ID,
+      message: { labels: [0], size: 1, date: 'd' },
+      prev: id(2),
+      next: null,
     });
     expect(processMessageBody(ID, { labels: [0], size: 1, date: 'd' })).toEqual({ id: ID, message: { labels: [0], size: 1, date: 'd' } });
   });

@@ -9,7 +9,16 @@ async function run(input: Buffer, chunk: number): Promise<Buffer> {
   for (let i = 0; i < input.length; i += chunk) parts.push(input.subarray(i, i + chunk));
   const out: Buffer[] = [];
   const src = Readable.from(parts);
-  await pipeline(src, await inflaterFor(src), new Writable({ write(c, _e, cb) { out.push(c as Buffer); cb(); } }));
+  await pipeline(
+    src,
+    await inflaterFor(src),
+    new Writable({
+      write(c, _e, cb) {
+        out.push(c as Buffer);
+        cb();
+      },
+    }),
+  );
   return Buffer.concat(out);
 }
 

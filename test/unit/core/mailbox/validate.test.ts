@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../src/core/errors.js';
 import {
-  validateCount, validateLabel, validateMarker, validateMessageId, validatePartId, validateRemovableLabel,
+  validateCount,
+  validateLabel,
+  validateMarker,
+  validateMessageId,
+  validatePartId,
+  validateRemovableLabel,
 } from '../../../../src/core/mailbox/validate.js';
 
 describe('mailbox validation', () => {

@@ -2,7 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { OAuthError } from '../../../../src/core/errors.js';
 import {
-  discoverAuthorizationServer, parseBearerChallenge, processProtectedResourceResponse, protectedResourceRequest, wellKnownUrl,
+  discoverAuthorizationServer,
+  parseBearerChallenge,
+  processProtectedResourceResponse,
+  protectedResourceRequest,
+  wellKnownUrl,
 } from '../../../../src/core/protocol/discovery.js';
 import { processTokenResponse, tokenRequest } from '../../../../src/core/protocol/token.js';
 import { processRpcResponse, rpcPost, sessionIdOf } from '../../../../src/core/protocol/jsonrpc.js';
@@ -24,10 +28,21 @@ afterEach(async () => {
 describe('discovery', () => {
   it('fetches RFC 8414 metadata with the protocol version header', async () => {
     stub.on('GET', '/.well-known/oauth-authorization-server', {
-      body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/t`, registration_endpoint: `${stub.url}/r`, code_challenge_methods_supported: ['S256'] },
+      body: {
+        issuer: stub.url,
+        authorization_endpoint: `${stub.url}/a`,
+        token_endpoint: `${stub.url}/t`,
+        registration_endpoint: `${stub.url}/r`,
+        code_challenge_methods_supported: ['S256'],
+      },
     });
     const e = await discoverAuthorizationServer(http, stub.url);
-    expect(e).toMatchObject({ source: 'oauth-authorization-server', authorizationEndpoint: `${stub.url}/a`, tokenEndpoint: `${stub.url}/t`, registrationEndpoint: `${stub.url}/r` });
+    expect(e).toMatchObject({
+      source: 'oauth-authorization-server',
+      authorizationEndpoint: `${stub.url}/a`,
+      tokenEndpoint: `${stub.url}/t`,
+      registrationEndpoint: `${stub.url}/r`,
+    });
     expect(stub.requests[0]!.headers['ctx-protocol-version']).toBe('2025-03-26');
     stub.verify();
   });
@@ -35,8 +50,16 @@ describe('discovery', () => {
   it('404 → the fallback endpoints; the OpenID configuration only when asked', async () => {
     stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 }, 2);
     const e = await discoverAuthorizationServer(http, stub.url);
-    expect(e).toEqual({ issuer: stub.url, authorizationEndpoint: `${stub.url}/authorize`, tokenEndpoint: `${stub.url}/token`, registrationEndpoint: `${stub.url}/register`, source: 'fallback' });
-    stub.on('GET', '/.well-known/openid-configuration', { body: { issuer: stub.url, authorization_endpoint: `${stub.url}/auth`, token_endpoint: `${stub.url}/tok` } });
+    expect(e).toEqual({
+      issuer: stub.url,
+      authorizationEndpoint: `${stub.url}/authorize`,
+      tokenEndpoint: `${stub.url}/token`,
+      registrationEndpoint: `${stub.url}/register`,
+      source: 'fallback',
+    });
+    stub.on('GET', '/.well-known/openid-configuration', {
+      body: { issuer: stub.url, authorization_endpoint: `${stub.url}/auth`, token_endpoint: `${stub.url}/tok` },
+    });
     const o = await discoverAuthorizationServer(http, stub.url, { openid: true });
     expect(o.source).toBe('openid-configuration');
     expect(o.tokenEndpoint).toBe(`${stub.url}/tok`);
@@ -48,7 +71,9 @@ describe('discovery', () => {
     await expect(discoverAuthorizationServer(http, stub.url)).rejects.toThrow(/HTTP 500/);
     const s2 = await StubHttp.start();
     try {
-      s2.on('GET', '/.well-known/oauth-authorization-server', { body: { issuer: 'https://evil.example.com', authorization_endpoint: 'x', token_endpoint: 'y' } });
+      s2.on('GET', '/.well-known/oauth-authorization-server', {
+        body: { issuer: 'https://evil.example.com', authorization_endpoint: 'x', token_endpoint: 'y' },
+      });
       await expect(discoverAuthorizationServer(http, s2.url)).rejects.toThrow(/names issuer https:\/\/evil\.example\.com/);
     } finally {
       await s2.close();
@@ -56,14 +81,17 @@ describe('discovery', () => {
   });
 
   it('well-known URLs of issuers with a path (RFC 8414 §3.1)', () => {
-    expect(wellKnownUrl('https://as.example.com/tenant1', 'oauth-authorization-server')).toBe('https://as.example.com/.well-known/oauth-authorization-server/tenant1');
+    expect(wellKnownUrl('https://as.example.com/tenant1', 'oauth-authorization-server')).toBe(
+      'https://as.example.com/.well-known/oauth-authorization-server/tenant1',
+    );
     expect(wellKnownUrl('https://as.example.com/tenant1/', 'openid-configuration')).toBe('https://as.example.com/tenant1/.well-known/openid-configuration');
     expect(wellKnownUrl('https://as.example.com', 'oauth-authorization-server')).toBe('https://as.example.com/.well-known/oauth-authorization-server');
   });
 
   it('parses Bearer challenges', () => {
-    expect(parseBearerChallenge('Bearer realm="x", error="insufficient_scope", scope="a b", resource_metadata="https://r/.well-known/oauth-protected-resource"'))
-      .toEqual({ error: 'insufficient_scope', errorDescription: undefined, scope: 'a b', resourceMetadata: 'https://r/.well-known/oauth-protected-resource' });
+    expect(
+      parseBearerChallenge('Bearer realm="x", error="insufficient_scope", scope="a b", resource_metadata="https://r/.well-known/oauth-protected-resource"'),
+    ).toEqual({ error: 'insufficient_scope', errorDescription: undefined, scope: 'a b', resourceMetadata: 'https://r/.well-known/oauth-protected-resource' });
     expect(parseBearerChallenge('Basic realm="y", Bearer error=invalid_token')?.error).toBe('invalid_token');
     expect(parseBearerChallenge('Bearer')).toEqual({ error: undefined, errorDescription: undefined, scope: undefined, resourceMetadata: undefined });
     expect(parseBearerChallenge('Basic realm="y"')).toBeUndefined();
@@ -84,7 +112,10 @@ describe('token endpoint', () => {
 
   it('none: client_id in the form; client_secret_post: the secret too; client_secret_basic: an encoded Basic header', async () => {
     stub.on('POST', '/token', { body: { access_token: 'at', token_type: 'bearer', expires_in: 60, refresh_token: 'rt', scope: 's' } }, 3);
-    const t = await processTokenResponse(await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'pub', authMethod: 'none', origin: 'dynamic' }), clock.now());
+    const t = await processTokenResponse(
+      await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'pub', authMethod: 'none', origin: 'dynamic' }),
+      clock.now(),
+    );
     expect(t).toEqual({ accessToken: 'at', tokenType: 'Bearer', expiresAt: clock.now() + 60_000, refreshToken: 'rt', scope: 's' });
     await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'conf', clientSecret: 'p@ss', authMethod: 'client_secret_post', origin: 'provided' });
     await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'a:b', clientSecret: 'p@ss:x', authMethod: 'client_secret_basic', origin: 'provided' });
@@ -101,10 +132,15 @@ describe('token endpoint', () => {
   it('errors become OAuthError with error, description and status; non-Bearer tokens are refused', async () => {
     stub.on('POST', '/token', { status: 400, body: { error: 'invalid_grant', error_description: 'used' } });
     stub.on('POST', '/token', { body: { access_token: 'at', token_type: 'mac' } });
-    const e = await processTokenResponse(await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }), 0).catch((x: unknown) => x);
+    const e = await processTokenResponse(
+      await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }),
+      0,
+    ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(OAuthError);
     expect(e).toMatchObject({ error: 'invalid_grant', errorDescription: 'used', status: 400 });
-    await expect(processTokenResponse(await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }), 0)).rejects.toThrow(/token_type/);
+    await expect(
+      processTokenResponse(await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }), 0),
+    ).rejects.toThrow(/token_type/);
   });
 });
 
@@ -128,9 +164,16 @@ describe('JSON-RPC over HTTP', () => {
   });
 
   it('reads a JSON body (or batch) and fails clearly without our id', async () => {
-    stub.on('POST', '/mcp', { body: [{ jsonrpc: '2.0', id: 1, result: 'a' }, { jsonrpc: '2.0', id: 2, result: 'b' }] });
+    stub.on('POST', '/mcp', {
+      body: [
+        { jsonrpc: '2.0', id: 1, result: 'a' },
+        { jsonrpc: '2.0', id: 2, result: 'b' },
+      ],
+    });
     stub.on('POST', '/mcp', { body: { jsonrpc: '2.0', id: 9, result: 'x' } });
     expect((await processRpcResponse(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 2, method: 'm' }, {}), 2)).result).toBe('b');
-    await expect(processRpcResponse(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 3, method: 'm' }, {}), 3)).rejects.toThrow(/without a JSON-RPC response to request 3/);
+    await expect(processRpcResponse(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 3, method: 'm' }, {}), 3)).rejects.toThrow(
+      /without a JSON-RPC response to request 3/,
+    );
   });
 });

@@ -18,7 +18,10 @@ let opened: string[];
 
 function deps(extra: Partial<ProtocolAuthDeps> = {}): ProtocolAuthDeps {
   return {
-    http, clock, credentials: creds, loopbackTimeoutMs: 60_000,
+    http,
+    clock,
+    credentials: creds,
+    loopbackTimeoutMs: 60_000,
     clientSecret: async () => undefined,
     // The "browser": follow the authorization URL straight back to the loopback listener.
     async presentAuthorizationUrl(url) {
@@ -44,8 +47,17 @@ afterEach(async () => {
 });
 
 const record = (over: Partial<StoredTokens> = {}): StoredTokens => ({
-  server: `${stub.url}/mcp`, issuer: stub.url, tokenEndpoint: `${stub.url}/token`, grant: 'authorization_code', obtainedAt: 0,
-  accessToken: 'old-at', tokenType: 'Bearer', expiresAt: clock.now() + 10_000, refreshToken: 'old-rt', scope: 'a', ...over,
+  server: `${stub.url}/mcp`,
+  issuer: stub.url,
+  tokenEndpoint: `${stub.url}/token`,
+  grant: 'authorization_code',
+  obtainedAt: 0,
+  accessToken: 'old-at',
+  tokenType: 'Bearer',
+  expiresAt: clock.now() + 10_000,
+  refreshToken: 'old-rt',
+  scope: 'a',
+  ...over,
 });
 
 describe('authorize (code flow)', () => {
@@ -74,7 +86,9 @@ describe('authorize (code flow)', () => {
   });
 
   it('refuses metadata without S256', async () => {
-    stub.on('GET', '/.well-known/oauth-authorization-server', { body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/t`, code_challenge_methods_supported: ['plain'] } });
+    stub.on('GET', '/.well-known/oauth-authorization-server', {
+      body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/t`, code_challenge_methods_supported: ['plain'] },
+    });
     await expect(authorize(deps(), { serverUrl: `${stub.url}/mcp` })).rejects.toThrow(/does not support PKCE with S256/);
     expect(opened).toHaveLength(0);
   });
@@ -121,8 +135,13 @@ describe('refresh', () => {
 });
 
 describe('session: 401, retry once, insufficient scope', () => {
-  const meta = () => ({ body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/token`, code_challenge_methods_supported: ['S256'] } });
-  const ok = (r: { body: string }) => ({ headers: { 'mcp-session-id': 's1' }, body: { jsonrpc: '2.0', id: JSON.parse(r.body).id, result: { protocolVersion: '2025-03-26' } } });
+  const meta = () => ({
+    body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/token`, code_challenge_methods_supported: ['S256'] },
+  });
+  const ok = (r: { body: string }) => ({
+    headers: { 'mcp-session-id': 's1' },
+    body: { jsonrpc: '2.0', id: JSON.parse(r.body).id, result: { protocolVersion: '2025-03-26' } },
+  });
   const cc = { clientSecret: async () => 'sec' };
 
   it('401 → client-credentials flow → the one retry succeeds, then notifications/initialized', async () => {
@@ -131,14 +150,22 @@ describe('session: 401, retry once, insufficient scope', () => {
     stub.on('POST', '/token', { body: { access_token: 'cc-at', token_type: 'Bearer', expires_in: 60 } });
     stub.on('POST', '/mcp', ok);
     stub.on('POST', '/mcp', { status: 202 });
-    const r = await callProtocolServer(deps(cc), { serverUrl: `${stub.url}/mcp`, clientId: 'svc', clientCredentials: true, clientInfo: { name: 't', version: '1' } });
+    const r = await callProtocolServer(deps(cc), {
+      serverUrl: `${stub.url}/mcp`,
+      clientId: 'svc',
+      clientCredentials: true,
+      clientInfo: { name: 't', version: '1' },
+    });
     stub.verify();
     expect(r.response.result).toEqual({ protocolVersion: '2025-03-26' });
     expect(r.sessionId).toBe('s1');
     const mcp = stub.requests.filter((q) => q.path === '/mcp');
     expect(mcp[0]!.headers.authorization).toBeUndefined();
     expect(mcp[1]!.headers.authorization).toBe('Bearer cc-at');
-    expect(JSON.parse(mcp[1]!.body)).toMatchObject({ method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect(JSON.parse(mcp[1]!.body)).toMatchObject({
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     expect(JSON.parse(mcp[2]!.body)).toEqual({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(mcp[2]!.headers['mcp-session-id']).toBe('s1');
     expect(mcp[2]!.headers.authorization).toBe('Bearer cc-at');
@@ -148,7 +175,12 @@ describe('session: 401, retry once, insufficient scope', () => {
     stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer' } }, 2);
     stub.on('GET', '/.well-known/oauth-authorization-server', meta());
     stub.on('POST', '/token', { body: { access_token: 'cc-at', token_type: 'Bearer' } });
-    const e = await callProtocolServer(deps(cc), { serverUrl: `${stub.url}/mcp`, clientId: 'svc', clientCredentials: true, clientInfo: { name: 't', version: '1' } }).catch((x: unknown) => x);
+    const e = await callProtocolServer(deps(cc), {
+      serverUrl: `${stub.url}/mcp`,
+      clientId: 'svc',
+      clientCredentials: true,
+      clientInfo: { name: 't', version: '1' },
+    }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AuthRequiredError);
     stub.verify();
     expect(stub.requests.filter((q) => q.path === '/mcp')).toHaveLength(2);
@@ -156,7 +188,9 @@ describe('session: 401, retry once, insufficient scope', () => {
 
   it('403 insufficient_scope re-authorizes once with the union of scopes', async () => {
     await creds.saveClient(stub.url, { clientId: 'svc', clientSecret: 'sec', authMethod: 'client_secret_basic', origin: 'provided' });
-    await creds.saveTokens(record({ grant: 'client_credentials', refreshToken: undefined, accessToken: 'narrow', scope: 'a', expiresAt: clock.now() + 600_000 }));
+    await creds.saveTokens(
+      record({ grant: 'client_credentials', refreshToken: undefined, accessToken: 'narrow', scope: 'a', expiresAt: clock.now() + 600_000 }),
+    );
     stub.on('POST', '/mcp', ok);
     stub.on('POST', '/mcp', { status: 202 });
     stub.on('POST', '/mcp', { status: 403, headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="b"' } });

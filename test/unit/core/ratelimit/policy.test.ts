@@ -7,11 +7,21 @@ const waitPolicy = { ...defaultRateLimitPolicy, wait: true };
 
 describe('classifyRateLimit', () => {
   it('primary: 403 with remaining 0', () => {
-    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 600), 'x-ratelimit-limit': '60' }, 'API rate limit exceeded for 127.0.0.1.', NOW);
+    const c = classifyRateLimit(
+      403,
+      { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 600), 'x-ratelimit-limit': '60' },
+      'API rate limit exceeded for 127.0.0.1.',
+      NOW,
+    );
     expect(c?.kind).toBe('primary');
   });
   it('secondary: 429 whose message says so, even with budget left', () => {
-    const c = classifyRateLimit(429, { 'x-ratelimit-remaining': '4000' }, 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', NOW);
+    const c = classifyRateLimit(
+      429,
+      { 'x-ratelimit-remaining': '4000' },
+      'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      NOW,
+    );
     expect(c?.kind).toBe('secondary');
   });
   it('a plain 403 is not a rate limit', () => {
@@ -23,11 +33,16 @@ describe('classifyRateLimit', () => {
 describe('decideRateLimit', () => {
   it('primary: never before x-ratelimit-reset, corrected by the server Date skew', () => {
     const serverNow = NOW + 30_000; // server clock 30 s ahead
-    const c = classifyRateLimit(403, {
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': String(Math.floor(serverNow / 1000) + 120),
-      date: new Date(serverNow).toUTCString(),
-    }, 'API rate limit exceeded', NOW)!;
+    const c = classifyRateLimit(
+      403,
+      {
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.floor(serverNow / 1000) + 120),
+        date: new Date(serverNow).toUTCString(),
+      },
+      'API rate limit exceeded',
+      NOW,
+    )!;
     const d = decideRateLimit(c, 0, NOW, waitPolicy);
     expect(d).toMatchObject({ action: 'wait' });
     if (d.action === 'wait') expect(d.waitMs).toBe(121_000);
@@ -41,7 +56,12 @@ describe('decideRateLimit', () => {
     expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 45_000 });
   });
   it('secondary without retry-after and remaining 0 waits for the reset', () => {
-    const c = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 300) }, 'You have exceeded a secondary rate limit', NOW)!;
+    const c = classifyRateLimit(
+      403,
+      { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 300) },
+      'You have exceeded a secondary rate limit',
+      NOW,
+    )!;
     expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 301_000 });
   });
   it('secondary otherwise: 60 s, then exponential, then gives up', () => {
@@ -77,7 +97,12 @@ describe('policy edge cases', () => {
   });
   it('an HTTP-date retry-after is measured against the server clock (skew)', () => {
     const serverNow = NOW + 3_600_000; // server an hour ahead
-    const c = classifyRateLimit(403, { 'retry-after': new Date(serverNow + 20_000).toUTCString(), date: new Date(serverNow).toUTCString() }, 'You have exceeded a secondary rate limit', NOW)!;
+    const c = classifyRateLimit(
+      403,
+      { 'retry-after': new Date(serverNow + 20_000).toUTCString(), date: new Date(serverNow).toUTCString() },
+      'You have exceeded a secondary rate limit',
+      NOW,
+    )!;
     expect(c.skewMs).toBe(3_600_000);
     expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 20_000 });
   });
@@ -91,7 +116,10 @@ describe('policy edge cases', () => {
   });
   it('a secondary refusal with retry-after still gives up after the retry cap', () => {
     const c = classifyRateLimit(403, { 'retry-after': '1' }, 'You have exceeded a secondary rate limit', NOW)!;
-    expect(decideRateLimit(c, defaultRateLimitPolicy.maxSecondaryRetries, NOW, waitPolicy)).toMatchObject({ action: 'fail', reason: expect.stringMatching(/gave up/) });
+    expect(decideRateLimit(c, defaultRateLimitPolicy.maxSecondaryRetries, NOW, waitPolicy)).toMatchObject({
+      action: 'fail',
+      reason: expect.stringMatching(/gave up/),
+    });
   });
   it('recognises the abuse-detection wording of older servers', () => {
     expect(classifyRateLimit(403, {}, 'You have triggered an abuse detection mechanism.', NOW)?.kind).toBe('secondary');

@@ -17,8 +17,15 @@ const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 function authParams(over: Record<string, string | undefined> = {}): URLSearchParams {
   const p: Record<string, string | undefined> = {
-    client_id: CLIENT, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid email', state: 'st-1', nonce: 'no-1',
-    code_challenge: CHALLENGE, code_challenge_method: 'S256', ...over,
+    client_id: CLIENT,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid email',
+    state: 'st-1',
+    nonce: 'no-1',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    ...over,
   };
   return new URLSearchParams(Object.entries(p).filter((e): e is [string, string] => e[1] !== undefined));
 }
@@ -35,8 +42,10 @@ async function signIn(over: Record<string, string> = {}): Promise<URL> {
 }
 
 const token = (form: Record<string, string>) =>
-  fetch(`${emu.url}/idp/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', client_id: CLIENT, redirect_uri: REDIRECT, code_verifier: VERIFIER, ...form }) })
-    .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+  fetch(`${emu.url}/idp/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: CLIENT, redirect_uri: REDIRECT, code_verifier: VERIFIER, ...form }),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
 
 describe('identity provider', () => {
   it('refuses unknown clients and non-loopback redirect URIs on the page, without redirecting', async () => {
@@ -48,7 +57,11 @@ describe('identity provider', () => {
   });
 
   it('requires PKCE S256 and the openid scope (errors sent back to the client)', async () => {
-    for (const [over, error] of [[{ code_challenge: undefined }, 'invalid_request'], [{ code_challenge_method: 'plain' }, 'invalid_request'], [{ scope: 'email' }, 'invalid_scope']] as const) {
+    for (const [over, error] of [
+      [{ code_challenge: undefined }, 'invalid_request'],
+      [{ code_challenge_method: 'plain' }, 'invalid_request'],
+      [{ scope: 'email' }, 'invalid_scope'],
+    ] as const) {
       const res = await fetch(`${emu.url}/idp/authorize?${authParams(over)}`, { redirect: 'manual' });
       expect(res.status).toBe(302);
       const loc = new URL(res.headers.get('location')!);
@@ -85,7 +98,11 @@ describe('identity provider', () => {
     expect(await token({ code: code2 })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const disc = (await (await fetch(`${emu.url}/idp/.well-known/openid-configuration`)).json()) as { issuer: string; jwks_uri: string };
     expect(disc.issuer).toBe(`${emu.url}/idp`);
-    const { payload } = await jwtVerify(ok.body.id_token!, createRemoteJWKSet(new URL(disc.jwks_uri)), { issuer: disc.issuer, audience: CLIENT, currentDate: new Date(emu.clock.now()) });
+    const { payload } = await jwtVerify(ok.body.id_token!, createRemoteJWKSet(new URL(disc.jwks_uri)), {
+      issuer: disc.issuer,
+      audience: CLIENT,
+      currentDate: new Date(emu.clock.now()),
+    });
     expect(payload).toMatchObject({ email: 'ada@lanyard.test', nonce: 'no-1', azp: CLIENT });
     expect((payload.exp as number) - (payload.iat as number)).toBe(3600);
   });

@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { FakeClock } from '../../../fakes/clock.js';
-import { JwtFailure, matchRequirement, parseJwt, stripUrl, UnknownKidFailure, verifySignature, type TokenRequirement } from '../../../../src/emulator/services/echo/jwt-validate.js';
+import {
+  JwtFailure,
+  matchRequirement,
+  parseJwt,
+  stripUrl,
+  UnknownKidFailure,
+  verifySignature,
+  type TokenRequirement,
+} from '../../../../src/emulator/services/echo/jwt-validate.js';
 import { jwkSetDocument, KeyRing, x509MapDocument, type SigningKey } from '../../../../src/emulator/services/echo/keys.js';
 import { Gateway } from '../../../../src/emulator/services/echo/gateway.js';
 import { EchoState, SEED } from '../../../../src/emulator/services/echo/state.js';
@@ -25,7 +33,10 @@ function failure(fn: () => unknown): JwtFailure {
   throw new Error('did not fail');
 }
 async function failureAsync(p: Promise<unknown>): Promise<JwtFailure> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof JwtFailure)) throw new Error(`expected a JwtFailure, got ${String(err)}`);
   return err;
 }
@@ -134,11 +145,19 @@ describe('signature (step 4) against both JWKS formats', () => {
 
 describe('gateway key cache refresh', () => {
   it('fetches the JWKS again once when the cached one lacks the kid', async () => {
-    const state = new EchoState(() => clock.now(), () => 'http://127.0.0.1:1');
+    const state = new EchoState(
+      () => clock.now(),
+      () => 'http://127.0.0.1:1',
+    );
     state.definitions.service_account = { issuer: ISS, keyOwner: ISS, jwksFormat: 'x509', audiences: [SEED.audience] };
     const docs = [x509MapDocument([rsa2]), x509MapDocument([rsa2, rsa])];
     const calls: boolean[] = [];
-    const cache = { get: async (_uri: string, fresh = false) => { calls.push(fresh); return { doc: docs[Math.min(calls.length - 1, 1)], fetched: fresh }; } };
+    const cache = {
+      get: async (_uri: string, fresh = false) => {
+        calls.push(fresh);
+        return { doc: docs[Math.min(calls.length - 1, 1)], fetched: fresh };
+      },
+    };
     const gw = new Gateway(state, cache as unknown as JwksCache, nowSec);
     const t = await sign(rsa, { ...base(), aud: SEED.audience });
     expect((await gw.authenticate('/auth/info/vendorjwt', t)).subject).toBe(ISS);

@@ -61,6 +61,8 @@ describe('emulator MIME parsing', () => {
     await expect(validateMime(file('text.eml', 'hello world\r\n'))).rejects.toThrow(/no MIME header block/);
     await expect(validateMime(file('bad.eml', 'Subject: x\r\nnot a header\r\n\r\nbody'))).rejects.toThrow(/malformed header line/);
     await expect(validateMime(file('mp.eml', 'Content-Type: multipart/mixed\r\n\r\n--x--'))).rejects.toThrow(/without boundary/);
-    await expect(validateMime(file('folded.eml', 'Subject: a\r\n  folded\r\nContent-Type: multipart/mixed;\r\n boundary=x\r\n\r\n--x--'))).resolves.toBeUndefined();
+    await expect(
+      validateMime(file('folded.eml', 'Subject: a\r\n  folded\r\nContent-Type: multipart/mixed;\r\n boundary=x\r\n\r\n--x--')),
+    ).resolves.toBeUndefined();
   });
 });

@@ -8,7 +8,12 @@ import { TimeUuidGenerator } from '../../../../src/emulator/services/mailbox/tim
 const MB = 'example.com/alice';
 const gen = new TimeUuidGenerator();
 const rec = (labels: number[], t: number): MessageRecord => ({
-  id: gen.next(t), labels: [0, ...labels], markers: [], deleted: false, size: 1, dateMs: t,
+  id: gen.next(t),
+  labels: [0, ...labels],
+  markers: [],
+  deleted: false,
+  size: 1,
+  dateMs: t,
   object: { key: 'k', compressed: false, storedSize: 1 },
 });
 

@@ -15,18 +15,22 @@ function reviewPage(state: HostingState, app: HostingApp, user: HostingUser, act
   const tokens = [...state.tokens.values()].filter((t) => t.login === user.login && t.clientId === app.clientId && !t.revoked).length;
   const keys = state.sshKeys.filter((k) => k.login === user.login && k.clientId === app.clientId);
   const granted = state.authorizedScopes(user.login, app.clientId) !== undefined || tokens > 0;
-  return layout(app.name,
+  return layout(
+    app.name,
     `<p id="signed-in">Signed in as <strong>${esc(user.login)}</strong>.</p>` +
-    (granted
-      ? `<p id="status">This application is authorized with ${scopes.length ? `scopes: <code>${esc(scopes.join(', '))}</code>` : 'no scopes (public information)'}; ${tokens} active token(s).</p>` +
-        `<p>SSH keys it generated: ${keys.length ? keys.map((k) => esc(k.title)).join(', ') : 'none'}. Revoking access deletes them.</p>` +
-        `<form method="post" action="${esc(action)}"><button type="submit" name="revoke" value="1" id="revoke">Revoke access</button></form>`
-      : '<p id="status">This application is not authorized for your account.</p>'));
+      (granted
+        ? `<p id="status">This application is authorized with ${scopes.length ? `scopes: <code>${esc(scopes.join(', '))}</code>` : 'no scopes (public information)'}; ${tokens} active token(s).</p>` +
+          `<p>SSH keys it generated: ${keys.length ? keys.map((k) => esc(k.title)).join(', ') : 'none'}. Revoking access deletes them.</p>` +
+          `<form method="post" action="${esc(action)}"><button type="submit" name="revoke" value="1" id="revoke">Revoke access</button></form>`
+        : '<p id="status">This application is not authorized for your account.</p>'),
+  );
 }
 
 function signInPage(action: string, error?: string): string {
-  return layout('Sign in to review this application',
-    `${error ? `<p class="error" id="error">${esc(error)}</p>` : ''}<form method="post" action="${esc(action)}">${credentialInputs(undefined)}<button type="submit" id="sign-in">Sign in</button></form>`);
+  return layout(
+    'Sign in to review this application',
+    `${error ? `<p class="error" id="error">${esc(error)}</p>` : ''}<form method="post" action="${esc(action)}">${credentialInputs(undefined)}<button type="submit" id="sign-in">Sign in</button></form>`,
+  );
 }
 
 export function registerApplicationsPage(router: Router, state: HostingState): void {
@@ -46,7 +50,10 @@ export function registerApplicationsPage(router: Router, state: HostingState): v
     if (!user) return res.html(200, signInPage(action));
     if (p.revoke === '1') {
       const r = state.revokeApp(user.login, app.clientId);
-      return res.html(200, layout('Access revoked', `<p id="done">${esc(app.name)} no longer has access: ${r.tokens} token(s) revoked, ${r.sshKeys} SSH key(s) deleted.</p>`));
+      return res.html(
+        200,
+        layout('Access revoked', `<p id="done">${esc(app.name)} no longer has access: ${r.tokens} token(s) revoked, ${r.sshKeys} SSH key(s) deleted.</p>`),
+      );
     }
     res.html(200, reviewPage(state, app, user, action));
   };

@@ -42,7 +42,13 @@ function validate(state: HostingState, p: Record<string, string>, res: EmuRespon
   }
   const given = p.redirect_uri !== undefined && p.redirect_uri !== '';
   if (given && !redirectAllowed(app.callbackUrl, p.redirect_uri!)) {
-    res.html(400, errorPage('redirect_uri_mismatch', 'The redirect_uri is not associated with this application: it must be on the callback URL\'s host (or a sub-domain) and port, at or below its path.'));
+    res.html(
+      400,
+      errorPage(
+        'redirect_uri_mismatch',
+        "The redirect_uri is not associated with this application: it must be on the callback URL's host (or a sub-domain) and port, at or below its path.",
+      ),
+    );
     return undefined;
   }
   const scopeGiven = p.scope !== undefined;
@@ -58,8 +64,14 @@ function redirectWith(res: EmuResponse, target: string, fields: Record<string, s
 function issueCode(state: HostingState, a: AuthorizeRequest, user: HostingUser, scopes: string[], res: EmuResponse): void {
   const code = hex(10);
   state.codes.set(code, {
-    code, clientId: a.app.clientId, login: user.login, scopes, redirectUri: a.redirectUri, redirectUriGiven: a.redirectUriGiven,
-    expiresAt: state.now() + Hosting.authCodeLifetimeSec * 1000, used: false,
+    code,
+    clientId: a.app.clientId,
+    login: user.login,
+    scopes,
+    redirectUri: a.redirectUri,
+    redirectUriGiven: a.redirectUriGiven,
+    expiresAt: state.now() + Hosting.authCodeLifetimeSec * 1000,
+    used: false,
   });
   redirectWith(res, a.redirectUri, { code, state: a.params.state });
 }
@@ -70,7 +82,15 @@ function grantedScopes(state: HostingState, a: AuthorizeRequest, user: HostingUs
   return [...(state.authorizedScopes(user.login, a.app.clientId) ?? [])];
 }
 
-function showPage(state: HostingState, a: AuthorizeRequest, req: EmuRequest, user: HostingUser | undefined, res: EmuResponse, error?: string, status = 200): void {
+function showPage(
+  state: HostingState,
+  a: AuthorizeRequest,
+  req: EmuRequest,
+  user: HostingUser | undefined,
+  res: EmuResponse,
+  error?: string,
+  status = 200,
+): void {
   const p = a.params;
   const accounts = sessionLogins(state, req);
   const picker = !!user && (p.prompt === 'select_account' || !isHttpUri(a.redirectUri) || accounts.length > 1);
@@ -80,19 +100,25 @@ function showPage(state: HostingState, a: AuthorizeRequest, req: EmuRequest, use
     notes.push('This application has created many tokens for you in the last hour. Please re-authorize it to continue.');
   }
   const hidden = Object.fromEntries(CARRIED.map((k) => [k, p[k]]));
-  res.html(status, consentPage({
-    action: HostingOAuthPath.authorize,
-    appName: a.app.name,
-    scopes,
-    hidden,
-    current: user?.login,
-    accounts: picker ? accounts : undefined,
-    askCredentials: !user || picker,
-    suggestedLogin: p.login,
-    signupUrl: p.allow_signup === 'false' ? undefined : `${HostingOAuthPath.signup}?return_to=${encodeURIComponent(`${HostingOAuthPath.authorize}?${new URLSearchParams(Object.entries(hidden).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`)}`,
-    error,
-    notes,
-  }));
+  res.html(
+    status,
+    consentPage({
+      action: HostingOAuthPath.authorize,
+      appName: a.app.name,
+      scopes,
+      hidden,
+      current: user?.login,
+      accounts: picker ? accounts : undefined,
+      askCredentials: !user || picker,
+      suggestedLogin: p.login,
+      signupUrl:
+        p.allow_signup === 'false'
+          ? undefined
+          : `${HostingOAuthPath.signup}?return_to=${encodeURIComponent(`${HostingOAuthPath.authorize}?${new URLSearchParams(Object.entries(hidden).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`)}`,
+      error,
+      notes,
+    }),
+  );
 }
 
 export function registerAuthorize(router: Router, state: HostingState): void {
@@ -125,7 +151,8 @@ export function registerAuthorize(router: Router, state: HostingState): void {
     } else if (p.account && sessionLogins(state, req).includes(p.account)) {
       user = state.users.get(p.account);
     }
-    if (p.authorize === '0') return redirectWith(res, a.redirectUri, { error: 'access_denied', error_description: 'The user has denied your application access.', state: p.state });
+    if (p.authorize === '0')
+      return redirectWith(res, a.redirectUri, { error: 'access_denied', error_description: 'The user has denied your application access.', state: p.state });
     if (!user) return showPage(state, a, req, undefined, res, 'Sign in to continue.', 401);
     if (p.authorize !== '1') return showPage(state, a, req, user, res);
     issueCode(state, a, user, grantedScopes(state, a, user), res);
@@ -151,12 +178,13 @@ export function registerAuthorize(router: Router, state: HostingState): void {
 }
 
 function safeReturn(v: string | null | undefined): string {
-  return v && v.startsWith('/') && !v.startsWith('//') ? v : '/';
+  return v?.startsWith('/') && !v.startsWith('//') ? v : '/';
 }
 
 function signupPage(returnTo: string, error?: string): string {
-  return layout('Create your account',
+  return layout(
+    'Create your account',
     `${error ? `<p class="error" id="error">${error.replace(/[<>&]/g, '')}</p>` : ''}<form method="post" action="${HostingOAuthPath.signup}">` +
-    `${hiddenFields({ return_to: returnTo })}${credentialInputs(undefined)}<button type="submit" id="create">Create account</button></form>`);
+      `${hiddenFields({ return_to: returnTo })}${credentialInputs(undefined)}<button type="submit" id="create">Create account</button></form>`,
+  );
 }
-

@@ -13,21 +13,27 @@ import { checkPassword, sessionUser, startSession } from './session.js';
 import { hex, newUserCode, normaliseUserCode, oauthError, oauthParams, oauthRespond, parseScopes } from './wire.js';
 
 function codePage(user: HostingUser | undefined, error?: string, value = ''): string {
-  return layout('Device activation',
+  return layout(
+    'Device activation',
     `${error ? `<p class="error" id="error">${esc(error)}</p>` : ''}` +
-    `<form method="post" action="${HostingOAuthPath.device}">` +
-    (user ? `<p id="signed-in">Signed in as <strong>${esc(user.login)}</strong>.</p>` : `<p>Sign in, then enter the code shown on your device.</p>${credentialInputs(undefined)}`) +
-    `<label for="user_code">Code</label><input type="text" id="user_code" name="user_code" autocomplete="off" placeholder="XXXX-XXXX" value="${esc(value)}">` +
-    '<button type="submit" id="continue">Continue</button></form>');
+      `<form method="post" action="${HostingOAuthPath.device}">` +
+      (user
+        ? `<p id="signed-in">Signed in as <strong>${esc(user.login)}</strong>.</p>`
+        : `<p>Sign in, then enter the code shown on your device.</p>${credentialInputs(undefined)}`) +
+      `<label for="user_code">Code</label><input type="text" id="user_code" name="user_code" autocomplete="off" placeholder="XXXX-XXXX" value="${esc(value)}">` +
+      '<button type="submit" id="continue">Continue</button></form>',
+  );
 }
 
 function confirmPage(state: HostingState, g: DeviceGrant, user: HostingUser): string {
   const app = state.apps.get(g.clientId)!;
-  return layout('Authorize application',
+  return layout(
+    'Authorize application',
     `<p id="signed-in">Signed in as <strong>${esc(user.login)}</strong>.</p><p><strong>${esc(app.name)}</strong> (code <code>${esc(g.userCode)}</code>) wants to access your account.</p>` +
-    scopeList(g.scopes) +
-    `<form method="post" action="${HostingOAuthPath.device}/authorize">${hiddenFields({ user_code: g.userCode })}` +
-    '<button type="submit" name="authorize" value="1" id="authorize">Authorize</button><button type="submit" name="authorize" value="0" id="cancel">Cancel</button></form>');
+      scopeList(g.scopes) +
+      `<form method="post" action="${HostingOAuthPath.device}/authorize">${hiddenFields({ user_code: g.userCode })}` +
+      '<button type="submit" name="authorize" value="1" id="authorize">Authorize</button><button type="submit" name="authorize" value="0" id="cancel">Cancel</button></form>',
+  );
 }
 
 /** Finds the pending grant of a user code, or says why not. */
@@ -104,9 +110,12 @@ export function registerDeviceFlow(router: Router, state: HostingState, webBase:
     const { grant, error } = lookup(state, normaliseUserCode(p.user_code));
     if (!grant) return res.html(400, codePage(user, error));
     decide(grant, user.login, p.authorize === '1');
-    res.html(200, p.authorize === '1'
-      ? layout('Congratulations, you\'re all set!', '<p id="done">Your device is now connected. You can close this window.</p>')
-      : layout('Authorization cancelled', '<p id="done">The device was not given access. The code cannot be used again.</p>'));
+    res.html(
+      200,
+      p.authorize === '1'
+        ? layout("Congratulations, you're all set!", '<p id="done">Your device is now connected. You can close this window.</p>')
+        : layout('Authorization cancelled', '<p id="done">The device was not given access. The code cannot be used again.</p>'),
+    );
   });
 }
 

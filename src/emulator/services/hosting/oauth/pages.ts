@@ -2,11 +2,13 @@
 import { escapeHtml as e } from '../../../router.js';
 
 export function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${e(title)} · Hosting emulator</title>` +
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${e(title)} · Hosting emulator</title>` +
     '<style>body{font-family:system-ui,sans-serif;max-width:30rem;margin:3rem auto;padding:0 1rem;color:#1f2328}' +
     'label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}' +
     'button{margin:.8rem .5rem 0 0;padding:.4rem 1rem}.error{color:#b00020}.note{color:#57606a;font-size:.9rem}code{font-size:1.1rem}</style>' +
-    `</head><body><h1>${e(title)}</h1>${body}</body></html>`;
+    `</head><body><h1>${e(title)}</h1>${body}</body></html>`
+  );
 }
 
 export function hiddenFields(fields: Record<string, string | undefined>): string {
@@ -18,8 +20,10 @@ export function hiddenFields(fields: Record<string, string | undefined>): string
 
 /** The login/password inputs (prefilled login), shown when no one is signed in or an account must be picked. */
 export function credentialInputs(login: string | undefined): string {
-  return `<label for="login">Username</label><input type="text" id="login" name="login" autocomplete="username" value="${e(login ?? '')}">` +
-    '<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">';
+  return (
+    `<label for="login">Username</label><input type="text" id="login" name="login" autocomplete="username" value="${e(login ?? '')}">` +
+    '<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">'
+  );
 }
 
 export function scopeList(scopes: readonly string[]): string {
@@ -58,9 +62,12 @@ export function consentPage(p: ConsentPage): string {
   parts.push(`<form method="post" action="${e(p.action)}">${hiddenFields(p.hidden)}`);
   if (p.current && p.askCredentials) {
     const choices = (p.accounts?.length ? p.accounts : [p.current])
-      .map((a) => `<label><input type="radio" name="account" value="${e(a)}"${a === p.current ? ' checked' : ''}> ${e(a)}</label>`).join('');
-    parts.push(`<fieldset id="account-picker"><legend>Choose an account</legend>${choices}</fieldset>` +
-      `<p>Signed in as <strong>${e(p.current)}</strong>. Continue with the account chosen above, or sign in with another account:</p>`);
+      .map((a) => `<label><input type="radio" name="account" value="${e(a)}"${a === p.current ? ' checked' : ''}> ${e(a)}</label>`)
+      .join('');
+    parts.push(
+      `<fieldset id="account-picker"><legend>Choose an account</legend>${choices}</fieldset>` +
+        `<p>Signed in as <strong>${e(p.current)}</strong>. Continue with the account chosen above, or sign in with another account:</p>`,
+    );
   } else if (p.current) {
     parts.push(`<p id="signed-in">Signed in as <strong>${e(p.current)}</strong>.</p>`);
   } else {

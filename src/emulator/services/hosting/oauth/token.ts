@@ -27,7 +27,8 @@ function tokenFields(token: HostingToken, refresh: RefreshGrant | undefined): Re
 }
 
 function codeGrant(state: HostingState, app: HostingApp, p: Params, req: EmuRequest, res: EmuResponse): void {
-  if (p.client_secret !== app.clientSecret) return oauthError(req, res, 200, E.incorrectClientCredentials, 'The client_id and/or client_secret passed are incorrect.');
+  if (p.client_secret !== app.clientSecret)
+    return oauthError(req, res, 200, E.incorrectClientCredentials, 'The client_id and/or client_secret passed are incorrect.');
   if (p.code_verifier !== undefined) return oauthError(req, res, 200, E.unsupportedParameter, 'PKCE (code_verifier) is not supported by this service.');
   const code = p.code ? state.codes.get(p.code) : undefined;
   if (!code || code.used || code.clientId !== app.clientId || code.expiresAt <= state.now()) {
@@ -96,16 +97,27 @@ export function registerTokenEndpoint(router: Router, state: HostingState): void
     const app = p.client_id ? state.apps.get(p.client_id) : undefined;
     if (!app) return oauthError(req, res, 200, E.incorrectClientCredentials, 'The client_id and/or client_secret passed are incorrect.');
     if (state.hit(`token-requests:${app.clientId}`) > Hosting.tokenRequestsPerHour) {
-      return res.json(429, { message: 'You have exceeded a secondary rate limit for OAuth access token requests. Please wait a few minutes before you try again.' }, { 'retry-after': '60' });
+      return res.json(
+        429,
+        { message: 'You have exceeded a secondary rate limit for OAuth access token requests. Please wait a few minutes before you try again.' },
+        { 'retry-after': '60' },
+      );
     }
     const grant = p.grant_type;
     if (grant === Hosting.deviceGrantType) return deviceGrant(state, app, p, req, res);
     if (grant === Hosting.refreshGrantType) return refreshGrant(state, app, p, req, res);
-    if ((grant === undefined || grant === 'authorization_code') && p.device_code === undefined && p.code !== undefined) return codeGrant(state, app, p, req, res);
+    if ((grant === undefined || grant === 'authorization_code') && p.device_code === undefined && p.code !== undefined)
+      return codeGrant(state, app, p, req, res);
     if (grant === undefined && p.code === undefined && p.device_code === undefined) {
       return oauthError(req, res, 200, E.badVerificationCode, 'The code passed is incorrect or expired.');
     }
-    return oauthError(req, res, 200, E.unsupportedGrantType, 'The grant type is missing or not supported; the device flow requires urn:ietf:params:oauth:grant-type:device_code.');
+    return oauthError(
+      req,
+      res,
+      200,
+      E.unsupportedGrantType,
+      'The grant type is missing or not supported; the device flow requires urn:ietf:params:oauth:grant-type:device_code.',
+    );
   });
   router.route('OPTIONS', HostingOAuthPath.token, (_req, res) => res.json(405, { message: 'CORS pre-flight requests are not supported' }));
 }

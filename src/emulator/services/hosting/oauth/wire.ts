@@ -41,7 +41,14 @@ export function oauthRespond(req: EmuRequest, res: EmuResponse, status: number, 
   }
 }
 
-export function oauthError(req: EmuRequest, res: EmuResponse, status: number, error: string, description: string, extra: Record<string, string | number> = {}): void {
+export function oauthError(
+  req: EmuRequest,
+  res: EmuResponse,
+  status: number,
+  error: string,
+  description: string,
+  extra: Record<string, string | number> = {},
+): void {
   oauthRespond(req, res, status, { error, error_description: description, error_uri: `https://docs.example.com/oauth/troubleshooting#${error}`, ...extra });
 }
 

@@ -80,9 +80,7 @@ export class BucketStore {
 
   list(): HostingBucketView[] {
     const now = this.nowSec();
-    return [...this.#buckets.values()]
-      .filter((b) => now < b.resetAt && b.limit > 0)
-      .map((b) => view(b));
+    return [...this.#buckets.values()].filter((b) => now < b.resetAt && b.limit > 0).map((b) => view(b));
   }
 }
 

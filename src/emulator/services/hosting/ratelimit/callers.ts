@@ -24,7 +24,7 @@ export function identifyCaller(state: HostingState, authorization: string | unde
   const bearer = /^(?:bearer|token)\s+(\S+)\s*$/i.exec(authorization);
   if (bearer) {
     const t = state.activeToken(bearer[1]);
-    return t ? callerOfToken(state, t, ip) ?? anonymous(true) : anonymous(true);
+    return t ? (callerOfToken(state, t, ip) ?? anonymous(true)) : anonymous(true);
   }
   const basic = /^basic\s+(\S+)\s*$/i.exec(authorization);
   if (basic) {
@@ -50,8 +50,13 @@ function callerOfToken(state: HostingState, t: HostingToken, ip: string): Caller
     case 'installation': {
       const inst = t.installation ?? { id: 0, repositories: 0, users: 0 };
       return {
-        kind: 'installation', key: `installation:${inst.id}`, ip, id: inst.id,
-        repositories: inst.repositories, users: inst.users, enterprise: !!(inst.enterpriseCloud || inst.enterprise),
+        kind: 'installation',
+        key: `installation:${inst.id}`,
+        ip,
+        id: inst.id,
+        repositories: inst.repositories,
+        users: inst.users,
+        enterprise: !!(inst.enterpriseCloud || inst.enterprise),
       };
     }
     case 'workflow':
@@ -98,8 +103,21 @@ export interface ResourceLimit {
 
 /** Every resource family `GET /rate_limit` reports, in the order it reports them. */
 export const RESOURCES = [
-  'core', 'search', 'graphql', 'integration_manifest', 'source_import', 'code_scanning_upload', 'code_scanning_autofix',
-  'actions_runner_registration', 'scim', 'dependency_snapshots', 'dependency_sbom', 'audit_log', 'audit_log_streaming', 'code_search', 'lfs',
+  'core',
+  'search',
+  'graphql',
+  'integration_manifest',
+  'source_import',
+  'code_scanning_upload',
+  'code_scanning_autofix',
+  'actions_runner_registration',
+  'scim',
+  'dependency_snapshots',
+  'dependency_sbom',
+  'audit_log',
+  'audit_log_streaming',
+  'code_search',
+  'lfs',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 

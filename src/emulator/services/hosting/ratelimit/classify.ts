@@ -49,6 +49,8 @@ function isMutation(body: string): boolean {
   try {
     const j = JSON.parse(body) as { query?: unknown };
     if (typeof j?.query === 'string') query = j.query;
-  } catch { /* raw query text */ }
+  } catch {
+    /* raw query text */
+  }
   return /^\s*mutation\b/.test(query.replace(/^\s*#.*$/gm, ''));
 }

@@ -102,7 +102,10 @@ async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: (
 
 function secondaryRefusal(rl: RateLimiter, res: EmuResponse, r: SecondaryRefusal, bucket: Bucket): void {
   if (r.exhaustBudget) rl.buckets.override(bucket, 0, r.exhaustBudget.resetInSeconds);
-  const id = randomBytes(8).toString('hex').toUpperCase().replace(/(.{4})(?=.)/g, '$1:');
+  const id = randomBytes(8)
+    .toString('hex')
+    .toUpperCase()
+    .replace(/(.{4})(?=.)/g, '$1:');
   const headers: Record<string, string> = { ...headersOf(bucket), 'x-request-id': id };
   if (r.retryAfter !== undefined) headers[RateLimitHeader.retryAfter] = String(r.retryAfter);
   rl.env.log(`hosting: secondary rate limit (${r.reason}) for ${bucket.caller}`);
@@ -122,4 +125,3 @@ function rateLimitOverview(rl: RateLimiter, req: EmuRequest, res: EmuResponse): 
   }
   res.json(200, { resources, rate: { ...resources.core! } });
 }
-
