@@ -1,0 +1,75 @@
+/**
+ * Errors mapping: transport failures to Lanyard's typed errors, and error
+ * responses to the body and message they are reported with.
+ */
+import { CancelledError, HttpError, NetworkError, TimeoutError, oneLine } from '../errors.js';
+import type { HttpResponse } from './types.js';
+import { redactUrl } from './redact.js';
+
+/** A transport error (undici's or node:http's) as a NetworkError, TimeoutError or CancelledError. */
+export function mapError(err: unknown, method: string, url: string, signal?: AbortSignal, phase?: 'body'): Error {
+  if (err instanceof HttpError || err instanceof NetworkError || err instanceof TimeoutError || err instanceof CancelledError) return err;
+  const safeUrl = redactUrl(url);
+  const code = (err as { code?: string; name?: string })?.code;
+  const name = (err as { name?: string })?.name;
+  if (signal?.aborted || name === 'AbortError' || code === 'UND_ERR_ABORTED') return new CancelledError();
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new TimeoutError(method, safeUrl, 'connect');
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(method, safeUrl, 'headers');
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(method, safeUrl, 'body');
+  if (phase === 'body' && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
+    return new NetworkError(
+      method,
+      safeUrl,
+      Object.assign(new Error('connection closed before the whole body arrived'), { code: 'LANYARD_BODY_CUT', original: code }),
+    );
+  }
+  return new NetworkError(method, safeUrl, err);
+}
+
+/** The body of an error response: parsed JSON when it is JSON, else the text (truncated). */
+export async function readErrorBody(res: HttpResponse): Promise<unknown> {
+  let text: string;
+  try {
+    text = await res.text();
+  } catch {
+    return undefined;
+  }
+  const ct = res.headers['content-type'] ?? '';
+  if (ct.includes('json') || /^\s*[{[]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      /* not JSON after all */
+    }
+  }
+  return text.length > 2000 ? text.slice(0, 2000) : text;
+}
+
+/** The server's message in an error body (`message` or `error.message`), if any. */
+export function errorMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body;
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, unknown>;
+    if (typeof b.message === 'string') return b.message;
+    if (b.error && typeof b.error === 'object' && typeof (b.error as Record<string, unknown>).message === 'string') {
+      return (b.error as Record<string, string>).message;
+    }
+  }
+  return undefined;
+}
+
+/** One line saying which limit was hit, by whom (the server's first sentence) and when it resets. */
+export function rateLimitMessage(kind: string, serverMessage: string | undefined, resetAt: number | undefined): string {
+  const at = resetAt !== undefined ? new Date(resetAt).toISOString() : undefined;
+  const when = at === undefined ? '' : kind === 'primary' ? `; the budget resets at ${at}` : `; retry after ${at}`;
+  const what = kind === 'primary' ? 'API rate limit exceeded' : 'secondary rate limit';
+  // The server's first sentence names the caller ("... for user ID 1."); keep it, one line.
+  const first = serverMessage
+    ? oneLine(serverMessage)
+        .split(/(?<=\.)\s/)[0]!
+        .replace(/[.\s]+$/, '')
+    : undefined;
+  if (first?.toLowerCase().includes(what.toLowerCase())) return `${first}${when}`;
+  const label = kind === 'primary' ? what : 'Secondary rate limit exceeded';
+  return `${label}${first ? ` (${first.slice(0, 200)})` : ''}${when}`;
+}
