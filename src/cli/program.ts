@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
+import { examples } from './command-kit.js';
 import * as config from './commands/config/index.js';
 import * as profile from './commands/profile/index.js';
 import * as ratelimit from './commands/ratelimit/index.js';
@@ -131,17 +132,4 @@ function applyExitOverride(cmd: Command): void {
     sub.showHelpAfterError('(run with --help for usage)');
     applyExitOverride(sub);
   }
-}
-
-/** Adds the shared `--json` option (and `--ndjson` for streams) to a command. */
-export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
-  cmd.option('--json', 'print JSON for scripts');
-  if (opts.ndjson) cmd.option('--ndjson', 'print one JSON object per line as items arrive');
-  return cmd;
-}
-
-/** Appends an "Examples:" block to a command's help. */
-export function examples(cmd: Command, lines: string[]): Command {
-  cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
-  return cmd;
 }

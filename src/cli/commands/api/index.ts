@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples } from '../../program.js';
+import { examples } from '../../command-kit.js';
 
 export interface ApiOptions {
   method?: string;

@@ -58,14 +58,17 @@ async function credentialFor(ctx: Context, service: ApiService, settings: Profil
       return { credential: k ? { scheme: 'query', name: 'key', value: k.key } : { scheme: 'none' } };
     }
     case 'health': {
-      const { resolveToken } = await import('../health/auth.js');
+      const { resolveToken } = await import('../../services/health.js');
       return { credential: { scheme: 'bearer', token: (await resolveToken(ctx, settings)).token } };
     }
     case 'protocol': {
       // The stored tokens, refreshed when they expire and once more after a
       // 401 (as `protocol request` does); no sign-in from here: without
       // tokens the request goes out bare.
-      const [{ currentTokens, refreshTokens }, { protocolDeps }] = await Promise.all([import('../../../core/protocol/flow.js'), import('../protocol/deps.js')]);
+      const [{ currentTokens, refreshTokens }, { protocolDeps }] = await Promise.all([
+        import('../../../core/protocol/flow.js'),
+        import('../../services/protocol.js'),
+      ]);
       const deps = await protocolDeps(ctx);
       const t = await currentTokens(deps, requireSetting(settings, 'protocol.serverUrl', profile));
       if (!t) return { credential: { scheme: 'none' } };

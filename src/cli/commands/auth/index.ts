@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../program.js';
+import { examples, withJson } from '../../command-kit.js';
 
 export interface AuthLoginOptions {
   scopes?: string;
@@ -104,8 +104,8 @@ export function authCommand(ctx: Context): Command {
       .option('--client-credentials', 'client-credentials grant, no browser (protocol servers; secret from LANYARD_CLIENT_SECRET or stdin)')
       .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
       .action(async (opts: AuthLoginOptions) => {
-        if (opts.server) return (await import('../protocol/auth.js')).runProtocolLogin(ctx, opts);
-        if (opts.health) return (await import('../health/auth.js')).runHealthLogin(ctx, opts);
+        if (opts.server) return (await import('./protocol.js')).runProtocolLogin(ctx, opts);
+        if (opts.health) return (await import('./health.js')).runHealthLogin(ctx, opts);
         return (await hosting()).runAuthLogin(ctx, opts);
       }),
     ['LANYARD_CLIENT_SECRET=... lanyard auth login', 'lanyard auth login --server https://tools.example.com/mcp', 'lanyard auth login --health'],
@@ -119,8 +119,8 @@ export function authCommand(ctx: Context): Command {
     .option('--health', 'the service-health token')
     .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
     .action(async (opts: AuthTokenOptions) => {
-      if (opts.server) return (await import('../protocol/auth.js')).runProtocolToken(ctx, opts);
-      if (opts.health) return (await import('../health/auth.js')).runHealthToken(ctx, opts);
+      if (opts.server) return (await import('./protocol.js')).runProtocolToken(ctx, opts);
+      if (opts.health) return (await import('./health.js')).runHealthToken(ctx, opts);
       return (await hosting()).runAuthToken(ctx, opts);
     });
   examples(token, [
@@ -136,7 +136,10 @@ export function authCommand(ctx: Context): Command {
       .option('-s, --scopes <scopes>', 'space-separated scopes')
       .option('--note <text>', 'what the token is for')
       .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
-      .action(async (opts: AuthTokenCreateOptions) => (await hosting()).runAuthTokenCreate(ctx, opts)),
+      // commander gives `--insecure-storage` to `token` (which has it too) wherever it stands.
+      .action(async (opts: AuthTokenCreateOptions) =>
+        (await hosting()).runAuthTokenCreate(ctx, { ...opts, insecureStorage: opts.insecureStorage || token.opts<AuthTokenOptions>().insecureStorage }),
+      ),
     ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],
   );
 
@@ -155,8 +158,8 @@ export function authCommand(ctx: Context): Command {
       .option('--server <url>', 'forget the tokens of this context-protocol server')
       .option('--health', 'forget the service-health token')
       .action(async (opts: AuthLogoutOptions) => {
-        if (opts.server) return (await import('../protocol/auth.js')).runProtocolLogout(ctx, opts);
-        if (opts.health) return (await import('../health/auth.js')).runHealthLogout(ctx, opts);
+        if (opts.server) return (await import('./protocol.js')).runProtocolLogout(ctx, opts);
+        if (opts.health) return (await import('./health.js')).runHealthLogout(ctx, opts);
         return (await hosting()).runAuthLogout(ctx, opts);
       }),
     ['lanyard auth logout', 'lanyard auth logout --server https://tools.example.com/mcp'],

@@ -109,9 +109,9 @@ async function storedEntry(
 async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
   const out: AuthStatusEntry[] = [];
   const sources: Array<[string, () => Promise<AuthStatusEntry[]>]> = [
-    ['protocol', async () => (await import('../protocol/auth.js')).protocolStatusEntries(ctx, showToken)],
-    ['health', async () => (await import('../health/auth.js')).healthStatusEntries(ctx, showToken)],
-    ['echo', async () => (await import('../echo/status.js')).echoStatusEntries(ctx, showToken)],
+    ['protocol', async () => (await import('./protocol.js')).protocolStatusEntries(ctx, showToken)],
+    ['health', async () => (await import('./health.js')).healthStatusEntries(ctx, showToken)],
+    ['echo', async () => (await import('./echo.js')).echoStatusEntries(ctx, showToken)],
   ];
   for (const [name, f] of sources) {
     try {

@@ -1,6 +1,6 @@
 import { Command, Argument } from 'commander';
 import type { Context } from '../../context.js';
-import { examples } from '../../program.js';
+import { examples } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'print a shell completion script (bash, zsh, fish)';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../program.js';
+import { examples, withJson } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'read and change the settings of a profile (never secrets)';

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../program.js';
+import { examples, withJson } from '../../command-kit.js';
 import { EchoTokenSchemes } from '../../../shared/echo.js';
 
 export interface EchoSendOptions {

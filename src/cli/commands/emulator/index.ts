@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../program.js';
+import { examples, withJson } from '../../command-kit.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 
 export interface EmulatorStartOptions {

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../program.js';
+import { examples, withJson } from '../../command-kit.js';
 import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 

@@ -10,7 +10,7 @@ import { Health } from '../../../shared/constants.js';
 import type { HealthEvent } from '../../../shared/health.js';
 import { UsageError } from '../../usage-error.js';
 import { parseIntOption, printJson, printNdjson } from '../../output.js';
-import { resolveToken } from './auth.js';
+import { resolveToken } from '../../services/health.js';
 import type { HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './index.js';
 import { renderEventDetail, renderEventsTable } from './render.js';
 

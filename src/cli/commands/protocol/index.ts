@@ -1,7 +1,7 @@
 /** `lanyard protocol`: call context-protocol servers (JSON-RPC over HTTP, OAuth 2.1). */
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../program.js';
+import { examples, withJson } from '../../command-kit.js';
 
 export interface ProtocolRequestOptions {
   method?: string;

@@ -6,7 +6,7 @@ import { callProtocolServer } from '../../../core/protocol/session.js';
 import { printJson, sanitize } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { ProtocolRequestOptions } from './index.js';
-import { protocolDeps } from './deps.js';
+import { protocolDeps } from '../../services/protocol.js';
 
 export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
   const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];

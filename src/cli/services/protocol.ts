@@ -1,9 +1,9 @@
 /** Wires the protocol core to the terminal: HTTP, credential store, browser, stdin secret, notices. */
-import type { Context } from '../../context.js';
-import type { ProtocolAuthDeps } from '../../../core/protocol/flow.js';
-import { ProtocolCredentials } from '../../../core/protocol/store.js';
-import { parseDuration } from '../../output.js';
-import { readStdinSecret } from '../../stdin.js';
+import type { Context } from '../context.js';
+import type { ProtocolAuthDeps } from '../../core/protocol/flow.js';
+import { ProtocolCredentials } from '../../core/protocol/store.js';
+import { parseDuration } from '../output.js';
+import { readStdinSecret } from '../stdin.js';
 
 export interface ProtocolCliOptions {
   browser?: boolean;

@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
-import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from '../auth/index.js';
+import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './index.js';
 import type { CredentialStore } from '../../../core/deps.js';
-import { requireSetting, type ProfileSettings } from '../../../core/config/settings.js';
+import { requireSetting } from '../../../core/config/settings.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { LanyardError } from '../../../core/errors.js';
@@ -20,25 +20,15 @@ import {
   loadHealthToken,
   processImplicitResponse,
   randomToken,
-  resolveHealthToken,
   saveHealthToken,
-  type ResolvedHealthToken,
 } from '../../../core/health/token.js';
 import { localTime, parseDuration, relativeTime } from '../../output.js';
-
-export const HEALTH_TOKEN_ENV = 'LANYARD_HEALTH_TOKEN';
+import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
 
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {
   if (!insecure) return ctx.credentials();
   const { openCredentialStore } = await import('../../../core/credentials/open.js');
   return openCredentialStore({ configDir: dirname(await ctx.configPath()), insecure: true });
-}
-
-/** The token for health API calls: LANYARD_HEALTH_TOKEN, else the stored one (exit 4 if missing or expired). */
-export async function resolveToken(ctx: Context, settings: ProfileSettings): Promise<ResolvedHealthToken> {
-  const envToken = ctx.env[HEALTH_TOKEN_ENV];
-  const authUrl = settings['health.authUrl'];
-  return resolveHealthToken({ envToken, ...(authUrl ? { authUrl, stores: () => ctx.credentialsForLookup() } : {}), nowMs: ctx.clock.now() });
 }
 
 export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {

@@ -1,12 +1,12 @@
 /** `auth login|token|logout --server URL` and the protocol lines of `auth status`. */
 import type { Context } from '../../context.js';
-import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from '../auth/index.js';
+import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './index.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { authorize, currentTokens } from '../../../core/protocol/flow.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { ProtocolCredentials } from '../../../core/protocol/store.js';
 import { localTime } from '../../output.js';
-import { protocolDeps } from './deps.js';
+import { protocolDeps } from '../../services/protocol.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 
 export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {

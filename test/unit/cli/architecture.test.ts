@@ -1,0 +1,138 @@
+/**
+ * The house rules of the module graph, checked on the source: nothing under
+ * src/cli/commands/ imports program.ts, no command group imports another
+ * group's modules, src/core knows nothing of src/cli, the emulator never
+ * imports src/core, and there is no import circle among the imports that
+ * exist at run time (static and dynamic; `import type` is erased).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const SRC = join(ROOT, 'src');
+
+function files(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) files(p, out);
+    else if (/\.(ts|mts)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+/** A whole `import type …`/`export type …` statement: erased at run time. */
+const TYPE_ONLY = /^\s*(?:import|export)\s+type\s[^;]*;/gm;
+
+/** Relative imports of a file, resolved to source paths under src/; `runtime` leaves out type-only ones. */
+export function importsOf(file: string, text = readFileSync(file, 'utf8'), o: { runtime?: boolean } = {}): string[] {
+  const out: string[] = [];
+  for (const m of (o.runtime ? text.replace(TYPE_ONLY, '') : text).matchAll(IMPORT)) {
+    const target = resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts');
+    out.push(target);
+  }
+  return out;
+}
+
+export function graph(paths: readonly string[]): Map<string, string[]> {
+  const g = new Map<string, string[]>();
+  for (const f of paths)
+    g.set(
+      f,
+      importsOf(f, undefined, { runtime: true }).filter((t) => t !== f),
+    );
+  return g;
+}
+
+/** One import circle per strongly connected component with more than one module (Tarjan). */
+export function circles(g: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of g.get(v) ?? []) {
+      if (!g.has(w)) continue;
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1) out.push(comp.map((c) => relative(ROOT, c)).sort());
+    }
+  };
+  for (const v of g.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+const all = files(SRC);
+const rel = (p: string) => relative(SRC, p);
+
+describe('module graph', () => {
+  it('has no import circle', () => {
+    expect(circles(graph(all))).toEqual([]);
+  });
+
+  it('the circle check can fail', () => {
+    const g = new Map([
+      ['/a.ts', ['/b.ts']],
+      ['/b.ts', ['/c.ts']],
+      ['/c.ts', ['/a.ts']],
+      ['/d.ts', ['/a.ts']],
+    ]);
+    expect(circles(g)).toHaveLength(1);
+    expect(importsOf('/x/y.ts', "import { a } from './a.js';\nconst b = await import('../b.js');\nexport type { C } from './c.js';")).toEqual([
+      '/x/a.ts',
+      '/b.ts',
+      '/x/c.ts',
+    ]);
+    expect(importsOf('/x/y.ts', "import type { A } from './a.js';\nimport { type B, c } from './c.js';", { runtime: true })).toEqual(['/x/c.ts']);
+  });
+
+  it('nothing under src/cli/commands/ imports program.ts', () => {
+    const bad = all.filter((f) => rel(f).startsWith('cli/commands/') && importsOf(f).some((t) => rel(t) === 'cli/program.ts'));
+    expect(bad.map(rel)).toEqual([]);
+  });
+
+  it("no command group imports another group's modules", () => {
+    const group = (p: string) => /^cli\/commands\/([^/]+)\//.exec(rel(p))?.[1];
+    const bad: string[] = [];
+    for (const f of all) {
+      const mine = group(f);
+      if (!mine) continue;
+      for (const t of importsOf(f)) {
+        const theirs = group(t);
+        if (theirs && theirs !== mine) bad.push(`${rel(f)} -> ${rel(t)}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('src/core never imports src/cli; the emulator never imports src/core or src/cli', () => {
+    const bad: string[] = [];
+    for (const f of all) {
+      const r = rel(f);
+      for (const t of importsOf(f).map(rel)) {
+        if (r.startsWith('core/') && t.startsWith('cli/')) bad.push(`${r} -> ${t}`);
+        if (r.startsWith('emulator/') && (t.startsWith('core/') || t.startsWith('cli/'))) bad.push(`${r} -> ${t}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
