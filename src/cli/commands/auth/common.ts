@@ -5,6 +5,7 @@ import { CancelledError, CredentialStoreError, ValidationError } from '../../../
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../hosting.js';
+import { createSpinner } from '../../spinner.js';
 
 export interface HostingEndpoints {
   profile: string;
@@ -110,16 +111,22 @@ export async function promptHidden(ctx: Context, prompt: string): Promise<string
 
 /** A spinner on a TTY stderr (else nothing) around a flow; `start()` is called by the flow when it begins waiting. */
 export async function withSpinner<T>(ctx: Context, text: string, f: (spinner: { start(): void; text(t: string): boolean }) => Promise<T>): Promise<T> {
-  const ora = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true, text }) : undefined;
+  const spinner = await createSpinner(ctx.io);
+  let current = text;
+  let started = false;
   try {
     return await f({
-      start: () => void ora?.start(),
+      start: () => {
+        if (spinner.live) spinner.show(current);
+        started = true;
+      },
       text: (t) => {
-        if (ora) ora.text = t;
-        return !!ora;
+        current = t;
+        if (spinner.live && started) spinner.update(t);
+        return spinner.live;
       },
     });
   } finally {
-    ora?.stop();
+    spinner.stop();
   }
 }

@@ -4,6 +4,7 @@ import { hostingTarget } from '../../hosting.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
 import { RateLimitError } from '../../../core/errors.js';
 import { UsageError } from '../../usage-error.js';
+import { createSpinner } from '../../spinner.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './index.js';
 
 async function overview(ctx: Context): Promise<RateLimitOverview> {
@@ -56,7 +57,7 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
   const min = parseIntOption(opts.min ?? '1', '--min', 1);
   const timeoutMs = opts.timeout ? parseDuration(opts.timeout, '--timeout') : undefined;
   const start = ctx.clock.monotonic();
-  const spinner = ctx.io.stderrIsTTY ? (await import('ora')).default({ stream: ctx.io.stderr, isEnabled: true }) : undefined;
+  const spinner = await createSpinner(ctx.io);
   try {
     let lastTry = false;
     for (;;) {
@@ -64,8 +65,9 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
       const b = pick(o, resource);
       if (min > b.limit) throw new UsageError(`--min ${min} is more than the ${resource} limit (${b.limit})`);
       if (b.remaining >= min) {
-        spinner?.succeed(`${resource}: ${b.remaining} of ${b.limit} requests available`);
-        if (!spinner) ctx.io.err(`${resource}: ${b.remaining} of ${b.limit} requests available`);
+        const done = `${resource}: ${b.remaining} of ${b.limit} requests available`;
+        if (spinner.live) spinner.succeed(done);
+        else ctx.io.err(done);
         return;
       }
       const now = ctx.clock.now();
@@ -85,12 +87,29 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
         waitMs = Math.max(0, left);
         lastTry = true;
       }
-      const text = `waiting for ${resource} budget: ${b.remaining} left, resets ${relativeTime(resetLocal, now)}`;
-      if (spinner) spinner.start(text);
-      else ctx.io.err(text);
-      await ctx.clock.sleep(waitMs, ctx.signal);
+      // A countdown that moves on a terminal; one line per wait elsewhere.
+      const text = () => `waiting for ${resource} budget: ${b.remaining} left, resets ${countdown(resetLocal, ctx.clock.now())}`;
+      spinner.show(text());
+      const tick = spinner.live ? setInterval(() => spinner.update(text()), 1000) : undefined;
+      try {
+        await ctx.clock.sleep(waitMs, ctx.signal);
+      } finally {
+        clearInterval(tick);
+      }
     }
   } finally {
-    spinner?.stop();
+    spinner.stop();
   }
+}
+
+/** "in 1m 05s", "in 9s", "now": to the second, for a countdown. */
+export function countdown(targetMs: number, nowMs: number): string {
+  const s = Math.ceil((targetMs - nowMs) / 1000);
+  if (s <= 0) return 'now';
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h) return `in ${h}h ${String(m).padStart(2, '0')}m ${String(sec).padStart(2, '0')}s`;
+  if (m) return `in ${m}m ${String(sec).padStart(2, '0')}s`;
+  return `in ${sec}s`;
 }
