@@ -10,7 +10,7 @@ import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
-import { systemClock } from './clock.js';
+import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { parseDuration } from './output.js';
 

@@ -1,6 +1,12 @@
 // Builds dist/ with esbuild: the CLI as one CommonJS bundle (dist/cli.cjs,
 // compiled by bin/lanyard.js with a V8 code cache), the emulator as a second
-// CommonJS file the CLI requires for `emulator start`, the demo as an ES module.
+// CommonJS file the CLI requires for `emulator start`, the library (the
+// package's `exports`: dist/lib/, ES modules with rolled-up declarations and
+// the API report check, see buildLibrary()), and the demo as an ES module
+// outside dist/ (build/demo.js: the repository's quick start, not published).
+//
+// `--update-api` (npm run api:update) accepts a changed public API: it writes
+// the new report to etc/ instead of failing the build.
 //
 // The npm packages on the start-up path (commander, undici, conf and its
 // validators, env-paths, chalk, ora, jose) are bundled in: resolving and
@@ -10,10 +16,12 @@
 // optional dependency), `open` (runs the xdg-open script shipped next to it)
 // and the emulator's MIME/XML/TLS libraries.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
@@ -23,6 +31,15 @@ const BUNDLED = new Set(['commander', 'undici', 'conf', 'env-paths', 'chalk', 'o
 
 /** Bundled packages built into dist/vendor/<name>.cjs instead of the CLI (see the externals plugin). */
 const VENDORED = ['conf', 'ora'];
+
+/** Where tsc writes the library's declarations (incrementally) before API Extractor rolls them up (see tsconfig.lib.json). */
+const DTS = join(root, 'build', 'types');
+
+/** The library's entry points: the package's `exports` (package.json) and their API reports (etc/). */
+const LIBRARY = [
+  { specifier: 'lanyard-cli', source: 'src/core/index.ts', name: 'index', report: 'lanyard-cli' },
+  { specifier: 'lanyard-cli/emulator', source: 'src/emulator/index.ts', name: 'emulator', report: 'lanyard-cli-emulator' },
+];
 
 const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
 
@@ -120,6 +137,7 @@ const lazyRequires = {
 };
 
 await rm(join(root, 'dist'), { recursive: true, force: true });
+await rm(join(root, 'build', 'demo.js'), { force: true });
 
 const common = {
   absWorkingDir: root,
@@ -191,11 +209,95 @@ await build({
 });
 
 // The demo (`npm run demo`), a plain ES module with its own copy of the emulator.
+// It lives in build/, not dist/: the package publishes dist/, and only the
+// repository's quick start runs the demo.
 await build({
   ...common,
   entryPoints: { demo: 'src/tools/demo.ts' },
-  outfile: 'dist/demo.js',
+  outfile: 'build/demo.js',
   format: 'esm',
   // Bundled CommonJS calls require() for Node's built-ins; an ES module has none.
   banner: { js: "import { createRequire as __lanyardCreateRequire } from 'node:module'; const require = __lanyardCreateRequire(import.meta.url);" },
 });
+
+await buildLibrary();
+
+/**
+ * The library: `lanyard-cli` (src/core/index.ts) and `lanyard-cli/emulator`
+ * (src/emulator/index.ts) as ES modules in dist/lib/ (code both share in
+ * dist/lib/chunks/), every npm package left to the user's node_modules, so a
+ * program that imports Lanyard shares its dependencies rather than a bundled
+ * copy. Declarations: tsc emits them (incrementally, into build/types/),
+ * API Extractor rolls each entry point's up into one .d.ts beside its module
+ * and compares the public surface with the committed report in etc/: a change
+ * fails the build until `npm run api:update` accepts it.
+ */
+async function buildLibrary() {
+  await build({
+    absWorkingDir: root,
+    entryPoints: LIBRARY.map((l) => ({ in: l.source, out: l.name })),
+    outdir: 'dist/lib',
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    packages: 'external',
+    sourcemap: false,
+    logLevel: 'warning',
+  });
+  const require = createRequire(import.meta.url);
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.lib.json')], { stdio: 'inherit' });
+  const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
+  const update = process.argv.includes('--update-api');
+  const problems = [];
+  for (const l of LIBRARY) {
+    const config = ExtractorConfig.prepare({
+      configObject: {
+        projectFolder: root,
+        mainEntryPointFilePath: join(DTS, l.source.replace(/^src\//, '').replace(/\.ts$/, '.d.ts')),
+        compiler: { tsconfigFilePath: join(root, 'tsconfig.lib.json') },
+        apiReport: { enabled: true, reportFileName: l.report, reportFolder: join(root, 'etc'), reportTempFolder: join(DTS, 'api') },
+        docModel: { enabled: false },
+        dtsRollup: { enabled: true, untrimmedFilePath: join(root, 'dist', 'lib', `${l.name}.d.ts`) },
+        tsdocMetadata: { enabled: false },
+        messages: {
+          compilerMessageReporting: { default: { logLevel: 'error' } },
+          extractorMessageReporting: {
+            default: { logLevel: 'error' },
+            // Release tags (@public/@beta) are not used: everything exported is public.
+            'ae-missing-release-tag': { logLevel: 'none' },
+            // Doc comments are checked by TypeDoc (npm run docs); the report marks what has none.
+            'ae-undocumented': { logLevel: 'none' },
+            // A type the surface uses without exporting it (e.g. the wire types' value lists) is declared in the
+            // rolled-up .d.ts and listed in the report, where a new one shows up in review.
+            'ae-forgotten-export': { logLevel: 'none', addToApiReportFile: true },
+          },
+          tsdocMessageReporting: { default: { logLevel: 'none' } },
+        },
+      },
+      configObjectFullPath: join(root, 'etc', `${l.report}.api.json`),
+      packageJsonFullPath: join(root, 'package.json'),
+    });
+    const messages = [];
+    const result = Extractor.invoke(config, {
+      localBuild: update,
+      messageCallback: (m) => {
+        m.handled = true;
+        if (m.logLevel === 'error' || m.logLevel === 'warning')
+          messages.push(`${m.sourceFilePath ? `${relative(root, m.sourceFilePath)}:${m.sourceFileLine}: ` : ''}${m.text} (${m.messageId})`);
+      },
+    });
+    if (result.apiReportChanged && !update)
+      problems.push(
+        `the public API of ${l.specifier} changed: compare etc/${l.report}.api.md with ${relative(root, join(DTS, 'api', `${l.report}.api.md`))}; if the change is meant, run \`npm run api:update\` and commit etc/`,
+      );
+    else if (result.apiReportChanged) console.log(`build: etc/${l.report}.api.md updated (${l.specifier})`);
+    problems.push(...messages.filter((m) => !/\(console-api-report-/.test(m)));
+  }
+  if (problems.length) {
+    for (const p of problems) console.error(`build: ${p}`);
+    process.exitCode = 1;
+  }
+}

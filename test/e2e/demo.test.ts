@@ -1,5 +1,5 @@
 /**
- * `npm run demo` (node dist/demo.js): the tour must pass on a machine with no
+ * `npm run demo` (node build/demo.js): the tour must pass on a machine with no
  * TTY and no stdin, as in CI, and must never print a secret — neither the
  * seeded ones (read here from an emulator of our own: the fixtures are the
  * same in every emulator) nor the ones created during the tour (the
@@ -21,7 +21,7 @@ function runDemo(): Promise<DemoRun> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     // stdin ignored (no stdin at all), stdout/stderr pipes (no TTY), CI=true, no LANYARD_* of the developer.
-    const child = spawn(process.execPath, [join(ROOT, 'dist', 'demo.js')], {
+    const child = spawn(process.execPath, [join(ROOT, 'build', 'demo.js')], {
       cwd: ROOT,
       env: cleanEnv({ CI: 'true', NO_COLOR: undefined, LANYARD_KEYCHAIN: undefined, LANYARD_BROWSER: undefined }),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { HttpClient } from '../../src/core/http/client.js';
 import { RateLimitError } from '../../src/core/errors.js';
 import { defaultRateLimitPolicy } from '../../src/core/ratelimit/policy.js';
-import { systemClock } from '../../src/cli/clock.js';
+import { systemClock } from '../../src/core/system-clock.js';
 
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
 let emu: Emulator;

@@ -10,7 +10,8 @@ export interface RateLimitState {
   resource?: string;
 }
 
-type HeaderBag = Readonly<Record<string, string | string[] | undefined>>;
+/** Response headers, lower-cased names. */
+export type HeaderBag = Readonly<Record<string, string | string[] | undefined>>;
 
 function header(h: HeaderBag, name: string): string | undefined {
   const v = h[name];

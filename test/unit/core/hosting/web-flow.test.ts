@@ -4,7 +4,7 @@ import { StubHttp } from '../../../fakes/stub-http.js';
 import { authorizeUrl, runWebFlow } from '../../../../src/core/hosting/web-flow.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { OAuthError } from '../../../../src/core/errors.js';
-import { systemClock } from '../../../../src/cli/clock.js';
+import { systemClock } from '../../../../src/core/system-clock.js';
 
 describe('authorizeUrl', () => {
   it('carries client_id, redirect_uri, space-delimited scope, state and the options; never PKCE', () => {

@@ -1,7 +1,12 @@
-/** The real clock (timers live in the CLI layer, never in core). */
-import type { Clock } from '../core/deps.js';
-import { CancelledError } from '../core/errors.js';
+/**
+ * The real clock: the adapter a program hands to the core as its {@link Clock}.
+ * The core's logic never reads the time or sets a timer itself; it asks the
+ * clock it was given (tests give a fake one).
+ */
+import type { Clock } from './deps.js';
+import { CancelledError } from './errors.js';
 
+/** Wall clock `Date.now()`, monotonic `performance.now()`, `sleep` with `setTimeout` (cancelled by an `AbortSignal`). */
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),

@@ -1,0 +1,114 @@
+/**
+ * Lanyard's core library, as other programs import it (`lanyard-cli`): the
+ * services' clients, the sign-in flows, the credential stores, the rate-limit
+ * policy and the error family. It never writes to a terminal, exits the
+ * process or reads the environment: a program hands it its ports (a
+ * {@link Clock}, a {@link CredentialStore}, an {@link HttpClient}) and hears
+ * about progress through callbacks.
+ *
+ * This file alone decides the public surface; `etc/lanyard-cli.api.md` is its
+ * report (`npm run api:update` regenerates it after a deliberate change).
+ *
+ * @packageDocumentation
+ */
+
+// Ports and their standard adapters
+export type { Browser, Clock, CredentialStore, RandomBytes, TraceSink } from './deps.js';
+export { systemClock } from './system-clock.js';
+
+// Errors
+export {
+  AuthRequiredError,
+  CancelledError,
+  ConfigError,
+  CredentialStoreError,
+  HttpError,
+  LanyardError,
+  NetworkError,
+  OAuthError,
+  RateLimitError,
+  TimeoutError,
+  ValidationError,
+} from './errors.js';
+
+// HTTP
+export { HttpClient } from './http/client.js';
+export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec } from './http/client.js';
+
+// Rate limits
+export { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy } from './ratelimit/policy.js';
+export type { RateLimitClassification, RateLimitDecision, RateLimitKind, RateLimitPolicy } from './ratelimit/policy.js';
+export { parseRateLimitHeaders } from './ratelimit/headers.js';
+export type { HeaderBag, RateLimitState } from './ratelimit/headers.js';
+
+// Credential stores
+export { FileCredentialStore } from './credentials/file-store.js';
+export { KeychainCredentialStore } from './credentials/keychain-store.js';
+export { MemoryCredentialStore } from './credentials/memory-store.js';
+export { openCredentialStore } from './credentials/open.js';
+export type { OpenCredentialStoreOptions } from './credentials/open.js';
+
+// Code host: sign-in and API
+export { OAuthErrorCode, OAuthResponseError } from './hosting/oauth.js';
+export type { DeviceAuthorization, TokenSet } from './hosting/oauth.js';
+export type { OAuthFields } from './auth/oauth-body.js';
+export { pollForDeviceToken, runDeviceFlow } from './hosting/device-flow.js';
+export type { DeviceFlowOptions, PollEvent, PollOptions } from './hosting/device-flow.js';
+export { authorizeUrl, runWebFlow } from './hosting/web-flow.js';
+export type { AuthorizeUrlOptions, WebFlowOptions } from './hosting/web-flow.js';
+export { HostingAccounts, recordFromTokenSet } from './hosting/accounts.js';
+export type { HostingTokenRecord, StoredAccount, TokenOrigin } from './hosting/accounts.js';
+export { refreshRecord } from './hosting/refresh.js';
+export type { RefreshOptions } from './hosting/refresh.js';
+export { fetchUser } from './hosting/user.js';
+export type { HostingUser } from './hosting/user.js';
+export { fetchRateLimit } from './hosting/rate-limit.js';
+export type { RateLimitOverview, ResourceBudget } from './hosting/rate-limit.js';
+
+// Echo API
+export { fetchAuthInfo, sendEcho } from './echo/api.js';
+export type { EchoCall } from './echo/api.js';
+export type { AuthInfoResponse, EchoMessage } from '../shared/echo.js';
+export { mintServiceAccountJwt, parseServiceAccountKey, readServiceAccountKeyFile } from './echo/service-account.js';
+export type { ServiceAccountClaims, ServiceAccountClaimsInput, ServiceAccountKey } from './echo/service-account.js';
+
+// Context-protocol servers
+export { callProtocolServer } from './protocol/session.js';
+export type { ProtocolCallOptions, ProtocolCallResult } from './protocol/session.js';
+export { authorize, currentTokens, refreshTokens } from './protocol/flow.js';
+export type { AuthorizeOptions, ProtocolAuthDeps } from './protocol/flow.js';
+export { ProtocolCredentials } from './protocol/store.js';
+export type { StoredTokens } from './protocol/store.js';
+export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';
+export type { ClientIdentity } from './protocol/registration.js';
+export type { ClientAuthMethod } from '../shared/protocol.js';
+export type { BearerChallenge } from './protocol/discovery.js';
+export type { JsonRpcResponseWire } from '../shared/protocol.js';
+
+// Mailbox
+export { MailboxClient, MessageNotFoundError } from './mailbox/client.js';
+export type { ListedMessage, ListOptions, MailboxTarget, MessageView, StreamedBody } from './mailbox/client.js';
+export type { MailboxAddress, MailboxMetadata, MailboxPart } from '../shared/mailbox.js';
+
+// Service health
+export { findEvent, HealthApiError, iterateEvents } from './health/events.js';
+export type { EventsQuery, PageOptions } from './health/events.js';
+export { buildEventsFilter } from './health/filter.js';
+export type {
+  EventLevel as HealthEventLevel,
+  EventSource as HealthEventSource,
+  EventStatus as HealthEventStatus,
+  EventSubType as HealthEventSubType,
+  EventType as HealthEventType,
+  HealthErrorResponse,
+  HealthEvent,
+  HealthEventProperties,
+  HealthFaq,
+  HealthImpact,
+  HealthLink,
+  HealthUpdate,
+  ImpactedServiceRegion,
+  Level as HealthLevel,
+  LinkType as HealthLinkType,
+  RecommendedActions as HealthRecommendedActions,
+} from '../shared/health.js';
