@@ -33,7 +33,7 @@ export {
 
 // HTTP
 export { HttpClient } from './http/client.js';
-export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec } from './http/client.js';
+export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
 
 // Rate limits
 export { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy } from './ratelimit/policy.js';
