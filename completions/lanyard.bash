@@ -73,60 +73,60 @@ _lanyard_flags() {
     'auth login') echo '--scopes -s --no-browser --login --no-signup --select-account --timeout --insecure-storage --server --client-id --client-credentials --health --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'auth token') echo '--with-token --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'auth token create') echo '--user -u --scopes -s --note --insecure-storage --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'auth status') echo '--json --show-token --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'auth status') echo '--json --jq -q --template -t --show-token --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'auth logout') echo '--user -u --server --health --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'ratelimit') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'ratelimit status') echo '--json --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'ratelimit status') echo '--json --jq -q --template -t --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --include -i --silent --service --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --include -i --silent --service --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'echo send') echo '--json --stdin --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'echo auth-info') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'echo token') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'echo send') echo '--json --jq -q --template -t --stdin --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'echo auth-info') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'echo token') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo key') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo key set') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'echo key status') echo '--json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'echo key status') echo '--json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo key delete') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'protocol') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --no-browser --timeout --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --no-browser --timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox list') echo '--json --ndjson --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox get') echo '--json --domain --user --adjacent --label -l --mark-seen --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox list') echo '--json --ndjson --jq -q --template -t --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox get') echo '--json --jq -q --template -t --domain --user --adjacent --label -l --mark-seen --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'mailbox raw') echo '--domain --user --output -o --force -f --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox url') echo '--json --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox url') echo '--json --jq -q --template -t --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'mailbox part') echo '--domain --user --output -o --force -f --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox store') echo '--json --domain --user --label -l --marker -m --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox update') echo '--json --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox label') echo '--json --domain --user --add -a --remove -r --add-marker --remove-marker --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'mailbox delete') echo '--json --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox store') echo '--json --jq -q --template -t --domain --user --label -l --marker -m --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox update') echo '--json --jq -q --template -t --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox label') echo '--json --jq -q --template -t --domain --user --add -a --remove -r --add-marker --remove-marker --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'mailbox delete') echo '--json --jq -q --template -t --domain --user --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'health') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --all --max --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'health event') echo '--subscription --filter --service --region --since --api-version --json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --jq -q --template -t --all --max --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'health event') echo '--subscription --filter --service --region --since --api-version --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'config get') echo '--json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'config get') echo '--json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config set') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'config unset') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'config list') echo '--json --keys --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'config list') echo '--json --jq -q --template -t --keys --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'profile') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'profile list') echo '--json --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'profile list') echo '--json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'profile use') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'profile remove') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator start') echo '--port --host --data-dir --tls-cert --tls-key --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator info') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator info') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator advance') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator advance') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator fault add') echo '--json --type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator fault list') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator fault add') echo '--json --jq -q --template -t --type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator fault list') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator fault clear') echo '--url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator budget') echo '--user --token-of --anonymous --caller --json --remaining --reset-in --resource -r --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator budgets') echo '--json --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator secondary') echo '--user --token-of --anonymous --caller --json --count --retry-after --status --exhaust-budget --reset-in --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator limits') echo '--json --concurrent --points-per-minute --content-per-minute --content-per-hour --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator admin') echo '--json --data --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator budget') echo '--user --token-of --anonymous --caller --json --jq -q --template -t --remaining --reset-in --resource -r --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator budgets') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator secondary') echo '--user --token-of --anonymous --caller --json --jq -q --template -t --count --retry-after --status --exhaust-budget --reset-in --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator limits') echo '--json --jq -q --template -t --concurrent --points-per-minute --content-per-minute --content-per-hour --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator admin') echo '--json --jq -q --template -t --data --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'emulator service-account') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
-    'emulator service-account create') echo '--json --scheme --email --algorithm --output -o --force --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'emulator service-account create') echo '--json --jq -q --template -t --scheme --email --algorithm --output -o --force --url --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'completion') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
   esac
 }
@@ -139,7 +139,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-r|-s|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -152,7 +152,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-s|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)

@@ -4,10 +4,21 @@
  */
 import type { Command } from 'commander';
 
-/** Adds the shared `--json` option (and `--ndjson` for streams) to a command. */
+/** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
 export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
   cmd.option('--json', 'print JSON for scripts');
   if (opts.ndjson) cmd.option('--ndjson', 'print one JSON object per line as items arrive');
+  return withShaping(cmd, opts);
+}
+
+/**
+ * `--jq` and `--template` (src/cli/shape/), for a command that prints JSON;
+ * program.ts's preAction hook sets them up before the action runs.
+ */
+export function withShaping(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
+  const each = opts.ndjson ? ' (with --ndjson: to each item)' : '';
+  cmd.option('-q, --jq <expression>', `filter the JSON with a jq expression${each}; strings print raw`);
+  cmd.option('-t, --template <text>', `format the JSON with a Liquid template${each} (see README "Scripts and CI")`);
   return cmd;
 }
 

@@ -1,13 +1,26 @@
 /** Shared rendering: JSON, NDJSON, tables, times and durations. */
 import type { IO } from './io.js';
 import { UsageError } from './usage-error.js';
+import { shaperOf } from './shape/registry.js';
 
-export function printJson(io: IO, value: unknown): void {
-  io.out(JSON.stringify(value, null, 2));
+/** Prints a command's JSON value (or what `--jq` / `--template` make of it). */
+export function printJson(io: IO, value: unknown, o: { compact?: boolean } = {}): void {
+  const shaper = shaperOf(io);
+  if (shaper) io.print(shaper.format(value));
+  else io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
 }
 
+/** Prints one item of a stream (`--ndjson`): a line of JSON, or what `--jq` / `--template` make of the item. */
 export function printNdjson(io: IO, value: unknown): void {
-  io.stdout.write(JSON.stringify(value) + '\n');
+  io.stdout.write(ndjsonLine(io, value));
+}
+
+/** The text `printNdjson` writes for one item. */
+export function ndjsonLine(io: IO, value: unknown): string {
+  const shaper = shaperOf(io);
+  if (!shaper) return JSON.stringify(value) + '\n';
+  const text = shaper.format(value);
+  return text && !text.endsWith('\n') ? text + '\n' : text;
 }
 
 export interface Column<T> {

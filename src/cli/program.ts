@@ -100,8 +100,13 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
       getErrHasColors: () => ctx.io.stderrIsTTY && ctx.io.color,
     })
     .exitOverride();
-  program.hook('preAction', () => {
+  program.hook('preAction', async (_root, action) => {
     if (program.opts().color === false) (ctx.io as { color: boolean }).color = false;
+    // --jq / --template (withShaping): checked before the action; they imply --json.
+    const o = action.opts<{ jq?: string; template?: string; json?: boolean; ndjson?: boolean }>();
+    if (o.jq === undefined && o.template === undefined) return;
+    await (await import('./shape/prepare.js')).prepareShaping(ctx, o);
+    if (!o.ndjson && action.options.some((opt) => opt.long === '--json')) action.setOptionValue('json', true);
   });
   for (const g of GROUPS) {
     if (typeof scope === 'object') {

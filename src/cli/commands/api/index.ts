@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples } from '../../command-kit.js';
+import { examples, withShaping } from '../../command-kit.js';
 
 export interface ApiOptions {
   method?: string;
@@ -14,6 +14,8 @@ export interface ApiOptions {
   ndjson?: boolean;
   json?: boolean;
   silent?: boolean;
+  jq?: string;
+  template?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -40,11 +42,14 @@ export function apiCommand(ctx: Context): Command {
         .default('hosting'),
     )
     .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
+  withShaping(cmd, { ndjson: true });
   examples(cmd, [
     'lanyard api /user',
     'lanyard api /rate_limit -i',
     'lanyard api -X POST /user/repos -f name=demo -F private=true',
     'lanyard api /user/repos --paginate --ndjson',
+    "lanyard api /user/repos --paginate --jq '.[].full_name'",
+    "lanyard api /user --template '{{ login }} ({{ id }})'",
     'lanyard api -X GET /search/repositories -f q=lanyard',
     'lanyard api -X PUT /some/path --input body.json',
     'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',

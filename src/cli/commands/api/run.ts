@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './index.js';
 import { UsageError } from '../../usage-error.js';
-import { printNdjson } from '../../output.js';
+import { printJson, printNdjson } from '../../output.js';
+import { shaperOf } from '../../shape/registry.js';
 import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, pageItems } from '../../../core/api/pagination.js';
@@ -132,7 +133,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
     }
   }
   void seen;
-  if (!opts.ndjson && !opts.silent) ctx.io.out(JSON.stringify(all, null, ctx.io.stdoutIsTTY ? 2 : 0));
+  if (!opts.ndjson && !opts.silent) printJson(ctx.io, all, { compact: !ctx.io.stdoutIsTTY });
 }
 
 async function send(
@@ -172,6 +173,16 @@ function printHead(ctx: Context, res: HttpResponse): void {
 
 async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
   const ct = res.headers['content-type'] ?? '';
+  if (shaperOf(ctx.io)) {
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      throw new ValidationError(`--jq/--template need a JSON response; the server answered ${ct || 'without a content type'}`);
+    }
+    return printJson(ctx.io, body);
+  }
   if (ctx.io.stdoutIsTTY && ct.includes('json')) {
     const text = await res.text();
     try {

@@ -7,7 +7,8 @@ import { UsageError } from '../../usage-error.js';
 import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './index.js';
 import { messageColumns, type MessageRow } from './render.js';
-import { renderTable } from '../../output.js';
+import { ndjsonLine, printJson, renderTable } from '../../output.js';
+import { shaperOf } from '../../shape/registry.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
   let broken: Error | undefined;
@@ -47,10 +48,16 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
   if (o.ndjson) {
     let n = 0;
     for await (const m of source) {
-      await write(ctx, JSON.stringify(flat(m)) + '\n');
+      await write(ctx, ndjsonLine(ctx.io, flat(m)));
       if (++n % Mailbox.maxCount === 0) collectAfterPage();
     }
     return;
+  }
+  if (o.json && shaperOf(ctx.io)) {
+    // --jq / --template see the whole array.
+    const all: unknown[] = [];
+    for await (const m of source) all.push(flat(m));
+    return printJson(ctx.io, all);
   }
   if (o.json) {
     // Streamed as a JSON array, so memory stays flat with --all too.

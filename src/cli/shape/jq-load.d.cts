@@ -1,0 +1,2 @@
+import type { JqRuntime } from 'jq-web';
+export declare function runtime(): Promise<JqRuntime>;

@@ -1,0 +1,25 @@
+/**
+ * Sets up `--jq` / `--template` for a command before its action runs (the
+ * root program's preAction hook): the engine is loaded and the expression
+ * checked first, so a bad one is exit 2 before any request or stored state.
+ */
+import type { Context } from '../context.js';
+import { UsageError } from '../usage-error.js';
+import { setShaper } from './registry.js';
+
+export interface ShapeOptions {
+  jq?: string;
+  template?: string;
+}
+
+export async function prepareShaping(ctx: Context, o: ShapeOptions): Promise<void> {
+  if (o.jq !== undefined && o.template !== undefined) throw new UsageError('--jq and --template cannot be used together');
+  const color = ctx.io.color && ctx.io.stdoutIsTTY;
+  if (o.jq !== undefined) {
+    const { jqShaper } = await import('./jq.js');
+    setShaper(ctx.io, await jqShaper(o.jq, { pretty: ctx.io.stdoutIsTTY, color }));
+  } else if (o.template !== undefined) {
+    const { templateShaper } = await import('./template.js');
+    setShaper(ctx.io, await templateShaper(o.template, { tty: ctx.io.stdoutIsTTY, color, now: () => ctx.clock.now() }));
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * `--template TEXT`: Liquid templates (LiquidJS; loaded only when
+ * `--template` is given). The JSON value is `data` (an object's fields are
+ * also variables of their own). Beside Liquid's standard filters (join, date,
+ * json, map, where, sort, default, truncate, …) the helpers of the code host's
+ * CLI: `timeago`, `color`, `pluck`, and the `tablerow` / `tablerender` tags,
+ * which line cells up in columns.
+ */
+import type { Context as LiquidContext, Liquid as LiquidEngine, TagToken, Template, TopLevelToken, Value as LiquidValue } from 'liquidjs';
+import { LanyardError } from '../../core/errors.js';
+import { relativeTime } from '../output.js';
+import { UsageError } from '../usage-error.js';
+import type { JsonShaper } from './registry.js';
+
+const COLORS: Record<string, [number, number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+  gray: [90, 39],
+};
+
+/** Liquid's "…, line:1, col:5" as "(line 1, column 5)". */
+function position(message: string): string {
+  return message.replace(/, line:(\d+), col:(\d+)$/, ' (line $1, column $2)').split('\n')[0]!;
+}
+
+/** Rows of `{% tablerow %}` as aligned text: two spaces between columns on a terminal, tabs in a pipe. */
+function renderRows(rows: string[][], tty: boolean): string {
+  if (!rows.length) return '';
+  if (!tty) return rows.map((r) => `${r.join('\t')}\n`).join('');
+  const widths: number[] = [];
+  for (const r of rows) {
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, [...c].length);
+    });
+  }
+  return rows.map((r) => `${r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ')}\n`).join('');
+}
+
+export async function templateShaper(source: string, o: { tty: boolean; color: boolean; now: () => number }): Promise<JsonShaper> {
+  const { Liquid, Tag, Value } = await import('liquidjs');
+  const liquid: LiquidEngine = new Liquid({ strictFilters: true, jsTruthy: false, ownPropertyOnly: true });
+  let rows: string[][] = [];
+  const flush = () => {
+    const text = renderRows(rows, o.tty);
+    rows = [];
+    return text;
+  };
+  class TableRow extends Tag {
+    private readonly cells: LiquidValue[] = [];
+    constructor(token: TagToken, remain: TopLevelToken[], engine: LiquidEngine) {
+      super(token, remain, engine);
+      this.tokenizer.skipBlank();
+      while (!this.tokenizer.end()) {
+        this.cells.push(new Value(this.tokenizer.readFilteredValue(), engine));
+        this.tokenizer.skipBlank();
+        if (this.tokenizer.peek() !== ',') break;
+        this.tokenizer.advance();
+        this.tokenizer.skipBlank();
+      }
+      if (!this.tokenizer.end()) throw new Error(`tablerow: unexpected "${this.tokenizer.remaining()}"`);
+      if (!this.cells.length) throw new Error('tablerow needs at least one cell');
+    }
+    *render(ctx: LiquidContext): Generator<unknown, void, unknown> {
+      const row: string[] = [];
+      for (const c of this.cells) {
+        const v = yield c.value(ctx, false);
+        row.push(v === undefined || v === null ? '' : String(v).replace(/[\t\n\r]+/g, ' '));
+      }
+      rows.push(row);
+    }
+  }
+  class TableRender extends Tag {
+    render(_ctx: LiquidContext, emitter: { write(html: unknown): void }): void {
+      emitter.write(flush());
+    }
+  }
+  liquid.registerTag('tablerow', TableRow);
+  liquid.registerTag('tablerender', TableRender);
+  liquid.registerFilter('timeago', (v: unknown) => {
+    const ms = typeof v === 'number' ? (v < 1e12 ? v * 1000 : v) : Date.parse(String(v));
+    return Number.isNaN(ms) ? v : relativeTime(ms, o.now());
+  });
+  liquid.registerFilter('color', (v: unknown, name: string) => {
+    const c = COLORS[String(name)];
+    if (!c) throw new Error(`color: unknown colour "${name}" (one of ${Object.keys(COLORS).join(', ')})`);
+    return o.color ? `\u001b[${c[0]}m${v}\u001b[${c[1]}m` : v;
+  });
+  liquid.registerFilter('pluck', (v: unknown, key: string) =>
+    Array.isArray(v) ? v.map((x) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[key] : undefined)) : v,
+  );
+
+  let parsed: Template[];
+  try {
+    parsed = liquid.parse(source);
+  } catch (err) {
+    throw new UsageError(`--template: ${position((err as Error).message)}`);
+  }
+  return {
+    format(value) {
+      rows = [];
+      const scope: Record<string, unknown> =
+        value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as object), data: value } : { data: value };
+      let text: string;
+      try {
+        text = String(liquid.renderSync(parsed, scope));
+      } catch (err) {
+        throw new LanyardError('template_error', `--template: ${position((err as Error).message)}`);
+      }
+      return text + flush();
+    },
+  };
+}

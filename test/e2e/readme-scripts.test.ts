@@ -1,0 +1,57 @@
+/**
+ * The examples of the README's "Scripts and CI" section run: every line of
+ * its ```sh blocks, in bash, against the emulator, with `lanyard` on PATH.
+ * A line ending in `# exit N` must exit N; every other line must exit 0.
+ */
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, ROOT, startWorld, type World } from './harness.js';
+
+/** The shell lines of the ```sh blocks of a `## ` section, with their sub-heading. */
+export async function sectionExamples(title: string): Promise<Array<{ heading: string; line: string }>> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`README has no "## ${title}" section`);
+  const end = readme.indexOf('\n## ', start + 4);
+  const text = readme.slice(start, end < 0 ? undefined : end);
+  const out: Array<{ heading: string; line: string }> = [];
+  let heading = title;
+  let inBlock = false;
+  for (const l of text.split('\n')) {
+    if (!inBlock && l.startsWith('### ')) heading = l.slice(4);
+    if (l.startsWith('```')) inBlock = l === '```sh';
+    else if (inBlock && l.trim() && !l.trim().startsWith('#')) out.push({ heading, line: l });
+  }
+  return out;
+}
+
+describe('README "Scripts and CI" examples', () => {
+  let world: World;
+  let bin: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    world = await startWorld();
+    const token = ((await world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } }).hosting.personalToken;
+    bin = await mkdtemp(join(tmpdir(), 'lanyard-readme-'));
+    await writeFile(join(bin, 'lanyard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    await chmod(join(bin, 'lanyard'), 0o755);
+    env = cleanEnv({ ...world.env, LANYARD_PROFILE: 'emulator', LANYARD_TOKEN: token, PATH: `${bin}:${process.env.PATH}`, HOME: bin });
+  });
+  afterAll(async () => {
+    await world.stop();
+    await rm(bin, { recursive: true, force: true });
+  });
+
+  it('every example line runs', async () => {
+    const lines = await sectionExamples('Scripts and CI');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const { heading, line } of lines) {
+      const want = Number(/# exit (\d+)\s*$/.exec(line)?.[1] ?? 0);
+      const r = spawnSync('bash', ['-c', `set -o pipefail; ${line}`], { env, cwd: bin, encoding: 'utf8', timeout: 30_000 });
+      expect(r.status, `${heading}: $ ${line}\n${r.stderr}`).toBe(want);
+    }
+  });
+});
