@@ -42,8 +42,11 @@ function pathOf(cmd: Command): string[] {
   return names;
 }
 
+/** Values checked before the action runs (the root's preAction hook compiles them). */
+const VALID: Record<string, string> = { jq: '.', template: '{{ data }}' };
+
 /** A value commander accepts for an option or argument: its first choice, else a word. */
-const sample = (choices: readonly string[] | undefined, name: string) => choices?.[0] ?? `v-${name}`;
+const sample = (choices: readonly string[] | undefined, name: string) => choices?.[0] ?? VALID[name] ?? `v-${name}`;
 
 function optionArgs(o: Option): { args: string[]; expected: unknown } {
   const flag = o.long ?? o.short!;
