@@ -1,18 +1,49 @@
 /** The one place that maps errors to exit codes and one-line messages. */
 import { CommanderError } from 'commander';
 import { ExitCode } from '../shared/exit-codes.js';
-import { AuthRequiredError, CancelledError, ConfigError, HttpError, LanyardError, OAuthError, RateLimitError, ValidationError } from '../core/errors.js';
-import { UsageError } from './usage-error.js';
+import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../core/errors.js';
 import { localTime, relativeTime } from './output.js';
+
+/** The exit code of every error code: the one table (a test checks it covers them all). */
+export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
+  usage: ExitCode.Usage,
+  validation: ExitCode.Usage,
+  config: ExitCode.Usage,
+  rate_limited: ExitCode.RateLimit,
+  auth_required: ExitCode.AuthRequired,
+  unauthorized: ExitCode.AuthRequired,
+  cancelled: ExitCode.Interrupted,
+  http_error: ExitCode.Error,
+  network_error: ExitCode.Error,
+  timeout: ExitCode.Error,
+  oauth_error: ExitCode.Error,
+  credential_store: ExitCode.Error,
+  not_found: ExitCode.Error,
+  not_signed_in: ExitCode.Error,
+  forbidden: ExitCode.Error,
+  bad_response: ExitCode.Error,
+  protocol: ExitCode.Error,
+  protocol_error: ExitCode.Error,
+  rpc_error: ExitCode.Error,
+  session_expired: ExitCode.Error,
+  discovery_failed: ExitCode.Error,
+  issuer_mismatch: ExitCode.Error,
+  insecure_endpoint: ExitCode.Error,
+  insecure_redirect: ExitCode.Error,
+  registration_failed: ExitCode.Error,
+  client_required: ExitCode.Error,
+  client_secret_missing: ExitCode.Error,
+  pkce_unsupported: ExitCode.Error,
+  token_failed: ExitCode.Error,
+  device_flow_disabled: ExitCode.Error,
+  incorrect_client_credentials: ExitCode.Error,
+  incorrect_device_code: ExitCode.Error,
+  unsupported_grant_type: ExitCode.Error,
+};
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : ExitCode.Usage;
-  if (err instanceof UsageError || err instanceof ValidationError || err instanceof ConfigError) return ExitCode.Usage;
-  if (err instanceof RateLimitError) return ExitCode.RateLimit;
-  if (err instanceof AuthRequiredError) return ExitCode.AuthRequired;
-  if (err instanceof CancelledError) return ExitCode.Interrupted;
-  if (err instanceof OAuthError) return err.status === 401 ? ExitCode.AuthRequired : ExitCode.Error;
-  if (err instanceof HttpError) return err.status === 401 ? ExitCode.AuthRequired : ExitCode.Error;
+  if (err instanceof LanyardError) return EXIT_CODES[err.code] ?? ExitCode.Error;
   return ExitCode.Error;
 }
 

@@ -4,11 +4,58 @@
  */
 import type { RateLimitState } from './ratelimit/headers.js';
 
+/**
+ * Every error code Lanyard reports: a closed set. `cli/exit.ts` maps each to
+ * its exit code in one table (a test fails when one is missing).
+ */
+export const ERROR_CODES = [
+  // exit 2: usage
+  'usage',
+  'validation',
+  'config',
+  // exit 3: rate limit or budget
+  'rate_limited',
+  // exit 4: authentication needed
+  'auth_required',
+  'unauthorized',
+  // exit 130: interrupted
+  'cancelled',
+  // exit 1: every other failure
+  'http_error',
+  'network_error',
+  'timeout',
+  'oauth_error',
+  'credential_store',
+  'not_found',
+  'not_signed_in',
+  'forbidden',
+  'bad_response',
+  'protocol',
+  'protocol_error',
+  'rpc_error',
+  'session_expired',
+  'discovery_failed',
+  'issuer_mismatch',
+  'insecure_endpoint',
+  'insecure_redirect',
+  'registration_failed',
+  'client_required',
+  'client_secret_missing',
+  'pkce_unsupported',
+  'token_failed',
+  'device_flow_disabled',
+  'incorrect_client_credentials',
+  'incorrect_device_code',
+  'unsupported_grant_type',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export class LanyardError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   /** A hint printed after the message, e.g. "run `lanyard auth login`". */
   hint?: string;
-  constructor(code: string, message: string, options?: { cause?: unknown; hint?: string }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; hint?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -28,7 +75,8 @@ export class HttpError extends LanyardError {
     readonly headers: Readonly<Record<string, string>>,
     message?: string,
   ) {
-    super('http_error', message ?? `${method} ${url} failed: HTTP ${status}${describeBody(body)}`);
+    // A 401 is its own code: the caller must sign in (exit 4).
+    super(status === 401 ? 'unauthorized' : 'http_error', message ?? `${method} ${url} failed: HTTP ${status}${describeBody(body)}`);
   }
 }
 
@@ -97,7 +145,7 @@ export class OAuthError extends LanyardError {
     readonly status: number | undefined,
     message?: string,
   ) {
-    super('oauth_error', message ?? (errorDescription ? `${error}: ${oneLine(errorDescription)}` : error));
+    super(status === 401 ? 'unauthorized' : 'oauth_error', message ?? (errorDescription ? `${error}: ${oneLine(errorDescription)}` : error));
   }
 }
 

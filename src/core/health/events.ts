@@ -3,7 +3,7 @@
  * function for its body, and a pager that follows `nextLink` exactly as given.
  */
 import type { HttpClient } from '../http/client.js';
-import { AuthRequiredError, HttpError, LanyardError, oneLine } from '../errors.js';
+import { AuthRequiredError, HttpError, LanyardError, oneLine, ValidationError } from '../errors.js';
 import type { HealthErrorResponse, HealthEvent, HealthEventsPage } from '../../shared/health.js';
 import { HealthQuery } from '../../shared/health.js';
 import { encodeQueryValue } from './filter.js';
@@ -52,7 +52,7 @@ export function parseErrorResponse(body: unknown): HealthErrorResponse | undefin
 
 /** The URL of the first page: every value fully percent-encoded, api-version always present. */
 export function eventsUrl(q: EventsQuery): string {
-  if (!q.subscriptionId) throw new LanyardError('validation', 'a subscription id is required');
+  if (!q.subscriptionId) throw new ValidationError('a subscription id is required');
   const base = q.managementUrl.replace(/\/+$/, '');
   const path = `/subscriptions/${encodeURIComponent(q.subscriptionId)}/providers/${encodeURIComponent(q.vendor)}.ResourceHealth/events`;
   const params: Array<[string, string]> = [[HealthQuery.apiVersion, q.apiVersion]];

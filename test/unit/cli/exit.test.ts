@@ -1,0 +1,72 @@
+/** Every error code has its exit code in the one table; the error family maps as the README's exit codes say. */
+import { CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES, exitCodeFor } from '../../../src/cli/exit.js';
+import { UsageError } from '../../../src/cli/usage-error.js';
+import {
+  AuthRequiredError,
+  CancelledError,
+  ConfigError,
+  ERROR_CODES,
+  type ErrorCode,
+  HttpError,
+  LanyardError,
+  OAuthError,
+  RateLimitError,
+  ValidationError,
+} from '../../../src/core/errors.js';
+import { eventsUrl } from '../../../src/core/health/events.js';
+
+/** Codes of the closed set without an exit code in `table`, and keys of `table` that are not codes. */
+function gaps(table: Partial<Record<string, number>>): { missing: string[]; unknown: string[] } {
+  return {
+    missing: ERROR_CODES.filter((c) => typeof table[c] !== 'number'),
+    unknown: Object.keys(table).filter((k) => !(ERROR_CODES as readonly string[]).includes(k)),
+  };
+}
+
+describe('exit codes', () => {
+  it('every error code has exactly one exit code, from the documented set', () => {
+    expect(gaps(EXIT_CODES)).toEqual({ missing: [], unknown: [] });
+    for (const c of ERROR_CODES) expect([1, 2, 3, 4, 130]).toContain(EXIT_CODES[c]);
+    expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
+  });
+
+  it('the check can fail: a code without an exit code is reported', () => {
+    const { timeout: _, ...short } = EXIT_CODES;
+    expect(gaps(short).missing).toEqual(['timeout']);
+    expect(gaps({ ...EXIT_CODES, nonsense: 1 }).unknown).toEqual(['nonsense']);
+  });
+
+  it('maps the error family', () => {
+    const cases: Array<[unknown, number]> = [
+      [new UsageError('x'), 2],
+      [new ValidationError('x'), 2],
+      [new ConfigError('x'), 2],
+      [new RateLimitError('x', 'secondary'), 3],
+      [new AuthRequiredError('x'), 4],
+      [new HttpError(401, 'GET', 'u', undefined, {}), 4],
+      [new HttpError(500, 'GET', 'u', undefined, {}), 1],
+      [new OAuthError('invalid_client', undefined, 401), 4],
+      [new OAuthError('invalid_grant', undefined, 400), 1],
+      [new CancelledError(), 130],
+      [new LanyardError('not_found', 'x'), 1],
+      [new CommanderError(1, 'commander.unknownOption', 'x'), 2],
+      [new CommanderError(0, 'commander.helpDisplayed', 'x'), 0],
+      [new Error('x'), 1],
+    ];
+    for (const [err, code] of cases) expect(exitCodeFor(err), String(err)).toBe(code);
+  });
+
+  it('a missing subscription id in the health core is a usage error (exit 2)', () => {
+    let err: unknown;
+    try {
+      eventsUrl({ managementUrl: 'http://127.0.0.1:1', subscriptionId: '', vendor: 'Microsoft', apiVersion: '2022-10-01' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(LanyardError);
+    expect((err as LanyardError).code satisfies ErrorCode).toBe('validation');
+    expect(exitCodeFor(err)).toBe(2);
+  });
+});
