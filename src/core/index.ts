@@ -22,6 +22,8 @@ export {
   CancelledError,
   ConfigError,
   CredentialStoreError,
+  ERROR_CODES,
+  type ErrorCode,
   HttpError,
   LanyardError,
   NetworkError,
