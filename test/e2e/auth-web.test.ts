@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
+import { runOnPty } from './pty.js';
 import { launchBrowser, withPage } from './browser.js';
 import { APP, cli, credentialsFile, MONA, recordingBrowser, start, tokens, USER_CODE, VERIFICATION_URI, waitFor } from './auth-helpers.js';
 
@@ -121,8 +122,11 @@ describe('web flow through the real pages', () => {
   it('without LANYARD_BROWSER or BROWSER the URL goes to the `open` package (xdg-open, then a browser on PATH)', async () => {
     // No display: xdg-open falls back to www-browser, here the recording script.
     await symlink(rec.script, join(dir, 'www-browser'));
-    const run = start(world, ['auth', 'login'], {
+    // On a terminal: a sign-in without LANYARD_BROWSER starts only with a person there.
+    const r = await runOnPty({
+      args: ['--profile', 'emulator', 'auth', 'login'],
       env: {
+        ...world.env,
         LANYARD_CLIENT_SECRET: APP.clientSecret,
         LANYARD_BROWSER: undefined,
         BROWSER: undefined,
@@ -131,13 +135,12 @@ describe('web flow through the real pages', () => {
         XDG_CURRENT_DESKTOP: undefined,
         PATH: `${dir}:${process.env.PATH}`,
       },
+      // open() reported success (the CLI says so; a failed load of `open` would say "Open this URL").
+      waitFor: 'Opening your browser to sign in',
     });
     const url = await waitFor(async () => (await rec.urls())[0]);
     expect(new URL(url).pathname).toBe('/login/oauth/authorize');
-    // open() reported success (the CLI says so; a failed load of `open` would say "Open this URL").
-    await run.waitForStderr(/Opening your browser to sign in/);
-    run.child.kill('SIGINT');
-    expect((await run.done).code).toBe(130);
+    expect(r.exitCode, r.output).toBe(130);
   });
 
   it('the client secret can come from stdin', async () => {

@@ -4,6 +4,7 @@ import type { ProtocolAuthDeps } from '../../core/protocol/flow.js';
 import { ProtocolCredentials } from '../../core/protocol/store.js';
 import { parseDuration } from '../output.js';
 import { readStdinSecret } from '../stdin.js';
+import { requirePerson } from '../interactive.js';
 
 export interface ProtocolCliOptions {
   browser?: boolean;
@@ -23,6 +24,12 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
     notify: (line) => ctx.io.err(line),
     clientSecret: () => (secret ??= readClientSecret(ctx)),
     async presentAuthorizationUrl(url) {
+      const server = new URL(url).searchParams.get('resource') ?? '<server-url>';
+      requirePerson(
+        ctx,
+        'the browser sign-in to the protocol server',
+        `run \`lanyard auth login --server ${server}\` once at a terminal (the token is stored and refreshed), or use \`lanyard auth login --server ${server} --client-credentials\` with LANYARD_CLIENT_SECRET`,
+      );
       ctx.io.err(`Open this URL in a browser to authorize Lanyard:\n  ${url}`);
       if (o.browser === false) return;
       const opened = await (await ctx.browser()).open(url);

@@ -24,6 +24,9 @@ export async function hostingEndpoints(ctx: Context, clientIdOverride?: string):
   };
 }
 
+/** What works without a person at a terminal, for the hosting sign-ins. */
+export const HOSTING_INSTEAD = 'in scripts and CI set LANYARD_TOKEN, or store a token with `lanyard auth token --with-token < token.txt`';
+
 export function scopesOption(text: string | undefined): string[] {
   if (text === undefined) return [];
   const scopes = text.split(/[\s,]+/).filter(Boolean);

@@ -1,11 +1,13 @@
 /** `lanyard auth device`: the device flow (the default interactive sign-in). */
 import type { Context } from '../../context.js';
 import type { AuthDeviceOptions } from './index.js';
-import { hostingEndpoints, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { requirePerson } from '../../interactive.js';
 
 export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise<void> {
   const scopes = scopesOption(o.scopes);
   const ep = await hostingEndpoints(ctx);
+  requirePerson(ctx, 'the device sign-in', HOSTING_INSTEAD);
   const { runDeviceFlow } = await import('../../../core/hosting/device-flow.js');
   const http = await ctx.http();
   const token = await withSpinner(ctx, 'Waiting for authorization…', (spinner) =>

@@ -4,6 +4,7 @@
  * receiver in fragment mode; the token is stored with its expiry.
  * `LANYARD_HEALTH_TOKEN` from the environment takes precedence (CI).
  */
+import { requirePerson } from '../../interactive.js';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
@@ -36,6 +37,7 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
   const authUrl = requireSetting(settings, 'health.authUrl', name);
   const clientId = requireSetting(settings, 'health.clientId', name);
   const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  requirePerson(ctx, 'the service-health sign-in', `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
   const random = (n: number) => new Uint8Array(randomBytes(n));
   const state = randomToken(random);

@@ -7,7 +7,8 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthLoginOptions } from './index.js';
-import { hostingEndpoints, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { requirePerson } from '../../interactive.js';
 import { readStdinSecret } from '../../stdin.js';
 
 async function clientSecret(ctx: Context): Promise<string> {
@@ -26,6 +27,8 @@ export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<v
   const scopes = scopesOption(o.scopes);
   const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
   const ep = await hostingEndpoints(ctx, o.clientId);
+  // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
+  requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput: !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY });
   const secret = await clientSecret(ctx);
   const { runWebFlow } = await import('../../../core/hosting/web-flow.js');
   const http = await ctx.http();

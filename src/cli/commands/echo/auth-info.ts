@@ -7,6 +7,7 @@ import { fetchAuthInfo } from '../../../core/echo/api.js';
 import { obtainSchemeToken, type SchemeToken } from '../../../core/echo/tokens.js';
 import type { EchoTokenOptions } from './index.js';
 import { echoProfile } from './common.js';
+import { requirePerson } from '../../interactive.js';
 
 async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: SchemeToken; baseUrl: string }> {
   if (!isEchoTokenScheme(opts.scheme)) throw new UsageError(`--scheme: unknown scheme "${opts.scheme}"`);
@@ -15,6 +16,12 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
   const timeoutMs = parseDuration(opts.timeout ?? '5m', '--timeout');
   const { settings, baseUrl } = await echoProfile(ctx);
   const http = await ctx.http();
+  const gate = () =>
+    requirePerson(
+      ctx,
+      `the ${opts.scheme} sign-in`,
+      `run \`lanyard echo token --scheme ${opts.scheme}\` once at a terminal (the token is cached until it expires), or use a scheme that needs no browser`,
+    );
   const token = await obtainSchemeToken(
     {
       scheme: opts.scheme,
@@ -34,10 +41,11 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
     {
       http,
       clock: ctx.clock,
-      browser: await ctx.browser(),
+      browser: { open: async (url) => (gate(), (await ctx.browser()).open(url)) },
       signal: ctx.signal,
       store: () => ctx.credentials(),
       onAuthorizationUrl: (url, opened) => {
+        gate();
         ctx.io.err(opened ? `Opened a browser to sign in. If it did not open, visit:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
         ctx.io.err('Waiting for the sign-in to finish (Ctrl-C to cancel)…');
       },

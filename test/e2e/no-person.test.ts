@@ -1,0 +1,65 @@
+/**
+ * No interactive sign-in starts unless a person is there: with standard input
+ * or standard error not a terminal (a script, CI, `… < /dev/null | cat`), or
+ * LANYARD_PROMPT_DISABLED set, each sign-in ends at once with exit 4 and the
+ * command or variable that works instead; nothing is asked of the server's
+ * sign-in endpoints and no browser is started.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+import { runOnPty } from './pty.js';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+  await world.run(['--profile', 'emulator', 'config', 'set', 'hosting.clientId', 'lanyard-cli-emulator']);
+});
+afterAll(async () => world?.stop());
+
+/** No LANYARD_BROWSER (the harness sets one that does nothing): a plain script's environment. */
+const SCRIPT = { LANYARD_BROWSER: undefined, BROWSER: '/bin/false' };
+
+const devices = async () => ((await world.admin('hosting/devices')) as { devices: unknown[] }).devices.length;
+
+describe('sign-ins without a person', () => {
+  it.each([
+    ['auth device', ['--profile', 'emulator', 'auth', 'device'], {}, /LANYARD_TOKEN.*auth token --with-token/],
+    ['auth login (web flow)', ['--profile', 'emulator', 'auth', 'login'], { LANYARD_CLIENT_SECRET: 'x' }, /LANYARD_TOKEN/],
+    ['auth login --health', ['--profile', 'emulator', 'auth', 'login', '--health'], {}, /LANYARD_HEALTH_TOKEN/],
+    ['echo auth-info --scheme id-token', ['--profile', 'emulator', 'echo', 'auth-info', '--scheme', 'id-token'], {}, /lanyard echo token --scheme id-token/],
+  ])('%s: exit 4 at once with what works instead', async (_name, args, env, hint) => {
+    const before = await devices();
+    const r = await world.run(args, { env: { ...SCRIPT, ...env }, timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/needs a person at a terminal, and standard input is not a terminal/);
+    expect(r.stderr).toMatch(hint);
+    expect(r.stderr).not.toMatch(/https?:\/\/\S+\/(authorize|login)/);
+    expect(r.stdout).toBe('');
+    expect(await devices()).toBe(before);
+  });
+
+  it('auth login with the client secret piped in: stdin is input, so a terminal stderr decides (here a pipe: exit 4)', async () => {
+    const r = await world.run(['--profile', 'emulator', 'auth', 'login'], { env: SCRIPT, input: 'secret\n', timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/standard error is not a terminal/);
+  });
+
+  it('`lanyard protocol request <server> < /dev/null | cat` without a token: exit 4 naming the exact sign-in command', async () => {
+    const mcp = `${world.url}/mcp`;
+    const r = await world.run(['protocol', 'request', mcp], { env: SCRIPT, timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toContain(`lanyard auth login --server ${mcp}`);
+    expect(r.stderr).toContain('--client-credentials');
+    expect(r.stderr).not.toMatch(/Open this URL/);
+  });
+
+  it('LANYARD_PROMPT_DISABLED=1 refuses even on a terminal, and a terminal alone is enough otherwise', async () => {
+    const args = ['--profile', 'emulator', 'auth', 'device', '--no-browser'];
+    const refused = await runOnPty({ args, env: { ...world.env, ...SCRIPT, LANYARD_PROMPT_DISABLED: '1' }, send: null, timeout: 15 });
+    expect(refused.exitCode, refused.output).toBe(4);
+    expect(refused.output).toMatch(/LANYARD_PROMPT_DISABLED is set/);
+    const asked = await runOnPty({ args, env: { ...world.env, ...SCRIPT }, waitFor: 'one-time code', timeout: 15 });
+    expect(asked.output).toMatch(/one-time code: [A-Z0-9]{4}-[A-Z0-9]{4}/);
+    expect(asked.exitCode).toBe(130);
+  });
+});
