@@ -39,6 +39,8 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   incorrect_client_credentials: ExitCode.Error,
   incorrect_device_code: ExitCode.Error,
   unsupported_grant_type: ExitCode.Error,
+  jq_error: ExitCode.Error,
+  template_error: ExitCode.Error,
 };
 
 export function exitCodeFor(err: unknown): number {

@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   'incorrect_client_credentials',
   'incorrect_device_code',
   'unsupported_grant_type',
+  'jq_error',
+  'template_error',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
