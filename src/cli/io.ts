@@ -11,8 +11,10 @@ export interface IO {
   stdinIsTTY: boolean;
   /** Colour on stderr/stdout (off with NO_COLOR, a non-TTY, or --no-color). */
   color: boolean;
-  /** Terminal width for tables. */
+  /** Width for human tables: COLUMNS when set, else the stdout terminal's width, else 80. */
   columns: number;
+  /** Width of the terminal stderr draws spinners and progress on; 0 when it is not a terminal. */
+  stderrColumns: number;
   /** Writes data to stdout (a newline is added when missing). */
   out(text: string): void;
   /** Writes a diagnostic line to stderr (a newline is added when missing). */
@@ -68,6 +70,12 @@ function fdWriter(fd: number, stream: () => Writable, streamBuilt: () => boolean
   };
 }
 
+/** COLUMNS as a width, when it is a positive whole number. */
+function columnsFrom(text: string | undefined): number | undefined {
+  const n = Number(text);
+  return text && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
 const withNewline = (t: string) => (t.endsWith('\n') ? t : t + '\n');
 
 /** `onBrokenPipe`: what to do when stdout's reader goes away (`lanyard … | head`); main.ts ends the process quietly. */
@@ -121,7 +129,10 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     },
     color: !noColor && (forceColor || stderrIsTTY),
     get columns() {
-      return stdout().columns || 100;
+      return columnsFrom(env.COLUMNS) ?? ((stdoutIsTTY && stdout().columns) || 80);
+    },
+    get stderrColumns() {
+      return stderrIsTTY ? (stderr() as NodeJS.WriteStream).columns || 0 : 0;
     },
     out: (t) => print(withNewline(t)),
     err: (t) => printErr(withNewline(t)),

@@ -24,14 +24,8 @@ export interface Spinner {
   readonly live: boolean;
 }
 
-/** Width of the terminal stderr draws on, or 0 when it is not one. */
-export function stderrColumns(io: IO): number {
-  if (!io.stderrIsTTY) return 0;
-  return (io.stderr as NodeJS.WriteStream).columns ?? 0;
-}
-
 export async function createSpinner(io: IO): Promise<Spinner> {
-  const width = stderrColumns(io);
+  const width = io.stderrColumns;
   if (width < MIN_DRAW_COLUMNS) {
     let last = '';
     return {

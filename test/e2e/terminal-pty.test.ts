@@ -83,6 +83,17 @@ describe('Ctrl-C on a terminal', () => {
   });
 });
 
+describe('odd terminal sizes', () => {
+  it('a 0-column terminal gets plain lines, not a flood of cursor escapes', async () => {
+    await world.admin('hosting/budget', { remaining: 0, resetInSeconds: 60 });
+    const r = await runOnPty({ args: ['--profile', 'emulator', 'ratelimit', 'wait'], env: inWorld(), cols: 0, rows: 0, waitFor: 'resets in', settle: 2 });
+    expectInterrupted(r);
+    expect(r.output.length).toBeLessThan(2000);
+    expect(r.output).not.toContain('\u001b[1G');
+    await world.admin('reset');
+  });
+});
+
 describe('background jobs', () => {
   it('`lanyard ratelimit wait &` on a terminal is not stopped by the terminal and finishes', async () => {
     await world.admin('hosting/budget', { remaining: 0, resetInSeconds: 2 });

@@ -7,7 +7,9 @@ export interface TestIO extends IO {
   stderrText(): string;
 }
 
-export function createTestIO(options: { tty?: boolean; stdin?: string; color?: boolean; columns?: number } = {}): TestIO {
+export function createTestIO(
+  options: { tty?: boolean; stdoutTTY?: boolean; stderrTTY?: boolean; stdin?: string; color?: boolean; columns?: number; stderrColumns?: number } = {},
+): TestIO {
   const out: string[] = [];
   const err: string[] = [];
   const stdout = new PassThrough();
@@ -18,11 +20,12 @@ export function createTestIO(options: { tty?: boolean; stdin?: string; color?: b
     stdout,
     stderr,
     stdin: Readable.from(options.stdin !== undefined ? [Buffer.from(options.stdin)] : []),
-    stdoutIsTTY: !!options.tty,
-    stderrIsTTY: !!options.tty,
+    stdoutIsTTY: options.stdoutTTY ?? !!options.tty,
+    stderrIsTTY: options.stderrTTY ?? !!options.tty,
     stdinIsTTY: false,
     color: !!options.color,
     columns: options.columns ?? 120,
+    stderrColumns: options.stderrColumns ?? ((options.stderrTTY ?? options.tty) ? (options.columns ?? 120) : 0),
     out: (t) => void out.push(t.endsWith('\n') ? t : t + '\n'),
     err: (t) => void err.push(t.endsWith('\n') ? t : t + '\n'),
     print: (t) => void out.push(t),

@@ -1,4 +1,5 @@
 /** Shared wiring of the mailbox commands: target, input bodies, output files, progress. */
+import { MIN_DRAW_COLUMNS } from '../../spinner.js';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -85,25 +86,41 @@ export async function openOutputFile(path: string, force: boolean | undefined): 
   };
 }
 
-/** A pass-through stage drawing a progress bar on stderr (TTY only), throttled. */
-export function progressStage(ctx: Context, total: number | undefined, label: string): Transform {
+/** Transfers smaller than this never draw progress (known size), or draw only once this much has passed (unknown size). */
+export const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+/**
+ * A pass-through stage drawing a progress bar on stderr, throttled; only when
+ * stderr is a terminal wide enough to draw on and the data does not go to that
+ * terminal too (the bar would be drawn over it), and only for large transfers.
+ * Returns undefined when there is nothing to draw.
+ */
+export function progressStage(ctx: Context, o: { total?: number; label: string; toStdout: boolean }): Transform | undefined {
+  const width = ctx.io.stderrColumns;
+  if (width < MIN_DRAW_COLUMNS || (o.toStdout && ctx.io.stdoutIsTTY)) return undefined;
+  const total = o.total;
+  if (total !== undefined && total < PROGRESS_MIN_BYTES) return undefined;
   let done = 0;
   let last = 0;
+  let drawn = false;
   const startedAt = ctx.clock.monotonic();
   const draw = (final: boolean) => {
+    if (done < PROGRESS_MIN_BYTES && !drawn) return;
     const now = ctx.clock.monotonic();
     if (!final && now - last < 100) return;
     last = now;
+    drawn = true;
     const secs = Math.max((now - startedAt) / 1000, 0.001);
     const rate = `${fmtBytes(done / secs)}/s`;
     let line: string;
     if (total) {
       const frac = Math.min(done / total, 1);
-      const width = 24;
-      const fill = Math.round(frac * width);
-      line = `${label} [${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${fmtBytes(done)}/${fmtBytes(total)} ${rate}`;
-    } else line = `${label} ${fmtBytes(done)} ${rate}`;
-    ctx.io.stderr.write(`\r\u001b[2K${line}${final ? '\n' : ''}`);
+      const bar = Math.max(0, Math.min(24, width - 40 - o.label.length));
+      const fill = Math.round(frac * bar);
+      line = `${o.label} ${bar ? `[${'#'.repeat(fill)}${'-'.repeat(bar - fill)}] ` : ''}${(frac * 100).toFixed(0).padStart(3)}% ${fmtBytes(done)}/${fmtBytes(total)} ${rate}`;
+    } else line = `${o.label} ${fmtBytes(done)} ${rate}`;
+    // Never wider than the terminal: a wrapped line cannot be redrawn in place.
+    ctx.io.stderr.write(`\r\u001b[2K${line.slice(0, width - 1)}${final ? '\n' : ''}`);
   };
   return new Transform({
     transform(chunk: Buffer, _e, cb) {

@@ -13,8 +13,6 @@ import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } fr
 import { renderMessage } from './render.js';
 import { guardMemory } from './memory.js';
 
-const PROGRESS_MIN_BYTES = 1024 * 1024;
-
 export async function runMailboxGet(ctx: Context, idArg: string, o: MailboxGetOptions): Promise<void> {
   const id = validateMessageId(idArg);
   if (o.adjacent && o.label === undefined) throw new UsageError('--adjacent needs --label N (the label whose neighbours to show)');
@@ -35,12 +33,12 @@ export async function runMailboxUrl(ctx: Context, idArg: string, o: MailboxTarge
 export async function runMailboxRaw(ctx: Context, idArg: string, o: MailboxOutputOptions): Promise<void> {
   const id = validateMessageId(idArg);
   const client = await mailboxClient(ctx, o);
-  // The size (for a progress bar) costs one small request; only worth it on a terminal.
+  // The size (for a progress bar) costs one small request; only worth it when a bar can be drawn.
   const out = o.output !== undefined ? await openOutputFile(o.output, o.force) : undefined;
   let res: StreamedBody;
   let total: number | undefined;
   try {
-    total = ctx.io.stderrIsTTY ? (await client.get(id)).message.size : undefined;
+    total = ctx.io.stderrIsTTY && !(out === undefined && ctx.io.stdoutIsTTY) ? (await client.get(id)).message.size : undefined;
     res = await client.raw(id);
   } catch (err) {
     await out?.abort();
@@ -100,7 +98,8 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
   }
   try {
     if (res.encoding === 'deflate') stages.push(await inflaterFor(res.body));
-    if (ctx.io.stderrIsTTY && (total ?? res.length ?? PROGRESS_MIN_BYTES) >= PROGRESS_MIN_BYTES) stages.push(progressStage(ctx, total ?? res.length, label));
+    const progress = progressStage(ctx, { total: total ?? res.length, label, toStdout: !out });
+    if (progress) stages.push(progress);
     const dest: Writable = out?.stream ?? ctx.io.stdout;
     guardMemory(res.body);
     await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: !!out });

@@ -3,7 +3,7 @@ import { renderTable } from '../../../../src/cli/output.js';
 import { compareImap, messageColumns, renderMessage, shortDate } from '../../../../src/cli/commands/mailbox/render.js';
 import { progressStage } from '../../../../src/cli/commands/mailbox/common.js';
 import type { Context } from '../../../../src/cli/context.js';
-import { createTestIO } from '../../../fakes/io.js';
+import { createTestIO, type TestIO } from '../../../fakes/io.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -39,11 +39,10 @@ describe('mailbox rendering', () => {
     expect(shortDate(undefined)).toBe('');
   });
 
-  it('the progress bar draws on stderr, throttled by the clock, and finishes with a newline', async () => {
-    const io = createTestIO({ tty: true });
+  async function transfer(io: TestIO, o: { total?: number; toStdout?: boolean; chunks?: number; chunkSize?: number }): Promise<string> {
     const clock = new FakeClock();
     const ctx = { io, clock } as unknown as Context;
-    const chunks = Array.from({ length: 4 }, () => Buffer.alloc(256 * 1024));
+    const chunks = Array.from({ length: o.chunks ?? 4 }, () => Buffer.alloc(o.chunkSize ?? 1024 * 1024));
     const src = Readable.from(
       (async function* () {
         for (const c of chunks) {
@@ -52,17 +51,38 @@ describe('mailbox rendering', () => {
         }
       })(),
     );
-    await pipeline(
-      src,
-      progressStage(ctx, 1024 * 1024, 'message'),
-      new Writable({
-        write(_c, _e, cb) {
-          cb();
-        },
-      }),
-    );
-    const err = io.stderrText();
-    expect(err).toMatch(/message \[#{6}-{18}\] {2}25% 256 KiB\/1\.0 MiB/);
-    expect(err).toMatch(/\[#{24}\] 100% 1\.0 MiB\/1\.0 MiB .*\n$/);
+    const stage = progressStage(ctx, { total: o.total, label: 'message', toStdout: !!o.toStdout });
+    const sink = new Writable({
+      write(_c, _e, cb) {
+        cb();
+      },
+    });
+    await (stage ? pipeline(src, stage, sink) : pipeline(src, sink));
+    return io.stderrText();
+  }
+
+  it('the progress bar draws on stderr, throttled by the clock, and finishes with a newline', async () => {
+    const err = await transfer(createTestIO({ tty: true }), { total: 4 * 1024 * 1024 });
+    expect(err).toMatch(/message \[#{6}-{18}\] {2}25% 1\.0 MiB\/4\.0 MiB/);
+    expect(err).toMatch(/\[#{24}\] 100% 4\.0 MiB\/4\.0 MiB .*\n$/);
+  });
+
+  it('no progress for small transfers, over data on the same terminal, or on a terminal too narrow to draw on', async () => {
+    expect(await transfer(createTestIO({ tty: true }), { total: 1000, chunks: 1, chunkSize: 1000 })).toBe('');
+    // Unknown size: nothing until a mebibyte has passed.
+    expect(await transfer(createTestIO({ tty: true }), { chunks: 3, chunkSize: 100 * 1024 })).toBe('');
+    expect(await transfer(createTestIO({ tty: true }), { total: 4 * 1024 * 1024, toStdout: true })).toBe('');
+    expect(await transfer(createTestIO({ stdoutTTY: false, stderrTTY: true }), { total: 4 * 1024 * 1024, toStdout: true })).not.toBe('');
+    expect(await transfer(createTestIO({ tty: true, stderrColumns: 0 }), { total: 4 * 1024 * 1024 })).toBe('');
+  });
+
+  it('a progress line never wraps: it is cut to the terminal width', async () => {
+    const err = await transfer(createTestIO({ tty: true, stderrColumns: 30 }), { total: 4 * 1024 * 1024 });
+    const lines = err
+      .split(/\r|\n/)
+      .map((l) => l.replace('\u001b[2K', ''))
+      .filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(l.length).toBeLessThan(30);
   });
 });
