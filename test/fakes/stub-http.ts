@@ -1,9 +1,28 @@
 /**
  * A stub HTTP server on 127.0.0.1 for unit tests of core request functions:
- * register expected requests; unused stubs fail the test (verify()).
+ * register expected requests; a stub not used up by the end of the test fails
+ * the test (checked automatically after each test that started a server; call
+ * verify() to check earlier).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { beforeEach } from 'vitest';
+
+/** Servers started during the running test, verified when it finishes. */
+const startedInTest: StubHttp[] = [];
+
+// Every test file that imports StubHttp gets this hook: after the test (and
+// its afterEach hooks, which usually close the server) every server it
+// started must have served all its stubs. A test that already failed is not
+// piled on: its own failure says more.
+beforeEach((ctx) => {
+  startedInTest.length = 0;
+  ctx.onTestFinished(({ task }) => {
+    const servers = startedInTest.splice(0);
+    if (task.result?.state === 'fail') return;
+    for (const s of servers) s.verify();
+  });
+});
 
 export interface StubReply {
   status?: number;
@@ -39,6 +58,7 @@ export class StubHttp {
     const s = new StubHttp();
     await new Promise<void>((r) => s.#server.listen(0, '127.0.0.1', () => r()));
     s.url = `http://127.0.0.1:${(s.#server.address() as AddressInfo).port}`;
+    startedInTest.push(s);
     return s;
   }
 

@@ -51,7 +51,8 @@ describe('runAuthDevice', () => {
     stub.on('POST', '/login/oauth/access_token', { body: { error: 'authorization_pending' } });
     stub.on('POST', '/login/oauth/access_token', { body: { access_token: 'lyo_secret_token', token_type: 'bearer', scope: 'repo' } });
     stub.on('GET', '/api/v3/user', { headers: { 'x-oauth-scopes': 'repo' }, body: { login: 'mona' } });
-    const ctx = context();
+    // LANYARD_BROWSER: an automated sign-in (the IO is no terminal), as in the end-to-end tests.
+    const ctx = context({ LANYARD_BROWSER: 'true' });
     await runAuthDevice(ctx, { scopes: 'repo' });
     expect(clock.sleeps).toEqual([5000, 10000, 10000]);
     expect(io.stdoutText()).toBe('');
@@ -84,8 +85,9 @@ describe('runAuthDevice', () => {
       body: { device_code: 'd'.repeat(40), user_code: 'WDJB-MJHT', verification_uri: `${stub.url}/login/device`, expires_in: 900, interval: 5 },
     });
     stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/xml' }, body: '<OAuth><error>access_denied</error></OAuth>' });
-    const err = await runAuthDevice(context(), {}).catch((e: unknown) => e);
+    const err = await runAuthDevice(context({ LANYARD_BROWSER: 'true' }), {}).catch((e: unknown) => e);
     expect(exitCodeFor(err)).toBe(4);
+    expect((err as Error).message).toMatch(/access denied/);
     await expect(readFile(join(dir, 'credentials.json'), 'utf8')).rejects.toThrow();
   });
 

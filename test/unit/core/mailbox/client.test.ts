@@ -35,7 +35,7 @@ describe('MailboxClient.listAll', () => {
         const from = start ? all.indexOf(start) : 0; // inclusive, like the store
         return { body: all.slice(from, from + count) };
       },
-      10,
+      3,
     );
     const got: string[] = [];
     for await (const m of client.listAll({ label: 3, count: 4 })) got.push(m.id);
@@ -60,11 +60,13 @@ describe('MailboxClient.listAll', () => {
         expect(req.url.searchParams.get('reverse')).toBe('false');
         return { body: all.slice(from, from + count) };
       },
-      10,
+      3,
     );
     const got: string[] = [];
     for await (const m of client.listAll({ label: 0, count: 2, oldestFirst: true })) got.push(m.id);
     expect(got).toEqual(all);
+    // 2, then 3 a page (count + 1 for the repeated start, which this server does not repeat): the short last page ends it.
+    expect(stub.requests.map((r) => r.url.searchParams.get('start'))).toEqual([null, all[1], all[4]]);
   });
 
   it('metadata pages keep the server order of the keyed object', async () => {
