@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** Command groups that make HTTP requests through undici (see run()). */
-const HTTP_GROUPS = new Set(['auth', 'ratelimit', 'api', 'echo', 'protocol', 'mailbox', 'health', 'emulator']);
+const HTTP_GROUPS = new Set(['auth', 'ratelimit', 'api', 'exec', 'echo', 'protocol', 'mailbox', 'health', 'emulator']);
 /** Builds (Node versions, installs) whose caches are kept beside the current one's. */
 const KEEP_OTHER_BUILDS = 3;
 

@@ -2,7 +2,7 @@
 # Install: source this file, or copy it to /usr/share/bash-completion/completions/lanyard
 _lanyard_subcommands() {
   case "$1" in
-    '') echo 'auth ratelimit api echo protocol mailbox health config profile emulator completion' ;;
+    '') echo 'auth ratelimit api exec echo protocol mailbox health config profile emulator completion' ;;
     'auth') echo 'device login token status logout' ;;
     'auth device') echo '' ;;
     'auth login') echo '' ;;
@@ -14,6 +14,7 @@ _lanyard_subcommands() {
     'ratelimit status') echo '' ;;
     'ratelimit wait') echo '' ;;
     'api') echo '' ;;
+    'exec') echo '' ;;
     'echo') echo 'send auth-info token key' ;;
     'echo send') echo '' ;;
     'echo auth-info') echo '' ;;
@@ -79,6 +80,7 @@ _lanyard_flags() {
     'ratelimit status') echo '--json --jq -q --template -t --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --include -i --silent --service --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
+    'exec') echo '--service -s --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo') echo '--version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo send') echo '--json --jq -q --template -t --stdin --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;
     'echo auth-info') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --basic-client --no-color --help -h' ;;

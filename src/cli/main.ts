@@ -32,6 +32,7 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
   try {
     await program.parseAsync(argv);
     if (interrupted && !ctx.interruptHandled) code = ExitCode.Interrupted;
+    if (ctx.exitStatus !== undefined) code = ctx.exitStatus;
   } catch (err) {
     code = exitCodeFor(err);
     if (code !== 0 && !(err as { code?: string })?.code?.startsWith?.('commander.')) {

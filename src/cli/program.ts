@@ -16,6 +16,7 @@ import * as protocol from './commands/protocol/index.js';
 import * as mailbox from './commands/mailbox/index.js';
 import * as health from './commands/health/index.js';
 import * as api from './commands/api/index.js';
+import * as exec from './commands/exec/index.js';
 import * as completion from './commands/completion/index.js';
 
 interface Group {
@@ -32,6 +33,7 @@ const GROUPS: readonly Group[] = [
   { name: 'auth', summary: auth.summary, declare: auth.authCommand },
   { name: 'ratelimit', summary: ratelimit.summary, declare: ratelimit.ratelimitCommand },
   { name: 'api', summary: api.summary, declare: api.apiCommand, leaf: true },
+  { name: 'exec', summary: exec.summary, declare: exec.execCommand, leaf: true },
   { name: 'echo', summary: echo.summary, declare: echo.echoCommand },
   { name: 'protocol', summary: protocol.summary, declare: protocol.protocolCommand },
   { name: 'mailbox', summary: mailbox.summary, declare: mailbox.mailboxCommand },

@@ -1,0 +1,35 @@
+/** `lanyard exec`: runs a program with credentials in its environment (never on its command line). */
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { examples } from '../../command-kit.js';
+
+export type ExecService = 'hosting' | 'echo' | 'health' | 'protocol';
+
+export interface ExecOptions {
+  service: ExecService[];
+}
+
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
+export const summary = 'run a program with credentials in its environment (LANYARD_TOKEN, GH_TOKEN, …), never on its command line';
+
+export function execCommand(ctx: Context): Command {
+  const service = new Option('-s, --service <name>', 'a service whose credential to hand over (repeatable; default hosting)').choices([
+    'hosting',
+    'echo',
+    'health',
+    'protocol',
+  ]);
+  const oneOf = service.parseArg!;
+  service.argParser((v: string, prev: ExecService[] | undefined) => [...(prev ?? []), oneOf(v, '') as ExecService]);
+  const cmd = new Command('exec')
+    .description(`${summary}; its exit status is passed through and signals are forwarded to it`)
+    .argument('<command>', 'the program to run (after --)')
+    .argument('[args...]', 'its arguments')
+    .addOption(service)
+    .action(async (command: string, args: string[], opts: ExecOptions) => (await import('./run.js')).runExec(ctx, command, args, opts));
+  return examples(cmd, [
+    'lanyard exec -- gh repo list',
+    'lanyard exec -- sh -c \'curl -sH "Authorization: Bearer $LANYARD_TOKEN" "$LANYARD_API_URL/user"\'',
+    'lanyard exec --service hosting --service echo -- ./deploy.sh',
+  ]);
+}

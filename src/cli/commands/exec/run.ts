@@ -1,0 +1,110 @@
+/**
+ * `lanyard exec [--service S…] -- CMD ARGS…`: resolves each chosen service's
+ * credential (refreshed first when it is about to expire), puts it in the
+ * documented environment variables of the child, runs CMD with the terminal
+ * (stdin, stdout, stderr inherited), forwards the signals Lanyard receives and
+ * exits with CMD's status (128 + n when a signal n ended it).
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Context } from '../../context.js';
+import { AuthRequiredError } from '../../../core/errors.js';
+import { requireSetting } from '../../../core/config/settings.js';
+import type { Credential } from '../../../core/http/client.js';
+import { credentialFor } from '../../services/credentials.js';
+import { UsageError } from '../../usage-error.js';
+import type { ExecOptions, ExecService } from './index.js';
+
+/** Signals passed on to the child while it runs. */
+const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGWINCH'];
+
+const SIGN_IN: Record<ExecService, string> = {
+  hosting: 'lanyard auth device (or set LANYARD_TOKEN)',
+  echo: 'lanyard echo key set (or set LANYARD_API_KEY)',
+  health: 'lanyard auth login --health (or set LANYARD_HEALTH_TOKEN)',
+  protocol: 'lanyard auth login --server URL',
+};
+
+/** The secret of a credential, when it is one a program can use from a variable. */
+function secretOf(c: Credential): string | undefined {
+  if (c.scheme === 'bearer') return c.token;
+  if (c.scheme === 'query') return c.value;
+  return undefined;
+}
+
+/** The variables one service contributes: its secret under each documented name, and where to use it. */
+export async function serviceVariables(ctx: Context, service: ExecService): Promise<Record<string, string>> {
+  const { name, settings } = await ctx.profile();
+  const { credential } = await credentialFor(ctx, service, settings, name);
+  const secret = secretOf(credential);
+  if (!secret) {
+    const why = credential.scheme === 'basic' ? ' (--basic-client has no token to hand over)' : '';
+    throw new AuthRequiredError(`no ${service} credential to hand over${why}`, { hint: `sign in first: ${SIGN_IN[service]}` });
+  }
+  switch (service) {
+    case 'hosting': {
+      const vars: Record<string, string> = {
+        LANYARD_TOKEN: secret,
+        GH_TOKEN: secret,
+        GITHUB_TOKEN: secret,
+        LANYARD_API_URL: requireSetting(settings, 'hosting.apiUrl', name),
+      };
+      const web = settings['hosting.webUrl'];
+      const host = web ? new URL(web).host : undefined;
+      if (host && host !== 'github.com') Object.assign(vars, { GH_HOST: host, GH_ENTERPRISE_TOKEN: secret, GITHUB_ENTERPRISE_TOKEN: secret });
+      return vars;
+    }
+    case 'echo':
+      return { LANYARD_API_KEY: secret, LANYARD_ECHO_URL: requireSetting(settings, 'echo.baseUrl', name) };
+    case 'health':
+      return { LANYARD_HEALTH_TOKEN: secret };
+    case 'protocol':
+      return { LANYARD_PROTOCOL_TOKEN: secret, LANYARD_PROTOCOL_URL: requireSetting(settings, 'protocol.serverUrl', name) };
+  }
+}
+
+export async function runExec(ctx: Context, command: string, args: string[], o: ExecOptions): Promise<void> {
+  if (!command) throw new UsageError('no command given', 'usage: lanyard exec [--service S]… -- COMMAND [ARGS…]');
+  const services = [...new Set(o.service?.length ? o.service : (['hosting'] as ExecService[]))];
+  const env: NodeJS.ProcessEnv = { ...ctx.env, LANYARD_PROFILE: (await ctx.profile()).name };
+  for (const s of services) Object.assign(env, await serviceVariables(ctx, s));
+  // The sockets of the credential requests are not the child's business.
+  await ctx.close();
+  ctx.exitStatus = await runChild(command, args, env);
+}
+
+/** Runs the child to its end; its exit status (127 not found, 126 not runnable, 128 + n for signal n). */
+function runChild(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env });
+    // While the child runs, a signal is its to handle; Lanyard's own handlers
+    // (Ctrl-C aborts, a second one exits) step aside until it ends.
+    const saved = new Map<NodeJS.Signals, Array<(...a: unknown[]) => void>>();
+    const forward = (signal: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    for (const sig of FORWARDED) {
+      saved.set(sig, process.listeners(sig) as Array<(...a: unknown[]) => void>);
+      process.removeAllListeners(sig);
+      process.on(sig, forward);
+    }
+    const restore = () => {
+      for (const [sig, listeners] of saved) {
+        process.off(sig, forward);
+        for (const l of listeners) process.on(sig, l);
+      }
+    };
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      restore();
+      // As env(1) and shells say it.
+      if (err.code === 'ENOENT' || err.code === 'EACCES') {
+        process.stderr.write(`${command}: ${err.code === 'ENOENT' ? 'command not found' : 'permission denied'}\n`);
+        resolve(err.code === 'ENOENT' ? 127 : 126);
+      } else reject(err);
+    });
+    child.once('exit', (code, signal) => {
+      restore();
+      resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+    });
+  });
+}
