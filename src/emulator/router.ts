@@ -43,6 +43,33 @@ export interface EmuResponse {
 }
 
 export type Handler = (req: EmuRequest, res: EmuResponse) => void | Promise<void>;
+
+/** An error a handler throws to answer with a status in its service's error shape (bad body, too large, ...). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * How a service writes an error it did not write itself (no such route, a
+ * wrong method, an unreadable body): the body and extra headers of its real
+ * error shape. Chosen by the longest matching path prefix.
+ */
+export type ErrorShape = (status: number, message: string, req: EmuRequest) => { body: unknown; headers?: Record<string, string> };
+
+const defaultShape: ErrorShape = (_status, message) => ({ body: { message } });
+
+const REASON: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  500: 'Internal Server Error',
+};
 /** Middleware: call next() to continue; or answer and don't. */
 export type Middleware = (req: EmuRequest, res: EmuResponse, next: () => Promise<void>) => void | Promise<void>;
 
@@ -59,6 +86,7 @@ const MAX_BODY = 64 * 1024 * 1024;
 export class Router {
   readonly #routes: Route[] = [];
   readonly #middleware: Array<{ prefix: string; fn: Middleware }> = [];
+  readonly #shapes: Array<{ prefix: string; shape: ErrorShape }> = [];
 
   /** `pattern`: `/api/v3/users/:login`; `*` at the end matches the rest (as params.rest). */
   route(method: string, pattern: string, handler: Handler): void {
@@ -96,21 +124,64 @@ export class Router {
     this.#middleware.push({ prefix, fn });
   }
 
+  /** The error shape of paths under `prefix` (a path prefix, or a RegExp source tested against the path). */
+  errorShape(prefix: string | RegExp, shape: ErrorShape): void {
+    this.#shapes.push({ prefix: typeof prefix === 'string' ? prefix : `re:${prefix.source}`, shape });
+  }
+
+  /** Answers an error in the shape of the service owning the path. */
+  sendError(req: EmuRequest, res: EmuResponse, status: number, message = REASON[status] ?? 'Error'): void {
+    if (res.sent) {
+      res.raw.destroy();
+      return;
+    }
+    let best: { prefix: string; shape: ErrorShape } | undefined;
+    for (const s of this.#shapes) {
+      const hit = s.prefix.startsWith('re:') ? new RegExp(s.prefix.slice(3), 'i').test(req.path) : underPrefix(req.path, s.prefix);
+      if (hit && (!best || s.prefix.length > best.prefix.length)) best = s;
+    }
+    const { body, headers } = (best?.shape ?? defaultShape)(status, message, req);
+    res.json(status, body, headers);
+  }
+
   routes(): string[] {
     return this.#routes.map((r) => r.source);
   }
 
-  async handle(rawReq: IncomingMessage, rawRes: ServerResponse, extraHeaders: () => Record<string, string>): Promise<void> {
-    const req = createRequest(rawReq);
+  /**
+   * Answers one request. Never rejects: an HttpError thrown anywhere becomes
+   * that status in the owning service's error shape; anything else a 500
+   * (reported through `onCrash`), so one bad request never stops the server.
+   */
+  async handle(
+    rawReq: IncomingMessage,
+    rawRes: ServerResponse,
+    extraHeaders: () => Record<string, string>,
+    onCrash: (err: unknown) => void = () => undefined,
+  ): Promise<void> {
     const res = createResponse(rawRes, extraHeaders());
-    const chain = this.#middleware.filter((m) => !m.prefix || req.path === m.prefix || req.path.startsWith(m.prefix.endsWith('/') ? m.prefix : m.prefix + '/'));
+    let req: EmuRequest;
+    try {
+      req = createRequest(rawReq);
+    } catch {
+      // A request target no URL parser accepts.
+      res.json(400, { message: 'Bad Request' });
+      return;
+    }
+    const chain = this.#middleware.filter((m) => !m.prefix || underPrefix(req.path, m.prefix));
     let i = 0;
     const next = async (): Promise<void> => {
       const m = chain[i++];
       if (m) return void (await m.fn(req, res, next));
       return this.#dispatch(req, res);
     };
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof HttpError) return this.sendError(req, res, err.status, err.message);
+      onCrash(err);
+      this.sendError(req, res, 500, 'Internal emulator error');
+    }
   }
 
   async #dispatch(req: EmuRequest, res: EmuResponse): Promise<void> {
@@ -131,9 +202,12 @@ export class Router {
       await r.handler(req, res);
       return;
     }
-    if (pathMatched) res.json(405, { message: 'Method Not Allowed' });
-    else res.json(404, { message: 'Not Found' });
+    this.sendError(req, res, pathMatched ? 405 : 404);
   }
+}
+
+function underPrefix(path: string, prefix: string): boolean {
+  return !prefix || path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : prefix + '/');
 }
 
 function createRequest(raw: IncomingMessage): EmuRequest {
@@ -146,8 +220,8 @@ function createRequest(raw: IncomingMessage): EmuRequest {
       raw.on('data', (c: Buffer) => {
         size += c.length;
         if (size > MAX_BODY) {
-          reject(new Error('body too large'));
-          raw.destroy();
+          reject(new HttpError(413, 'Request body too large'));
+          raw.pause();
         } else chunks.push(c);
       });
       raw.on('end', () => resolve(Buffer.concat(chunks)));
@@ -165,7 +239,14 @@ function createRequest(raw: IncomingMessage): EmuRequest {
     locals: {},
     bytes,
     text: async () => (await bytes()).toString('utf8'),
-    json: async <T>() => JSON.parse((await bytes()).toString('utf8')) as T,
+    json: async <T>() => {
+      const text = (await bytes()).toString('utf8');
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new HttpError(400, 'Problems parsing JSON');
+      }
+    },
     form: async () => new URLSearchParams((await bytes()).toString('utf8')),
     header: (name) => {
       const v = raw.headers[name.toLowerCase()];

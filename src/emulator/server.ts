@@ -11,18 +11,34 @@ import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { EmulatorAdminPrefix } from '../shared/constants.js';
 import { EmulatorClock } from './clock.js';
-import { FaultTable } from './faults.js';
-import { Router } from './router.js';
+import { FaultTable, type Fault } from './faults.js';
+import { Router, type Handler } from './router.js';
 import type { EmulatorEnv, EmulatorService } from './service.js';
 import { serviceFactories } from './services/index.js';
 
 export interface EmulatorOptions {
   port?: number;
   host?: string;
+  /** Keep state (the mailbox store) here; default: a new temporary directory (see `temporaryDataDir`). */
   dataDir?: string;
   tlsCertFile?: string;
   tlsKeyFile?: string;
+  /** Serve HTTPS with this PEM certificate and key (in memory), e.g. from `selfSignedCertificate()`. */
+  tls?: { cert: string; key: string };
   log?: (line: string) => void;
+}
+
+/** The admin operations, callable in-process or over HTTP under /_emulator/. */
+export interface EmulatorAdmin {
+  info(): Record<string, unknown>;
+  reset(): Promise<void>;
+  /** Moves the emulator clock forward; returns the new emulator time. */
+  advance(ms: number): { now: string; clockOffsetMs: number };
+  addFault(f: Record<string, unknown>): Fault;
+  faults(): Fault[];
+  clearFaults(): void;
+  /** Calls `POST /_emulator/<service>/<verb>` in-process. */
+  verb(service: string, verb: string, body?: Record<string, unknown>): Promise<unknown>;
 }
 
 export interface Emulator {
@@ -30,14 +46,31 @@ export interface Emulator {
   readonly port: number;
   readonly clock: EmulatorClock;
   readonly dataDir: string;
+  /** True when the emulator made `dataDir` itself (a temporary directory nobody else knows). */
+  readonly temporaryDataDir: boolean;
   readonly services: readonly EmulatorService[];
+  readonly admin: EmulatorAdmin;
   close(): Promise<void>;
+}
+
+/** The one place the emulator's data directory is chosen: the given one, or a new temporary one. */
+async function openDataDir(dir: string | undefined): Promise<{ dir: string; temporary: boolean }> {
+  if (dir) {
+    await mkdir(dir, { recursive: true });
+    return { dir, temporary: false };
+  }
+  return { dir: await mkdtemp(join(tmpdir(), 'lanyard-emulator-')), temporary: true };
+}
+
+/** `scheme://host:port` without a default port (https on 443, http on 80), as the real services write URLs. */
+export function originOf(scheme: 'http' | 'https', host: string, port: number): string {
+  return new URL(`${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`).origin;
 }
 
 export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> {
   const host = o.host ?? '127.0.0.1';
-  const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'lanyard-emulator-')));
-  await mkdir(dataDir, { recursive: true });
+  const data = await openDataDir(o.dataDir);
+  const dataDir = data.dir;
   const clock = new EmulatorClock();
   let baseUrl = '';
   const env: EmulatorEnv = { clock, baseUrl: () => baseUrl, dataDir, log: o.log ?? (() => undefined) };
@@ -46,7 +79,8 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
   router.use('', faults.middleware());
   const services: EmulatorService[] = [];
   for (const factory of serviceFactories) services.push(await factory(env));
-  registerAdmin(router, services, clock, faults, () => baseUrl, dataDir);
+  const admin = adminOf(services, clock, faults, () => baseUrl, dataDir);
+  registerAdmin(router, admin);
   for (const s of services) s.register(router);
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -56,25 +90,28 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
       const path = (req.url ?? '/').split('?')[0];
       res.once('close', () => env.log(`${req.method} ${path} ${res.headersSent ? res.statusCode : 'reset'} ${Math.round(performance.now() - started)}ms`));
     }
-    router
-      .handle(req, res, () => ({ date: new Date(clock.now()).toUTCString() }))
-      .catch((err: unknown) => {
-        env.log(`error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? err}`);
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ message: 'Internal emulator error' }));
-        } else res.destroy();
-      });
+    void router.handle(
+      req,
+      res,
+      () => ({ date: new Date(clock.now()).toUTCString() }),
+      (err) => env.log(`error on ${req.method} ${(req.url ?? '/').split('?')[0]}: ${(err as Error)?.stack ?? err}`),
+    );
   };
   let server: Server;
-  const tls = !!(o.tlsCertFile && o.tlsKeyFile);
-  if (tls) {
+  const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
+  const tls = tlsFiles || !!o.tls;
+  if (tlsFiles) {
     const [cert, key] = await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]);
     server = createHttpsServer({ cert, key }, handler) as unknown as Server;
+  } else if (o.tls) {
+    server = createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler) as unknown as Server;
   } else {
     server = createHttpServer(handler);
   }
   server.keepAliveTimeout = 5000;
+  // A request that never finishes its headers or body does not hold a socket forever.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 120_000;
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -85,28 +122,63 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     server.listen(o.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  baseUrl = `${tls ? 'https' : 'http'}://${hostPart}:${port}`;
+  baseUrl = originOf(tls ? 'https' : 'http', host, port);
+  let closing: Promise<void> | undefined;
   return {
     url: baseUrl,
     port,
     clock,
     dataDir,
+    temporaryDataDir: data.temporary,
     services,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections?.();
-        setTimeout(() => {
-          for (const s of sockets) s.destroy();
-        }, 1000).unref();
-      });
-      for (const s of services) await s.close?.();
+    admin,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections?.();
+          setTimeout(() => {
+            for (const s of sockets) s.destroy();
+          }, 1000).unref();
+        });
+        for (const s of services) await s.close?.();
+      })();
+      return closing;
     },
   };
 }
 
-function registerAdmin(router: Router, services: EmulatorService[], clock: EmulatorClock, faults: FaultTable, baseUrl: () => string, dataDir: string): void {
+function adminOf(services: EmulatorService[], clock: EmulatorClock, faults: FaultTable, baseUrl: () => string, dataDir: string): EmulatorAdmin {
+  return {
+    info() {
+      const info: Record<string, unknown> = { url: baseUrl(), now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs, dataDir };
+      for (const s of services) if (s.info) info[s.name] = s.info();
+      return info;
+    },
+    async reset() {
+      clock.reset();
+      faults.clear();
+      for (const s of services) await s.reset?.();
+    },
+    advance(ms) {
+      clock.advance(ms);
+      return { now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs };
+    },
+    addFault: (f) => faults.add(f),
+    faults: () => faults.list(),
+    clearFaults: () => faults.clear(),
+    async verb(service, verb, body = {}) {
+      const s = services.find((x) => x.name === service);
+      const fn = s?.admin && Object.hasOwn(s.admin, verb) ? s.admin[verb] : undefined;
+      if (!fn) throw new UnknownAdminVerb(`no admin verb ${service}/${verb}`);
+      return (await fn(body)) ?? { ok: true };
+    },
+  };
+}
+
+class UnknownAdminVerb extends Error {}
+
+function registerAdmin(router: Router, admin: EmulatorAdmin): void {
   const p = EmulatorAdminPrefix;
   const body = async (req: Parameters<Parameters<Router['get']>[1]>[0]) => {
     const t = await req.text();
@@ -115,53 +187,47 @@ function registerAdmin(router: Router, services: EmulatorService[], clock: Emula
     if (!j || typeof j !== 'object' || Array.isArray(j)) throw new Error('body must be a JSON object');
     return j as Record<string, unknown>;
   };
-  router.get(`${p}/info`, (_req, res) => {
-    const info: Record<string, unknown> = { url: baseUrl(), now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs, dataDir };
-    for (const s of services) if (s.info) info[s.name] = s.info();
-    res.json(200, info);
-  });
-  router.post(`${p}/reset`, async (_req, res) => {
-    clock.reset();
-    faults.clear();
-    for (const s of services) await s.reset?.();
-    res.json(200, { reset: true });
-  });
-  router.post(`${p}/advance`, async (req, res) => {
-    try {
-      const b = await body(req);
-      const ms = b.ms !== undefined ? Number(b.ms) : Number(b.seconds) * 1000;
-      clock.advance(ms);
-      res.json(200, { now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs });
-    } catch (err) {
-      res.json(400, { message: (err as Error).message });
-    }
-  });
-  router.get(`${p}/faults`, (_req, res) => res.json(200, { faults: faults.list() }));
-  router.post(`${p}/faults`, async (req, res) => {
-    try {
-      res.json(201, faults.add(await body(req)));
-    } catch (err) {
-      res.json(400, { message: (err as Error).message });
-    }
-  });
+  /** Runs an admin operation: its result as JSON, a bad body or a refused verb as 400. */
+  const op =
+    (status: number, fn: (b: Record<string, unknown>, params: Record<string, string>) => unknown): Handler =>
+    async (req, res) => {
+      let b: Record<string, unknown>;
+      try {
+        b = await body(req);
+      } catch (err) {
+        return res.json(400, { message: (err as Error).message });
+      }
+      try {
+        const r = await fn(b, req.params);
+        if (r === undefined) res.empty(204);
+        else res.json(status, r);
+      } catch (err) {
+        res.json(err instanceof UnknownAdminVerb ? 404 : 400, { message: (err as Error).message });
+      }
+    };
+  router.get(`${p}/info`, (_req, res) => res.json(200, admin.info()));
+  router.post(
+    `${p}/reset`,
+    op(200, async () => {
+      await admin.reset();
+      return { reset: true };
+    }),
+  );
+  router.post(
+    `${p}/advance`,
+    op(200, (b) => admin.advance(b.ms !== undefined ? Number(b.ms) : Number(b.seconds) * 1000)),
+  );
+  router.get(`${p}/faults`, (_req, res) => res.json(200, { faults: admin.faults() }));
+  router.post(
+    `${p}/faults`,
+    op(201, (b) => admin.addFault(b)),
+  );
   router.delete(`${p}/faults`, (_req, res) => {
-    faults.clear();
+    admin.clearFaults();
     res.empty(204);
   });
-  router.post(`${p}/:service/:verb`, async (req, res) => {
-    const s = services.find((x) => x.name === req.params.service);
-    const verb = s?.admin?.[req.params.verb!];
-    if (!s || !verb) return res.json(404, { message: `no admin verb ${req.params.service}/${req.params.verb}` });
-    let b: Record<string, unknown>;
-    try {
-      b = await body(req);
-    } catch (err) {
-      return res.json(400, { message: (err as Error).message });
-    }
-    try {
-      res.json(200, (await verb(b)) ?? { ok: true });
-    } catch (err) {
-      res.json(400, { message: (err as Error).message });
-    }
-  });
+  router.post(
+    `${p}/:service/:verb`,
+    op(200, (b, params) => admin.verb(params.service!, params.verb!, b)),
+  );
 }

@@ -57,6 +57,9 @@ export const SecondaryLimits = {
   graphqlPointsPerMinute: 2000,
   contentCreatingPerMinute: 80,
   contentCreatingPerHour: 500,
+  /** CPU time: 90 s per 60 s of real time, at most 60 s of it for the query API. */
+  cpuMsPerMinute: 90_000,
+  graphqlCpuMsPerMinute: 60_000,
   pointsGet: 1,
   pointsWrite: 5,
 } as const;

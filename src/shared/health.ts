@@ -138,6 +138,3 @@ export const HealthQuery = {
   queryStartTime: 'queryStartTime',
   skipToken: '$skipToken',
 } as const;
-
-/** api-version values the emulator serves. */
-export const HealthApiVersions = ['2025-05-01'] as const;

@@ -43,6 +43,9 @@ export interface HostingSecondaryLimits {
   graphqlPointsPerMinute?: number;
   contentCreatingPerMinute?: number;
   contentCreatingPerHour?: number;
+  /** CPU time per 60 s, ms (90,000), and the query API's share of it (60,000). */
+  cpuMsPerMinute?: number;
+  graphqlCpuMsPerMinute?: number;
 }
 
 /** One bucket as the `budgets` verb lists it. */

@@ -327,7 +327,9 @@ describe('errors', () => {
     expect(body).toEqual({ code: 'MissingApiVersionParameter', message: 'The api-version query parameter (?api-version=) is required for all requests.' });
     const r = await run(['health', 'events', '--api-version', '2019-01-01']);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe("InvalidApiVersionParameter: The api-version '2019-01-01' is invalid. The supported versions are '2025-05-01'.");
+    expect(r.stderr.trim()).toBe(
+      "InvalidApiVersionParameter: The api-version '2019-01-01' is invalid. The supported versions are '2018-07-01-preview','2018-07-01','2022-05-01-preview','2022-10-01-preview','2022-10-01','2023-10-01-preview','2024-02-01','2025-05-01'.",
+    );
   });
 
   it('an empty subscription id and a bad queryStartTime are 400s', async () => {

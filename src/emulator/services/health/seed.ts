@@ -102,9 +102,7 @@ export function generateEvent(o: GenOptions): HealthEvent {
       impactedRegions: regions.map((region, r) => {
         const updates = Array.from({ length: 1 + ((i + r) % 3) }, (_, u) => ({
           eventTags: u === 0 && status === 'Resolved' ? ['Preliminary PIR'] : u === 0 ? ['Action Recommended'] : [],
-          summary: sensitive
-            ? ''
-            : `Update ${1 + ((i + r) % 3) - u}: engineers are ${u === 0 && status === 'Resolved' ? 'confirming mitigation' : 'investigating'} ${service} in ${region}.`,
+          summary: `Update ${1 + ((i + r) % 3) - u}: engineers are ${u === 0 && status === 'Resolved' ? 'confirming mitigation' : 'investigating'} ${service} in ${region}.`,
           updateDateTime: iso7(o.lastUpdateMs - u * HOUR - r * 60_000),
         }));
         return {
@@ -138,8 +136,9 @@ export function generateEvent(o: GenOptions): HealthEvent {
     eventSource: EventSourceValues[i % 2]!,
     status,
     title: `${status === 'Active' ? 'ACTIVE' : 'RESOLVED'}: ${titleWord} - ${mainService} in ${mainRegion}`,
-    summary: sensitive ? '' : summary,
-    ...(sensitive ? {} : { description: `<p>${summary}</p>` }),
+    // Sensitive events keep their content here; the list and get blank it (see publicView), fetchEventDetails returns it.
+    summary,
+    description: `<p>${summary}</p>`,
     header: `Your ${mainService} resources might be impacted by this ${titleWord.toLowerCase()}`,
     level: eventLevel === 'Critical' || eventLevel === 'Error' ? 'Critical' : 'Warning',
     eventLevel,
@@ -158,7 +157,7 @@ export function generateEvent(o: GenOptions): HealthEvent {
     eventTags: [EventTagValues[i % EventTagValues.length]!],
     enableChatWithUs: i % 4 === 1,
     [`enable${o.vendor}Support`]: i % 4 !== 3,
-    article: { articleContent: sensitive ? '' : `<html>${summary}</html>`, articleId: `article-${name}`, parameters: { trackingId: name } },
+    article: { articleContent: `<html>${summary}</html>`, articleId: `article-${name}`, parameters: { trackingId: name } },
     additionalInformation: { message: i % 2 ? 'Subscribe to alerts to be notified of updates.' : '' },
     impact,
     links: [
@@ -224,4 +223,20 @@ export function seedEvents(nowMs: number, vendor: string = SEED.vendor): Map<str
     [SEED.subscriptionId, main],
     [SEED.exampleSubscriptionId, [structuredClone(PUBLISHED_EXAMPLE.event)]],
   ]);
+}
+
+/**
+ * An event as the list and get operations show it: for a sensitive event the
+ * communication (summary, description, article, update summaries) is blank;
+ * `fetchEventDetails` returns the stored event whole.
+ */
+export function publicView(e: HealthEvent): HealthEvent {
+  if (!e.properties?.isEventSensitive) return e;
+  const v = structuredClone(e);
+  const p = v.properties!;
+  p.summary = '';
+  delete p.description;
+  if (p.article) p.article.articleContent = '';
+  for (const imp of p.impact ?? []) for (const r of imp.impactedRegions ?? []) for (const u of r.updates ?? []) u.summary = '';
+  return v;
 }

@@ -5,6 +5,7 @@
 import { Hosting } from '../../../shared/constants.js';
 import type { EmuRequest, Router } from '../../router.js';
 import type { HostingState, HostingUser } from './state.js';
+import { authorizationJson } from './token-api.js';
 
 function basicUser(state: HostingState, req: EmuRequest): HostingUser | undefined | 'malformed' {
   const m = /^basic\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
@@ -42,20 +43,13 @@ export function registerAuthorizations(router: Router, state: HostingState, base
     const id = state.nextId();
     const value = state.newTokenValue('personal');
     state.tokens.set(value, { value, kind: 'personal', login: user.login, scopes: [...new Set(scopes as string[])], createdAt: now, note: body.note, id });
+    const t = state.tokens.get(value)!;
     res.json(
       201,
       {
-        id,
-        url: `${base()}${path}/${id}`,
-        app: { name: body.note, url: typeof body.note_url === 'string' ? body.note_url : null, client_id: '00000000000000000000' },
-        token: value,
-        token_last_eight: value.slice(-8),
-        note: body.note,
+        ...authorizationJson(state, base(), t),
         note_url: typeof body.note_url === 'string' ? body.note_url : null,
         fingerprint: typeof body.fingerprint === 'string' ? body.fingerprint : null,
-        scopes: [...new Set(scopes as string[])],
-        created_at: new Date(now).toISOString(),
-        updated_at: new Date(now).toISOString(),
       },
       { location: `${base()}${path}/${id}` },
     );

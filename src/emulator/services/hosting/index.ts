@@ -6,6 +6,7 @@ import { HostingState, SEED } from './state.js';
 import { registerRestApi } from './rest.js';
 import { registerOAuth } from './oauth/index.js';
 import { registerAuthorizations } from './authorizations.js';
+import { registerTokenApi, TokensPagePath } from './token-api.js';
 import { hostingAdmin } from './admin.js';
 import { registerRateLimits, resetRateLimits } from './ratelimit/index.js';
 import { describeSeededCallers } from './ratelimit/seed.js';
@@ -20,6 +21,12 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
       registerRestApi(router, state, env);
       registerOAuth(router, state, () => env.baseUrl());
       registerAuthorizations(router, state, () => env.baseUrl());
+      registerTokenApi(router, state, () => env.baseUrl());
+      // Errors the routes do not write themselves (no such route, unreadable body) in the API's shape.
+      for (const prefix of [Hosting.apiPathPrefix, '/api/graphql'])
+        router.errorShape(prefix, (_status, message) => ({
+          body: { message, documentation_url: prefix === '/api/graphql' ? 'https://docs.example.com/graphql' : 'https://docs.example.com/rest' },
+        }));
     },
     reset() {
       state.reset();
@@ -34,7 +41,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
         users: [...state.users.values()].map((u) => ({ login: u.login, password: u.password, name: u.name, email: u.email })),
         apps: [...state.apps.values()].map((a) => ({ ...a })),
         personalToken: SEED.personalToken,
-        pages: Object.fromEntries(Object.entries(HostingOAuthPath).map(([k, p]) => [k, base + p])),
+        pages: { ...Object.fromEntries(Object.entries(HostingOAuthPath).map(([k, p]) => [k, base + p])), tokens: base + TokensPagePath },
         devicePolicy: { ...state.devicePolicy },
         rateLimitCallers: describeSeededCallers(state),
         profile: { 'hosting.webUrl': base, 'hosting.apiUrl': base + Hosting.apiPathPrefix, 'hosting.clientId': SEED.app.clientId },

@@ -14,12 +14,6 @@ import { reposOf, type RepoRecord } from './ratelimit/fixtures.js';
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
 
-export function bearerOf(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  const m = /^(?:bearer|token)\s+(\S+)\s*$/i.exec(authorization);
-  return m?.[1];
-}
-
 /** The user a request acts for (set by the rate limiter's middleware), if any. */
 function userOf(req: EmuRequest): string | undefined {
   const c = req.locals.rateLimitCaller as Caller | undefined;
@@ -33,6 +27,38 @@ function isAuthenticated(req: EmuRequest): boolean {
 
 const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
 const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
+
+/** The user object of `GET /user`, with the URL fields clients follow. */
+export function userJson(base: string, u: { login: string; id: number; name: string; email: string }): Record<string, unknown> {
+  const api = `${base}${Hosting.apiPathPrefix}`;
+  return {
+    login: u.login,
+    id: u.id,
+    node_id: Buffer.from(`04:User${u.id}`).toString('base64'),
+    avatar_url: `${base}/avatars/${u.login}`,
+    url: `${api}/users/${u.login}`,
+    html_url: `${base}/${u.login}`,
+    repos_url: `${api}/users/${u.login}/repos`,
+    type: 'User',
+    site_admin: false,
+    name: u.name,
+    email: u.email,
+  };
+}
+
+/** `GET /api/v3/`: the real service's map of the API's URL templates. */
+function apiRoot(api: string): Record<string, string> {
+  return {
+    current_user_url: `${api}/user`,
+    authorizations_url: `${api}/authorizations`,
+    code_search_url: `${api}/search/code?q={query}{&page,per_page,sort,order}`,
+    rate_limit_url: `${api}/rate_limit`,
+    repository_url: `${api}/repos/{owner}/{repo}`,
+    repository_search_url: `${api}/search/repositories?q={query}{&page,per_page,sort,order}`,
+    current_user_repositories_url: `${api}/user/repos{?type,page,per_page,sort}`,
+    user_url: `${api}/users/{user}`,
+  };
+}
 
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const api = Hosting.apiPathPrefix;
@@ -56,11 +82,20 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   };
   const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
 
+  // The API root: a map of URL templates (clients such as the code host's own CLI call it to check a token and read its scopes).
+  router.get(api, (_req, res) => res.json(200, apiRoot(env.baseUrl() + api)));
+
   router.get(`${api}/user`, (req, res) => {
-    const token = state.activeToken(bearerOf(req.header('authorization')));
-    if (!token?.login) return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest' });
-    const u = state.users.get(token.login)!;
-    res.json(200, { login: u.login, id: u.id, name: u.name, email: u.email, type: 'User' }, { 'x-oauth-scopes': token.scopes.join(', ') });
+    const login = userOf(req);
+    if (!login) return requiresAuth(res);
+    const u = state.users.get(login)!;
+    res.json(200, userJson(env.baseUrl(), u));
+  });
+
+  router.get(`${api}/users/:login`, (req, res) => {
+    const u = state.users.get(req.params.login!);
+    if (!u) return notFound(res);
+    res.json(200, userJson(env.baseUrl(), u));
   });
 
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {

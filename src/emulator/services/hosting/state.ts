@@ -230,6 +230,32 @@ export class HostingState {
     return t;
   }
 
+  /** The id of a token's authorization record (given on first use). */
+  idOf(t: HostingToken): number {
+    t.id ??= this.nextId();
+    return t.id;
+  }
+
+  /**
+   * A new value for an app token: same user, app and scopes. A reset keeps the
+   * authorization id and the old value stops working; a scoped copy
+   * (`reset` false) is a new authorization beside the old token.
+   */
+  newValueFor(old: HostingToken, reset: boolean): HostingToken {
+    if (reset) old.revoked = true;
+    const now = this.now();
+    const t: HostingToken = {
+      ...old,
+      value: this.newTokenValue(old.kind),
+      revoked: false,
+      createdAt: now,
+      ...(old.expiresAt !== undefined ? { expiresAt: now + InstallableTokens.accessTokenLifetimeSec * 1000 } : {}),
+      id: reset ? old.id : undefined,
+    };
+    this.tokens.set(t.value, t);
+    return t;
+  }
+
   /** Records an event in a one-hour sliding window; returns how many are in it now (including this one). */
   hit(key: string, windowMs = 3_600_000): number {
     const now = this.now();

@@ -88,6 +88,16 @@ export function adminVerbs(rl: RateLimiter): Record<string, Verb> {
     limits(body) {
       return { secondaryLimits: rl.secondary.configure(body as Record<string, number>) };
     },
+    /** {path, ms}: the modelled CPU time of requests under a path prefix (ms null: back to the default model). */
+    'cpu-cost'(body) {
+      if (typeof body.path !== 'string' || !body.path.startsWith('/')) throw new Error('path must be a path prefix starting with /');
+      if (body.ms === null) rl.secondary.cpuCosts.delete(body.path);
+      else rl.secondary.cpuCosts.set(body.path, int(body, 'ms') ?? 0);
+      return {
+        cpuCosts: Object.fromEntries(rl.secondary.cpuCosts),
+        limits: { cpuMsPerMinute: rl.secondary.limits.cpuMsPerMinute, graphqlCpuMsPerMinute: rl.secondary.limits.graphqlCpuMsPerMinute },
+      };
+    },
     'rate-limit-token'(body) {
       return mintToken(rl.state, now(), body);
     },

@@ -105,6 +105,12 @@ export class WindowCounter {
     return true;
   }
 
+  /** Whether `n` more would stay within `limit` (counts nothing). */
+  fits(now: number, n: number, limit: number): boolean {
+    if (now - this.#start >= this.windowMs) return n <= limit;
+    return this.#count + n <= limit;
+  }
+
   /** Seconds until the current window closes (at least 1). */
   secondsLeft(now: number): number {
     return Math.max(1, Math.ceil((this.#start + this.windowMs - now) / 1000));

@@ -54,3 +54,19 @@ function isMutation(body: string): boolean {
   }
   return /^\s*mutation\b/.test(query.replace(/^\s*#.*$/gm, ''));
 }
+
+/**
+ * CPU time a request costs the service, in milliseconds: a deterministic
+ * model (no wall clock), so the CPU-time secondary limit (90 s per 60 s)
+ * trips at a known request. Reads 10 ms, writes 50 ms, searches 100 ms,
+ * query-API requests 20 ms per point; `costs` (admin verb `cpu-cost`)
+ * overrides by path prefix, longest first.
+ */
+export function cpuCostOf(method: string, path: string, cls: RequestClass, graphqlBody: string | undefined, costs: ReadonlyMap<string, number>): number {
+  let best: [string, number] | undefined;
+  for (const [prefix, ms] of costs) if (path.startsWith(prefix) && (!best || prefix.length > best[0].length)) best = [prefix, ms];
+  if (best) return best[1];
+  if (cls.graphql) return 20 * pointsOf(method, graphqlBody);
+  if (cls.resource === 'search' || cls.resource === 'code_search') return 100;
+  return READ.has(method) ? 10 : 50;
+}

@@ -12,7 +12,8 @@ import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
 import type { HostingState } from '../state.js';
 import { BucketStore, type Bucket } from './buckets.js';
 import { bucketKey, identifyCaller, primaryMessage, resourceLimit, RESOURCES, type Caller, type Resource } from './callers.js';
-import { classifyRequest, isContentCreating, pointsOf } from './classify.js';
+import { classifyRequest, cpuCostOf, isContentCreating, pointsOf } from './classify.js';
+import { scopeHeaders } from '../scopes.js';
 import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
 import { seedRateLimitCallers } from './seed.js';
 import { adminVerbs } from './admin.js';
@@ -75,6 +76,8 @@ async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: (
   if (!cls) return next();
   const caller = identifyCaller(rl.state, req.header('authorization'), req.ip);
   req.locals.rateLimitCaller = caller;
+  if (caller.kind === 'anonymous' && caller.badCredentials) return badCredentials(rl, req, res, caller);
+  Object.assign(res.extraHeaders, scopeHeaders(rl.state, req));
   const release = rl.secondary.enter(caller.key);
   res.raw.once('close', release);
   const resource: Resource = cls.resource === 'rate_limit' ? 'core' : cls.resource;
@@ -84,6 +87,7 @@ async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: (
     caller: caller.key,
     endpoint: cls.endpoint,
     points: pointsOf(req.method, gqlBody),
+    cpuMs: cpuCostOf(req.method, req.path, cls, gqlBody, rl.secondary.cpuCosts),
     graphql: cls.graphql,
     contentCreating: isContentCreating(req.method, cls, gqlBody),
   });
@@ -112,11 +116,20 @@ function secondaryRefusal(rl: RateLimiter, res: EmuResponse, r: SecondaryRefusal
   res.json(r.status, { message: `${SECONDARY_MESSAGE}${id}.`, documentation_url: `${DOCS_URL}#about-secondary-rate-limits` }, headers);
 }
 
+/**
+ * A token, or a login and password, that is not valid: 401 `Bad credentials`
+ * on every endpoint, public ones included (the real service never falls back
+ * to anonymous access). It counts against the address's unauthenticated budget.
+ */
+function badCredentials(rl: RateLimiter, req: EmuRequest, res: EmuResponse, caller: Caller): void {
+  const bucket = rl.bucket(caller, 'core');
+  if (BucketStore.remaining(bucket) > 0) bucket.used++;
+  const docs = req.path.startsWith('/api/graphql') ? 'https://docs.example.com/graphql' : 'https://docs.example.com/rest';
+  res.json(401, { message: 'Bad credentials', documentation_url: docs }, headersOf(bucket));
+}
+
 function rateLimitOverview(rl: RateLimiter, req: EmuRequest, res: EmuResponse): void {
   const caller = (req.locals.rateLimitCaller as Caller | undefined) ?? identifyCaller(rl.state, req.header('authorization'), req.ip);
-  if (caller.kind === 'anonymous' && caller.badCredentials) {
-    return res.json(401, { message: 'Bad credentials', documentation_url: 'https://docs.example.com/rest' });
-  }
   const resources: Record<string, { limit: number; used: number; remaining: number; reset: number }> = {};
   for (const r of RESOURCES) {
     if (r === 'lfs') continue; // its own bucket, reported in headers only (as the real service does)

@@ -33,6 +33,8 @@ export interface RequestCost {
   /** `GET /api/v3/repos/x/y` style key of the endpoint. */
   endpoint: string;
   points: number;
+  /** Modelled CPU time of the request, ms (see cpuCostOf). */
+  cpuMs: number;
   graphql: boolean;
   contentCreating: boolean;
 }
@@ -43,6 +45,8 @@ const defaults = (): Required<HostingSecondaryLimits> => ({
   graphqlPointsPerMinute: SecondaryLimits.graphqlPointsPerMinute,
   contentCreatingPerMinute: SecondaryLimits.contentCreatingPerMinute,
   contentCreatingPerHour: SecondaryLimits.contentCreatingPerHour,
+  cpuMsPerMinute: SecondaryLimits.cpuMsPerMinute,
+  graphqlCpuMsPerMinute: SecondaryLimits.graphqlCpuMsPerMinute,
 });
 
 export class SecondaryLimiter {
@@ -51,6 +55,10 @@ export class SecondaryLimiter {
   readonly #points = new Map<string, WindowCounter>();
   readonly #contentMinute = new Map<string, WindowCounter>();
   readonly #contentHour = new Map<string, WindowCounter>();
+  readonly #cpu = new Map<string, WindowCounter>();
+  readonly #graphqlCpu = new Map<string, WindowCounter>();
+  /** Per path prefix, the modelled CPU cost (ms) of a request (admin verb `cpu-cost`). */
+  readonly cpuCosts = new Map<string, number>();
   #forced: Forced[] = [];
 
   constructor(private readonly now: () => number) {}
@@ -60,6 +68,9 @@ export class SecondaryLimiter {
     this.#points.clear();
     this.#contentMinute.clear();
     this.#contentHour.clear();
+    this.#cpu.clear();
+    this.#graphqlCpu.clear();
+    this.cpuCosts.clear();
     this.#forced = [];
     // in-flight counts belong to live connections; they drain by themselves.
   }
@@ -103,6 +114,12 @@ export class SecondaryLimiter {
     const points = counter(this.#points, `${c.caller} ${c.endpoint}`, 60_000);
     const pointLimit = c.graphql ? this.limits.graphqlPointsPerMinute : this.limits.restPointsPerMinute;
     if (!points.take(now, c.points, pointLimit)) return { status: 403, retryAfter: points.secondsLeft(now), reason: 'points per minute' };
+    // CPU time: 90 s per 60 s in all, at most 60 s of it for the query API (modelled costs, emulator clock).
+    const cpu = counter(this.#cpu, c.caller, 60_000);
+    const gqlCpu = c.graphql ? counter(this.#graphqlCpu, c.caller, 60_000) : undefined;
+    if (gqlCpu && !gqlCpu.fits(now, c.cpuMs, this.limits.graphqlCpuMsPerMinute))
+      return { status: 403, retryAfter: gqlCpu.secondsLeft(now), reason: 'query API CPU time' };
+    if (!cpu.fits(now, c.cpuMs, this.limits.cpuMsPerMinute)) return { status: 403, retryAfter: cpu.secondsLeft(now), reason: 'CPU time' };
     if (c.contentCreating) {
       const minute = counter(this.#contentMinute, c.caller, 60_000);
       const hour = counter(this.#contentHour, c.caller, 3_600_000);
@@ -111,6 +128,8 @@ export class SecondaryLimiter {
       }
       if (!hour.take(now, 1, this.limits.contentCreatingPerHour)) return { status: 403, reason: 'content-creating requests per hour' };
     }
+    cpu.take(now, c.cpuMs, Number.POSITIVE_INFINITY);
+    gqlCpu?.take(now, c.cpuMs, Number.POSITIVE_INFINITY);
     return undefined;
   }
 }

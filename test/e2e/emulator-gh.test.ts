@@ -1,0 +1,98 @@
+/**
+ * Debian's `gh` (the code host's own CLI) against the emulator on HTTPS: a
+ * host other than the public one is an enterprise server to gh, so it calls
+ * `https://HOST/api/v3/` (the API root) and reads `x-oauth-scopes` to check
+ * a token, and asks the query API who is signed in. gh trusts the
+ * emulator's self-signed certificate through SSL_CERT_FILE (Go's variable).
+ * gh refuses a port in a host name, so the emulator listens on port 443 of a
+ * random 127.x.y.z address (binding 443 needs root, as in CI).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+let emu: RunningEmulator;
+let home: string;
+let host: string;
+
+function gh(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    GH_CONFIG_DIR: join(home, 'gh'),
+    SSL_CERT_FILE: emu.tls!.caFile,
+    GH_NO_UPDATE_NOTIFIER: '1',
+    GH_PROMPT_DISABLED: '1',
+    NO_COLOR: '1',
+  };
+  return new Promise((resolve) => {
+    const child = execFile('gh', args, { env, timeout: 20_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+    child.stdin!.end(input ?? '');
+  });
+}
+
+beforeAll(async () => {
+  // A random address of 127.0.0.0/8 so parallel runs do not fight over port 443.
+  const ip = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+  emu = await startEmulator({ tls: true, host: ip, port: 443 });
+  host = new URL(emu.url).host;
+  expect(host).toBe(ip);
+  home = await mkdtemp(join(tmpdir(), 'lanyard-gh-'));
+});
+afterAll(async () => {
+  await emu?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await emu.reset();
+  await rm(join(home, 'gh'), { recursive: true, force: true });
+});
+
+describe('gh 2.23 against the emulator', () => {
+  it('gh auth login --with-token, gh auth status and gh api user', async () => {
+    const login = await gh(['auth', 'login', '--hostname', host, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`);
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(await readFile(join(home, 'gh', 'hosts.yml'), 'utf8')).toContain(host);
+
+    const status = await gh(['auth', 'status', '--hostname', host]);
+    expect(status.code).toBe(0);
+    expect(status.stderr).toMatch(new RegExp(`Logged in to ${host.replace('.', '\\.')} as mona`));
+    expect(status.stderr).toMatch(/Token scopes: .*repo.*read:org/);
+
+    const user = await gh(['api', 'user', '--hostname', host]);
+    expect(user.code).toBe(0);
+    expect(JSON.parse(user.stdout)).toMatchObject({ login: 'mona', id: 1, type: 'User' });
+  });
+
+  it('refuses a token that is not valid (Bad credentials) and one without read:org', async () => {
+    const bad = await gh(['auth', 'login', '--hostname', host, '--with-token'], 'lyp_not_a_real_token\n');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/401.*Bad credentials/);
+
+    const r = (await emu.admin('hosting', 'issue-token', { login: 'mona', clientId: emu.fixtures.hosting.app.clientId, scopes: ['repo'] })) as {
+      access_token: string;
+    };
+    const narrow = await gh(['auth', 'login', '--hostname', host, '--with-token'], `${r.access_token}\n`);
+    expect(narrow.code).toBe(1);
+    expect(narrow.stderr).toMatch(/missing required scope 'read:org'/);
+  });
+
+  it('a revoked token: gh auth status reports it and gh api gets 401', async () => {
+    const t = (await emu.admin('hosting', 'issue-token', { login: 'mona', clientId: emu.fixtures.hosting.app.clientId, scopes: ['repo', 'read:org'] })) as {
+      access_token: string;
+    };
+    expect((await gh(['auth', 'login', '--hostname', host, '--with-token'], `${t.access_token}\n`)).code).toBe(0);
+    await emu.admin('hosting', 'revoke-token', { token: t.access_token });
+    const status = await gh(['auth', 'status', '--hostname', host]);
+    expect(status.code).toBe(1);
+    const api = await gh(['api', 'repos/mona/hello-world', '--hostname', host]);
+    expect(api.code).toBe(1);
+    expect(api.stderr).toMatch(/Bad credentials \(HTTP 401\)/);
+  });
+});
