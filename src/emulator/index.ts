@@ -25,13 +25,15 @@ import type { Fault, FaultType } from './faults.js';
 import { startEmulator as startServer, type Emulator } from './server.js';
 import { SEED as EchoSeed } from './services/echo/state.js';
 import { SEED as HealthSeed } from './services/health/seed.js';
-import { SEED as HostingSeed, type HostingApp } from './services/hosting/state.js';
+import { SEED as HostingSeed, type HostingApp as EmulatorApp } from './services/hosting/state.js';
 import { MCP_PATH } from './services/protocol/oauth.js';
 import { SEED_CLIENTS } from './services/protocol/state.js';
 import { selfSignedCertificate } from './tls.js';
 
 export type { Fault, FaultType } from './faults.js';
 export type { HostingSecondaryLimits } from '../shared/hosting-ratelimit.js';
+/** A seeded OAuth or installable app of the hosting service. */
+export type { HostingApp as EmulatorApp } from './services/hosting/state.js';
 
 export interface StartEmulatorOptions {
   /** Port; default 0 (a free port). */
@@ -72,9 +74,6 @@ export interface EmulatorUser {
   name: string;
   email: string;
 }
-
-/** A seeded OAuth or installable app of the hosting service. */
-export type EmulatorApp = HostingApp;
 
 /** The seeded data every start (and every reset) begins with. */
 export interface EmulatorFixtures {
