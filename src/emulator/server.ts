@@ -5,7 +5,7 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { mkdtemp, mkdir, readFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
@@ -70,6 +70,22 @@ export function originOf(scheme: 'http' | 'https', host: string, port: number): 
 export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> {
   const host = o.host ?? '127.0.0.1';
   const data = await openDataDir(o.dataDir);
+  // A temporary data directory is the emulator's own: removed when it stops (or fails to start).
+  const removeOwnData = () => (data.temporary ? rm(data.dir, { recursive: true, force: true }).catch(() => undefined) : undefined);
+  try {
+    return await listen(o, host, data, removeOwnData);
+  } catch (err) {
+    await removeOwnData();
+    throw err;
+  }
+}
+
+async function listen(
+  o: EmulatorOptions,
+  host: string,
+  data: { dir: string; temporary: boolean },
+  removeOwnData: () => Promise<unknown> | undefined,
+): Promise<Emulator> {
   const dataDir = data.dir;
   const clock = new EmulatorClock();
   let baseUrl = '';
@@ -142,6 +158,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
           }, 1000).unref();
         });
         for (const s of services) await s.close?.();
+        await removeOwnData();
       })();
       return closing;
     },
