@@ -10,6 +10,7 @@
  * report (`npm run api:update` regenerates it after a deliberate change).
  *
  * @packageDocumentation
+ * @module lanyard-cli
  */
 
 // Ports and their standard adapters
@@ -90,6 +91,7 @@ export type { JsonRpcResponseWire } from '../shared/protocol.js';
 // Mailbox
 export { MailboxClient, MessageNotFoundError } from './mailbox/client.js';
 export type { ListedMessage, ListOptions, MailboxTarget, MessageView, StreamedBody } from './mailbox/client.js';
+export { inflaterFor } from './mailbox/inflate.js';
 export type { MailboxAddress, MailboxMetadata, MailboxPart } from '../shared/mailbox.js';
 
 // Service health

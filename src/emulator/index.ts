@@ -13,6 +13,7 @@
  * tokens, client ids) and admin helpers (reset, clock, faults, budgets).
  *
  * @packageDocumentation
+ * @module lanyard-cli/emulator
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';

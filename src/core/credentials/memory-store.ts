@@ -1,6 +1,6 @@
-/** A credential store that keeps secrets in this process only (programs that hold their tokens themselves, tests). */
 import type { CredentialStore } from '../deps.js';
 
+/** A credential store that keeps secrets in this process only (programs that hold their tokens themselves, tests). */
 export class MemoryCredentialStore implements CredentialStore {
   readonly kind = 'memory';
   readonly #data = new Map<string, string>();
