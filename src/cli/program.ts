@@ -122,9 +122,9 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
   examples(program, [
     'lanyard emulator start --port 0',
     'lanyard --profile emulator auth device',
-    'lanyard ratelimit status --fail-under 100 --json',
-    'lanyard api /user',
-    'lanyard mailbox list --all --ndjson',
+    'lanyard --profile emulator ratelimit status --fail-under 100 --json',
+    'lanyard --profile emulator api /user',
+    'lanyard --profile emulator mailbox list --all --ndjson',
   ]);
   if (scope === 'full') program.addCommand(completion.completeCommand(ctx), { hidden: true });
   applyExitOverride(program);

@@ -65,7 +65,9 @@ describe('ratelimit status', () => {
     await ref.world.run(['--profile', 'bare', 'config', 'set', 'mailbox.user', 'x']);
     const m = await ref.world.run(['--profile', 'bare', 'ratelimit', 'status']);
     expect(m.code).toBe(2);
-    expect(m.stderr).toBe('profile "bare" has no hosting.apiUrl\nrun `lanyard config set hosting.apiUrl <url> --profile bare`\n');
+    expect(m.stderr).toBe(
+      'profile "bare" has no hosting.apiUrl\nrun `lanyard config set hosting.apiUrl <url> --profile bare`, or use a profile that has it: `--profile NAME` (`lanyard profile list`; after `lanyard emulator start`: `--profile emulator`)\n',
+    );
   });
 });
 

@@ -65,6 +65,6 @@ export function requireSetting(settings: ProfileSettings, key: SettingKey, profi
   if (v) return v;
   const example = SETTINGS[key].kind === 'url' ? '<url>' : '<value>';
   throw new ConfigError(`profile "${profileName}" has no ${key}`, {
-    hint: `run \`lanyard config set ${key} ${example} --profile ${profileName}\``,
+    hint: `run \`lanyard config set ${key} ${example} --profile ${profileName}\`, or use a profile that has it: \`--profile NAME\` (\`lanyard profile list\`; after \`lanyard emulator start\`: \`--profile emulator\`)`,
   });
 }

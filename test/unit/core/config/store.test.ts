@@ -46,7 +46,9 @@ describe('ConfigStore', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as ConfigError).message).toBe('profile "work" has no hosting.apiUrl');
-      expect((err as ConfigError).hint).toBe('run `lanyard config set hosting.apiUrl <url> --profile work`');
+      expect((err as ConfigError).hint).toBe(
+        'run `lanyard config set hosting.apiUrl <url> --profile work`, or use a profile that has it: `--profile NAME` (`lanyard profile list`; after `lanyard emulator start`: `--profile emulator`)',
+      );
     }
   });
 });
