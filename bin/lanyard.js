@@ -13,8 +13,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** Command groups that make HTTP requests through undici (see run()). */
-const HTTP_GROUPS = new Set(['auth', 'ratelimit', 'api', 'exec', 'echo', 'protocol', 'mailbox', 'health', 'emulator']);
 /** Builds (Node versions, installs) whose caches are kept beside the current one's. */
 const KEEP_OTHER_BUILDS = 3;
 
@@ -47,17 +45,12 @@ function fail(err) {
 
 function run() {
   const word = commandWord(args);
-  // undici parses HTTP with a WebAssembly build of llhttp. V8 compiles it
-  // with its baseline compiler (Liftoff) and then optimises it with TurboFan
-  // on background threads, which the process waits for before it can exit:
-  // ~0.2 s after the output of a one-request command. Liftoff code is plenty
-  // for parsing response heads and chunk framing. Only groups that make
-  // requests pay for node:v8; the flag is set before compiling, and the same
-  // way for every run of a group, because V8 accepts a code cache only under
-  // the flags it was made with.
-  // The mailbox commands also collect young garbage by hand during large
-  // transfers (src/cli/commands/mailbox/memory.ts sets the same two flags).
-  const flags = word === 'mailbox' ? ['--liftoff-only', '--expose-gc'] : HTTP_GROUPS.has(word) ? ['--liftoff-only'] : [];
+  // The mailbox commands collect young garbage by hand during large
+  // transfers and keep V8 to its baseline WebAssembly tier
+  // (src/cli/commands/mailbox/memory.ts sets the same two flags). They are
+  // set before compiling, and the same way for every run of the group,
+  // because V8 accepts a code cache only under the flags it was made with.
+  const flags = word === 'mailbox' ? ['--liftoff-only', '--expose-gc'] : [];
   const flagged = flags.length > 0;
   if (flagged) {
     const { setFlagsFromString } = require('node:v8');
@@ -105,7 +98,7 @@ function run() {
 function commandWord(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '-p' || a === '--profile' || a === '--max-wait') i++;
+    if (a === '-p' || a === '--profile' || a === '--max-wait' || a === '--timeout') i++;
     else if (!a.startsWith('-')) return /^[a-z][a-z0-9-]{0,31}$/.test(a) ? a : 'main';
   }
   return 'main';

@@ -13,6 +13,7 @@ import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { parseDuration } from './output.js';
+import { UsageError } from './usage-error.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {
@@ -20,6 +21,8 @@ export interface GlobalOptions {
   debug?: boolean;
   wait?: boolean;
   maxWait?: string;
+  /** Deadline of each HTTP request (`ratelimit wait`: of the wait). */
+  timeout?: string;
   color?: boolean;
   /** Hosting calls use client_id:client_secret Basic auth (public data). */
   basicClient?: boolean;
@@ -178,9 +181,12 @@ export function createContext(o: ContextOptions): Context {
         const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
         const maxWaitText = g.maxWait ?? o.env.LANYARD_RATE_LIMIT_MAX_WAIT;
         const { defaultRateLimitPolicy } = await import('../core/ratelimit/policy.js');
+        const deadline = requestDeadlineMs(g.timeout ?? (o.env.LANYARD_TIMEOUT || undefined));
         return new HttpClient({
           clock,
           userAgent: `lanyard/${o.version}`,
+          // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
+          ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
           trace: debug() ? (line) => o.io.err(line) : undefined,
           rateLimitPolicy: {
             ...defaultRateLimitPolicy,
@@ -231,6 +237,17 @@ export function createContext(o: ContextOptions): Context {
     },
   };
   return ctx;
+}
+
+/** The longest deadline a timer holds (about 24 days); beyond it Node would fire at once. */
+const MAX_DEADLINE_MS = 2 ** 31 - 1;
+
+/** `--timeout` / LANYARD_TIMEOUT in ms (0: none), or undefined for the client's defaults. */
+export function requestDeadlineMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text, '--timeout');
+  if (ms > MAX_DEADLINE_MS) throw new UsageError(`--timeout: at most 24d, got "${text}" (0 for no deadline)`);
+  return ms;
 }
 
 /** LANYARD_KEYCHAIN_TIMEOUT_MS when it is a positive number; else the store's default. */

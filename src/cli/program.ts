@@ -45,8 +45,8 @@ const GROUPS: readonly Group[] = [
 ];
 
 /** Root options that take a value (the word after them is not a command), and the other root options. */
-export const VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--profile', '--max-wait']);
-const ROOT_FLAGS = /^(--profile=.*|-p.+|--max-wait=.*|--debug|--wait|--basic-client|--no-color|-h|--help|-V|--version)$/;
+export const VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--profile', '--max-wait', '--timeout']);
+const ROOT_FLAGS = /^(--profile=.*|-p.+|--max-wait=.*|--timeout=.*|--debug|--wait|--basic-client|--no-color|-h|--help|-V|--version)$/;
 
 /**
  * How much of the tree `args` (argv without node and the script) needs, when
@@ -86,6 +86,10 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .option('--debug', 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)')
     .option('--wait', 'wait out rate limits instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)')
     .option('--max-wait <duration>', 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)')
+    .option(
+      '--timeout <duration>',
+      'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for `ratelimit wait`, its longest wait',
+    )
     .option(
       '--basic-client',
       'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)',

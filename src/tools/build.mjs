@@ -8,13 +8,15 @@
 // `--update-api` (npm run api:update) accepts a changed public API: it writes
 // the new report to etc/ instead of failing the build.
 //
-// The npm packages on the start-up path (commander, undici, conf and its
-// validators, env-paths, chalk, ora, jose) are bundled in: resolving and
-// reading a hundred small files from node_modules cost more than the command
-// itself. Everything else stays external and is resolved from node_modules at
-// run time - above all the native keychain binding (@napi-rs/keyring, an
-// optional dependency), `open` (runs the xdg-open script shipped next to it)
-// and the emulator's MIME/XML/TLS libraries.
+// The npm packages on the start-up path (commander, conf and its validators,
+// env-paths, chalk, ora, jose, content-disposition) are bundled in: resolving
+// and reading a hundred small files from node_modules cost more than the
+// command itself. Each is pinned to an exact version in package.json, as
+// bundled code must be. Everything else stays external and is resolved from
+// node_modules at run time - above all the native keychain binding
+// (@napi-rs/keyring, an optional dependency), `open` (runs the xdg-open script
+// shipped next to it) and the emulator's HTTP/MIME/XML/TLS libraries. The
+// build bundles packages as they are: it never rewrites their source.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -27,7 +29,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 /** Packages bundled into dist/ (with their own dependencies). */
-const BUNDLED = new Set(['commander', 'undici', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition']);
+const BUNDLED = new Set(['commander', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition']);
 
 /** Bundled packages built into dist/vendor/<name>.cjs instead of the CLI (see the externals plugin). */
 const VENDORED = ['conf', 'ora'];
@@ -61,78 +63,16 @@ const externals = {
         : undefined,
     );
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path === 'node:assert' && /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)) {
-        return { path: join(root, 'src', 'tools', 'lazy-assert.cjs') };
+      // commander requires node:child_process at load time (≈ 3 ms) for
+      // executable subcommands, which Lanyard does not have: it gets a module
+      // of ours that loads the real one on first use (see lazy-child-process.cjs).
+      if (args.path === 'node:child_process' && /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)) {
+        return { path: join(root, 'src', 'tools', 'lazy-child-process.cjs') };
       }
       if (args.path.startsWith('node:')) return { path: args.path, external: true };
-      // Only the parts of undici Lanyard uses (see undici-slim.mjs).
-      if (args.path === 'undici') return { path: join(root, 'src', 'tools', 'undici-slim.mjs') };
       if (args.importer.includes(`${sep}node_modules${sep}`)) return undefined; // inside a bundled package
       return BUNDLED.has(packageName(args.path)) ? undefined : { path: args.path, external: true };
     });
-  },
-};
-
-/**
- * Requires that bundled packages make at load time for features Lanyard does
- * not use, deferred to first use: commander's node:child_process (≈ 3 ms;
- * executable subcommands) and undici's HTTP/2 client, which loads node:http2
- * and node:tls (≈ 9 ms; Lanyard's agents speak HTTP/1.1). Each patch must
- * match the package's source exactly, or the build fails.
- */
-const LAZY_REQUIRES = [
-  {
-    file: /[\\/]commander[\\/]lib[\\/]command\.js$/,
-    patches: [["const childProcess = require('node:child_process');", "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"]],
-  },
-  {
-    file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
-    patches: [
-      ["const connectH2 = require('./client-h2.js')", "const connectH2 = (...a) => require('./client-h2.js')(...a)"],
-      // node:http (≈ 5 ms with _http_agent/_http_client/_http_server) only
-      // for its default maxHeaderSize, asked when a Client is made without
-      // one; Lanyard's agents pass theirs (src/core/http/client.ts).
-      ["const http = require('node:http')", ''],
-      [
-        `const getDefaultNodeMaxHeaderSize = http &&
-  http.maxHeaderSize &&
-  Number.isInteger(http.maxHeaderSize) &&
-  http.maxHeaderSize > 0
-  ? () => http.maxHeaderSize
-  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }`,
-        `const getDefaultNodeMaxHeaderSize = () => {
-  const { maxHeaderSize } = require('node:http')
-  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize
-  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')
-}`,
-      ],
-    ],
-  },
-  {
-    // node:http for one identity check in destroy(), on a path Lanyard's requests never take with node:http streams.
-    file: /[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/,
-    patches: [
-      ["const { IncomingMessage } = require('node:http')", ''],
-      [
-        'Object.getPrototypeOf(stream).constructor === IncomingMessage',
-        "Object.getPrototypeOf(stream).constructor?.name === 'IncomingMessage' && Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage",
-      ],
-    ],
-  },
-];
-const lazyRequires = {
-  name: 'lazy-requires',
-  setup(b) {
-    for (const { file, patches } of LAZY_REQUIRES) {
-      b.onLoad({ filter: file }, async (args) => {
-        let text = await readFile(args.path, 'utf8');
-        for (const [eager, lazy] of patches) {
-          if (!text.includes(eager)) throw new Error(`${args.path}: expected "${eager}" (the package changed; update LAZY_REQUIRES in build.mjs)`);
-          text = text.replace(eager, lazy);
-        }
-        return { contents: text, loader: 'js' };
-      });
-    }
   },
 };
 
@@ -144,7 +84,7 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20.19',
-  plugins: [externals, lazyRequires],
+  plugins: [externals],
   sourcemap: false,
   minifySyntax: true,
   minifyWhitespace: true,

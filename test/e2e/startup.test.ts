@@ -49,13 +49,13 @@ describe('start-up loads only what the command needs', () => {
     }
   });
 
-  it('an HTTP command against the emulator loads sockets but not node:http, HTTP/2, TLS, child processes, crypto, assert or fs/promises', () => {
+  it('an HTTP command against the emulator loads node:http but not HTTP/2, TLS, child processes, crypto, assert or fs/promises', () => {
     const r = loaded(['--profile', 'emulator', 'ratelimit', 'status', '--json']);
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveProperty('resources.core.limit');
-    expect(r.modules).toContain('net');
-    // undici speaks HTTP/1.1 over node:net; node:http is only for large downloads (requestStream).
-    for (const unused of ['http', 'http2', 'tls', 'child_process', 'crypto', 'assert', 'fs/promises']) expect(r.modules, unused).not.toContain(unused);
+    // node:http is the one transport (src/core/http/transport.ts); TLS only for https URLs.
+    expect(r.modules).toContain('http');
+    for (const unused of ['http2', 'https', 'tls', 'child_process', 'crypto', 'assert', 'fs/promises', 'v8']) expect(r.modules, unused).not.toContain(unused);
   });
 
   it('`mailbox raw` of a plain message to stdout loads node:http but no crypto, zlib or fs/promises', async () => {

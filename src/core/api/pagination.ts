@@ -1,4 +1,46 @@
-/** Next-page discovery for `lanyard api --paginate`, one rule per service. */
+/** Next-page discovery for `lanyard api --paginate`, one rule per service, and the bounds of following them. */
+import { redactUrl } from '../http/redact.js';
+
+/** Pages in a row without a single item after which pagination stops. */
+export const MAX_EMPTY_PAGES = 10;
+
+/**
+ * What a next-page link may be: on the first page's origin (the credential
+ * belongs to it; a server cannot send it elsewhere with a Link or a
+ * nextLink), not a page fetched before (a loop), and not the
+ * MAX_EMPTY_PAGES-th page in a row without items.
+ */
+export class PageGuard {
+  readonly #origin: string;
+  readonly #fetched = new Set<string>();
+  #empty = 0;
+
+  constructor(firstUrl: string) {
+    const u = new URL(firstUrl);
+    this.#origin = u.origin;
+    this.#fetched.add(u.toString());
+  }
+
+  /**
+   * The next page's URL (`link` resolved against the page it came from), or
+   * why it is not followed (one line). `items`: how many the current page had.
+   */
+  next(link: string, current: string, items: number): URL | string {
+    let u: URL;
+    try {
+      u = new URL(link, current);
+    } catch {
+      return `the next-page link is not a valid URL`;
+    }
+    if (u.origin !== this.#origin) return `the next page is on another origin (${u.origin}); not followed, as credentials go only to the origin they belong to`;
+    const key = u.toString();
+    if (this.#fetched.has(key)) return `the next-page link repeats a page already fetched (${redactUrl(key)}); stopped`;
+    this.#empty = items > 0 ? 0 : this.#empty + 1;
+    if (this.#empty >= MAX_EMPTY_PAGES) return `${MAX_EMPTY_PAGES} pages in a row without items; stopped`;
+    this.#fetched.add(key);
+    return u;
+  }
+}
 
 /** The `rel="next"` target of an RFC 8288 Link header, if any. */
 export function nextFromLinkHeader(link: string | undefined): string | undefined {

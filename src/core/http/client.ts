@@ -4,10 +4,12 @@
  *   injection, body encoding, the redacted `--debug` trace;
  * - client-side guards (guards.ts): a concurrency gate and the pacing of
  *   content-creating requests;
- * - a transport: undici's keep-alive pool for requests (transport.ts),
- *   node:http for large downloads (stream.ts);
- * - the retry and rate-limit policy (retry.ts);
- * - errors mapping (errors.ts): typed errors, error bodies.
+ * - the transport (transport.ts): node:http(s) keep-alive agents, with the
+ *   timeouts and the total deadline of one exchange;
+ * - response bodies (stream.ts): streamed to the caller, or read whole, or
+ *   read up to a cap (error bodies);
+ * - the retry, redirect and rate-limit policy (retry.ts);
+ * - errors mapping (errors.ts): typed errors and their messages.
  */
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
@@ -16,8 +18,7 @@ import { ConcurrencyGate, SlidingWindowGate } from './guards.js';
 import { prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
-import { NodeHttpTransport } from './stream.js';
-import { type Transport, UndiciTransport } from './transport.js';
+import { NodeHttpTransport, type Transport } from './transport.js';
 import type { HttpClientOptions, HttpResponse, RequestSpec, Timeouts } from './types.js';
 
 export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec } from './types.js';
@@ -25,15 +26,17 @@ export { buildUrl } from './pipeline.js';
 export { REDACTED } from './redact.js';
 
 const CONTENT_CREATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000 };
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000, totalMs: 5 * 60_000 };
+/** The total deadline of requestStream() (downloads) unless the client is given one. */
+export const DEFAULT_STREAM_TOTAL_MS = 60 * 60_000;
 
 export class HttpClient {
   readonly #o: HttpClientOptions;
   readonly #retry: RetryContext;
   readonly #gate: ConcurrencyGate;
   readonly #writes: SlidingWindowGate;
-  readonly #requests: Transport;
-  #streams: Transport | undefined;
+  readonly #transport: Transport;
+  readonly #timeouts: Timeouts;
 
   constructor(options: HttpClientOptions) {
     this.#o = options;
@@ -48,27 +51,27 @@ export class HttpClient {
     };
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
     this.#writes = new SlidingWindowGate(options.contentCreatingPerMinute ?? 80, 60_000, options.clock);
-    this.#requests = new UndiciTransport(options.dispatcher, this.#poolSize());
+    // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
+    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8);
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
   }
 
   /** Sends a request, applying the rate-limit policy and retries; throws on unexpected status. */
   request(spec: RequestSpec): Promise<HttpResponse> {
     const method = (spec.method ?? 'GET').toUpperCase();
-    return sendWithPolicy(this.#retry, method, spec, (m) => this.#send(m, spec, this.#requests));
+    return sendWithPolicy(this.#retry, method, spec, (m, s) => this.#send(m, s, this.#timeouts));
   }
 
   /**
-   * Like request(), for large downloads: the response body is node:http's own
-   * stream (native HTTP parser, socket buffers handed over without copies),
-   * never traced. Credentials, redacted trace of the request, guards, rate-limit
+   * Like request(), for large downloads: the response body is never traced,
+   * and the total deadline is the one for downloads (streamTotalMs, 1 h by
+   * default). Credentials, redacted trace of the request, guards, rate-limit
    * policy, retries before the body and typed errors are those of request().
-   * With an injected `dispatcher` (tests) it goes through undici like request().
    */
   requestStream(spec: RequestSpec): Promise<HttpResponse> {
-    const s: RequestSpec = { ...spec, streamResponse: true };
-    const transport = this.#o.dispatcher ? this.#requests : (this.#streams ??= new NodeHttpTransport(this.#poolSize()));
     const method = (spec.method ?? 'GET').toUpperCase();
-    return sendWithPolicy(this.#retry, method, s, (m) => this.#send(m, s, transport));
+    const t = { ...this.#timeouts, totalMs: this.#o.streamTotalMs ?? DEFAULT_STREAM_TOTAL_MS };
+    return sendWithPolicy(this.#retry, method, { ...spec, streamResponse: true }, (m, s) => this.#send(m, s, t));
   }
 
   /**
@@ -104,13 +107,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.#requests.close();
-    await this.#streams?.close();
-  }
-
-  /** Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue. */
-  #poolSize(): number {
-    return (this.#o.maxConcurrent ?? 100) + 8;
+    await this.#transport.close();
   }
 
   /** Waits for the concurrency and content-creation guards; returns the release. */
@@ -126,15 +123,20 @@ export class HttpClient {
   }
 
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
-  async #send(method: string, spec: RequestSpec, transport: Transport): Promise<HttpResponse> {
+  async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
     const release = await this.#admit(method, spec);
     try {
-      const res = await transport.send(req, spec, this.#o.timeouts ?? DEFAULT_TIMEOUTS);
+      const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) });
       if (res.rateLimit) this.#o.onRateLimit?.(res.rateLimit, res.url);
       return this.#o.trace ? await traceReceived(res, !!spec.streamResponse, this.#o.trace) : res;
     } finally {
       release();
     }
   }
+}
+
+/** The fields of a partial that are set (`{ bodyMs: undefined }` does not override a default). */
+function definedOnly<T extends object>(o: Partial<T> | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

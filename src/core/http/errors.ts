@@ -1,22 +1,18 @@
 /**
- * Errors mapping: transport failures to Lanyard's typed errors, and error
- * responses to the body and message they are reported with.
+ * Errors mapping: transport failures to Lanyard's typed errors, and the
+ * message an error response is reported with.
  */
 import { CancelledError, HttpError, NetworkError, TimeoutError, oneLine } from '../errors.js';
-import type { HttpResponse } from './types.js';
 import { redactUrl } from './redact.js';
 
-/** A transport error (undici's or node:http's) as a NetworkError, TimeoutError or CancelledError. */
+/** A transport error (node:http's) as a NetworkError, TimeoutError or CancelledError. */
 export function mapError(err: unknown, method: string, url: string, signal?: AbortSignal, phase?: 'body'): Error {
   if (err instanceof HttpError || err instanceof NetworkError || err instanceof TimeoutError || err instanceof CancelledError) return err;
   const safeUrl = redactUrl(url);
   const code = (err as { code?: string; name?: string })?.code;
   const name = (err as { name?: string })?.name;
-  if (signal?.aborted || name === 'AbortError' || code === 'UND_ERR_ABORTED') return new CancelledError();
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new TimeoutError(method, safeUrl, 'connect');
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(method, safeUrl, 'headers');
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(method, safeUrl, 'body');
-  if (phase === 'body' && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) {
+  if (signal?.aborted || name === 'AbortError') return new CancelledError();
+  if (phase === 'body' && code === 'ECONNRESET') {
     return new NetworkError(
       method,
       safeUrl,
@@ -24,25 +20,6 @@ export function mapError(err: unknown, method: string, url: string, signal?: Abo
     );
   }
   return new NetworkError(method, safeUrl, err);
-}
-
-/** The body of an error response: parsed JSON when it is JSON, else the text (truncated). */
-export async function readErrorBody(res: HttpResponse): Promise<unknown> {
-  let text: string;
-  try {
-    text = await res.text();
-  } catch {
-    return undefined;
-  }
-  const ct = res.headers['content-type'] ?? '';
-  if (ct.includes('json') || /^\s*[{[]/.test(text)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      /* not JSON after all */
-    }
-  }
-  return text.length > 2000 ? text.slice(0, 2000) : text;
 }
 
 /** The server's message in an error body (`message` or `error.message`), if any. */
@@ -60,7 +37,7 @@ export function errorMessage(body: unknown): string | undefined {
 
 /** One line saying which limit was hit, by whom (the server's first sentence) and when it resets. */
 export function rateLimitMessage(kind: string, serverMessage: string | undefined, resetAt: number | undefined): string {
-  const at = resetAt !== undefined ? new Date(resetAt).toISOString() : undefined;
+  const at = resetAt !== undefined && Math.abs(resetAt) <= 8.64e15 ? new Date(resetAt).toISOString() : undefined;
   const when = at === undefined ? '' : kind === 'primary' ? `; the budget resets at ${at}` : `; retry after ${at}`;
   const what = kind === 'primary' ? 'API rate limit exceeded' : 'secondary rate limit';
   // The server's first sentence names the caller ("... for user ID 1."); keep it, one line.

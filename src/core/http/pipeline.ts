@@ -4,6 +4,7 @@
  */
 import type { TraceSink } from '../deps.js';
 import { redactBody, redactHeaderValue, redactUrl } from './redact.js';
+import { withBody } from './stream.js';
 import type { Credential, HttpResponse, RequestSpec } from './types.js';
 
 /** A request ready for a transport: URL and headers final, credential applied, body encoded. */
@@ -86,30 +87,53 @@ export function traceReceived(res: HttpResponse, streamed: boolean, trace: Trace
   return streamed ? res : traceResponse(res, trace);
 }
 
-/** Buffers a (small, non-streamed) response to trace its redacted body, then re-serves it. */
+/** The most of a response body buffered for the trace: beyond it the body is not traced. */
+const TRACE_BODY_CAP = 1024 * 1024;
+
+/**
+ * Buffers a (non-streamed) response to trace its redacted body, then
+ * re-serves it. A body over TRACE_BODY_CAP is not traced (it is redacted
+ * whole or not shown) and is re-served as the buffered part and the rest.
+ */
 async function traceResponse(res: HttpResponse, trace: TraceSink): Promise<HttpResponse> {
   const ct = res.headers['content-type'] ?? '';
   if (!/json|text|xml|x-www-form-urlencoded/i.test(ct)) return res;
-  const buf = Buffer.from(await res.bytes());
-  const text = buf.toString('utf8');
-  trace(`< ${redactBody(text.length > 4000 ? text.slice(0, 4000) + '…' : text, ct)}`);
-  const { Readable } = await import('node:stream');
-  return {
-    ...res,
-    body: Readable.from([buf]),
-    text: async () => text,
-    json: async <T>() => JSON.parse(text) as T,
-    bytes: async () => new Uint8Array(buf),
-    dump: async () => undefined,
-  };
-}
-
-/** Response headers as lower-cased names to one string (repeats joined with ", ", set-cookie kept first). */
-export function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) {
-    if (v === undefined) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? (k.toLowerCase() === 'set-cookie' ? v[0]! : v.join(', ')) : v;
+  const it = res.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  try {
+    while (size <= TRACE_BODY_CAP) {
+      const n = await it.next();
+      if (n.done) {
+        done = true;
+        break;
+      }
+      chunks.push(n.value);
+      size += n.value.length;
+    }
+  } catch (err) {
+    // Served as it came: the reader sees the error where it reads.
+    return withBody(
+      res,
+      (async function* () {
+        yield* chunks;
+        throw err;
+      })(),
+    );
   }
-  return out;
+  if (!done) {
+    trace(`< [body over ${TRACE_BODY_CAP / 1024 / 1024} MiB, not traced]`);
+    const rest = { [Symbol.asyncIterator]: () => it };
+    return withBody(
+      res,
+      (async function* () {
+        yield* chunks;
+        yield* rest;
+      })(),
+    );
+  }
+  const shown = redactBody(Buffer.concat(chunks).toString('utf8'), ct);
+  trace(`< ${shown.length > 4000 ? shown.slice(0, 4000) + '…' : shown}`);
+  return withBody(res, chunks);
 }

@@ -1,78 +1,28 @@
 /**
- * The streaming transport, for large downloads (requestStream): node:http(s),
- * whose native parser hands socket buffers over without copies. Same
- * timeouts and error mapping as the request transport.
+ * Response bodies: node:http's stream handed to the caller as it is (large
+ * downloads are piped, never buffered), helpers that read it whole, and
+ * bounded reads (error bodies).
  */
-import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { parseRateLimitHeaders } from '../ratelimit/headers.js';
 import { mapError } from './errors.js';
-import { flattenHeaders, type PreparedRequest } from './pipeline.js';
-import type { Transport } from './transport.js';
-import type { HttpResponse, RequestSpec, Timeouts } from './types.js';
+import type { HttpResponse } from './types.js';
 
-export class NodeHttpTransport implements Transport {
-  /** Keep-alive agents, by protocol. */
-  readonly #agents = new Map<string, HttpAgent>();
+/** The most of an error response's body that is read (1 MiB); the rest is discarded unread. */
+export const ERROR_BODY_CAP = 1024 * 1024;
 
-  constructor(private readonly maxSockets: number) {}
-
-  async send(req: PreparedRequest, spec: RequestSpec, d: Timeouts): Promise<HttpResponse> {
-    const { method, url, headers, body } = req;
-    const t = {
-      connectMs: spec.timeouts?.connectMs ?? d.connectMs,
-      headersMs: spec.timeouts?.headersMs ?? d.headersMs,
-      bodyMs: spec.timeouts?.bodyMs ?? d.bodyMs,
-    };
-    const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-    let agent = this.#agents.get(url.protocol);
-    if (!agent) this.#agents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxSockets: this.maxSockets })));
-    let raw: IncomingMessage;
-    try {
-      raw = await new Promise<IncomingMessage>((resolve, reject) => {
-        const req = mod.request(url, { method, headers, agent, signal: spec.signal });
-        const fail = (code: string, what: string) => req.destroy(Object.assign(new Error(`${what} timeout`), { code }));
-        let timer = setTimeout(() => fail('UND_ERR_CONNECT_TIMEOUT', 'connect'), t.connectMs);
-        req.once('socket', (socket) => {
-          const awaitHeaders = () => {
-            clearTimeout(timer);
-            timer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', 'headers'), t.headersMs);
-          };
-          if (socket.connecting) socket.once('connect', awaitHeaders);
-          else awaitHeaders();
-        });
-        req.once('response', (r) => {
-          clearTimeout(timer);
-          // Idle timeout between body chunks, like undici's bodyTimeout.
-          const socket = r.socket;
-          const idle = () => r.destroy(Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }));
-          socket.setTimeout(t.bodyMs, idle);
-          // The socket may go back to the pool: no timer, no listener left on it.
-          r.once('close', () => socket.setTimeout(0, idle));
-          resolve(r);
-        });
-        req.once('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
-        if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
-        else
-          void import('node:stream/promises')
-            .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
-            .catch((err: unknown) => req.destroy(err as Error));
-      });
-    } catch (err) {
-      throw mapError(err, method, url.toString(), spec.signal);
-    }
-    return wrapNative(raw, url.toString(), method, spec.signal);
-  }
-
-  async close(): Promise<void> {
-    for (const a of this.#agents.values()) a.destroy();
-  }
+export function wrapResponse(raw: IncomingMessage, url: string, method: string, signal?: AbortSignal): HttpResponse {
+  const headers = flattenHeaders(raw.headers);
+  return respond(raw, { status: raw.statusCode ?? 0, headers, url, rateLimit: parseRateLimitHeaders(headers) }, method, signal);
 }
 
-function wrapNative(raw: IncomingMessage, url: string, method: string, signal?: AbortSignal): HttpResponse {
-  const headers = flattenHeaders(raw.headers);
+/** The same response with another body (a traced body re-served, say). */
+export function withBody(res: HttpResponse, body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): HttpResponse {
+  return respond(Readable.from(body, { objectMode: false }), res, 'GET', undefined);
+}
+
+function respond(raw: Readable, head: Pick<HttpResponse, 'status' | 'headers' | 'url' | 'rateLimit'>, method: string, signal?: AbortSignal): HttpResponse {
   const read = async (): Promise<Buffer> => {
     try {
       const chunks: Buffer[] = [];
@@ -80,14 +30,14 @@ function wrapNative(raw: IncomingMessage, url: string, method: string, signal?: 
       return Buffer.concat(chunks);
     } catch (err) {
       // node:http reports a body cut short as "aborted" (ECONNRESET).
-      throw mapError(err, method, url, signal, 'body');
+      throw mapError(err, method, head.url, signal, 'body');
     }
   };
   return {
-    status: raw.statusCode ?? 0,
-    headers,
-    url,
-    rateLimit: parseRateLimitHeaders(headers),
+    status: head.status,
+    headers: head.headers,
+    url: head.url,
+    rateLimit: head.rateLimit,
     body: raw,
     text: async () => (await read()).toString('utf8'),
     json: async <T>() => JSON.parse((await read()).toString('utf8')) as T,
@@ -100,4 +50,58 @@ function wrapNative(raw: IncomingMessage, url: string, method: string, signal?: 
       });
     },
   };
+}
+
+/** Response headers as lower-cased names to one string (repeats joined with ", ", set-cookie kept first). */
+export function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? (k.toLowerCase() === 'set-cookie' ? v[0]! : v.join(', ')) : v;
+  }
+  return out;
+}
+
+/**
+ * At most `max` bytes of a body; the rest is not read: the stream is
+ * destroyed (its connection is not reused). `truncated` says whether
+ * anything was left.
+ */
+export async function readAtMost(body: AsyncIterable<Uint8Array>, max: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Leaving the loop early (return) destroys the stream.
+  for await (const c of body) {
+    const b = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+    if (size + b.length > max) {
+      chunks.push(b.subarray(0, max - size));
+      return { bytes: Buffer.concat(chunks), truncated: true };
+    }
+    chunks.push(b);
+    size += b.length;
+  }
+  return { bytes: Buffer.concat(chunks), truncated: false };
+}
+
+/**
+ * The body of an error response: parsed JSON when it is JSON, else the text
+ * (truncated). At most ERROR_BODY_CAP bytes are read: a huge body is cut, not
+ * held in memory to print a line of it.
+ */
+export async function readErrorBody(res: HttpResponse): Promise<unknown> {
+  let text: string;
+  try {
+    text = (await readAtMost(res.body, ERROR_BODY_CAP)).bytes.toString('utf8');
+  } catch {
+    return undefined;
+  }
+  const ct = res.headers['content-type'] ?? '';
+  if (ct.includes('json') || /^\s*[{[]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      /* not JSON after all */
+    }
+  }
+  return text.length > 2000 ? text.slice(0, 2000) : text;
 }

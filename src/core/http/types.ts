@@ -1,5 +1,4 @@
 /** The HTTP client's public types: what callers send and what they get back. */
-import type { Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
@@ -30,9 +29,19 @@ export interface RequestSpec {
   body?: string | Uint8Array | Readable | AsyncIterable<Uint8Array>;
   credential?: Credential;
   signal?: AbortSignal;
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
-  /** Statuses that are returned instead of thrown. Default: 2xx and 3xx. */
+  /** This request's own bounds (see Timeouts); unset ones are the client's. */
+  timeouts?: Partial<Timeouts>;
+  /**
+   * Statuses that are returned instead of thrown. Default: 2xx. A redirect is
+   * followed first (see `redirect`), so this sees the final answer.
+   */
   okStatus?: (status: number) => boolean;
+  /**
+   * `follow` (default): a GET or HEAD follows up to 5 redirects within its
+   * origin, and to another origin only when it carries no credential;
+   * anything else is an error. `manual`: a 3xx is returned as it is.
+   */
+  redirect?: 'follow' | 'manual';
   /** OAuth token requests: bypass the concurrency queue and rate-limit handling. */
   oauth?: boolean;
   /** Retry on connection reset / 502 / 503 / 504. Default: idempotent methods only. */
@@ -56,10 +65,16 @@ export interface HttpResponse {
   dump(): Promise<void>;
 }
 
+/** Bounds of one exchange, in ms. */
 export interface Timeouts {
+  /** Until the connection is open. */
   connectMs: number;
+  /** From the request sent until the response head. */
   headersMs: number;
+  /** Idle time between two chunks of the body. */
   bodyMs: number;
+  /** The whole exchange, from the request sent until the last byte of the body; 0: none. */
+  totalMs: number;
 }
 
 export interface HttpClientOptions {
@@ -71,11 +86,13 @@ export interface HttpClientOptions {
   onRateLimit?: (state: RateLimitState, url: string) => void;
   /** Called before a rate-limit wait, so the CLI can say why it is waiting. */
   onRateLimitWait?: (info: { kind: string; waitMs: number; resetAt: number; url: string }) => void;
-  timeouts?: Timeouts;
+  /** Defaults: connect 10 s, head 30 s, idle body 60 s, total 5 min. */
+  timeouts?: Partial<Timeouts>;
+  /** The total deadline of requestStream() (downloads); default: 1 h. */
+  streamTotalMs?: number;
   maxConcurrent?: number;
   contentCreatingPerMinute?: number;
   maxNetworkRetries?: number;
-  dispatcher?: Dispatcher;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }

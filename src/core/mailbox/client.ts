@@ -79,6 +79,8 @@ export class MailboxClient {
       headers?: Record<string, string>;
       stream?: boolean;
       id?: string;
+      /** Return a 3xx as it is (`url()`) instead of following it. */
+      manualRedirect?: boolean;
     } = {},
   ): Promise<HttpResponse> {
     try {
@@ -91,6 +93,8 @@ export class MailboxClient {
         signal: this.#signal,
         streamResponse: o.stream,
         credential: { scheme: 'none' },
+        redirect: o.manualRedirect ? 'manual' : undefined,
+        okStatus: o.manualRedirect ? (s) => s >= 200 && s < 400 : undefined,
       };
       return await (o.stream ? this.#http.requestStream(spec) : this.#http.request(spec));
     } catch (err) {
@@ -158,7 +162,7 @@ export class MailboxClient {
 
   /** The object-store location (the 307 is not followed). */
   async url(id: string): Promise<string> {
-    const res = await this.#req('GET', `/message/${id}/url`, { id });
+    const res = await this.#req('GET', `/message/${id}/url`, { id, manualRedirect: true });
     await res.dump();
     const loc = res.headers.location;
     if (res.status < 300 || res.status >= 400 || !loc) {

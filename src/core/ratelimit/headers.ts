@@ -23,13 +23,21 @@ function int(v: string | undefined): number | undefined {
   return Number.parseInt(v, 10);
 }
 
+/** The latest instant a Date holds (year 275760), in seconds. */
+const MAX_EPOCH_SECONDS = 8.64e12;
+
+/** An epoch in seconds a Date can hold; anything else (an absurd header) as absent. */
+function epochSeconds(v: number | undefined): number | undefined {
+  return v !== undefined && v >= 0 && v <= MAX_EPOCH_SECONDS ? v : undefined;
+}
+
 /** The `x-ratelimit-*` state of a response, or undefined when it has none. */
 export function parseRateLimitHeaders(h: HeaderBag): RateLimitState | undefined {
   const state: RateLimitState = {
     limit: int(header(h, RateLimitHeader.limit)),
     remaining: int(header(h, RateLimitHeader.remaining)),
     used: int(header(h, RateLimitHeader.used)),
-    reset: int(header(h, RateLimitHeader.reset)),
+    reset: epochSeconds(int(header(h, RateLimitHeader.reset))),
     resource: header(h, RateLimitHeader.resource)?.trim() || undefined,
   };
   if (state.limit === undefined && state.remaining === undefined && state.reset === undefined) return undefined;

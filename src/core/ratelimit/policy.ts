@@ -11,6 +11,12 @@ export interface RateLimitPolicy {
   maxWaitMs: number;
   /** Give up on a secondary limit after this many retries. */
   maxSecondaryRetries: number;
+  /**
+   * Give up on a primary limit after this many waits for its reset: a
+   * server whose reset is in the past, or that still refuses after it, is
+   * not asked again and again.
+   */
+  maxPrimaryRetries: number;
   /** Minimum wait for a secondary limit without retry-after and with budget left. */
   secondaryBaseWaitMs: number;
 }
@@ -19,6 +25,7 @@ export const defaultRateLimitPolicy: RateLimitPolicy = {
   wait: false,
   maxWaitMs: 60 * 60 * 1000,
   maxSecondaryRetries: 4,
+  maxPrimaryRetries: 2,
   secondaryBaseWaitMs: 60_000,
 };
 
@@ -70,7 +77,11 @@ export function decideRateLimit(c: RateLimitClassification, attempt: number, loc
   const resetLocal = c.state?.reset !== undefined ? c.state.reset * 1000 - c.skewMs : undefined;
   let waitMs: number;
   if (c.kind === 'primary') {
-    if (resetLocal === undefined) return { action: 'fail', reason: 'primary rate limit exceeded and no reset time given' };
+    if (resetLocal === undefined) return { action: 'fail', reason: 'primary rate limit exceeded and no valid reset time given' };
+    if (attempt >= policy.maxPrimaryRetries) {
+      const past = resetLocal <= localNowMs ? ' (its reset time is already past)' : '';
+      return { action: 'fail', resetAt: resetLocal, reason: `primary rate limit: the server still refuses after ${attempt} waits for the reset${past}` };
+    }
     // Never retry before the reset: add a second for the header's 1 s resolution.
     waitMs = Math.max(0, resetLocal - localNowMs) + 1000;
   } else {

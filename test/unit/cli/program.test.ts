@@ -71,18 +71,7 @@ describe('partial trees', () => {
   });
 });
 
-describe("the launcher's list of groups that make requests (bin/lanyard.js sets V8 flags by it)", () => {
-  it('names real groups, and every group but config, profile and completion', () => {
-    const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'lanyard.js'), 'utf8');
-    const m = /const HTTP_GROUPS = new Set\(\[([^\]]*)\]\)/.exec(text);
-    expect(m).not.toBeNull();
-    const http = [...m![1]!.matchAll(/'([a-z-]+)'/g)].map((x) => x[1]!).sort();
-    const groups = program('full')
-      .commands.map((c) => c.name())
-      .filter((n) => n !== 'help' && n !== '__complete');
-    expect(http.every((g) => groups.includes(g))).toBe(true);
-    expect(groups.filter((g) => !http.includes(g)).sort()).toEqual(['completion', 'config', 'profile']);
-  });
+describe("the launcher's command word (bin/lanyard.js keys its code cache by it)", () => {
   it('skips the same root options that take a value as treeScope does', () => {
     const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'lanyard.js'), 'utf8');
     const m = /function commandWord[\s\S]*?if \(((?:a === '[^']+'(?: \|\| )?)+)\) i\+\+;/.exec(text);

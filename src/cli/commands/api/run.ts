@@ -5,9 +5,9 @@ import type { ApiOptions } from './index.js';
 import { UsageError } from '../../usage-error.js';
 import { printJson, printNdjson } from '../../output.js';
 import { shaperOf } from '../../shape/registry.js';
-import { HttpError, ValidationError } from '../../../core/errors.js';
+import { HttpError, LanyardError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
-import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, pageItems } from '../../../core/api/pagination.js';
+import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, PageGuard, pageItems } from '../../../core/api/pagination.js';
 import { resolveApiTarget } from './targets.js';
 import { readStdinText } from '../../stdin.js';
 
@@ -98,8 +98,9 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const all: unknown[] = [];
   let url: string | undefined = spec.url;
   let first = true;
-  let seen = 0;
   let mailboxStart: string | undefined;
+  // Next pages only on the first page's origin, never one fetched before, and not endlessly empty.
+  const guard = new PageGuard(spec.url);
   while (url) {
     const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts, renewOnce);
     const text = await res.text();
@@ -114,12 +115,11 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
     if (t.service === 'mailbox' && !first && items.length) items = items.slice(1);
     if (opts.ndjson) for (const item of items) printNdjson(ctx.io, item);
     else all.push(...items);
-    seen += items.length;
     first = false;
+    const current: string = url;
     url = undefined;
     if (t.service === 'hosting' || t.service === 'echo' || t.service === 'protocol') {
-      const next = nextFromLinkHeader(res.headers.link);
-      if (next) url = new URL(next, spec.url).toString();
+      url = nextFromLinkHeader(res.headers.link);
     } else if (t.service === 'health') {
       url = nextFromNextLink(body);
     } else if (t.service === 'mailbox') {
@@ -131,8 +131,12 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
         url = u.toString();
       }
     }
+    if (url) {
+      const refused = guard.next(url, current, items.length);
+      if (typeof refused === 'string') throw new LanyardError('protocol', `--paginate: ${refused}`);
+      url = refused.toString();
+    }
   }
-  void seen;
   if (!opts.ndjson && !opts.silent) printJson(ctx.io, all, { compact: !ctx.io.stdoutIsTTY });
 }
 

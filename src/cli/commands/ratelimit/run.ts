@@ -55,7 +55,9 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
 export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions): Promise<void> {
   const resource = opts.resource ?? 'core';
   const min = parseIntOption(opts.min ?? '1', '--min', 1);
-  const timeoutMs = opts.timeout ? parseDuration(opts.timeout, '--timeout') : undefined;
+  // `--timeout` is also a root option (each request's deadline), which takes the value wherever it stands.
+  const timeoutText = opts.timeout ?? ctx.globals().timeout;
+  const timeoutMs = timeoutText ? parseDuration(timeoutText, '--timeout') : undefined;
   const start = ctx.clock.monotonic();
   const spinner = await createSpinner(ctx.io);
   try {
