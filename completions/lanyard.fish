@@ -290,6 +290,7 @@ complete -c lanyard -n '__lanyard_at '\''exec'\''' -l profile -s p -x -a '(lanya
 complete -c lanyard -n '__lanyard_at '\''exec'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'
 complete -c lanyard -n '__lanyard_at '\''exec'\''' -l wait -d 'wait out rate limits instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)'
 complete -c lanyard -n '__lanyard_at '\''exec'\''' -l max-wait -x -d 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)'
+complete -c lanyard -n '__lanyard_at '\''exec'\''' -l timeout -x -d 'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for `ratelimit wait`, its longest wait'
 complete -c lanyard -n '__lanyard_at '\''exec'\''' -l basic-client -d 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)'
 complete -c lanyard -n '__lanyard_at '\''exec'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''exec'\''' -l help -s h -d 'display help for command'
