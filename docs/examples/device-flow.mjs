@@ -5,23 +5,22 @@ import { fetchUser, HttpClient, runDeviceFlow, systemClock } from 'lanyard-cli';
 import { startEmulator } from 'lanyard-cli/emulator';
 
 const emulator = await startEmulator();
-const admin = (verb, body) => fetch(`${emulator.url}/_emulator/hosting/${verb}`, { method: 'POST', body: JSON.stringify(body) });
 const http = new HttpClient({ clock: systemClock, userAgent: 'device-flow-example/1.0' });
 try {
   // An emulator knob, to keep the example short: poll every second rather than every five.
-  await admin('device-policy', { interval: 1 });
+  await emulator.admin('hosting', 'device-policy', { interval: 1 });
 
   const token = await runDeviceFlow({
     http,
     clock: systemClock,
-    webUrl: emulator.url,
-    clientId: 'lanyard-cli-emulator',
+    webUrl: emulator.urls.hosting.web,
+    clientId: emulator.fixtures.hosting.app.clientId,
     scopes: ['repo', 'read:org'],
     // The prompt is yours: print it, show a dialog, send it to a chat. Polling starts when it resolves.
     onCode: async ({ userCode, verificationUri, expiresIn }) => {
       console.log(`Open ${verificationUri} and enter ${userCode} (valid for ${Math.round(expiresIn / 60)} minutes)`);
       // Here the emulator plays the user and approves the code.
-      await admin('device-approve', { user_code: userCode, login: 'mona' });
+      await emulator.admin('hosting', 'device-approve', { user_code: userCode, login: 'mona' });
     },
     // Progress while polling: pending answers, slow_down, retried network errors.
     onEvent: (event) => {
@@ -29,9 +28,9 @@ try {
     },
   });
 
-  const user = await fetchUser(http, `${emulator.url}/api/v3`, { scheme: 'bearer', token: token.accessToken });
+  const user = await fetchUser(http, emulator.urls.hosting.api, { scheme: 'bearer', token: token.accessToken });
   console.log(`signed in as ${user.login}; scopes: ${token.scopes.join(', ')}`);
 } finally {
   await http.close();
-  await emulator.close();
+  await emulator.stop();
 }

@@ -8,7 +8,7 @@ import { startEmulator } from 'lanyard-cli/emulator';
 const emulator = await startEmulator();
 const http = new HttpClient({ clock: systemClock, userAgent: 'mailbox-example/1.0' });
 try {
-  const mailbox = new MailboxClient(http, { baseUrl: emulator.url, domain: 'example.com', user: 'alice' });
+  const mailbox = new MailboxClient(http, { baseUrl: emulator.urls.mailbox.base, ...emulator.fixtures.mailbox });
 
   const message = ['From: bob@example.com', 'To: alice@example.com', 'Subject: Hello', '', 'Streamed both ways.', ''].join('\r\n');
   const id = await mailbox.store(Readable.from([Buffer.from(message)]), { labels: [3] });
@@ -18,5 +18,5 @@ try {
   await pipeline(...stages, process.stdout);
 } finally {
   await http.close();
-  await emulator.close();
+  await emulator.stop();
 }

@@ -18,7 +18,7 @@ try {
     notify: (line) => console.log(`note: ${line}`),
   };
   const result = await callProtocolServer(deps, {
-    serverUrl: `${emulator.url}/mcp`,
+    serverUrl: emulator.urls.protocol.server,
     method: 'tools/list',
     clientId: 'ctx-service',
     clientCredentials: true,
@@ -29,5 +29,5 @@ try {
   console.log(`tools: ${result.response.result.tools.map((t) => t.name).join(', ')}`);
 } finally {
   await http.close();
-  await emulator.close();
+  await emulator.stop();
 }

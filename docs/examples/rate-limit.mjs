@@ -4,8 +4,8 @@ import { defaultRateLimitPolicy, fetchRateLimit, fetchUser, HttpClient, RateLimi
 import { startEmulator } from 'lanyard-cli/emulator';
 
 const emulator = await startEmulator();
-const apiUrl = `${emulator.url}/api/v3`;
-const credential = { scheme: 'bearer', token: 'lyp_emulator_default_token_0000000000000001' }; // the emulator's token for "mona"
+const apiUrl = emulator.urls.hosting.api;
+const credential = { scheme: 'bearer', token: emulator.fixtures.hosting.personalToken };
 
 // The default policy: a refusal for an exhausted budget is a RateLimitError at once.
 const failFast = new HttpClient({ clock: systemClock, userAgent: 'rate-limit-example/1.0' });
@@ -21,7 +21,7 @@ try {
   console.log(`core: ${resources.core.remaining} of ${resources.core.limit} left`);
 
   // Spend the budget (an emulator knob): no requests left until 2 s from now.
-  await fetch(`${emulator.url}/_emulator/hosting/budget`, { method: 'POST', body: JSON.stringify({ remaining: 0, resetInSeconds: 2 }) });
+  await emulator.budget({ remaining: 0, resetInSeconds: 2 });
 
   try {
     await fetchUser(failFast, apiUrl, credential);
@@ -35,5 +35,5 @@ try {
 } finally {
   await failFast.close();
   await patient.close();
-  await emulator.close();
+  await emulator.stop();
 }
