@@ -46,6 +46,10 @@ export interface AuthStatusOptions {
   showToken?: boolean;
 }
 
+export interface AuthSetupGitOptions {
+  hostname?: string;
+}
+
 export interface AuthLogoutOptions {
   user?: string;
   server?: string;
@@ -163,6 +167,23 @@ export function authCommand(ctx: Context): Command {
         return (await hosting()).runAuthLogout(ctx, opts);
       }),
     ['lanyard auth logout', 'lanyard auth logout --server https://tools.example.com/mcp'],
+  );
+  const git = () => import('./git.js');
+  examples(
+    cmd
+      .command('git-credential')
+      .description("git's credential helper for the hosting service's web host (set up by `lanyard auth setup-git`)")
+      .argument('<operation>', 'get, store or erase (git passes it)')
+      .action(async (operation: string) => (await git()).runGitCredential(ctx, operation)),
+    ["printf 'protocol=https\\nhost=github.com\\n\\n' | lanyard auth git-credential get"],
+  );
+  examples(
+    cmd
+      .command('setup-git')
+      .description('configure git to use Lanyard as the credential helper of the hosting web host (credential.<url>.helper)')
+      .option('--hostname <host>', "the host to configure (default: the host of the profile's hosting.webUrl)")
+      .action(async (opts: AuthSetupGitOptions) => (await git()).runSetupGit(ctx, opts)),
+    ['lanyard auth setup-git', 'lanyard --profile work auth setup-git --hostname git.example.com'],
   );
   return examples(cmd, [
     'lanyard auth device',

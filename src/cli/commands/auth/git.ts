@@ -1,0 +1,87 @@
+/**
+ * git over HTTPS with the signed-in hosting token: `auth git-credential` is a
+ * git credential helper (git-credential(1): key=value lines on stdin, a blank
+ * line or EOF ends them); `auth setup-git` registers it for the web host, as
+ * the code host's CLI does (`credential.<url>.helper`).
+ */
+import { spawn } from 'node:child_process';
+import type { Context } from '../../context.js';
+import { requireSetting } from '../../../core/config/settings.js';
+import { LanyardError, ValidationError } from '../../../core/errors.js';
+import { hostingTarget } from '../../hosting.js';
+import { readStdinText } from '../../stdin.js';
+import { UsageError } from '../../usage-error.js';
+import type { AuthSetupGitOptions } from './index.js';
+
+/** Parses git's credential description (`key=value` lines). */
+export function parseCredentialRequest(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const l = line.replace(/\r$/, '');
+    if (!l) break;
+    const i = l.indexOf('=');
+    if (i > 0) out[l.slice(0, i)] = l.slice(i + 1);
+  }
+  return out;
+}
+
+async function webOrigin(ctx: Context): Promise<URL> {
+  const { name, settings } = await ctx.profile();
+  return new URL(requireSetting(settings, 'hosting.webUrl', name));
+}
+
+/**
+ * `get`: the token as the password (the login, when known, as the user name)
+ * when git asks for the web host of the profile, over its scheme; nothing at
+ * all otherwise, so git goes on to its other helpers. `store` and `erase`:
+ * nothing to do — tokens come from `lanyard auth`, never from git.
+ */
+export async function runGitCredential(ctx: Context, operation: string): Promise<void> {
+  if (!['get', 'store', 'erase'].includes(operation)) throw new UsageError(`unknown operation "${operation}" (git passes get, store or erase)`);
+  const request = parseCredentialRequest(ctx.io.stdinIsTTY ? '' : await readStdinText(ctx.io, { what: "git's credential request" }));
+  if (operation !== 'get') return;
+  const web = await webOrigin(ctx);
+  if (request.protocol !== web.protocol.replace(/:$/, '') || request.host?.toLowerCase() !== web.host.toLowerCase()) return;
+  const t = await hostingTarget(ctx);
+  if (t.credential.scheme !== 'bearer') return;
+  if (request.username && t.login && request.username !== t.login && request.username !== 'x-access-token') return;
+  ctx.io.print(
+    `protocol=${request.protocol}\nhost=${request.host}\nusername=${t.login ?? request.username ?? 'x-access-token'}\npassword=${t.credential.token}\n`,
+  );
+}
+
+/** `'…'` for a POSIX shell (git runs `!` helpers with sh). */
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function git(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { stdio: ['ignore', 'ignore', 'pipe'], env });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT' ? new LanyardError('config', 'git is not installed (or not on PATH)') : e));
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new LanyardError('config', `git config ${args.slice(2, 4).join(' ')} failed: ${err.trim() || `exit ${code}`}`)),
+    );
+  });
+}
+
+/**
+ * Replaces the helpers of `<scheme>://<host>` in the user's git config
+ * (GIT_CONFIG_GLOBAL honoured, as git does) by one: this Lanyard, run by the
+ * same Node, with the profile in force.
+ */
+export async function runSetupGit(ctx: Context, o: AuthSetupGitOptions): Promise<void> {
+  const web = await webOrigin(ctx);
+  const host = (o.hostname ?? web.host).trim().toLowerCase();
+  if (!/^[a-z0-9.-]+(:\d+)?$/.test(host) || host.startsWith('.') || host.startsWith('-'))
+    throw new ValidationError(`--hostname: "${o.hostname}" is not a host name`);
+  const scheme = host === web.host.toLowerCase() ? web.protocol.replace(/:$/, '') : 'https';
+  const url = `${scheme}://${host}`;
+  const profile = await ctx.profileName();
+  const helper = `!${shellQuote(process.execPath)} ${shellQuote(process.argv[1] ?? 'lanyard')} --profile ${shellQuote(profile)} auth git-credential`;
+  const key = `credential.${url}.helper`;
+  // An empty helper first clears helpers configured for this URL elsewhere (as the code host's CLI does).
+  await git(['config', '--global', '--replace-all', key, ''], ctx.env);
+  await git(['config', '--global', '--add', key, helper], ctx.env);
+  ctx.io.err(`✓ git now asks Lanyard (profile "${profile}") for credentials of ${url}`);
+}
