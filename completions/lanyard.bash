@@ -3,13 +3,15 @@
 _lanyard_subcommands() {
   case "$1" in
     '') echo 'auth ratelimit api exec echo protocol mailbox health config profile emulator completion' ;;
-    'auth') echo 'device login token status logout' ;;
+    'auth') echo 'device login token status logout git-credential setup-git' ;;
     'auth device') echo '' ;;
     'auth login') echo '' ;;
     'auth token') echo 'create' ;;
     'auth token create') echo '' ;;
     'auth status') echo '' ;;
     'auth logout') echo '' ;;
+    'auth git-credential') echo '' ;;
+    'auth setup-git') echo '' ;;
     'ratelimit') echo 'status wait' ;;
     'ratelimit status') echo '' ;;
     'ratelimit wait') echo '' ;;
@@ -76,6 +78,8 @@ _lanyard_flags() {
     'auth token create') echo '--user -u --scopes -s --note --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth status') echo '--json --jq -q --template -t --show-token --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth logout') echo '--user -u --server --health --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'auth git-credential') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'auth setup-git') echo '--hostname --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'ratelimit') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'ratelimit status') echo '--json --jq -q --template -t --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -141,7 +145,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--hostname|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -154,7 +158,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--email|--fail-under|--field|--filter|--header|--host|--hostname|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)
