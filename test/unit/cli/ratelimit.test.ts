@@ -101,7 +101,7 @@ describe('ratelimit wait', () => {
     stub.on('GET', '/api/v3/rate_limit', () => overview({ remaining: 60, reset: S + 3600 }, clock.now() + serverAhead));
     await runRatelimitWait(context(false), {});
     expect(clock.sleeps).toEqual([121_000]);
-    expect(io.stderrText()).toMatch(/waiting for core budget: 0 left, resets in 2m\ncore: 60 of 60 requests available\n$/);
+    expect(io.stderrText()).toMatch(/waiting for core budget: 0 left, resets in 2m 00s\ncore: 60 of 60 requests available\n$/);
   });
 
   it('--timeout: waits what is left, checks once more, then fails with exit-3 error', async () => {
