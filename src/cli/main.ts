@@ -1,7 +1,7 @@
 /** Entry point: builds the context, parses, runs, maps errors to exit codes. */
 import { createProcessIO } from './io.js';
 import { createContext, type GlobalOptions } from './context.js';
-import { buildProgram, treeScope } from './program.js';
+import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
 import { exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -25,7 +25,9 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
   process.on('SIGTERM', onSigint);
   let globals: () => GlobalOptions = () => ({});
   const ctx = createContext({ io, env: process.env, signal: ac.signal, version: VERSION, globals: () => globals() });
-  const scope = treeScope(argv.slice(2));
+  const args = helpArgs(argv.slice(2));
+  argv = [...argv.slice(0, 2), ...args];
+  const scope = treeScope(args);
   const program = buildProgram(ctx, scope);
   globals = () => program.opts<GlobalOptions>();
   let code: number = ExitCode.Ok;
@@ -37,6 +39,10 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
     code = exitCodeFor(err);
     if (code !== 0 && !(err as { code?: string })?.code?.startsWith?.('commander.')) {
       io.err(formatError(err, ctx.debug));
+    }
+    if ((err as { code?: string })?.code === 'commander.unknownCommand') {
+      const guess = suggestionFor(commandWords(args));
+      if (guess) io.err(`Did you mean ${guess}?`);
     }
   } finally {
     await ctx.close();

@@ -74,6 +74,70 @@ export function treeScope(args: readonly string[]): TreeScope {
   return 'shallow';
 }
 
+/** Guesses people type, and the command they are after (shown after "unknown command"). */
+const GUESSES: Readonly<Record<string, string>> = {
+  login: '`lanyard auth device` (or `lanyard auth login` for the web flow)',
+  signin: '`lanyard auth device`',
+  'sign-in': '`lanyard auth device`',
+  logout: '`lanyard auth logout`',
+  signout: '`lanyard auth logout`',
+  whoami: '`lanyard auth status`',
+  status: '`lanyard auth status` (or `lanyard ratelimit status`)',
+  token: '`lanyard auth token`',
+  'mailbox rm': '`lanyard mailbox delete`',
+  'mailbox del': '`lanyard mailbox delete`',
+  'mailbox remove': '`lanyard mailbox delete`',
+  'mailbox ls': '`lanyard mailbox list`',
+  'mailbox show': '`lanyard mailbox get`',
+  'mailbox read': '`lanyard mailbox get`',
+  'mailbox send': '`lanyard mailbox store`',
+  'auth list': '`lanyard auth status`',
+  'auth whoami': '`lanyard auth status`',
+  'profile ls': '`lanyard profile list`',
+  'health list': '`lanyard health events`',
+  'ratelimit show': '`lanyard ratelimit status`',
+};
+
+/** The command someone who typed `words` (the command words, root options dropped) probably meant. */
+export function suggestionFor(words: readonly string[]): string | undefined {
+  for (let n = Math.min(2, words.length); n >= 1; n--) {
+    const hit = GUESSES[words.slice(0, n).join(' ')];
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** The words of `args` that are not root options (and their values). */
+export function commandWords(args: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (a === '--') break;
+    else if (!a.startsWith('-')) words.push(a);
+  }
+  return words;
+}
+
+/**
+ * Help requests commander does not answer the way people expect, rewritten
+ * to `… --help` (stdout, exit 0): bare `lanyard`, a bare group
+ * (`lanyard mailbox`), and `lanyard help <group> <command>` (commander's help
+ * command goes one level deep only).
+ */
+export function helpArgs(args: readonly string[]): string[] {
+  const words = commandWords(args);
+  const asksHelp = args.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
+  if (words.length === 0 && !asksHelp) return [...args, '--help'];
+  if (words[0] === 'help' && words.length > 1) {
+    const i = args.indexOf('help');
+    return [...args.slice(0, i), ...args.slice(i + 1), '--help'];
+  }
+  const group = GROUPS.find((g) => g.name === words[0]);
+  if (words.length === 1 && group && !group.leaf && !asksHelp) return [...args, '--help'];
+  return [...args];
+}
+
 /**
  * The tree, as much of it as `scope` says (declaring all eleven groups costs
  * more than many commands take to run).

@@ -1,4 +1,8 @@
-/** Resource families of `GET /rate_limit` (the code host's names). */
+/**
+ * Resource families of `GET /rate_limit` (the code host's names): what
+ * `ratelimit status|wait --resource` accept and completion offers. (`lfs` is
+ * a bucket named only in x-ratelimit-resource headers, never in /rate_limit.)
+ */
 export const RATE_LIMIT_RESOURCES = [
   'core',
   'search',
@@ -14,5 +18,4 @@ export const RATE_LIMIT_RESOURCES = [
   'dependency_sbom',
   'audit_log',
   'audit_log_streaming',
-  'lfs',
 ] as const;
