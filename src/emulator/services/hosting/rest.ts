@@ -6,7 +6,7 @@
  */
 import { Hosting } from '../../../shared/constants.js';
 import type { EmulatorEnv } from '../../service.js';
-import type { EmuRequest, EmuResponse, Router } from '../../router.js';
+import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
 import type { HostingState } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord } from './ratelimit/fixtures.js';
@@ -107,8 +107,14 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   router.post(`${api}/user/repos`, async (req, res) => {
     const login = userOf(req);
     if (!login) return requiresAuth(res);
-    const p = await req.params_();
-    const name = p.name ?? '';
+    // The API takes JSON (a form body, as the real service does, is not understood: no name).
+    const b = /json/i.test(req.header('content-type') ?? 'application/json') ? await readJsonObject(req) : {};
+    const p = {
+      name: typeof b.name === 'string' ? b.name : '',
+      private: String(b.private === true),
+      description: typeof b.description === 'string' ? b.description : '',
+    };
+    const name = p.name;
     const invalid = (message: string) =>
       res.json(422, {
         message: 'Repository creation failed.',

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Hosting } from '../../../shared/constants.js';
-import { HttpError, escapeHtml as esc, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import { escapeHtml as esc, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
 import { checkPassword, sessionUser, startSession } from './oauth/session.js';
 import { credentialInputs, layout } from './oauth/pages.js';
 import { oauthParams } from './oauth/wire.js';
@@ -48,19 +48,6 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
   };
 }
 
-async function jsonBody(req: EmuRequest): Promise<Record<string, unknown>> {
-  const text = await req.text();
-  if (!text.trim()) return {};
-  let j: unknown;
-  try {
-    j = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'Problems parsing JSON');
-  }
-  if (!j || typeof j !== 'object' || Array.isArray(j)) throw new HttpError(400, 'Problems parsing JSON');
-  return j as Record<string, unknown>;
-}
-
 const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
 const caller = (req: EmuRequest) => req.locals.rateLimitCaller as Caller | undefined;
 
@@ -84,7 +71,7 @@ export function registerTokenApi(router: Router, state: HostingState, base: () =
   const tokenOf = async (req: EmuRequest, res: EmuResponse) => {
     const app = appOf(req, res);
     if (!app) return undefined;
-    const b = await jsonBody(req);
+    const b = await readJsonObject(req);
     if (typeof b.access_token !== 'string' || !b.access_token) {
       res.json(422, {
         message: 'Invalid request.\n\n"access_token" wasn\'t supplied.',

@@ -1,0 +1,194 @@
+/**
+ * Octokit (the code host's own JavaScript client) against the emulator,
+ * in-process: REST calls and their headers, Bad credentials on a public
+ * endpoint, the throttling and retry plugins against the emulator's limits
+ * and faults, the device flow (auth-oauth-device), and the OAuth app methods
+ * (oauth-methods: device code, token check, reset, scope, delete, grant).
+ */
+import { describe, expect, it } from 'vitest';
+import { Octokit as Core } from '@octokit/core';
+import { Octokit } from '@octokit/rest';
+import { throttling } from '@octokit/plugin-throttling';
+import { retry } from '@octokit/plugin-retry';
+import { createOAuthDeviceAuth } from '@octokit/auth-oauth-device';
+import { checkToken, createDeviceCode, deleteAuthorization, deleteToken, exchangeDeviceCode, resetToken, scopeToken } from '@octokit/oauth-methods';
+import { useInProcessEmulator } from './in-process-emulator.js';
+
+const ref = useInProcessEmulator();
+
+const rest = (auth?: string) => new Octokit({ auth, baseUrl: ref.emu.urls.hosting.api });
+const appToken = async (scopes: string[], clientId = ref.emu.fixtures.hosting.app.clientId) =>
+  ((await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId, scopes })) as { access_token: string }).access_token;
+
+describe('REST', () => {
+  it('the signed-in user, a repository, the scope headers and the rate-limit headers', async () => {
+    const o = rest(ref.emu.fixtures.hosting.personalToken);
+    const me = await o.rest.users.getAuthenticated();
+    expect(me.data).toMatchObject({ login: 'mona', id: 1, type: 'User' });
+    expect(me.headers['x-oauth-scopes']).toBe('repo, read:org, gist');
+    expect(me.headers['x-ratelimit-limit']).toBe('5000');
+    const repo = await o.rest.repos.get({ owner: 'mona', repo: 'hello-world' });
+    expect(repo.data.full_name).toBe('mona/hello-world');
+    expect(repo.headers['x-accepted-oauth-scopes']).toBe('repo');
+    expect(repo.data.url).toBe(`${ref.emu.urls.hosting.api}/repos/mona/hello-world`);
+    const root = await o.request('GET /');
+    expect(root.data).toMatchObject({ current_user_url: `${ref.emu.urls.hosting.api}/user` });
+  });
+
+  it('a token that is not valid is refused even on a public endpoint: 401 Bad credentials', async () => {
+    const err = await rest('lyp_unknown_token_000000000000000000000')
+      .rest.repos.get({ owner: 'mona', repo: 'hello-world' })
+      .catch((e) => e);
+    expect(err.status).toBe(401);
+    expect(err.response.data).toMatchObject({ message: 'Bad credentials' });
+    // Anonymous access to the same public repository is fine.
+    expect((await rest().rest.repos.get({ owner: 'mona', repo: 'hello-world' })).status).toBe(200);
+  });
+
+  it('errors of unknown routes and unreadable bodies are in the API shape', async () => {
+    const o = rest(ref.emu.fixtures.hosting.personalToken);
+    const nf = await o.request('GET /no/such/route').catch((e) => e);
+    expect([nf.status, nf.response.data.message]).toEqual([404, 'Not Found']);
+    expect(nf.response.data.documentation_url).toMatch(/^https:\/\//);
+  });
+});
+
+describe('throttling and retry plugins', () => {
+  const Throttled = Octokit.plugin(throttling, retry);
+
+  it('primary limit: onRateLimit gets the wait from x-ratelimit-reset; secondary: onSecondaryRateLimit retries after retry-after', async () => {
+    const calls: string[] = [];
+    const o = new Throttled({
+      auth: ref.emu.fixtures.hosting.personalToken,
+      baseUrl: ref.emu.urls.hosting.api,
+      throttle: {
+        onRateLimit: (retryAfter: number) => {
+          calls.push(`primary ${retryAfter}`);
+          return false;
+        },
+        onSecondaryRateLimit: (retryAfter: number) => {
+          calls.push(`secondary ${retryAfter}`);
+          return true;
+        },
+      },
+      retry: { retryAfterBaseValue: 1 },
+    });
+    await ref.emu.budget({ login: 'mona', remaining: 0, resetInSeconds: 40 });
+    const err = await o.rest.users.getAuthenticated().catch((e) => e);
+    expect(err.status).toBe(403);
+    expect(calls).toHaveLength(1);
+    expect(Number(calls[0]!.split(' ')[1])).toBeGreaterThanOrEqual(38);
+    await ref.emu.reset();
+    calls.length = 0;
+    // (retry-after 0 would read as "absent" to the plugin, which then waits its 60 s fallback.)
+    await ref.emu.secondary({ login: 'mona', retryAfter: 1, count: 1 });
+    expect((await o.rest.users.getAuthenticated()).data.login).toBe('mona');
+    expect(calls).toEqual(['secondary 1']);
+  });
+
+  it('the retry plugin retries an injected 502 and succeeds', async () => {
+    const o = new Throttled({
+      auth: ref.emu.fixtures.hosting.personalToken,
+      baseUrl: ref.emu.urls.hosting.api,
+      throttle: { enabled: false },
+      retry: { retryAfterBaseValue: 1 },
+    });
+    ref.emu.fault({ type: 'status', status: 502, path: '/api/v3/user', count: 1 });
+    expect((await o.rest.users.getAuthenticated()).data.login).toBe('mona');
+    expect(ref.emu.info().hosting).toBeDefined();
+  });
+});
+
+describe('OAuth', () => {
+  const request = () => new Core({ baseUrl: ref.emu.urls.hosting.api }).request;
+
+  it('device flow with auth-oauth-device: verification URL without a default port, token for the user', async () => {
+    await ref.emu.admin('hosting', 'device-policy', { interval: 0 });
+    let verificationUri = '';
+    const auth = createOAuthDeviceAuth({
+      clientType: 'oauth-app',
+      clientId: ref.emu.fixtures.hosting.app.clientId,
+      scopes: ['repo', 'read:org'],
+      request: request(),
+      onVerification: async (v) => {
+        verificationUri = v.verification_uri;
+        await ref.emu.admin('hosting', 'device-approve', { user_code: v.user_code });
+      },
+    });
+    const a = await auth({ type: 'oauth' });
+    expect(verificationUri).toBe(`${ref.emu.url}/login/device`);
+    // The token response lists scopes comma-separated (spec); the library splits on spaces, as it does with the real service.
+    expect(a.scopes.flatMap((x) => x.split(','))).toEqual(['repo', 'read:org']);
+    expect((await rest(a.token).rest.users.getAuthenticated()).data.login).toBe('mona');
+  });
+
+  it('oauth-methods: device code exchange, check, reset, delete token, delete grant', async () => {
+    const { clientId, clientSecret } = ref.emu.fixtures.hosting.app;
+    await ref.emu.admin('hosting', 'device-policy', { interval: 0 });
+    const code = await createDeviceCode({ clientType: 'oauth-app', clientId, scopes: ['repo'], request: request() });
+    await ref.emu.admin('hosting', 'device-approve', { user_code: code.data.user_code });
+    const { authentication } = await exchangeDeviceCode({ clientType: 'oauth-app', clientId, code: code.data.device_code, request: request() });
+    const token = authentication.token;
+
+    const checked = await checkToken({ clientType: 'oauth-app', clientId, clientSecret, token, request: request() });
+    expect(checked.data.user?.login).toBe('mona');
+    expect(checked.authentication.scopes).toEqual(['repo']);
+
+    const reset = await resetToken({ clientType: 'oauth-app', clientId, clientSecret, token, request: request() });
+    expect(reset.authentication.token).not.toBe(token);
+    expect(reset.data.id).toBe(checked.data.id);
+    const old = await checkToken({ clientType: 'oauth-app', clientId, clientSecret, token, request: request() }).catch((e) => e);
+    expect(old.status).toBe(404);
+
+    const wrongSecret = await checkToken({
+      clientType: 'oauth-app',
+      clientId,
+      clientSecret: 'nope',
+      token: reset.authentication.token,
+      request: request(),
+    }).catch((e) => e);
+    expect(wrongSecret.status).toBe(401);
+
+    expect((await deleteToken({ clientType: 'oauth-app', clientId, clientSecret, token: reset.authentication.token, request: request() })).status).toBe(204);
+    const gone = await rest(reset.authentication.token)
+      .rest.users.getAuthenticated()
+      .catch((e) => e);
+    expect(gone.status).toBe(401);
+
+    // Deleting the grant revokes every token of the app for the user.
+    const t1 = await appToken(['repo']);
+    const t2 = await appToken(['gist']);
+    expect((await deleteAuthorization({ clientType: 'oauth-app', clientId, clientSecret, token: t1, request: request() })).status).toBe(204);
+    expect(
+      (
+        await rest(t2)
+          .rest.users.getAuthenticated()
+          .catch((e) => e)
+      ).status,
+    ).toBe(401);
+  });
+
+  it('scopeToken for an installable app; refused for a classic OAuth app', async () => {
+    const app = ref.emu.fixtures.hosting.installableApp;
+    const token = await appToken([], app.clientId);
+    const scoped = await scopeToken({
+      clientType: 'github-app',
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      token,
+      target: 'mona',
+      permissions: { contents: 'read' },
+      request: request(),
+    });
+    expect(scoped.authentication.token).not.toBe(token);
+    expect(scoped.data.expires_at).toMatch(/Z$/);
+    const { clientId, clientSecret } = ref.emu.fixtures.hosting.app;
+    const classic = await appToken(['repo']);
+    const refused = await request()('POST /applications/{client_id}/token/scoped', {
+      client_id: clientId,
+      access_token: classic,
+      headers: { authorization: `basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
+    }).catch((e) => e);
+    expect(refused.status).toBe(422);
+  });
+});
