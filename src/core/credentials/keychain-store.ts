@@ -11,6 +11,14 @@ type Keytar = typeof import('@napi-rs/keyring/keytar.js');
 
 export class KeychainCredentialStore implements CredentialStore {
   readonly kind = 'keychain';
+  /**
+   * The account names, read once per store: every Secret Service search is a
+   * few D-Bus round trips that fetch the secrets too, and `auth status` asks
+   * for the list once per service. Writes through this store keep it up to
+   * date; secrets themselves are never cached (get() always asks the keychain,
+   * so a token another process refreshed is seen).
+   */
+  #names: Promise<string[]> | undefined;
   private constructor(
     private readonly keytar: Keytar,
     private readonly timeoutMs: number,
@@ -54,14 +62,23 @@ export class KeychainCredentialStore implements CredentialStore {
 
   async set(account: string, secret: string): Promise<void> {
     await this.#call('write', () => this.keytar.setPassword(this.service, account, secret));
+    const names = this.#names;
+    if (names) this.#names = names.then((n) => (n.includes(account) ? n : [...n, account]));
   }
 
   async delete(account: string): Promise<boolean> {
-    return await this.#call('delete', () => this.keytar.deletePassword(this.service, account));
+    const removed = await this.#call('delete', () => this.keytar.deletePassword(this.service, account));
+    const names = this.#names;
+    if (names) this.#names = names.then((n) => n.filter((a) => a !== account));
+    return removed;
   }
 
   async list(): Promise<string[]> {
-    const all = await this.#call('list', () => this.keytar.findCredentials(this.service));
-    return all.map((c) => c.account);
+    this.#names ??= this.#call('list', () => this.keytar.findCredentials(this.service)).then((all) => all.map((c) => c.account));
+    // A failed search is not kept: the next call asks again.
+    this.#names.catch(() => {
+      this.#names = undefined;
+    });
+    return [...(await this.#names)];
   }
 }
