@@ -37,8 +37,9 @@ _lanyard_subcommands() {
     'mailbox update') echo '' ;;
     'mailbox label') echo '' ;;
     'mailbox delete') echo '' ;;
-    'health') echo 'events event' ;;
+    'health') echo 'events check event' ;;
     'health events') echo '' ;;
+    'health check') echo '' ;;
     'health event') echo '' ;;
     'config') echo 'get set unset list' ;;
     'config get') echo '' ;;
@@ -96,7 +97,7 @@ _lanyard_flags() {
     'protocol') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --no-browser --timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'mailbox list') echo '--json --ndjson --jq -q --template -t --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'mailbox list') echo '--json --ndjson --jq -q --template -t --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --new --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox get') echo '--json --jq -q --template -t --domain --user --adjacent --label -l --mark-seen --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox raw') echo '--domain --user --output -o --force -f --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox url') echo '--json --jq -q --template -t --domain --user --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -106,7 +107,8 @@ _lanyard_flags() {
     'mailbox label') echo '--json --jq -q --template -t --domain --user --add -a --remove -r --add-marker --remove-marker --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox delete') echo '--json --jq -q --template -t --domain --user --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'health') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --jq -q --template -t --all --max --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'health events') echo '--subscription --filter --service --region --since --api-version --json --ndjson --jq -q --template -t --all --max --new --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'health check') echo '--subscription --filter --service --region --since --api-version --json --jq -q --template -t --fail-if-active --impact --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'health event') echo '--subscription --filter --service --region --since --api-version --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'config') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'config get') echo '--json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -145,7 +147,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--hostname|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--email|--fail-under|--field|--filter|--header|--host|--hostname|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -169,6 +171,9 @@ _lanyard() {
       ;;
     --scheme)
       COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account' -- "$cur")); return 0
+      ;;
+    --impact)
+      COMPREPLY=($(compgen -W 'critical error warning informational' -- "$cur")); return 0
       ;;
     --data-dir)
       COMPREPLY=($(compgen -d -- "$cur")); return 0

@@ -5,6 +5,8 @@ export const ExitCode = {
   Usage: 2,
   RateLimit: 3,
   AuthRequired: 4,
+  /** A CI gate found what it gates on (`health check --fail-if-active`). */
+  GateFailed: 5,
   Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -34,11 +34,20 @@ describe('README "Scripts and CI" examples', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     world = await startWorld();
-    const token = ((await world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } }).hosting.personalToken;
+    const info = (await world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string }; health: { token: string } };
+    const token = info.hosting.personalToken;
     bin = await mkdtemp(join(tmpdir(), 'lanyard-readme-'));
     await writeFile(join(bin, 'lanyard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
     await chmod(join(bin, 'lanyard'), 0o755);
-    env = cleanEnv({ ...world.env, LANYARD_PROFILE: 'emulator', LANYARD_TOKEN: token, PATH: `${bin}:${process.env.PATH}`, HOME: bin });
+    env = cleanEnv({
+      ...world.env,
+      LANYARD_PROFILE: 'emulator',
+      LANYARD_TOKEN: token,
+      LANYARD_HEALTH_TOKEN: info.health.token,
+      LANYARD_STATE_DIR: join(bin, 'state'),
+      PATH: `${bin}:${process.env.PATH}`,
+      HOME: bin,
+    });
   });
   afterAll(async () => {
     await world.stop();

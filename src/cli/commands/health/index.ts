@@ -2,7 +2,7 @@
  * `lanyard health`: service-health events of a subscription. Sign-in is
  * `lanyard auth login --health` (see ./auth.ts).
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 
@@ -17,9 +17,16 @@ export interface HealthQueryOptions {
 
 export interface HealthEventsOptions extends HealthQueryOptions {
   all?: boolean;
+  new?: boolean;
   max?: string;
   json?: boolean;
   ndjson?: boolean;
+}
+
+export interface HealthCheckOptions extends HealthQueryOptions {
+  failIfActive?: boolean;
+  impact?: 'critical' | 'error' | 'warning' | 'informational';
+  json?: boolean;
 }
 
 export interface HealthEventOptions extends HealthQueryOptions {
@@ -48,13 +55,22 @@ export function healthCommand(ctx: Context): Command {
     withJson(queryOptions(cmd.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true })
       .option('--all', 'follow every page (streams with --ndjson)')
       .option('--max <n>', 'stop after n events, following pages as needed')
+      .option('--new', 'only events not seen by the previous --new run of this profile (new or updated since); state in the state directory')
       .action(async (opts: HealthEventsOptions) => (await run()).runHealthEvents(ctx, opts)),
     [
       'lanyard health events',
       "lanyard health events --service 'Virtual Machines' --region 'West US' --since 5/12/2025",
       'lanyard health events --filter "service eq \'Storage\'" --all --ndjson',
       'lanyard health events --since 7d --max 20 --json',
+      'lanyard health events --all --new --ndjson',
     ],
+  );
+  examples(
+    withJson(queryOptions(cmd.command('check').description('CI gate: the active events of a subscription; exit 5 with --fail-if-active when there are any')))
+      .option('--fail-if-active', 'exit 5 when an active event matches')
+      .addOption(new Option('--impact <level>', 'only events of this level or worse').choices(['critical', 'error', 'warning', 'informational']))
+      .action(async (opts: HealthCheckOptions) => (await run()).runHealthCheck(ctx, opts)),
+    ['lanyard health check --fail-if-active', "lanyard health check --impact error --service 'Virtual Machines' --fail-if-active --json"],
   );
   examples(
     withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs')))

@@ -11,7 +11,9 @@ import type { HealthEvent } from '../../../shared/health.js';
 import { UsageError } from '../../usage-error.js';
 import { parseIntOption, printJson, printNdjson } from '../../output.js';
 import { resolveToken } from '../../services/health.js';
-import type { HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './index.js';
+import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './index.js';
+import { seenState } from '../../state.js';
+import { ExitCode } from '../../../shared/exit-codes.js';
 import { renderEventDetail, renderEventsTable } from './render.js';
 
 interface Prepared {
@@ -59,11 +61,22 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
   const max = o.max === undefined ? undefined : parseIntOption(o.max, '--max', 1);
   const p = await prepare(ctx, o);
   const it = iterateEvents(p.http, p.query, p.token, { all: !!o.all, ...(max !== undefined ? { max } : {}), signal: ctx.signal });
+  // --new: what the previous --new run saw (tracking id and last update) is left out.
+  const state = o.new ? await seenState(ctx, 'health-events', [p.query.subscriptionId]) : undefined;
+  const seen: string[] = [];
+  const fresh = (e: HealthEvent) => {
+    const key = `${e.name ?? e.id ?? ''}@${e.properties?.lastUpdateTime ?? ''}`;
+    seen.push(key);
+    return !state?.previous?.has(key);
+  };
   if (o.ndjson) {
     for (;;) {
       const r = await it.next();
-      if (r.done) return moreHint(ctx, r.value.nextLink, false);
-      printNdjson(ctx.io, r.value);
+      if (r.done) {
+        await state?.save(seen);
+        return moreHint(ctx, r.value.nextLink, false);
+      }
+      if (fresh(r.value)) printNdjson(ctx.io, r.value);
     }
   }
   const events: HealthEvent[] = [];
@@ -74,12 +87,13 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
       rest = r.value.nextLink;
       break;
     }
-    events.push(r.value);
+    if (fresh(r.value)) events.push(r.value);
   }
+  await state?.save(seen);
   if (o.json) printJson(ctx.io, events);
   else if (events.length === 0)
     ctx.io.err(
-      `No health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`,
+      `No ${state ? 'new ' : ''}health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`,
     );
   else renderEventsTable(ctx.io, events);
   moreHint(ctx, rest, max !== undefined);
@@ -105,4 +119,32 @@ export async function runHealthEvent(ctx: Context, trackingId: string, o: Health
   }
   if (o.json) printJson(ctx.io, ev);
   else renderEventDetail(ctx.io, ev);
+}
+
+const LEVELS = ['informational', 'warning', 'error', 'critical'] as const;
+
+/** The level of an event as an index of LEVELS (unknown levels count as informational). */
+function levelOf(e: HealthEvent): number {
+  return Math.max(0, LEVELS.indexOf(String(e.properties?.eventLevel ?? e.properties?.level ?? '').toLowerCase() as (typeof LEVELS)[number]));
+}
+
+/**
+ * `health check`: the active events (every page) of the query, at `--impact`
+ * level or worse; with `--fail-if-active`, exit 5 when there is one.
+ */
+export async function runHealthCheck(ctx: Context, o: HealthCheckOptions): Promise<void> {
+  const min = o.impact ? LEVELS.indexOf(o.impact) : 0;
+  const p = await prepare(ctx, o);
+  const active: HealthEvent[] = [];
+  for await (const e of iterateEvents(p.http, p.query, p.token, { all: true, signal: ctx.signal })) {
+    if (e.properties?.status === 'Active' && levelOf(e) >= min) active.push(e);
+  }
+  if (o.json) printJson(ctx.io, { active: active.length, events: active });
+  else if (active.length) renderEventsTable(ctx.io, active);
+  const what = `active health event${active.length === 1 ? '' : 's'}${o.impact ? ` at level ${o.impact} or worse` : ''} in subscription ${p.query.subscriptionId}`;
+  if (!active.length) ctx.io.err(`No ${what}.`);
+  else if (o.failIfActive) {
+    ctx.io.err(`${active.length} ${what}: failing (--fail-if-active).`);
+    ctx.exitStatus = ExitCode.GateFailed;
+  }
 }

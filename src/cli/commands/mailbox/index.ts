@@ -18,6 +18,7 @@ export interface MailboxListOptions extends MailboxTargetOptions {
   includeBody?: boolean;
   all?: boolean;
   ndjson?: boolean;
+  new?: boolean;
 }
 
 export interface MailboxGetOptions extends MailboxTargetOptions {
@@ -68,12 +69,14 @@ export function mailboxCommand(ctx: Context): Command {
       .option('--oldest-first', 'oldest first instead of newest first')
       .option('--include-body', 'include pre-parsed text/HTML bodies (implies --metadata)')
       .option('--all', 'follow pages until the label is exhausted (streams with --ndjson)')
+      .option('--new', 'only messages the previous --new run of this profile and label did not list; state in the state directory')
       .action(async (opts: MailboxListOptions) => (await import('./run-list.js')).runMailboxList(ctx, opts)),
     [
       'lanyard mailbox list',
       'lanyard mailbox list --label 1 --count 20',
       'lanyard mailbox list --all --metadata --ndjson > messages.ndjson',
       'lanyard mailbox list --all --oldest-first --json',
+      'lanyard mailbox list --all --new --ndjson',
     ],
   );
   examples(

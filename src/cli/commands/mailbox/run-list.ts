@@ -4,6 +4,7 @@ import type { ListedMessage, ListOptions } from '../../../core/mailbox/client.js
 import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';
+import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './index.js';
 import { messageColumns, type MessageRow } from './render.js';
@@ -42,7 +43,10 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
     metadata: !!o.metadata || !!o.includeBody || (human && ctx.io.stdoutIsTTY),
   };
   const client = await mailboxClient(ctx, o);
-  const source: AsyncIterable<ListedMessage> | Iterable<ListedMessage> = o.all ? client.listAll(opts) : await client.listPage(opts);
+  const listed: AsyncIterable<ListedMessage> | Iterable<ListedMessage> = o.all ? client.listAll(opts) : await client.listPage(opts);
+  // --new: the messages the previous --new run of this profile and label did not list.
+  const state = o.new ? await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(opts.label)]) : undefined;
+  const source = state ? onlyNew(listed, state) : listed;
   const flat = (m: ListedMessage) => (m.metadata ? { id: m.id, ...m.metadata } : { id: m.id });
 
   if (o.ndjson) {
@@ -105,4 +109,14 @@ function writeOut(ctx: Context, text: string): Promise<void> | void {
     out.once('drain', onDrain);
     out.once('error', onError);
   });
+}
+
+/** The messages the previous run did not list; once all are listed (not when the reader goes away), the state records them all. */
+async function* onlyNew(source: AsyncIterable<ListedMessage> | Iterable<ListedMessage>, state: SeenState): AsyncGenerator<ListedMessage> {
+  const seen: string[] = [];
+  for await (const m of source) {
+    seen.push(m.id);
+    if (!state.previous?.has(m.id)) yield m;
+  }
+  await state.save(seen);
 }

@@ -1,0 +1,79 @@
+/** CI gates end to end: `health events --new`, `health check`, `mailbox list --new`, with state per profile in the state directory. */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+
+describe('CI gates', () => {
+  let world: World;
+  let state: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    world = await startWorld();
+    state = await mkdtemp(join(tmpdir(), 'lanyard-state-'));
+    const info = (await world.admin('info', undefined, 'GET')) as { health: { token: string } };
+    env = { LANYARD_HEALTH_TOKEN: info.health.token, XDG_STATE_HOME: state };
+  });
+  afterAll(async () => {
+    await world.stop();
+    await rm(state, { recursive: true, force: true });
+  });
+  const run = (args: string[]) => world.run(['--profile', 'emulator', ...args], { env });
+  const names = (out: string) => out.trim().split('\n').filter(Boolean);
+
+  it('health events --new: everything the first time, nothing the second, then only an added or updated event', async () => {
+    const first = await run(['health', 'events', '--all', '--new', '--ndjson', '--jq', '.name']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(names(first.stdout).length).toBeGreaterThan(0);
+    expect(await readdir(join(state, 'lanyard', 'profiles', 'emulator'))).toEqual([expect.stringMatching(/^health-events--/)]);
+    const second = await run(['health', 'events', '--all', '--new', '--ndjson', '--jq', '.name']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe('');
+    await world.admin('health/add-event', {
+      event: { name: 'GATE-0001', properties: { title: 'ACTIVE: gate test', eventType: 'ServiceIssue', eventLevel: 'Warning', status: 'Active' } },
+    });
+    const third = await run(['health', 'events', '--all', '--new', '--json', '--jq', '.[].name']);
+    expect(names(third.stdout)).toEqual(['GATE-0001']);
+    await world.admin('advance', { seconds: 60 });
+    await world.admin('health/resolve', { trackingId: 'GATE-0001', summary: 'Mitigated.' });
+    const fourth = await run(['health', 'events', '--all', '--new', '--ndjson', '--jq', '.name + " " + .properties.status']);
+    expect(names(fourth.stdout)).toEqual(['GATE-0001 Resolved']);
+    // Another profile keeps its own state.
+    await world.run(['config', 'set', 'health.subscriptionId', 'x', '--profile', 'other']);
+    expect((await readdir(join(state, 'lanyard', 'profiles'))).sort()).toEqual(['emulator']);
+  });
+
+  it('health check: exit 5 with --fail-if-active when an active event matches --impact; 0 otherwise', async () => {
+    await world.admin('reset');
+    await world.admin('health/add-event', {
+      event: { name: 'GATE-0002', properties: { title: 'ACTIVE: warning only', eventType: 'ServiceIssue', eventLevel: 'Warning', status: 'Active' } },
+    });
+    const any = await run(['health', 'check', '--fail-if-active', '--json']);
+    expect(any.code, any.stderr).toBe(5);
+    const body = JSON.parse(any.stdout) as { active: number; events: Array<{ name: string }> };
+    expect(body.active).toBeGreaterThan(0);
+    expect(body.events.map((e) => e.name)).toContain('GATE-0002');
+    expect(any.stderr).toMatch(/failing \(--fail-if-active\)/);
+    const critical = await run(['health', 'check', '--fail-if-active', '--impact', 'critical', '--jq', '[.events[].name]']);
+    expect(JSON.parse(critical.stdout)).not.toContain('GATE-0002');
+    const report = await run(['health', 'check', '--json']);
+    expect(report.code).toBe(0);
+    const bad = await run(['health', 'check', '--impact', 'severe']);
+    expect(bad.code).toBe(2);
+  });
+
+  it('mailbox list --new: all ids the first time, none the second, then only a stored message', async () => {
+    const first = await run(['mailbox', 'list', '--all', '--new']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(names(first.stdout).length).toBeGreaterThan(0);
+    expect((await run(['mailbox', 'list', '--all', '--new'])).stdout).toBe('');
+    const stored = await world.run(['--profile', 'emulator', 'mailbox', 'store', '-', '--jq', '.id'], {
+      env,
+      input: 'From: a@example.com\r\nTo: b@example.com\r\nSubject: gate\r\n\r\nhello\r\n',
+    });
+    expect(stored.code, stored.stderr).toBe(0);
+    const third = await run(['mailbox', 'list', '--all', '--new', '--ndjson', '--jq', '.id']);
+    expect(names(third.stdout)).toEqual([stored.stdout.trim()]);
+  });
+});
