@@ -14,6 +14,7 @@ import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { parseDuration } from './output.js';
 import { UsageError } from './usage-error.js';
+import { rememberSecret, safeText } from './safe-text.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {
@@ -121,7 +122,8 @@ export function createContext(o: ContextOptions): Context {
     rateLimits,
     interruptHandled: false,
     warn(text) {
-      o.io.err(o.io.color ? `\u001b[33m! ${text}\u001b[39m` : `! ${text}`);
+      const line = safeText(`! ${text}`);
+      o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
     },
     warnOnce(key, text) {
       if (warned.has(key)) return;
@@ -141,10 +143,11 @@ export function createContext(o: ContextOptions): Context {
               insecure,
               disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
               timeoutMs: keychainTimeoutMs(o.env),
+              sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
               onFallback: (why) => (fallbackReason = why),
             });
             const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir);
-            return { primary, fallbackReason, file, dir };
+            return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
           },
         );
         storageP.set(insecure, p);
@@ -179,7 +182,8 @@ export function createContext(o: ContextOptions): Context {
         const { HttpClient } = await import('../core/http/client.js');
         const g = o.globals();
         const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
-        const maxWaitText = g.maxWait ?? o.env.LANYARD_RATE_LIMIT_MAX_WAIT;
+        // An empty --max-wait is an error; an empty variable is as good as unset.
+        const maxWaitText = g.maxWait ?? (o.env.LANYARD_RATE_LIMIT_MAX_WAIT || undefined);
         const { defaultRateLimitPolicy } = await import('../core/ratelimit/policy.js');
         const deadline = requestDeadlineMs(g.timeout ?? (o.env.LANYARD_TIMEOUT || undefined));
         return new HttpClient({
@@ -191,7 +195,7 @@ export function createContext(o: ContextOptions): Context {
           rateLimitPolicy: {
             ...defaultRateLimitPolicy,
             wait,
-            maxWaitMs: maxWaitText ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
+            maxWaitMs: maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
           },
           onRateLimit: (state) => rateLimits.set(state.resource ?? 'core', state),
           onRateLimitWait: ({ kind, waitMs }) => ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`),
@@ -248,6 +252,27 @@ export function requestDeadlineMs(text: string | undefined): number | undefined 
   const ms = parseDuration(text, '--timeout');
   if (ms > MAX_DEADLINE_MS) throw new UsageError(`--timeout: at most 24d, got "${text}" (0 for no deadline)`);
   return ms;
+}
+
+/** The store, with every secret read from or written to it remembered for redaction (safe-text.ts). */
+function remembering<S extends CredentialStore>(store: S): S {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'get')
+        return async (account: string) => {
+          const v = await target.get(account);
+          rememberSecret(v);
+          return v;
+        };
+      if (prop === 'set')
+        return async (account: string, secret: string) => {
+          rememberSecret(secret);
+          return target.set(account, secret);
+        };
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
 }
 
 /** LANYARD_KEYCHAIN_TIMEOUT_MS when it is a positive number; else the store's default. */

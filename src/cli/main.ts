@@ -5,6 +5,7 @@ import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from '
 import { exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
+import { rememberSecretEnv, safeText } from './safe-text.js';
 
 /** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
 export interface MainResult {
@@ -14,6 +15,10 @@ export interface MainResult {
 export async function main(argv: string[] = process.argv): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
   const io = createProcessIO(process.env, () => process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0));
+  // Every diagnostic line (errors, notices, --debug traces) goes through safeText: no secret, no terminal control sequence.
+  rememberSecretEnv(process.env);
+  const rawErr = io.err;
+  io.err = (text) => rawErr(safeText(text));
   const ac = new AbortController();
   let interrupted = false;
   const onSigint = () => {
@@ -24,7 +29,8 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   let globals: () => GlobalOptions = () => ({});
-  const ctx = createContext({ io, env: process.env, signal: ac.signal, version: VERSION, globals: () => globals() });
+  // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
+  const ctx = createContext({ io, env: { ...process.env }, signal: ac.signal, version: VERSION, globals: () => globals() });
   const args = helpArgs(argv.slice(2));
   argv = [...argv.slice(0, 2), ...args];
   const scope = treeScope(args);

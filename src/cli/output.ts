@@ -2,6 +2,7 @@
 import type { IO } from './io.js';
 import { UsageError } from './usage-error.js';
 import { shaperOf } from './shape/registry.js';
+import { stripControls } from './safe-text.js';
 
 /** Prints a command's JSON value (or what `--jq` / `--template` make of it). */
 export function printJson(io: IO, value: unknown, o: { compact?: boolean } = {}): void {
@@ -68,10 +69,9 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
   });
 }
 
-/** Removes control characters (terminal escape injection from server data). */
+/** One line of server data for a table cell or a field: control characters removed (safe-text.ts), line breaks folded. */
 export function sanitize(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').replace(/\s*\n\s*/g, ' ');
+  return stripControls(s.replace(/\s*[\r\n]\s*/g, ' '));
 }
 
 /** "in 12m", "3h ago", "now". */
@@ -91,8 +91,11 @@ export function localTime(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-/** Parses "90", "90s", "5m", "1h30m", "250ms" into milliseconds (usage error otherwise). */
-export function parseDuration(text: string, flag: string): number {
+/** The longest a timer can wait (Node's setTimeout limit, about 24.8 days): the default bound of a duration option. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Parses "90", "90s", "5m", "1h30m", "250ms" into milliseconds, at most `maxMs` (usage error otherwise). */
+export function parseDuration(text: string, flag: string, maxMs = MAX_TIMER_MS): number {
   const t = text.trim();
   if (/^\d+$/.test(t)) return Number(t) * 1000;
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
@@ -104,6 +107,7 @@ export function parseDuration(text: string, flag: string): number {
     matched = re.lastIndex;
   }
   if (!t || matched !== t.length) throw new UsageError(`${flag}: invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
+  if (!(total <= maxMs)) throw new UsageError(`${flag}: "${text}" is too long (at most ${Math.floor(maxMs / 86_400_000)} days)`);
   return Math.round(total);
 }
 
@@ -111,6 +115,7 @@ export function parseDuration(text: string, flag: string): number {
 export function parseIntOption(text: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
   const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: "${text}" is too large`);
   if (n < min || n > max) {
     throw new UsageError(
       max === Number.MAX_SAFE_INTEGER ? `${flag}: must be at least ${min}, got ${n}` : `${flag}: must be between ${min} and ${max}, got ${n}`,

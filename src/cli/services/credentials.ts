@@ -8,6 +8,7 @@ import type { Credential } from '../../core/http/client.js';
 import type { ProfileSettings, SettingKey } from '../../core/config/settings.js';
 import { requireSetting } from '../../core/config/settings.js';
 import { hostingTarget } from '../hosting.js';
+import { pathSegment } from '../../core/path-segment.js';
 
 export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
 
@@ -30,7 +31,7 @@ function baseOf(service: ServiceName, settings: ProfileSettings, profile: string
   if (service === 'mailbox') {
     const domain = requireSetting(settings, 'mailbox.domain', profile);
     const user = requireSetting(settings, 'mailbox.user', profile);
-    return `${base}/rest/v2/${encodeURIComponent(domain)}/${encodeURIComponent(user)}/mailbox`;
+    return `${base}/rest/v2/${pathSegment(domain, 'mailbox domain')}/${pathSegment(user, 'mailbox user')}/mailbox`;
   }
   if (service === 'protocol') return new URL(base).origin;
   return base;

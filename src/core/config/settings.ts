@@ -3,6 +3,7 @@
  * Keys are dotted (`hosting.apiUrl`); this table is the single list of them.
  */
 import { ConfigError } from '../errors.js';
+import { isSecretField } from '../http/redact.js';
 
 export type SettingKind = 'url' | 'string' | 'boolean';
 
@@ -53,10 +54,38 @@ export function normaliseSetting(key: string, value: string): string {
       throw new ConfigError(`${key} must be an absolute http(s) URL, got "${value}"`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${key} must be an http(s) URL`);
+    // The config file is not a place for secrets: no user:password@, no ?token=.
+    if (u.username || u.password) {
+      throw new ConfigError(`${key}: the URL holds a user name or password, and the config file never holds a secret`, {
+        hint: 'give the URL without "user:password@" and sign in with `lanyard auth login` (or a LANYARD_* variable)',
+      });
+    }
+    const secretParam = [...u.searchParams.keys()].find((k) => isSecretField(k));
+    if (secretParam) throw new ConfigError(`${key}: the URL holds a secret parameter "${secretParam}", and the config file never holds a secret`);
     return value.replace(/\/+$/, '');
   }
-  if (!value.trim()) throw new ConfigError(`${key} must not be empty`);
-  return value.trim();
+  const v = value.trim();
+  if (!v) throw new ConfigError(`${key} must not be empty`);
+  if (/[\u0000-\u001f\u007f]/.test(v)) throw new ConfigError(`${key} must not contain control characters`);
+  if (looksLikeSecret(v)) {
+    throw new ConfigError(`${key}: the value looks like a token or key, and the config file never holds a secret`, {
+      hint: 'store credentials with `lanyard auth token --with-token`, `lanyard echo key set` or a LANYARD_* variable',
+    });
+  }
+  return v;
+}
+
+/**
+ * Values shaped like a credential: the code host's token prefixes, a JWT, a
+ * PEM private key, an `Authorization` header value.
+ */
+export function looksLikeSecret(v: string): boolean {
+  return (
+    /^(gh[opusr]_|github_pat_|ly[opusrw]_)[A-Za-z0-9_-]{16,}$/.test(v) ||
+    /^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*$/.test(v) ||
+    /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(v) ||
+    /^(bearer|basic|token)\s+\S{8,}$/i.test(v)
+  );
 }
 
 /** The value of a setting, or a ConfigError naming the `config set` to run (exit 2). */

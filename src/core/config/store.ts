@@ -10,7 +10,7 @@
  * Both use `configFilePath()`, the one place that decides where the file is;
  * conf is handed that directory (`cwd`), never left to compute its own.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { ConfigError } from '../errors.js';
@@ -104,7 +104,10 @@ export class ConfigStore extends ConfigReader {
   static async open(options: ConfigStoreOptions = {}): Promise<ConfigStore> {
     const { default: Conf } = await import('conf');
     try {
+      // Private whatever the umask: the directory 0700 (the credential file lives in it), the file 0600.
+      mkdirSync(configDir(options), { recursive: true, mode: 0o700 });
       const conf = new Conf<ConfigShape>({
+        configFileMode: 0o600,
         projectName: PROJECT,
         projectSuffix: '',
         configName: CONFIG_NAME,

@@ -9,6 +9,9 @@ import { KEYCHAIN_SERVICE } from './accounts.js';
 
 type Keytar = typeof import('@napi-rs/keyring/keytar.js');
 
+/** How long a keychain call may take by default (LANYARD_KEYCHAIN_TIMEOUT_MS overrides). */
+export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
+
 export class KeychainCredentialStore implements CredentialStore {
   readonly kind = 'keychain';
   /**
@@ -34,7 +37,7 @@ export class KeychainCredentialStore implements CredentialStore {
     } catch (err) {
       throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
     }
-    return new KeychainCredentialStore(keytar, options.timeoutMs ?? 3000, options.service ?? KEYCHAIN_SERVICE);
+    return new KeychainCredentialStore(keytar, options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS, options.service ?? KEYCHAIN_SERVICE);
   }
 
   async #call<T>(what: string, f: () => Promise<T>): Promise<T> {

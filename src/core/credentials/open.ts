@@ -4,7 +4,7 @@
  */
 import type { CredentialStore } from '../deps.js';
 import { FileCredentialStore } from './file-store.js';
-import { KeychainCredentialStore } from './keychain-store.js';
+import { DEFAULT_KEYCHAIN_TIMEOUT_MS, KeychainCredentialStore } from './keychain-store.js';
 
 export interface OpenCredentialStoreOptions {
   /** Where the file fallback lives: the config directory. */
@@ -14,6 +14,13 @@ export interface OpenCredentialStoreOptions {
   /** Never try the keychain. */
   disableKeychain?: boolean;
   timeoutMs?: number;
+  /**
+   * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the Secret
+   * Service is pinged there first, and a service that does not answer is
+   * treated as unavailable without calling the native binding (see
+   * secret-service-ping.ts for why).
+   */
+  sessionBus?: string;
   /** Told why the keychain was not used (the CLI prints a visible warning). */
   onFallback?: (why: string) => void;
 }
@@ -27,6 +34,14 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
   if (o.disableKeychain) {
     o.onFallback?.('the keychain is disabled (LANYARD_KEYCHAIN=off)');
     return file;
+  }
+  if (process.platform === 'linux' && o.sessionBus) {
+    const { pingSecretService } = await import('./secret-service-ping.js');
+    const ping = await pingSecretService(o.sessionBus, process.getuid?.() ?? 0, o.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS);
+    if (!ping.ok) {
+      o.onFallback?.(`the OS keychain is unavailable (${ping.reason})`);
+      return file;
+    }
   }
   try {
     const keychain = await KeychainCredentialStore.load({ timeoutMs: o.timeoutMs });

@@ -35,8 +35,8 @@ export function parseSince(text: string, nowMs: number): number {
   else if ((m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(t))) ms = checkedDate(Number(m[3]), Number(m[1]), Number(m[2]), t);
   else if ((m = /^(\d+)\s*([mhdw])$/i.exec(t))) {
     const back = Number(m[1]) * UNIT_MS[m[2]!.toLowerCase() as keyof typeof UNIT_MS];
-    if (!Number.isSafeInteger(back)) throw new ValidationError(`--since: "${text}" is too far back`);
     const at = new Date(nowMs - back);
+    if (!Number.isSafeInteger(back) || !(at.getUTCFullYear() >= 1970)) throw new ValidationError(`--since: "${text}" is too far back (before 1970)`);
     ms = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
   } else {
     throw new ValidationError(`--since: expected YYYY-MM-DD, M/D/YYYY or a relative time like 3d or 12h, got "${text}"`);

@@ -7,6 +7,7 @@ import { AuthRequiredError, HttpError, LanyardError, oneLine, ValidationError } 
 import type { HealthErrorResponse, HealthEvent, HealthEventsPage } from '../../shared/health.js';
 import { HealthQuery } from '../../shared/health.js';
 import { encodeQueryValue } from './filter.js';
+import { pathSegment } from '../path-segment.js';
 
 export interface EventsQuery {
   /** `health.managementUrl`. */
@@ -54,7 +55,7 @@ export function parseErrorResponse(body: unknown): HealthErrorResponse | undefin
 export function eventsUrl(q: EventsQuery): string {
   if (!q.subscriptionId) throw new ValidationError('a subscription id is required');
   const base = q.managementUrl.replace(/\/+$/, '');
-  const path = `/subscriptions/${encodeURIComponent(q.subscriptionId)}/providers/${encodeURIComponent(q.vendor)}.ResourceHealth/events`;
+  const path = `/subscriptions/${pathSegment(q.subscriptionId, 'subscription')}/providers/${pathSegment(q.vendor, 'vendor')}.ResourceHealth/events`;
   const params: Array<[string, string]> = [[HealthQuery.apiVersion, q.apiVersion]];
   if (q.filter !== undefined) params.push([HealthQuery.filter, q.filter]);
   if (q.queryStartTime !== undefined) params.push([HealthQuery.queryStartTime, q.queryStartTime]);

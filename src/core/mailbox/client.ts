@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import { Mailbox, type MailboxMetadata } from '../../shared/mailbox.js';
 import { HttpError, LanyardError } from '../errors.js';
+import { pathSegment } from '../path-segment.js';
 import type { HttpClient, HttpResponse, QueryValue, RequestSpec } from '../http/client.js';
 
 export interface MailboxTarget {
@@ -67,7 +68,7 @@ export class MailboxClient {
   /** Base URL of this mailbox's API. */
   get apiUrl(): string {
     const t = this.#t;
-    return `${t.baseUrl.replace(/\/+$/, '')}${Mailbox.pathPrefix}/${encodeURIComponent(t.domain)}/${encodeURIComponent(t.user)}/mailbox`;
+    return `${t.baseUrl.replace(/\/+$/, '')}${Mailbox.pathPrefix}/${pathSegment(t.domain, 'mailbox domain')}/${pathSegment(t.user, 'mailbox user')}/mailbox`;
   }
 
   async #req(
@@ -173,7 +174,7 @@ export class MailboxClient {
 
   /** One body part by IMAP number (`1.2`) or content id (`<id@host>`), streamed. */
   async part(id: string, partId: string): Promise<StreamedBody> {
-    const res = await this.#req('GET', `/message/${id}/${encodeURIComponent(partId)}`, { id, stream: true, headers: { accept: '*/*' } });
+    const res = await this.#req('GET', `/message/${id}/${pathSegment(partId, 'part id')}`, { id, stream: true, headers: { accept: '*/*' } });
     return streamed(res);
   }
 

@@ -43,7 +43,8 @@ export async function buildParams(raw: string[], typed: string[], readStdin: () 
 }
 
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
-  if (opts.method && !METHODS.has(opts.method.toUpperCase())) throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
+  if (opts.method !== undefined && !METHODS.has(opts.method.toUpperCase()))
+    throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
   if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
   if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
     throw new UsageError('--input and fields together: fields become query parameters only with -X GET');

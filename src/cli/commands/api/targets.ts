@@ -25,6 +25,9 @@ function within(url: URL, base: string): boolean {
 }
 
 export async function resolveApiTarget(ctx: Context, target: string, service: ApiService): Promise<ApiTarget> {
+  if (!target.trim() || /[\s\u0000-\u001f\u007f]/.test(target)) throw new UsageError(`invalid path or URL ${JSON.stringify(target)} (encode spaces as %20)`);
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(target)?.[1];
+  if (scheme && !/^https?$/i.test(scheme)) throw new UsageError(`${scheme}: URLs are not supported: pass a path of the service (e.g. /user) or an http(s) URL`);
   const { name, settings } = await ctx.profile();
   if (/^https?:\/\//i.test(target)) {
     let url: URL;

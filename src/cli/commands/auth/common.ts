@@ -29,9 +29,11 @@ export const HOSTING_INSTEAD = 'in scripts and CI set LANYARD_TOKEN, or store a 
 
 export function scopesOption(text: string | undefined): string[] {
   if (text === undefined) return [];
-  const scopes = text.split(/[\s,]+/).filter(Boolean);
+  // Spaces and commas separate scopes; a newline or another control character is a mistake, not a separator.
+  const scopes = text.split(/[ ,]+/).filter(Boolean);
   for (const s of scopes)
-    if (!/^[A-Za-z0-9:_.-]+$/.test(s)) throw new ValidationError(`invalid scope "${s}"`, { hint: 'scopes are space-separated names such as "repo read:org"' });
+    if (!/^[A-Za-z0-9:_.-]+$/.test(s))
+      throw new ValidationError(`invalid scope ${JSON.stringify(s)}`, { hint: 'scopes are space-separated names such as "repo read:org"' });
   return scopes;
 }
 

@@ -82,7 +82,7 @@ export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions
 }
 
 export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions & { json?: boolean }, duration: string): Promise<void> {
-  const ms = parseDuration(duration, 'duration');
+  const ms = parseDuration(duration, 'duration', 3650 * 86_400_000); // the emulator's clock may move years
   const r = (await emulatorAdmin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
   if (opts.json) printJson(ctx.io, r);
   else ctx.io.err(`Emulator clock now ${r.now}`);

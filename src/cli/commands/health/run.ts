@@ -9,6 +9,7 @@ import { findEvent, iterateEvents, type EventsQuery } from '../../../core/health
 import { Health } from '../../../shared/constants.js';
 import type { HealthEvent } from '../../../shared/health.js';
 import { UsageError } from '../../usage-error.js';
+import { pathSegment } from '../../../core/path-segment.js';
 import { parseIntOption, printJson, printNdjson } from '../../output.js';
 import { resolveToken } from '../../services/health.js';
 import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './index.js';
@@ -39,6 +40,7 @@ async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
       hint: `or run \`lanyard config set health.subscriptionId <id> --profile ${name}\``,
     });
   }
+  pathSegment(subscriptionId, o.subscription !== undefined ? '--subscription' : 'health.subscriptionId'); // refused before any credential is looked up
   const managementUrl = requireSetting(settings, 'health.managementUrl', name);
   const token = await resolveToken(ctx, settings);
   return {

@@ -54,6 +54,7 @@ export interface OutputFile {
 
 /** Opens an output file; an existing one is refused up front unless `force`. */
 export async function openOutputFile(path: string, force: boolean | undefined): Promise<OutputFile> {
+  if (!path.trim()) throw new UsageError('--output: a file name is required (or leave --output out to write to stdout)');
   // Loaded here, not at start-up: `mailbox raw` to stdout needs neither.
   const [{ link, rename, rm, stat }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
   const existing = await stat(path).catch(() => undefined);

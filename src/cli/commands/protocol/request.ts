@@ -16,7 +16,8 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     });
   }
   parseServerUrl(serverUrl);
-  const method = o.method?.trim() || 'initialize';
+  const method = o.method === undefined ? 'initialize' : o.method.trim();
+  if (!method || /[\s\u0000-\u001f\u007f]/.test(method)) throw new UsageError(`--method: ${JSON.stringify(o.method)} is not a method name (e.g. tools/list)`);
   let params: unknown;
   if (o.params !== undefined) {
     try {

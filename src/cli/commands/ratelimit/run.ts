@@ -18,7 +18,15 @@ function pick(o: RateLimitOverview, resource: string): ResourceBudget {
   return b;
 }
 
+/** A resource name (`core`, `search`, `code_search`, ...), checked before any request. */
+function resourceOption(name: string | undefined): string | undefined {
+  if (name !== undefined && !/^[a-z][a-z0-9_]{0,63}$/.test(name))
+    throw new UsageError(`--resource: ${JSON.stringify(name)} is not a resource name (e.g. core, search, graphql)`);
+  return name;
+}
+
 export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOptions): Promise<void> {
+  resourceOption(opts.resource);
   const failUnder = opts.failUnder !== undefined ? parseIntOption(opts.failUnder, '--fail-under') : undefined;
   const o = await overview(ctx);
   const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pick(o, opts.resource) } : o.resources };
@@ -53,11 +61,11 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
 }
 
 export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions): Promise<void> {
-  const resource = opts.resource ?? 'core';
+  const resource = resourceOption(opts.resource) ?? 'core';
   const min = parseIntOption(opts.min ?? '1', '--min', 1);
   // `--timeout` is also a root option (each request's deadline), which takes the value wherever it stands.
   const timeoutText = opts.timeout ?? ctx.globals().timeout;
-  const timeoutMs = timeoutText ? parseDuration(timeoutText, '--timeout') : undefined;
+  const timeoutMs = timeoutText !== undefined ? parseDuration(timeoutText, '--timeout') : undefined;
   const start = ctx.clock.monotonic();
   const spinner = await createSpinner(ctx.io);
   try {

@@ -1,0 +1,151 @@
+/**
+ * Is a Secret Service answering on the session bus? Asked in plain
+ * JavaScript, before the native keychain binding is called on Linux.
+ *
+ * Why: a Secret Service that accepts the D-Bus connection and never answers
+ * (a frozen gnome-keyring, a wedged daemon) leaves the binding's call blocked
+ * in a native worker thread. A time limit in JavaScript stops waiting for it,
+ * but the blocked thread is joined when the process exits, so the process
+ * never ends (`$(lanyard auth token)` in CI hangs for ever). A ping over a
+ * socket we own can simply be closed: when the service does not answer
+ * `org.freedesktop.DBus.Peer.Ping` in time, the keychain is reported
+ * unavailable and the binding is never called.
+ *
+ * The D-Bus wire protocol used here is the minimum: SASL EXTERNAL, `Hello`,
+ * one method call, and reading headers until the reply to that call.
+ */
+import { connect, type Socket } from 'node:net';
+
+export type PingResult = { ok: true } | { ok: false; reason: string };
+
+/** The socket path of a `unix:path=…` or `unix:abstract=…` bus address (first usable entry), if any. */
+export function unixSocketOf(address: string): string | undefined {
+  for (const entry of address.split(';')) {
+    const m = /^unix:(.*)$/.exec(entry.trim());
+    if (!m) continue;
+    const kv = new Map(m[1]!.split(',').map((p) => [p.slice(0, p.indexOf('=')), decodeURIComponent(p.slice(p.indexOf('=') + 1))] as const));
+    if (kv.get('path')) return kv.get('path');
+    if (kv.get('abstract')) return `\0${kv.get('abstract')}`;
+  }
+  return undefined;
+}
+
+/** A METHOD_CALL message without a body (little-endian). */
+function methodCall(serial: number, path: string, iface: string, member: string, destination: string): Buffer {
+  const buf = Buffer.alloc(512);
+  let off = 16;
+  const align = (n: number) => {
+    while (off % n) buf[off++] = 0;
+  };
+  const field = (code: number, sig: 's' | 'o', value: string) => {
+    align(8);
+    buf[off++] = code;
+    buf[off++] = 1;
+    buf.write(sig, off++);
+    buf[off++] = 0;
+    align(4);
+    const b = Buffer.from(value);
+    buf.writeUInt32LE(b.length, off);
+    off += 4;
+    off += b.copy(buf, off);
+    buf[off++] = 0;
+  };
+  buf.write('l', 0);
+  buf[1] = 1; // METHOD_CALL
+  buf[2] = 0; // flags: a reply is wanted; the bus may start the service
+  buf[3] = 1; // protocol version
+  buf.writeUInt32LE(0, 4); // no body
+  buf.writeUInt32LE(serial, 8);
+  field(1, 'o', path);
+  field(2, 's', iface);
+  field(3, 's', member);
+  field(6, 's', destination);
+  buf.writeUInt32LE(off - 16, 12);
+  align(8);
+  return buf.subarray(0, off);
+}
+
+/** The REPLY_SERIAL of each complete message at the start of `data`, and how many bytes they took. */
+function replies(data: Buffer): { serials: number[]; used: number } {
+  const serials: number[] = [];
+  let at = 0;
+  while (data.length - at >= 16) {
+    const le = data[at] === 0x6c;
+    const u32 = (o: number) => (le ? data.readUInt32LE(at + o) : data.readUInt32BE(at + o));
+    const fieldsLen = u32(12);
+    const headerEnd = 16 + fieldsLen + ((8 - ((16 + fieldsLen) % 8)) % 8);
+    const total = headerEnd + u32(4);
+    if (data.length - at < total) break;
+    const type = data[at + 1];
+    let o = 16;
+    while (o < 16 + fieldsLen) {
+      o += (8 - (o % 8)) % 8;
+      const code = data[at + o]!;
+      const sigLen = data[at + o + 1]!;
+      const sig = data.toString('latin1', at + o + 2, at + o + 2 + sigLen);
+      o += 3 + sigLen;
+      if (sig === 'u') {
+        o += (4 - (o % 4)) % 4;
+        if (code === 5 && (type === 2 || type === 3)) serials.push(u32(o));
+        o += 4;
+      } else if (sig === 's' || sig === 'o') {
+        o += (4 - (o % 4)) % 4;
+        o += 4 + u32(o) + 1;
+      } else if (sig === 'g') {
+        o += 1 + data[at + o]! + 1;
+      } else break; // not a header field type: skip the rest of this header
+    }
+    at += total;
+  }
+  return { serials, used: at };
+}
+
+/**
+ * Pings `org.freedesktop.secrets` on the bus at `address` within `timeoutMs`.
+ * `ok` when it answered (a reply or an error reply: either way it is alive);
+ * otherwise why not. An address that is not a unix socket is reported `ok`
+ * (nothing to check here; the binding decides).
+ */
+export function pingSecretService(address: string, uid: number, timeoutMs: number): Promise<PingResult> {
+  const path = unixSocketOf(address);
+  if (!path) return Promise.resolve({ ok: true });
+  return new Promise((resolve) => {
+    let socket: Socket | undefined;
+    let done = false;
+    const finish = (r: PingResult) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket?.destroy();
+      resolve(r);
+    };
+    const timer = setTimeout(() => finish({ ok: false, reason: `the Secret Service did not answer within ${timeoutMs} ms` }), timeoutMs);
+    let authed = false;
+    let data = Buffer.alloc(0);
+    socket = connect(path);
+    socket.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, reason: `cannot connect to the session bus (${err.code ?? err.message})` }));
+    socket.on('close', () => finish({ ok: false, reason: 'the session bus closed the connection' }));
+    socket.on('connect', () => socket!.write(`\0AUTH EXTERNAL ${Buffer.from(String(uid)).toString('hex')}\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      if (!authed) {
+        const eol = data.indexOf('\r\n');
+        if (eol < 0) return;
+        const line = data.toString('latin1', 0, eol);
+        if (!line.startsWith('OK ')) return finish({ ok: false, reason: `the session bus refused authentication (${line.slice(0, 40)})` });
+        authed = true;
+        data = data.subarray(eol + 2);
+        socket!.write(
+          Buffer.concat([
+            Buffer.from('BEGIN\r\n'),
+            methodCall(1, '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'Hello', 'org.freedesktop.DBus'),
+            methodCall(2, '/org/freedesktop/secrets', 'org.freedesktop.DBus.Peer', 'Ping', 'org.freedesktop.secrets'),
+          ]),
+        );
+      }
+      const r = replies(data);
+      data = data.subarray(r.used);
+      if (r.serials.includes(2)) finish({ ok: true });
+    });
+  });
+}
