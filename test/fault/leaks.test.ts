@@ -73,9 +73,12 @@ async function waitForFile(path: string): Promise<string> {
 describe('the browser gets no secret', () => {
   it('LANYARD_BROWSER: the command runs without any secret variable', async () => {
     const b = await recordingBrowser('browser-a');
-    const r = await w.run(['auth', 'login', '--timeout', '3s'], { env: { ...SECRETS, LANYARD_BROWSER: b.script, FAULT_ENV_OUT: b.out } });
-    expect(expectOrderly(r), r.stderr).toBeUndefined();
+    let child: import('node:child_process').ChildProcess | undefined;
+    const done = w.run(['auth', 'login'], { env: { ...SECRETS, LANYARD_BROWSER: b.script, FAULT_ENV_OUT: b.out }, onSpawn: (c) => (child = c) });
     const env = await waitForFile(b.out);
+    child?.kill('SIGINT');
+    const r = await done;
+    expect(r.code, r.stderr).toBe(130);
     expect(env).toContain('FAULT_ENV_OUT=');
     for (const [k, v] of Object.entries(SECRETS)) {
       expect(env, k).not.toContain(v);
@@ -87,7 +90,7 @@ describe('the browser gets no secret', () => {
     const b = await recordingBrowser('www-browser');
     // Without LANYARD_BROWSER a sign-in starts only with a person there: on a terminal.
     const r = await runOnPty({
-      args: ['auth', 'login', '--timeout', '3s'],
+      args: ['auth', 'login'],
       env: {
         ...SECRETS,
         LANYARD_CONFIG_DIR: w.configDir,
