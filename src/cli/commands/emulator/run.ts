@@ -5,6 +5,7 @@ import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { EmulatorStartOptions, EmulatorTargetOptions } from './index.js';
+import { explicitEmulatorUrl } from './url.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -55,8 +56,8 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
 }
 
 async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {
-  const explicit = opts.url ?? ctx.env.LANYARD_EMULATOR_URL;
-  if (explicit) return explicit.replace(/\/+$/, '');
+  const explicit = explicitEmulatorUrl(ctx, opts.url);
+  if (explicit !== undefined) return explicit;
   const store = await ctx.config();
   const url = store.profile('emulator')?.['hosting.webUrl'];
   if (!url) throw new ConfigError('no running emulator known', { hint: 'start one with `lanyard emulator start`, or pass --url' });

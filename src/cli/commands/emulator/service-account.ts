@@ -8,6 +8,7 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
+import { explicitEmulatorUrl } from './url.js';
 
 interface ServiceAccountCreateOptions {
   scheme: string;
@@ -46,8 +47,8 @@ export function emulatorServiceAccountCommand(ctx: Context): Command {
 }
 
 async function emulatorBase(ctx: Context, url: string | undefined): Promise<string> {
-  const explicit = url ?? ctx.env.LANYARD_EMULATOR_URL;
-  if (explicit) return explicit.replace(/\/+$/, '');
+  const explicit = explicitEmulatorUrl(ctx, url);
+  if (explicit !== undefined) return explicit;
   const p = (await ctx.config()).profile('emulator');
   const base = p?.['echo.baseUrl'] ?? p?.['hosting.webUrl'];
   if (!base) throw new ConfigError('no running emulator known', { hint: 'start one with `lanyard emulator start`, or pass --url' });
