@@ -13,6 +13,7 @@ import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { parseDuration } from './output.js';
+import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
 import { rememberSecret, safeText } from './safe-text.js';
 
@@ -198,7 +199,13 @@ export function createContext(o: ContextOptions): Context {
             maxWaitMs: maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
           },
           onRateLimit: (state) => rateLimits.set(state.resource ?? 'core', state),
-          onRateLimitWait: ({ kind, waitMs }) => ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`),
+          onRateLimitWait: ({ kind, waitMs, resetAt, url }) => {
+            const fields = { kind, wait_ms: Math.round(waitMs), reset_at: new Date(resetAt).toISOString(), url: eventUrl(url) };
+            if (!ciEvent(o.io, o.env, clock.now(), 'rate_limit_wait', fields))
+              ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`);
+          },
+          onRetry: ({ reason, attempt, waitMs, url }) =>
+            ciEvent(o.io, o.env, clock.now(), 'retry', { reason, attempt, wait_ms: Math.round(waitMs), url: eventUrl(url) }),
         });
       })();
       return httpP;

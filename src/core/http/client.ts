@@ -48,6 +48,7 @@ export class HttpClient {
       random: options.random ?? Math.random,
       trace: options.trace,
       onRateLimitWait: options.onRateLimitWait,
+      onRetry: options.onRetry,
     };
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
     this.#writes = new SlidingWindowGate(options.contentCreatingPerMinute ?? 80, 60_000, options.clock);

@@ -25,6 +25,7 @@ export interface RetryContext {
   random: () => number;
   trace?: TraceSink;
   onRateLimitWait?: HttpClientOptions['onRateLimitWait'];
+  onRetry?: HttpClientOptions['onRetry'];
 }
 
 export function isStream(b: unknown): boolean {
@@ -46,9 +47,11 @@ export function isTransient(err: unknown): boolean {
 }
 
 /** Sleeps before retry number `attempt` (0-based): base 250 ms doubling, jittered in [base/2, 3·base/2). */
-export async function backoff(c: RetryContext, attempt: number, signal?: AbortSignal): Promise<void> {
+export async function backoff(c: RetryContext, attempt: number, signal?: AbortSignal, why?: { reason: string; url: string }): Promise<void> {
   const base = 250 * 2 ** attempt;
-  await c.clock.sleep(base / 2 + c.random() * base, signal);
+  const waitMs = base / 2 + c.random() * base;
+  if (why) c.onRetry?.({ ...why, attempt: attempt + 1, waitMs });
+  await c.clock.sleep(waitMs, signal);
 }
 
 /** Whether a request carries a credential: the service's, or a secret header of the caller's (`-H Authorization: …`). */
@@ -107,14 +110,14 @@ export async function sendWithPolicy(
       res = await send(method, spec);
     } catch (err) {
       if (retryable && netAttempt < c.maxNetworkRetries && isTransient(err)) {
-        await backoff(c, netAttempt++, spec.signal);
+        await backoff(c, netAttempt++, spec.signal, { reason: (err as { code?: string }).code ?? 'network error', url: spec.url });
         continue;
       }
       throw err;
     }
     if (retryable && RETRY_STATUS.has(res.status) && netAttempt < c.maxNetworkRetries) {
       await res.dump();
-      await backoff(c, netAttempt++, spec.signal);
+      await backoff(c, netAttempt++, spec.signal, { reason: `HTTP ${res.status}`, url: res.url });
       continue;
     }
     if (REDIRECT_STATUS.has(res.status) && spec.redirect !== 'manual') {

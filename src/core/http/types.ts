@@ -86,6 +86,8 @@ export interface HttpClientOptions {
   onRateLimit?: (state: RateLimitState, url: string) => void;
   /** Called before a rate-limit wait, so the CLI can say why it is waiting. */
   onRateLimitWait?: (info: { kind: string; waitMs: number; resetAt: number; url: string }) => void;
+  /** Called before a retry after a transient failure (network error, 502/503/504), with the back-off about to be slept. */
+  onRetry?: (info: { reason: string; attempt: number; waitMs: number; url: string }) => void;
   /** Defaults: connect 10 s, head 30 s, idle body 60 s, total 5 min. */
   timeouts?: Partial<Timeouts>;
   /** The total deadline of requestStream() (downloads); default: 1 h. */

@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { appendStepSummary, ciEvent } from '../../ci.js';
 import { localTime, parseDuration, parseIntOption, printJson, relativeTime, renderTable } from '../../output.js';
 import { hostingTarget } from '../../hosting.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
@@ -47,6 +48,17 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
       { header: 'reset', value: (r) => `${localTime(r.reset * 1000)} (${relativeTime(r.reset * 1000, now)})` },
     ]);
   }
+  await appendStepSummary(
+    ctx.env,
+    [
+      '### Rate-limit budget',
+      '',
+      '| resource | limit | used | remaining | resets (UTC) |',
+      '|---|---:|---:|---:|---|',
+      ...Object.entries(shown.resources).map(([n, b]) => `| ${n} | ${b.limit} | ${b.used} | ${b.remaining} | ${new Date(b.reset * 1000).toISOString()} |`),
+      '',
+    ].join('\n'),
+  );
   if (failUnder !== undefined) {
     const resource = opts.resource ?? 'core';
     const b = pick(o, resource);
@@ -78,6 +90,11 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
         const done = `${resource}: ${b.remaining} of ${b.limit} requests available`;
         if (spinner.live) spinner.succeed(done);
         else ctx.io.err(done);
+        const waited = Math.round((ctx.clock.monotonic() - start) / 1000);
+        await appendStepSummary(
+          ctx.env,
+          `**ratelimit wait**: ${resource} has ${b.remaining} of ${b.limit} requests available${waited ? ` after waiting ${waited} s` : ''}.\n`,
+        );
         return;
       }
       const now = ctx.clock.now();
@@ -97,9 +114,19 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
         waitMs = Math.max(0, left);
         lastTry = true;
       }
+      const evented = ciEvent(ctx.io, ctx.env, now, 'rate_limit_wait', {
+        kind: 'budget',
+        resource,
+        remaining: b.remaining,
+        limit: b.limit,
+        min,
+        wait_ms: Math.round(waitMs),
+        reset_at: new Date(resetLocal).toISOString(),
+      });
       // A countdown that moves on a terminal; one line per wait elsewhere.
       const text = () => `waiting for ${resource} budget: ${b.remaining} left, resets ${countdown(resetLocal, ctx.clock.now())}`;
-      spinner.show(text());
+      // In CI the event line says it (stderr stays machine-readable); a terminal still gets the countdown.
+      if (!evented || spinner.live) spinner.show(text());
       const tick = spinner.live ? setInterval(() => spinner.update(text()), 1000) : undefined;
       try {
         await ctx.clock.sleep(waitMs, ctx.signal);
