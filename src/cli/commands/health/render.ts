@@ -36,14 +36,20 @@ const levelStyle = (cell: string, e: HealthEvent) => {
 };
 
 export const EVENT_COLUMNS: ReadonlyArray<Column<HealthEvent>> = [
-  { header: 'Title', value: (e) => e.properties?.title ?? e.name ?? '', flexible: true, style: (c, e) => (e.properties?.status === 'Active' ? bold(c) : c) },
+  {
+    header: 'Title',
+    value: (e) => e.properties?.title ?? e.name ?? '',
+    flexible: true,
+    min: 24,
+    style: (c, e) => (e.properties?.status === 'Active' ? bold(c) : c),
+  },
   { header: 'Status', value: (e) => e.properties?.status ?? '', style: statusStyle },
-  { header: 'Level', value: (e) => e.properties?.eventLevel ?? e.properties?.level ?? '', style: levelStyle },
-  { header: 'Type', value: (e) => e.properties?.eventType ?? '' },
-  { header: 'Impact start', value: (e) => shortTime(e.properties?.impactStartTime) },
-  { header: 'Services', value: (e) => servicesOf(e).join(', '), flexible: true },
-  { header: 'Regions', value: (e) => regionsOf(e).join(', '), flexible: true },
-  { header: 'Last update', value: (e) => shortTime(e.properties?.lastUpdateTime) },
+  { header: 'Level', value: (e) => e.properties?.eventLevel ?? e.properties?.level ?? '', style: levelStyle, optional: true },
+  { header: 'Type', value: (e) => e.properties?.eventType ?? '', optional: true, shrink: 3 },
+  { header: 'Impact start', value: (e) => shortTime(e.properties?.impactStartTime), raw: (e) => e.properties?.impactStartTime ?? '' },
+  { header: 'Services', value: (e) => servicesOf(e).join(', '), flexible: true, shrink: 2 },
+  { header: 'Regions', value: (e) => regionsOf(e).join(', '), flexible: true, shrink: 3 },
+  { header: 'Last update', value: (e) => shortTime(e.properties?.lastUpdateTime), raw: (e) => e.properties?.lastUpdateTime ?? '', optional: true, shrink: 2 },
 ];
 
 export function renderEventsTable(io: IO, events: readonly HealthEvent[]): void {

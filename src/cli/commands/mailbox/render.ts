@@ -25,11 +25,16 @@ export function shortDate(d: string | undefined): string {
 export const messageColumns: ReadonlyArray<Column<MessageRow>> = [
   { header: 'id', value: (r) => r.id },
   { header: 'date', value: (r) => shortDate(r.meta.date) },
-  { header: 'from', value: (r) => (r.meta.from?.[0] ? r.meta.from[0].name || r.meta.from[0].address : ''), flexible: true },
-  { header: 'subject', value: (r) => r.meta.subject ?? '', flexible: true },
+  { header: 'from', value: (r) => (r.meta.from?.[0] ? r.meta.from[0].name || r.meta.from[0].address : ''), flexible: true, shrink: 2 },
+  { header: 'subject', value: (r) => r.meta.subject ?? '', flexible: true, min: 20 },
   { header: 'labels', value: (r) => (r.meta.labels ?? []).join(',') },
   { header: 'markers', value: (r) => (r.meta.markers ?? []).map((m) => m.toLowerCase()).join(',') },
-  { header: 'size', value: (r) => (r.meta.size !== undefined ? fmtBytes(r.meta.size) : ''), align: 'right' },
+  {
+    header: 'size',
+    value: (r) => (r.meta.size !== undefined ? fmtBytes(r.meta.size) : ''),
+    raw: (r) => (r.meta.size !== undefined ? String(r.meta.size) : ''),
+    align: 'right',
+  },
 ];
 
 /** Orders IMAP part numbers: 1 < 1.2 < 1.10 < 2 (JSON objects put "2" before "1.2"). */
@@ -70,7 +75,7 @@ export function renderMessage(io: IO, v: MessageView): void {
       [
         { header: 'part', value: (p) => p.id },
         { header: 'type', value: (p) => p.mimeType },
-        { header: 'size', value: (p) => fmtBytes(p.size), align: 'right' },
+        { header: 'size', value: (p) => fmtBytes(p.size), raw: (p) => String(p.size), align: 'right' },
         { header: 'file name', value: (p) => p.fileName, flexible: true },
       ],
     );

@@ -34,6 +34,8 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
   if (opts.json) printJson(ctx.io, shown);
   else {
     const now = ctx.clock.now();
+    // Reset times are the server's clock: shown in local time, corrected for the measured skew (as `api` does).
+    const resetAt = (epochSec: number) => epochSec * 1000 - (o.skewMs ?? 0);
     const rows = Object.entries(shown.resources).map(([name, b]) => ({ name, ...b }));
     renderTable(ctx.io, rows, [
       { header: 'resource', value: (r) => r.name },
@@ -45,7 +47,7 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
         align: 'right',
         style: (c, r) => (r.remaining === 0 ? `\u001b[31m${c}\u001b[39m` : r.remaining < r.limit / 10 ? `\u001b[33m${c}\u001b[39m` : c),
       },
-      { header: 'reset', value: (r) => `${localTime(r.reset * 1000)} (${relativeTime(r.reset * 1000, now)})` },
+      { header: 'reset', value: (r) => `${localTime(resetAt(r.reset))} (${relativeTime(resetAt(r.reset), now)})`, raw: (r) => String(r.reset) },
     ]);
   }
   await appendStepSummary(
@@ -64,9 +66,9 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
     const b = pick(o, resource);
     if (b.remaining < failUnder) {
       throw new RateLimitError(
-        `budget check failed: ${resource} has ${b.remaining} requests left, fewer than ${failUnder}; it resets at ${localTime(b.reset * 1000)} (${relativeTime(b.reset * 1000, ctx.clock.now())})`,
+        `budget check failed: ${resource} has ${b.remaining} requests left, fewer than ${failUnder}; it resets at ${localTime(b.reset * 1000 - (o.skewMs ?? 0))} (${relativeTime(b.reset * 1000 - (o.skewMs ?? 0), ctx.clock.now())})`,
         'budget',
-        b.reset * 1000,
+        b.reset * 1000 - (o.skewMs ?? 0),
       );
     }
   }
