@@ -74,7 +74,22 @@ export const Protocol = {
   fallbackToken: '/token',
   fallbackRegister: '/register',
   sessionHeader: 'Mcp-Session-Id',
+  /** The header later revisions (2025-06-18 on) name for the negotiated version. */
+  laterVersionHeader: 'MCP-Protocol-Version',
+  /** Every revision Lanyard and the emulator speak, newest first (the first is offered in initialize). */
+  revisions: ['2025-11-25', '2025-06-18', '2025-03-26'],
 } as const;
+
+export type ProtocolRevision = (typeof Protocol.revisions)[number];
+
+export function isProtocolRevision(v: unknown): v is ProtocolRevision {
+  return typeof v === 'string' && (Protocol.revisions as readonly string[]).includes(v);
+}
+
+/** The version header a revision defines: the spec's for 2025-03-26, `MCP-Protocol-Version` for the later ones. */
+export function protocolVersionHeader(revision: ProtocolRevision): string {
+  return revision === '2025-03-26' ? Protocol.versionHeader : Protocol.laterVersionHeader;
+}
 
 /** Echo API (spec part a). */
 export const Echo = {

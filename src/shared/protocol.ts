@@ -16,6 +16,11 @@ export interface AuthorizationServerMetadataWire {
   grant_types_supported?: string[];
   token_endpoint_auth_methods_supported?: string[];
   code_challenge_methods_supported?: string[];
+  token_endpoint_auth_signing_alg_values_supported?: string[];
+  /** Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document). */
+  client_id_metadata_document_supported?: boolean;
+  /** RFC 9207. */
+  authorization_response_iss_parameter_supported?: boolean;
 }
 
 /** RFC 9728 protected resource metadata. */
@@ -71,9 +76,21 @@ export const OAuthGrant = {
   authorizationCode: 'authorization_code',
   refreshToken: 'refresh_token',
   clientCredentials: 'client_credentials',
+  /** RFC 7523 §2.1: an assertion (here an identity assertion from the user's identity provider) as the grant. */
+  jwtBearer: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  /** RFC 8693 token exchange (at the identity provider). */
+  tokenExchange: 'urn:ietf:params:oauth:grant-type:token-exchange',
 } as const;
 
-export const ClientAuthMethods = ['none', 'client_secret_post', 'client_secret_basic'] as const;
+/** RFC 7523 §2.2 client assertion type (private_key_jwt). */
+export const JwtBearerAssertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** Token types of the identity assertion authorization grant (cross-app access). */
+export const TokenTypes = {
+  idToken: 'urn:ietf:params:oauth:token-type:id_token',
+  idJag: 'urn:ietf:params:oauth:token-type:id-jag',
+} as const;
+
+export const ClientAuthMethods = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
 export type ClientAuthMethod = (typeof ClientAuthMethods)[number];
 
 /** The client name Lanyard registers under. */

@@ -47,7 +47,7 @@ describe('consent pages in Chromium', () => {
     await page.waitForSelector('text=Signed in to Lanyard');
     const r = await run;
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).result.tools).toHaveLength(2);
+    expect(JSON.parse(r.stdout).result.tools).toHaveLength(3);
     expect((await stats(w)).pkceVerified).toBe(1);
     await page.close();
   });

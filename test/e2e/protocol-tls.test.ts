@@ -66,7 +66,7 @@ describe('HTTPS authorization server', () => {
     const c = await newClient('allow');
     const r = await w.run(['protocol', 'request', `${w.url}/mcp`, '--method', 'tools/list', '--json'], { env: c.env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).result.tools).toHaveLength(2);
+    expect(JSON.parse(r.stdout).result.tools).toHaveLength(3);
     const [url] = await c.urls();
     expect(url!.startsWith(`${w.url}/authorize?`)).toBe(true);
     const stats = (await admin('protocol/stats', {})) as { pkceVerified: number; metadataRequests: unknown[] };

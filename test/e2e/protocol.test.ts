@@ -28,19 +28,25 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout);
     expect(body.jsonrpc).toBe('2.0');
-    expect(body.result.protocolVersion).toBe('2025-03-26');
+    // The emulator speaks 2025-11-25 by default: Lanyard offers it and keeps it.
+    expect(body.result.protocolVersion).toBe('2025-11-25');
     expect(body.result.serverInfo.name).toBe('lanyard-emulator-tools');
 
     const s = await stats(w);
-    expect(s.metadataRequests).toEqual([{ path: '/.well-known/oauth-authorization-server', versionHeader: '2025-03-26', served: true }]);
+    expect(s.metadataRequests).toEqual([
+      { path: '/.well-known/oauth-authorization-server', versionHeader: '2025-11-25', header: 'MCP-Protocol-Version', served: true },
+    ]);
     expect(s.registrations).toBe(1);
     expect(s.pkceVerified).toBe(1);
-    // One 401 without a token, then initialize + notifications/initialized with the Bearer token.
+    // One 401 without a token, then initialize + notifications/initialized with the Bearer token
+    // (and the negotiated version's header), then the session is ended.
     expect(s.mcpRequests).toEqual([
       { method: 'initialize', status: 401, auth: 'none' },
       { method: 'initialize', status: 200, auth: 'bearer' },
-      { method: 'notifications/initialized', status: 200, auth: 'bearer' },
+      { method: 'notifications/initialized', status: 200, auth: 'bearer', version: '2025-11-25' },
+      { method: 'DELETE', status: 200, auth: 'bearer' },
     ]);
+    expect(s.sessionsEnded).toBe(1);
 
     const [url] = await c.urls();
     const q = new URL(url!).searchParams;
@@ -55,21 +61,25 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     // The second call reuses the stored tokens and registration: no browser, no 401.
     const again = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout).result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'time']);
+    expect(JSON.parse(again.stdout).result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'time', 'confirm']);
     expect(await c.urls()).toHaveLength(1);
     const s2 = await stats(w);
     expect(s2.registrations).toBe(1);
     expect(s2.mcpRequests.slice(3).every((m) => m.auth === 'bearer' && m.status === 200)).toBe(true);
   });
 
-  it('falls back to /authorize, /token and /register when the server has no metadata document', async () => {
-    await configure(w, { metadata: false, resourceMetadata: false });
+  it('2025-03-26: falls back to /authorize, /token and /register when the server has no metadata document', async () => {
+    await configure(w, { revision: '2025-03-26', metadata: false });
     const c = await newClient('allow');
     const r = await w.run(['protocol', 'request', mcp, '--method', 'ping', '--json'], { env: c.env() });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).result).toEqual({});
     const s = await stats(w);
-    expect(s.metadataRequests).toEqual([{ path: '/.well-known/oauth-authorization-server', versionHeader: '2025-03-26', served: false }]);
+    expect(s.metadataRequests).toEqual([
+      { path: '/.well-known/oauth-authorization-server', versionHeader: '2025-03-26', header: 'CTX-Protocol-Version', served: false },
+    ]);
+    // The spec's header on every request after initialize, for this revision.
+    expect(s.mcpRequests.find((m) => m.method === 'ping')).toEqual({ method: 'ping', status: 200, auth: 'bearer', version: '2025-03-26' });
     expect(s.registrations).toBe(1);
     const [url] = await c.urls();
     expect(url!.startsWith(`${w.url}/authorize?`)).toBe(true);
@@ -108,7 +118,7 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     const c = await newClient('allow');
     const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).result.tools).toHaveLength(2);
+    expect(JSON.parse(r.stdout).result.tools).toHaveLength(3);
   });
 
   it('insufficient_scope re-authorizes once with the wider scope', async () => {
@@ -120,7 +130,7 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     expect(JSON.parse(r.stdout).result.content[0].text).toBe('hello');
     const urls = await c.urls();
     expect(urls).toHaveLength(2);
-    expect(new URL(urls[0]!).searchParams.get('scope')).toBeNull();
+    expect(new URL(urls[0]!).searchParams.get('scope')).toBe('tools:read'); // the 401 challenge's scope
     expect(new URL(urls[1]!).searchParams.get('scope')).toBe('tools:read tools:call');
     expect(r.stderr).toMatch(/needs the scope "tools:call"/);
     expect((await stats(w)).mcpRequests.filter((m) => m.status === 403)).toHaveLength(1);
@@ -155,7 +165,9 @@ describe('profile and transport details', () => {
     expect((await post({ accept: 'application/json' })).status).toBe(406);
     const unauth = await post({ accept: 'application/json, text/event-stream' });
     expect(unauth.status).toBe(401);
-    expect(unauth.headers.get('www-authenticate')).toBe(`Bearer realm="ctx-emulator", resource_metadata="${w.url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(unauth.headers.get('www-authenticate')).toBe(
+      `Bearer realm="ctx-emulator", resource_metadata="${w.url}/.well-known/oauth-protected-resource/mcp", scope="tools:read"`,
+    );
   });
 });
 
@@ -264,26 +276,38 @@ describe('PKCE at the server', () => {
   });
 
   it('verifies the code_verifier, the redirect_uri and single use of the code', async () => {
-    const back = await codeFor({ code_challenge: challenge, code_challenge_method: 'S256' });
+    const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
+    const back = await codeFor(pkce);
     expect(back.searchParams.get('state')).toBe('st');
     expect(back.searchParams.get('iss')).toBe(w.url);
+    const base = (code: string) => ({ grant_type: 'authorization_code', code, client_id: 'ctx-cli', redirect_uri: redirect });
     const code = back.searchParams.get('code')!;
-    const base = { grant_type: 'authorization_code', code, client_id: 'ctx-cli', redirect_uri: redirect };
-    const wrong = await token({ ...base, code_verifier: 'x'.repeat(43) });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.error).toBe('invalid_grant');
-    expect(wrong.body.error_description).toMatch(/PKCE/);
-    expect((await token({ ...base })).body.error).toBe('invalid_grant');
-    expect((await token({ ...base, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:40124/callback' })).body.error_description).toMatch(/redirect_uri/);
-    const ok = await token({ ...base, code_verifier: verifier });
+    expect((await token({ ...base(code), code_verifier: verifier, redirect_uri: 'http://127.0.0.1:40124/callback' })).body.error_description).toMatch(
+      /redirect_uri/,
+    );
+    const ok = await token({ ...base(code), code_verifier: verifier });
     expect(ok.status).toBe(200);
     expect(ok.body.token_type).toBe('Bearer');
     expect(ok.body.refresh_token).toBeTruthy();
-    const again = await token({ ...base, code_verifier: verifier });
+    const again = await token({ ...base(code), code_verifier: verifier });
     expect(again.body.error).toBe('invalid_grant');
+    expect((await token({ ...base((await codeFor(pkce)).searchParams.get('code')!) })).body.error).toBe('invalid_grant'); // no verifier
     const s = await stats(w);
-    expect(s.pkceFailed).toBe(2);
+    expect(s.pkceFailed).toBe(1);
     expect(s.pkceVerified).toBe(1);
+  });
+
+  it('a code is refused after a failed PKCE exchange, even with the right verifier then', async () => {
+    const code = (await codeFor({ code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;
+    const form = { grant_type: 'authorization_code', code, client_id: 'ctx-cli', redirect_uri: redirect };
+    const wrong = await token({ ...form, code_verifier: 'x'.repeat(43) });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe('invalid_grant');
+    expect(wrong.body.error_description).toMatch(/PKCE/);
+    const right = await token({ ...form, code_verifier: verifier });
+    expect(right.status).toBe(400);
+    expect(right.body.error).toBe('invalid_grant');
+    expect((await stats(w)).pkceVerified).toBe(0);
   });
 });
 
@@ -306,7 +330,9 @@ describe('client credentials', () => {
     });
     expect(call.code, call.stderr).toBe(0);
     expect(JSON.parse(call.stdout).result.content[0].text).toBe('cc');
-    expect((await stats(w)).tokenRequests.client_credentials).toBe(1);
+    // The protected resource lists only tools:read: tools/call steps up (403 insufficient_scope) with a second grant.
+    expect(call.stderr).toMatch(/needs the scope "tools:call"/);
+    expect((await stats(w)).tokenRequests.client_credentials).toBe(2);
   });
 
   it('a wrong secret is invalid_client; no secret is a clear message', async () => {

@@ -1,19 +1,23 @@
-/** Wires the protocol core to the terminal: HTTP, credential store, browser, stdin secret, notices. */
+/** Wires the protocol core to the terminal: HTTP, credential store, browser, stdin secret, prompts, notices. */
 import type { Context } from '../context.js';
-import type { ProtocolAuthDeps } from '../../core/protocol/flow.js';
+import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
 import { ProtocolCredentials } from '../../core/protocol/store.js';
-import { parseDuration } from '../output.js';
+import { parseDuration, sanitize } from '../output.js';
 import { readStdinSecret } from '../stdin.js';
 import { requirePerson } from '../interactive.js';
+import { UsageError } from '../usage-error.js';
+import { answerElicitation, type ElicitationMode } from './elicit.js';
 
 export interface ProtocolCliOptions {
   browser?: boolean;
   timeout?: string;
+  elicitation?: string;
 }
 
-export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolAuthDeps> {
+export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
   const [http, store] = await Promise.all([ctx.http(), ctx.credentials()]);
   const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  const mode = elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {
     http,
@@ -23,6 +27,13 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
     loopbackTimeoutMs: timeoutMs,
     notify: (line) => ctx.io.err(line),
     clientSecret: () => (secret ??= readClientSecret(ctx)),
+    idToken: async () => ctx.env.LANYARD_ID_TOKEN || (ctx.io.stdinIsTTY ? undefined : (await readStdinSecret(ctx.io, 'the ID token')) || undefined),
+    elicit: (params) => answerElicitation(ctx, mode, params),
+    onNotification(method, params) {
+      if (method !== 'notifications/message' || !ctx.debug) return;
+      const p = (params ?? {}) as { level?: string; data?: unknown };
+      ctx.io.err(`* server ${sanitize(String(p.level ?? 'info'))}: ${sanitize(typeof p.data === 'string' ? p.data : JSON.stringify(p.data))}`);
+    },
     async presentAuthorizationUrl(url) {
       const server = new URL(url).searchParams.get('resource') ?? '<server-url>';
       requirePerson(
@@ -37,6 +48,17 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
       ctx.io.err('Waiting for the browser to come back…');
     },
   };
+}
+
+/** --elicitation: prompt (a person at a terminal), decline (the default elsewhere), defaults (accept the schema's defaults). */
+function elicitationMode(ctx: Context, given: string | undefined): ElicitationMode {
+  const v = given ?? ctx.env.LANYARD_ELICITATION;
+  if (v === undefined || v === '') return ctx.io.stdinIsTTY && ctx.io.stderrIsTTY ? 'prompt' : 'decline';
+  if (v === 'prompt' || v === 'decline' || v === 'defaults') {
+    if (v === 'prompt' && !ctx.io.stdinIsTTY) throw new UsageError('--elicitation prompt needs a terminal on stdin');
+    return v;
+  }
+  throw new UsageError(`--elicitation must be prompt, decline or defaults (got ${JSON.stringify(v)})`);
 }
 
 /** The client secret: LANYARD_CLIENT_SECRET, else stdin when it is not a terminal. Never argv. */

@@ -19,6 +19,8 @@ export interface LoopbackOptions {
   signal?: AbortSignal;
   /** Title shown on the page the browser lands on. */
   productName?: string;
+  /** A port to try first (a registration's redirect URI); a random one when it is taken. */
+  preferredPort?: number;
 }
 
 export interface LoopbackReceiver {
@@ -118,10 +120,16 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
     }
     res.writeHead(405, { 'content-type': 'text/plain' }).end('Method not allowed');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  const listen = (p: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  if (o.preferredPort) await listen(o.preferredPort).catch(() => listen(0));
+  else await listen(0);
   port = (server.address() as AddressInfo).port;
   let closed = false;
   const close = async () => {

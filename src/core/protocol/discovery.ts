@@ -6,7 +6,7 @@
  */
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
-import { Protocol } from '../../shared/constants.js';
+import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { AuthorizationServerMetadataWire, ProtectedResourceMetadataWire } from '../../shared/protocol.js';
 
 export interface AuthServerEndpoints {
@@ -17,15 +17,23 @@ export interface AuthServerEndpoints {
   readonly codeChallengeMethods?: readonly string[];
   readonly grantTypes?: readonly string[];
   readonly tokenAuthMethods?: readonly string[];
+  readonly signingAlgs?: readonly string[];
   readonly scopes?: readonly string[];
+  /** The server accepts an HTTPS URL naming a client ID metadata document as client_id. */
+  readonly clientIdMetadataDocuments?: boolean;
+  /** RFC 9207: the server puts `iss` in every authorization response. */
+  readonly issParameter?: boolean;
   /** Where the endpoints came from. */
   readonly source: 'oauth-authorization-server' | 'openid-configuration' | 'fallback';
+  /** The document's URL (absent for the fallback endpoints). */
+  readonly url?: string;
 }
 
 export interface ProtectedResource {
   readonly resource: string;
   readonly authorizationServers: readonly string[];
   readonly scopes?: readonly string[];
+  readonly url: string;
 }
 
 export interface BearerChallenge {
@@ -35,32 +43,61 @@ export interface BearerChallenge {
   readonly resourceMetadata?: string;
 }
 
-/** Well-known URL of an issuer (RFC 8414 §3.1: the suffix goes between host and path). */
-export function wellKnownUrl(issuer: string, suffix: 'oauth-authorization-server' | 'openid-configuration' | 'oauth-protected-resource'): string {
-  const u = new URL(issuer);
+type WellKnown = 'oauth-authorization-server' | 'openid-configuration' | 'oauth-protected-resource';
+
+/** A well-known URL with the suffix inserted between host and path (RFC 8414 §3.1, RFC 9728 §3.1). */
+export function wellKnownUrl(base: string, suffix: WellKnown): string {
+  const u = new URL(base);
   const path = u.pathname.replace(/\/+$/, '');
-  if (suffix === 'openid-configuration') return `${u.origin}${path}/.well-known/openid-configuration`;
-  const base = suffix === 'oauth-authorization-server' ? Protocol.metadataPath : Protocol.resourceMetadataPath;
-  return `${u.origin}${base}${path}`;
+  return `${u.origin}/.well-known/${suffix}${path}`;
 }
 
-export function metadataRequest(http: HttpClient, url: string, signal?: AbortSignal): Promise<HttpResponse> {
+/** OpenID Connect Discovery's form: the suffix appended to the issuer's path. */
+export function appendedWellKnownUrl(base: string, suffix: WellKnown): string {
+  const u = new URL(base);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}/.well-known/${suffix}`;
+}
+
+/**
+ * The metadata URLs of an issuer in the later revisions' order: with a path,
+ * RFC 8414 path-inserted, OpenID path-inserted, OpenID appended; without one,
+ * RFC 8414 then OpenID.
+ */
+export function authorizationServerMetadataUrls(issuer: string): Array<{ url: string; source: AuthServerEndpoints['source'] }> {
+  const hasPath = new URL(issuer).pathname.replace(/\/+$/, '') !== '';
+  const urls: Array<{ url: string; source: AuthServerEndpoints['source'] }> = [
+    { url: wellKnownUrl(issuer, 'oauth-authorization-server'), source: 'oauth-authorization-server' },
+    { url: wellKnownUrl(issuer, 'openid-configuration'), source: 'openid-configuration' },
+  ];
+  if (hasPath) urls.push({ url: appendedWellKnownUrl(issuer, 'openid-configuration'), source: 'openid-configuration' });
+  return urls;
+}
+
+/** The metadata request with the version header of the revision in use. */
+export function metadataRequest(http: HttpClient, url: string, revision: ProtocolRevision, signal?: AbortSignal): Promise<HttpResponse> {
   return http.request({
     url,
-    headers: { [Protocol.versionHeader]: Protocol.revision, accept: 'application/json' },
+    headers: { [protocolVersionHeader(revision)]: revision, accept: 'application/json' },
     signal,
     okStatus: () => true,
     oauth: true,
   });
 }
 
-/** undefined on 404 (no document); other non-2xx statuses are errors naming the status. */
+/**
+ * undefined on 404 (no document); other non-2xx statuses and malformed
+ * documents are errors naming the URL and the field. `exactIssuer`: the
+ * issuer must be identical to the one the URL was built from (RFC 8414
+ * §3.3); otherwise (2025-03-26, which knows only the server's origin) it must
+ * be at that origin.
+ */
 export async function processMetadataResponse(
   res: HttpResponse,
   expectedIssuer: string,
   source: AuthServerEndpoints['source'],
+  exactIssuer = true,
 ): Promise<AuthServerEndpoints | undefined> {
-  if (res.status === 404) {
+  if (res.status === 404 || res.status === 410) {
     await res.dump();
     return undefined;
   }
@@ -68,24 +105,35 @@ export async function processMetadataResponse(
     await res.dump();
     throw new LanyardError('discovery_failed', `authorization server metadata discovery failed: GET ${res.url} returned HTTP ${res.status}`);
   }
-  const m = await readJsonObject<AuthorizationServerMetadataWire>(res, 'authorization server metadata');
-  if (typeof m.authorization_endpoint !== 'string' || typeof m.token_endpoint !== 'string') {
-    throw new LanyardError('discovery_failed', `authorization server metadata at ${res.url} lacks authorization_endpoint or token_endpoint`);
+  const m = await readJsonObject<AuthorizationServerMetadataWire & Record<string, unknown>>(res, 'authorization server metadata');
+  const bad = (field: string, why: string) => new LanyardError('discovery_failed', `authorization server metadata at ${res.url}: ${field} ${why}`);
+  for (const f of ['authorization_endpoint', 'token_endpoint'] as const) {
+    if (typeof m[f] !== 'string' || !isHttpUrl(m[f])) throw bad(f, m[f] === undefined ? 'is missing' : 'is not an http(s) URL');
   }
+  if (m.registration_endpoint !== undefined && (typeof m.registration_endpoint !== 'string' || !isHttpUrl(m.registration_endpoint))) {
+    throw bad('registration_endpoint', 'is not an http(s) URL');
+  }
+  for (const f of ['code_challenge_methods_supported', 'grant_types_supported', 'token_endpoint_auth_methods_supported', 'scopes_supported'] as const) {
+    if (m[f] !== undefined && !isStringArray(m[f])) throw bad(f, 'is not an array of strings');
+  }
+  if (typeof m.issuer !== 'string' && (exactIssuer || m.issuer !== undefined)) throw bad('issuer', m.issuer === undefined ? 'is missing' : 'is not a string');
   const issuer = typeof m.issuer === 'string' ? m.issuer : expectedIssuer;
-  if (new URL(issuer).origin !== new URL(expectedIssuer).origin) {
-    throw new LanyardError('discovery_failed', `authorization server metadata names issuer ${issuer}, expected ${expectedIssuer}`);
-  }
+  const sameIssuer = exactIssuer ? issuer === expectedIssuer : isHttpUrl(issuer) && new URL(issuer).origin === new URL(expectedIssuer).origin;
+  if (!sameIssuer) throw bad('issuer', `is ${JSON.stringify(issuer)}, expected ${expectedIssuer}`);
   return {
     issuer,
-    authorizationEndpoint: m.authorization_endpoint,
-    tokenEndpoint: m.token_endpoint,
-    registrationEndpoint: typeof m.registration_endpoint === 'string' ? m.registration_endpoint : undefined,
-    codeChallengeMethods: strings(m.code_challenge_methods_supported),
-    grantTypes: strings(m.grant_types_supported),
-    tokenAuthMethods: strings(m.token_endpoint_auth_methods_supported),
-    scopes: strings(m.scopes_supported),
+    authorizationEndpoint: m.authorization_endpoint as string,
+    tokenEndpoint: m.token_endpoint as string,
+    registrationEndpoint: m.registration_endpoint,
+    codeChallengeMethods: m.code_challenge_methods_supported,
+    grantTypes: m.grant_types_supported,
+    tokenAuthMethods: m.token_endpoint_auth_methods_supported,
+    signingAlgs: strings(m.token_endpoint_auth_signing_alg_values_supported),
+    scopes: m.scopes_supported,
+    clientIdMetadataDocuments: m.client_id_metadata_document_supported === true,
+    issParameter: m.authorization_response_iss_parameter_supported === true,
     source,
+    url: res.url,
   };
 }
 
@@ -101,30 +149,28 @@ export function fallbackEndpoints(authBase: string): AuthServerEndpoints {
 }
 
 /**
- * RFC 8414 first; on 404 the fallback endpoints. With `openid` (an issuer
- * named by protected-resource metadata, as later revisions do) the OpenID
- * configuration is tried between the two, for servers that publish only that.
+ * Authorization server metadata. `named`: the issuer comes from protected
+ * resource metadata (2025-06-18 and later): the metadata URLs are tried in
+ * that revisions' order and one must answer. Otherwise (2025-03-26): RFC 8414
+ * at the server's origin, and on 404 the fallback endpoints.
  */
 export async function discoverAuthorizationServer(
   http: HttpClient,
   issuer: string,
-  o: { signal?: AbortSignal; openid?: boolean } = {},
+  o: { signal?: AbortSignal; named: boolean; revision: ProtocolRevision },
 ): Promise<AuthServerEndpoints> {
-  const oauth = await processMetadataResponse(
-    await metadataRequest(http, wellKnownUrl(issuer, 'oauth-authorization-server'), o.signal),
-    issuer,
-    'oauth-authorization-server',
-  );
-  if (oauth) return oauth;
-  if (o.openid) {
-    const oidc = await processMetadataResponse(
-      await metadataRequest(http, wellKnownUrl(issuer, 'openid-configuration'), o.signal),
-      issuer,
-      'openid-configuration',
-    );
-    if (oidc) return oidc;
+  if (!o.named) {
+    const url = wellKnownUrl(new URL(issuer).origin, 'oauth-authorization-server');
+    const found = await processMetadataResponse(await metadataRequest(http, url, o.revision, o.signal), issuer, 'oauth-authorization-server', false);
+    return found ?? fallbackEndpoints(new URL(issuer).origin);
   }
-  return fallbackEndpoints(new URL(issuer).origin);
+  const tried: string[] = [];
+  for (const { url, source } of authorizationServerMetadataUrls(issuer)) {
+    tried.push(url);
+    const found = await processMetadataResponse(await metadataRequest(http, url, o.revision, o.signal), issuer, source);
+    if (found) return found;
+  }
+  throw new LanyardError('discovery_failed', `the authorization server ${issuer} publishes no metadata (tried ${tried.join(', ')})`);
 }
 
 /** Parses the Bearer challenge of a `WWW-Authenticate` header (auth-params, quoted or token values). */
@@ -143,28 +189,30 @@ export function parseBearerChallenge(header: string | undefined): BearerChalleng
   return { error: params.error, errorDescription: params.error_description, scope: params.scope, resourceMetadata: params.resource_metadata };
 }
 
-export function protectedResourceRequest(http: HttpClient, url: string, signal?: AbortSignal): Promise<HttpResponse> {
-  return http.request({ url, headers: { [Protocol.versionHeader]: Protocol.revision }, signal, okStatus: () => true, oauth: true });
+export function protectedResourceRequest(http: HttpClient, url: string, revision: ProtocolRevision, signal?: AbortSignal): Promise<HttpResponse> {
+  return http.request({ url, headers: { [protocolVersionHeader(revision)]: revision, accept: 'application/json' }, signal, okStatus: () => true, oauth: true });
 }
 
-/** undefined when the server has no such document (any non-2xx). */
+/** undefined when the server has no such document (any non-2xx); a malformed one is an error naming the URL and field. */
 export async function processProtectedResourceResponse(res: HttpResponse, serverUrl: string): Promise<ProtectedResource | undefined> {
   if (res.status < 200 || res.status > 299) {
     await res.dump();
     return undefined;
   }
-  const m = await readJsonObject<ProtectedResourceMetadataWire>(res, 'protected resource metadata');
-  const servers = strings(m.authorization_servers) ?? [];
-  if (typeof m.resource !== 'string' || !servers.length) {
-    throw new LanyardError('discovery_failed', `protected resource metadata at ${res.url} lacks resource or authorization_servers`);
+  const m = await readJsonObject<ProtectedResourceMetadataWire & Record<string, unknown>>(res, 'protected resource metadata');
+  const bad = (field: string, why: string) => new LanyardError('discovery_failed', `protected resource metadata at ${res.url}: ${field} ${why}`);
+  if (typeof m.resource !== 'string' || !isHttpUrl(m.resource)) throw bad('resource', m.resource === undefined ? 'is missing' : 'is not an http(s) URL');
+  if (!isStringArray(m.authorization_servers) || !m.authorization_servers.length || !m.authorization_servers.every(isHttpUrl)) {
+    throw bad('authorization_servers', m.authorization_servers === undefined ? 'is missing' : 'is not a non-empty array of http(s) URLs');
   }
+  if (m.scopes_supported !== undefined && !isStringArray(m.scopes_supported)) throw bad('scopes_supported', 'is not an array of strings');
   // RFC 9728 §3.3: the resource must be the server the metadata was fetched for.
   const want = new URL(serverUrl);
   const got = new URL(m.resource);
   if (got.origin !== want.origin || !want.pathname.startsWith(got.pathname.replace(/\/+$/, ''))) {
-    throw new LanyardError('discovery_failed', `protected resource metadata names resource ${m.resource}, which is not ${serverUrl}`);
+    throw bad('resource', `is ${m.resource}, which is not ${serverUrl}; refusing to authorize for another resource`);
   }
-  return { resource: m.resource, authorizationServers: servers, scopes: strings(m.scopes_supported) };
+  return { resource: m.resource, authorizationServers: m.authorization_servers, scopes: m.scopes_supported, url: res.url };
 }
 
 async function readJsonObject<T>(res: HttpResponse, what: string): Promise<T> {
@@ -180,4 +228,18 @@ async function readJsonObject<T>(res: HttpResponse, what: string): Promise<T> {
 
 function strings(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+function isHttpUrl(v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  try {
+    const u = new URL(v);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }

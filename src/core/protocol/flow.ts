@@ -8,6 +8,8 @@ import type { Clock, RandomBytes } from '../deps.js';
 import type { HttpClient } from '../http/client.js';
 import { AuthRequiredError, LanyardError, OAuthError } from '../errors.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
+import { OAuthGrant, TokenTypes } from '../../shared/protocol.js';
+import { Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import {
   discoverAuthorizationServer,
   parseBearerChallenge,
@@ -35,10 +37,18 @@ export interface ProtocolAuthDeps {
   presentAuthorizationUrl(url: string): Promise<void>;
   /** The client secret of a confidential client (environment or stdin), read lazily. */
   clientSecret(): Promise<string | undefined>;
+  /** The user's ID token from their identity provider (cross-app access), read lazily. */
+  idToken?(): Promise<string | undefined>;
   /** How long to wait for the browser to come back. */
   readonly loopbackTimeoutMs: number;
   /** Progress notes for stderr. */
   notify?(line: string): void;
+}
+
+/** Cross-app access: the user's identity provider exchanges their ID token for an identity assertion the server accepts. */
+export interface IdentityProviderOptions {
+  readonly tokenEndpoint: string;
+  readonly clientId: string;
 }
 
 export interface AuthorizeOptions {
@@ -49,39 +59,62 @@ export interface AuthorizeOptions {
   readonly clientCredentials?: boolean;
   /** The Bearer challenge of the 401/403 that started the flow. */
   readonly challenge?: BearerChallenge;
+  /** The revision negotiated with the server, when initialize got that far. */
+  readonly revision?: ProtocolRevision;
+  /** Lanyard's client ID metadata document URL (used where the server accepts one). */
+  readonly clientMetadataUrl?: string;
+  /** PKCS #8 PEM of a private_key_jwt client (with clientId). */
+  readonly clientKey?: string;
+  readonly identityProvider?: IdentityProviderOptions;
 }
 
 /** Refresh this long before the recorded expiry. */
 export const REFRESH_MARGIN_MS = 30_000;
 
-/** Runs the whole flow and stores the tokens. */
+/** Registrations proven (by a token) in this process, per set of deps: no need to ask the authorization endpoint about them again. */
+const proven = new WeakMap<ProtocolAuthDeps, Set<string>>();
+const provenKey = (issuer: string, clientId: string) => `${issuer} ${clientId}`;
+
+/** A stored registration the authorization server refuses (found before the user is sent to the browser, or at the token endpoint). */
+class RegistrationRefused extends Error {}
+
+/** Runs the whole flow and stores the tokens (and the client, once proven). */
 export async function authorize(deps: ProtocolAuthDeps, o: AuthorizeOptions): Promise<StoredTokens> {
   const server = serverKeyOf(o.serverUrl);
   const prm = await protectedResource(deps, o);
+  // Without protected resource metadata the server is of revision 2025-03-26.
+  const revision: ProtocolRevision = prm ? (o.revision && o.revision !== '2025-03-26' ? o.revision : Protocol.revisions[0]) : '2025-03-26';
   const issuer = prm?.authorizationServers[0] ?? authBaseOf(o.serverUrl);
   deps.notify?.(`Discovering the authorization server at ${issuer}`);
-  const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, openid: !!prm });
-  checkEndpoints(endpoints, !!o.clientCredentials);
-  const scope = o.scopes?.trim() || o.challenge?.scope || undefined;
-  const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope };
+  const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision });
+  const grant: Grant = o.identityProvider ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : 'authorization_code';
+  checkEndpoints(endpoints, grant);
+  const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false };
   for (let attempt = 0; ; attempt++) {
     try {
-      return o.clientCredentials ? await clientCredentialsGrant(ctx) : await codeGrant(ctx);
+      if (grant === 'jwt_bearer') return await identityAssertionGrant(ctx);
+      return grant === 'client_credentials' ? await clientCredentialsGrant(ctx) : await codeGrant(ctx);
     } catch (err) {
-      // A registration the server no longer knows: drop it, register again (once).
-      if (attempt === 0 && err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient && ctx.client?.origin === 'dynamic') {
-        deps.notify?.('The authorization server no longer knows this client; registering again');
-        await deps.credentials.deleteClient(endpoints.issuer);
+      const refused = err instanceof RegistrationRefused || (err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient);
+      // A stored registration the server no longer accepts: register again (once); the old one is replaced when that works.
+      if (attempt === 0 && refused && ctx.how === 'stored' && ctx.client?.origin === 'dynamic') {
+        deps.notify?.(
+          `The authorization server refuses the stored registration (${err instanceof RegistrationRefused ? err.message : 'invalid_client'}); registering again`,
+        );
+        ctx.ignoreStored = true;
         continue;
       }
-      // A given client id/secret the server refuses: do not keep it.
-      if (err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient && ctx.client?.origin === 'provided') {
-        await deps.credentials.deleteClient(endpoints.issuer);
+      if (err instanceof RegistrationRefused) {
+        throw new LanyardError('client_required', `the authorization server refuses client ${ctx.client?.clientId} (${err.message})`, {
+          hint: `run \`lanyard protocol forget ${o.serverUrl}\` and sign in again, or pass a registered --client-id`,
+        });
       }
       throw err;
     }
   }
 }
+
+type Grant = StoredTokens['grant'];
 
 interface FlowContext {
   deps: ProtocolAuthDeps;
@@ -91,48 +124,123 @@ interface FlowContext {
   resource?: string;
   scope?: string;
   client?: ClientIdentity;
+  how?: ClientResolution['how'];
+  ignoreStored: boolean;
 }
 
 /**
- * RFC 9728 metadata: at the URL the 401 named, else at the server's
- * well-known location (later revisions; also `auth login`, which has no 401);
- * a server without one (any non-2xx) is a 2025-03-26 server and gets none.
+ * The scope to ask for: the user's --scopes, else the challenge's (the later
+ * revisions make it authoritative), else every scope the protected resource
+ * lists (plus offline_access when the authorization server offers it and a
+ * user signs in), else none.
  */
-async function protectedResource(deps: ProtocolAuthDeps, o: AuthorizeOptions): Promise<ProtectedResource | undefined> {
-  const hinted = o.challenge?.resourceMetadata;
-  const u = new URL(hinted ?? wellKnownUrl(serverKeyOf(o.serverUrl), 'oauth-protected-resource'), o.serverUrl);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return undefined;
-  return processProtectedResourceResponse(await protectedResourceRequest(deps.http, u.toString(), deps.signal), o.serverUrl);
+function chooseScope(o: AuthorizeOptions, prm: ProtectedResource | undefined, e: AuthServerEndpoints, grant: Grant): string | undefined {
+  const explicit = o.scopes?.trim() || o.challenge?.scope?.trim();
+  if (explicit) return explicit;
+  if (!prm?.scopes?.length) return undefined;
+  const scopes = [...prm.scopes];
+  if (grant === 'authorization_code' && e.scopes?.includes('offline_access') && !scopes.includes('offline_access')) scopes.push('offline_access');
+  return scopes.join(' ');
 }
 
-function checkEndpoints(e: AuthServerEndpoints, clientCredentials: boolean): void {
-  if (!clientCredentials) assertSecureEndpoint(e.authorizationEndpoint, 'authorization');
+/**
+ * RFC 9728 metadata: at the URL the challenge named, else at the path-inserted
+ * and then the root well-known URL of the server; none (any non-2xx) means a
+ * 2025-03-26 server.
+ */
+async function protectedResource(deps: ProtocolAuthDeps, o: AuthorizeOptions): Promise<ProtectedResource | undefined> {
+  const key = serverKeyOf(o.serverUrl);
+  const candidates: string[] = [];
+  if (o.challenge?.resourceMetadata) {
+    try {
+      const u = new URL(o.challenge.resourceMetadata, o.serverUrl);
+      if (u.protocol === 'https:' || u.protocol === 'http:') candidates.push(u.toString());
+    } catch {
+      /* a malformed hint: use the well-known URLs */
+    }
+  }
+  const pathInserted = wellKnownUrl(key, 'oauth-protected-resource');
+  const root = wellKnownUrl(new URL(key).origin, 'oauth-protected-resource');
+  for (const u of [pathInserted, root]) if (!candidates.includes(u)) candidates.push(u);
+  const revision = o.revision && o.revision !== '2025-03-26' ? o.revision : Protocol.revisions[0];
+  for (const url of candidates) {
+    const found = await processProtectedResourceResponse(await protectedResourceRequest(deps.http, url, revision, deps.signal), o.serverUrl);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
+  const where = e.url ? `authorization server metadata at ${e.url}` : `the authorization server ${e.issuer}`;
+  if (grant === 'authorization_code') assertSecureEndpoint(e.authorizationEndpoint, 'authorization');
   assertSecureEndpoint(e.tokenEndpoint, 'token');
   if (e.registrationEndpoint) assertSecureEndpoint(e.registrationEndpoint, 'registration');
-  if (!clientCredentials && e.codeChallengeMethods && !e.codeChallengeMethods.includes('S256')) {
-    throw new LanyardError('pkce_unsupported', `the authorization server ${e.issuer} does not support PKCE with S256; refusing to sign in without it`);
+  // PKCE must be verified from metadata; without a document (2025-03-26 fallback endpoints) it is used regardless.
+  if (grant === 'authorization_code' && e.source !== 'fallback' && !e.codeChallengeMethods?.includes('S256')) {
+    throw new LanyardError(
+      'pkce_unsupported',
+      `${where}: code_challenge_methods_supported ${e.codeChallengeMethods ? 'lacks S256' : 'is missing'}; refusing to sign in without PKCE (S256)`,
+    );
+  }
+  const wire = grant === 'jwt_bearer' ? OAuthGrant.jwtBearer : grant;
+  if (e.grantTypes && !e.grantTypes.includes(wire)) {
+    throw new LanyardError('unsupported_grant_type', `${where}: grant_types_supported (${e.grantTypes.join(', ')}) does not include ${wire}`);
   }
 }
 
-async function identity(ctx: FlowContext, redirectUri: string | undefined): Promise<ClientResolution> {
+async function identity(ctx: FlowContext, redirectUri: string | undefined, confidential: boolean): Promise<ClientIdentity> {
   const r = await resolveClient(ctx.deps, ctx.endpoints, {
     clientId: ctx.o.clientId,
-    clientCredentials: !!ctx.o.clientCredentials,
+    clientCredentials: confidential,
     redirectUri,
     scope: ctx.scope,
+    clientMetadataUrl: ctx.o.clientMetadataUrl,
+    clientKey: ctx.o.clientKey,
+    ignoreStored: ctx.ignoreStored,
   });
   ctx.client = r.client;
-  return r;
+  ctx.how = r.how;
+  return r.client;
+}
+
+/** The port of a stored registration's loopback redirect URI, to listen on it again (servers that match redirect URIs exactly). */
+async function registeredPort(ctx: FlowContext): Promise<number | undefined> {
+  if (ctx.ignoreStored || ctx.o.clientId) return undefined;
+  const uri = (await ctx.deps.credentials.client(ctx.endpoints.issuer))?.redirectUris?.[0];
+  if (!uri) return undefined;
+  try {
+    const u = new URL(uri);
+    return u.hostname === '127.0.0.1' && u.port ? Number(u.port) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Before sending the user to the browser with a registration stored by an
+ * earlier run: does the authorization endpoint accept it? A refusal there
+ * (unknown client, unregistered redirect URI) is an error page the CLI would
+ * never see (RFC 6749 §4.1.2.1 forbids redirecting it), so it is asked first.
+ */
+async function preflight(ctx: FlowContext, url: string, redirectUri: string): Promise<void> {
+  const res = await ctx.deps.http.request({ url, headers: { accept: 'text/html' }, signal: ctx.deps.signal, okStatus: () => true, oauth: true, retry: false });
+  await res.dump();
+  if (res.status >= 400 && res.status < 500) throw new RegistrationRefused(`its authorization endpoint answers HTTP ${res.status}`);
+  const to = res.status >= 300 && res.status < 400 ? res.headers.location : undefined;
+  if (to?.startsWith(redirectUri)) {
+    const error = new URL(to).searchParams.get('error');
+    if (error === 'invalid_client' || error === 'unauthorized_client' || error === 'invalid_request') throw new RegistrationRefused(error);
+  }
 }
 
 async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
   const state = generateState(deps.random);
   const verifier = generateCodeVerifier(deps.random);
-  const receiver = await startLoopbackReceiver({ state, signal: deps.signal, productName: 'Lanyard' });
+  const receiver = await startLoopbackReceiver({ state, signal: deps.signal, productName: 'Lanyard', preferredPort: await registeredPort(ctx) });
   try {
     assertRedirectUri(receiver.redirectUri);
-    const { client } = await identity(ctx, receiver.redirectUri);
+    const client = await identity(ctx, receiver.redirectUri, false);
     const url = new URL(endpoints.authorizationEndpoint);
     const q = url.searchParams;
     q.set('response_type', 'code');
@@ -145,6 +253,9 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
     // OpenID Connect Core §11: offline_access is honoured only with prompt=consent.
     if (ctx.scope?.split(' ').includes('offline_access')) q.set('prompt', 'consent');
     if (ctx.resource) q.set('resource', ctx.resource);
+    if (ctx.how === 'stored' && client.origin === 'dynamic' && !proven.get(deps)?.has(provenKey(endpoints.issuer, client.clientId))) {
+      await preflight(ctx, url.toString(), receiver.redirectUri);
+    }
     await deps.presentAuthorizationUrl(url.toString());
     const params = await receiver
       .wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s))
@@ -154,24 +265,25 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
         }
         throw err;
       });
+    // RFC 9207: an iss that is present must be the issuer; a server that promises one must send it.
     const iss = params.get('iss');
     if (iss !== null && iss !== endpoints.issuer) {
       throw new LanyardError('issuer_mismatch', `the authorization response came from issuer ${iss}, expected ${endpoints.issuer}; nothing was stored`);
+    }
+    if (iss === null && endpoints.issParameter) {
+      throw new LanyardError(
+        'issuer_mismatch',
+        `the authorization response lacks iss, which ${endpoints.issuer} promises (authorization_response_iss_parameter_supported); nothing was stored`,
+      );
     }
     const code = params.get('code');
     if (!code) throw new LanyardError('oauth_error', 'the authorization response carries no code');
     const res = await tokenRequest(
       deps.http,
       endpoints.tokenEndpoint,
-      {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: receiver.redirectUri,
-        code_verifier: verifier,
-        resource: ctx.resource,
-      },
+      { grant_type: 'authorization_code', code, redirect_uri: receiver.redirectUri, code_verifier: verifier, resource: ctx.resource },
       client,
-      deps.signal,
+      tokenOptions(ctx),
     );
     return save(ctx, await processTokenResponse(res, deps.clock.now()), 'authorization_code');
   } finally {
@@ -179,21 +291,90 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
   }
 }
 
+function tokenOptions(ctx: FlowContext) {
+  return { signal: ctx.deps.signal, issuer: ctx.endpoints.issuer, now: ctx.deps.clock.now() };
+}
+
 async function clientCredentialsGrant(ctx: FlowContext): Promise<StoredTokens> {
+  const client = await identity(ctx, undefined, true);
+  const res = await tokenRequest(
+    ctx.deps.http,
+    ctx.endpoints.tokenEndpoint,
+    { grant_type: 'client_credentials', scope: ctx.scope, resource: ctx.resource },
+    client,
+    tokenOptions(ctx),
+  );
+  return save(ctx, await processTokenResponse(res, ctx.deps.clock.now()), 'client_credentials');
+}
+
+/**
+ * Cross-app access (the identity assertion authorization grant): the user's
+ * ID token is exchanged at their identity provider (RFC 8693) for an identity
+ * assertion naming this authorization server and resource, which Lanyard, a
+ * confidential client, presents as an RFC 7523 grant.
+ */
+async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
-  const { client } = await identity(ctx, undefined);
+  const idp = ctx.o.identityProvider!;
+  assertSecureEndpoint(idp.tokenEndpoint, 'identity provider token');
+  const idToken = await deps.idToken?.();
+  if (!idToken)
+    throw new LanyardError('auth_required', 'cross-app access needs your ID token from the identity provider: set LANYARD_ID_TOKEN or pipe it on stdin');
+  const client = await identity(ctx, undefined, true);
+  const exchange = await deps.http.request({
+    method: 'POST',
+    url: idp.tokenEndpoint,
+    form: {
+      grant_type: OAuthGrant.tokenExchange,
+      requested_token_type: TokenTypes.idJag,
+      audience: endpoints.issuer,
+      resource: ctx.resource ?? serverKeyOf(ctx.o.serverUrl),
+      scope: ctx.scope,
+      subject_token: idToken,
+      subject_token_type: TokenTypes.idToken,
+      client_id: idp.clientId,
+    },
+    signal: deps.signal,
+    okStatus: () => true,
+    oauth: true,
+    retry: false,
+  });
+  let body: { access_token?: unknown; issued_token_type?: unknown; error?: unknown; error_description?: unknown };
+  try {
+    body = (await exchange.json()) as typeof body;
+  } catch {
+    throw new LanyardError(
+      'token_failed',
+      `the identity provider's token exchange at ${idp.tokenEndpoint} answered HTTP ${exchange.status} without a JSON body`,
+    );
+  }
+  if (exchange.status < 200 || exchange.status > 299 || typeof body?.error === 'string') {
+    const error = typeof body?.error === 'string' ? body.error : 'server_error';
+    const d = typeof body?.error_description === 'string' ? `: ${body.error_description}` : '';
+    throw new OAuthError(
+      error,
+      d.slice(2) || undefined,
+      exchange.status,
+      `the identity provider refused the token exchange (HTTP ${exchange.status}): ${error}${d}`,
+    );
+  }
+  if (typeof body.access_token !== 'string' || !body.access_token) {
+    throw new LanyardError('token_failed', `token exchange response from ${idp.tokenEndpoint}: access_token is missing`);
+  }
+  if (body.issued_token_type !== TokenTypes.idJag) {
+    throw new LanyardError(
+      'token_failed',
+      `token exchange response from ${idp.tokenEndpoint}: issued_token_type is ${JSON.stringify(body.issued_token_type)}, expected ${TokenTypes.idJag}`,
+    );
+  }
   const res = await tokenRequest(
     deps.http,
     endpoints.tokenEndpoint,
-    {
-      grant_type: 'client_credentials',
-      scope: ctx.scope,
-      resource: ctx.resource,
-    },
+    { grant_type: OAuthGrant.jwtBearer, assertion: body.access_token, scope: ctx.scope },
     client,
-    deps.signal,
+    tokenOptions(ctx),
   );
-  return save(ctx, await processTokenResponse(res, deps.clock.now()), 'client_credentials');
+  return save(ctx, await processTokenResponse(res, deps.clock.now()), 'jwt_bearer');
 }
 
 async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant']): Promise<StoredTokens> {
@@ -207,7 +388,13 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
     grant,
     obtainedAt: ctx.deps.clock.now(),
   };
-  if (ctx.client?.origin === 'provided') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, ctx.client);
+  // The client is stored once a token request has proven it (a new registration replaces a refused one).
+  if (ctx.client && ctx.how !== 'stored') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, ctx.client);
+  if (ctx.client) {
+    const set = proven.get(ctx.deps) ?? new Set<string>();
+    set.add(provenKey(ctx.endpoints.issuer, ctx.client.clientId));
+    proven.set(ctx.deps, set);
+  }
   await ctx.deps.credentials.saveTokens(record);
   return record;
 }
@@ -230,12 +417,15 @@ export async function refreshTokens(deps: ProtocolAuthDeps, t: StoredTokens): Pr
       ? { grant_type: 'client_credentials', scope: t.scope, resource: t.resource }
       : {};
   if (!grant.grant_type) return undefined;
-  if (client.authMethod !== 'none' && !client.clientSecret) {
+  if ((client.authMethod === 'client_secret_basic' || client.authMethod === 'client_secret_post') && !client.clientSecret) {
     const secret = await deps.clientSecret();
     if (secret) Object.assign(client, { clientSecret: secret });
   }
   try {
-    const next = await processTokenResponse(await tokenRequest(deps.http, t.tokenEndpoint, grant, client, deps.signal), deps.clock.now());
+    const next = await processTokenResponse(
+      await tokenRequest(deps.http, t.tokenEndpoint, grant, client, { signal: deps.signal, issuer: t.issuer, now: deps.clock.now() }),
+      deps.clock.now(),
+    );
     const record: StoredTokens = {
       ...t,
       ...next,

@@ -1,96 +1,162 @@
 /**
- * JSON-RPC 2.0 over the protocol's HTTP transport: POST with
- * `Accept: application/json, text/event-stream`; the answer is a JSON body or
- * an event stream in which the response with our id is found.
+ * JSON-RPC 2.0 over the protocol's streamable HTTP transport: POST with
+ * `Accept: application/json, text/event-stream` (the answer is a JSON body or
+ * an event stream), GET with `Last-Event-ID` to resume a stream, DELETE to end
+ * a session. Every request after `initialize` carries the session id and the
+ * negotiated version in the header its revision defines.
  */
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
-import { Protocol } from '../../shared/constants.js';
+import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 
-export function rpcPost(
-  http: HttpClient,
-  url: string,
-  message: JsonRpcRequestWire,
-  o: { accessToken?: string; sessionId?: string; signal?: AbortSignal },
-): Promise<HttpResponse> {
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
-  if (o.sessionId) headers[Protocol.sessionHeader] = o.sessionId;
-  return http.request({
-    method: 'POST',
-    url,
-    json: message,
-    headers,
-    credential: o.accessToken ? { scheme: 'bearer', token: o.accessToken } : { scheme: 'none' },
-    signal: o.signal,
+export interface TransportState {
+  accessToken?: string;
+  sessionId?: string;
+  /** The negotiated revision (undefined until initialize answered). */
+  revision?: ProtocolRevision;
+  signal?: AbortSignal;
+}
+
+/** A stream may be quiet for this long (a server waiting on a slow tool or on our answer to a prompt). */
+const STREAM_IDLE_MS = 300_000;
+
+function headers(s: TransportState, accept: string): Record<string, string> {
+  const h: Record<string, string> = { accept };
+  if (s.sessionId) h[Protocol.sessionHeader] = s.sessionId;
+  if (s.revision) h[protocolVersionHeader(s.revision)] = s.revision;
+  return h;
+}
+
+function credential(s: TransportState) {
+  return s.accessToken ? { scheme: 'bearer' as const, token: s.accessToken } : { scheme: 'none' as const };
+}
+
+/** The common part of the transport's streamed requests. */
+function streamed(s: TransportState, accept: string) {
+  return {
+    headers: headers(s, accept),
+    credential: credential(s),
+    signal: s.signal,
     okStatus: () => true,
     streamResponse: true,
     retry: false,
+    timeouts: { bodyMs: STREAM_IDLE_MS },
+  };
+}
+
+export function rpcPost(http: HttpClient, url: string, message: JsonRpcRequestWire | JsonRpcResponseWire, s: TransportState): Promise<HttpResponse> {
+  return http.request({ method: 'POST', url, json: message, ...streamed(s, 'application/json, text/event-stream') });
+}
+
+/** Resumes (or opens) the server's event stream; `lastEventId` names where the broken one stopped. */
+export function rpcGet(http: HttpClient, url: string, s: TransportState, lastEventId?: string): Promise<HttpResponse> {
+  const spec = streamed(s, 'text/event-stream');
+  if (lastEventId !== undefined) spec.headers['last-event-id'] = lastEventId;
+  return http.request({ method: 'GET', url, ...spec });
+}
+
+/** Ends a session; a server may refuse (405) or have forgotten it (404): both are fine. */
+export async function rpcDelete(http: HttpClient, url: string, s: TransportState): Promise<number> {
+  const res = await http.request({
+    method: 'DELETE',
+    url,
+    headers: headers(s, 'application/json'),
+    credential: credential(s),
+    signal: s.signal,
+    okStatus: () => true,
+    retry: false,
   });
+  await res.dump();
+  return res.status;
 }
 
 /** Session id of a reply, when the server assigned one. */
 export function sessionIdOf(res: HttpResponse): string | undefined {
-  return res.headers[Protocol.sessionHeader.toLowerCase()] || undefined;
+  const v = res.headers[Protocol.sessionHeader.toLowerCase()];
+  // Visible ASCII only (the transport's rule); anything else is ignored rather than echoed.
+  return v && /^[\x21-\x7e]+$/.test(v) ? v : undefined;
 }
 
-/** Reads the response to request `id` from a 2xx reply (JSON or event stream). */
-export async function processRpcResponse(res: HttpResponse, id: string | number): Promise<JsonRpcResponseWire> {
-  const ct = (res.headers['content-type'] ?? '').toLowerCase();
-  if (ct.startsWith('text/event-stream')) {
-    const found = await firstMatchingEvent(res, id);
-    if (!found) throw new LanyardError('protocol_error', `the event stream from ${res.url} ended without a response to request ${id}`);
-    return found;
+export function isEventStream(res: HttpResponse): boolean {
+  return (res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+export type IncomingMessage =
+  | { kind: 'response'; message: JsonRpcResponseWire }
+  | { kind: 'request'; message: JsonRpcRequestWire & { id: string | number } }
+  | { kind: 'notification'; message: JsonRpcRequestWire };
+
+/** Sorts a parsed JSON-RPC value (one message or a batch) into responses, requests and notifications. */
+export function classify(v: unknown): IncomingMessage[] {
+  const out: IncomingMessage[] = [];
+  for (const x of Array.isArray(v) ? v : [v]) {
+    if (!x || typeof x !== 'object' || (x as { jsonrpc?: unknown }).jsonrpc !== '2.0') continue;
+    const m = x as Record<string, unknown>;
+    if (typeof m.method === 'string') {
+      if (typeof m.id === 'string' || typeof m.id === 'number')
+        out.push({ kind: 'request', message: m as unknown as JsonRpcRequestWire & { id: string | number } });
+      else out.push({ kind: 'notification', message: m as unknown as JsonRpcRequestWire });
+    } else if ('result' in m || 'error' in m) out.push({ kind: 'response', message: m as unknown as JsonRpcResponseWire });
   }
+  return out;
+}
+
+/** The messages of a JSON body. */
+export async function jsonMessages(res: HttpResponse): Promise<IncomingMessage[]> {
   const text = await res.text();
-  let v: unknown;
   try {
-    v = JSON.parse(text);
+    return classify(JSON.parse(text));
   } catch {
     throw new LanyardError('protocol_error', `${res.url} answered HTTP ${res.status} with a body that is not JSON`);
   }
-  const list = Array.isArray(v) ? v : [v];
-  const m = list.find((x) => isResponse(x) && x.id === id);
-  if (!m) throw new LanyardError('protocol_error', `${res.url} answered without a JSON-RPC response to request ${id}`);
-  return m as JsonRpcResponseWire;
 }
 
-function isResponse(x: unknown): x is JsonRpcResponseWire {
-  return !!x && typeof x === 'object' && (x as JsonRpcResponseWire).jsonrpc === '2.0' && ('result' in x || 'error' in x);
+export interface SseEvent {
+  /** The `id` field, when the event set one. */
+  readonly id?: string;
+  /** The `retry` field (milliseconds), when the event set one. */
+  readonly retry?: number;
+  /** The joined `data` lines ('' for a priming event). */
+  readonly data: string;
 }
 
-/** Parses server-sent events as they arrive; stops (closing the stream) at the first response with our id. */
-async function firstMatchingEvent(res: HttpResponse, id: string | number): Promise<JsonRpcResponseWire | undefined> {
-  let buf = '';
+/** Server-sent events as they arrive (the HTML standard's parsing rules for the fields the transport uses). */
+export async function* sseEvents(res: HttpResponse): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
-  const check = (block: string): JsonRpcResponseWire | undefined => {
-    const data = block
-      .split(/\r?\n/)
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).replace(/^ /, ''))
-      .join('\n');
-    if (!data) return undefined;
-    try {
-      const v = JSON.parse(data) as unknown;
-      const list = Array.isArray(v) ? v : [v];
-      return list.find((x): x is JsonRpcResponseWire => isResponse(x) && x.id === id);
-    } catch {
-      return undefined;
+  let buf = '';
+  let data: string[] = [];
+  let id: string | undefined;
+  let retry: number | undefined;
+  let any = false;
+  const line = (l: string): SseEvent | undefined => {
+    if (l === '') {
+      const ev = any ? { id, retry, data: data.join('\n') } : undefined;
+      data = [];
+      id = undefined;
+      retry = undefined;
+      any = false;
+      return ev;
     }
+    if (l.startsWith(':')) return undefined;
+    const i = l.indexOf(':');
+    const field = i < 0 ? l : l.slice(0, i);
+    const value = i < 0 ? '' : l.slice(i + 1).replace(/^ /, '');
+    if (field === 'data') data.push(value), (any = true);
+    else if (field === 'id' && !value.includes('\0')) (id = value), (any = true);
+    else if (field === 'retry' && /^\d+$/.test(value)) (retry = Number(value)), (any = true);
+    return undefined;
   };
-  try {
-    for await (const chunk of res.body) {
-      buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-      let sep: RegExpExecArray | null;
-      while ((sep = /\r?\n\r?\n/.exec(buf))) {
-        const block = buf.slice(0, sep.index);
-        buf = buf.slice(sep.index + sep[0].length);
-        const hit = check(block);
-        if (hit) return hit;
-      }
+  for await (const chunk of res.body) {
+    buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    let nl: RegExpExecArray | null;
+    while ((nl = /\r\n|\r|\n/.exec(buf))) {
+      // A lone \r at the end of the buffer may be the first half of \r\n.
+      if (nl[0] === '\r' && nl.index === buf.length - 1) break;
+      const l = buf.slice(0, nl.index);
+      buf = buf.slice(nl.index + nl[0].length);
+      const ev = line(l);
+      if (ev) yield ev;
     }
-    return check(buf);
-  } finally {
-    res.body.destroy();
   }
 }

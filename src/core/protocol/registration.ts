@@ -8,8 +8,11 @@ export interface ClientIdentity {
   readonly clientId: string;
   readonly clientSecret?: string;
   readonly authMethod: ClientAuthMethod;
-  /** `dynamic` (registered by Lanyard) or `provided` (--client-id). */
-  readonly origin: 'dynamic' | 'provided';
+  /** `dynamic` (registered by Lanyard), `provided` (--client-id) or `metadata-document` (a client ID metadata document URL). */
+  readonly origin: 'dynamic' | 'provided' | 'metadata-document';
+  /** PKCS #8 PEM of a private_key_jwt client. */
+  readonly privateKey?: string;
+  readonly signingAlg?: string;
   readonly redirectUris?: readonly string[];
   /** Epoch ms; undefined or 0 = does not expire. */
   readonly secretExpiresAt?: number;
@@ -36,12 +39,18 @@ export function registrationRequest(http: HttpClient, endpoint: string, input: R
   return http.request({ method: 'POST', url: endpoint, json: body, signal, okStatus: () => true, oauth: true });
 }
 
-export async function processRegistrationResponse(res: HttpResponse, input: RegistrationInput): Promise<ClientIdentity> {
+/**
+ * The registered client, or an error naming the endpoint and the field. A
+ * response without token_endpoint_auth_method means the server's default
+ * (RFC 7591 §2: client_secret_basic with a secret), narrowed to a method
+ * the server lists.
+ */
+export async function processRegistrationResponse(res: HttpResponse, input: RegistrationInput, supported?: readonly string[]): Promise<ClientIdentity> {
   let body: ClientRegistrationWire;
   try {
     body = (await res.json()) as ClientRegistrationWire;
   } catch {
-    throw new LanyardError('registration_failed', `client registration failed: HTTP ${res.status} without a JSON body`);
+    throw new LanyardError('registration_failed', `client registration at ${res.url} failed: HTTP ${res.status} without a JSON body`);
   }
   if (res.status !== 201 && res.status !== 200) {
     if (body && typeof (body as { error?: unknown }).error === 'string') {
@@ -50,22 +59,32 @@ export async function processRegistrationResponse(res: HttpResponse, input: Regi
         e.error,
         e.error_description,
         res.status,
-        `client registration refused (HTTP ${res.status}): ${e.error}${e.error_description ? ': ' + e.error_description : ''}`,
+        `client registration at ${res.url} refused (HTTP ${res.status}): ${e.error}${e.error_description ? ': ' + e.error_description : ''}`,
       );
     }
-    throw new LanyardError('registration_failed', `client registration failed: HTTP ${res.status}`);
+    throw new LanyardError('registration_failed', `client registration at ${res.url} failed: HTTP ${res.status}`);
   }
-  if (!body || typeof body.client_id !== 'string' || !body.client_id) {
-    throw new LanyardError('registration_failed', 'client registration response lacks client_id');
+  const bad = (field: string, why: string) => new LanyardError('registration_failed', `client registration response from ${res.url}: ${field} ${why}`);
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad('body', 'is not a JSON object');
+  if (typeof body.client_id !== 'string' || !body.client_id) throw bad('client_id', body.client_id === undefined ? 'is missing' : 'is not a non-empty string');
+  if (body.client_secret !== undefined && typeof body.client_secret !== 'string') throw bad('client_secret', 'is not a string');
+  if (body.redirect_uris !== undefined && !(Array.isArray(body.redirect_uris) && body.redirect_uris.every((u) => typeof u === 'string'))) {
+    throw bad('redirect_uris', 'is not an array of strings');
   }
-  const method = (ClientAuthMethods as readonly string[]).includes(body.token_endpoint_auth_method ?? '')
-    ? (body.token_endpoint_auth_method as ClientAuthMethod)
-    : body.client_secret
-      ? 'client_secret_basic'
-      : input.authMethod;
+  if (body.client_secret_expires_at !== undefined && typeof body.client_secret_expires_at !== 'number')
+    throw bad('client_secret_expires_at', 'is not a number');
+  const given = body.token_endpoint_auth_method;
+  if (given !== undefined && !(ClientAuthMethods as readonly string[]).includes(given))
+    throw bad('token_endpoint_auth_method', `is ${JSON.stringify(given)}, which Lanyard does not speak`);
+  let method: ClientAuthMethod;
+  if (given !== undefined) method = given as ClientAuthMethod;
+  else if (!body.client_secret) method = 'none';
+  else if (supported && !supported.includes('client_secret_basic') && supported.includes('client_secret_post')) method = 'client_secret_post';
+  else if (supported && !supported.includes('client_secret_basic') && supported.includes('none')) method = 'none';
+  else method = 'client_secret_basic';
   return {
     clientId: body.client_id,
-    clientSecret: typeof body.client_secret === 'string' ? body.client_secret : undefined,
+    clientSecret: method === 'none' ? undefined : body.client_secret,
     authMethod: method,
     origin: 'dynamic',
     redirectUris: body.redirect_uris ?? input.redirectUris,

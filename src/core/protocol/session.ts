@@ -1,18 +1,49 @@
 /**
- * One call to a protocol server: `initialize`, `notifications/initialized`,
- * then the requested method, every POST with the Bearer token. A 401 runs the
- * authorization flow (or a refresh on `invalid_token`) and retries once; a
- * 403 `insufficient_scope` re-authorizes once with the wider scope.
+ * One conversation with a protocol server: `initialize` (offering the newest
+ * revision Lanyard speaks and accepting the server's choice when Lanyard
+ * speaks it too), `notifications/initialized`, the requested method, then
+ * DELETE to end the session. Every request carries the Bearer token, the
+ * session id and the negotiated version header. A 401 runs the authorization
+ * flow (or a refresh on `invalid_token`) and retries once; a 403
+ * `insufficient_scope` re-authorizes with the wider scope (a bounded number
+ * of times); a 404 for a known session re-initializes once. Requests the
+ * server sends on a stream (elicitation, ping) are answered; event streams
+ * that break are resumed with `Last-Event-ID` after the server's `retry`.
  */
 import { randomUUID } from 'node:crypto';
 import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
-import { Protocol } from '../../shared/constants.js';
+import { isProtocolRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
+import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
-import { authorize, currentTokens, refreshTokens, unauthorizedAgain, type ProtocolAuthDeps } from './flow.js';
-import { processRpcResponse, rpcPost, sessionIdOf } from './jsonrpc.js';
+import { authorize, currentTokens, refreshTokens, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
+import {
+  classify,
+  isEventStream,
+  jsonMessages,
+  rpcDelete,
+  rpcGet,
+  rpcPost,
+  sessionIdOf,
+  sseEvents,
+  type IncomingMessage,
+  type TransportState,
+} from './jsonrpc.js';
 import type { StoredTokens } from './store.js';
 import { OAuthErrorCode } from './token.js';
+
+/** What the user answers to a server's `elicitation/create` (the protocol's ElicitResult). */
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+export interface ProtocolSessionDeps extends ProtocolAuthDeps {
+  /** Answers a server's elicitation request; without it every elicitation is declined. */
+  elicit?(params: { message?: string; requestedSchema?: unknown; mode?: string; url?: string }): Promise<ElicitResult>;
+  /** Notifications the server sends on a stream (log messages, progress). */
+  onNotification?(method: string, params: unknown): void;
+}
 
 export interface ProtocolCallOptions {
   readonly serverUrl: string;
@@ -23,65 +54,143 @@ export interface ProtocolCallOptions {
   readonly clientId?: string;
   readonly clientCredentials?: boolean;
   readonly clientInfo: { name: string; version: string };
+  /** Extra AuthorizeOptions (client metadata URL, key, identity provider). */
+  readonly auth?: Partial<AuthorizeOptions>;
 }
 
 export interface ProtocolCallResult {
   readonly response: JsonRpcResponseWire;
   readonly initialize: JsonRpcResponseWire;
   readonly sessionId?: string;
+  /** The negotiated protocol revision. */
+  readonly revision?: ProtocolRevision;
   /** True when the call had to sign in (or refresh) on the way. */
   readonly authorized: boolean;
 }
 
-export function initializeParams(clientInfo: { name: string; version: string }): Record<string, unknown> {
-  return { protocolVersion: Protocol.revision, capabilities: {}, clientInfo };
+/** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last message. */
+interface StreamCursor {
+  lastEventId?: string;
+  retryMs: number;
+  reconnects: number;
 }
 
-export async function callProtocolServer(deps: ProtocolAuthDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
+/** Authorization attempts for one request after `insufficient_scope` (the revisions ask for a limit). */
+export const MAX_STEP_UP = 2;
+/** Reconnections of one stream without a message in between. */
+const MAX_RECONNECTS = 5;
+/** The reconnection delay when the server named none (the HTML standard leaves it to the client). */
+const DEFAULT_RETRY_MS = 1000;
+
+export function initializeParams(clientInfo: { name: string; version: string }): Record<string, unknown> {
+  // Elicitation is always answered (a decline is an answer), so it is declared.
+  return { protocolVersion: Protocol.revisions[0], capabilities: { elicitation: {} }, clientInfo };
+}
+
+export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
   const method = o.method ?? 'initialize';
   const s = new AuthorizedSession(deps, o);
   await s.start();
-  const initParams = method === 'initialize' && o.params !== undefined ? o.params : initializeParams(o.clientInfo);
-  const init = await s.request('initialize', initParams);
-  if (init.error) return { response: init, initialize: init, sessionId: s.sessionId, authorized: s.authorized };
-  await s.notify('notifications/initialized');
-  const response = method === 'initialize' ? init : await s.request(method, o.params);
-  return { response, initialize: init, sessionId: s.sessionId, authorized: s.authorized };
+  try {
+    const init = await s.initialize(method === 'initialize' && o.params !== undefined ? o.params : undefined);
+    if (init.error) return { response: init, initialize: init, sessionId: s.state.sessionId, authorized: s.authorized };
+    const response = method === 'initialize' ? init : await s.request(method, o.params);
+    return { response, initialize: init, sessionId: s.state.sessionId, revision: s.state.revision, authorized: s.authorized };
+  } finally {
+    await s.close();
+  }
 }
 
 class AuthorizedSession {
-  sessionId?: string;
+  readonly state: TransportState;
   authorized = false;
   #tokens?: StoredTokens;
   #retried401 = false;
-  #retried403 = false;
+  #stepUps = 0;
+  #reinitialized = false;
+  #initParams?: unknown;
+  #listener?: { stop(): void; done: Promise<unknown> };
 
   constructor(
-    readonly deps: ProtocolAuthDeps,
+    readonly deps: ProtocolSessionDeps,
     readonly o: ProtocolCallOptions,
-  ) {}
+  ) {
+    this.state = { signal: deps.signal };
+  }
 
   async start(): Promise<void> {
     this.#tokens = await currentTokens(this.deps, this.o.serverUrl);
+    this.state.accessToken = this.#tokens?.accessToken;
   }
 
-  request(method: string, params?: unknown): Promise<JsonRpcResponseWire> {
-    const id = randomUUID();
-    return this.#send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }) as Promise<JsonRpcResponseWire>;
+  /** initialize + notifications/initialized; checks the version the server chose. */
+  async initialize(params?: unknown): Promise<JsonRpcResponseWire> {
+    this.#initParams = params ?? initializeParams(this.o.clientInfo);
+    this.state.sessionId = undefined;
+    this.state.revision = undefined;
+    const init = (await this.#call({ jsonrpc: '2.0', id: randomUUID(), method: 'initialize', params: this.#initParams }))!;
+    if (init.error) return init;
+    const v = (init.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    if (!isProtocolRevision(v)) {
+      await this.close();
+      throw new LanyardError(
+        'protocol_error',
+        `${this.o.serverUrl} answered initialize with protocol version ${typeof v === 'string' ? JSON.stringify(v) : 'none'} (field result.protocolVersion); Lanyard speaks ${Protocol.revisions.join(', ')}`,
+      );
+    }
+    this.state.revision = v;
+    await this.#call({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (this.state.sessionId) this.#listen();
+    return init;
   }
 
-  async notify(method: string): Promise<void> {
-    await this.#send({ jsonrpc: '2.0', method });
+  /**
+   * The session's own event stream (GET): servers send requests that belong
+   * to no particular call there (an elicitation from inside a tool, say).
+   * Listened to in the background until the session ends; a server without
+   * one (405, 404) or any failure just ends the listening.
+   */
+  #listen(): void {
+    this.#listener?.stop();
+    const ac = new AbortController();
+    const signal = this.deps.signal ? AbortSignal.any([this.deps.signal, ac.signal]) : ac.signal;
+    const run = async () => {
+      const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
+      while (!signal.aborted) {
+        const res = await rpcGet(this.deps.http, this.o.serverUrl, { ...this.state, signal }, cursor.lastEventId);
+        if (res.status < 200 || res.status > 299 || !isEventStream(res)) return res.dump();
+        await this.#drain(res, cursor);
+        if (cursor.lastEventId === undefined || ++cursor.reconnects > MAX_RECONNECTS) return;
+        await this.deps.clock.sleep(cursor.retryMs, signal);
+      }
+    };
+    this.#listener = { stop: () => ac.abort(), done: run().catch(() => undefined) };
   }
 
-  async #send(message: JsonRpcRequestWire): Promise<JsonRpcResponseWire | undefined> {
+  async request(method: string, params?: unknown): Promise<JsonRpcResponseWire> {
+    return (await this.#call({ jsonrpc: '2.0', id: randomUUID(), method, ...(params === undefined ? {} : { params }) }))!;
+  }
+
+  /** Ends the session (DELETE) when the server gave one; failures are not the user's problem. */
+  async close(): Promise<void> {
+    if (this.#listener) {
+      this.#listener.stop();
+      await this.#listener.done;
+      this.#listener = undefined;
+    }
+    if (!this.state.sessionId) return;
+    try {
+      await rpcDelete(this.deps.http, this.o.serverUrl, this.state);
+    } catch {
+      /* the answer is already in hand */
+    }
+    this.state.sessionId = undefined;
+  }
+
+  async #call(message: JsonRpcRequestWire): Promise<JsonRpcResponseWire | undefined> {
     for (;;) {
-      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, {
-        accessToken: this.#tokens?.accessToken,
-        sessionId: this.sessionId,
-        signal: this.deps.signal,
-      });
-      this.sessionId = sessionIdOf(res) ?? this.sessionId;
+      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, this.state);
+      if (message.method === 'initialize') this.state.sessionId = sessionIdOf(res);
       if (res.status === 401) {
         await res.dump();
         await this.#on401(res.headers['www-authenticate']);
@@ -95,9 +204,16 @@ class AuthorizedSession {
           continue;
         }
       }
-      if (res.status === 202 && message.id === undefined) {
+      if (res.status === 404 && this.state.sessionId && message.method !== 'initialize') {
         await res.dump();
-        return undefined;
+        if (this.#reinitialized) {
+          throw new LanyardError('session_expired', `${this.o.serverUrl} lost the new session too (HTTP 404); run the command again`);
+        }
+        this.#reinitialized = true;
+        this.deps.notify?.(`${this.o.serverUrl} no longer knows the session; starting a new one`);
+        const init = await this.initialize(this.#initParams);
+        if (init.error) throw new LanyardError('rpc_error', `initialize failed: server error ${init.error.code}: ${init.error.message}`);
+        continue;
       }
       if (res.status < 200 || res.status > 299) {
         const body = await res.text().catch(() => '');
@@ -107,17 +223,106 @@ class AuthorizedSession {
         } catch {
           /* text */
         }
-        if (res.status === 404 && this.sessionId) {
-          throw new LanyardError('session_expired', `${this.o.serverUrl} no longer knows session ${this.sessionId} (HTTP 404); run the command again`);
-        }
         throw new HttpError(res.status, 'POST', this.o.serverUrl, parsed, res.headers);
       }
       if (message.id === undefined) {
         await res.dump();
         return undefined;
       }
-      return processRpcResponse(res, message.id);
+      return this.#answerOf(res, message.id);
     }
+  }
+
+  /** The response to `id` from a JSON body or an event stream, answering server requests on the way and resuming a broken stream. */
+  async #answerOf(first: HttpResponse, id: string | number): Promise<JsonRpcResponseWire> {
+    if (!isEventStream(first)) {
+      const found = await this.#handle(await jsonMessages(first), id);
+      if (!found) throw new LanyardError('protocol_error', `${first.url} answered without a JSON-RPC response to request ${id}`);
+      return found;
+    }
+    let res = first;
+    const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
+    for (;;) {
+      const found = await this.#drain(res, cursor, id);
+      if (found) return found;
+      // The stream ended without our response: resumable only if the server gave an event id.
+      if (cursor.lastEventId === undefined)
+        throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} ended without a response to request ${id}`);
+      if (++cursor.reconnects > MAX_RECONNECTS) {
+        throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} broke ${MAX_RECONNECTS} times without a response to request ${id}`);
+      }
+      await this.deps.clock.sleep(cursor.retryMs, this.deps.signal);
+      res = await rpcGet(this.deps.http, this.o.serverUrl, this.state, cursor.lastEventId);
+      if (res.status < 200 || res.status > 299 || !isEventStream(res)) {
+        await res.dump();
+        throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
+      }
+    }
+  }
+
+  /**
+   * Reads one event stream to its end (or to the response to `id`), keeping
+   * the last event id and the server's retry in `cursor`, answering the
+   * server's requests and passing notifications on.
+   */
+  async #drain(res: HttpResponse, cursor: StreamCursor, id?: string | number): Promise<JsonRpcResponseWire | undefined> {
+    try {
+      for await (const ev of sseEvents(res)) {
+        if (ev.id !== undefined) cursor.lastEventId = ev.id;
+        if (ev.retry !== undefined) cursor.retryMs = ev.retry;
+        if (!ev.data) continue;
+        cursor.reconnects = 0;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(ev.data);
+        } catch {
+          continue;
+        }
+        const found = await this.#handle(classify(parsed), id);
+        if (found) return found;
+      }
+      return undefined;
+    } finally {
+      res.body.destroy();
+    }
+  }
+
+  /** Answers requests, passes notifications on; returns the response to `id` when it is among the messages. */
+  async #handle(messages: IncomingMessage[], id?: string | number): Promise<JsonRpcResponseWire | undefined> {
+    let found: JsonRpcResponseWire | undefined;
+    for (const m of messages) {
+      if (m.kind === 'response') {
+        if (id !== undefined && m.message.id === id) found = m.message;
+      } else if (m.kind === 'notification') this.deps.onNotification?.(m.message.method, m.message.params);
+      else if (m.kind === 'request') await this.#answer(m.message);
+    }
+    return found;
+  }
+
+  /** A request from the server: elicitation is asked (or declined), ping answered, anything else is method-not-found. */
+  async #answer(req: JsonRpcRequestWire & { id: string | number }): Promise<void> {
+    let reply: JsonRpcResponseWire;
+    if (req.method === 'elicitation/create') {
+      const p = (req.params ?? {}) as { message?: string; requestedSchema?: unknown; mode?: string; url?: string };
+      const result: ElicitResult = this.deps.elicit ? await this.deps.elicit(p) : { action: 'decline' };
+      reply = { jsonrpc: '2.0', id: req.id, result };
+    } else if (req.method === 'ping') reply = { jsonrpc: '2.0', id: req.id, result: {} };
+    else reply = { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: `Method not found: ${req.method}` } };
+    const res = await rpcPost(this.deps.http, this.o.serverUrl, reply, this.state);
+    await res.dump();
+    if (res.status < 200 || res.status > 299) this.deps.notify?.(`${this.o.serverUrl} refused Lanyard's answer to ${req.method} (HTTP ${res.status})`);
+  }
+
+  #authorizeOptions(scopes: string | undefined, challenge: AuthorizeOptions['challenge']): AuthorizeOptions {
+    return {
+      ...this.o.auth,
+      serverUrl: this.o.serverUrl,
+      scopes,
+      clientId: this.o.clientId,
+      clientCredentials: this.o.clientCredentials ?? this.#tokens?.grant === 'client_credentials',
+      challenge,
+      revision: this.state.revision,
+    };
   }
 
   async #on401(header: string | undefined): Promise<void> {
@@ -130,33 +335,25 @@ class AuthorizedSession {
       this.deps.notify?.('The access token was refused; refreshing it');
       next = await refreshTokens(this.deps, t);
     }
-    next ??= await authorize(this.deps, {
-      serverUrl: this.o.serverUrl,
-      scopes: this.o.scopes ?? t?.scope,
-      clientId: this.o.clientId,
-      clientCredentials: this.o.clientCredentials ?? t?.grant === 'client_credentials',
-      challenge,
-    });
-    this.#tokens = next;
-    this.authorized = true;
+    next ??= await authorize(this.deps, this.#authorizeOptions(this.o.scopes, challenge));
+    this.#use(next);
   }
 
   async #onInsufficientScope(scope: string | undefined, header: string | undefined): Promise<void> {
-    if (this.#retried403 || !scope) {
+    if (this.#stepUps >= MAX_STEP_UP || !scope) {
       throw new AuthRequiredError(`${this.o.serverUrl} refused the request: insufficient scope${scope ? ` (needs "${scope}")` : ''}`, {
         hint: scope ? `run \`lanyard auth login --server ${this.o.serverUrl} --scopes "${scope}"\`` : undefined,
       });
     }
-    this.#retried403 = true;
+    this.#stepUps++;
     const wider = unionScopes(this.#tokens?.scope, scope);
     this.deps.notify?.(`The server needs the scope "${scope}"; authorizing again with "${wider}"`);
-    this.#tokens = await authorize(this.deps, {
-      serverUrl: this.o.serverUrl,
-      scopes: wider,
-      clientId: this.o.clientId,
-      clientCredentials: this.o.clientCredentials ?? this.#tokens?.grant === 'client_credentials',
-      challenge: { ...parseBearerChallenge(header), scope: wider },
-    });
+    this.#use(await authorize(this.deps, this.#authorizeOptions(wider, { ...parseBearerChallenge(header), scope: wider })));
+  }
+
+  #use(t: StoredTokens): void {
+    this.#tokens = t;
+    this.state.accessToken = t.accessToken;
     this.authorized = true;
   }
 }

@@ -14,7 +14,7 @@ export interface StoredTokens extends TokenSet {
   readonly tokenEndpoint: string;
   /** RFC 8707 resource the tokens were requested for, when the server published one. */
   readonly resource?: string;
-  readonly grant: 'authorization_code' | 'client_credentials';
+  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
   readonly obtainedAt: number;
 }
 

@@ -1,7 +1,8 @@
 /** The token endpoint: one request function with client authentication, one processing function. */
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError, OAuthError } from '../errors.js';
-import type { TokenResponseWire } from '../../shared/protocol.js';
+import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import { JwtBearerAssertionType, type TokenResponseWire } from '../../shared/protocol.js';
 import type { ClientIdentity } from './registration.js';
 
 export interface TokenSet {
@@ -25,36 +26,75 @@ export const OAuthErrorCode = {
  * POSTs a grant (form body) with the client authentication the client was
  * registered with: `none` and `client_secret_post` put client_id (and the
  * secret) in the body; `client_secret_basic` uses HTTP Basic (RFC 6749 §2.3.1
- * form-encodes both parts first).
+ * form-encodes both parts first); `private_key_jwt` sends a signed assertion
+ * (RFC 7523 §2.2) whose audience is the authorization server's issuer.
  */
-export function tokenRequest(
+export async function tokenRequest(
   http: HttpClient,
   endpoint: string,
   grant: Record<string, string | undefined>,
   client: ClientIdentity,
-  signal?: AbortSignal,
+  o: { signal?: AbortSignal; issuer: string; now: number },
 ): Promise<HttpResponse> {
   const form: Record<string, string | undefined> = { ...grant };
   let credential: { scheme: 'basic'; username: string; password: string } | undefined;
-  if (client.authMethod === 'client_secret_basic') {
-    if (!client.clientSecret)
+  const needSecret = () => {
+    if (!client.clientSecret) {
       throw new LanyardError(
         'client_secret_missing',
         'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)',
       );
-    credential = { scheme: 'basic', username: encodeURIComponent(client.clientId), password: encodeURIComponent(client.clientSecret) };
+    }
+    return client.clientSecret;
+  };
+  if (client.authMethod === 'client_secret_basic') {
+    credential = { scheme: 'basic', username: encodeURIComponent(client.clientId), password: encodeURIComponent(needSecret()) };
+  } else if (client.authMethod === 'private_key_jwt') {
+    if (!client.privateKey)
+      throw new LanyardError('client_required', 'this client authenticates with a private key, but none is available (pass --client-key)');
+    form.client_id = client.clientId;
+    form.client_assertion_type = JwtBearerAssertionType;
+    form.client_assertion = await clientAssertion(client.clientId, client.privateKey, o.issuer, o.now, client.signingAlg);
   } else {
     form.client_id = client.clientId;
-    if (client.authMethod === 'client_secret_post') {
-      if (!client.clientSecret)
-        throw new LanyardError(
-          'client_secret_missing',
-          'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)',
-        );
-      form.client_secret = client.clientSecret;
-    }
+    if (client.authMethod === 'client_secret_post') form.client_secret = needSecret();
   }
-  return http.request({ method: 'POST', url: endpoint, form, credential, signal, okStatus: () => true, oauth: true, retry: false });
+  return http.request({ method: 'POST', url: endpoint, form, credential, signal: o.signal, okStatus: () => true, oauth: true, retry: false });
+}
+
+/** The JWS algorithm of a private key: ES256/384/512 by curve, RS256 for RSA, EdDSA for Ed25519. */
+export function signingAlgOf(pem: string): string {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new LanyardError('validation', 'the client key is not a PEM private key');
+  }
+  const type = key.asymmetricKeyType;
+  if (type === 'rsa' || type === 'rsa-pss') return 'RS256';
+  if (type === 'ed25519') return 'EdDSA';
+  if (type === 'ec') {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    if (curve === 'prime256v1') return 'ES256';
+    if (curve === 'secp384r1') return 'ES384';
+    if (curve === 'secp521r1') return 'ES512';
+  }
+  throw new LanyardError('validation', `the client key's type (${type ?? 'unknown'}) cannot sign a client assertion`);
+}
+
+/** RFC 7523 §3: iss = sub = client_id, aud = the issuer, short-lived, unique jti. */
+async function clientAssertion(clientId: string, pem: string, audience: string, now: number, alg?: string): Promise<string> {
+  const { SignJWT } = await import('jose');
+  const iat = Math.floor(now / 1000);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: alg ?? signingAlgOf(pem), typ: 'JWT' })
+    .setIssuer(clientId)
+    .setSubject(clientId)
+    .setAudience(audience)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 120)
+    .setJti(randomUUID())
+    .sign(createPrivateKey(pem));
 }
 
 export async function processTokenResponse(res: HttpResponse, now: number): Promise<TokenSet> {

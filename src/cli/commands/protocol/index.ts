@@ -12,6 +12,11 @@ export interface ProtocolRequestOptions {
   clientCredentials?: boolean;
   browser?: boolean;
   timeout?: string;
+  clientMetadataUrl?: string;
+  clientKey?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  elicitation?: string;
 }
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
@@ -30,6 +35,11 @@ export function protocolCommand(ctx: Context): Command {
         .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
         .option('--client-id <id>', 'pre-registered client id (servers without registration)')
         .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)')
+        .option('--client-key <file>', 'PEM private key of the --client-id client (private_key_jwt client authentication)')
+        .option('--client-metadata-url <url>', "HTTPS URL of Lanyard's client ID metadata document, used where the server accepts one")
+        .option('--idp-token-endpoint <url>', "cross-app access: your identity provider's token endpoint (ID token from LANYARD_ID_TOKEN or stdin)")
+        .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider')
+        .option('--elicitation <mode>', 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults')
         .option('--no-browser', 'print the authorization URL instead of opening a browser')
         .option('--timeout <duration>', 'give up waiting for the browser after this long', '5m'),
     ).action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
@@ -39,6 +49,14 @@ export function protocolCommand(ctx: Context): Command {
       'lanyard protocol request https://tools.example.com/mcp --method tools/list --json',
       `lanyard protocol request http://127.0.0.1:8080/mcp --method tools/call --params '{"name":"echo","arguments":{"text":"hi"}}'`,
     ],
+  );
+  examples(
+    cmd
+      .command('forget')
+      .description("forget a server's tokens and Lanyard's registration at its authorization server (the next call registers again)")
+      .argument('<server-url>', 'the protocol server, e.g. https://tools.example.com/mcp')
+      .action(async (url: string) => (await import('./forget.js')).runProtocolForget(ctx, url)),
+    ['lanyard protocol forget https://tools.example.com/mcp'],
   );
   return examples(cmd, [
     'lanyard protocol request https://tools.example.com/mcp',

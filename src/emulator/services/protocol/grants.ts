@@ -18,7 +18,9 @@ export function codeGrant(state: ProtocolState, client: EmuClient, f: Record<str
   if (f.redirect_uri !== c.redirectUri) return fail('invalid_grant', 'redirect_uri differs from the authorization request');
   if (!f.code_verifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(f.code_verifier) || s256(f.code_verifier) !== c.codeChallenge) {
     state.stats.pkceFailed++;
-    return fail('invalid_grant', 'PKCE verification failed: code_verifier does not match code_challenge');
+    // A failed exchange spends the code: whoever holds it cannot go on guessing verifiers (OAuth 2.1 §4.1.3).
+    state.codes.delete(f.code!);
+    return fail('invalid_grant', 'PKCE verification failed: code_verifier does not match code_challenge; the code is no longer valid');
   }
   if (f.resource !== undefined && f.resource !== c.resource) return fail('invalid_target', 'resource differs from the authorization request');
   state.stats.pkceVerified++;

@@ -7,10 +7,10 @@
 import type { EmulatorEnv, EmulatorService } from '../../service.js';
 import { MCP_PATH, ProtocolAuthServer } from './oauth.js';
 import { ProtocolServer } from './mcp.js';
-import { DEFAULT_SETTINGS, ProtocolState, SCOPES, SEED_CLIENTS, type ProtocolSettings } from './state.js';
+import { DEFAULT_SETTINGS, EMU_REVISIONS, ProtocolState, SCOPES, SEED_CLIENTS, type EmuRevision, type ProtocolSettings } from './state.js';
 import { ThirdPartyAuthServer, THIRD_PARTY_PREFIX } from './third-party.js';
 
-const BOOL_KEYS = ['metadata', 'registration', 'resourceMetadata', 'thirdParty', 'sse', 'rejectAllTokens'] as const;
+const BOOL_KEYS = ['metadata', 'registration', 'resourceMetadata', 'thirdParty', 'sse', 'rejectAllTokens', 'loseNextSession'] as const;
 const TTL_KEYS = { accessTokenTtl: 'accessTokenTtlSec', refreshTokenTtl: 'refreshTokenTtlSec', thirdPartyTokenTtl: 'thirdPartyTokenTtlSec' } as const;
 
 export function createProtocolService(env: EmulatorEnv): EmulatorService {
@@ -36,7 +36,16 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       if (b.endpointOrigin === null || b.endpointOrigin === '') delete next.endpointOrigin;
       else next.endpointOrigin = new URL(String(b.endpointOrigin)).origin;
     }
-    const unknown = Object.keys(b).filter((k) => !(BOOL_KEYS as readonly string[]).includes(k) && !(k in TTL_KEYS) && k !== 'endpointOrigin');
+    if (b.revision !== undefined) {
+      if (!(EMU_REVISIONS as readonly unknown[]).includes(b.revision)) throw new Error(`revision must be one of ${EMU_REVISIONS.join(', ')}`);
+      next.revision = b.revision as EmuRevision;
+    }
+    if (b.redirectMatching !== undefined) {
+      if (b.redirectMatching !== 'exact' && b.redirectMatching !== 'loopback-any-port') throw new Error('redirectMatching must be exact or loopback-any-port');
+      next.redirectMatching = b.redirectMatching;
+    }
+    const OTHER = ['endpointOrigin', 'revision', 'redirectMatching'];
+    const unknown = Object.keys(b).filter((k) => !(BOOL_KEYS as readonly string[]).includes(k) && !(k in TTL_KEYS) && !OTHER.includes(k));
     if (unknown.length) throw new Error(`unknown setting(s): ${unknown.join(', ')}`);
     state.settings = next;
     thirdParty.ttlSec = next.thirdPartyTokenTtlSec;
@@ -61,6 +70,7 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
         authorizationServer: base,
         thirdPartyAuthorizationServer: base + THIRD_PARTY_PREFIX,
         scopes: [...SCOPES],
+        revisions: [...EMU_REVISIONS],
         settings: state.settings,
         clients: SEED_CLIENTS.map((c) => ({ ...c })),
         profile: { 'protocol.serverUrl': base + MCP_PATH },

@@ -8,18 +8,29 @@ import { Protocol } from '../../../shared/constants.js';
 import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
-import type { EmuAccessToken, ProtocolState } from './state.js';
+import { DEFAULT_SCOPE, type EmuAccessToken, type ProtocolState } from './state.js';
 import type { ThirdPartyAuthServer } from './third-party.js';
 
 const SERVER_INFO = { name: 'lanyard-emulator-tools', version: '1.0.0' };
 const TOOLS = [
   { name: 'echo', description: 'Returns the text it is given.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
   { name: 'time', description: 'Returns the emulator clock as an ISO date.', inputSchema: { type: 'object', properties: {} } },
+  {
+    name: 'confirm',
+    description: 'Asks the user a yes/no question (elicitation) and returns the answer (revisions 2025-06-18 and later).',
+    inputSchema: { type: 'object', properties: { question: { type: 'string' } } },
+  },
 ];
+/** How long the confirm tool waits for the client's answer. */
+const ELICITATION_WAIT_MS = 30_000;
 /** Scope each method needs. */
 const METHOD_SCOPE: Record<string, string | undefined> = { 'tools/list': 'tools:read', 'tools/call': 'tools:call' };
 
 export class ProtocolServer {
+  /** Elicitations in flight: request id → what to do with the client's answer. */
+  readonly #pending = new Map<string, (answer: { result?: unknown; error?: unknown }) => void>();
+  #eventId = 0;
+
   constructor(
     readonly state: ProtocolState,
     readonly as: ProtocolAuthServer,
@@ -33,13 +44,16 @@ export class ProtocolServer {
       const id = req.header(Protocol.sessionHeader);
       if (!this.#bearer(req, res, 'DELETE')) return;
       if (!id || !this.state.sessions.delete(id)) return res.json(404, { message: 'unknown session' });
+      this.state.stats.sessionsEnded++;
       res.empty(204);
     });
   }
 
   #challenge(extra = ''): string {
-    const rm = this.state.settings.resourceMetadata ? `, resource_metadata="${this.as.baseUrl()}${Protocol.resourceMetadataPath}${MCP_PATH}"` : '';
-    return `Bearer realm="ctx-emulator"${rm}${extra}`;
+    const rm = this.as.servesResourceMetadata() ? `, resource_metadata="${this.as.baseUrl()}${Protocol.resourceMetadataPath}${MCP_PATH}"` : '';
+    // 2025-11-25: the scope a request needs is named in the challenge (unless the error names its own).
+    const scope = this.state.settings.revision === '2025-11-25' && !extra.includes('scope=') ? `, scope="${DEFAULT_SCOPE}"` : '';
+    return `Bearer realm="ctx-emulator"${rm}${scope}${extra}`;
   }
 
   /** The caller's token, or undefined after answering 401. */
@@ -90,6 +104,8 @@ export class ProtocolServer {
     } catch {
       return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
+    if (msg?.jsonrpc === '2.0' && typeof msg.method !== 'string' && msg.id !== undefined && ('result' in msg || 'error' in msg))
+      return this.#clientAnswer(req, res, msg);
     if (msg?.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
       return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
     }
@@ -107,17 +123,40 @@ export class ProtocolServer {
       );
     }
     let sessionHeader: Record<string, string> = {};
+    const revision = this.state.settings.revision;
     if (msg.method === 'initialize') {
       const id = randomUUID();
-      this.state.sessions.set(id, token.clientId);
+      this.state.sessions.set(id, { clientId: token.clientId, revision });
       sessionHeader = { [Protocol.sessionHeader]: id };
     } else {
       const id = req.header(Protocol.sessionHeader);
       if (!id) return res.json(400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header required' } });
-      if (this.state.sessions.get(id) !== token.clientId)
+      const session = this.state.sessions.get(id);
+      if (this.state.settings.loseNextSession && session) {
+        this.state.settings.loseNextSession = false;
+        this.state.sessions.delete(id);
+      }
+      if (this.state.sessions.get(id)?.clientId !== token.clientId) {
+        this.state.stats.mcpRequests.at(-1)!.status = 404;
         return res.json(404, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32001, message: 'Session not found' } });
+      }
+      // The version header of the negotiated revision: required from 2025-06-18 on, checked when sent for 2025-03-26.
+      const name = session!.revision === '2025-03-26' ? Protocol.versionHeader : Protocol.laterVersionHeader;
+      const sent = req.header(name);
+      this.state.stats.mcpRequests.at(-1)!.version = sent;
+      if ((sent === undefined && session!.revision !== '2025-03-26') || (sent !== undefined && sent !== session!.revision)) {
+        this.state.stats.mcpRequests.at(-1)!.status = 400;
+        return res.json(400, {
+          jsonrpc: '2.0',
+          id: msg.id ?? null,
+          error: { code: -32600, message: `Bad Request: ${name} must be ${session!.revision} (got ${sent ?? 'none'})` },
+        });
+      }
     }
     if (msg.id === undefined) return res.empty(202, sessionHeader);
+    if (msg.method === 'tools/call' && (msg.params as { name?: unknown } | undefined)?.name === 'confirm' && revision !== '2025-03-26') {
+      return this.#confirm(res, msg, sessionHeader);
+    }
     const reply = { jsonrpc: '2.0', id: msg.id, ...this.#dispatch(msg) };
     if (this.state.settings.sse) {
       const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
@@ -129,6 +168,60 @@ export class ProtocolServer {
       return;
     }
     res.json(200, reply, sessionHeader);
+  }
+
+  /**
+   * The confirm tool: an event stream that primes (id + retry), asks the
+   * client (elicitation/create) and answers the call once the client's answer
+   * arrives as its own POST — or with an error after ELICITATION_WAIT_MS.
+   */
+  #confirm(res: EmuResponse, msg: JsonRpcRequestWire, sessionHeader: Record<string, string>): void {
+    const question = String((msg.params as { arguments?: { question?: unknown } } | undefined)?.arguments?.question ?? 'Go ahead?');
+    const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
+    const elicitId = `elicit-${randomUUID()}`;
+    out.write(`id: ${++this.#eventId}\nretry: 1000\ndata: \n\n`);
+    const ask = {
+      jsonrpc: '2.0',
+      id: elicitId,
+      method: 'elicitation/create',
+      params: {
+        message: question,
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Confirm', default: false } }, required: ['confirm'] },
+      },
+    };
+    out.write(`event: message\nid: ${++this.#eventId}\ndata: ${JSON.stringify(ask)}\n\n`);
+    const finish = (result: unknown) => {
+      clearTimeout(timer);
+      this.#pending.delete(elicitId);
+      if (out.writableEnded || out.destroyed) return;
+      out.write(`event: message\nid: ${++this.#eventId}\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result })}\n\n`);
+      out.end();
+    };
+    const timer = setTimeout(() => finish({ content: [{ type: 'text', text: 'no answer' }], isError: true }), ELICITATION_WAIT_MS);
+    timer.unref();
+    out.on('close', () => {
+      clearTimeout(timer);
+      this.#pending.delete(elicitId);
+    });
+    this.#pending.set(elicitId, (a) => {
+      const r = (a.result ?? {}) as { action?: string; content?: { confirm?: unknown } };
+      const text = a.error
+        ? 'the client could not answer'
+        : r.action === 'accept'
+          ? `confirmed: ${r.content?.confirm === true}`
+          : `the user chose ${String(r.action)}`;
+      finish({ content: [{ type: 'text', text }], isError: false });
+    });
+  }
+
+  /** A JSON-RPC response from the client to one of the server's requests. */
+  #clientAnswer(req: EmuRequest, res: EmuResponse, msg: JsonRpcRequestWire & { result?: unknown; error?: unknown }): void {
+    if (!this.#bearer(req, res, 'response')) return;
+    const done = this.#pending.get(String(msg.id));
+    if (!done) return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `no request ${String(msg.id)} is waiting for an answer` } });
+    this.state.stats.clientAnswers.push({ method: 'elicitation/create', result: msg.result, error: msg.error });
+    done({ result: msg.result, error: msg.error });
+    res.empty(202);
   }
 
   #originAllowed(origin: string): boolean {
@@ -146,7 +239,8 @@ export class ProtocolServer {
       case 'initialize':
         return {
           result: {
-            protocolVersion: Protocol.revision,
+            // The server speaks one revision (its admin setting) and answers with it (version negotiation).
+            protocolVersion: this.state.settings.revision,
             capabilities: { tools: { listChanged: false } },
             serverInfo: SERVER_INFO,
             instructions: 'Emulated tools: echo, time.',

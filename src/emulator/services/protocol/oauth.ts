@@ -43,12 +43,13 @@ export function redirectUriAllowed(uri: string): boolean {
   return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
 }
 
-/** A registered URI matches exactly; a loopback one matches on any port. */
-export function redirectUriMatches(registered: readonly string[], uri: string): boolean {
+/** A registered URI matches exactly; a loopback one matches on any port (RFC 8252 §7.3) unless `exact`. */
+export function redirectUriMatches(registered: readonly string[], uri: string, exact = false): boolean {
   if (!redirectUriAllowed(uri)) return false;
   const u = new URL(uri);
   return registered.some((r) => {
     if (r === uri) return true;
+    if (exact) return false;
     const ru = new URL(r);
     if (u.protocol !== 'http:' || !isLoopbackHost(ru.hostname)) return false;
     return ru.hostname === u.hostname && ru.pathname === u.pathname && ru.search === u.search;
@@ -66,6 +67,11 @@ export class ProtocolAuthServer {
     return this.baseUrl() + MCP_PATH;
   }
 
+  /** Protected resource metadata exists from revision 2025-06-18 on (and can be switched off). */
+  servesResourceMetadata(): boolean {
+    return this.state.settings.resourceMetadata && this.state.settings.revision !== '2025-03-26';
+  }
+
   metadata(): Record<string, unknown> {
     const issuer = this.baseUrl();
     const ep = this.state.settings.endpointOrigin ?? issuer;
@@ -80,6 +86,8 @@ export class ProtocolAuthServer {
       grant_types_supported: GRANTS,
       token_endpoint_auth_methods_supported: AUTH_METHODS,
       code_challenge_methods_supported: ['S256'],
+      // Every authorization response carries iss (RFC 9207).
+      authorization_response_iss_parameter_supported: true,
       service_documentation: issuer + '/_emulator/info',
     };
   }
@@ -87,16 +95,23 @@ export class ProtocolAuthServer {
   register(router: Router): void {
     router.get(Protocol.metadataPath, (req, res) => {
       const served = this.state.settings.metadata;
-      this.state.stats.metadataRequests.push({ path: req.path, versionHeader: req.header(Protocol.versionHeader) ?? null, served });
+      const header =
+        req.header(Protocol.versionHeader) !== undefined
+          ? Protocol.versionHeader
+          : req.header(Protocol.laterVersionHeader) !== undefined
+            ? Protocol.laterVersionHeader
+            : null;
+      this.state.stats.metadataRequests.push({ path: req.path, versionHeader: header ? req.header(header)! : null, header, served });
       if (!served) return res.json(404, { error: 'not_found' });
       res.json(200, this.metadata(), { 'cache-control': 'no-store' });
     });
     const prm = (_req: EmuRequest, res: EmuResponse) => {
-      if (!this.state.settings.resourceMetadata) return res.json(404, { error: 'not_found' });
+      if (!this.servesResourceMetadata()) return res.json(404, { error: 'not_found' });
       res.json(200, {
         resource: this.resourceUrl(),
         authorization_servers: [this.baseUrl()],
-        scopes_supported: [...SCOPES],
+        // The minimal set for basic use; tools:call is asked for by step-up (403 insufficient_scope).
+        scopes_supported: [DEFAULT_SCOPE],
         bearer_methods_supported: ['header'],
       });
     };
@@ -131,7 +146,7 @@ export class ProtocolAuthServer {
     const client = this.state.clients.get(q.get('client_id') ?? '');
     if (!client) return this.#errorPage(res, 400, 'Unknown client', 'client_id is missing or not registered with this server.');
     const redirectUri = q.get('redirect_uri') ?? '';
-    if (!redirectUri || !redirectUriMatches(client.redirect_uris, redirectUri)) {
+    if (!redirectUri || !redirectUriMatches(client.redirect_uris, redirectUri, this.state.settings.redirectMatching === 'exact')) {
       return this.#errorPage(res, 400, 'Invalid redirect URI', 'redirect_uri is missing, not registered for this client, or neither localhost nor HTTPS.');
     }
     const state = q.get('state') ?? undefined;

@@ -55,7 +55,22 @@ export interface EmuRefreshToken extends EmuGrant {
   revoked: boolean;
 }
 
+/** The protocol revisions the emulated server can speak (one at a time, chosen through the admin API). */
+export type EmuRevision = '2025-03-26' | '2025-06-18' | '2025-11-25';
+export const EMU_REVISIONS: readonly EmuRevision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+
 export interface ProtocolSettings {
+  /**
+   * The revision the server speaks: 2025-03-26 (the spec: no protected
+   * resource metadata, CTX-Protocol-Version), 2025-06-18 (protected resource
+   * metadata, MCP-Protocol-Version required after initialize), 2025-11-25
+   * (also the scope in the 401 challenge).
+   */
+  revision: EmuRevision;
+  /** Redirect URIs: loopback ones match on any port (RFC 8252 §7.3), or everything exactly. */
+  redirectMatching: 'loopback-any-port' | 'exact';
+  /** The next request of a session gets 404 (the server lost it), once. */
+  loseNextSession: boolean;
   /** Serve the RFC 8414 document (off: clients use the fallback endpoints). */
   metadata: boolean;
   /** Offer dynamic client registration. */
@@ -76,6 +91,9 @@ export interface ProtocolSettings {
 }
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
+  revision: '2025-11-25',
+  redirectMatching: 'loopback-any-port',
+  loseNextSession: false,
   metadata: true,
   registration: true,
   resourceMetadata: true,
@@ -119,14 +137,19 @@ export const SEED_CLIENTS: ReadonlyArray<Omit<EmuClient, 'client_id_issued_at' |
 ];
 
 export interface Stats {
-  metadataRequests: Array<{ path: string; versionHeader: string | null; served: boolean }>;
+  /** `versionHeader`: the value of CTX-Protocol-Version or MCP-Protocol-Version, `header` which of the two. */
+  metadataRequests: Array<{ path: string; versionHeader: string | null; header: string | null; served: boolean }>;
   registrations: number;
   authorizeRequests: number;
   pkceVerified: number;
   pkceFailed: number;
   tokenRequests: Record<string, number>;
   refreshReuseDetected: number;
-  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer' }>;
+  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer'; version?: string }>;
+  /** Sessions ended by the client (DELETE). */
+  sessionsEnded: number;
+  /** Answers to the server's own requests (elicitation), as the client sent them. */
+  clientAnswers: Array<{ method: string; result?: unknown; error?: unknown }>;
   thirdPartyChecks: number;
 }
 
@@ -141,6 +164,8 @@ export function emptyStats(): Stats {
     refreshReuseDetected: 0,
     mcpRequests: [],
     thirdPartyChecks: 0,
+    sessionsEnded: 0,
+    clientAnswers: [],
   };
 }
 
@@ -170,8 +195,8 @@ export class ProtocolState {
   codes = new Map<string, EmuCode>();
   accessTokens = new Map<string, EmuAccessToken>();
   refreshTokens = new Map<string, EmuRefreshToken>();
-  /** Session id → client id. */
-  sessions = new Map<string, string>();
+  /** Session id → client id and the negotiated revision. */
+  sessions = new Map<string, { clientId: string; revision: EmuRevision }>();
   stats: Stats = emptyStats();
 
   constructor(readonly clock: EmulatorClock) {

@@ -6,10 +6,12 @@ import {
   parseBearerChallenge,
   processProtectedResourceResponse,
   protectedResourceRequest,
+  appendedWellKnownUrl,
+  authorizationServerMetadataUrls,
   wellKnownUrl,
 } from '../../../../src/core/protocol/discovery.js';
 import { processTokenResponse, tokenRequest } from '../../../../src/core/protocol/token.js';
-import { processRpcResponse, rpcPost, sessionIdOf } from '../../../../src/core/protocol/jsonrpc.js';
+import { classify, jsonMessages, rpcPost, sessionIdOf, sseEvents } from '../../../../src/core/protocol/jsonrpc.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 
@@ -25,8 +27,11 @@ afterEach(async () => {
   await stub.close();
 });
 
+const r2025 = { named: false, revision: '2025-03-26' } as const;
+const later = { named: true, revision: '2025-11-25' } as const;
+
 describe('discovery', () => {
-  it('fetches RFC 8414 metadata with the protocol version header', async () => {
+  it('2025-03-26: RFC 8414 metadata at the origin with the CTX-Protocol-Version header', async () => {
     stub.on('GET', '/.well-known/oauth-authorization-server', {
       body: {
         issuer: stub.url,
@@ -36,7 +41,7 @@ describe('discovery', () => {
         code_challenge_methods_supported: ['S256'],
       },
     });
-    const e = await discoverAuthorizationServer(http, stub.url);
+    const e = await discoverAuthorizationServer(http, `${stub.url}/mcp`, r2025);
     expect(e).toMatchObject({
       source: 'oauth-authorization-server',
       authorizationEndpoint: `${stub.url}/a`,
@@ -47,9 +52,9 @@ describe('discovery', () => {
     stub.verify();
   });
 
-  it('404 → the fallback endpoints; the OpenID configuration only when asked', async () => {
-    stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 }, 2);
-    const e = await discoverAuthorizationServer(http, stub.url);
+  it('2025-03-26: 404 → the fallback endpoints; later revisions: the OpenID configuration, and no fallback', async () => {
+    stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 }, 3);
+    const e = await discoverAuthorizationServer(http, stub.url, r2025);
     expect(e).toEqual({
       issuer: stub.url,
       authorizationEndpoint: `${stub.url}/authorize`,
@@ -60,32 +65,62 @@ describe('discovery', () => {
     stub.on('GET', '/.well-known/openid-configuration', {
       body: { issuer: stub.url, authorization_endpoint: `${stub.url}/auth`, token_endpoint: `${stub.url}/tok` },
     });
-    const o = await discoverAuthorizationServer(http, stub.url, { openid: true });
+    const o = await discoverAuthorizationServer(http, stub.url, later);
     expect(o.source).toBe('openid-configuration');
     expect(o.tokenEndpoint).toBe(`${stub.url}/tok`);
+    expect(stub.requests.at(-1)!.headers['mcp-protocol-version']).toBe('2025-11-25');
+    stub.on('GET', '/.well-known/openid-configuration', { status: 404 });
+    await expect(discoverAuthorizationServer(http, stub.url, later)).rejects.toThrow(
+      /publishes no metadata \(tried .*oauth-authorization-server, .*openid-configuration\)/,
+    );
     stub.verify();
   });
 
-  it('other failures are errors that name the status; a foreign issuer is refused', async () => {
+  it('other failures are errors that name the status; the issuer must match exactly (RFC 8414 §3.3)', async () => {
     stub.on('GET', '/.well-known/oauth-authorization-server', { status: 500, body: 'boom' });
-    await expect(discoverAuthorizationServer(http, stub.url)).rejects.toThrow(/HTTP 500/);
-    const s2 = await StubHttp.start();
-    try {
-      s2.on('GET', '/.well-known/oauth-authorization-server', {
-        body: { issuer: 'https://evil.example.com', authorization_endpoint: 'x', token_endpoint: 'y' },
-      });
-      await expect(discoverAuthorizationServer(http, s2.url)).rejects.toThrow(/names issuer https:\/\/evil\.example\.com/);
-    } finally {
-      await s2.close();
-    }
+    await expect(discoverAuthorizationServer(http, stub.url, r2025)).rejects.toThrow(/HTTP 500/);
+    const meta = (issuer: string) => ({ body: { issuer, authorization_endpoint: 'https://a.example/a', token_endpoint: 'https://a.example/t' } });
+    stub.on('GET', '/.well-known/oauth-authorization-server', meta('https://evil.example.com'));
+    await expect(discoverAuthorizationServer(http, stub.url, r2025)).rejects.toThrow(/issuer is "https:\/\/evil\.example\.com"/);
+    stub.on('GET', '/.well-known/oauth-authorization-server', meta(`${stub.url}/`));
+    await expect(discoverAuthorizationServer(http, stub.url, later)).rejects.toThrow(/: issuer is ".*\/", expected/);
   });
 
-  it('well-known URLs of issuers with a path (RFC 8414 §3.1)', () => {
+  it('malformed metadata: one line naming the URL and the field', async () => {
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: { issuer: stub.url, token_endpoint: 'https://a.example/t' } });
+    await expect(discoverAuthorizationServer(http, stub.url, later)).rejects.toThrow(
+      new RegExp(`^authorization server metadata at ${stub.url}/.well-known/oauth-authorization-server: authorization_endpoint is missing$`),
+    );
+    stub.on('GET', '/.well-known/oauth-authorization-server', {
+      body: {
+        issuer: stub.url,
+        authorization_endpoint: 'https://a.example/a',
+        token_endpoint: 'https://a.example/t',
+        code_challenge_methods_supported: 'S256',
+      },
+    });
+    await expect(discoverAuthorizationServer(http, stub.url, later)).rejects.toThrow(/code_challenge_methods_supported is not an array of strings/);
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: '[1,2]', headers: { 'content-type': 'application/json' } });
+    await expect(discoverAuthorizationServer(http, stub.url, later)).rejects.toThrow(/is not a JSON object/);
+  });
+
+  it('well-known URLs and the order of the later revisions', () => {
     expect(wellKnownUrl('https://as.example.com/tenant1', 'oauth-authorization-server')).toBe(
       'https://as.example.com/.well-known/oauth-authorization-server/tenant1',
     );
-    expect(wellKnownUrl('https://as.example.com/tenant1/', 'openid-configuration')).toBe('https://as.example.com/tenant1/.well-known/openid-configuration');
+    expect(appendedWellKnownUrl('https://as.example.com/tenant1/', 'openid-configuration')).toBe(
+      'https://as.example.com/tenant1/.well-known/openid-configuration',
+    );
     expect(wellKnownUrl('https://as.example.com', 'oauth-authorization-server')).toBe('https://as.example.com/.well-known/oauth-authorization-server');
+    expect(authorizationServerMetadataUrls('https://as.example.com/tenant1').map((u) => u.url)).toEqual([
+      'https://as.example.com/.well-known/oauth-authorization-server/tenant1',
+      'https://as.example.com/.well-known/openid-configuration/tenant1',
+      'https://as.example.com/tenant1/.well-known/openid-configuration',
+    ]);
+    expect(authorizationServerMetadataUrls('https://as.example.com').map((u) => u.url)).toEqual([
+      'https://as.example.com/.well-known/oauth-authorization-server',
+      'https://as.example.com/.well-known/openid-configuration',
+    ]);
   });
 
   it('parses Bearer challenges', () => {
@@ -101,24 +136,27 @@ describe('discovery', () => {
   it('protected-resource metadata must name the server it was fetched for', async () => {
     stub.on('GET', '/prm', { body: { resource: `${stub.url}/mcp`, authorization_servers: ['https://as.example.com'] } });
     stub.on('GET', '/prm2', { body: { resource: 'https://other.example.com/mcp', authorization_servers: ['https://as.example.com'] } });
-    const ok = await processProtectedResourceResponse(await protectedResourceRequest(http, `${stub.url}/prm`), `${stub.url}/mcp`);
-    expect(ok).toEqual({ resource: `${stub.url}/mcp`, authorizationServers: ['https://as.example.com'], scopes: undefined });
-    await expect(processProtectedResourceResponse(await protectedResourceRequest(http, `${stub.url}/prm2`), `${stub.url}/mcp`)).rejects.toThrow(/not http/);
+    const ok = await processProtectedResourceResponse(await protectedResourceRequest(http, `${stub.url}/prm`, '2025-11-25'), `${stub.url}/mcp`);
+    expect(ok).toEqual({ resource: `${stub.url}/mcp`, authorizationServers: ['https://as.example.com'], scopes: undefined, url: `${stub.url}/prm` });
+    await expect(processProtectedResourceResponse(await protectedResourceRequest(http, `${stub.url}/prm2`, '2025-11-25'), `${stub.url}/mcp`)).rejects.toThrow(
+      /resource is https:\/\/other\.example\.com\/mcp, which is not http/,
+    );
   });
 });
 
 describe('token endpoint', () => {
+  const o = { issuer: 'https://as.example.com', now: 0 };
   const grant = { grant_type: 'authorization_code', code: 'c', redirect_uri: 'http://127.0.0.1:1/callback', code_verifier: 'v' };
 
   it('none: client_id in the form; client_secret_post: the secret too; client_secret_basic: an encoded Basic header', async () => {
     stub.on('POST', '/token', { body: { access_token: 'at', token_type: 'bearer', expires_in: 60, refresh_token: 'rt', scope: 's' } }, 3);
     const t = await processTokenResponse(
-      await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'pub', authMethod: 'none', origin: 'dynamic' }),
+      await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'pub', authMethod: 'none', origin: 'dynamic' }, o),
       clock.now(),
     );
     expect(t).toEqual({ accessToken: 'at', tokenType: 'Bearer', expiresAt: clock.now() + 60_000, refreshToken: 'rt', scope: 's' });
-    await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'conf', clientSecret: 'p@ss', authMethod: 'client_secret_post', origin: 'provided' });
-    await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'a:b', clientSecret: 'p@ss:x', authMethod: 'client_secret_basic', origin: 'provided' });
+    await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'conf', clientSecret: 'p@ss', authMethod: 'client_secret_post', origin: 'provided' }, o);
+    await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'a:b', clientSecret: 'p@ss:x', authMethod: 'client_secret_basic', origin: 'provided' }, o);
     const [none, post, basic] = stub.requests.map((r) => ({ form: new URLSearchParams(r.body), auth: r.headers.authorization }));
     expect(none!.form.get('client_id')).toBe('pub');
     expect(none!.form.has('client_secret')).toBe(false);
@@ -133,47 +171,63 @@ describe('token endpoint', () => {
     stub.on('POST', '/token', { status: 400, body: { error: 'invalid_grant', error_description: 'used' } });
     stub.on('POST', '/token', { body: { access_token: 'at', token_type: 'mac' } });
     const e = await processTokenResponse(
-      await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }),
+      await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }, o),
       0,
     ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(OAuthError);
     expect(e).toMatchObject({ error: 'invalid_grant', errorDescription: 'used', status: 400 });
     await expect(
-      processTokenResponse(await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }), 0),
+      processTokenResponse(await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'x', authMethod: 'none', origin: 'dynamic' }, o), 0),
     ).rejects.toThrow(/token_type/);
   });
 });
 
 describe('JSON-RPC over HTTP', () => {
-  it('sends both Accept types and the session id; reads the matching message of an event stream', async () => {
+  it('sends both Accept types, the session id and the version header; parses event streams field by field', async () => {
     const events = [
-      'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n',
-      'data: {"jsonrpc":"2.0","id":"other","result":1}\n\n',
-      'data: {"jsonrpc":"2.0",\ndata: "id":"7","result":{"ok":true}}\n\n',
+      'id: e1\nretry: 250\ndata: \n\n',
+      ': a comment\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n',
+      'data: {"jsonrpc":"2.0","id":"x","method":"elicitation/create","params":{}}\r\n\r\n',
+      'id: e2\ndata: {"jsonrpc":"2.0",\ndata: "id":"7","result":{"ok":true}}\n\n',
     ].join('');
     stub.on('POST', '/mcp', { headers: { 'content-type': 'text/event-stream', 'mcp-session-id': 'sess-1' }, body: events });
-    const res = await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: '7', method: 'ping' }, { accessToken: 'tok', sessionId: 'sess-0' });
+    const res = await rpcPost(
+      http,
+      `${stub.url}/mcp`,
+      { jsonrpc: '2.0', id: '7', method: 'ping' },
+      { accessToken: 'tok', sessionId: 'sess-0', revision: '2025-06-18' },
+    );
     expect(sessionIdOf(res)).toBe('sess-1');
-    expect(await processRpcResponse(res, '7')).toEqual({ jsonrpc: '2.0', id: '7', result: { ok: true } });
+    const got = [];
+    for await (const ev of sseEvents(res)) got.push(ev);
+    expect(got.map((e) => [e.id, e.retry])).toEqual([
+      ['e1', 250],
+      [undefined, undefined],
+      [undefined, undefined],
+      ['e2', undefined],
+    ]);
+    expect(got.flatMap((e) => (e.data ? classify(JSON.parse(e.data)).map((m) => m.kind) : []))).toEqual(['notification', 'request', 'response']);
     const req = stub.requests[0]!;
     expect(req.headers.accept).toBe('application/json, text/event-stream');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['mcp-session-id']).toBe('sess-0');
+    expect(req.headers['mcp-protocol-version']).toBe('2025-06-18');
+    expect(req.headers['ctx-protocol-version']).toBeUndefined();
     expect(req.headers.authorization).toBe('Bearer tok');
     expect(req.url.search).toBe('');
   });
 
-  it('reads a JSON body (or batch) and fails clearly without our id', async () => {
+  it('2025-03-26 sessions carry the spec header; JSON bodies (and batches) are classified; garbage is a clear error', async () => {
     stub.on('POST', '/mcp', {
       body: [
         { jsonrpc: '2.0', id: 1, result: 'a' },
         { jsonrpc: '2.0', id: 2, result: 'b' },
       ],
     });
-    stub.on('POST', '/mcp', { body: { jsonrpc: '2.0', id: 9, result: 'x' } });
-    expect((await processRpcResponse(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 2, method: 'm' }, {}), 2)).result).toBe('b');
-    await expect(processRpcResponse(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 3, method: 'm' }, {}), 3)).rejects.toThrow(
-      /without a JSON-RPC response to request 3/,
-    );
+    stub.on('POST', '/mcp', { body: 'not json', headers: { 'content-type': 'application/json' } });
+    const res = await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 2, method: 'm' }, { revision: '2025-03-26' });
+    expect((await jsonMessages(res)).map((m) => m.kind)).toEqual(['response', 'response']);
+    expect(stub.requests[0]!.headers['ctx-protocol-version']).toBe('2025-03-26');
+    await expect(jsonMessages(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 3, method: 'm' }, {}))).rejects.toThrow(/body that is not JSON/);
   });
 });

@@ -68,14 +68,15 @@ describe('authorize (code flow)', () => {
     const t = await authorize(deps(), { serverUrl: `${stub.url}/mcp`, scopes: 'tools:read' });
     stub.verify();
     expect(t).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: clock.now() + 3_600_000, scope: 'tools:read', server: `${stub.url}/mcp` });
-    expect(stub.requests[0]!.path).toBe('/.well-known/oauth-protected-resource/mcp'); // probed: none (no stub → 599)
-    expect(stub.requests[1]!.headers['ctx-protocol-version']).toBe('2025-03-26');
-    const reg = JSON.parse(stub.requests[2]!.body);
+    // Protected resource metadata probed, path-inserted then root: none (no stub → 599), so a 2025-03-26 server.
+    expect(stub.requests.slice(0, 2).map((r) => r.path)).toEqual(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']);
+    expect(stub.requests[2]!.headers['ctx-protocol-version']).toBe('2025-03-26');
+    const reg = JSON.parse(stub.requests[3]!.body);
     expect(reg).toMatchObject({ client_name: 'Lanyard CLI', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
     expect(reg.redirect_uris[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     const authz = new URL(opened[0]!);
     expect(authz.origin + authz.pathname).toBe(`${stub.url}/authorize`);
-    const form = new URLSearchParams(stub.requests[3]!.body);
+    const form = new URLSearchParams(stub.requests[4]!.body);
     expect(form.get('redirect_uri')).toBe(authz.searchParams.get('redirect_uri'));
     expect(form.get('redirect_uri')).toBe(reg.redirect_uris[0]);
     expect(codeChallengeS256(form.get('code_verifier')!)).toBe(authz.searchParams.get('code_challenge'));
@@ -89,7 +90,9 @@ describe('authorize (code flow)', () => {
     stub.on('GET', '/.well-known/oauth-authorization-server', {
       body: { issuer: stub.url, authorization_endpoint: `${stub.url}/a`, token_endpoint: `${stub.url}/t`, code_challenge_methods_supported: ['plain'] },
     });
-    await expect(authorize(deps(), { serverUrl: `${stub.url}/mcp` })).rejects.toThrow(/does not support PKCE with S256/);
+    await expect(authorize(deps(), { serverUrl: `${stub.url}/mcp` })).rejects.toThrow(
+      /code_challenge_methods_supported lacks S256; refusing to sign in without PKCE/,
+    );
     expect(opened).toHaveLength(0);
   });
 });
@@ -150,6 +153,8 @@ describe('session: 401, retry once, insufficient scope', () => {
     stub.on('POST', '/token', { body: { access_token: 'cc-at', token_type: 'Bearer', expires_in: 60 } });
     stub.on('POST', '/mcp', ok);
     stub.on('POST', '/mcp', { status: 202 });
+    // The session's own event stream (GET) is opened in the background; this server has none (no stub → 599).
+    stub.on('DELETE', '/mcp', { status: 204 });
     const r = await callProtocolServer(deps(cc), {
       serverUrl: `${stub.url}/mcp`,
       clientId: 'svc',
@@ -164,10 +169,19 @@ describe('session: 401, retry once, insufficient scope', () => {
     expect(mcp[1]!.headers.authorization).toBe('Bearer cc-at');
     expect(JSON.parse(mcp[1]!.body)).toMatchObject({
       method: 'initialize',
-      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } },
     });
+    expect(r.revision).toBe('2025-03-26');
     expect(JSON.parse(mcp[2]!.body)).toEqual({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(mcp[2]!.headers['mcp-session-id']).toBe('s1');
+    // The server chose 2025-03-26: its header from now on, then the session is ended.
+    expect(mcp[2]!.headers['ctx-protocol-version']).toBe('2025-03-26');
+    expect(
+      mcp
+        .slice(3)
+        .filter((q) => q.method !== 'GET')
+        .map((q) => [q.method, q.headers['mcp-session-id']]),
+    ).toEqual([['DELETE', 's1']]);
     expect(mcp[2]!.headers.authorization).toBe('Bearer cc-at');
   });
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// The client command the context-protocol conformance suite runs
+// (`conformance client --command "node test/interop/protocol-client.mjs"`):
+// it appends the server URL and names the scenario in MCP_CONFORMANCE_SCENARIO,
+// with scenario data (client ids, secrets, keys) in MCP_CONFORMANCE_CONTEXT.
+// This adapter only turns that into `lanyard protocol request` invocations of
+// the built CLI, the way a user would type them; every protocol decision is
+// the CLI's. The browser is the e2e stand-in, which follows the authorization
+// server's redirect back to the CLI's loopback listener.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const serverUrl = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+if (!serverUrl || !scenario) {
+  process.stderr.write('usage: MCP_CONFORMANCE_SCENARIO=<name> protocol-client.mjs <server-url>\n');
+  process.exit(2);
+}
+
+const home = mkdtempSync(join(tmpdir(), 'lanyard-conformance-'));
+const env = {
+  ...process.env,
+  LANYARD_CONFIG_DIR: home,
+  LANYARD_KEYCHAIN: 'off',
+  LANYARD_INSECURE_STORAGE: '1',
+  LANYARD_BROWSER: join(root, 'test', 'e2e', 'protocol-consent.mjs'),
+  LANYARD_TEST_CONSENT: 'allow',
+  NO_COLOR: '1',
+};
+// The URL the client-ID-metadata-document scenarios expect Lanyard to present.
+const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
+
+const call = (method, params) => ['--method', method, ...(params ? ['--params', JSON.stringify(params)] : [])];
+const testTool = call('tools/call', { name: 'test-tool', arguments: {} });
+/** Argument lists of the CLI runs for a scenario; they run in order and stop at the first failure. */
+function runs() {
+  if (scenario === 'initialize') return [[]];
+  if (scenario === 'tools_call') return [call('tools/call', { name: 'add_numbers', arguments: { a: 5, b: 3 } })];
+  if (scenario === 'sse-retry') return [call('tools/call', { name: 'test_reconnection', arguments: {} })];
+  if (scenario === 'elicitation-sep1034-client-defaults') {
+    return [['--elicitation', 'defaults', ...call('tools/call', { name: 'test_client_elicitation_defaults', arguments: {} })]];
+  }
+  if (scenario === 'auth/client-credentials-basic') {
+    env.LANYARD_CLIENT_SECRET = context.client_secret;
+    return [['--client-credentials', '--client-id', context.client_id, ...call('tools/list')]];
+  }
+  if (scenario === 'auth/client-credentials-jwt') {
+    const key = join(home, 'client-key.pem');
+    writeFileSync(key, context.private_key_pem, { mode: 0o600 });
+    return [['--client-credentials', '--client-id', context.client_id, '--client-key', key, ...call('tools/list')]];
+  }
+  if (scenario === 'auth/pre-registration') {
+    env.LANYARD_CLIENT_SECRET = context.client_secret;
+    return [['--client-id', context.client_id, ...call('tools/list')]];
+  }
+  if (scenario === 'auth/cross-app-access-complete-flow') {
+    env.LANYARD_CLIENT_SECRET = context.client_secret;
+    env.LANYARD_ID_TOKEN = context.idp_id_token;
+    const idp = ['--client-id', context.client_id, '--idp-token-endpoint', context.idp_token_endpoint, '--idp-client-id', context.idp_client_id];
+    return [
+      [...idp, ...call('tools/list')],
+      [...idp, ...testTool],
+    ];
+  }
+  // Every other auth scenario: a user who lists the tools, then calls one.
+  const cimd = ['--client-metadata-url', CIMD_URL];
+  return [
+    [...cimd, ...call('tools/list')],
+    [...cimd, ...testTool],
+  ];
+}
+
+let code = 0;
+try {
+  for (const args of runs()) {
+    const argv = [join(root, 'bin', 'lanyard.js'), 'protocol', 'request', serverUrl, '--json', ...args];
+    process.stderr.write(`$ lanyard ${argv.slice(1).join(' ')}\n`);
+    const r = spawnSync(process.execPath, argv, { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 60_000 });
+    code = r.status ?? 1;
+    if (code !== 0) break;
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+process.exit(code);
