@@ -77,9 +77,10 @@ export type { ServiceAccountClaims, ServiceAccountClaimsInput, ServiceAccountKey
 
 // Context-protocol servers
 export { callProtocolServer } from './protocol/session.js';
-export type { ProtocolCallOptions, ProtocolCallResult } from './protocol/session.js';
+export type { ElicitResult, ProtocolCallOptions, ProtocolCallResult, ProtocolSessionDeps } from './protocol/session.js';
 export { authorize, currentTokens, refreshTokens } from './protocol/flow.js';
-export type { AuthorizeOptions, ProtocolAuthDeps } from './protocol/flow.js';
+export type { AuthorizeOptions, IdentityProviderOptions, ProtocolAuthDeps } from './protocol/flow.js';
+export type { ProtocolRevision } from '../shared/constants.js';
 export { ProtocolCredentials } from './protocol/store.js';
 export type { StoredTokens } from './protocol/store.js';
 export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';

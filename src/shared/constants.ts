@@ -77,10 +77,11 @@ export const Protocol = {
   /** The header later revisions (2025-06-18 on) name for the negotiated version. */
   laterVersionHeader: 'MCP-Protocol-Version',
   /** Every revision Lanyard and the emulator speak, newest first (the first is offered in initialize). */
-  revisions: ['2025-11-25', '2025-06-18', '2025-03-26'],
+  revisions: ['2025-11-25', '2025-06-18', '2025-03-26'] as ProtocolRevision[],
 } as const;
 
-export type ProtocolRevision = (typeof Protocol.revisions)[number];
+/** A protocol revision Lanyard speaks (Protocol.revisions). */
+export type ProtocolRevision = '2025-11-25' | '2025-06-18' | '2025-03-26';
 
 export function isProtocolRevision(v: unknown): v is ProtocolRevision {
   return typeof v === 'string' && (Protocol.revisions as readonly string[]).includes(v);

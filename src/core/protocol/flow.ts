@@ -47,7 +47,9 @@ export interface ProtocolAuthDeps {
 
 /** Cross-app access: the user's identity provider exchanges their ID token for an identity assertion the server accepts. */
 export interface IdentityProviderOptions {
+  /** The identity provider's token endpoint (RFC 8693 token exchange). */
   readonly tokenEndpoint: string;
+  /** Lanyard's client id at the identity provider. */
   readonly clientId: string;
 }
 
@@ -65,6 +67,7 @@ export interface AuthorizeOptions {
   readonly clientMetadataUrl?: string;
   /** PKCS #8 PEM of a private_key_jwt client (with clientId). */
   readonly clientKey?: string;
+  /** Cross-app access: get the token through the user's identity provider. */
   readonly identityProvider?: IdentityProviderOptions;
 }
 

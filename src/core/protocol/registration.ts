@@ -12,6 +12,7 @@ export interface ClientIdentity {
   readonly origin: 'dynamic' | 'provided' | 'metadata-document';
   /** PKCS #8 PEM of a private_key_jwt client. */
   readonly privateKey?: string;
+  /** The JWS algorithm of privateKey (ES256, RS256, EdDSA…). */
   readonly signingAlg?: string;
   readonly redirectUris?: readonly string[];
   /** Epoch ms; undefined or 0 = does not expire. */

@@ -213,6 +213,8 @@ class AuthorizedSession {
         this.deps.notify?.(`${this.o.serverUrl} no longer knows the session; starting a new one`);
         const init = await this.initialize(this.#initParams);
         if (init.error) throw new LanyardError('rpc_error', `initialize failed: server error ${init.error.code}: ${init.error.message}`);
+        // The new session's initialize already sent this one.
+        if (message.method === 'notifications/initialized') return undefined;
         continue;
       }
       if (res.status < 200 || res.status > 299) {
