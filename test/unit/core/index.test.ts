@@ -14,7 +14,7 @@ import type {
   DeviceFlowOptions,
   HttpClientOptions,
   PollEvent,
-  ProtocolAuthDeps,
+  ProtocolSessionDeps,
   ProtocolCallOptions,
   ProtocolCallResult,
   RateLimitDecision,
@@ -61,7 +61,7 @@ describe('lanyard-cli entry point', () => {
 
   it('the mailbox streams, the protocol client, the error family', () => {
     expectTypeOf<lanyard.MailboxClient['raw']>().returns.toEqualTypeOf<Promise<StreamedBody>>();
-    expectTypeOf(lanyard.callProtocolServer).parameters.toEqualTypeOf<[ProtocolAuthDeps, ProtocolCallOptions]>();
+    expectTypeOf(lanyard.callProtocolServer).parameters.toEqualTypeOf<[ProtocolSessionDeps, ProtocolCallOptions]>();
     expectTypeOf(lanyard.callProtocolServer).returns.toEqualTypeOf<Promise<ProtocolCallResult>>();
     expectTypeOf<lanyard.RateLimitError>().toMatchTypeOf<lanyard.LanyardError>();
     expectTypeOf<lanyard.AuthRequiredError>().toMatchTypeOf<lanyard.LanyardError>();
