@@ -30,7 +30,7 @@ describe('docs/emulator-examples', () => {
   it('protocol-sdk.mjs', async () => {
     const r = await example('protocol-sdk.mjs');
     expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toBe('tools: echo, time\necho: hello\n');
+    expect(r.stdout).toBe('tools: echo, time, confirm\necho: hello\n');
   });
   it('gh.mjs (port 443 of a spare loopback address)', async () => {
     const r = await example('gh.mjs', {

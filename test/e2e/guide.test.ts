@@ -27,7 +27,7 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^after the reset: mona$/,
   ],
   'mailbox-raw.mjs': [/^From: bob@example\.com\r$/, /^To: alice@example\.com\r$/, /^Subject: Hello\r$/, /^\r$/, /^Streamed both ways\.\r$/],
-  'protocol.mjs': [/^note: /, /^signed in on the way: true$/, /^tools: echo, time$/],
+  'protocol.mjs': [/^note: /, /^signed in on the way: true$/, /^tools: echo, time, confirm$/],
 };
 
 describe('docs/guide.md examples', () => {
