@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
 import type { FileCredentialStore } from '../core/credentials/file-store.js';
+import type { CredentialLock } from '../core/credentials/lock.js';
 import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
@@ -61,6 +62,8 @@ export interface Context {
    * (`--insecure-storage`) takes the file without probing.
    */
   credentialStorage(o?: { insecure?: boolean }): Promise<CredentialStorage>;
+  /** The cross-process lock of the config directory (refreshes and store writes hold it). */
+  credentialLock(): Promise<CredentialLock>;
   /** warn(), at most once per process for a given key (the keychain fallback is said once, whoever notices it). */
   warnOnce(key: string, text: string): void;
   browser(): Promise<Browser>;
@@ -105,6 +108,7 @@ export function createContext(o: ContextOptions): Context {
   const reader = (): Promise<ConfigReader> =>
     configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions)));
   let httpP: Promise<HttpClient> | undefined;
+  let lockP: Promise<CredentialLock> | undefined;
   let credP: Promise<CredentialStore> | undefined;
   const storageP = new Map<boolean, Promise<CredentialStorage>>();
   const warned = new Set<string>();
@@ -135,25 +139,30 @@ export function createContext(o: ContextOptions): Context {
       const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
       let p = storageP.get(insecure);
       if (!p) {
-        p = Promise.all([import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), ctx.configPath()]).then(
-          async ([{ openCredentialStore }, { FileCredentialStore }, configPath]) => {
+        p = Promise.all([import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), ctx.configPath(), ctx.credentialLock()]).then(
+          async ([{ openCredentialStore }, { FileCredentialStore }, configPath, lock]) => {
             const dir = dirname(configPath);
             let fallbackReason: string | undefined;
             const primary = await openCredentialStore({
               configDir: dir,
+              lock,
               insecure,
               disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
               timeoutMs: keychainTimeoutMs(o.env),
               sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
               onFallback: (why) => (fallbackReason = why),
             });
-            const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir);
+            const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
             return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
           },
         );
         storageP.set(insecure, p);
       }
       return p;
+    },
+    credentialLock() {
+      lockP ??= Promise.all([import('../core/credentials/lock.js'), ctx.configPath()]).then(([{ FileLock }, path]) => new FileLock(dirname(path)));
+      return lockP;
     },
     config() {
       configP ??= import('../core/config/store.js').then(({ ConfigStore }) => ConfigStore.open(configOptions));

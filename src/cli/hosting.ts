@@ -1,23 +1,30 @@
 /**
- * Resolves the hosting endpoints and credential of the selected profile:
- * LANYARD_TOKEN > WORKFLOW_TOKEN > the stored token of the active account >
- * anonymous, or `--basic-client` (client_id:client_secret Basic). Stored
- * tokens of installable apps are refreshed before they expire and after a 401.
+ * The hosting endpoints and credential provider of the selected profile
+ * (core/hosting/auth.ts decides the precedence, refresh and lock), or
+ * `--basic-client` (client_id:client_secret Basic).
  */
 import type { Context } from './context.js';
-import { requireSetting, type ProfileSettings } from '../core/config/settings.js';
-import { basicClientCredential, resolveHostingCredential, type ResolvedHostingCredential } from '../core/hosting/credential.js';
+import { requireSetting } from '../core/config/settings.js';
+import { basicClientCredential, type HostingCredentialSource } from '../core/hosting/credential.js';
 import type { HostingAccounts, HostingTokenRecord } from '../core/hosting/accounts.js';
+import type { HostingAuth, HostingAuthOptions } from '../core/hosting/auth.js';
+import type { CredentialProvider } from '../core/auth/provider.js';
+import { fixedCredential } from '../core/auth/provider.js';
 import type { CredentialStore } from '../core/deps.js';
-import { HttpError } from '../core/errors.js';
-import type { HttpClient, HttpResponse, RequestSpec } from '../core/http/client.js';
+import type { Credential, HttpClient } from '../core/http/client.js';
 import { UsageError } from './usage-error.js';
 
-export interface HostingTarget extends ResolvedHostingCredential {
+export interface HostingTarget {
   apiUrl: string;
-  /** The HTTP client; with a refreshable stored token it refreshes on a 401 and retries once. */
   http: HttpClient;
   profile: string;
+  /** Send it as a request's `auth`: the HTTP client refreshes after a 401 and retries once. */
+  auth: CredentialProvider;
+  /** The credential as resolved (printing it: `auth token`). */
+  credential: Credential;
+  source: HostingCredentialSource;
+  /** The account login when known (stored tokens). */
+  login?: string;
 }
 
 export interface HostingStores {
@@ -62,31 +69,6 @@ export function basicClientMode(ctx: Context): boolean {
   return !!ctx.globals().basicClient || ctx.env.LANYARD_BASIC_CLIENT === '1';
 }
 
-/** Refreshes a stored record when due (installable apps); saves the rotated tokens. */
-export async function freshRecord(
-  ctx: Context,
-  stores: HostingStores,
-  settings: ProfileSettings,
-  found: { record: HostingTokenRecord; store: CredentialStore },
-  force = false,
-): Promise<HostingTokenRecord> {
-  const { canRefresh, refreshDue, refreshRecord } = await import('../core/hosting/refresh.js');
-  const now = ctx.clock.now();
-  const webUrl = settings['hosting.webUrl'];
-  if (!webUrl || !canRefresh(found.record, now) || (!force && !refreshDue(found.record, now))) return found.record;
-  const next = await refreshRecord({
-    http: await ctx.http(),
-    webUrl,
-    record: found.record,
-    nowMs: now,
-    clientSecret: ctx.env.LANYARD_CLIENT_SECRET || undefined,
-    signal: ctx.signal,
-  });
-  await stores.accounts.update(next, found.store);
-  found.record = next;
-  return next;
-}
-
 export async function hostingTarget(ctx: Context): Promise<HostingTarget> {
   const { name, settings } = await ctx.profile();
   const apiUrl = requireSetting(settings, 'hosting.apiUrl', name);
@@ -96,65 +78,38 @@ export async function hostingTarget(ctx: Context): Promise<HostingTarget> {
     const secret = ctx.env.LANYARD_CLIENT_SECRET;
     if (!secret)
       throw new UsageError("--basic-client needs the OAuth app's client secret in LANYARD_CLIENT_SECRET", 'the secret is never read from arguments or stored');
-    return { ...basicClientCredential(clientId, secret), apiUrl, http, profile: name };
+    const { credential, source } = basicClientCredential(clientId, secret);
+    return { apiUrl, http, profile: name, auth: fixedCredential(credential, source), credential, source };
   }
-  let found: { record: HostingTokenRecord; store: CredentialStore } | undefined;
-  let stores: HostingStores | undefined;
-  const cred = await resolveHostingCredential(ctx.env, apiUrl, async () => {
-    stores = await openHostingStores(ctx, apiUrl);
-    found = await stores.accounts.active();
-    if (!found) return undefined;
-    const record = await freshRecord(ctx, stores, settings, found).catch((err: Error) => {
-      ctx.warn(`could not refresh the token of ${found!.record.login}: ${err.message}`);
-      return found!.record;
-    });
-    return { token: record.token, login: record.login, source: found.store.kind as 'keychain' | 'file' };
-  });
-  const target: HostingTarget = { ...cred, apiUrl, http, profile: name };
-  if (found?.record.refreshToken && stores && cred.credential.scheme === 'bearer') {
-    target.http = refreshingHttp(http, async (spec) => {
-      const used = spec.credential?.scheme === 'bearer' ? spec.credential.token : undefined;
-      if (!used || used !== found!.record.token) return undefined;
-      const next = await freshRecord(ctx, stores!, settings, found!, true);
-      target.credential = { scheme: 'bearer', token: next.token };
-      return target.credential;
-    });
-  }
-  return target;
+  const { HostingAuth } = await import('../core/hosting/auth.js');
+  const auth = await HostingAuth.resolve(await hostingAuthOptions(ctx, apiUrl, settings['hosting.webUrl']));
+  return { apiUrl, http, profile: name, auth, credential: await auth.credential(), source: auth.source, ...(auth.login ? { login: auth.login } : {}) };
 }
 
-/**
- * An HttpClient whose 401 answers (thrown or returned) trigger one token
- * refresh and a retry with the new credential (ky's afterResponse idea).
- */
-function refreshingHttp(http: HttpClient, refresh: (spec: RequestSpec) => Promise<RequestSpec['credential'] | undefined>): HttpClient {
-  const retry = async (spec: RequestSpec): Promise<HttpResponse | undefined> => {
-    const credential = await refresh(spec);
-    return credential ? http.request({ ...spec, credential }) : undefined;
+/** What the core provider needs from the terminal: environment, stores, HTTP, clock, lock, warnings. */
+export async function hostingAuthOptions(ctx: Context, apiUrl: string, webUrl: string | undefined): Promise<HostingAuthOptions> {
+  return {
+    env: ctx.env,
+    apiUrl,
+    webUrl,
+    accounts: async () => (await openHostingStores(ctx, apiUrl)).accounts,
+    http: await ctx.http(),
+    clock: ctx.clock,
+    clientSecret: ctx.env.LANYARD_CLIENT_SECRET || undefined,
+    signal: ctx.signal,
+    lock: await ctx.credentialLock(),
+    onWarning: (text) => ctx.warn(text),
   };
-  const wrapper = {
-    async request(spec: RequestSpec): Promise<HttpResponse> {
-      let res: HttpResponse;
-      try {
-        res = await http.request(spec);
-      } catch (err) {
-        if (err instanceof HttpError && err.status === 401) {
-          const again = await retry(spec);
-          if (again) return again;
-        }
-        throw err;
-      }
-      if (res.status === 401 && !spec.body) {
-        const again = await retry(spec);
-        if (again) {
-          await res.dump();
-          return again;
-        }
-      }
-      return res;
-    },
-    close: () => http.close(),
-  };
-  // HttpClient's only public members are request() and close(); its private fields make the class nominal.
-  return wrapper as unknown as HttpClient;
+}
+
+/** The provider of one stored account (auth status checks every account, not only the active one). */
+export async function storedAccountAuth(
+  ctx: Context,
+  apiUrl: string,
+  webUrl: string | undefined,
+  accounts: HostingAccounts,
+  found: { record: HostingTokenRecord; store: CredentialStore },
+): Promise<HostingAuth> {
+  const { HostingAuth } = await import('../core/hosting/auth.js');
+  return HostingAuth.forAccount(await hostingAuthOptions(ctx, apiUrl, webUrl), accounts, found);
 }

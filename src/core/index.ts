@@ -17,6 +17,13 @@
 export type { Browser, Clock, CredentialStore, RandomBytes, TraceSink } from './deps.js';
 export { systemClock } from './system-clock.js';
 
+// Credentials: one provider shape for every service; the cross-process lock
+export { type CredentialProvider, fixedCredential } from './auth/provider.js';
+export { type CredentialLock, FileLock, type FileLockOptions, noLock } from './credentials/lock.js';
+export { HostingAuth, type HostingAuthOptions } from './hosting/auth.js';
+export type { HostingCredentialSource } from './hosting/credential.js';
+export { protocolAuth } from './protocol/credential.js';
+
 // Errors
 export {
   AuthRequiredError,

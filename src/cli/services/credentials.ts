@@ -4,6 +4,7 @@
  * `lanyard exec`; and the base URL of each service.
  */
 import type { Context } from '../context.js';
+import { type CredentialProvider, fixedCredential } from '../../core/auth/provider.js';
 import type { Credential } from '../../core/http/client.js';
 import type { ProfileSettings, SettingKey } from '../../core/config/settings.js';
 import { requireSetting } from '../../core/config/settings.js';
@@ -13,10 +14,17 @@ import { pathSegment } from '../../core/path-segment.js';
 export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
 
 export interface ServiceAuth {
+  /** The credential as resolved now (refreshed first when it was about to expire). */
   credential: Credential;
-  /** A fresh credential after the server refused this one (401), when the service can refresh; once. */
-  renew?: () => Promise<Credential | undefined>;
+  /** Its provider: hand it to a request as `auth` and the HTTP client refreshes after a 401 and retries once. */
+  auth: CredentialProvider;
 }
+
+async function of(auth: CredentialProvider): Promise<ServiceAuth> {
+  return { credential: await auth.credential(), auth };
+}
+
+const NONE = (): CredentialProvider => fixedCredential({ scheme: 'none' }, 'anonymous');
 
 export /** The base URL of each service in a profile. */
 function baseOf(service: ServiceName, settings: ProfileSettings, profile: string): string {
@@ -41,34 +49,26 @@ export /** The credential each service's own commands would use (loaded only for
 async function credentialFor(ctx: Context, service: ServiceName, settings: ProfileSettings, profile: string): Promise<ServiceAuth> {
   switch (service) {
     case 'hosting':
-      return { credential: (await hostingTarget(ctx)).credential };
+      return of((await hostingTarget(ctx)).auth);
     case 'echo': {
       const { resolveApiKey } = await import('../../core/echo/credentials.js');
       const k = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl: baseOf('echo', settings, profile) });
-      return { credential: k ? { scheme: 'query', name: 'key', value: k.key } : { scheme: 'none' } };
+      return of(k ? fixedCredential({ scheme: 'query', name: 'key', value: k.key }, k.source) : NONE());
     }
     case 'health': {
       const { resolveToken } = await import('./health.js');
-      return { credential: { scheme: 'bearer', token: (await resolveToken(ctx, settings)).token } };
+      const t = await resolveToken(ctx, settings);
+      return of(fixedCredential({ scheme: 'bearer', token: t.token }, t.source));
     }
     case 'protocol': {
       // The stored tokens, refreshed when they expire and once more after a
       // 401 (as `protocol request` does); no sign-in from here: without
       // tokens the request goes out bare.
-      const [{ currentTokens, refreshTokens }, { protocolDeps }] = await Promise.all([import('../../core/protocol/flow.js'), import('./protocol.js')]);
-      const deps = await protocolDeps(ctx);
-      const t = await currentTokens(deps, requireSetting(settings, 'protocol.serverUrl', profile));
-      if (!t) return { credential: { scheme: 'none' } };
-      return {
-        credential: { scheme: 'bearer', token: t.accessToken },
-        renew: async () => {
-          const next = await refreshTokens(deps, t);
-          return next ? { scheme: 'bearer', token: next.accessToken } : undefined;
-        },
-      };
+      const [{ protocolAuth }, { protocolDeps }] = await Promise.all([import('../../core/protocol/credential.js'), import('./protocol.js')]);
+      return of(await protocolAuth(await protocolDeps(ctx), requireSetting(settings, 'protocol.serverUrl', profile)));
     }
     case 'mailbox':
       // The mailbox API defines no authentication.
-      return { credential: { scheme: 'none' } };
+      return of(NONE());
   }
 }

@@ -15,13 +15,14 @@ export interface ProtocolCliOptions {
 }
 
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
-  const [http, store] = await Promise.all([ctx.http(), ctx.credentials()]);
+  const [http, store, lock] = await Promise.all([ctx.http(), ctx.credentials(), ctx.credentialLock()]);
   const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
   const mode = elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {
     http,
     credentials: new ProtocolCredentials(store),
+    lock,
     clock: ctx.clock,
     signal: ctx.signal,
     loopbackTimeoutMs: timeoutMs,

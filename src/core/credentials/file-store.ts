@@ -6,13 +6,21 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
+import { type CredentialLock, FileLock } from './lock.js';
 
 export class FileCredentialStore implements CredentialStore {
   readonly kind = 'file';
-  constructor(readonly path: string) {}
+  /** Every read-modify-write holds it, so parallel writers (other processes) lose nothing. */
+  readonly lock: CredentialLock;
+  constructor(
+    readonly path: string,
+    lock?: CredentialLock,
+  ) {
+    this.lock = lock ?? new FileLock(dirname(path));
+  }
 
-  static inDir(dir: string): FileCredentialStore {
-    return new FileCredentialStore(join(dir, 'credentials.json'));
+  static inDir(dir: string, lock?: CredentialLock): FileCredentialStore {
+    return new FileCredentialStore(join(dir, 'credentials.json'), lock);
   }
 
   async #read(): Promise<Record<string, string>> {
@@ -59,17 +67,21 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   async set(account: string, secret: string): Promise<void> {
-    const data = await this.#read();
-    data[account] = secret;
-    await this.#write(data);
+    await this.lock.withLock('credentials.json', async () => {
+      const data = await this.#read();
+      data[account] = secret;
+      await this.#write(data);
+    });
   }
 
   async delete(account: string): Promise<boolean> {
-    const data = await this.#read();
-    if (!(account in data)) return false;
-    delete data[account];
-    await this.#write(data);
-    return true;
+    return this.lock.withLock('credentials.json', async () => {
+      const data = await this.#read();
+      if (!(account in data)) return false;
+      delete data[account];
+      await this.#write(data);
+      return true;
+    });
   }
 
   async list(): Promise<string[]> {

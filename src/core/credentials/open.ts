@@ -5,6 +5,7 @@
 import type { CredentialStore } from '../deps.js';
 import { FileCredentialStore } from './file-store.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, KeychainCredentialStore } from './keychain-store.js';
+import type { CredentialLock } from './lock.js';
 
 export interface OpenCredentialStoreOptions {
   /** Where the file fallback lives: the config directory. */
@@ -21,12 +22,14 @@ export interface OpenCredentialStoreOptions {
    * secret-service-ping.ts for why).
    */
   sessionBus?: string;
+  /** The config directory's lock, shared by every writer of the process (default: one of its own). */
+  lock?: CredentialLock;
   /** Told why the keychain was not used (the CLI prints a visible warning). */
   onFallback?: (why: string) => void;
 }
 
 export async function openCredentialStore(o: OpenCredentialStoreOptions): Promise<CredentialStore> {
-  const file = FileCredentialStore.inDir(o.configDir);
+  const file = FileCredentialStore.inDir(o.configDir, o.lock);
   if (o.insecure) {
     o.onFallback?.('insecure storage chosen');
     return file;

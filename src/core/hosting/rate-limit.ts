@@ -1,4 +1,5 @@
 /** `GET {api}/rate_limit`: request + processing, headers authoritative over the body. */
+import { authFields, type CredentialProvider } from '../auth/provider.js';
 import type { Credential, HttpClient } from '../http/client.js';
 import { parseServerDate, type RateLimitState } from '../ratelimit/headers.js';
 
@@ -19,12 +20,13 @@ export interface RateLimitOverview {
 export async function fetchRateLimit(
   http: HttpClient,
   apiUrl: string,
-  credential: Credential,
+  /** A fixed credential, or the provider (refreshed and retried once after a 401). */
+  credential: Credential | CredentialProvider,
   signal?: AbortSignal,
   /** Local clock, to measure the server's clock skew. */
   now?: () => number,
 ): Promise<RateLimitOverview> {
-  const { data, response } = await http.json({ url: 'rate_limit', baseUrl: apiUrl, credential, signal });
+  const { data, response } = await http.json({ url: 'rate_limit', baseUrl: apiUrl, ...authFields(credential), signal });
   const overview = processRateLimitResponse(data, response.rateLimit);
   const serverNow = parseServerDate(response.headers.date);
   if (serverNow !== undefined && now !== undefined) overview.skewMs = serverNow - now();

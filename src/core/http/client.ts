@@ -14,6 +14,7 @@
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
 import { HttpError } from '../errors.js';
+import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, SlidingWindowGate } from './guards.js';
 import { prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
@@ -60,7 +61,7 @@ export class HttpClient {
   /** Sends a request, applying the rate-limit policy and retries; throws on unexpected status. */
   request(spec: RequestSpec): Promise<HttpResponse> {
     const method = (spec.method ?? 'GET').toUpperCase();
-    return sendWithPolicy(this.#retry, method, spec, (m, s) => this.#send(m, s, this.#timeouts));
+    return sendWithAuth(spec, (a) => sendWithPolicy(this.#retry, method, a, (m, s) => this.#send(m, s, this.#timeouts)));
   }
 
   /**
@@ -72,7 +73,7 @@ export class HttpClient {
   requestStream(spec: RequestSpec): Promise<HttpResponse> {
     const method = (spec.method ?? 'GET').toUpperCase();
     const t = { ...this.#timeouts, totalMs: this.#o.streamTotalMs ?? DEFAULT_STREAM_TOTAL_MS };
-    return sendWithPolicy(this.#retry, method, { ...spec, streamResponse: true }, (m, s) => this.#send(m, s, t));
+    return sendWithAuth({ ...spec, streamResponse: true }, (a) => sendWithPolicy(this.#retry, method, a, (m, s) => this.#send(m, s, t)));
   }
 
   /**

@@ -1,5 +1,6 @@
 /** The HTTP client's public types: what callers send and what they get back. */
 import type { Readable } from 'node:stream';
+import type { CredentialProvider } from '../auth/provider.js';
 import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
@@ -28,6 +29,11 @@ export interface RequestSpec {
   /** Raw body: a string, bytes or a stream (streamed, never buffered). */
   body?: string | Uint8Array | Readable | AsyncIterable<Uint8Array>;
   credential?: Credential;
+  /**
+   * The credential's provider: its credential is sent (unless `credential`
+   * is given), and a 401 is answered by one refresh and one retry.
+   */
+  auth?: CredentialProvider;
   signal?: AbortSignal;
   /** This request's own bounds (see Timeouts); unset ones are the client's. */
   timeouts?: Partial<Timeouts>;

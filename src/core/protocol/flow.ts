@@ -5,6 +5,7 @@
  * credentials grant, token storage, refresh. Takes callbacks; prints nothing.
  */
 import type { Clock, RandomBytes } from '../deps.js';
+import { type CredentialLock, noLock } from '../credentials/lock.js';
 import type { HttpClient } from '../http/client.js';
 import { AuthRequiredError, LanyardError, OAuthError } from '../errors.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
@@ -43,6 +44,8 @@ export interface ProtocolAuthDeps {
   readonly loopbackTimeoutMs: number;
   /** Progress notes for stderr. */
   notify?(line: string): void;
+  /** The cross-process lock refreshes hold (default: none, for memory stores). */
+  readonly lock?: CredentialLock;
 }
 
 /** Cross-app access: the user's identity provider exchanges their ID token for an identity assertion the server accepts. */
@@ -408,7 +411,17 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
  * client is unknown (`invalid_client`: registration dropped) — the caller
  * authorizes again.
  */
-export async function refreshTokens(deps: ProtocolAuthDeps, t: StoredTokens): Promise<StoredTokens | undefined> {
+export async function refreshTokens(deps: ProtocolAuthDeps, used: StoredTokens): Promise<StoredTokens | undefined> {
+  // Under the lock, from the store as it is now: tokens another process
+  // refreshed meanwhile are used, and a rotating refresh token is never sent twice.
+  return (deps.lock ?? noLock).withLock(`protocol-${used.server}`, async () => {
+    const t = (await deps.credentials.tokens(used.server)) ?? used;
+    if (t.accessToken !== used.accessToken && (t.expiresAt === undefined || t.expiresAt - REFRESH_MARGIN_MS > deps.clock.now())) return t;
+    return refreshLocked(deps, t);
+  });
+}
+
+async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<StoredTokens | undefined> {
   const client = await deps.credentials.client(t.issuer);
   if (!client) {
     await deps.credentials.deleteTokens(t.server);

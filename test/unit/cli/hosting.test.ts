@@ -84,6 +84,8 @@ describe('hostingTarget', () => {
   it('refreshes a stored token shortly before it expires and saves the rotated refresh token', async () => {
     await new HostingAccounts(`${stub.url}/api/v3`, [FileCredentialStore.inDir(dir)]).save(record({ expiresAt: new Date(NOW + 60_000).toISOString() }));
     stub.on('POST', '/login/oauth/access_token', refreshed);
+    // Every refreshed token is revalidated.
+    stub.on('GET', '/api/v3/user', { body: { login: 'mona' } });
     const t = await hostingTarget(context());
     expect(t.credential).toEqual({ scheme: 'bearer', token: 'lyu_new' });
     expect(await stored()).toMatchObject({ token: 'lyu_new', refreshToken: 'lyr_new', expiresAt: new Date(NOW + 28800_000).toISOString() });
@@ -94,11 +96,15 @@ describe('hostingTarget', () => {
     await new HostingAccounts(`${stub.url}/api/v3`, [FileCredentialStore.inDir(dir)]).save(record());
     stub.on('GET', '/api/v3/user', { status: 401, body: { message: 'Bad credentials' } });
     stub.on('POST', '/login/oauth/access_token', refreshed);
-    stub.on('GET', '/api/v3/user', (req) => ({ body: { login: req.headers.authorization === 'Bearer lyu_new' ? 'mona' : 'wrong' } }));
+    const asMona = (req: { headers: Record<string, string | string[] | undefined> }) => ({
+      body: { login: req.headers.authorization === 'Bearer lyu_new' ? 'mona' : 'wrong' },
+    });
+    stub.on('GET', '/api/v3/user', asMona); // the revalidation of the refreshed token
+    stub.on('GET', '/api/v3/user', asMona); // the retried request
     const t = await hostingTarget(context());
-    const res = await t.http.request({ url: 'user', baseUrl: t.apiUrl, credential: t.credential });
+    const res = await t.http.request({ url: 'user', baseUrl: t.apiUrl, auth: t.auth });
     expect(await res.json()).toEqual({ login: 'mona' });
-    expect(t.credential).toEqual({ scheme: 'bearer', token: 'lyu_new' });
+    expect(await t.auth.credential()).toEqual({ scheme: 'bearer', token: 'lyu_new' });
     expect((await stored())?.refreshToken).toBe('lyr_new');
     stub.verify();
   });

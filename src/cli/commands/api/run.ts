@@ -64,20 +64,10 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const spec: RequestSpec = {
     method,
     url: t.url,
-    credential: t.credential,
+    auth: t.auth,
     headers: { accept: 'application/json', ...headers },
     signal: ctx.signal,
     streamResponse: true,
-  };
-  // After a 401, one renewed credential (protocol tokens), kept for later pages;
-  // not with --input, whose stream the refused request consumed.
-  let renew = opts.input ? undefined : t.renew;
-  const renewOnce = async (): Promise<Credential | undefined> => {
-    const r = renew;
-    renew = undefined;
-    const c = r && (await r());
-    if (c) spec.credential = c;
-    return c;
   };
   if (hasParams) {
     if (method === 'GET' || method === 'HEAD') spec.query = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === null ? '' : String(v)]));
@@ -89,7 +79,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   }
 
   if (!opts.paginate) {
-    const res = await send(http, spec, ctx, opts, renewOnce);
+    const res = await send(http, spec, ctx, opts);
     if (opts.silent) return void (await res.dump());
     await pipeBody(ctx, res);
     return;
@@ -103,7 +93,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   // Next pages only on the first page's origin, never one fetched before, and not endlessly empty.
   const guard = new PageGuard(spec.url);
   while (url) {
-    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts, renewOnce);
+    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts);
     const text = await res.text();
     let body: unknown;
     try {
@@ -141,22 +131,13 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   if (!opts.ndjson && !opts.silent) printJson(ctx.io, all, { compact: !ctx.io.stdoutIsTTY });
 }
 
-async function send(
-  http: Awaited<ReturnType<Context['http']>>,
-  spec: RequestSpec,
-  ctx: Context,
-  opts: ApiOptions,
-  renew?: () => Promise<Credential | undefined>,
-): Promise<HttpResponse> {
+/** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */
+async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions): Promise<HttpResponse> {
   try {
     const res = await http.request(spec);
     if (opts.include) printHead(ctx, res);
     return res;
   } catch (err) {
-    if (err instanceof HttpError && err.status === 401 && renew) {
-      const credential = await renew();
-      if (credential) return send(http, { ...spec, credential }, ctx, opts);
-    }
     if (err instanceof HttpError) {
       if (opts.include) {
         ctx.io.out(`HTTP ${err.status}`);

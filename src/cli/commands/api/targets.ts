@@ -5,7 +5,7 @@
  * host, so a token never leaks to a server it was not issued for.
  */
 import type { Context } from '../../context.js';
-import type { Credential } from '../../../core/http/client.js';
+import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
 import { baseOf, credentialFor, type ServiceName } from '../../services/credentials.js';
 import { UsageError } from '../../usage-error.js';
 
@@ -14,9 +14,8 @@ export type ApiService = ServiceName;
 export interface ApiTarget {
   url: string;
   service: ApiService;
-  credential: Credential;
-  /** A fresh credential after the server refused this one (401), when the service can refresh; once. */
-  renew?: () => Promise<Credential | undefined>;
+  /** The service's credential provider: the HTTP client refreshes after a 401 and retries once, where the service can. */
+  auth: CredentialProvider;
 }
 
 function within(url: URL, base: string): boolean {
@@ -44,13 +43,13 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
       } catch {
         continue;
       }
-      if (within(url, base)) return { url: url.toString(), service: s, ...(await credentialFor(ctx, s, settings, name)) };
+      if (within(url, base)) return { url: url.toString(), service: s, auth: (await credentialFor(ctx, s, settings, name)).auth };
     }
     ctx.warn(`${url.origin} is not an endpoint of profile "${name}"; sending the request without credentials`);
-    return { url: url.toString(), service, credential: { scheme: 'none' } };
+    return { url: url.toString(), service, auth: fixedCredential({ scheme: 'none' }, 'anonymous') };
   }
   if (!target.startsWith('/')) target = '/' + target;
   const base = baseOf(service, settings, name);
   const url = base.replace(/\/+$/, '') + target;
-  return { url, service, ...(await credentialFor(ctx, service, settings, name)) };
+  return { url, service, auth: (await credentialFor(ctx, service, settings, name)).auth };
 }

@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { localTime, printJson, relativeTime, renderTable } from '../../output.js';
-import { freshRecord, openHostingStores, type HostingStores } from '../../hosting.js';
+import { openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './index.js';
@@ -79,16 +79,23 @@ async function storedEntry(
   shown: (t: string) => string,
   mayBeActive: boolean,
 ): Promise<AuthStatusEntry> {
-  const found = { record: acc.record, store: acc.store };
   const notes: string[] = [];
-  const refresh = (force: boolean) => freshRecord(ctx, stores, settings, found, force).catch((err: Error) => void notes.push(`refresh failed: ${err.message}`));
+  const auth = await storedAccountAuth(ctx, apiUrl, settings['hosting.webUrl'], stores.accounts, { record: acc.record, store: acc.store });
+  const refresh = async (force: boolean) => {
+    try {
+      if (force) await auth.refresh(await auth.credential());
+      else await auth.refreshIfDue();
+    } catch (err) {
+      notes.push(`refresh failed: ${(err as Error).message}`);
+    }
+  };
   await refresh(false);
-  let c = await check(ctx, apiUrl, found.record.token);
-  if (!c.valid && !c.detail?.startsWith('could not') && canRefresh(found.record, ctx.clock.now())) {
+  let c = await check(ctx, apiUrl, auth.record!.token);
+  if (!c.valid && !c.detail?.startsWith('could not') && canRefresh(auth.record!, ctx.clock.now())) {
     await refresh(true);
-    c = await check(ctx, apiUrl, found.record.token);
+    c = await check(ctx, apiUrl, auth.record!.token);
   }
-  const r = found.record;
+  const r = auth.record!;
   if (c.valid && c.login !== r.login) notes.push(`the token belongs to ${c.login}`);
   if (acc.store.kind === 'file' && stores.fallbackReason) notes.push(`stored in a plain file: ${stores.fallbackReason}`);
   const detail = [c.detail, ...notes].filter(Boolean).join('; ');

@@ -10,7 +10,7 @@ import type { RatelimitStatusOptions, RatelimitWaitOptions } from './index.js';
 
 async function overview(ctx: Context): Promise<RateLimitOverview> {
   const t = await hostingTarget(ctx);
-  return fetchRateLimit(t.http, t.apiUrl, t.credential, ctx.signal, () => ctx.clock.now());
+  return fetchRateLimit(t.http, t.apiUrl, t.auth, ctx.signal, () => ctx.clock.now());
 }
 
 function pick(o: RateLimitOverview, resource: string): ResourceBudget {

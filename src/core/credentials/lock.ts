@@ -1,0 +1,77 @@
+/**
+ * The cross-process lock of the credential and config stores: a lock
+ * directory per name in `<config dir>/locks`, taken with proper-lockfile
+ * (mkdir is atomic on every file system; a lock whose holder died goes stale
+ * and is taken over). Writers read, change and write under it; a refresh
+ * re-reads the store after taking it, so a token another process refreshed
+ * meanwhile is used instead of spending the refresh token twice.
+ */
+import { join } from 'node:path';
+import { CredentialStoreError } from '../errors.js';
+
+export interface CredentialLock {
+  /** Runs `f` while holding the lock `name` (waits for another holder, in this or another process). */
+  withLock<T>(name: string, f: () => Promise<T>): Promise<T>;
+}
+
+/** No lock: for in-memory stores (tests) and read-only use. */
+export const noLock: CredentialLock = { withLock: (_name, f) => f() };
+
+export interface FileLockOptions {
+  /** A lock not touched for this long belongs to a dead process and is taken over. */
+  staleMs?: number;
+  /** How long to wait for the lock before failing. */
+  waitMs?: number;
+}
+
+export class FileLock implements CredentialLock {
+  readonly #dir: string;
+  readonly #o: Required<FileLockOptions>;
+  /** In-process queue per name: proper-lockfile's mkdir lock is not re-entrant across this process's own callers. */
+  readonly #local = new Map<string, Promise<unknown>>();
+
+  constructor(configDir: string, o: FileLockOptions = {}) {
+    this.#dir = join(configDir, 'locks');
+    this.#o = { staleMs: o.staleMs ?? 20_000, waitMs: o.waitMs ?? 60_000 };
+  }
+
+  withLock<T>(name: string, f: () => Promise<T>): Promise<T> {
+    const prev = this.#local.get(name) ?? Promise.resolve();
+    const run = prev.then(
+      () => this.#locked(name, f),
+      () => this.#locked(name, f),
+    );
+    const tail = run.catch(() => undefined);
+    this.#local.set(name, tail);
+    void tail.then(() => {
+      if (this.#local.get(name) === tail) this.#local.delete(name);
+    });
+    return run;
+  }
+
+  async #locked<T>(name: string, f: () => Promise<T>): Promise<T> {
+    const [{ mkdir }, lockfile] = await Promise.all([import('node:fs/promises'), import('proper-lockfile')]);
+    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    const target = join(this.#dir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
+    // Retries with a capped backoff up to about waitMs in all.
+    const maxTimeout = 200;
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(target, {
+        realpath: false,
+        lockfilePath: `${target}.lock`,
+        stale: this.#o.staleMs,
+        update: Math.max(1000, Math.floor(this.#o.staleMs / 4)),
+        retries: { retries: Math.ceil(this.#o.waitMs / maxTimeout), minTimeout: 10, maxTimeout, factor: 1.5, randomize: true },
+        onCompromised: () => undefined,
+      });
+    } catch (err) {
+      throw new CredentialStoreError(`cannot take the lock ${target}.lock: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      return await f();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+}

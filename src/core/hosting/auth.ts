@@ -1,0 +1,154 @@
+/**
+ * The hosting service's credential provider. Precedence: LANYARD_TOKEN, then
+ * WORKFLOW_TOKEN, then the stored token of the active account, else anonymous
+ * (`--basic-client` replaces all of these: see credential.ts). A stored token
+ * of an installable app is refreshed shortly before it expires and after a
+ * 401, under the cross-process lock: the store is re-read once the lock is
+ * held, so a token another process refreshed meanwhile is used as it is, and
+ * a rotating refresh token is never presented twice. Every refreshed token is
+ * revalidated with GET /user, like every other new token.
+ */
+import type { CredentialProvider } from '../auth/provider.js';
+import type { CredentialLock } from '../credentials/lock.js';
+import { noLock } from '../credentials/lock.js';
+import type { Clock, CredentialStore } from '../deps.js';
+import { AuthRequiredError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+import type { Credential } from '../http/types.js';
+import type { HostingAccounts, HostingTokenRecord } from './accounts.js';
+import type { HostingCredentialSource } from './credential.js';
+
+export interface HostingAuthOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  apiUrl: string;
+  /** The web root, where the token endpoint is (refresh needs it). */
+  webUrl?: string;
+  /** The stored accounts, opened only when no environment token applies. */
+  accounts: () => Promise<HostingAccounts>;
+  http: HttpClient;
+  clock: Clock;
+  /** Sent when known (LANYARD_CLIENT_SECRET); public clients refresh without it. */
+  clientSecret?: string;
+  signal?: AbortSignal;
+  /** The cross-process lock of the config directory (noLock for memory stores). */
+  lock?: CredentialLock;
+  /** Told when a due refresh failed and the old token is tried anyway. */
+  onWarning?: (text: string) => void;
+}
+
+export class HostingAuth implements CredentialProvider {
+  readonly source: HostingCredentialSource;
+  readonly login?: string;
+  #credential: Credential;
+  #found?: { record: HostingTokenRecord; store: CredentialStore };
+  readonly #o?: HostingAuthOptions;
+  readonly #accounts?: HostingAccounts;
+
+  private constructor(
+    source: HostingCredentialSource,
+    credential: Credential,
+    o?: HostingAuthOptions,
+    accounts?: HostingAccounts,
+    found?: { record: HostingTokenRecord; store: CredentialStore },
+  ) {
+    this.source = source;
+    this.#credential = credential;
+    this.#o = o;
+    this.#accounts = accounts;
+    this.#found = found;
+    if (found) this.login = found.record.login;
+  }
+
+  /** Environment, then the active stored account (refreshed first when due), else anonymous. */
+  static async resolve(o: HostingAuthOptions): Promise<HostingAuth> {
+    if (o.env.LANYARD_TOKEN) return new HostingAuth('env:LANYARD_TOKEN', { scheme: 'bearer', token: o.env.LANYARD_TOKEN });
+    if (o.env.WORKFLOW_TOKEN) return new HostingAuth('env:WORKFLOW_TOKEN', { scheme: 'bearer', token: o.env.WORKFLOW_TOKEN });
+    const accounts = await o.accounts();
+    const found = await accounts.active();
+    if (!found) return new HostingAuth('anonymous', { scheme: 'none' });
+    const auth = new HostingAuth(found.store.kind as HostingCredentialSource, { scheme: 'bearer', token: found.record.token }, o, accounts, found);
+    // A failed refresh is a warning: the old token is tried, and a 401 says the rest.
+    await auth.refreshIfDue().catch((err: Error) => o.onWarning?.(`could not refresh the token of ${found.record.login}: ${err.message}`));
+    return auth;
+  }
+
+  /** For one stored account (auth status checks each). */
+  static forAccount(o: HostingAuthOptions, accounts: HostingAccounts, found: { record: HostingTokenRecord; store: CredentialStore }): HostingAuth {
+    return new HostingAuth(found.store.kind as HostingCredentialSource, { scheme: 'bearer', token: found.record.token }, o, accounts, { ...found });
+  }
+
+  /** The stored record in use (after any refresh), when the token is a stored one. */
+  get record(): HostingTokenRecord | undefined {
+    return this.#found?.record;
+  }
+
+  async credential(): Promise<Credential> {
+    return this.#credential;
+  }
+
+  /** Refreshes now when the stored token expires within the margin (installable apps); throws when that fails. */
+  async refreshIfDue(): Promise<void> {
+    const { canRefresh, refreshDue } = await import('./refresh.js');
+    const r = this.#found?.record;
+    if (!r || !this.#o?.webUrl) return;
+    const now = this.#o.clock.now();
+    if (!canRefresh(r, now) || !refreshDue(r, now)) return;
+    await this.#refresh(false);
+  }
+
+  async refresh(used: Credential): Promise<Credential | undefined> {
+    const r = this.#found?.record;
+    if (!r?.refreshToken || !this.#o?.webUrl) return undefined;
+    if (used.scheme !== 'bearer') return undefined;
+    // A token refreshed since the refused request was sent (here or in another process) is tried first.
+    if (used.token !== r.token) return this.#credential;
+    const before = r.token;
+    await this.#refresh(true);
+    return this.#found!.record.token !== before ? this.#credential : undefined;
+  }
+
+  /**
+   * Under the lock: re-read the record; when another process already rotated
+   * it, take that one; otherwise refresh (when `force`, or when still due),
+   * save, and revalidate the new token.
+   */
+  async #refresh(force: boolean): Promise<void> {
+    const o = this.#o!;
+    const found = this.#found!;
+    const login = found.record.login;
+    const { canRefresh, refreshDue, refreshRecord } = await import('./refresh.js');
+    const lock = o.lock ?? noLock;
+    const next = await lock.withLock(`hosting-${this.#accounts!.host}-${login}`, async () => {
+      const latest = (await this.#accounts!.get(login)) ?? found;
+      const now = o.clock.now();
+      if (latest.record.token !== found.record.token) return { ...latest, refreshed: false };
+      if (!force && !refreshDue(latest.record, now)) return { ...latest, refreshed: false };
+      if (!canRefresh(latest.record, now))
+        throw new AuthRequiredError(`the token of ${login} expired and cannot be refreshed`, { hint: 'sign in again: `lanyard auth device`' });
+      const record = await refreshRecord({
+        http: o.http,
+        webUrl: o.webUrl!,
+        record: latest.record,
+        nowMs: now,
+        clientSecret: o.clientSecret,
+        signal: o.signal,
+      });
+      // Saved before anything else: the old refresh token is spent.
+      await this.#accounts!.update(record, latest.store);
+      return { record, store: latest.store, refreshed: true };
+    });
+    this.#found = { record: next.record, store: next.store };
+    this.#credential = { scheme: 'bearer', token: next.record.token };
+    if (next.refreshed) await this.#revalidate(next.record);
+  }
+
+  /** GET /user with a refreshed token: it must still act for the same account. */
+  async #revalidate(record: HostingTokenRecord): Promise<void> {
+    const o = this.#o!;
+    const { fetchUser } = await import('./user.js');
+    const user = await fetchUser(o.http, o.apiUrl, { scheme: 'bearer', token: record.token }, o.signal);
+    if (user.login !== record.login) {
+      throw new AuthRequiredError(`the refreshed token acts for ${user.login}, not ${record.login}`, { hint: 'sign in again: `lanyard auth device`' });
+    }
+  }
+}
