@@ -151,6 +151,24 @@ export function parseDuration(text: string, flag: string, maxMs = MAX_TIMER_MS):
   return Math.round(total);
 }
 
+/** What waitTimeoutMs needs of the Context: the root options. */
+type WithRootTimeout = { globals(): { timeout?: string } };
+
+/**
+ * The bound of a command's own wait (a sign-in, `ratelimit wait`) from its
+ * `--timeout`, in ms. `--timeout` is also a root option (each request's
+ * deadline), and commander gives a root option the value wherever it stands on
+ * the command line: so the command's own value, else the root's, else
+ * `byDefault` (undefined: no bound). The command's option must have no
+ * commander default, or the root's value would never be seen.
+ */
+export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault: string): number;
+export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined): number | undefined;
+export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault?: string): number | undefined {
+  const text = own ?? ctx.globals().timeout ?? byDefault;
+  return text === undefined ? undefined : parseDuration(text, '--timeout');
+}
+
 /** Parses a non-negative integer option. */
 export function parseIntOption(text: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);

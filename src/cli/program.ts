@@ -152,7 +152,7 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .option('--max-wait <duration>', 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)')
     .option(
       '--timeout <duration>',
-      'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for `ratelimit wait`, its longest wait',
+      'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for a sign-in or `ratelimit wait`, also its longest wait',
     )
     .option(
       '--basic-client',

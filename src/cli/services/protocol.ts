@@ -2,7 +2,7 @@
 import type { Context } from '../context.js';
 import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
 import { ProtocolCredentials } from '../../core/protocol/store.js';
-import { parseDuration, sanitize } from '../output.js';
+import { sanitize, waitTimeoutMs } from '../output.js';
 import { readStdinSecret } from '../stdin.js';
 import { requirePerson } from '../interactive.js';
 import { UsageError } from '../usage-error.js';
@@ -16,7 +16,7 @@ export interface ProtocolCliOptions {
 
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
   const [http, store, lock] = await Promise.all([ctx.http(), ctx.credentials(), ctx.credentialLock()]);
-  const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   const mode = elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {

@@ -23,7 +23,7 @@ import {
   randomToken,
   saveHealthToken,
 } from '../../../core/health/token.js';
-import { localTime, parseDuration, relativeTime } from '../../output.js';
+import { localTime, relativeTime, waitTimeoutMs } from '../../output.js';
 import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
 
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {
@@ -36,7 +36,7 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
   const { name, settings } = await ctx.profile();
   const authUrl = requireSetting(settings, 'health.authUrl', name);
   const clientId = requireSetting(settings, 'health.clientId', name);
-  const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   requirePerson(ctx, 'the service-health sign-in', `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
   const random = (n: number) => new Uint8Array(randomBytes(n));

@@ -101,7 +101,7 @@ export function authCommand(ctx: Context): Command {
       .option('--login <user>', 'suggest an account to sign in with (hosting)')
       .option('--no-signup', 'do not offer sign-up during the flow (hosting)')
       .option('--select-account', 'force the account picker (hosting)')
-      .option('--timeout <duration>', 'give up waiting for the browser after this long', '5m')
+      .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
       .option('--insecure-storage', 'store tokens in a 0600 file instead of the OS keychain')
       .option('--server <url>', 'sign in to this context-protocol server')
       .option('--client-id <id>', 'pre-registered client id (protocol servers without registration)')

@@ -4,7 +4,7 @@
  * it is never taken from arguments, printed or stored.
  */
 import type { Context } from '../../context.js';
-import { parseDuration } from '../../output.js';
+import { waitTimeoutMs } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthLoginOptions } from './index.js';
 import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
@@ -25,7 +25,7 @@ async function clientSecret(ctx: Context): Promise<string> {
 export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   if (o.clientCredentials) throw new UsageError('--client-credentials applies to protocol servers (--server)');
   const scopes = scopesOption(o.scopes);
-  const timeoutMs = parseDuration(o.timeout ?? '5m', '--timeout');
+  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   const ep = await hostingEndpoints(ctx, o.clientId);
   // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
   requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput: !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY });

@@ -1,6 +1,6 @@
 /** `lanyard echo auth-info` and `echo token`: a bearer token per scheme. */
 import type { Context } from '../../context.js';
-import { parseDuration, printJson, relativeTime, renderTable } from '../../output.js';
+import { parseDuration, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { isEchoTokenScheme } from '../../../shared/echo.js';
 import { fetchAuthInfo } from '../../../core/echo/api.js';
@@ -13,7 +13,7 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
   if (!isEchoTokenScheme(opts.scheme)) throw new UsageError(`--scheme: unknown scheme "${opts.scheme}"`);
   const lifetimeMs = parseDuration(opts.lifetime ?? '1h', '--lifetime');
   if (lifetimeMs < 1000 || lifetimeMs > 3_600_000 || lifetimeMs % 1000) throw new UsageError('--lifetime must be whole seconds between 1s and 1h');
-  const timeoutMs = parseDuration(opts.timeout ?? '5m', '--timeout');
+  const timeoutMs = waitTimeoutMs(ctx, opts.timeout, '5m');
   const { settings, baseUrl } = await echoProfile(ctx);
   const http = await ctx.http();
   const gate = () =>

@@ -44,7 +44,7 @@ function tokenOptions(cmd: Command): Command {
     .option('--client-id <id>', "OAuth client id at the identity provider (default: the profile's echo.idpClientId)")
     .option('--login-hint <email>', 'suggest this account on the sign-in page')
     .option('--no-browser', 'print the sign-in URL instead of opening a browser')
-    .option('--timeout <duration>', 'give up waiting for the browser sign-in after this long', '5m')
+    .option('--timeout <duration>', 'give up waiting for the browser sign-in after this long (default: 5m)')
     .option('--fresh', 'sign in again even if a cached identity token is still valid');
 }
 

@@ -41,7 +41,7 @@ export function protocolCommand(ctx: Context): Command {
         .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider')
         .option('--elicitation <mode>', 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults')
         .option('--no-browser', 'print the authorization URL instead of opening a browser')
-        .option('--timeout <duration>', 'give up waiting for the browser after this long', '5m'),
+        .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)'),
     ).action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
     [
       'lanyard protocol request https://tools.example.com/mcp',

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { appendStepSummary, ciEvent } from '../../ci.js';
-import { localTime, parseDuration, parseIntOption, printJson, relativeTime, renderTable } from '../../output.js';
+import { localTime, parseIntOption, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
 import { hostingTarget } from '../../hosting.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
 import { RateLimitError } from '../../../core/errors.js';
@@ -77,9 +77,7 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
 export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions): Promise<void> {
   const resource = resourceOption(opts.resource) ?? 'core';
   const min = parseIntOption(opts.min ?? '1', '--min', 1);
-  // `--timeout` is also a root option (each request's deadline), which takes the value wherever it stands.
-  const timeoutText = opts.timeout ?? ctx.globals().timeout;
-  const timeoutMs = timeoutText !== undefined ? parseDuration(timeoutText, '--timeout') : undefined;
+  const timeoutMs = waitTimeoutMs(ctx, opts.timeout);
   const start = ctx.clock.monotonic();
   const spinner = await createSpinner(ctx.io);
   try {
