@@ -564,7 +564,7 @@ complete -c lanyard -n '__lanyard_at '\''mailbox url'\''' -l no-color -d 'disabl
 complete -c lanyard -n '__lanyard_at '\''mailbox url'\''' -l help -s h -d 'display help for command'
 complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l domain -x -d 'mailbox domain (default: the profile'\''s mailbox.domain)'
 complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l user -x -d 'mailbox user (default: the profile'\''s mailbox.user)'
-complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l output -s o -r -F -d 'write to a file, or into a directory under the part'\''s (sanitised) file name'
+complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l output -s o -r -F -d 'write to a file, or into a directory (a trailing / creates it) under the part'\''s (sanitised) file name'
 complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l force -s f -d 'overwrite an existing file'
 complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''mailbox part'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'

@@ -248,3 +248,52 @@ describe('the built CLI prints the examples', () => {
     }
   });
 });
+
+describe('examples that once failed when pasted run against the emulator', () => {
+  it('health event (published example needs --since; a seeded id) and mailbox part --output DIR/ (created)', { timeout: 120_000 }, async () => {
+    const { startWorld, BIN, cleanEnv } = await import('./harness.js');
+    const { mkdtemp, writeFile, chmod, rm, readdir } = await import('node:fs/promises');
+    const { execFile } = await import('node:child_process');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const world = await startWorld();
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-examples-'));
+    try {
+      await writeFile(join(dir, 'lanyard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+      await chmod(join(dir, 'lanyard'), 0o755);
+      const info = (await (await fetch(`${world.url}/_emulator/info`)).json()) as { health: { token: string } };
+      const raw = [
+        'Subject: with attachment',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary=b',
+        '',
+        '--b',
+        'Content-Type: text/plain',
+        '',
+        'body',
+        '--b',
+      ];
+      raw.push('Content-Type: application/pdf', 'Content-Disposition: attachment; filename="report.pdf"', '', '%PDF-1.4', '--b--', '');
+      const id = (await world.run(['--profile', 'emulator', 'mailbox', 'store', '-'], { input: raw.join('\r\n') })).stdout.trim();
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const env = cleanEnv({ ...world.env, PATH: `${dir}:${process.env.PATH}`, LANYARD_PROFILE: 'emulator', LANYARD_HEALTH_TOKEN: info.health.token, ID: id });
+      const lines = commands
+        .filter((c) => ['health', 'health event', 'mailbox part'].includes(path(c)))
+        .flatMap((c) => examplesIn(helpOf(c, treeIO)))
+        .filter((l) => /lanyard (health event |mailbox part .*--output)/.test(l));
+      expect(lines.length).toBeGreaterThanOrEqual(4);
+      for (const line of lines) {
+        const r = await new Promise<{ code: number; out: string }>((resolve) =>
+          execFile('bash', ['-c', line], { cwd: dir, env, timeout: 30_000 }, (err, stdout, stderr) =>
+            resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+          ),
+        );
+        expect(r.code, `$ ${line}\n${r.out}`).toBe(0);
+      }
+      expect(await readdir(join(dir, 'downloads'))).toEqual(['report.pdf']);
+    } finally {
+      await world.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

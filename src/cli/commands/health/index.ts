@@ -74,9 +74,13 @@ export function healthCommand(ctx: Context): Command {
   );
   examples(
     withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs')))
-      .argument('<trackingId>', 'tracking id of the event (its name), e.g. BC_1-FXZ')
+      .argument('<trackingId>', 'tracking id of the event (its name), e.g. LY03-E6P')
       .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
-    ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-Q8M --json'],
+    ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-E6P --json'],
   );
-  return examples(cmd, ['lanyard auth login --health', 'lanyard health events --since 7d --all --ndjson', 'lanyard health event BC_1-FXZ --json']);
+  return examples(cmd, [
+    'lanyard auth login --health',
+    'lanyard health events --since 7d --all --ndjson',
+    'lanyard health event BC_1-FXZ --since 5/12/2025 --json',
+  ]);
 }

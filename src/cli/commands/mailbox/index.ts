@@ -112,7 +112,7 @@ export function mailboxCommand(ctx: Context): Command {
         .argument('<part>', 'IMAP part number (1, 1.2, 2.1.3) or content id in angle brackets (<logo@host>)')
         .description('stream one body part (attachment, inline image, alternative body)'),
     )
-      .option('-o, --output <file|dir>', "write to a file, or into a directory under the part's (sanitised) file name")
+      .option('-o, --output <file|dir>', "write to a file, or into a directory (a trailing / creates it) under the part's (sanitised) file name")
       .option('-f, --force', 'overwrite an existing file')
       .action(async (id: string, part: string, opts: MailboxOutputOptions) => (await read()).runMailboxPart(ctx, id, part, opts)),
     ['lanyard mailbox part "$ID" 2 --output ./downloads/', 'lanyard mailbox part "$ID" "<logo@example.com>" > logo.png', 'lanyard mailbox part "$ID" 1.1'],

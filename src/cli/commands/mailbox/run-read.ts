@@ -53,9 +53,15 @@ export async function runMailboxPart(ctx: Context, idArg: string, partArg: strin
   let outPath = o.output;
   let intoDir = false;
   if (outPath !== undefined) {
-    const st = await (await import('node:fs/promises')).stat(outPath).catch(() => undefined);
+    const fs = await import('node:fs/promises');
+    const st = await fs.stat(outPath).catch(() => undefined);
     intoDir = !!st?.isDirectory() || /[\\/]$/.test(outPath);
-    if (intoDir && !st) throw new ValidationError(`directory ${outPath} does not exist`);
+    // `DIR/` that does not exist yet is created, as `gh release download --dir` does
+    if (intoDir && !st)
+      await fs.mkdir(outPath, { recursive: true }).catch((err: Error) => {
+        throw new ValidationError(`cannot create directory ${outPath}: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
+      });
+    else if (intoDir && st?.isDirectory() === false) throw new ValidationError(`${outPath} is not a directory`);
   }
   const client = await mailboxClient(ctx, o);
   let out = outPath !== undefined && !intoDir ? await openOutputFile(outPath, o.force) : undefined;
