@@ -40,6 +40,23 @@ describe('lanyard api', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('a refused credential is named, with the sign-in command of its service', async () => {
+    const bad = await run(['/user'], { LANYARD_TOKEN: 'ghp_not-a-real-token-000000000000' });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toMatch(/the token from LANYARD_TOKEN was refused/);
+    expect(bad.stderr).toMatch(/lanyard auth device/);
+    expect(bad.stderr).not.toMatch(/auth login/);
+    expect(bad.stderr).not.toContain('ghp_not-a-real-token');
+    const health = await run(['--service', 'health', '/subscriptions/x/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01'], {
+      LANYARD_HEALTH_TOKEN: 'not-a-health-token',
+    });
+    expect(health.code).toBe(4);
+    expect(health.stderr).toMatch(/the health token from LANYARD_HEALTH_TOKEN was refused/);
+    expect(health.stderr).toMatch(/lanyard auth login --health/);
+    const none = await run(['/user'], { LANYARD_TOKEN: '' });
+    expect(none.stderr).toMatch(/no token was sent; sign in with `lanyard auth device`/);
+  });
+
   it('-f/-F build a JSON body for POST (typed with -F) and query parameters for GET', async () => {
     const created = await run(['-X', 'POST', '/user/repos', '-f', 'name=api-e2e', '-F', 'private=true', '-f', 'description=from the api test']);
     expect(created.code, created.stderr).toBe(0);

@@ -8,7 +8,7 @@ import { shaperOf } from '../../shape/registry.js';
 import { HttpError, LanyardError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, PageGuard, pageItems } from '../../../core/api/pagination.js';
-import { resolveApiTarget } from './targets.js';
+import { type ApiTarget, refusedCredentialHint, resolveApiTarget } from './targets.js';
 import { readStdinText } from '../../stdin.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -79,7 +79,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   }
 
   if (!opts.paginate) {
-    const res = await send(http, spec, ctx, opts);
+    const res = await send(http, spec, ctx, opts, t);
     if (opts.silent) return void (await res.dump());
     await pipeBody(ctx, res);
     return;
@@ -93,7 +93,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   // Next pages only on the first page's origin, never one fetched before, and not endlessly empty.
   const guard = new PageGuard(spec.url);
   while (url) {
-    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts);
+    const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts, t);
     const text = await res.text();
     let body: unknown;
     try {
@@ -132,13 +132,14 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
 }
 
 /** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */
-async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions): Promise<HttpResponse> {
+async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, t: ApiTarget): Promise<HttpResponse> {
   try {
     const res = await http.request(spec);
     if (opts.include) printHead(ctx, res);
     return res;
   } catch (err) {
     if (err instanceof HttpError) {
+      if (err.status === 401 && !err.hint) err.hint = refusedCredentialHint(t);
       if (opts.include) {
         ctx.io.out(`HTTP ${err.status}`);
         for (const [k, v] of Object.entries(err.headers)) ctx.io.out(`${k}: ${v}`);
