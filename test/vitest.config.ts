@@ -5,6 +5,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup-env.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -21,9 +21,16 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
   io.err = (text) => rawErr(safeText(text));
   const ac = new AbortController();
   let interrupted = false;
+  let firstSignalAt = 0;
   const onSigint = () => {
-    if (interrupted) process.exit(ExitCode.Interrupted);
+    // A second Ctrl-C forces the exit. A repeat within 300 ms is not a person's:
+    // conf's atomic writer (when-exit) re-raises every signal on this process.
+    if (interrupted) {
+      if (performance.now() - firstSignalAt < 300) return;
+      process.exit(ExitCode.Interrupted);
+    }
     interrupted = true;
+    firstSignalAt = performance.now();
     ac.abort();
   };
   process.on('SIGINT', onSigint);
