@@ -9,20 +9,9 @@
  * credential comes from (environment before store), how it is stored and
  * forgotten, and how it is refreshed (under the cross-process lock).
  */
-import type { Credential, RequestSpec } from '../http/types.js';
+import type { Credential, CredentialProvider, RequestSpec } from '../http/types.js';
 
-export interface CredentialProvider {
-  /** Where the credential comes from: `env:LANYARD_TOKEN`, `keychain`, `file`, `anonymous`… */
-  readonly source: string;
-  /** The credential to send now; a stored token about to expire is refreshed first. */
-  credential(): Promise<Credential>;
-  /**
-   * The server refused `used` (HTTP 401): a new credential to retry with once,
-   * or undefined when there is none (the 401 stands). A token another process
-   * refreshed meanwhile is returned without refreshing again.
-   */
-  refresh?(used: Credential): Promise<Credential | undefined>;
-}
+export type { CredentialProvider } from '../http/types.js';
 
 /** A credential that cannot be refreshed (environment tokens, API keys, Basic client credentials, anonymous). */
 export function fixedCredential(credential: Credential, source: string): CredentialProvider {

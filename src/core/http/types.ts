@@ -1,6 +1,5 @@
 /** The HTTP client's public types: what callers send and what they get back. */
 import type { Readable } from 'node:stream';
-import type { CredentialProvider } from '../auth/provider.js';
 import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
@@ -103,4 +102,18 @@ export interface HttpClientOptions {
   maxNetworkRetries?: number;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
+}
+
+/** The one shape of every credential (see core/auth/provider.ts): the credential to send now and, where the service can, a new one after a 401. */
+export interface CredentialProvider {
+  /** Where the credential comes from: `env:LANYARD_TOKEN`, `keychain`, `file`, `anonymous`… */
+  readonly source: string;
+  /** The credential to send now; a stored token about to expire is refreshed first. */
+  credential(): Promise<Credential>;
+  /**
+   * The server refused `used` (HTTP 401): a new credential to retry with once,
+   * or undefined when there is none (the 401 stands). A token another process
+   * refreshed meanwhile is returned without refreshing again.
+   */
+  refresh?(used: Credential): Promise<Credential | undefined>;
 }

@@ -8,7 +8,7 @@ import { LanyardError, OAuthError, ValidationError } from '../errors.js';
 import type { ClientAuthMethod } from '../../shared/protocol.js';
 import type { AuthServerEndpoints } from './discovery.js';
 import { processRegistrationResponse, registrationRequest, type ClientIdentity } from './registration.js';
-import type { ProtocolAuthDeps } from './flow.js';
+import type { ProtocolAuthDeps } from './deps.js';
 import { signingAlgOf } from './token.js';
 
 export interface ClientResolution {

@@ -4,9 +4,7 @@
  * authorization code grant with PKCE on a loopback redirect or the client
  * credentials grant, token storage, refresh. Takes callbacks; prints nothing.
  */
-import type { Clock, RandomBytes } from '../deps.js';
-import { type CredentialLock, noLock } from '../credentials/lock.js';
-import type { HttpClient } from '../http/client.js';
+import { noLock } from '../credentials/lock.js';
 import { AuthRequiredError, LanyardError, OAuthError } from '../errors.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
 import { OAuthGrant, TokenTypes } from '../../shared/protocol.js';
@@ -25,28 +23,11 @@ import { assertRedirectUri, assertSecureEndpoint, authBaseOf, serverKeyOf } from
 import { codeChallengeS256, generateCodeVerifier, generateState } from './pkce.js';
 import { resolveClient, type ClientResolution } from './client-identity.js';
 import type { ClientIdentity } from './registration.js';
-import type { ProtocolCredentials, StoredTokens } from './store.js';
-import { OAuthErrorCode, processTokenResponse, tokenRequest, type TokenSet } from './token.js';
+import type { StoredTokens } from './store.js';
+import type { ProtocolAuthDeps } from './deps.js';
 
-export interface ProtocolAuthDeps {
-  readonly http: HttpClient;
-  readonly credentials: ProtocolCredentials;
-  readonly clock: Clock;
-  readonly signal?: AbortSignal;
-  readonly random?: RandomBytes;
-  /** Shows the authorization URL to the user (the CLI prints it and opens a browser). */
-  presentAuthorizationUrl(url: string): Promise<void>;
-  /** The client secret of a confidential client (environment or stdin), read lazily. */
-  clientSecret(): Promise<string | undefined>;
-  /** The user's ID token from their identity provider (cross-app access), read lazily. */
-  idToken?(): Promise<string | undefined>;
-  /** How long to wait for the browser to come back. */
-  readonly loopbackTimeoutMs: number;
-  /** Progress notes for stderr. */
-  notify?(line: string): void;
-  /** The cross-process lock refreshes hold (default: none, for memory stores). */
-  readonly lock?: CredentialLock;
-}
+export type { ProtocolAuthDeps } from './deps.js';
+import { OAuthErrorCode, processTokenResponse, tokenRequest, type TokenSet } from './token.js';
 
 /** Cross-app access: the user's identity provider exchanges their ID token for an identity assertion the server accepts. */
 export interface IdentityProviderOptions {

@@ -1,22 +1,8 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withShaping } from '../../command-kit.js';
-
-export interface ApiOptions {
-  method?: string;
-  header: string[];
-  rawField: string[];
-  field: string[];
-  input?: string;
-  paginate?: boolean;
-  include?: boolean;
-  service: 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
-  ndjson?: boolean;
-  json?: boolean;
-  silent?: boolean;
-  jq?: string;
-  template?: string;
-}
+import type { ApiOptions } from './options.js';
+export type { ApiOptions } from './options.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 

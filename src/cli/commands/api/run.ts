@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import type { ApiOptions } from './index.js';
+import type { ApiOptions } from './options.js';
 import { UsageError } from '../../usage-error.js';
 import { printJson, printNdjson } from '../../output.js';
 import { shaperOf } from '../../shape/registry.js';

@@ -1,6 +1,6 @@
 /** `lanyard auth device`: the device flow (the default interactive sign-in). */
 import type { Context } from '../../context.js';
-import type { AuthDeviceOptions } from './index.js';
+import type { AuthDeviceOptions } from './options.js';
 import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import { requirePerson } from '../../interactive.js';
 

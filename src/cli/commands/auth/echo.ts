@@ -1,6 +1,6 @@
 /** Lines for `lanyard auth status`: the echo API key and cached identity tokens. */
 import type { Context } from '../../context.js';
-import type { AuthStatusEntry } from './index.js';
+import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { maskSecret, resolveApiKey, type CachedIdentityToken } from '../../../core/echo/credentials.js';
 

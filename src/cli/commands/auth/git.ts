@@ -11,7 +11,7 @@ import { LanyardError, ValidationError } from '../../../core/errors.js';
 import { hostingTarget } from '../../hosting.js';
 import { readStdinText } from '../../stdin.js';
 import { UsageError } from '../../usage-error.js';
-import type { AuthSetupGitOptions } from './index.js';
+import type { AuthSetupGitOptions } from './options.js';
 
 /** Parses git's credential description (`key=value` lines). */
 export function parseCredentialRequest(text: string): Record<string, string> {

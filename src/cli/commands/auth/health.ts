@@ -8,7 +8,7 @@ import { requirePerson } from '../../interactive.js';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
-import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './index.js';
+import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import type { CredentialStore } from '../../../core/deps.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { hostOf } from '../../../core/credentials/accounts.js';

@@ -6,73 +6,25 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
-
-export interface AuthLoginOptions {
-  scopes?: string;
-  browser?: boolean;
-  login?: string;
-  signup?: boolean;
-  selectAccount?: boolean;
-  timeout?: string;
-  insecureStorage?: boolean;
-  server?: string;
-  clientId?: string;
-  clientCredentials?: boolean;
-  health?: boolean;
-}
-
-export interface AuthDeviceOptions {
-  scopes?: string;
-  browser?: boolean;
-  insecureStorage?: boolean;
-}
-
-export interface AuthTokenOptions {
-  withToken?: boolean;
-  server?: string;
-  health?: boolean;
-  insecureStorage?: boolean;
-}
-
-export interface AuthTokenCreateOptions {
-  user: string;
-  scopes?: string;
-  note?: string;
-  insecureStorage?: boolean;
-}
-
-export interface AuthStatusOptions {
-  json?: boolean;
-  showToken?: boolean;
-}
-
-export interface AuthSetupGitOptions {
-  hostname?: string;
-}
-
-export interface AuthLogoutOptions {
-  user?: string;
-  server?: string;
-  health?: boolean;
-}
-
-/** A line of `auth status` contributed by a service module. */
-export interface AuthStatusEntry {
-  service: 'hosting' | 'protocol' | 'health' | 'echo';
-  /** Host or server URL the credential belongs to. */
-  host: string;
-  /** Login or client id, when known. */
-  account?: string;
-  source: string;
-  scopes?: string[];
-  valid: boolean;
-  /** Why not valid, or other notes. */
-  detail?: string;
-  expiresAt?: string;
-  /** Masked unless --show-token. */
-  token?: string;
-  active?: boolean;
-}
+import type {
+  AuthLoginOptions,
+  AuthDeviceOptions,
+  AuthTokenOptions,
+  AuthTokenCreateOptions,
+  AuthStatusOptions,
+  AuthSetupGitOptions,
+  AuthLogoutOptions,
+} from './options.js';
+export type {
+  AuthLoginOptions,
+  AuthDeviceOptions,
+  AuthTokenOptions,
+  AuthTokenCreateOptions,
+  AuthStatusOptions,
+  AuthSetupGitOptions,
+  AuthLogoutOptions,
+  AuthStatusEntry,
+} from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'sign in to the hosting service, context-protocol servers and the health API; manage tokens';

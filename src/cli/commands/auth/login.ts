@@ -6,7 +6,7 @@
 import type { Context } from '../../context.js';
 import { waitTimeoutMs } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
-import type { AuthLoginOptions } from './index.js';
+import type { AuthLoginOptions } from './options.js';
 import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import { requirePerson } from '../../interactive.js';
 import { readStdinSecret } from '../../stdin.js';

@@ -4,7 +4,7 @@ import { LanyardError } from '../../../core/errors.js';
 import { HostingOAuthPath } from '../../../shared/hosting-oauth.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { openHostingStores } from '../../hosting.js';
-import type { AuthLogoutOptions } from './index.js';
+import type { AuthLogoutOptions } from './options.js';
 import { storageDescription } from './common.js';
 
 export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise<void> {

@@ -1,6 +1,6 @@
 /** `auth login|token|logout --server URL` and the protocol lines of `auth status`. */
 import type { Context } from '../../context.js';
-import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './index.js';
+import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { authorize, currentTokens } from '../../../core/protocol/flow.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';

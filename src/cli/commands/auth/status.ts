@@ -11,7 +11,7 @@ import { localTime, printJson, relativeTime, renderTable } from '../../output.js
 import { openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
-import type { AuthStatusEntry, AuthStatusOptions } from './index.js';
+import type { AuthStatusEntry, AuthStatusOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { canRefresh } from '../../../core/hosting/refresh.js';

@@ -9,7 +9,7 @@ import { AuthRequiredError, ValidationError } from '../../../core/errors.js';
 import { hostingTarget } from '../../hosting.js';
 import { UsageError } from '../../usage-error.js';
 import { requireSetting } from '../../../core/config/settings.js';
-import type { AuthTokenCreateOptions, AuthTokenOptions } from './index.js';
+import type { AuthTokenCreateOptions, AuthTokenOptions } from './options.js';
 import { promptHidden, scopesOption, storeSignIn } from './common.js';
 import { readStdinSecret } from '../../stdin.js';
 

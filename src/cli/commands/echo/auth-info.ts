@@ -5,7 +5,7 @@ import { UsageError } from '../../usage-error.js';
 import { isEchoTokenScheme } from '../../../shared/echo.js';
 import { fetchAuthInfo } from '../../../core/echo/api.js';
 import { obtainSchemeToken, type SchemeToken } from '../../../core/echo/tokens.js';
-import type { EchoTokenOptions } from './index.js';
+import type { EchoTokenOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { requirePerson } from '../../interactive.js';
 

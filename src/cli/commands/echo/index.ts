@@ -6,30 +6,8 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { EchoTokenSchemes } from '../../../shared/echo.js';
-
-export interface EchoSendOptions {
-  stdin?: boolean;
-  json?: boolean;
-}
-
-export interface EchoTokenOptions {
-  scheme: string;
-  credentials?: string;
-  audience?: string;
-  issuer?: string;
-  lifetime?: string;
-  project?: string;
-  clientId?: string;
-  loginHint?: string;
-  browser?: boolean;
-  timeout?: string;
-  fresh?: boolean;
-  json?: boolean;
-}
-
-export interface EchoKeyOptions {
-  json?: boolean;
-}
+import type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
+export type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
 
 const SCHEMES = Object.keys(EchoTokenSchemes);
 

@@ -4,7 +4,7 @@ import { printJson, renderTable } from '../../output.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../core/echo/credentials.js';
-import type { EchoKeyOptions } from './index.js';
+import type { EchoKeyOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../stdin.js';
 

@@ -6,7 +6,7 @@ import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { resolveApiKey } from '../../../core/echo/credentials.js';
 import { sendEcho } from '../../../core/echo/api.js';
-import type { EchoSendOptions } from './index.js';
+import type { EchoSendOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../stdin.js';
 

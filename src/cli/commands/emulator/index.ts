@@ -2,21 +2,8 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
-
-export interface EmulatorStartOptions {
-  port?: string;
-  host?: string;
-  dataDir?: string;
-  tlsCert?: string;
-  tlsKey?: string;
-  profile?: boolean;
-  quiet?: boolean;
-}
-
-export interface EmulatorTargetOptions {
-  url?: string;
-  json?: boolean;
-}
+import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
+export type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 
 const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'] as const;
 

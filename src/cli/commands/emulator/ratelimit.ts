@@ -4,7 +4,7 @@ import { localTime, parseDuration, parseIntOption, printJson, relativeTime, rend
 import { UsageError } from '../../usage-error.js';
 import type { HostingBucketView, HostingCallerSelector } from '../../../shared/hosting-ratelimit.js';
 import { emulatorAdmin } from './run.js';
-import type { EmulatorTargetOptions } from './index.js';
+import type { EmulatorTargetOptions } from './options.js';
 
 export interface CallerFlags extends EmulatorTargetOptions {
   user?: string;

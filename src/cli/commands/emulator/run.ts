@@ -4,7 +4,7 @@ import { parseDuration, parseIntOption, printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
-import type { EmulatorStartOptions, EmulatorTargetOptions } from './index.js';
+import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 import { explicitEmulatorUrl } from './url.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

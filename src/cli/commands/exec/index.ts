@@ -2,12 +2,8 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../../command-kit.js';
-
-export type ExecService = 'hosting' | 'echo' | 'health' | 'protocol';
-
-export interface ExecOptions {
-  service: ExecService[];
-}
+import type { ExecService, ExecOptions } from './options.js';
+export type { ExecService, ExecOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'run a program with credentials in its environment (LANYARD_TOKEN, GH_TOKEN, …), never on its command line';

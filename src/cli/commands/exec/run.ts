@@ -13,7 +13,7 @@ import { requireSetting } from '../../../core/config/settings.js';
 import type { Credential } from '../../../core/http/client.js';
 import { credentialFor } from '../../services/credentials.js';
 import { UsageError } from '../../usage-error.js';
-import type { ExecOptions, ExecService } from './index.js';
+import type { ExecOptions, ExecService } from './options.js';
 
 /** Signals passed on to the child while it runs. */
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGWINCH'];

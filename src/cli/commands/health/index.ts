@@ -5,33 +5,8 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
-
-export interface HealthQueryOptions {
-  subscription?: string;
-  filter?: string;
-  service?: string[];
-  region?: string[];
-  since?: string;
-  apiVersion?: string;
-}
-
-export interface HealthEventsOptions extends HealthQueryOptions {
-  all?: boolean;
-  new?: boolean;
-  max?: string;
-  json?: boolean;
-  ndjson?: boolean;
-}
-
-export interface HealthCheckOptions extends HealthQueryOptions {
-  failIfActive?: boolean;
-  impact?: 'critical' | 'error' | 'warning' | 'informational';
-  json?: boolean;
-}
-
-export interface HealthEventOptions extends HealthQueryOptions {
-  json?: boolean;
-}
+import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
+export type { HealthQueryOptions, HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 

@@ -12,7 +12,7 @@ import { UsageError } from '../../usage-error.js';
 import { pathSegment } from '../../../core/path-segment.js';
 import { parseIntOption, printJson, printNdjson } from '../../output.js';
 import { resolveToken } from '../../services/health.js';
-import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './index.js';
+import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './options.js';
 import { seenState } from '../../state.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
 import { renderEventDetail, renderEventsTable } from './render.js';

@@ -8,7 +8,7 @@ import { requireSetting } from '../../../core/config/settings.js';
 import { ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';
-import type { MailboxTargetOptions } from './index.js';
+import type { MailboxTargetOptions } from './options.js';
 import { lowMemoryRuntime } from './memory.js';
 
 export async function mailboxClient(ctx: Context, o: MailboxTargetOptions): Promise<MailboxClient> {

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';
 import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
-import type { MailboxListOptions } from './index.js';
+import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
 import { ndjsonLine, printJson, renderTable } from '../../output.js';
 import { shaperOf } from '../../shape/registry.js';

@@ -9,7 +9,7 @@ import type { Context } from '../../context.js';
 import { printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
-import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './index.js';
+import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './options.js';
 import { renderMessage } from './render.js';
 import { guardMemory } from './memory.js';
 

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { inputBody, mailboxClient } from './common.js';
-import type { MailboxLabelOptions, MailboxStoreOptions, MailboxTargetOptions } from './index.js';
+import type { MailboxLabelOptions, MailboxStoreOptions, MailboxTargetOptions } from './options.js';
 
 export async function runMailboxStore(ctx: Context, file: string | undefined, o: MailboxStoreOptions): Promise<void> {
   const labels = o.label.map((l) => validateLabel(l));

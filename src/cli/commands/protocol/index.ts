@@ -2,22 +2,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
-
-export interface ProtocolRequestOptions {
-  method?: string;
-  params?: string;
-  json?: boolean;
-  scopes?: string;
-  clientId?: string;
-  clientCredentials?: boolean;
-  browser?: boolean;
-  timeout?: string;
-  clientMetadataUrl?: string;
-  clientKey?: string;
-  idpTokenEndpoint?: string;
-  idpClientId?: string;
-  elicitation?: string;
-}
+import type { ProtocolRequestOptions } from './options.js';
+export type { ProtocolRequestOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';

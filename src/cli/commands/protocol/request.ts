@@ -8,7 +8,7 @@ import type { AuthorizeOptions } from '../../../core/protocol/flow.js';
 import { signingAlgOf } from '../../../core/protocol/token.js';
 import { printJson, sanitize } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
-import type { ProtocolRequestOptions } from './index.js';
+import type { ProtocolRequestOptions } from './options.js';
 import { protocolDeps } from '../../services/protocol.js';
 
 export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {

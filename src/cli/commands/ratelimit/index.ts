@@ -1,18 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
-
-export interface RatelimitStatusOptions {
-  resource?: string;
-  json?: boolean;
-  failUnder?: string;
-}
-
-export interface RatelimitWaitOptions {
-  resource?: string;
-  min?: string;
-  timeout?: string;
-}
+import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
+export type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'show and wait for the hosting API rate-limit budget';

@@ -6,7 +6,7 @@ import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../
 import { RateLimitError } from '../../../core/errors.js';
 import { UsageError } from '../../usage-error.js';
 import { createSpinner } from '../../spinner.js';
-import type { RatelimitStatusOptions, RatelimitWaitOptions } from './index.js';
+import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
 async function overview(ctx: Context): Promise<RateLimitOverview> {
   const t = await hostingTarget(ctx);

@@ -6,7 +6,7 @@ import type { HostingCallerSelector } from '../../../../shared/hosting-ratelimit
 import type { HostingState } from '../state.js';
 import { view } from './buckets.js';
 import { RESOURCES, resourceLimit, type Caller, type Resource } from './callers.js';
-import type { RateLimiter } from './index.js';
+import type { RateLimiter } from './types.js';
 import { describeSeededCallers, mintToken } from './seed.js';
 
 type Verb = (body: Record<string, unknown>) => unknown;

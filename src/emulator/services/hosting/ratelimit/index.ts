@@ -17,17 +17,12 @@ import { scopeHeaders } from '../scopes.js';
 import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
 import { seedRateLimitCallers } from './seed.js';
 import { adminVerbs } from './admin.js';
+import type { RateLimiter } from './types.js';
+
+export type { RateLimiter } from './types.js';
 import { reposOf } from './fixtures.js';
 
 export const DOCS_URL = 'https://docs.example.com/rest/overview/rate-limits-for-the-rest-api';
-
-export interface RateLimiter {
-  readonly state: HostingState;
-  readonly env: EmulatorEnv;
-  readonly buckets: BucketStore;
-  readonly secondary: SecondaryLimiter;
-  bucket(c: Caller, resource: Resource): Bucket;
-}
 
 const limiters = new WeakMap<HostingState, RateLimiter>();
 

@@ -1,0 +1,17 @@
+/** Options of the `api` commands, shared by the command declarations and their run modules. */
+
+export interface ApiOptions {
+  method?: string;
+  header: string[];
+  rawField: string[];
+  field: string[];
+  input?: string;
+  paginate?: boolean;
+  include?: boolean;
+  service: 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+  ndjson?: boolean;
+  json?: boolean;
+  silent?: boolean;
+  jq?: string;
+  template?: string;
+}

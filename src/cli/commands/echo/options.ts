@@ -1,0 +1,25 @@
+/** Options of the `echo` commands, shared by the command declarations and their run modules. */
+
+export interface EchoSendOptions {
+  stdin?: boolean;
+  json?: boolean;
+}
+
+export interface EchoTokenOptions {
+  scheme: string;
+  credentials?: string;
+  audience?: string;
+  issuer?: string;
+  lifetime?: string;
+  project?: string;
+  clientId?: string;
+  loginHint?: string;
+  browser?: boolean;
+  timeout?: string;
+  fresh?: boolean;
+  json?: boolean;
+}
+
+export interface EchoKeyOptions {
+  json?: boolean;
+}

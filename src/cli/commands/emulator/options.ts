@@ -1,0 +1,16 @@
+/** Options of the `emulator` commands, shared by the command declarations and their run modules. */
+
+export interface EmulatorStartOptions {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  profile?: boolean;
+  quiet?: boolean;
+}
+
+export interface EmulatorTargetOptions {
+  url?: string;
+  json?: boolean;
+}

@@ -1,0 +1,7 @@
+/** Options of the `exec` commands, shared by the command declarations and their run modules. */
+
+export type ExecService = 'hosting' | 'echo' | 'health' | 'protocol';
+
+export interface ExecOptions {
+  service: ExecService[];
+}

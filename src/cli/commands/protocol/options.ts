@@ -1,0 +1,17 @@
+/** Options of the `protocol` commands, shared by the command declarations and their run modules. */
+
+export interface ProtocolRequestOptions {
+  method?: string;
+  params?: string;
+  json?: boolean;
+  scopes?: string;
+  clientId?: string;
+  clientCredentials?: boolean;
+  browser?: boolean;
+  timeout?: string;
+  clientMetadataUrl?: string;
+  clientKey?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  elicitation?: string;
+}

@@ -1,0 +1,13 @@
+/** Options of the `ratelimit` commands, shared by the command declarations and their run modules. */
+
+export interface RatelimitStatusOptions {
+  resource?: string;
+  json?: boolean;
+  failUnder?: string;
+}
+
+export interface RatelimitWaitOptions {
+  resource?: string;
+  min?: string;
+  timeout?: string;
+}

@@ -1,0 +1,25 @@
+/** What the protocol's authorization flow needs from its caller: the ports, callbacks and lock. */
+import type { Clock, RandomBytes } from '../deps.js';
+import type { CredentialLock } from '../credentials/lock.js';
+import type { HttpClient } from '../http/client.js';
+import type { ProtocolCredentials } from './store.js';
+
+export interface ProtocolAuthDeps {
+  readonly http: HttpClient;
+  readonly credentials: ProtocolCredentials;
+  readonly clock: Clock;
+  readonly signal?: AbortSignal;
+  readonly random?: RandomBytes;
+  /** Shows the authorization URL to the user (the CLI prints it and opens a browser). */
+  presentAuthorizationUrl(url: string): Promise<void>;
+  /** The client secret of a confidential client (environment or stdin), read lazily. */
+  clientSecret(): Promise<string | undefined>;
+  /** The user's ID token from their identity provider (cross-app access), read lazily. */
+  idToken?(): Promise<string | undefined>;
+  /** How long to wait for the browser to come back. */
+  readonly loopbackTimeoutMs: number;
+  /** Progress notes for stderr. */
+  notify?(line: string): void;
+  /** The cross-process lock refreshes hold (default: none, for memory stores). */
+  readonly lock?: CredentialLock;
+}
