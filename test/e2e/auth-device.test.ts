@@ -45,8 +45,8 @@ describe('auth device', () => {
     const run = start(world, ['auth', 'device']);
     await run.waitForStderr(USER_CODE);
     await run.waitForStderr(/slow down: polling every 6 s/, 10_000);
-    // Let two more polls happen at the new interval before authorizing.
-    await new Promise((r) => setTimeout(r, 6_500));
+    // Authorize only once a poll at the new interval has been answered "pending" (no fixed sleep: under load the CLI's timer may fire late).
+    for (let i = 0; i < 150 && (await polls()).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
     const [, code] = USER_CODE.exec(run.stderr())!;
     await world.admin('hosting/device-approve', { user_code: code });
     const r = await run.done;
