@@ -2,7 +2,6 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withShaping } from '../../command-kit.js';
 import type { ApiOptions } from './options.js';
-export type { ApiOptions } from './options.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 

@@ -15,16 +15,6 @@ import type {
   AuthSetupGitOptions,
   AuthLogoutOptions,
 } from './options.js';
-export type {
-  AuthLoginOptions,
-  AuthDeviceOptions,
-  AuthTokenOptions,
-  AuthTokenCreateOptions,
-  AuthStatusOptions,
-  AuthSetupGitOptions,
-  AuthLogoutOptions,
-  AuthStatusEntry,
-} from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'sign in to the hosting service, context-protocol servers and the health API; manage tokens';

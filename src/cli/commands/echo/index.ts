@@ -7,7 +7,6 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { EchoTokenSchemes } from '../../../shared/echo.js';
 import type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
-export type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
 
 const SCHEMES = Object.keys(EchoTokenSchemes);
 

@@ -3,7 +3,6 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
-export type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 
 const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'] as const;
 

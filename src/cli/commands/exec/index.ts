@@ -3,7 +3,6 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../../command-kit.js';
 import type { ExecService, ExecOptions } from './options.js';
-export type { ExecService, ExecOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'run a program with credentials in its environment (LANYARD_TOKEN, GH_TOKEN, …), never on its command line';

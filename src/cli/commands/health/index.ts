@@ -6,7 +6,6 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
-export type { HealthQueryOptions, HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 

@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { MailboxTargetOptions, MailboxListOptions, MailboxGetOptions, MailboxOutputOptions, MailboxStoreOptions, MailboxLabelOptions } from './options.js';
-export type { MailboxTargetOptions, MailboxListOptions, MailboxGetOptions, MailboxOutputOptions, MailboxStoreOptions, MailboxLabelOptions } from './options.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 

@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { ProtocolRequestOptions } from './options.js';
-export type { ProtocolRequestOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';

@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
-export type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'show and wait for the hosting API rate-limit budget';
