@@ -2,11 +2,11 @@
  * Resource families of `GET /rate_limit` (the code host's names): what
  * `ratelimit status|wait --resource` accept and completion offers. (`lfs` is
  * a bucket named only in x-ratelimit-resource headers, never in /rate_limit.)
+ * The order is the order in which `GET /rate_limit` reports them.
  */
 export const RATE_LIMIT_RESOURCES = [
   'core',
   'search',
-  'code_search',
   'graphql',
   'integration_manifest',
   'source_import',
@@ -18,4 +18,5 @@ export const RATE_LIMIT_RESOURCES = [
   'dependency_sbom',
   'audit_log',
   'audit_log_streaming',
+  'code_search',
 ] as const;

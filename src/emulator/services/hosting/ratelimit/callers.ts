@@ -3,6 +3,7 @@
  * spec's "Primary REST limits" table. Pure functions over the hosting state.
  */
 import { PrimaryLimits } from '../../../../shared/constants.js';
+import { RATE_LIMIT_RESOURCES } from '../../../../shared/rate-limit-resources.js';
 import type { HostingState, HostingToken } from '../state.js';
 
 export type Caller =
@@ -101,24 +102,12 @@ export interface ResourceLimit {
   windowSec: number;
 }
 
-/** Every resource family `GET /rate_limit` reports, in the order it reports them. */
-export const RESOURCES = [
-  'core',
-  'search',
-  'graphql',
-  'integration_manifest',
-  'source_import',
-  'code_scanning_upload',
-  'code_scanning_autofix',
-  'actions_runner_registration',
-  'scim',
-  'dependency_snapshots',
-  'dependency_sbom',
-  'audit_log',
-  'audit_log_streaming',
-  'code_search',
-  'lfs',
-] as const;
+/**
+ * Every bucket the emulator keeps: the families `GET /rate_limit` reports, in
+ * its order (a spec constant shared with the client), plus `lfs`, named only in
+ * `x-ratelimit-resource` headers.
+ */
+export const RESOURCES = [...RATE_LIMIT_RESOURCES, 'lfs'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 /** The size and window of one of a caller's buckets. */
