@@ -27,3 +27,16 @@ export function examples(cmd: Command, lines: string[]): Command {
   cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
   return cmd;
 }
+
+/**
+ * How Lanyard identifies itself to a protocol server's authorization server,
+ * beyond `--client-id` and `--client-credentials`: declared alike on
+ * `protocol request` and `auth login --server`.
+ */
+export function withProtocolClientOptions(cmd: Command): Command {
+  return cmd
+    .option('--client-key <file>', 'PEM private key of the --client-id client (private_key_jwt client authentication)')
+    .option('--client-metadata-url <url>', "HTTPS URL of Lanyard's client ID metadata document, used where the server accepts one")
+    .option('--idp-token-endpoint <url>', "cross-app access: your identity provider's token endpoint (ID token from LANYARD_ID_TOKEN or stdin)")
+    .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider');
+}

@@ -3,8 +3,9 @@
 // (`conformance client --command "node test/interop/protocol-client.mjs"`):
 // it appends the server URL and names the scenario in MCP_CONFORMANCE_SCENARIO,
 // with scenario data (client ids, secrets, keys) in MCP_CONFORMANCE_CONTEXT.
-// This adapter only turns that into `lanyard protocol request` invocations of
-// the built CLI, the way a user would type them; every protocol decision is
+// This adapter only turns that into `lanyard protocol request` (and, for the
+// client-credentials and cross-app scenarios, a `lanyard auth login --server`
+// first) invocations of the built CLI, the way a user would type them; every protocol decision is
 // the CLI's. The browser is the e2e stand-in, which follows the authorization
 // server's redirect back to the CLI's loopback listener.
 import { spawnSync } from 'node:child_process';
@@ -35,50 +36,49 @@ const env = {
 // The URL the client-ID-metadata-document scenarios expect Lanyard to present.
 const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
 
-const call = (method, params) => ['--method', method, ...(params ? ['--params', JSON.stringify(params)] : [])];
+const call = (method, params) => ['protocol', 'request', serverUrl, '--json', '--method', method, ...(params ? ['--params', JSON.stringify(params)] : [])];
+/** `auth login --server` with these options: sign in once, store the token for the requests after it. */
+const login = (...opts) => ['auth', 'login', '--server', serverUrl, ...opts];
 const testTool = call('tools/call', { name: 'test-tool', arguments: {} });
 /** Argument lists of the CLI runs for a scenario; they run in order and stop at the first failure. */
 function runs() {
-  if (scenario === 'initialize') return [[]];
+  if (scenario === 'initialize') return [['protocol', 'request', serverUrl, '--json']];
   if (scenario === 'tools_call') return [call('tools/call', { name: 'add_numbers', arguments: { a: 5, b: 3 } })];
   if (scenario === 'sse-retry') return [call('tools/call', { name: 'test_reconnection', arguments: {} })];
   if (scenario === 'elicitation-sep1034-client-defaults') {
-    return [['--elicitation', 'defaults', ...call('tools/call', { name: 'test_client_elicitation_defaults', arguments: {} })]];
+    return [[...call('tools/call', { name: 'test_client_elicitation_defaults', arguments: {} }), '--elicitation', 'defaults']];
   }
   if (scenario === 'auth/client-credentials-basic') {
     env.LANYARD_CLIENT_SECRET = context.client_secret;
-    return [['--client-credentials', '--client-id', context.client_id, ...call('tools/list')]];
+    return [[...call('tools/list'), '--client-credentials', '--client-id', context.client_id]];
   }
   if (scenario === 'auth/client-credentials-jwt') {
     const key = join(home, 'client-key.pem');
     writeFileSync(key, context.private_key_pem, { mode: 0o600 });
-    return [['--client-credentials', '--client-id', context.client_id, '--client-key', key, ...call('tools/list')]];
+    return [login('--client-credentials', '--client-id', context.client_id, '--client-key', key), call('tools/list')];
   }
   if (scenario === 'auth/pre-registration') {
     env.LANYARD_CLIENT_SECRET = context.client_secret;
-    return [['--client-id', context.client_id, ...call('tools/list')]];
+    return [[...call('tools/list'), '--client-id', context.client_id]];
   }
   if (scenario === 'auth/cross-app-access-complete-flow') {
     env.LANYARD_CLIENT_SECRET = context.client_secret;
     env.LANYARD_ID_TOKEN = context.idp_id_token;
     const idp = ['--client-id', context.client_id, '--idp-token-endpoint', context.idp_token_endpoint, '--idp-client-id', context.idp_client_id];
-    return [
-      [...idp, ...call('tools/list')],
-      [...idp, ...testTool],
-    ];
+    return [login(...idp), call('tools/list'), testTool];
   }
   // Every other auth scenario: a user who lists the tools, then calls one.
   const cimd = ['--client-metadata-url', CIMD_URL];
   return [
-    [...cimd, ...call('tools/list')],
-    [...cimd, ...testTool],
+    [...call('tools/list'), ...cimd],
+    [...testTool, ...cimd],
   ];
 }
 
 let code = 0;
 try {
   for (const args of runs()) {
-    const argv = [join(root, 'bin', 'lanyard.js'), 'protocol', 'request', serverUrl, '--json', ...args];
+    const argv = [join(root, 'bin', 'lanyard.js'), ...args];
     process.stderr.write(`$ lanyard ${argv.slice(1).join(' ')}\n`);
     const r = spawnSync(process.execPath, argv, { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 60_000 });
     code = r.status ?? 1;

@@ -2,6 +2,10 @@
 import type { Context } from '../context.js';
 import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
 import { ProtocolCredentials } from '../../core/protocol/store.js';
+import { checkClientMetadataUrl } from '../../core/protocol/client-identity.js';
+import type { AuthorizeOptions } from '../../core/protocol/flow.js';
+import { parseServerUrl } from '../../core/protocol/endpoints.js';
+import { signingAlgOf } from '../../core/protocol/token.js';
 import { sanitize, waitTimeoutMs } from '../output.js';
 import { readStdinSecret } from '../stdin.js';
 import { requirePerson } from '../interactive.js';
@@ -12,6 +16,15 @@ export interface ProtocolCliOptions {
   browser?: boolean;
   timeout?: string;
   elicitation?: string;
+}
+
+/** The options `withProtocolClientOptions` declares, with `--client-id`. */
+export interface ProtocolClientAuthOptions {
+  clientId?: string;
+  clientMetadataUrl?: string;
+  clientKey?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
 }
 
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
@@ -68,4 +81,27 @@ async function readClientSecret(ctx: Context): Promise<string | undefined> {
   if (env) return env;
   if (ctx.io.stdinIsTTY) return undefined;
   return (await readStdinSecret(ctx.io, 'the client secret')) || undefined;
+}
+
+/** The client metadata URL, private key and identity provider options (`withProtocolClientOptions`), checked. */
+export async function protocolAuthExtras(o: ProtocolClientAuthOptions): Promise<Partial<AuthorizeOptions>> {
+  const out: { clientMetadataUrl?: string; clientKey?: string; identityProvider?: { tokenEndpoint: string; clientId: string } } = {};
+  if (o.clientMetadataUrl) out.clientMetadataUrl = checkClientMetadataUrl(o.clientMetadataUrl);
+  if (o.clientKey) {
+    if (!o.clientId) throw new UsageError('--client-key needs --client-id');
+    const { readFile } = await import('node:fs/promises');
+    try {
+      out.clientKey = await readFile(o.clientKey, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --client-key ${o.clientKey}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    signingAlgOf(out.clientKey);
+  }
+  if (o.idpTokenEndpoint || o.idpClientId) {
+    if (!o.idpTokenEndpoint || !o.idpClientId) throw new UsageError('cross-app access needs both --idp-token-endpoint and --idp-client-id');
+    if (!o.clientId) throw new UsageError('cross-app access needs --client-id (and its secret from LANYARD_CLIENT_SECRET)');
+    parseServerUrl(o.idpTokenEndpoint);
+    out.identityProvider = { tokenEndpoint: o.idpTokenEndpoint, clientId: o.idpClientId };
+  }
+  return out;
 }

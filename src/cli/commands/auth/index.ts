@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type {
   AuthLoginOptions,
   AuthDeviceOptions,
@@ -35,26 +35,39 @@ export function authCommand(ctx: Context): Command {
   );
 
   examples(
-    cmd
-      .command('login')
-      .description('sign in with the web flow in a browser (hosting), or to a protocol server (--server) or the health API (--health)')
-      .option('-s, --scopes <scopes>', 'space-separated scopes to request')
-      .option('--no-browser', 'print the URL instead of opening a browser')
-      .option('--login <user>', 'suggest an account to sign in with (hosting)')
-      .option('--no-signup', 'do not offer sign-up during the flow (hosting)')
-      .option('--select-account', 'force the account picker (hosting)')
-      .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
-      .option('--insecure-storage', 'store tokens in a 0600 file instead of the OS keychain')
-      .option('--server <url>', 'sign in to this context-protocol server')
-      .option('--client-id <id>', 'pre-registered client id (protocol servers without registration)')
-      .option('--client-credentials', 'client-credentials grant, no browser (protocol servers; secret from LANYARD_CLIENT_SECRET or stdin)')
+    withProtocolClientOptions(
+      cmd
+        .command('login')
+        .description('sign in with the web flow in a browser (hosting), or to a protocol server (--server) or the health API (--health)')
+        .option('-s, --scopes <scopes>', 'space-separated scopes to request')
+        .option('--no-browser', 'print the URL instead of opening a browser')
+        .option('--login <user>', 'suggest an account to sign in with (hosting)')
+        .option('--no-signup', 'do not offer sign-up during the flow (hosting)')
+        .option('--select-account', 'force the account picker (hosting)')
+        .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
+        .option('--insecure-storage', 'store tokens in a 0600 file instead of the OS keychain')
+        .option('--server <url>', 'sign in to this context-protocol server')
+        .option('--client-id <id>', 'pre-registered client id (protocol servers without registration)')
+        .option('--client-credentials', 'client-credentials grant, no browser (protocol servers; secret from LANYARD_CLIENT_SECRET or stdin)'),
+    )
       .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
       .action(async (opts: AuthLoginOptions) => {
         if (opts.server) return (await import('./protocol.js')).runProtocolLogin(ctx, opts);
+        const protocolOnly = ['clientKey', 'clientMetadataUrl', 'idpTokenEndpoint', 'idpClientId'] as const;
+        const given = protocolOnly.find((k) => opts[k] !== undefined);
+        if (given) {
+          const flag = `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+          throw new (await import('../../usage-error.js')).UsageError(`${flag} applies to protocol servers (--server)`);
+        }
         if (opts.health) return (await import('./health.js')).runHealthLogin(ctx, opts);
         return (await hosting()).runAuthLogin(ctx, opts);
       }),
-    ['LANYARD_CLIENT_SECRET=... lanyard auth login', 'lanyard auth login --server https://tools.example.com/mcp', 'lanyard auth login --health'],
+    [
+      'LANYARD_CLIENT_SECRET=... lanyard auth login',
+      'lanyard auth login --server https://tools.example.com/mcp',
+      'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials',
+      'lanyard auth login --health',
+    ],
   );
 
   const token = cmd

@@ -11,6 +11,10 @@ export interface AuthLoginOptions {
   server?: string;
   clientId?: string;
   clientCredentials?: boolean;
+  clientKey?: string;
+  clientMetadataUrl?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
   health?: boolean;
 }
 

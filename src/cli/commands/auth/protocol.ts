@@ -6,14 +6,20 @@ import { authorize, currentTokens } from '../../../core/protocol/flow.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { ProtocolCredentials } from '../../../core/protocol/store.js';
 import { localTime } from '../../output.js';
-import { protocolDeps } from '../../services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 
 export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   const serverUrl = o.server!;
   serverKeyOf(serverUrl);
   const deps = await protocolDeps(ctx, o);
-  const t = await authorize(deps, { serverUrl, scopes: o.scopes, clientId: o.clientId, clientCredentials: o.clientCredentials });
+  const t = await authorize(deps, {
+    ...(await protocolAuthExtras(o)),
+    serverUrl,
+    scopes: o.scopes,
+    clientId: o.clientId,
+    clientCredentials: o.clientCredentials,
+  });
   const parts = [
     t.scope ? `scope "${t.scope}"` : undefined,
     t.expiresAt ? `token expires ${localTime(t.expiresAt)}` : undefined,

@@ -1,7 +1,7 @@
 /** `lanyard protocol`: call context-protocol servers (JSON-RPC over HTTP, OAuth 2.1). */
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type { ProtocolRequestOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
@@ -11,19 +11,17 @@ export function protocolCommand(ctx: Context): Command {
   const cmd = new Command('protocol').description(summary);
   examples(
     withJson(
-      cmd
-        .command('request')
-        .description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
-        .argument('[server-url]', "the protocol server, e.g. https://tools.example.com/mcp (default: the profile's protocol.serverUrl)")
-        .option('-m, --method <name>', 'JSON-RPC method', 'initialize')
-        .option('--params <json>', 'JSON-RPC params (a JSON object or array)')
-        .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
-        .option('--client-id <id>', 'pre-registered client id (servers without registration)')
-        .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)')
-        .option('--client-key <file>', 'PEM private key of the --client-id client (private_key_jwt client authentication)')
-        .option('--client-metadata-url <url>', "HTTPS URL of Lanyard's client ID metadata document, used where the server accepts one")
-        .option('--idp-token-endpoint <url>', "cross-app access: your identity provider's token endpoint (ID token from LANYARD_ID_TOKEN or stdin)")
-        .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider')
+      withProtocolClientOptions(
+        cmd
+          .command('request')
+          .description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
+          .argument('[server-url]', "the protocol server, e.g. https://tools.example.com/mcp (default: the profile's protocol.serverUrl)")
+          .option('-m, --method <name>', 'JSON-RPC method', 'initialize')
+          .option('--params <json>', 'JSON-RPC params (a JSON object or array)')
+          .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
+          .option('--client-id <id>', 'pre-registered client id (servers without registration)')
+          .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)'),
+      )
         .option('--elicitation <mode>', 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults')
         .option('--no-browser', 'print the authorization URL instead of opening a browser')
         .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)'),

@@ -3,13 +3,10 @@ import type { Context } from '../../context.js';
 import { ConfigError, LanyardError } from '../../../core/errors.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { callProtocolServer } from '../../../core/protocol/session.js';
-import { checkClientMetadataUrl } from '../../../core/protocol/client-identity.js';
-import type { AuthorizeOptions } from '../../../core/protocol/flow.js';
-import { signingAlgOf } from '../../../core/protocol/token.js';
 import { printJson, sanitize } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { ProtocolRequestOptions } from './options.js';
-import { protocolDeps } from '../../services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 
 export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
   const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];
@@ -39,7 +36,7 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     clientId: o.clientId,
     clientCredentials: o.clientCredentials,
     clientInfo: { name: 'lanyard', version: ctx.version },
-    auth: await authExtras(o),
+    auth: await protocolAuthExtras(o),
   });
   if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
   if (o.json) printJson(ctx.io, r.response);
@@ -48,29 +45,6 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
   if (o.json) return;
   if (method === 'initialize') return printInitialize(ctx, r.response.result, r.sessionId);
   printJson(ctx.io, r.response.result ?? null);
-}
-
-/** The client metadata URL, private key and identity provider options, checked. */
-async function authExtras(o: ProtocolRequestOptions): Promise<Partial<AuthorizeOptions>> {
-  const out: { clientMetadataUrl?: string; clientKey?: string; identityProvider?: { tokenEndpoint: string; clientId: string } } = {};
-  if (o.clientMetadataUrl) out.clientMetadataUrl = checkClientMetadataUrl(o.clientMetadataUrl);
-  if (o.clientKey) {
-    if (!o.clientId) throw new UsageError('--client-key needs --client-id');
-    const { readFile } = await import('node:fs/promises');
-    try {
-      out.clientKey = await readFile(o.clientKey, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read --client-key ${o.clientKey}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    }
-    signingAlgOf(out.clientKey);
-  }
-  if (o.idpTokenEndpoint || o.idpClientId) {
-    if (!o.idpTokenEndpoint || !o.idpClientId) throw new UsageError('cross-app access needs both --idp-token-endpoint and --idp-client-id');
-    if (!o.clientId) throw new UsageError('cross-app access needs --client-id (and its secret from LANYARD_CLIENT_SECRET)');
-    parseServerUrl(o.idpTokenEndpoint);
-    out.identityProvider = { tokenEndpoint: o.idpTokenEndpoint, clientId: o.idpClientId };
-  }
-  return out;
 }
 
 function printInitialize(ctx: Context, result: unknown, sessionId: string | undefined): void {
