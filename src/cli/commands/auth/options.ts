@@ -60,6 +60,14 @@ export interface AuthStatusEntry {
   host: string;
   /** Login or client id, when known. */
   account?: string;
+  /**
+   * Who the credential acts as, when known: the hosting login, the health
+   * account's user principal name (from the token's claims), the protocol
+   * token's subject, the echo key's id.
+   */
+  user?: string;
+  /** Hosting: whose token it is; an installation's or a workflow's token acts for no user. */
+  tokenKind?: 'user' | 'installation' | 'workflow';
   source: string;
   scopes?: string[];
   valid: boolean;

@@ -22,13 +22,25 @@ interface Storage {
   warning?: string;
 }
 
-async function check(ctx: Context, apiUrl: string, token: string): Promise<{ valid: boolean; login?: string; scopes?: string[]; detail?: string }> {
-  const { fetchUser } = await import('../../../core/hosting/user.js');
+interface Judged {
+  valid: boolean;
+  login?: string;
+  scopes?: string[];
+  /** Whose token: a user's, or an installation's / a workflow's (which act for no user). */
+  tokenKind?: 'user' | 'installation' | 'workflow';
+  detail?: string;
+}
+
+/** Judges a hosting token by a request it may make (core/hosting/token-check.ts); `workflow`: it came from WORKFLOW_TOKEN. */
+async function check(ctx: Context, apiUrl: string, token: string, workflow = false): Promise<Judged> {
+  const { checkHostingToken } = await import('../../../core/hosting/token-check.js');
   try {
-    const u = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token }, ctx.signal);
-    return { valid: true, login: u.login, scopes: u.scopes ? [...u.scopes] : undefined };
+    const c = await checkHostingToken(await ctx.http(), apiUrl, { scheme: 'bearer', token }, ctx.signal);
+    if (!c.valid) return { valid: false, detail: 'the server refused the token (invalid, expired or revoked)' };
+    if (c.kind === 'user') return { valid: true, tokenKind: 'user', login: c.login, scopes: c.scopes ? [...c.scopes] : undefined };
+    const kind = workflow ? 'workflow' : 'installation';
+    return { valid: true, tokenKind: kind, detail: `${kind} token, user unknown` };
   } catch (err) {
-    if (err instanceof AuthRequiredError) return { valid: false, detail: 'the server refused the token (invalid, expired or revoked)' };
     if (err instanceof LanyardError && err.code !== 'cancelled') return { valid: false, detail: `could not check: ${err.message}` };
     throw err;
   }
@@ -45,11 +57,13 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
   for (const name of ['LANYARD_TOKEN', 'WORKFLOW_TOKEN'] as const) {
     const token = ctx.env[name];
     if (!token) continue;
-    const c = await check(ctx, apiUrl, token);
+    const c = await check(ctx, apiUrl, token, name === 'WORKFLOW_TOKEN');
     entries.push({
       service: 'hosting',
       host,
       account: c.login,
+      ...(c.login ? { user: c.login } : {}),
+      ...(c.tokenKind ? { tokenKind: c.tokenKind } : {}),
       source: `env:${name}`,
       scopes: c.scopes,
       valid: c.valid,
@@ -103,6 +117,8 @@ async function storedEntry(
     service: 'hosting',
     host: stores.accounts.host,
     account: r.login,
+    user: r.login,
+    ...(c.tokenKind ? { tokenKind: c.tokenKind } : {}),
     source: acc.store.kind,
     scopes: c.scopes ?? r.scopes,
     valid: c.valid && c.login === r.login,
@@ -131,6 +147,9 @@ async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatu
   return out;
 }
 
+/** An installation's or a workflow's token: valid, its kind said where a user would be. */
+const actsForNoUser = (e: AuthStatusEntry) => e.tokenKind === 'installation' || e.tokenKind === 'workflow';
+
 export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
   const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
   const entries = [...hosting, ...(await otherEntries(ctx, !!o.showToken))];
@@ -145,12 +164,13 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
     renderTable(ctx.io, entries, [
       { header: 'service', value: (e) => e.service },
       { header: 'host', value: (e) => e.host, flexible: true, shrink: 2, min: 15 },
-      { header: 'account', value: (e) => `${e.account ?? '-'}${e.active ? ' (active)' : ''}` },
+      { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}` },
       { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
       { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
       {
         header: 'status',
-        value: (e) => `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e)) ? `: ${e.detail}` : ''}`,
+        value: (e) =>
+          `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
         style: (c, e) => (e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
         flexible: true,
         min: 20,

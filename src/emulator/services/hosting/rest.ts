@@ -26,6 +26,20 @@ function isAuthenticated(req: EmuRequest): boolean {
 }
 
 const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+
+/**
+ * The answer of a user-only endpoint (`/user`, `/user/repos`) to a caller that
+ * is no user: 401 when anonymous; 403 "Resource not accessible by
+ * integration" for an installation's or a workflow's token, which the real
+ * service accepts elsewhere in the API (`/rate_limit`, repositories).
+ */
+function refuseNonUser(req: EmuRequest, res: EmuResponse): void {
+  const c = req.locals.rateLimitCaller as Caller | undefined;
+  if (c?.kind === 'installation' || c?.kind === 'workflow') {
+    return res.json(403, { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' });
+  }
+  requiresAuth(res);
+}
 const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
 
 /** The user object of `GET /user`, with the URL fields clients follow. */
@@ -87,7 +101,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
 
   router.get(`${api}/user`, (req, res) => {
     const login = userOf(req);
-    if (!login) return requiresAuth(res);
+    if (!login) return refuseNonUser(req, res);
     const u = state.users.get(login)!;
     res.json(200, userJson(env.baseUrl(), u));
   });
@@ -106,7 +120,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
 
   router.post(`${api}/user/repos`, async (req, res) => {
     const login = userOf(req);
-    if (!login) return requiresAuth(res);
+    if (!login) return refuseNonUser(req, res);
     // The API takes JSON (a form body, as the real service does, is not understood: no name).
     const b = /json/i.test(req.header('content-type') ?? 'application/json') ? await readJsonObject(req) : {};
     const p = {
@@ -130,7 +144,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   // The signed-in user's repositories, paged like the real API: per_page (default 30, max 100), page, and a Link header.
   router.get(`${api}/user/repos`, (req, res) => {
     const login = userOf(req);
-    if (!login) return requiresAuth(res);
+    if (!login) return refuseNonUser(req, res);
     const perPage = Math.min(100, Math.max(1, Number.parseInt(req.query.get('per_page') ?? '30', 10) || 30));
     const page = Math.max(1, Number.parseInt(req.query.get('page') ?? '1', 10) || 1);
     const mine = [...repos.repos.values()].filter((r) => r.owner === login).sort((a, b) => a.id - b.id);
