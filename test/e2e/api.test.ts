@@ -31,6 +31,16 @@ describe('lanyard api', () => {
     expect(r.stdout).toMatch(/\nx-ratelimit-resource: core\n/);
   });
 
+  it('--input a file that cannot be read: one usage line and exit 2 (was: "connection reset", exit 1)', async () => {
+    for (const [file, why] of [
+      ['missing-file', 'no such file'],
+      ['/tmp', 'a directory'],
+    ]) {
+      const r = await run(['-X', 'POST', '/user/repos', '--input', file]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `--input ${file}: cannot read it (${why})\n`]);
+    }
+  });
+
   it('anonymous 401 exits 4 with the body on stdout and a hint on stderr', async () => {
     const r = await run(['/user'], { LANYARD_TOKEN: '' });
     expect(r.code).toBe(4);

@@ -1,11 +1,11 @@
 /** The emulator host: start/stop, profile registration, TLS, admin verbs and faults, CLI ↔ emulator. */
 import { describe, expect, it } from 'vitest';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { BIN, cleanEnv, runCli } from './harness.js';
+import { BIN, cleanEnv, runCli, selfSignedCert } from './harness.js';
 import { useEmulatorWorld } from './emulator-world.js';
 
 const ref = useEmulatorWorld();
@@ -70,29 +70,7 @@ describe('lifecycle', () => {
   it('serves HTTPS with --tls-cert/--tls-key; the CLI trusts the CA through NODE_EXTRA_CA_CERTS', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lanyard-tls-'));
     try {
-      const cert = join(dir, 'cert.pem');
-      const key = join(dir, 'key.pem');
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          key,
-          '-out',
-          cert,
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-        ],
-        { stdio: 'ignore' },
-      );
+      const { cert, key } = selfSignedCert(dir);
       const env = { LANYARD_CONFIG_DIR: dir };
       const emu = await spawnEmulator(['--tls-cert', cert, '--tls-key', key, '-q'], env);
       try {

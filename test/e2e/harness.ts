@@ -3,7 +3,7 @@
  * emulator (`lanyard emulator start --port 0`) as real processes on 127.0.0.1,
  * each test world with its own config directory and no keychain by default.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,4 +120,13 @@ export async function startWorld(options: { env?: Record<string, string>; emulat
     },
   };
   return world;
+}
+
+/** A self-signed certificate for 127.0.0.1 (openssl, valid one day): `cert.pem` and `key.pem` in `dir`. */
+export function selfSignedCert(dir: string): { cert: string; key: string } {
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'];
+  execFileSync('openssl', [...args, '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  return { cert, key };
 }

@@ -7,57 +7,8 @@
  */
 import { CommanderError, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
-import { createContext } from '../../src/cli/context.js';
-import { createTestIO, type TestIO } from '../fakes/io.js';
+import { commandPath as path, examplesIn, helpOf, makeProgram, walk } from './examples.js';
 import { runCli } from './harness.js';
-
-function makeProgram(): { program: Command; io: TestIO } {
-  const io = createTestIO();
-  let program: Command | undefined;
-  const ctx = createContext({
-    io,
-    env: { LANYARD_CONFIG_DIR: '/nonexistent/lanyard-help-test' },
-    signal: new AbortController().signal,
-    version: '0.0.0-test',
-    globals: () => program?.opts() ?? {},
-  });
-  program = buildProgram(ctx);
-  return { program, io };
-}
-
-function path(cmd: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
-
-/** Every visible command below the root (hidden internals such as `__complete` excluded). */
-function walk(cmd: Command, out: Command[] = []): Command[] {
-  for (const sub of cmd.commands) {
-    if ((sub as unknown as { _hidden?: boolean })._hidden) continue;
-    out.push(sub);
-    walk(sub, out);
-  }
-  return out;
-}
-
-/** The --help text of one command, "after" texts included (commander emits them as events). */
-function helpOf(cmd: Command, io: TestIO): string {
-  const before = io.stdoutText().length;
-  cmd.outputHelp();
-  return io.stdoutText().slice(before);
-}
-
-function examplesIn(help: string): string[] {
-  const m = /\nExamples:\n((?: {2}.*\n?)+)/.exec(help);
-  if (!m) return [];
-  return m[1]
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('$ '))
-    .map((l) => l.slice(2));
-}
 
 /**
  * The arguments of the `lanyard` invocation in an example shell line:

@@ -36,7 +36,7 @@ export function apiCommand(ctx: Context): Command {
     "lanyard api /user/repos --paginate --jq '.[].full_name'",
     "lanyard api /user --template '{{ login }} ({{ id }})'",
     'lanyard api -X GET /search/repositories -f q=lanyard',
-    'lanyard api -X PUT /some/path --input body.json',
+    'lanyard api -X POST /user/repos --input body.json',
     'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',
     'lanyard api --service mailbox /label/0?metadata=true --paginate',
     'lanyard api --service echo -X POST /echo -f message=hi',

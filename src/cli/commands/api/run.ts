@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './options.js';
 import { UsageError } from '../../usage-error.js';
@@ -42,6 +41,21 @@ export async function buildParams(raw: string[], typed: string[], readStdin: () 
   return out;
 }
 
+/** The --input file, opened before anything is sent: a file that cannot be read is a usage error, not a broken request. */
+async function openInput(file: string): Promise<FileHandle> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(file, 'r');
+    if ((await fh.stat()).isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    return fh;
+  } catch (err) {
+    await fh?.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new UsageError(`--input ${file}: cannot read it (${why})`);
+  }
+}
+
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
   if (opts.method !== undefined && !METHODS.has(opts.method.toUpperCase()))
     throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
@@ -58,6 +72,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
   const hasParams = Object.keys(params).length > 0;
   const method = (opts.method ?? (hasParams || opts.input ? 'POST' : 'GET')).toUpperCase();
+  const input = opts.input && opts.input !== '-' ? await openInput(opts.input) : undefined;
   const t = await resolveApiTarget(ctx, target, opts.service);
   const http = await ctx.http();
 
@@ -74,7 +89,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
     else spec.json = params;
   }
   if (opts.input) {
-    spec.body = opts.input === '-' ? ctx.io.stdin : createReadStream(opts.input);
+    spec.body = input ? input.createReadStream() : ctx.io.stdin;
     spec.headers = { 'content-type': 'application/json', ...spec.headers };
   }
 

@@ -63,7 +63,7 @@ export function authCommand(ctx: Context): Command {
         return (await hosting()).runAuthLogin(ctx, opts);
       }),
     [
-      'LANYARD_CLIENT_SECRET=... lanyard auth login',
+      'LANYARD_CLIENT_SECRET="$CLIENT_SECRET" lanyard auth login',
       'lanyard auth login --server https://tools.example.com/mcp',
       'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials',
       'lanyard auth login --health',

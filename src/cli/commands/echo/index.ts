@@ -41,7 +41,7 @@ export function echoCommand(ctx: Context): Command {
     [
       'lanyard echo send "hello world"',
       'printf "multi\\nline" | lanyard echo send --stdin --json',
-      'LANYARD_API_KEY=AIza... lanyard --profile emulator echo send hi',
+      'LANYARD_API_KEY="$API_KEY" lanyard --profile emulator echo send hi',
     ],
   );
 

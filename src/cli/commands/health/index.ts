@@ -44,7 +44,10 @@ export function healthCommand(ctx: Context): Command {
       .option('--fail-if-active', 'exit 5 when an active event matches')
       .addOption(new Option('--impact <level>', 'only events of this level or worse').choices(['critical', 'error', 'warning', 'informational']))
       .action(async (opts: HealthCheckOptions) => (await run()).runHealthCheck(ctx, opts)),
-    ['lanyard health check --fail-if-active', "lanyard health check --impact error --service 'Virtual Machines' --fail-if-active --json"],
+    [
+      'lanyard health check --fail-if-active   # exit 5 while an event is active',
+      "lanyard health check --impact error --service 'Virtual Machines' --fail-if-active --json   # exit 5 while one is active",
+    ],
   );
   examples(
     withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs')))

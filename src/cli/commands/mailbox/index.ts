@@ -44,11 +44,7 @@ export function mailboxCommand(ctx: Context): Command {
       .option('-l, --label <n>', 'label for --adjacent')
       .option('--mark-seen', 'mark the message SEEN')
       .action(async (id: string, opts: MailboxGetOptions) => (await read()).runMailboxGet(ctx, id, opts)),
-    [
-      'lanyard mailbox get 6e1f6d20-2c5a-11f1-9c1a-0242ac120002',
-      'lanyard mailbox get "$ID" --adjacent --label 1 --json',
-      'lanyard mailbox get "$ID" --mark-seen',
-    ],
+    ['lanyard mailbox get "$ID"', 'lanyard mailbox get "$ID" --adjacent --label 1 --json', 'lanyard mailbox get "$ID" --mark-seen'],
   );
   examples(
     target(cmd.command('raw').argument('<uuid>', 'message id').description('stream the raw RFC 5322 message (deflate decoded on the fly)'))

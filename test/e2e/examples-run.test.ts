@@ -1,0 +1,449 @@
+/**
+ * Every example a user can paste — each `$ …` line of every command's
+ * `--help` and every command of README.md's shell blocks — runs against the
+ * emulator as pasted into bash: the built CLI (`npm run build`) on PATH as
+ * `lanyard`, stdin closed, no CI variables. The examples shown together (one
+ * README block, one help text) are pasted one after another into one shell,
+ * in a fresh working directory holding the files examples read, with a fresh
+ * copy of a config directory signed in to every service (profiles `default`
+ * (active), `work` and `old-work` point at the emulator) and the variables the
+ * examples use set to real values of the emulator (see `vars`). An example
+ * passes when it exits with the code it shows (`# exit N`, else 0) and prints
+ * no "unexpected error" or stack trace. A server (`lanyard emulator start`)
+ * keeps running, as in a second terminal, until its block has run; then
+ * Ctrl-C (SIGINT) must end it with 0.
+ *
+ * New examples are picked up from the help texts and the README by
+ * themselves. A line shown in several places runs once (README first). SKIP
+ * holds the few that cannot run here, each with its reason. Blocks that steer
+ * the emulator (`lanyard emulator budget|fault|advance|reset|…`) run one at a
+ * time after all others, each followed by a reset, so they cannot disturb the
+ * blocks that run side by side. Hosts that stand for the reader's own server
+ * are the emulator when pasted against it (PASTED_AGAINST_EMULATOR).
+ */
+import { execFile, spawn } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { examples } from '../../src/cli/command-kit.js';
+import { type Example, helpExamples, makeProgram, readmeExamples } from './examples.js';
+import { BIN, cleanEnv, ROOT, selfSignedCert, startWorld, type World } from './harness.js';
+
+/** Examples that cannot run here, by their text without its trailing comment: why. */
+const PERSON_DEVICE = 'a person enters the one-time code on the device page (test/e2e/auth-device.test.ts plays that person)';
+const PERSON_BROWSER = 'a person signs in on the page a browser opens (the e2e sign-in tests drive Chromium for it)';
+const PERSON_PASSWORD = "a person types mona's password at a hidden prompt (the example that pipes it in runs)";
+const NO_KEY_CLIENT =
+  "the emulator's authorization server has no private_key_jwt client (the protocol conformance suite signs in that way against its own server)";
+export const SKIP: Record<string, string> = {
+  'npm install && npm run demo': "installs into this checkout's node_modules, then runs the demo (test/e2e/demo.test.ts runs it)",
+  'npm test': 'runs this very suite',
+  'npm run build': 'rebuilds dist/ under the examples that run it (`npm test` builds first)',
+  'npm link': "changes the machine's global npm prefix",
+  'lanyard auth device': PERSON_DEVICE,
+  'lanyard --profile emulator auth device': PERSON_DEVICE,
+  'lanyard auth device --scopes "repo read:org" --no-browser': PERSON_DEVICE,
+  'LANYARD_CLIENT_SECRET="$CLIENT_SECRET" lanyard auth login': PERSON_BROWSER,
+  'printf %s "$CLIENT_SECRET" | lanyard auth login --scopes repo --login mona --select-account --timeout 2m': PERSON_BROWSER,
+  'lanyard auth login --server https://tools.example.com/mcp': PERSON_BROWSER,
+  'lanyard auth login --server https://tools.example.com/mcp --scopes "tools:read tools:call" --no-browser': PERSON_BROWSER,
+  'lanyard auth login --server https://tools.example.com/mcp --client-id my-app': PERSON_BROWSER,
+  'lanyard auth login --health': PERSON_BROWSER,
+  'lanyard auth login --health --no-browser': PERSON_BROWSER,
+  'lanyard echo auth-info --scheme id-token': PERSON_BROWSER,
+  'lanyard echo auth-info --scheme id-token --login-hint ada@example.com --no-browser --timeout 5m': PERSON_BROWSER,
+  'lanyard echo token --scheme id-token --json': PERSON_BROWSER,
+  'lanyard echo auth-info --scheme app-platform --project my-project --no-browser': PERSON_BROWSER,
+  'lanyard echo auth-info --scheme app-platform --project example-project --no-browser': PERSON_BROWSER,
+  'lanyard auth token create --user mona --scopes "repo gist" --note laptop': PERSON_PASSWORD,
+  'lanyard auth token create --user mona --scopes repo --note ci': PERSON_PASSWORD,
+  'lanyard protocol request https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
+  'lanyard auth login --server https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
+  'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials': NO_KEY_CLIENT,
+  'lanyard exec -- gh repo list': 'gh speaks HTTPS on port 443 only (test/e2e/emulator-gh.test.ts runs gh against the emulator that way)',
+};
+
+/** Example hosts that stand for the reader's own server: pasted against the emulator, they are its URL. */
+const PASTED_AGAINST_EMULATOR: Array<[RegExp, (info: EmulatorInfo) => string]> = [
+  [/https:\/\/tools\.example\.com\/mcp/g, (info) => info.protocol.serverUrl],
+  [/http:\/\/127\.0\.0\.1:(8080|8765)(?=\/|\s|$)/g, (info) => info.url],
+  [/(?<=--audience )echo-api\.example\.com\b/g, (info) => info.echo.audience],
+];
+
+/** How long one block may take (a block that does not end is a failure). */
+const BLOCK_TIMEOUT_MS = 60_000;
+/** Blocks run side by side (one emulator; a block is a few short CLI processes). */
+const POOL = 4;
+
+export interface Unit {
+  block: string;
+  examples: Example[];
+}
+
+/** The example without a trailing `# comment` (outside quotes): what is compared, skipped and run. */
+export function withoutComment(text: string): string {
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+      else if (c === '\\' && quote === '"') i++;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '\\') i++;
+    else if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!))) return text.slice(0, i).trimEnd();
+  }
+  return text.trimEnd();
+}
+
+/** README blocks, then help texts; a line already shown elsewhere is left out of the later block. */
+export function units(readme: string, help: Example[] = helpExamples()): Unit[] {
+  const seen = new Set<string>();
+  const byBlock = new Map<string, Example[]>();
+  for (const e of [...readmeExamples(readme), ...help]) {
+    const key = withoutComment(e.text);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    byBlock.set(e.block, [...(byBlock.get(e.block) ?? []), e]);
+  }
+  return [...byBlock].map(([block, examples]) => ({ block, examples }));
+}
+
+/** `lanyard … emulator start`: a server, left running while the rest of its block runs. */
+export function isServer(text: string): boolean {
+  return /(?:^|\s)lanyard\s+(?:--?\S+\s+(?:\S+\s+)?)*emulator\s+start\b/.test(withoutComment(text)) && !withoutComment(text).endsWith('&');
+}
+
+/** Does the example steer the emulator's shared state (budgets, faults, clock, reset)? Its block runs alone. */
+export function steersEmulator(text: string): boolean {
+  return /\blanyard\s+(?:--?\S+\s+(?:\S+\s+)?)*emulator\s+(?!info\b|start\b|service-account\b|budgets\b)\S/.test(withoutComment(text));
+}
+
+const MARK = '@@lanyard-example';
+
+/** A line in zsh's syntax (`${fpath[1]}`) runs in zsh, whose function path starts in the home directory as a user's .zshrc would set it. */
+function inItsShell(line: string): string {
+  if (!/\$\{?fpath\b/.test(line)) return line;
+  return `zsh -fc 'fpath=("$HOME/.zfunc" $fpath); '${JSON.stringify(line).replace(/\$/g, '\\$')}`;
+}
+
+/** One bash script pasting the block's lines in order, each followed by a marker line with its exit status. */
+export function script(lines: string[]): string {
+  const out = ['exec 2>&1', 'set -o pipefail'];
+  const servers: number[] = [];
+  lines.forEach((line, k) => {
+    out.push(`printf '\\n${MARK} ${k} start\\n'`);
+    if (isServer(line)) {
+      servers.push(k);
+      out.push(
+        `${withoutComment(line)} > .server-${k}.log 2>&1 &`,
+        `server_${k}=$!`,
+        `for i in $(seq 1 300); do grep -q 'listening on' .server-${k}.log && break; kill -0 $server_${k} 2>/dev/null || break; sleep 0.1; done`,
+        `cat .server-${k}.log`,
+        `kill -0 $server_${k} 2>/dev/null; printf '\\n${MARK} ${k} running %s\\n' "$?"`,
+      );
+    } else out.push(inItsShell(line), `printf '\\n${MARK} ${k} exit %s\\n' "$?"`);
+  });
+  for (const k of servers.reverse())
+    out.push(
+      `printf '\\n${MARK} ${k} start\\n'`,
+      `kill -INT $server_${k} && wait $server_${k}; printf '\\n${MARK} ${k} exit %s\\n' "$?"`,
+      `tail -n 3 .server-${k}.log`,
+    );
+  return `${out.join('\n')}\n`;
+}
+
+interface Outcome {
+  example: Example;
+  code?: number;
+  output: string;
+  problem?: string;
+}
+
+function shown(o: Outcome): string {
+  const out = o.output.trim().split('\n');
+  return `$ ${o.example.text}\n  (${o.example.source})\n  ${o.problem}\n${out
+    .slice(0, 15)
+    .map((l) => `    | ${l}`)
+    .join('\n')}${out.length > 15 ? `\n    | … ${out.length - 15} more lines` : ''}`;
+}
+
+interface EmulatorInfo {
+  url: string;
+  hosting: { personalToken: string; users: Array<{ login: string; password: string }>; apps: Array<{ clientId: string; clientSecret: string }> };
+  echo: { baseUrl: string; audience: string; apiKeys: Array<{ key: string }> };
+  protocol: { serverUrl: string; clients: Array<{ client_id: string; client_secret?: string; grant_types: string[] }> };
+  mailbox: { apiUrl: string };
+  health: { token: string; subscriptionId: string };
+}
+
+describe('every --help and README example runs against the emulator', () => {
+  let world: World;
+  let info: EmulatorInfo;
+  let root: string;
+  let binDir: string;
+  let template: { config: string; work: string };
+  let vars: Record<string, string>;
+
+  const run = (args: string[], o: { cwd?: string; env?: Record<string, string>; input?: string } = {}) =>
+    new Promise<{ code: number; out: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [BIN, ...args],
+        { cwd: o.cwd, env: cleanEnv({ ...world.env, ...o.env }), timeout: 30_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+      );
+      child.stdin?.end(o.input ?? '');
+    });
+  const must = async (args: string[], o: Parameters<typeof run>[1] = {}) => {
+    const r = await run(args, o);
+    if (r.code !== 0) throw new Error(`set-up: lanyard ${args.join(' ')} exited ${r.code}: ${r.out}`);
+    return r.out;
+  };
+
+  /** A message with parts 1.1 (text), 1.2 (html) and 2 (an image with a content id and a file name). */
+  async function storeMessage(): Promise<string> {
+    const res = await fetch(`${info.mailbox.apiUrl}/message`, { method: 'POST', headers: { 'content-type': 'message/rfc822' }, body: SAMPLE_MESSAGE });
+    const body = (await res.json()) as { id?: string };
+    if (!res.ok || !body.id) throw new Error(`set-up: storing a message answered ${res.status} ${JSON.stringify(body)}`);
+    return body.id;
+  }
+
+  beforeAll(async () => {
+    world = await startWorld();
+    root = await mkdtemp(join(tmpdir(), 'lanyard-examples-'));
+    binDir = join(root, 'bin');
+    await mkdir(binDir);
+    await writeFile(join(binDir, 'lanyard'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    await chmod(join(binDir, 'lanyard'), 0o755);
+    info = (await world.admin('info', undefined, 'GET')) as EmulatorInfo;
+
+    // The config directory every block starts from: profiles default (active), work and old-work on the emulator, signed in to each service.
+    template = { config: join(root, 'config'), work: join(root, 'work') };
+    await mkdir(template.config);
+    const profile = JSON.parse(await readFile(join(world.configDir, 'config.json'), 'utf8')).profiles.emulator as Record<string, string>;
+    const tplEnv = { LANYARD_CONFIG_DIR: template.config };
+    await writeFile(
+      join(template.config, 'config.json'),
+      JSON.stringify({ profiles: Object.fromEntries(['default', 'work', 'old-work', 'emulator'].map((name) => [name, profile])) }, null, '\t'),
+      { mode: 0o600 },
+    );
+    await must(['profile', 'use', 'default'], { env: tplEnv });
+    await must(['auth', 'token', '--with-token'], { env: tplEnv, input: info.hosting.personalToken });
+    await must(['echo', 'key', 'set'], { env: tplEnv, input: info.echo.apiKeys[0]!.key });
+    const { openCredentialStore } = await import('../../src/core/credentials/open.js');
+    const { saveHealthToken } = await import('../../src/core/health/token.js');
+    const now = Date.now();
+    // what `auth login --health` stores (its implicit flow needs a browser)
+    await saveHealthToken(await openCredentialStore({ configDir: template.config, insecure: true }), profile['health.authUrl']!, {
+      access_token: info.health.token,
+      token_type: 'Bearer',
+      expires_at: now + 3_599_000,
+      client_id: profile['health.clientId'],
+      obtained_at: now,
+    });
+    const svc = info.protocol.clients.find((c) => c.grant_types.includes('client_credentials'))!;
+    await must(['auth', 'login', '--server', info.protocol.serverUrl, '--client-id', svc.client_id, '--client-credentials'], {
+      env: tplEnv,
+      input: svc.client_secret,
+    });
+
+    // The working directory every block starts from: the files examples read.
+    await mkdir(template.work);
+    const work = (f: string) => join(template.work, f);
+    await must(['emulator', 'service-account', 'create', '--output', work('sa.json')], { env: tplEnv });
+    await must(['emulator', 'service-account', 'create', '--scheme', 'default-service-account', '--output', work('default-sa.json')], { env: tplEnv });
+    await writeFile(work('key.txt'), info.echo.apiKeys[0]!.key);
+    await writeFile(work('message.eml'), SAMPLE_MESSAGE);
+    await writeFile(work('edited.eml'), SAMPLE_MESSAGE.replace('Subject: Logo', 'Subject: Logo (edited)'));
+    for (const name of ['bulk-job.sh', 'deploy.sh']) {
+      await writeFile(work(name), '#!/bin/sh\necho "$0 ran"\n');
+      await chmod(work(name), 0o755);
+    }
+    selfSignedCert(template.work);
+
+    const app = info.hosting.apps[0]!;
+    vars = {
+      TOKEN: info.hosting.personalToken,
+      MY_TOKEN: info.hosting.personalToken,
+      PASSWORD: info.hosting.users[0]!.password,
+      CLIENT_SECRET: app.clientSecret,
+      SECRET: svc.client_secret!,
+      API_KEY: info.echo.apiKeys[0]!.key,
+      HEALTH_TOKEN: info.health.token,
+      SUB: info.health.subscriptionId,
+      URL: info.echo.baseUrl,
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await world?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  async function runUnit(unit: Unit, n: number): Promise<Outcome[]> {
+    const dir = join(root, `block-${n}`);
+    const home = join(dir, 'home');
+    const cwd = join(dir, 'cwd');
+    const config = join(dir, 'config');
+    const lines = unit.examples.map((e) => {
+      let text = e.text;
+      for (const [re, to] of PASTED_AGAINST_EMULATOR) text = text.replace(re, to(info));
+      return text;
+    });
+    const all = lines.join('\n');
+    await cp(template.config, config, { recursive: true });
+    // files the block writes itself (`-o sa.json`, `> message.eml`) are not there before
+    await cp(template.work, cwd, {
+      recursive: true,
+      filter: (src) => {
+        const name = src.slice(template.work.length + 1);
+        return !name || !new RegExp(`(?:-o|--output|>)\\s*(?:\\./)?${name.replace(/\./g, '\\.')}(?:\\s|$)`).test(all);
+      },
+    });
+    await writeFile(join(cwd, 'body.json'), `${JSON.stringify({ name: `from-body-json-${n}` })}\n`);
+    await mkdir(join(home, '.local/share/bash-completion/completions'), { recursive: true });
+    await mkdir(join(home, '.config/fish/completions'), { recursive: true });
+    await mkdir(join(home, '.zfunc'));
+    const env = cleanEnv({
+      ...vars,
+      ID: /\$\{?ID\b/.test(all) ? await storeMessage() : undefined,
+      PATH: `${binDir}:${process.env.PATH}`,
+      HOME: home,
+      LANYARD_CONFIG_DIR: config,
+      LANYARD_STATE_DIR: join(dir, 'state'),
+      LANYARD_CACHE_DIR: join(root, 'cache'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+      GIT_CONFIG_NOSYSTEM: '1',
+      LANYARD_BROWSER: undefined,
+      CI: undefined,
+    });
+    const r = await new Promise<{ output: string; timedOut: boolean }>((resolve) => {
+      const child = spawn('bash', ['-c', script(lines)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let output = '';
+      let timedOut = false;
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+      }, BLOCK_TIMEOUT_MS);
+      child.on('close', () => {
+        clearTimeout(timer);
+        resolve({ output, timedOut });
+      });
+    });
+    await rm(dir, { recursive: true, force: true });
+    // split the output at the markers
+    const outcomes: Outcome[] = unit.examples.map((example) => ({ example, output: '' }));
+    let current: Outcome | undefined;
+    for (const l of r.output.split('\n')) {
+      const m = new RegExp(`^${MARK} (\\d+) (start|exit|running) ?(\\d*)$`).exec(l);
+      if (!m) {
+        if (current) current.output += `${l}\n`;
+        continue;
+      }
+      current = outcomes[Number(m[1])]!;
+      if (m[2] === 'exit') current.code = Number(m[3]);
+      if (m[2] === 'running' && m[3] !== '0') current.problem = 'the server did not keep running';
+    }
+    for (const o of outcomes) {
+      if (o.problem) continue;
+      if (o.code === undefined) o.problem = r.timedOut ? `did not end within ${BLOCK_TIMEOUT_MS / 1000} s (its block's limit)` : 'did not run';
+      else if (o.code !== o.example.exit) o.problem = `exited ${o.code}, expected ${o.example.exit}`;
+      else if (/unexpected error|^\s+at .+:\d+:\d+\)?$/m.test(o.output)) o.problem = 'printed an unexpected error or a stack trace';
+    }
+    return outcomes;
+  }
+
+  it('the check can fail: a wrong exit code, an unknown flag, a stack trace, a server that stops', { timeout: 120_000 }, async () => {
+    const bad = (text: string, exit = 0): Example => ({ text, exit, source: 'self-test', block: 'self-test' });
+    const outcomes = await runUnit(
+      {
+        block: 'self-test',
+        examples: [
+          bad('lanyard ratelimit status --nope'),
+          bad('lanyard api /user   # exit 3', 3),
+          bad(`node -e 'console.error(new Error("boom").stack)'`),
+          bad('lanyard emulator start --port 0 --nope'),
+          bad('lanyard api /user --jq .login'),
+        ],
+      },
+      -1,
+    );
+    expect(outcomes.map((o) => o.problem)).toEqual([
+      'exited 2, expected 0',
+      'exited 0, expected 3',
+      'printed an unexpected error or a stack trace',
+      'the server did not keep running',
+      undefined,
+    ]);
+    expect(outcomes[4]!.output.trim()).toBe('mona');
+  });
+
+  it('a new example in a help text is picked up by itself', () => {
+    const tree = makeProgram();
+    examples(tree.program.command('brand-new').description('added today'), ['lanyard brand-new --fast']);
+    const picked = units('', helpExamples(tree)).flatMap((u) => u.examples);
+    expect(picked).toContainEqual({ text: 'lanyard brand-new --fast', source: 'lanyard brand-new --help', block: 'lanyard brand-new --help', exit: 0 });
+    expect(picked.length).toBe(units('').flatMap((u) => u.examples).length + 1);
+  });
+
+  it('each example exits as shown', { timeout: 600_000 }, async () => {
+    const all = units(await readFile(join(ROOT, 'README.md'), 'utf8'));
+    const skipped = all.flatMap((u) => u.examples).filter((e) => withoutComment(e.text) in SKIP);
+    const runnable = all.map((u) => ({ ...u, examples: u.examples.filter((e) => !(withoutComment(e.text) in SKIP)) })).filter((u) => u.examples.length);
+    const side = runnable.filter((u) => !u.examples.some((e) => steersEmulator(e.text)));
+    const alone = runnable.filter((u) => u.examples.some((e) => steersEmulator(e.text)));
+    const outcomes: Outcome[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: POOL }, async () => {
+        while (next < side.length) {
+          const k = next++;
+          outcomes.push(...(await runUnit(side[k]!, k)));
+        }
+      }),
+    );
+    for (const [k, u] of alone.entries()) {
+      outcomes.push(...(await runUnit(u, side.length + k)));
+      await world.admin('reset');
+    }
+    const failed = outcomes.filter((o) => o.problem);
+    console.log(`${outcomes.length} examples ran in ${runnable.length} blocks (${alone.length} alone), ${failed.length} failed, ${skipped.length} skipped`);
+    expect(failed.map(shown).join('\n\n')).toBe('');
+  });
+});
+
+const SAMPLE_MESSAGE = [
+  'From: Carol Reports <carol@example.com>',
+  'To: alice@example.com',
+  'Subject: Logo',
+  'Date: Mon, 02 Nov 2026 09:00:00 +0000',
+  'MIME-Version: 1.0',
+  'Content-Type: multipart/mixed; boundary="outer"',
+  '',
+  '--outer',
+  'Content-Type: multipart/alternative; boundary="inner"',
+  '',
+  '--inner',
+  'Content-Type: text/plain; charset=utf-8',
+  '',
+  'The new logo is attached.',
+  '--inner',
+  'Content-Type: text/html; charset=utf-8',
+  '',
+  '<p>The new logo is attached.</p>',
+  '--inner--',
+  '--outer',
+  'Content-Type: image/png; name="logo.png"',
+  'Content-Disposition: attachment; filename="logo.png"',
+  'Content-ID: <logo@example.com>',
+  'Content-Transfer-Encoding: base64',
+  '',
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  '--outer--',
+  '',
+].join('\r\n');
