@@ -6,6 +6,7 @@ import { exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { rememberSecretEnv, safeText } from './safe-text.js';
+import { exitQuietly, finishPager, pagerRunning } from './pager.js';
 
 /** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
 export interface MainResult {
@@ -14,7 +15,7 @@ export interface MainResult {
 
 export async function main(argv: string[] = process.argv): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
-  const io = createProcessIO(process.env, () => process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0));
+  const io = createProcessIO(process.env, exitQuietly);
   // Every diagnostic line (errors, notices, --debug traces) goes through safeText: no secret, no terminal control sequence.
   rememberSecretEnv(process.env);
   const rawErr = io.err;
@@ -26,7 +27,8 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
     // A second Ctrl-C forces the exit. A repeat within 300 ms is not a person's:
     // conf's atomic writer (when-exit) re-raises every signal on this process.
     if (interrupted) {
-      if (performance.now() - firstSignalAt < 300) return;
+      // While a pager shows the output, it has the terminal: Lanyard waits for it to end (finishPager).
+      if (performance.now() - firstSignalAt < 300 || pagerRunning()) return;
       process.exit(ExitCode.Interrupted);
     }
     interrupted = true;
@@ -59,6 +61,9 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
     }
   } finally {
     await ctx.close();
+    // The terminal goes back to the shell once the person has left the pager (Ctrl-C meanwhile is the pager's).
+    process.exitCode = code;
+    await finishPager();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
   }

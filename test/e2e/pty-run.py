@@ -7,6 +7,7 @@ Reads a JSON spec on stdin:
   cols, rows  the terminal size (default 100 x 30)
   waitFor     a regular expression; when the terminal output matches it...
   send        ...these bytes (hex) are typed, e.g. "03" for Ctrl-C
+  then        more keys (hex), each typed `settle` seconds after the one before
   settle      seconds to wait after the match before typing (default 0.3)
   background  run the command as a background job of a job-control shell
               (its own process group, not the terminal's foreground one)
@@ -54,6 +55,8 @@ def main():
     output = b""
     pattern = re.compile(spec["waitFor"]) if spec.get("waitFor") else None
     send = bytes.fromhex(spec["send"]) if spec.get("send") else None
+    later = list(spec.get("then") or [])
+    last_key_at = None
     matched_at = None
     sent_at = None
     deadline = time.monotonic() + spec.get("timeout", 30)
@@ -87,6 +90,10 @@ def main():
         if send and matched_at is not None and sent_at is None and time.monotonic() - matched_at >= spec.get("settle", 0.3):
             os.write(master, send)
             sent_at = time.monotonic()
+            last_key_at = sent_at
+        if sent_at is not None and later and time.monotonic() - last_key_at >= spec.get("settle", 0.3):
+            os.write(master, bytes.fromhex(later.pop(0)))
+            last_key_at = time.monotonic()
         if proc.poll() is not None:
             exit_at = exit_at or time.monotonic()
             if not r:

@@ -31,6 +31,7 @@ export const SETTINGS = {
   'health.subscriptionId': { kind: 'string', description: 'Default subscription' },
   'health.vendor': { kind: 'string', description: 'Vendor segment of the provider path (default Microsoft)' },
   'protocol.serverUrl': { kind: 'url', description: 'Default context-protocol server URL' },
+  pager: { kind: 'string', description: 'Pager of long output on a terminal (after LANYARD_PAGER, before PAGER; "cat": none)' },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

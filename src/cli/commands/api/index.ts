@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withShaping } from '../../command-kit.js';
 import type { ApiOptions } from './options.js';
+import { paged } from '../../pager.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -28,6 +29,7 @@ export function apiCommand(ctx: Context): Command {
     )
     .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
   withShaping(cmd, { ndjson: true });
+  paged(cmd);
   examples(cmd, [
     'lanyard api /user',
     'lanyard api /rate_limit -i',

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
+import { paged } from '../../pager.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -26,7 +27,7 @@ export function healthCommand(ctx: Context): Command {
   const cmd = new Command('health').description(summary);
   const run = () => import('./run.js');
   examples(
-    withJson(queryOptions(cmd.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true })
+    paged(withJson(queryOptions(cmd.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true }))
       .option('--all', 'follow every page (streams with --ndjson)')
       .option('--max <n>', 'stop after n events, following pages as needed')
       .option('--new', 'only events not seen by the previous --new run of this profile (new or updated since); state in the state directory')
@@ -50,7 +51,7 @@ export function healthCommand(ctx: Context): Command {
     ],
   );
   examples(
-    withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs')))
+    paged(withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs'))))
       .argument('<trackingId>', 'tracking id of the event (its name), e.g. LY03-E6P')
       .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
     ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-E6P --json'],

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { MailboxTargetOptions, MailboxListOptions, MailboxGetOptions, MailboxOutputOptions, MailboxStoreOptions, MailboxLabelOptions } from './options.js';
+import { paged } from '../../pager.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -20,7 +21,7 @@ export function mailboxCommand(ctx: Context): Command {
   const write = () => import('./run-write.js');
 
   examples(
-    target(withJson(cmd.command('list').description('list the messages of a label, newest first'), { ndjson: true }))
+    target(paged(withJson(cmd.command('list').description('list the messages of a label, newest first'), { ndjson: true })))
       .option('-l, --label <n>', 'label id (0 = every message)', '0')
       .option('--metadata', 'fetch metadata (headers, size, labels, markers), not just ids')
       .option('-n, --count <n>', 'messages per page, 1-500', '50')
@@ -39,7 +40,7 @@ export function mailboxCommand(ctx: Context): Command {
     ],
   );
   examples(
-    target(withJson(cmd.command('get').argument('<uuid>', 'message id').description('show a parsed message (headers, bodies, parts)')))
+    target(paged(withJson(cmd.command('get').argument('<uuid>', 'message id').description('show a parsed message (headers, bodies, parts)'))))
       .option('--adjacent', 'also show the previous and next message ids (needs --label)')
       .option('-l, --label <n>', 'label for --adjacent')
       .option('--mark-seen', 'mark the message SEEN')
