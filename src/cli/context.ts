@@ -286,6 +286,7 @@ function remembering<S extends CredentialStore>(store: S): S {
           return target.set(account, secret);
         };
       const v = Reflect.get(target, prop, target) as unknown;
+      if (prop === 'opened') for (const secret of (v as CredentialStore['opened'])?.values() ?? []) rememberSecret(secret);
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });

@@ -21,6 +21,13 @@ export interface CredentialStore {
   delete(account: string): Promise<boolean>;
   /** Accounts stored under Lanyard's service name. */
   list(): Promise<string[]>;
+  /**
+   * Every entry with its secret as read when the store was opened, if the
+   * store keeps that (the keychain: one search instead of one read per
+   * entry), until the store writes. For listings; a read that must see other
+   * processes' latest writes uses get().
+   */
+  readonly opened?: ReadonlyMap<string, string>;
 }
 
 export interface Browser {

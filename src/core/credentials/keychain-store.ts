@@ -22,6 +22,8 @@ export class KeychainCredentialStore implements CredentialStore {
    * so a token another process refreshed is seen).
    */
   #names: Promise<string[]> | undefined;
+  /** What the opening search read (see `opened`); dropped by this store's first write. */
+  #opened: ReadonlyMap<string, string> | undefined;
   private constructor(
     private readonly keytar: Keytar,
     private readonly timeoutMs: number,
@@ -58,18 +60,43 @@ export class KeychainCredentialStore implements CredentialStore {
     }
   }
 
+  /**
+   * Opens the store: one search, which proves the Secret Service answers
+   * (a missing or locked one fails here, not mid-command) and reads every
+   * entry with its secret (the search fetches the secrets anyway). The names
+   * serve `list()`; the entries serve `opened`.
+   */
+  async open(): Promise<void> {
+    const all = await this.#call('list', () => this.keytar.findCredentials(this.service));
+    this.#opened = new Map(all.map((c) => [c.account, c.password]));
+    this.#names = Promise.resolve(all.map((c) => c.account));
+  }
+
+  /**
+   * The entries as the opening search read them, until this store writes:
+   * one search for a whole listing (`auth status`) instead of a D-Bus
+   * connection and session per entry read. As old as the command: a read
+   * that must see other processes' latest writes (the re-read under the
+   * lock) uses get().
+   */
+  get opened(): ReadonlyMap<string, string> | undefined {
+    return this.#opened;
+  }
+
   async get(account: string): Promise<string | undefined> {
     const v = await this.#call('read', () => this.keytar.getPassword(this.service, account));
     return v ?? undefined;
   }
 
   async set(account: string, secret: string): Promise<void> {
+    this.#opened = undefined;
     await this.#call('write', () => this.keytar.setPassword(this.service, account, secret));
     const names = this.#names;
     if (names) this.#names = names.then((n) => (n.includes(account) ? n : [...n, account]));
   }
 
   async delete(account: string): Promise<boolean> {
+    this.#opened = undefined;
     const removed = await this.#call('delete', () => this.keytar.deletePassword(this.service, account));
     const names = this.#names;
     if (names) this.#names = names.then((n) => n.filter((a) => a !== account));

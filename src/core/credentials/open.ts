@@ -38,18 +38,26 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     o.onFallback?.('the keychain is disabled (LANYARD_KEYCHAIN=off)');
     return file;
   }
+  let loading: Promise<KeychainCredentialStore> | undefined;
   if (process.platform === 'linux' && o.sessionBus) {
     const { pingSecretService } = await import('./secret-service-ping.js');
-    const ping = await pingSecretService(o.sessionBus, process.getuid?.() ?? 0, o.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS);
+    const pinging = pingSecretService(o.sessionBus, process.getuid?.() ?? 0, o.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS);
+    // The binding loads (dlopen and its set-up, ≈ 10 ms) while the bus
+    // answers the ping: on the next turn of the event loop, once the ping's
+    // connection is under way. Loading it calls nothing; the first call is
+    // made only after the ping succeeded.
+    loading = new Promise((resolve) => setImmediate(resolve)).then(() => KeychainCredentialStore.load({ timeoutMs: o.timeoutMs }));
+    loading.catch(() => undefined);
+    const ping = await pinging;
     if (!ping.ok) {
       o.onFallback?.(`the OS keychain is unavailable (${ping.reason})`);
       return file;
     }
   }
   try {
-    const keychain = await KeychainCredentialStore.load({ timeoutMs: o.timeoutMs });
-    // Probe once: a missing or locked Secret Service fails here, not mid-command.
-    await keychain.list();
+    const keychain = await (loading ?? KeychainCredentialStore.load({ timeoutMs: o.timeoutMs }));
+    // One search: a missing or locked Secret Service fails here, not mid-command.
+    await keychain.open();
     return keychain;
   } catch (err) {
     o.onFallback?.(`the OS keychain is unavailable (${(err as Error).message})`);

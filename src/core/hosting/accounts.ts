@@ -98,17 +98,30 @@ export class HostingAccounts {
     return login ? this.get(login) : undefined;
   }
 
-  async list(): Promise<StoredAccount[]> {
-    const active = await this.activeLogin();
+  /**
+   * Every stored account of the host, the active one marked. `asOpened`:
+   * from what each store read when it was opened, where it kept that (the
+   * keychain's one search; see CredentialStore.opened), else read now — for
+   * a listing shown to the user, not for a decision under the lock.
+   */
+  async list(o: { asOpened?: boolean } = {}): Promise<StoredAccount[]> {
+    const opened = (s: CredentialStore) => (o.asOpened ? s.opened : undefined);
+    const read = (s: CredentialStore, name: string) => {
+      const m = opened(s);
+      return m ? m.get(name) : s.get(name);
+    };
+    let active: string | undefined;
+    for (const s of this.#stores) if ((active = await read(s, this.#key()))) break;
     const prefix = this.#key() + ':';
     const seen = new Set<string>();
     const out: StoredAccount[] = [];
     for (const store of this.#stores) {
-      for (const name of await store.list()) {
+      const m = opened(store);
+      for (const name of m ? m.keys() : await store.list()) {
         if (!name.startsWith(prefix)) continue;
         const login = name.slice(prefix.length);
         if (seen.has(login)) continue;
-        const record = parseRecord(await store.get(name));
+        const record = parseRecord(await read(store, name));
         if (!record) continue;
         seen.add(login);
         out.push({ record, store, active: login === active });

@@ -46,10 +46,26 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
   }
 }
 
+/**
+ * Loads what checking a token needs (the HTTP client, node:http or
+ * node:https, GET /user) on the next turn of the event loop: while the
+ * keychain opens (D-Bus round trips, then a search on a worker thread)
+ * rather than after it. A client that cannot be built (a bad --timeout) is
+ * reported by the first check, which asks for it again.
+ */
+function preloadCheck(ctx: Context, apiUrl: string): void {
+  setImmediate(() => {
+    ctx.http().catch(() => undefined);
+    void import(apiUrl.startsWith('https:') ? 'node:https' : 'node:http');
+    void import('../../../core/hosting/user.js');
+  });
+}
+
 async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entries: AuthStatusEntry[]; storage?: Storage }> {
   const { settings } = await ctx.profile();
   const apiUrl = settings['hosting.apiUrl'];
   if (!apiUrl) return { entries: [] };
+  preloadCheck(ctx, apiUrl);
   const host = hostOf(apiUrl);
   const entries: AuthStatusEntry[] = [];
   const shown = (t: string) => (showToken ? t : maskSecret(t));
@@ -74,7 +90,7 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
     activeTaken = true;
   }
   const stores = await openHostingStores(ctx, apiUrl);
-  for (const acc of await stores.accounts.list()) {
+  for (const acc of await stores.accounts.list({ asOpened: true })) {
     entries.push(await storedEntry(ctx, apiUrl, stores, settings, acc, shown, !activeTaken));
   }
   const storage: Storage = stores.fallbackReason
@@ -129,30 +145,41 @@ async function storedEntry(
   };
 }
 
-async function otherEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
-  const out: AuthStatusEntry[] = [];
+/**
+ * The protocol, health and echo lines, each service at once (their modules
+ * load while the keychain and the server are waited for). A service that
+ * cannot be listed is a warning, said by the caller in the services' order.
+ */
+async function otherEntries(ctx: Context, showToken: boolean): Promise<Array<{ name: string; entries?: AuthStatusEntry[]; error?: Error }>> {
   const sources: Array<[string, () => Promise<AuthStatusEntry[]>]> = [
     ['protocol', async () => (await import('./protocol.js')).protocolStatusEntries(ctx, showToken)],
     ['health', async () => (await import('./health.js')).healthStatusEntries(ctx, showToken)],
     ['echo', async () => (await import('./echo.js')).echoStatusEntries(ctx, showToken)],
   ];
-  for (const [name, f] of sources) {
-    try {
-      out.push(...(await f()));
-    } catch (err) {
-      if ((err as LanyardError)?.code === 'cancelled') throw err;
-      ctx.warn(`could not list ${name} credentials: ${(err as Error).message}`);
-    }
-  }
-  return out;
+  return Promise.all(
+    sources.map(async ([name, f]) => {
+      try {
+        return { name, entries: await f() };
+      } catch (err) {
+        return { name, error: err as Error };
+      }
+    }),
+  );
 }
 
 /** An installation's or a workflow's token: valid, its kind said where a user would be. */
 const actsForNoUser = (e: AuthStatusEntry) => e.tokenKind === 'installation' || e.tokenKind === 'workflow';
 
 export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
+  // Started on the next turn of the event loop, once the keychain is being opened.
+  const others = new Promise((resolve) => setImmediate(resolve)).then(() => otherEntries(ctx, !!o.showToken));
   const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
-  const entries = [...hosting, ...(await otherEntries(ctx, !!o.showToken))];
+  const entries = [...hosting];
+  for (const r of await others) {
+    if ((r.error as LanyardError | undefined)?.code === 'cancelled') throw r.error;
+    if (r.error) ctx.warn(`could not list ${r.name} credentials: ${r.error.message}`);
+    else entries.push(...r.entries!);
+  }
   // Said once: listing the other services' credentials may have said it already.
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
   if (o.json) {

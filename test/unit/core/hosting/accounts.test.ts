@@ -55,4 +55,32 @@ describe('HostingAccounts', () => {
     expect(refreshDue(r, now + 28800_000 - 60_000)).toBe(true);
     expect(canRefresh(r, now + 3600_000 * 25)).toBe(false);
   });
+
+  it('list({ asOpened }) reads what a store kept from its opening, without a read per entry; other stores are read', async () => {
+    const keychain = new MemoryCredentialStore();
+    const file = new MemoryCredentialStore();
+    await new HostingAccounts(API, [keychain]).save(rec('mona'));
+    await new HostingAccounts(API, [file]).save(rec('hubot'), { activate: false });
+    const opened = new Map(keychain.data);
+    let reads = 0;
+    const kept = Object.assign(Object.create(keychain) as MemoryCredentialStore, {
+      opened,
+      get: async (a: string) => {
+        reads++;
+        return keychain.get(a);
+      },
+    });
+    const accounts = new HostingAccounts(API, [kept, file]);
+    const listed = (await accounts.list({ asOpened: true })).map((a) => [a.record.login, a.store === kept, a.active]);
+    expect(listed).toEqual([
+      ['mona', true, true],
+      ['hubot', false, false],
+    ]);
+    expect(reads).toBe(0);
+    // Without asOpened (and for a decision under the lock), every entry is read now.
+    await keychain.set('hosting:127.0.0.1:4000:mona', JSON.stringify(rec('mona', 'lyo_refreshed')));
+    expect((await accounts.list()).map((a) => a.record.token)).toEqual(['lyo_refreshed', 'lyo_hubot']);
+    expect(reads).toBeGreaterThan(0);
+    expect((await accounts.list({ asOpened: true }))[0]?.record.token).toBe('lyo_mona');
+  });
 });
