@@ -11,7 +11,10 @@
  * passes when it exits with the code it shows (`# exit N`, else 0) and prints
  * no "unexpected error" or stack trace. A server (`lanyard emulator start`)
  * keeps running, as in a second terminal, until its block has run; then
- * Ctrl-C (SIGINT) must end it with 0.
+ * Ctrl-C (SIGINT) must end it with 0. Sign-ins meet a stand-in for the
+ * person: LANYARD_BROWSER is person-browser.mjs (signs in on the emulator's
+ * pages and allows), the one-time codes a block prints are entered on the
+ * device page, and URLs printed for --no-browser are opened (playThePerson).
  *
  * New examples are picked up from the help texts and the README by
  * themselves. A line shown in several places runs once (README first). SKIP
@@ -31,8 +34,6 @@ import { type Example, helpExamples, makeProgram, readmeExamples } from './examp
 import { BIN, cleanEnv, ROOT, selfSignedCert, startWorld, type World } from './harness.js';
 
 /** Examples that cannot run here, by their text without its trailing comment: why. */
-const PERSON_DEVICE = 'a person enters the one-time code on the device page (test/e2e/auth-device.test.ts plays that person)';
-const PERSON_BROWSER = 'a person signs in on the page a browser opens (the e2e sign-in tests drive Chromium for it)';
 const PERSON_PASSWORD = "a person types mona's password at a hidden prompt (the example that pipes it in runs)";
 const NO_KEY_CLIENT =
   "the emulator's authorization server has no private_key_jwt client (the protocol conformance suite signs in that way against its own server)";
@@ -41,26 +42,13 @@ export const SKIP: Record<string, string> = {
   'npm test': 'runs this very suite',
   'npm run build': 'rebuilds dist/ under the examples that run it (`npm test` builds first)',
   'npm link': "changes the machine's global npm prefix",
-  'lanyard auth device': PERSON_DEVICE,
-  'lanyard --profile emulator auth device': PERSON_DEVICE,
-  'lanyard auth device --scopes "repo read:org" --no-browser': PERSON_DEVICE,
-  'LANYARD_CLIENT_SECRET="$CLIENT_SECRET" lanyard auth login': PERSON_BROWSER,
-  'printf %s "$CLIENT_SECRET" | lanyard auth login --scopes repo --login mona --select-account --timeout 2m': PERSON_BROWSER,
-  'lanyard auth login --server https://tools.example.com/mcp': PERSON_BROWSER,
-  'lanyard auth login --server https://tools.example.com/mcp --scopes "tools:read tools:call" --no-browser': PERSON_BROWSER,
-  'lanyard auth login --server https://tools.example.com/mcp --client-id my-app': PERSON_BROWSER,
-  'lanyard auth login --health': PERSON_BROWSER,
-  'lanyard auth login --health --no-browser': PERSON_BROWSER,
-  'lanyard echo auth-info --scheme id-token': PERSON_BROWSER,
-  'lanyard echo auth-info --scheme id-token --login-hint ada@example.com --no-browser --timeout 5m': PERSON_BROWSER,
-  'lanyard echo token --scheme id-token --json': PERSON_BROWSER,
-  'lanyard echo auth-info --scheme app-platform --project my-project --no-browser': PERSON_BROWSER,
-  'lanyard echo auth-info --scheme app-platform --project example-project --no-browser': PERSON_BROWSER,
   'lanyard auth token create --user mona --scopes "repo gist" --note laptop': PERSON_PASSWORD,
   'lanyard auth token create --user mona --scopes repo --note ci': PERSON_PASSWORD,
   'lanyard protocol request https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
   'lanyard auth login --server https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
   'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials': NO_KEY_CLIENT,
+  'lanyard auth login --server https://tools.example.com/mcp --client-id my-app':
+    'my-app stands for a client registered by hand at a server without dynamic registration; the emulator registers clients dynamically',
   'lanyard exec -- gh repo list': 'gh speaks HTTPS on port 443 only (test/e2e/emulator-gh.test.ts runs gh against the emulator that way)',
 };
 
@@ -69,6 +57,7 @@ const PASTED_AGAINST_EMULATOR: Array<[RegExp, (info: EmulatorInfo) => string]> =
   [/https:\/\/tools\.example\.com\/mcp/g, (info) => info.protocol.serverUrl],
   [/http:\/\/127\.0\.0\.1:(8080|8765)(?=\/|\s|$)/g, (info) => info.url],
   [/(?<=--audience )echo-api\.example\.com\b/g, (info) => info.echo.audience],
+  [/(?<=--project )(my-project|example-project)\b/g, (info) => info.echo.appPlatform.projects[0]!.id],
 ];
 
 /** How long one block may take (a block that does not end is a failure). */
@@ -121,6 +110,9 @@ export function steersEmulator(text: string): boolean {
 
 const MARK = '@@lanyard-example';
 
+/** LANYARD_BROWSER of the examples: signs in on the emulator's pages as the person would. */
+const PERSON_BROWSER = join(ROOT, 'test', 'e2e', 'person-browser.mjs');
+
 /** A line in zsh's syntax (`${fpath[1]}`) runs in zsh, whose function path starts in the home directory as a user's .zshrc would set it. */
 function inItsShell(line: string): string {
   if (!/\$\{?fpath\b/.test(line)) return line;
@@ -171,10 +163,15 @@ function shown(o: Outcome): string {
 interface EmulatorInfo {
   url: string;
   hosting: { personalToken: string; users: Array<{ login: string; password: string }>; apps: Array<{ clientId: string; clientSecret: string }> };
-  echo: { baseUrl: string; audience: string; apiKeys: Array<{ key: string }> };
+  echo: {
+    baseUrl: string;
+    audience: string;
+    apiKeys: Array<{ key: string }>;
+    appPlatform: { projects: Array<{ id: string }>; users: Array<{ email: string; password: string }> };
+  };
   protocol: { serverUrl: string; clients: Array<{ client_id: string; client_secret?: string; grant_types: string[] }> };
   mailbox: { apiUrl: string };
-  health: { token: string; subscriptionId: string };
+  health: { token: string; subscriptionId: string; user: { login: string; password: string } };
 }
 
 describe('every --help and README example runs against the emulator', () => {
@@ -184,6 +181,7 @@ describe('every --help and README example runs against the emulator', () => {
   let binDir: string;
   let template: { config: string; work: string };
   let vars: Record<string, string>;
+  let persons: Record<string, { login: string; password: string }>;
 
   const run = (args: string[], o: { cwd?: string; env?: Record<string, string>; input?: string } = {}) =>
     new Promise<{ code: number; out: string }>((resolve) => {
@@ -242,6 +240,12 @@ describe('every --help and README example runs against the emulator', () => {
       client_id: profile['health.clientId'],
       obtained_at: now,
     });
+    await world.admin('hosting/device-policy', { interval: 1 });
+    persons = {
+      hosting: { login: info.hosting.users[0]!.login, password: info.hosting.users[0]!.password },
+      health: info.health.user,
+      echo: { login: info.echo.appPlatform.users[0]!.email, password: info.echo.appPlatform.users[0]!.password },
+    };
     const svc = info.protocol.clients.find((c) => c.grant_types.includes('client_credentials'))!;
     await must(['auth', 'login', '--server', info.protocol.serverUrl, '--client-id', svc.client_id, '--client-credentials'], {
       env: tplEnv,
@@ -281,6 +285,28 @@ describe('every --help and README example runs against the emulator', () => {
     if (root) await rm(root, { recursive: true, force: true });
   });
 
+  /**
+   * What the person at the terminal does while a block runs: enters each
+   * one-time code it prints on the device page (the emulator's approval, as
+   * mona), and opens each URL it asks to be opened (--no-browser) in the
+   * stand-in browser.
+   */
+  function playThePerson(env: Record<string, string>): (output: string) => void {
+    const done = new Set<string>();
+    return (output) => {
+      for (const m of output.matchAll(/one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})/g)) {
+        if (done.has(m[1]!)) continue;
+        done.add(m[1]!);
+        void world.admin('hosting/device-approve', { user_code: m[1], login: info.hosting.users[0]!.login }).catch(() => {});
+      }
+      for (const m of output.matchAll(/^Open this URL in a browser to [^\n]*:\n {2}(\S+)$/gm)) {
+        if (done.has(m[1]!)) continue;
+        done.add(m[1]!);
+        execFile(PERSON_BROWSER, [m[1]!], { env }, () => {});
+      }
+    };
+  }
+
   async function runUnit(unit: Unit, n: number): Promise<Outcome[]> {
     const dir = join(root, `block-${n}`);
     const home = join(dir, 'home');
@@ -315,15 +341,21 @@ describe('every --help and README example runs against the emulator', () => {
       LANYARD_CACHE_DIR: join(root, 'cache'),
       XDG_CONFIG_HOME: join(home, '.config'),
       GIT_CONFIG_NOSYSTEM: '1',
-      LANYARD_BROWSER: undefined,
+      LANYARD_BROWSER: PERSON_BROWSER,
+      LANYARD_TEST_PERSONS: JSON.stringify(persons),
       CI: undefined,
     });
     const r = await new Promise<{ output: string; timedOut: boolean }>((resolve) => {
       const child = spawn('bash', ['-c', script(lines)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let output = '';
       let timedOut = false;
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      const person = playThePerson(env);
+      const take = (c: Buffer) => {
+        output += c.toString();
+        person(output);
+      };
+      child.stdout.on('data', take);
+      child.stderr.on('data', take);
       const timer = setTimeout(() => {
         timedOut = true;
         try {
@@ -398,6 +430,7 @@ describe('every --help and README example runs against the emulator', () => {
     const side = runnable.filter((u) => !u.examples.some((e) => steersEmulator(e.text)));
     const alone = runnable.filter((u) => u.examples.some((e) => steersEmulator(e.text)));
     const outcomes: Outcome[] = [];
+    const started = Date.now();
     let next = 0;
     await Promise.all(
       Array.from({ length: POOL }, async () => {
@@ -407,12 +440,16 @@ describe('every --help and README example runs against the emulator', () => {
         }
       }),
     );
+    const sideMs = Date.now() - started;
     for (const [k, u] of alone.entries()) {
       outcomes.push(...(await runUnit(u, side.length + k)));
       await world.admin('reset');
+      await world.admin('hosting/device-policy', { interval: 1 });
     }
     const failed = outcomes.filter((o) => o.problem);
-    console.log(`${outcomes.length} examples ran in ${runnable.length} blocks (${alone.length} alone), ${failed.length} failed, ${skipped.length} skipped`);
+    console.log(
+      `${outcomes.length} examples ran in ${runnable.length} blocks (${side.length} side by side in ${Math.round(sideMs / 1000)} s, ${alone.length} alone in ${Math.round((Date.now() - started - sideMs) / 1000)} s), ${failed.length} failed, ${skipped.length} skipped: ${skipped.map((e) => `${e.text} (${SKIP[withoutComment(e.text)]})`).join('; ')}`,
+    );
     expect(failed.map(shown).join('\n\n')).toBe('');
   });
 });

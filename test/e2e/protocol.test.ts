@@ -335,6 +335,20 @@ describe('client credentials', () => {
     expect((await stats(w)).tokenRequests.client_credentials).toBe(2);
   });
 
+  it('a browser sign-in after a client-credentials one registers its own client instead of reusing the service client', async () => {
+    const c = await newClient('allow');
+    const cc = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], {
+      env: c.env(),
+      input: 'ctx-service-secret',
+    });
+    expect(cc.code, cc.stderr).toBe(0);
+    const browser = await w.run(['auth', 'login', '--server', mcp], { env: c.env(), timeoutMs: 30_000 });
+    expect(browser.code, browser.stderr).toBe(0);
+    expect(browser.stderr).toMatch(/Registering Lanyard as a client/);
+    expect((await stats(w)).registrations).toBe(1);
+    expect((await c.urls())[0]).not.toContain('client_id=ctx-service');
+  });
+
   it('a wrong secret is invalid_client; no secret is a clear message', async () => {
     const c = await newClient('record');
     const bad = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], {

@@ -78,7 +78,7 @@ export async function resolveClient(
   if (!o.clientCredentials && o.clientMetadataUrl && e.clientIdMetadataDocuments) {
     return { client: { clientId: checkClientMetadataUrl(o.clientMetadataUrl), authMethod: 'none', origin: 'metadata-document' }, how: 'metadata-document' };
   }
-  if (stored && !expired(stored, deps.clock.now())) {
+  if (stored && !expired(stored, deps.clock.now()) && (o.clientCredentials || stored.provenBy !== 'client_credentials')) {
     if (o.clientCredentials && stored.authMethod !== 'private_key_jwt' && !stored.clientSecret) {
       const secret = await deps.clientSecret();
       if (!secret) throw noSecret();

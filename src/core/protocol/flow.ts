@@ -376,7 +376,7 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
     obtainedAt: ctx.deps.clock.now(),
   };
   // The client is stored once a token request has proven it (a new registration replaces a refused one).
-  if (ctx.client && ctx.how !== 'stored') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, ctx.client);
+  if (ctx.client && ctx.how !== 'stored') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, { ...ctx.client, provenBy: grant });
   if (ctx.client) {
     const set = proven.get(ctx.deps) ?? new Set<string>();
     set.add(provenKey(ctx.endpoints.issuer, ctx.client.clientId));

@@ -17,6 +17,12 @@ export interface ClientIdentity {
   readonly redirectUris?: readonly string[];
   /** Epoch ms; undefined or 0 = does not expire. */
   readonly secretExpiresAt?: number;
+  /**
+   * The grant whose token request proved the client when it was stored. A
+   * client proven only by `client_credentials` (a service) is not used for a
+   * browser sign-in, which registers its own instead.
+   */
+  readonly provenBy?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
 }
 
 export interface RegistrationInput {
