@@ -81,3 +81,36 @@ describe('auth status with a token that acts for no user', () => {
     expect(statusJson(j.stdout)).toMatchObject([{ account: 'mona', user: 'mona', tokenKind: 'user', valid: true }]);
   });
 });
+
+describe('the signed-in user of each service', () => {
+  it("health: the user principal name from the token's claims (not the client id), and the expiry they give", async () => {
+    const issued = (await world.admin('health/issue-token', { login: 'ada@contoso.example', expiresInSec: 3599 })) as { access_token: string };
+    const j = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_HEALTH_TOKEN: issued.access_token } });
+    expect(j.code).toBe(0);
+    const health = statusJson(j.stdout).find((e) => e.service === 'health') as Entry & { expiresAt?: string };
+    expect(health).toMatchObject({ user: 'ada@contoso.example', valid: true, source: 'LANYARD_HEALTH_TOKEN' });
+    const left = Date.parse(health.expiresAt!) - Date.now();
+    expect(left).toBeGreaterThan(3000 * 1000);
+    expect(left).toBeLessThanOrEqual(3600 * 1000);
+    expect(j.stdout).not.toContain(issued.access_token);
+    const human = await cli(world, ['auth', 'status'], { env: { LANYARD_HEALTH_TOKEN: issued.access_token } });
+    expect(human.stdout).toMatch(/^health\t[^\t]+\tada@contoso\.example \(active\)\tLANYARD_HEALTH_TOKEN\t/m);
+  });
+
+  it('protocol: a client signed in as itself (client credentials) is the subject of its token', async () => {
+    const login = await cli(world, ['auth', 'login', '--server', `${world.url}/mcp`, '--client-id', 'ctx-service', '--client-credentials'], {
+      input: 'ctx-service-secret\n',
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const j = await cli(world, ['auth', 'status', '--json']);
+    expect(statusJson(j.stdout).find((e) => e.service === 'protocol')).toMatchObject({ account: 'ctx-service', user: 'ctx-service', valid: true });
+  });
+
+  it('echo: the API key by a fingerprint of it, never the key', async () => {
+    const key = 'AIzaSyLanyardEmulatorEchoKey0000000001';
+    const j = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_API_KEY: key } });
+    const echo = statusJson(j.stdout).find((e) => e.service === 'echo');
+    expect(echo?.user).toMatch(/^API key [0-9a-f]{8}$/);
+    expect(j.stdout).not.toContain(key);
+  });
+});

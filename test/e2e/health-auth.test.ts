@@ -102,7 +102,12 @@ describe('auth login --health (implicit flow)', () => {
     expect(r.code).toBe(0);
     const token = await cli(['auth', 'token', '--health']);
     expect(token.code).toBe(0);
-    expect(token.stdout.trim()).toMatch(/^emu-health-/);
+    // A JWT, as the cloud sign-in host issues them; auth status names the user from its claims.
+    expect(token.stdout.trim()).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+    const status = await cli(['auth', 'status', '--json']);
+    expect((JSON.parse(status.stdout) as { accounts: Array<{ service: string; user?: string }> }).accounts).toContainEqual(
+      expect.objectContaining({ service: 'health', user: info.user.login }),
+    );
     // Stored with its expiry in the credential store (0600 file here), never in the config file.
     const creds = JSON.parse(await readFile(join(world.configDir, 'credentials.json'), 'utf8')) as unknown;
     expect(JSON.stringify(creds)).toContain(token.stdout.trim());

@@ -1,4 +1,5 @@
 /** Lines for `lanyard auth status`: the echo API key and cached identity tokens. */
+import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
@@ -15,6 +16,8 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
         service: 'echo',
         host: hostOf(baseUrl),
         account: 'API key',
+        // The key's id: a fingerprint that names the key without showing it.
+        user: `API key ${createHash('sha256').update(key.key).digest('hex').slice(0, 8)}`,
         source: key.source,
         valid: true,
         detail: 'not checked until used',
@@ -37,6 +40,7 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
       service: 'echo',
       host: m[2]!,
       account: rec.email,
+      ...(rec.email ? { user: rec.email } : {}),
       source: store.kind,
       valid,
       detail: `${m[1] === 'idtoken' ? 'identity token (--scheme id-token)' : `app-platform token of ${m[3]} (--scheme app-platform)`}${valid ? '' : '; expired, signs in again on next use'}`,

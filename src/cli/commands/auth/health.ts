@@ -14,6 +14,7 @@ import { requireSetting } from '../../../core/config/settings.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { LanyardError } from '../../../core/errors.js';
+import { tokenIdentity } from '../../../core/auth/token-claims.js';
 import {
   buildAuthorizeUrl,
   EXPIRY_SKEW_MS,
@@ -81,6 +82,12 @@ export async function runHealthLogout(ctx: Context, _o: AuthLogoutOptions): Prom
 
 const mask = (token: string, show: boolean): string => (show ? token : maskSecret(token));
 
+/** The signed-in user (its user principal name) as the token's claims name it. */
+function userOf(token: string): { user?: string } {
+  const user = tokenIdentity(token)?.user;
+  return user ? { user } : {};
+}
+
 /** Lines for `auth status`: the environment token and every stored health token. */
 export async function healthStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
   const entries: AuthStatusEntry[] = [];
@@ -89,12 +96,19 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
   const activeHost = authUrl ? hostOf(authUrl) : undefined;
   const envToken = ctx.env[HEALTH_TOKEN_ENV]?.trim();
   if (envToken) {
+    // A JWT names its user and expiry in its claims; an opaque token names neither.
+    const id = tokenIdentity(envToken);
+    const exp = id?.expiresAt;
+    const valid = exp === undefined || exp > ctx.clock.now();
     entries.push({
       service: 'health',
       host: activeHost ?? 'any',
+      ...(id?.user ? { user: id.user } : {}),
       source: HEALTH_TOKEN_ENV,
-      valid: true,
-      detail: 'expiry unknown (token from the environment)',
+      valid,
+      ...(exp === undefined
+        ? { detail: 'expiry unknown (token from the environment)' }
+        : { expiresAt: new Date(exp).toISOString(), ...(valid ? {} : { detail: `expired: get a new token into ${HEALTH_TOKEN_ENV}` }) }),
       token: mask(envToken, showToken),
       active: true,
     });
@@ -112,6 +126,7 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
         service: 'health',
         host,
         ...(rec.client_id ? { account: rec.client_id } : {}),
+        ...userOf(rec.access_token),
         source: store.kind,
         ...(rec.scope ? { scopes: rec.scope.split(/\s+/) } : {}),
         valid,

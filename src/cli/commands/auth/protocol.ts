@@ -8,6 +8,7 @@ import { ProtocolCredentials } from '../../../core/protocol/store.js';
 import { localTime } from '../../output.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
+import { tokenIdentity } from '../../../core/auth/token-claims.js';
 
 export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   const serverUrl = o.server!;
@@ -57,10 +58,14 @@ export async function protocolStatusEntries(ctx: Context, showToken: boolean): P
     const client = await creds.client(t.issuer);
     const live = t.expiresAt === undefined || t.expiresAt > now;
     const refreshable = !!t.refreshToken || t.grant === 'client_credentials';
+    // Who the token is for, as it says (a JWT's user or subject); a client signed in as itself is its own subject.
+    const id = tokenIdentity(t.accessToken);
+    const user = id?.user ?? id?.subject ?? (t.grant === 'client_credentials' ? (id?.client ?? client?.clientId) : undefined);
     out.push({
       service: 'protocol',
       host: server,
       account: client?.clientId,
+      ...(user ? { user } : {}),
       source: store.kind,
       scopes: t.scope ? t.scope.split(/\s+/).filter(Boolean) : [],
       valid: live || refreshable,

@@ -27,6 +27,10 @@ export const SEED = {
   user: { login: 'ada@contoso.example', password: 'health-pass', name: 'Ada Lovelace' },
   /** A user without access to any subscription (403). */
   guest: { login: 'guest@fabrikam.example', password: 'guest-pass', name: 'Guest User' },
+  /** The directory (tenant) of the emulated users, and the issuer and audience of the tokens signed in users get. */
+  tenantId: '72f9886e-1c4b-4d1e-9c0a-5e6d7f8a9b0c',
+  issuer: 'https://sts.emulator.example',
+  audience: 'https://management.emulator.example/',
   /** A long-lived token of the default user, so scripts work without the browser flow. */
   token: 'emu-health-ada-0123456789abcdef',
   tokenLifetimeSec: 3599,

@@ -1,5 +1,5 @@
 /** In-memory state of the health emulator: events per subscription, users, issued tokens. */
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import {
   EventLevelValues,
   EventSourceValues,
@@ -50,9 +50,39 @@ export class HealthState {
     this.#added = 0;
   }
 
+  /** Signs the emulator's access tokens (HS256; the API looks tokens up, clients only read the claims). */
+  readonly #signingKey = randomBytes(32);
+
+  /**
+   * An access token as the cloud sign-in host issues them: a signed JWT whose
+   * claims name the user (`upn`, `unique_name`, `name`, `oid`), the tenant,
+   * the application (`appid`), the scope and the validity (`iat`, `nbf`, `exp`).
+   */
   issueToken(user: string, clientId: string, lifetimeSec = this.tokenLifetimeSec): { token: string; expiresIn: number } {
-    const token = 'emu-health-' + randomBytes(24).toString('base64url');
-    this.tokens.set(token, { user, clientId, expiresAt: this.now() + lifetimeSec * 1000 });
+    const now = this.now();
+    const iat = Math.floor(now / 1000);
+    const u = this.users.get(user);
+    const oid = createHash('sha256').update(user).digest('hex');
+    const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const claims = {
+      aud: SEED.audience,
+      iss: `${SEED.issuer}/${SEED.tenantId}/`,
+      iat,
+      nbf: iat,
+      exp: iat + lifetimeSec,
+      appid: clientId,
+      upn: user,
+      unique_name: user,
+      ...(u?.name ? { name: u.name } : {}),
+      oid: `${oid.slice(0, 8)}-${oid.slice(8, 12)}-${oid.slice(12, 16)}-${oid.slice(16, 20)}-${oid.slice(20, 32)}`,
+      tid: SEED.tenantId,
+      scp: 'user_impersonation',
+      ver: '1.0',
+      jti: randomBytes(12).toString('base64url'),
+    };
+    const signed = `${part({ typ: 'JWT', alg: 'HS256' })}.${part(claims)}`;
+    const token = `${signed}.${createHmac('sha256', this.#signingKey).update(signed).digest('base64url')}`;
+    this.tokens.set(token, { user, clientId, expiresAt: now + lifetimeSec * 1000 });
     return { token, expiresIn: lifetimeSec };
   }
 

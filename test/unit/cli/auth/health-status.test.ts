@@ -64,6 +64,29 @@ describe('healthStatusEntries', () => {
     await expect(resolveToken(ctx, { 'health.authUrl': authUrl })).rejects.toThrow(/expired/);
   });
 
+  it('a token that is a JWT: the user from its claims (upn), not the client id; from the environment, its exp too', async () => {
+    const exp = Math.floor(clock.now() / 1000) + 600;
+    const jwt = ['e30', Buffer.from(JSON.stringify({ upn: 'ada@contoso.example', appid: 'cid', exp })).toString('base64url'), 'c2ln'].join('.');
+    const ctx = context();
+    await saveHealthToken(await ctx.credentials(), authUrl, {
+      access_token: jwt,
+      token_type: 'Bearer',
+      expires_at: exp * 1000,
+      obtained_at: clock.now(),
+      client_id: 'cid',
+    });
+    expect((await healthStatusEntries(ctx, false))[0]).toMatchObject({ account: 'cid', user: 'ada@contoso.example', valid: true });
+    const fromEnv = context({ LANYARD_HEALTH_TOKEN: jwt });
+    expect((await healthStatusEntries(fromEnv, false))[0]).toMatchObject({
+      source: 'LANYARD_HEALTH_TOKEN',
+      user: 'ada@contoso.example',
+      valid: true,
+      expiresAt: new Date(exp * 1000).toISOString(),
+    });
+    clock.advance(600_000);
+    expect((await healthStatusEntries(fromEnv, false))[0]).toMatchObject({ valid: false, detail: expect.stringMatching(/^expired/) });
+  });
+
   it('LANYARD_HEALTH_TOKEN is listed first and is the active one', async () => {
     const ctx = context({ LANYARD_HEALTH_TOKEN: 'from-env-123' });
     const entries = await healthStatusEntries(ctx, false);
