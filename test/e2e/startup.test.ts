@@ -58,6 +58,13 @@ describe('start-up loads only what the command needs', () => {
     for (const unused of ['http2', 'https', 'tls', 'child_process', 'crypto', 'assert', 'fs/promises', 'v8']) expect(r.modules, unused).not.toContain(unused);
   });
 
+  it('`auth status` (every service listed) loads node:http but no crypto, TLS, child processes or fs/promises', () => {
+    const r = loaded(['--profile', 'emulator', 'auth', 'status', '--json']);
+    expect(JSON.parse(r.stdout)).toHaveProperty('accounts');
+    expect(r.modules).toContain('http');
+    for (const unused of ['crypto', 'https', 'tls', 'child_process', 'fs/promises', 'v8']) expect(r.modules, unused).not.toContain(unused);
+  });
+
   it('`mailbox raw` of a plain message to stdout loads node:http but no crypto, zlib or fs/promises', async () => {
     const { id } = (await world.admin('mailbox/generate', { bytes: 1024 })) as { id: string };
     const r = loaded(['--profile', 'emulator', 'mailbox', 'raw', id]);

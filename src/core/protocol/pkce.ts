@@ -1,8 +1,8 @@
 /** Pure helpers: PKCE (RFC 7636, S256 only) and the `state` value. */
-import { createHash, randomBytes } from 'node:crypto';
 import type { RandomBytes } from '../deps.js';
 
-const defaultRandom: RandomBytes = (n) => new Uint8Array(randomBytes(n));
+// node:crypto is loaded on first use (≈ 5 ms): `auth status` loads the protocol flow without signing in.
+const defaultRandom: RandomBytes = (n) => new Uint8Array(process.getBuiltinModule('node:crypto').randomBytes(n));
 
 /** A code verifier of 64 unreserved characters (48 CSPRNG bytes, base64url). */
 export function generateCodeVerifier(random: RandomBytes = defaultRandom): string {
@@ -18,7 +18,7 @@ export function isValidCodeVerifier(v: string): boolean {
 
 /** BASE64URL(SHA256(ASCII(code_verifier))). */
 export function codeChallengeS256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(verifier, 'ascii').digest('base64url');
 }
 
 /** An unguessable `state` (32 CSPRNG bytes). */

@@ -1,7 +1,7 @@
 /** The token endpoint: one request function with client authentication, one processing function. */
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError, OAuthError } from '../errors.js';
-import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { JwtBearerAssertionType, type TokenResponseWire } from '../../shared/protocol.js';
 import type { ClientIdentity } from './registration.js';
 
@@ -62,11 +62,14 @@ export async function tokenRequest(
   return http.request({ method: 'POST', url: endpoint, form, credential, signal: o.signal, okStatus: () => true, oauth: true, retry: false });
 }
 
+// node:crypto is loaded on first use (≈ 5 ms): `auth status` loads this module without signing anything.
+const crypto = () => process.getBuiltinModule('node:crypto');
+
 /** The JWS algorithm of a private key: ES256/384/512 by curve, RS256 for RSA, EdDSA for Ed25519. */
 export function signingAlgOf(pem: string): string {
   let key: KeyObject;
   try {
-    key = createPrivateKey(pem);
+    key = crypto().createPrivateKey(pem);
   } catch {
     throw new LanyardError('validation', 'the client key is not a PEM private key');
   }
@@ -93,8 +96,8 @@ async function clientAssertion(clientId: string, pem: string, audience: string, 
     .setAudience(audience)
     .setIssuedAt(iat)
     .setExpirationTime(iat + 120)
-    .setJti(randomUUID())
-    .sign(createPrivateKey(pem));
+    .setJti(crypto().randomUUID())
+    .sign(crypto().createPrivateKey(pem));
 }
 
 export async function processTokenResponse(res: HttpResponse, now: number): Promise<TokenSet> {

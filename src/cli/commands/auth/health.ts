@@ -5,7 +5,6 @@
  * `LANYARD_HEALTH_TOKEN` from the environment takes precedence (CI).
  */
 import { requirePerson } from '../../interactive.js';
-import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
@@ -40,7 +39,8 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
   const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   requirePerson(ctx, 'the service-health sign-in', `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
-  const random = (n: number) => new Uint8Array(randomBytes(n));
+  // node:crypto on first use: `auth status` loads this module too.
+  const random = (n: number) => new Uint8Array(process.getBuiltinModule('node:crypto').randomBytes(n));
   const state = randomToken(random);
   const nonce = randomToken(random);
   const { startLoopbackReceiver } = await import('../../../core/auth/loopback.js');
