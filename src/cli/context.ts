@@ -165,7 +165,9 @@ export function createContext(o: ContextOptions): Context {
       return lockP;
     },
     config() {
-      configP ??= import('../core/config/store.js').then(({ ConfigStore }) => ConfigStore.open(configOptions));
+      configP ??= Promise.all([import('../core/config/store.js'), ctx.credentialLock()]).then(([{ ConfigStore }, lock]) =>
+        ConfigStore.open(configOptions, lock),
+      );
       return configP;
     },
     async configPath() {

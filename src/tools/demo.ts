@@ -624,7 +624,7 @@ async function main(): Promise<void> {
     // Register the "emulator" profile as `lanyard emulator start` does.
     const settings: ProfileSettings = {};
     for (const s of emu.services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
-    (await ConfigStore.open({ dir: configDir })).putProfile('emulator', settings);
+    await (await ConfigStore.open({ dir: configDir })).putProfile('emulator', settings);
 
     out(bold('Lanyard demo'));
     out(`Emulator: ${emu.url} (in this process)   config: ${configDir}   keychain: off`);

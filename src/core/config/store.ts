@@ -9,10 +9,16 @@
  * that write (`config set/unset`, `profile use/remove`, `emulator start`).
  * Both use `configFilePath()`, the one place that decides where the file is;
  * conf is handed that directory (`cwd`), never left to compute its own.
+ *
+ * Every write is a read-modify-write under the config directory's
+ * cross-process lock (the credential stores' `FileLock`, name `config.json`):
+ * the file is re-read after the lock is taken, so two processes that set
+ * different keys at once both keep theirs.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import envPaths from 'env-paths';
+import { type CredentialLock, FileLock } from '../credentials/lock.js';
 import { ConfigError } from '../errors.js';
 import { normaliseSetting, type ProfileSettings, type SettingKey } from './settings.js';
 
@@ -25,6 +31,9 @@ export interface ConfigStoreOptions {
   /** Directory of the config file (LANYARD_CONFIG_DIR); default: the user's config dir. */
   dir?: string;
 }
+
+/** The lock name every writer of the config file takes. */
+const CONFIG_LOCK = 'config.json';
 
 const PROJECT = 'lanyard';
 const CONFIG_NAME = 'config';
@@ -95,13 +104,17 @@ export class ConfigReader {
   }
 }
 
-/** The config file, readable and writable (conf does the writes). */
+/** The config file, readable and writable (conf does the writes, each under the lock). */
 export class ConfigStore extends ConfigReader {
-  private constructor(private readonly conf: import('conf').default<ConfigShape>) {
+  private constructor(
+    private readonly conf: import('conf').default<ConfigShape>,
+    private readonly lock: CredentialLock,
+  ) {
     super(conf.path);
   }
 
-  static async open(options: ConfigStoreOptions = {}): Promise<ConfigStore> {
+  /** Opens the file for writing; `lock` is the config directory's lock (default: a FileLock of its own). */
+  static async open(options: ConfigStoreOptions = {}, lock?: CredentialLock): Promise<ConfigStore> {
     const { default: Conf } = await import('conf');
     try {
       // Private whatever the umask: the directory 0700 (the credential file lives in it), the file 0600.
@@ -113,49 +126,72 @@ export class ConfigStore extends ConfigReader {
         configName: CONFIG_NAME,
         fileExtension: EXTENSION,
         cwd: configDir(options),
-        defaults: { profiles: {} },
+        // No `defaults`: conf would write them from its constructor, outside the lock,
+        // over a key another process has just set (the reader supplies `profiles: {}`).
         clearInvalidConfig: false,
       });
-      return new ConfigStore(conf);
+      return new ConfigStore(conf, lock ?? new FileLock(configDir(options)));
     } catch (err) {
       throw new ConfigError(`cannot read the config file: ${(err as Error).message.split('\n')[0]}`);
     }
   }
 
-  /** Creates or replaces whole settings of a profile (used by `emulator start`). */
-  putProfile(name: string, settings: ProfileSettings): void {
-    validateProfileName(name);
-    const all = { ...this.profiles(), [name]: settings };
-    this.conf.set('profiles', all);
+  /**
+   * Runs `f` under the lock: whatever it reads (the getters read the file
+   * afresh) is what another process left, and its writes cannot be lost to
+   * a concurrent writer. Not re-entrant: `f` uses the `*Unlocked` helpers.
+   */
+  update<T>(f: () => T): Promise<T> {
+    return this.lock.withLock(CONFIG_LOCK, async () => f());
   }
 
-  set(profileName: string, key: string, value: string): string {
+  #putProfile(name: string, settings: ProfileSettings): void {
+    validateProfileName(name);
+    this.conf.set('profiles', { ...this.profiles(), [name]: settings });
+  }
+
+  /** Creates or replaces whole settings of a profile (used by `emulator start`). */
+  async putProfile(name: string, settings: ProfileSettings): Promise<void> {
+    validateProfileName(name);
+    return this.update(() => this.#putProfile(name, settings));
+  }
+
+  /** Sets one key of a profile; with `activate`, also makes the profile active when none is. */
+  async set(profileName: string, key: string, value: string, o: { activate?: boolean } = {}): Promise<string> {
     validateProfileName(profileName);
     const v = normaliseSetting(key, value);
-    const p = { ...(this.profile(profileName) ?? {}), [key as SettingKey]: v };
-    this.putProfile(profileName, p);
-    return v;
+    return this.update(() => {
+      this.#putProfile(profileName, { ...(this.profile(profileName) ?? {}), [key as SettingKey]: v });
+      if (o.activate && !this.activeProfile) this.conf.set('activeProfile', profileName);
+      return v;
+    });
   }
 
-  unset(profileName: string, key: string): boolean {
-    const p = { ...(this.profile(profileName) ?? {}) };
-    if (!(key in p)) return false;
-    delete p[key as SettingKey];
-    this.putProfile(profileName, p);
-    return true;
+  async unset(profileName: string, key: string): Promise<boolean> {
+    return this.update(() => {
+      const p = { ...(this.profile(profileName) ?? {}) };
+      if (!(key in p)) return false;
+      delete p[key as SettingKey];
+      this.#putProfile(profileName, p);
+      return true;
+    });
   }
 
-  use(name: string): void {
-    if (!this.profile(name)) throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`' });
-    this.conf.set('activeProfile', name);
+  async use(name: string): Promise<void> {
+    return this.update(() => {
+      if (!this.profile(name)) throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`' });
+      this.conf.set('activeProfile', name);
+    });
   }
 
-  remove(name: string): boolean {
-    const all = { ...this.profiles() };
-    if (!all[name]) return false;
-    delete all[name];
-    this.conf.set('profiles', all);
-    if (this.activeProfile === name) this.conf.delete('activeProfile');
-    return true;
+  async remove(name: string): Promise<boolean> {
+    return this.update(() => {
+      const all = { ...this.profiles() };
+      if (!all[name]) return false;
+      delete all[name];
+      this.conf.set('profiles', all);
+      if (this.activeProfile === name) this.conf.delete('activeProfile');
+      return true;
+    });
   }
 }

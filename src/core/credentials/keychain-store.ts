@@ -1,16 +1,22 @@
 /**
  * The OS keychain through @napi-rs/keyring's keytar-compatible API, service
  * `lanyard`. Every call has a time limit: a locked or absent Secret Service
- * must not hang the CLI.
+ * must not hang the CLI. Writes and deletes hold the config directory's
+ * cross-process lock (name `keychain`), as the file store's do, so writers in
+ * parallel processes are serialised the same way whichever store is in use.
  */
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
 import { KEYCHAIN_SERVICE } from './accounts.js';
+import { type CredentialLock, noLock } from './lock.js';
 
 type Keytar = typeof import('@napi-rs/keyring/keytar.js');
 
 /** How long a keychain call may take by default (LANYARD_KEYCHAIN_TIMEOUT_MS overrides). */
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
+
+/** The lock name of keychain writes. */
+const KEYCHAIN_LOCK = 'keychain';
 
 export class KeychainCredentialStore implements CredentialStore {
   readonly kind = 'keychain';
@@ -28,10 +34,12 @@ export class KeychainCredentialStore implements CredentialStore {
     private readonly keytar: Keytar,
     private readonly timeoutMs: number,
     private readonly service: string,
+    /** Held by every write and delete (noLock when none is given). */
+    readonly lock: CredentialLock,
   ) {}
 
   /** Loads the binding; throws CredentialStoreError when it cannot load. */
-  static async load(options: { timeoutMs?: number; service?: string } = {}): Promise<KeychainCredentialStore> {
+  static async load(options: { timeoutMs?: number; service?: string; lock?: CredentialLock } = {}): Promise<KeychainCredentialStore> {
     let keytar: Keytar;
     try {
       const mod = (await import('@napi-rs/keyring/keytar.js')) as Keytar & { default?: Keytar };
@@ -39,7 +47,7 @@ export class KeychainCredentialStore implements CredentialStore {
     } catch (err) {
       throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
     }
-    return new KeychainCredentialStore(keytar, options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS, options.service ?? KEYCHAIN_SERVICE);
+    return new KeychainCredentialStore(keytar, options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS, options.service ?? KEYCHAIN_SERVICE, options.lock ?? noLock);
   }
 
   async #call<T>(what: string, f: () => Promise<T>): Promise<T> {
@@ -90,14 +98,14 @@ export class KeychainCredentialStore implements CredentialStore {
 
   async set(account: string, secret: string): Promise<void> {
     this.#opened = undefined;
-    await this.#call('write', () => this.keytar.setPassword(this.service, account, secret));
+    await this.lock.withLock(KEYCHAIN_LOCK, () => this.#call('write', () => this.keytar.setPassword(this.service, account, secret)));
     const names = this.#names;
     if (names) this.#names = names.then((n) => (n.includes(account) ? n : [...n, account]));
   }
 
   async delete(account: string): Promise<boolean> {
     this.#opened = undefined;
-    const removed = await this.#call('delete', () => this.keytar.deletePassword(this.service, account));
+    const removed = await this.lock.withLock(KEYCHAIN_LOCK, () => this.#call('delete', () => this.keytar.deletePassword(this.service, account)));
     const names = this.#names;
     if (names) this.#names = names.then((n) => n.filter((a) => a !== account));
     return removed;

@@ -5,7 +5,7 @@
 import type { CredentialStore } from '../deps.js';
 import { FileCredentialStore } from './file-store.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, KeychainCredentialStore } from './keychain-store.js';
-import type { CredentialLock } from './lock.js';
+import { type CredentialLock, FileLock } from './lock.js';
 
 export interface OpenCredentialStoreOptions {
   /** Where the file fallback lives: the config directory. */
@@ -29,7 +29,9 @@ export interface OpenCredentialStoreOptions {
 }
 
 export async function openCredentialStore(o: OpenCredentialStoreOptions): Promise<CredentialStore> {
-  const file = FileCredentialStore.inDir(o.configDir, o.lock);
+  // One lock for the file and the keychain: every writer of the process shares it.
+  const lock = o.lock ?? new FileLock(o.configDir);
+  const file = FileCredentialStore.inDir(o.configDir, lock);
   if (o.insecure) {
     o.onFallback?.('insecure storage chosen');
     return file;
@@ -46,7 +48,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     // answers the ping: on the next turn of the event loop, once the ping's
     // connection is under way. Loading it calls nothing; the first call is
     // made only after the ping succeeded.
-    loading = new Promise((resolve) => setImmediate(resolve)).then(() => KeychainCredentialStore.load({ timeoutMs: o.timeoutMs }));
+    loading = new Promise((resolve) => setImmediate(resolve)).then(() => KeychainCredentialStore.load({ timeoutMs: o.timeoutMs, lock }));
     loading.catch(() => undefined);
     const ping = await pinging;
     if (!ping.ok) {
@@ -55,7 +57,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     }
   }
   try {
-    const keychain = await (loading ?? KeychainCredentialStore.load({ timeoutMs: o.timeoutMs }));
+    const keychain = await (loading ?? KeychainCredentialStore.load({ timeoutMs: o.timeoutMs, lock }));
     // One search: a missing or locked Secret Service fails here, not mid-command.
     await keychain.open();
     return keychain;

@@ -54,7 +54,7 @@ beforeEach(async () => {
   stub = await StubHttp.start();
   clock = new FakeClock(NOW);
   const config = await ConfigStore.open({ dir });
-  config.putProfile('p', { 'hosting.apiUrl': `${stub.url}/api/v3`, 'hosting.webUrl': stub.url, 'hosting.clientId': 'Iv1.x' });
+  await config.putProfile('p', { 'hosting.apiUrl': `${stub.url}/api/v3`, 'hosting.webUrl': stub.url, 'hosting.clientId': 'Iv1.x' });
 });
 afterEach(async () => {
   await stub.close();

@@ -36,7 +36,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-rl-'));
   stub = await StubHttp.start();
   clock = new FakeClock(NOW);
-  (await ConfigStore.open({ dir })).set('t', 'hosting.apiUrl', `${stub.url}/api/v3`);
+  await (await ConfigStore.open({ dir })).set('t', 'hosting.apiUrl', `${stub.url}/api/v3`);
 });
 afterEach(async () => {
   await ctx?.close();

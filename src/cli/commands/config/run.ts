@@ -20,8 +20,7 @@ export async function runConfigSet(ctx: Context, key: string, value: string): Pr
   const store = await ctx.config();
   const name = await ctx.profileName();
   const created = !store.profile(name);
-  const v = store.set(name, key, value);
-  if (!store.activeProfile) store.use(name);
+  const v = await store.set(name, key, value, { activate: true });
   ctx.io.err(`${created ? `Created profile "${name}"; ` : ''}${key} = ${v}`);
 }
 
@@ -29,7 +28,7 @@ export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
   checkKey(key);
   const store = await ctx.config();
   const { name } = await ctx.profile();
-  if (!store.unset(name, key)) ctx.warn(`profile "${name}" had no ${key}`);
+  if (!(await store.unset(name, key))) ctx.warn(`profile "${name}" had no ${key}`);
 }
 
 export async function runConfigList(ctx: Context, opts: { json?: boolean; keys?: boolean }): Promise<void> {

@@ -43,7 +43,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     const settings: ProfileSettings = {};
     for (const s of emu.services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
     const store = await ctx.config();
-    store.putProfile('emulator', settings);
+    await store.putProfile('emulator', settings);
     ctx.io.err(`Profile "emulator" points at ${emu.url} (use --profile emulator or \`lanyard profile use emulator\`)`);
   }
   ctx.interruptHandled = true;

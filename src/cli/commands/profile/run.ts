@@ -16,11 +16,11 @@ export async function runProfileList(ctx: Context, opts: { json?: boolean }): Pr
 }
 
 export async function runProfileUse(ctx: Context, name: string): Promise<void> {
-  (await ctx.config()).use(name);
+  await (await ctx.config()).use(name);
   ctx.io.err(`Active profile: ${name}`);
 }
 
 export async function runProfileRemove(ctx: Context, name: string): Promise<void> {
-  if (!(await ctx.config()).remove(name)) throw new ConfigError(`no profile named "${name}"`);
+  if (!(await (await ctx.config()).remove(name))) throw new ConfigError(`no profile named "${name}"`);
   ctx.io.err(`Removed profile ${name}`);
 }

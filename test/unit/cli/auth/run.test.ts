@@ -35,7 +35,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-run-'));
   stub = await StubHttp.start();
   clock = new FakeClock();
-  (await ConfigStore.open({ dir })).putProfile('p', { 'hosting.apiUrl': `${stub.url}/api/v3`, 'hosting.webUrl': stub.url, 'hosting.clientId': 'cid' });
+  await (await ConfigStore.open({ dir })).putProfile('p', { 'hosting.apiUrl': `${stub.url}/api/v3`, 'hosting.webUrl': stub.url, 'hosting.clientId': 'cid' });
 });
 afterEach(async () => {
   await stub.close();

@@ -17,26 +17,26 @@ afterEach(async () => {
 describe('ConfigStore', () => {
   it('sets, reads back across opens, unsets, selects and removes profiles', async () => {
     const a = await ConfigStore.open({ dir });
-    expect(a.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3/')).toBe('https://code.example.com/api/v3');
-    a.set('work', 'mailbox.user', ' alice ');
-    a.use('work');
+    expect(await a.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3/')).toBe('https://code.example.com/api/v3');
+    await a.set('work', 'mailbox.user', ' alice ');
+    await a.use('work');
     const b = await ConfigStore.open({ dir });
     expect(b.activeProfile).toBe('work');
     expect(b.profile('work')).toEqual({ 'hosting.apiUrl': 'https://code.example.com/api/v3', 'mailbox.user': 'alice' });
-    expect(b.unset('work', 'mailbox.user')).toBe(true);
-    expect(b.unset('work', 'mailbox.user')).toBe(false);
-    expect(b.remove('work')).toBe(true);
+    expect(await b.unset('work', 'mailbox.user')).toBe(true);
+    expect(await b.unset('work', 'mailbox.user')).toBe(false);
+    expect(await b.remove('work')).toBe(true);
     expect(b.activeProfile).toBeUndefined();
-    expect(b.remove('work')).toBe(false);
+    expect(await b.remove('work')).toBe(false);
     expect(JSON.parse(await readFile(b.path, 'utf8'))).toEqual({ profiles: {} });
   });
   it('refuses unknown keys, bad URLs, bad profile names and using a missing profile', async () => {
     const s = await ConfigStore.open({ dir });
-    expect(() => s.set('p', 'hosting.token', 'x')).toThrow(ConfigError);
-    expect(() => s.set('p', 'hosting.apiUrl', 'not a url')).toThrow(/absolute http\(s\) URL/);
-    expect(() => s.set('p', 'hosting.apiUrl', 'ftp://h')).toThrow(/http\(s\)/);
-    expect(() => s.set('../evil', 'mailbox.user', 'x')).toThrow(/invalid profile name/);
-    expect(() => s.use('nope')).toThrow(/no profile named "nope"/);
+    await expect(s.set('p', 'hosting.token', 'x')).rejects.toThrow(ConfigError);
+    await expect(s.set('p', 'hosting.apiUrl', 'not a url')).rejects.toThrow(/absolute http\(s\) URL/);
+    await expect(s.set('p', 'hosting.apiUrl', 'ftp://h')).rejects.toThrow(/http\(s\)/);
+    await expect(s.set('../evil', 'mailbox.user', 'x')).rejects.toThrow(/invalid profile name/);
+    await expect(s.use('nope')).rejects.toThrow(/no profile named "nope"/);
     expect(() => normaliseSetting('mailbox.user', '  ')).toThrow(/must not be empty/);
   });
   it('a missing setting names the config set to run', () => {
@@ -56,15 +56,15 @@ describe('ConfigStore', () => {
 describe('ConfigReader (the plain-JSON read path, without conf)', () => {
   it('uses the same file as the store and reads what the store wrote', async () => {
     const store = await ConfigStore.open({ dir });
-    store.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3');
-    store.use('work');
+    await store.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3');
+    await store.use('work');
     const reader = ConfigReader.at({ dir });
     expect(reader.path).toBe(store.path);
     expect(reader.path).toBe(configFilePath({ dir }));
     expect(reader.activeProfile).toBe('work');
     expect(reader.profile('work')).toEqual({ 'hosting.apiUrl': 'https://code.example.com/api/v3' });
     expect(reader.profile('constructor')).toBeUndefined();
-    store.set('work', 'mailbox.user', 'alice');
+    await store.set('work', 'mailbox.user', 'alice');
     expect(reader.profile('work')?.['mailbox.user']).toBe('alice');
   });
   it('reads a missing file as an empty config without creating it', async () => {
