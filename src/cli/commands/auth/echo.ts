@@ -1,5 +1,4 @@
 /** Lines for `lanyard auth status`: the echo API key and cached identity tokens. */
-import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
@@ -16,8 +15,8 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
         service: 'echo',
         host: hostOf(baseUrl),
         account: 'API key',
-        // The key's id: a fingerprint that names the key without showing it.
-        user: `API key ${createHash('sha256').update(key.key).digest('hex').slice(0, 8)}`,
+        // The key's id: a fingerprint that names the key without showing it (node:crypto only when there is a key).
+        user: `API key ${process.getBuiltinModule('node:crypto').createHash('sha256').update(key.key).digest('hex').slice(0, 8)}`,
         source: key.source,
         valid: true,
         detail: 'not checked until used',
