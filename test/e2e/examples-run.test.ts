@@ -14,7 +14,9 @@
  * Ctrl-C (SIGINT) must end it with 0. Sign-ins meet a stand-in for the
  * person: LANYARD_BROWSER is person-browser.mjs (signs in on the emulator's
  * pages and allows), the one-time codes a block prints are entered on the
- * device page, and URLs printed for --no-browser are opened (playThePerson).
+ * device page, URLs printed for --no-browser are opened (playThePerson), and
+ * a password asked at a hidden prompt is typed on a pseudo-terminal
+ * (TYPED_AT_PROMPT).
  *
  * New examples are picked up from the help texts and the README by
  * themselves. A line shown in several places runs once (README first). SKIP
@@ -34,7 +36,6 @@ import { type Example, helpExamples, makeProgram, readmeExamples } from './examp
 import { BIN, cleanEnv, ROOT, selfSignedCert, startWorld, type World } from './harness.js';
 
 /** Examples that cannot run here, by their text without its trailing comment: why. */
-const PERSON_PASSWORD = "a person types mona's password at a hidden prompt (the example that pipes it in runs)";
 const NO_KEY_CLIENT =
   "the emulator's authorization server has no private_key_jwt client (the protocol conformance suite signs in that way against its own server)";
 export const SKIP: Record<string, string> = {
@@ -42,13 +43,9 @@ export const SKIP: Record<string, string> = {
   'npm test': 'runs this very suite',
   'npm run build': 'rebuilds dist/ under the examples that run it (`npm test` builds first)',
   'npm link': "changes the machine's global npm prefix",
-  'lanyard auth token create --user mona --scopes "repo gist" --note laptop': PERSON_PASSWORD,
-  'lanyard auth token create --user mona --scopes repo --note ci': PERSON_PASSWORD,
   'lanyard protocol request https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
   'lanyard auth login --server https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
   'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials': NO_KEY_CLIENT,
-  'lanyard auth login --server https://tools.example.com/mcp --client-id my-app':
-    'my-app stands for a client registered by hand at a server without dynamic registration; the emulator registers clients dynamically',
   'lanyard exec -- gh repo list': 'gh speaks HTTPS on port 443 only (test/e2e/emulator-gh.test.ts runs gh against the emulator that way)',
 };
 
@@ -57,11 +54,12 @@ const PASTED_AGAINST_EMULATOR: Array<[RegExp, (info: EmulatorInfo) => string]> =
   [/https:\/\/tools\.example\.com\/mcp/g, (info) => info.protocol.serverUrl],
   [/http:\/\/127\.0\.0\.1:(8080|8765)(?=\/|\s|$)/g, (info) => info.url],
   [/(?<=--audience )echo-api\.example\.com\b/g, (info) => info.echo.audience],
+  [/(?<=--client-id )my-app\b/g, (info) => info.protocol.clients.find((c) => !c.client_secret)!.client_id],
   [/(?<=--project )(my-project|example-project)\b/g, (info) => info.echo.appPlatform.projects[0]!.id],
 ];
 
-/** How long one block may take (a block that does not end is a failure). */
-const BLOCK_TIMEOUT_MS = 60_000;
+/** How long a block may take: 30 s, and 10 s more per line (a block that does not end is a failure). */
+const blockTimeoutMs = (lines: number) => 30_000 + 10_000 * lines;
 /** Blocks run side by side (one emulator; a block is a few short CLI processes). */
 const POOL = 4;
 
@@ -98,17 +96,39 @@ export function units(readme: string, help: Example[] = helpExamples()): Unit[] 
   return [...byBlock].map(([block, examples]) => ({ block, examples }));
 }
 
+/** `lanyard [global options] emulator `: the words before a command of the emulator group. */
+const EMULATOR_GROUP = String.raw`(?:^|[\s;&|(])lanyard\s+(?:(?:-p|--profile|--max-wait|--timeout)\s+\S+\s+|--(?!profile\b|max-wait\b|timeout\b)[\w-]+\s+)*emulator\s+`;
+
 /** `lanyard … emulator start`: a server, left running while the rest of its block runs. */
 export function isServer(text: string): boolean {
-  return /(?:^|\s)lanyard\s+(?:--?\S+\s+(?:\S+\s+)?)*emulator\s+start\b/.test(withoutComment(text)) && !withoutComment(text).endsWith('&');
+  const t = withoutComment(text);
+  return new RegExp(`${EMULATOR_GROUP}start\\b`).test(t) && !t.endsWith('&');
 }
 
 /** Does the example steer the emulator's shared state (budgets, faults, clock, reset)? Its block runs alone. */
 export function steersEmulator(text: string): boolean {
-  return /\blanyard\s+(?:--?\S+\s+(?:\S+\s+)?)*emulator\s+(?!info\b|start\b|service-account\b|budgets\b)\S/.test(withoutComment(text));
+  return new RegExp(`${EMULATOR_GROUP}(?!info\\b|start\\b|service-account\\b|budgets\\b|fault\\s+list\\b)\\S`).test(withoutComment(text));
 }
 
 const MARK = '@@lanyard-example';
+
+/**
+ * Lines that ask the person at the terminal to type something: they run on a
+ * pseudo-terminal (util-linux `script`), and once the prompt has appeared the
+ * person types the answer (a shell word, expanded in the block's shell).
+ */
+const TYPED_AT_PROMPT: Array<{ line: RegExp; prompt: string; type: string }> = [
+  { line: /^lanyard auth token create\b[^|<]*$/, prompt: 'Password for', type: '"$PASSWORD"' },
+];
+
+/** The line as run: in zsh when it is zsh's, on a pseudo-terminal when the person types at its prompt. */
+function asRun(line: string, k: number): string {
+  const typed = TYPED_AT_PROMPT.find((t) => t.line.test(withoutComment(line)));
+  if (!typed) return inItsShell(line);
+  const log = `.pty-${k}.log`;
+  const waitForPrompt = `for i in $(seq 1 300); do grep -q '${typed.prompt}' ${log} 2>/dev/null && break; sleep 0.1; done`;
+  return `(${waitForPrompt}; printf '%s\\n' ${typed.type}) | script -qfec '${line.replace(/'/g, "'\\''")}' ${log}`;
+}
 
 /** LANYARD_BROWSER of the examples: signs in on the emulator's pages as the person would. */
 const PERSON_BROWSER = join(ROOT, 'test', 'e2e', 'person-browser.mjs');
@@ -134,7 +154,7 @@ export function script(lines: string[]): string {
         `cat .server-${k}.log`,
         `kill -0 $server_${k} 2>/dev/null; printf '\\n${MARK} ${k} running %s\\n' "$?"`,
       );
-    } else out.push(inItsShell(line), `printf '\\n${MARK} ${k} exit %s\\n' "$?"`);
+    } else out.push(asRun(line, k), `printf '\\n${MARK} ${k} exit %s\\n' "$?"`);
   });
   for (const k of servers.reverse())
     out.push(
@@ -361,7 +381,7 @@ describe('every --help and README example runs against the emulator', () => {
         try {
           process.kill(-child.pid!, 'SIGKILL');
         } catch {}
-      }, BLOCK_TIMEOUT_MS);
+      }, blockTimeoutMs(lines.length));
       child.on('close', () => {
         clearTimeout(timer);
         resolve({ output, timedOut });
@@ -383,7 +403,8 @@ describe('every --help and README example runs against the emulator', () => {
     }
     for (const o of outcomes) {
       if (o.problem) continue;
-      if (o.code === undefined) o.problem = r.timedOut ? `did not end within ${BLOCK_TIMEOUT_MS / 1000} s (its block's limit)` : 'did not run';
+      if (o.code === undefined)
+        o.problem = r.timedOut ? `did not end within ${blockTimeoutMs(unit.examples.length) / 1000} s (its block's limit)` : 'did not run';
       else if (o.code !== o.example.exit) o.problem = `exited ${o.code}, expected ${o.example.exit}`;
       else if (/unexpected error|^\s+at .+:\d+:\d+\)?$/m.test(o.output)) o.problem = 'printed an unexpected error or a stack trace';
     }
@@ -413,6 +434,16 @@ describe('every --help and README example runs against the emulator', () => {
       undefined,
     ]);
     expect(outcomes[4]!.output.trim()).toBe('mona');
+  });
+
+  it('tells servers and emulator steering from the rest', () => {
+    expect(isServer('lanyard emulator start --port 0   # first line: …')).toBe(true);
+    expect(isServer('lanyard --profile emulator ratelimit status')).toBe(false);
+    expect(steersEmulator('lanyard --profile emulator protocol request --method ping')).toBe(false);
+    expect(steersEmulator('lanyard emulator fault list --json')).toBe(false);
+    expect(steersEmulator('lanyard emulator budget --remaining 0 --anonymous')).toBe(true);
+    expect(steersEmulator('lanyard --profile work emulator advance 1h')).toBe(true);
+    expect(withoutComment(`lanyard api /user --template '{{ a }} # b'   # c`)).toBe(`lanyard api /user --template '{{ a }} # b'`);
   });
 
   it('a new example in a help text is picked up by itself', () => {
