@@ -85,7 +85,7 @@ _lanyard_flags() {
     'ratelimit') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'ratelimit status') echo '--json --jq -q --template -t --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --include -i --silent --service --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --checkpoint --include -i --silent --service --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'exec') echo '--service -s --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'echo') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'echo send') echo '--json --jq -q --template -t --stdin --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -99,7 +99,7 @@ _lanyard_flags() {
     'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --elicitation --no-browser --timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'protocol forget') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'mailbox list') echo '--json --ndjson --jq -q --template -t --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --new --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'mailbox list') echo '--json --ndjson --jq -q --template -t --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --checkpoint --new --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox get') echo '--json --jq -q --template -t --domain --user --adjacent --label -l --mark-seen --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox raw') echo '--domain --user --output -o --force -f --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox url') echo '--json --jq -q --template -t --domain --user --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -149,7 +149,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -162,7 +162,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t|-u)
       COMPREPLY=(); return 0
       ;;
     --resource|-r)

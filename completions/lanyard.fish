@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --api-version --audience --caller --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -299,6 +299,7 @@ complete -c lanyard -n '__lanyard_at '\''api'\''' -l field -s F -x -d 'typed par
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l input -r -F -d 'request body from a file, or - for stdin (streamed)'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l paginate -d 'follow next pages (Link rel="next", nextLink, mailbox start) and print one JSON array'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l ndjson -d 'with --paginate: one JSON item per line as pages arrive'
+complete -c lanyard -n '__lanyard_at '\''api'\''' -l checkpoint -x -d 'with --paginate --ndjson: record progress in FILE after each page and resume from it (see README "Resumable pagination")'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l include -s i -d 'print the status line and response headers (incl. rate-limit headers) before the body'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l silent -d 'do not print the response body'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l service -x -a 'hosting echo mailbox health protocol' -d 'service whose base URL and credential to use for a path'
@@ -512,6 +513,7 @@ complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l start -x -d 'start
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l oldest-first -d 'oldest first instead of newest first'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l include-body -d 'include pre-parsed text/HTML bodies (implies --metadata)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l all -d 'follow pages until the label is exhausted (streams with --ndjson)'
+complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l checkpoint -x -d 'with --all --ndjson: record progress in FILE after each page and resume from it (see README "Resumable pagination")'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l new -d 'only messages the previous --new run of this profile and label did not list; state in the state directory'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'

@@ -1,4 +1,5 @@
 /** Next-page discovery for `lanyard api --paginate`, one rule per service, and the bounds of following them. */
+import { LanyardError } from '../errors.js';
 import { redactUrl } from '../http/redact.js';
 
 /** Pages in a row without a single item after which pagination stops. */
@@ -13,12 +14,32 @@ export const MAX_EMPTY_PAGES = 10;
 export class PageGuard {
   readonly #origin: string;
   readonly #fetched = new Set<string>();
-  #empty = 0;
+  #empty: number;
 
-  constructor(firstUrl: string) {
+  /** `emptyPages`: pages in a row without items so far (a resumed run carries the count over). */
+  constructor(firstUrl: string, o: { emptyPages?: number } = {}) {
     const u = new URL(firstUrl);
     this.#origin = u.origin;
     this.#fetched.add(u.toString());
+    this.#empty = o.emptyPages ?? 0;
+  }
+
+  /** Pages in a row without items, up to the last one checked. */
+  get emptyPages(): number {
+    return this.#empty;
+  }
+
+  /** Why a saved next-page URL (a resumed run's) may not be fetched, or undefined. */
+  check(url: string): string | undefined {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return 'the saved next-page link is not a valid URL';
+    }
+    if (u.origin !== this.#origin) return `the saved next page is on another origin (${u.origin}) than the first page`;
+    this.#fetched.add(u.toString());
+    return undefined;
   }
 
   /**
@@ -40,6 +61,49 @@ export class PageGuard {
     this.#fetched.add(key);
     return u;
   }
+}
+
+/** Which rule finds a service's next page. */
+export type PagedService = 'hosting' | 'echo' | 'protocol' | 'health' | 'mailbox';
+
+/** One page as the server answered it. */
+export interface FetchedPage {
+  headers: Record<string, string | undefined>;
+  body: unknown;
+}
+
+/**
+ * The page fetcher of `lanyard api --paginate`: fetches a page by URL, takes
+ * its items (mailbox pages after the first drop the repeated start item),
+ * finds the next page by the service's rule and checks it with a
+ * {@link PageGuard} (an error with the guard's reason when refused).
+ */
+export function apiPager(o: { service: PagedService; firstUrl: string; get: (url: string) => Promise<FetchedPage>; emptyPages?: number }) {
+  const guard = new PageGuard(o.firstUrl, { emptyPages: o.emptyPages });
+  let mailboxStart: string | undefined;
+  return {
+    guard,
+    async fetch(url: string): Promise<{ items: unknown[]; next?: string; emptyPages: number }> {
+      const { headers, body } = await o.get(url);
+      let items = pageItems(body);
+      if (o.service === 'mailbox' && url !== o.firstUrl && items.length) items = items.slice(1);
+      let next: string | undefined;
+      if (o.service === 'health') next = nextFromNextLink(body);
+      else if (o.service === 'mailbox') {
+        const last = lastMailboxId(body);
+        if (last && last !== (mailboxStart ?? new URL(url).searchParams.get('start')) && items.length) {
+          mailboxStart = last;
+          const u = new URL(o.firstUrl);
+          u.searchParams.set('start', last);
+          next = u.toString();
+        }
+      } else next = nextFromLinkHeader(headers.link);
+      if (next === undefined) return { items, emptyPages: guard.emptyPages };
+      const checked = guard.next(next, url, items.length);
+      if (typeof checked === 'string') throw new LanyardError('protocol', `--paginate: ${checked}`);
+      return { items, next: checked.toString(), emptyPages: guard.emptyPages };
+    },
+  };
 }
 
 /** The `rel="next"` target of an RFC 8288 Link header, if any. */

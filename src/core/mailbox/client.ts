@@ -125,22 +125,27 @@ export class MailboxClient {
    * dropped so nothing repeats and nothing is skipped. Memory: one page.
    */
   async *listAll(o: ListOptions): AsyncGenerator<ListedMessage> {
-    const count = o.count ?? Mailbox.defaultCount;
-    let start = o.start;
-    let first = true;
+    let after: string | undefined;
     for (;;) {
-      const want = first ? count : Math.min(count + 1, Mailbox.maxCount);
-      const page = await this.listPage({ ...o, count: want, start });
-      let fresh = 0;
-      for (const m of page) {
-        if (!first && m.id === start) continue;
-        fresh++;
-        yield m;
-      }
-      if (page.length < want || fresh === 0) return;
-      start = page[page.length - 1]!.id;
-      first = false;
+      const page = await this.listAfter(o, after);
+      yield* page.messages;
+      if (page.next === undefined) return;
+      after = page.next;
     }
+  }
+
+  /**
+   * One page of `listAll`: the first page (from `o.start`), or the page after
+   * the message `after` (fetched from it inclusive, that message dropped).
+   * `next`: the cursor of the following page, absent at the end of the label.
+   */
+  async listAfter(o: ListOptions, after?: string): Promise<{ messages: ListedMessage[]; next?: string }> {
+    const count = o.count ?? Mailbox.defaultCount;
+    const want = after === undefined ? count : Math.min(count + 1, Mailbox.maxCount);
+    const page = await this.listPage({ ...o, count: want, start: after ?? o.start });
+    const messages = after === undefined ? page : page.filter((m) => m.id !== after);
+    if (page.length < want || messages.length === 0) return { messages };
+    return { messages, next: page[page.length - 1]!.id };
   }
 
   async get(id: string, o: { adjacent?: boolean; label?: number; markSeen?: boolean } = {}): Promise<MessageView> {

@@ -20,6 +20,7 @@ export function apiCommand(ctx: Context): Command {
     .option('--input <file>', 'request body from a file, or - for stdin (streamed)')
     .option('--paginate', 'follow next pages (Link rel="next", nextLink, mailbox start) and print one JSON array')
     .option('--ndjson', 'with --paginate: one JSON item per line as pages arrive')
+    .option('--checkpoint <file>', 'with --paginate --ndjson: record progress in FILE after each page and resume from it (see README "Resumable pagination")')
     .option('-i, --include', 'print the status line and response headers (incl. rate-limit headers) before the body')
     .option('--silent', 'do not print the response body')
     .addOption(
@@ -35,6 +36,7 @@ export function apiCommand(ctx: Context): Command {
     'lanyard api /rate_limit -i',
     'lanyard api -X POST /user/repos -f name=demo -F private=true',
     'lanyard api /user/repos --paginate --ndjson',
+    'lanyard api /user/repos --paginate --ndjson --checkpoint repos.checkpoint >> repos.ndjson',
     "lanyard api /user/repos --paginate --jq '.[].full_name'",
     "lanyard api /user --template '{{ login }} ({{ id }})'",
     'lanyard api -X GET /search/repositories -f q=lanyard',

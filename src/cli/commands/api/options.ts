@@ -7,6 +7,7 @@ export interface ApiOptions {
   field: string[];
   input?: string;
   paginate?: boolean;
+  checkpoint?: string;
   include?: boolean;
   service: 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
   ndjson?: boolean;

@@ -4,9 +4,11 @@ import type { ApiOptions } from './options.js';
 import { UsageError } from '../../usage-error.js';
 import { printJson, printNdjson } from '../../output.js';
 import { shaperOf } from '../../shape/registry.js';
-import { HttpError, LanyardError, ValidationError } from '../../../core/errors.js';
+import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
-import { lastMailboxId, nextFromLinkHeader, nextFromNextLink, PageGuard, pageItems } from '../../../core/api/pagination.js';
+import { apiPager, type FetchedPage, PageGuard } from '../../../core/api/pagination.js';
+import { checkpointRun, runPages } from '../../../core/api/checkpoint.js';
+import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../paged-output.js';
 import { type ApiTarget, refusedCredentialHint, resolveApiTarget } from './targets.js';
 import { readStdinText } from '../../stdin.js';
 
@@ -60,6 +62,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   if (opts.method !== undefined && !METHODS.has(opts.method.toUpperCase()))
     throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
   if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
+  if (opts.checkpoint !== undefined && !opts.paginate) throw new UsageError('--checkpoint goes with --paginate');
   if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
     throw new UsageError('--input and fields together: fields become query parameters only with -X GET');
   }
@@ -101,49 +104,66 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   }
 
   if (method !== 'GET') throw new UsageError('--paginate works with GET requests only');
-  const all: unknown[] = [];
-  let url: string | undefined = spec.url;
-  let first = true;
-  let mailboxStart: string | undefined;
-  // Next pages only on the first page's origin, never one fetched before, and not endlessly empty.
-  const guard = new PageGuard(spec.url);
-  while (url) {
+  if (opts.checkpoint !== undefined && spec.query) {
+    // Resumed from a saved URL: the query is part of the first page's URL, not added to every page again.
+    const u = new URL(spec.url);
+    for (const [k, v] of Object.entries(spec.query)) u.searchParams.append(k, String(v));
+    spec.url = u.toString();
+    spec.query = undefined;
+  }
+  const get = async (url: string) => {
     const res = await send(http, { ...spec, url, streamResponse: false }, ctx, opts, t);
     const text = await res.text();
-    let body: unknown;
     try {
-      body = text ? JSON.parse(text) : null;
+      return { headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
     } catch {
       throw new ValidationError('--paginate needs JSON responses');
     }
-    let items = pageItems(body);
-    // Mailbox pages start at `start` inclusive: drop the repeated first item.
-    if (t.service === 'mailbox' && !first && items.length) items = items.slice(1);
-    if (opts.ndjson) for (const item of items) printNdjson(ctx.io, item);
-    else all.push(...items);
-    first = false;
-    const current: string = url;
-    url = undefined;
-    if (t.service === 'hosting' || t.service === 'echo' || t.service === 'protocol') {
-      url = nextFromLinkHeader(res.headers.link);
-    } else if (t.service === 'health') {
-      url = nextFromNextLink(body);
-    } else if (t.service === 'mailbox') {
-      const last = lastMailboxId(body);
-      if (last && last !== mailboxStart && items.length) {
-        mailboxStart = last;
-        const u = new URL(spec.url);
-        u.searchParams.set('start', last);
-        url = u.toString();
-      }
-    }
-    if (url) {
-      const refused = guard.next(url, current, items.length);
-      if (typeof refused === 'string') throw new LanyardError('protocol', `--paginate: ${refused}`);
-      url = refused.toString();
-    }
+  };
+  if (opts.checkpoint !== undefined) return paginateWithCheckpoint(ctx, opts, t, spec, headers, get);
+  // Next pages only on the first page's origin, never one fetched before, and not endlessly empty.
+  const pager = apiPager({ service: t.service, firstUrl: spec.url, get });
+  const all: unknown[] = [];
+  for (let url: string | undefined = spec.url; url; ) {
+    const page = await pager.fetch(url);
+    if (opts.ndjson) for (const item of page.items) printNdjson(ctx.io, item);
+    else all.push(...page.items);
+    url = page.next;
   }
   if (!opts.ndjson && !opts.silent) printJson(ctx.io, all, { compact: !ctx.io.stdoutIsTTY });
+}
+
+/** `--paginate --ndjson --checkpoint FILE`: resumes where an interrupted run of the same request stopped. */
+async function paginateWithCheckpoint(
+  ctx: Context,
+  opts: ApiOptions,
+  t: ApiTarget,
+  spec: RequestSpec,
+  headers: Record<string, string>,
+  get: (url: string) => Promise<FetchedPage>,
+): Promise<void> {
+  const file = opts.checkpoint!;
+  requireLineOutput(opts, 'api --paginate');
+  if (opts.include) throw new UsageError('--checkpoint and --include are exclusive (headers of every page would be mixed into the resumable output)');
+  const first = new URL(spec.url);
+  const run = checkpointRun({
+    command: 'api',
+    profile: (await ctx.profile()).name,
+    url: first.toString(),
+    headers,
+    extra: { service: t.service },
+    format: shapedFormat(opts),
+  });
+  const probe = new PageGuard(first.toString());
+  const cp = await openCheckpoint(ctx, file, run, (cursor) => probe.check(cursor));
+  try {
+    const pager = apiPager({ service: t.service, firstUrl: first.toString(), get: (url) => get(url), emptyPages: cp.saved?.emptyPages });
+    if (cp.saved?.next) pager.guard.check(cp.saved.next);
+    const r = await runPages({ first: first.toString(), fetch: (url) => pager.fetch(url), output: ndjsonPageOutput(ctx), checkpoint: cp });
+    reportCheckpoint(ctx, file, r);
+  } finally {
+    await cp.close();
+  }
 }
 
 /** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */

@@ -29,6 +29,7 @@ export function mailboxCommand(ctx: Context): Command {
       .option('--oldest-first', 'oldest first instead of newest first')
       .option('--include-body', 'include pre-parsed text/HTML bodies (implies --metadata)')
       .option('--all', 'follow pages until the label is exhausted (streams with --ndjson)')
+      .option('--checkpoint <file>', 'with --all --ndjson: record progress in FILE after each page and resume from it (see README "Resumable pagination")')
       .option('--new', 'only messages the previous --new run of this profile and label did not list; state in the state directory')
       .action(async (opts: MailboxListOptions) => (await import('./run-list.js')).runMailboxList(ctx, opts)),
     [
@@ -37,6 +38,7 @@ export function mailboxCommand(ctx: Context): Command {
       'lanyard mailbox list --all --metadata --ndjson > messages.ndjson',
       'lanyard mailbox list --all --oldest-first --json',
       'lanyard mailbox list --all --new --ndjson',
+      'lanyard mailbox list --all --metadata --ndjson --checkpoint messages.checkpoint >> messages.ndjson',
     ],
   );
   examples(

@@ -17,6 +17,9 @@ export interface MailboxListOptions extends MailboxTargetOptions {
   all?: boolean;
   ndjson?: boolean;
   new?: boolean;
+  checkpoint?: string;
+  jq?: string;
+  template?: string;
 }
 
 export interface MailboxGetOptions extends MailboxTargetOptions {

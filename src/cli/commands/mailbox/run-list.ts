@@ -1,6 +1,8 @@
 import { Mailbox, type MailboxMetadata } from '../../../shared/mailbox.js';
 import { collectAfterPage } from './memory.js';
-import type { ListedMessage, ListOptions } from '../../../core/mailbox/client.js';
+import type { ListedMessage, ListOptions, MailboxClient } from '../../../core/mailbox/client.js';
+import { checkpointRun, runPages } from '../../../core/api/checkpoint.js';
+import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../paged-output.js';
 import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';
@@ -32,6 +34,11 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
     return writeOut(c, text);
   };
   if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are exclusive');
+  if (o.checkpoint !== undefined) {
+    if (!o.all) throw new UsageError('--checkpoint goes with --all');
+    if (o.new) throw new UsageError('--checkpoint and --new are exclusive (--new records what it listed only when a run completes)');
+    requireLineOutput(o, 'mailbox list --all');
+  }
   const human = !o.json && !o.ndjson;
   const opts: ListOptions = {
     label: validateLabel(o.label),
@@ -43,11 +50,11 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
     metadata: !!o.metadata || !!o.includeBody || (human && ctx.io.stdoutIsTTY),
   };
   const client = await mailboxClient(ctx, o);
+  if (o.checkpoint !== undefined) return listWithCheckpoint(ctx, o, opts, client, o.checkpoint);
   const listed: AsyncIterable<ListedMessage> | Iterable<ListedMessage> = o.all ? client.listAll(opts) : await client.listPage(opts);
   // --new: the messages the previous --new run of this profile and label did not list.
   const state = o.new ? await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(opts.label)]) : undefined;
   const source = state ? onlyNew(listed, state) : listed;
-  const flat = (m: ListedMessage) => (m.metadata ? { id: m.id, ...m.metadata } : { id: m.id });
 
   if (o.ndjson) {
     let n = 0;
@@ -91,6 +98,44 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
     return;
   }
   renderTable(ctx.io, rows, messageColumns);
+}
+
+const flat = (m: ListedMessage) => (m.metadata ? { id: m.id, ...m.metadata } : { id: m.id });
+
+/** `--all --ndjson --checkpoint FILE`: resumes after the last message an interrupted run of the same listing printed. */
+async function listWithCheckpoint(ctx: Context, o: MailboxListOptions, opts: ListOptions, client: MailboxClient, file: string): Promise<void> {
+  const run = checkpointRun({
+    command: 'mailbox list',
+    profile: (await ctx.profile()).name,
+    url: `${client.apiUrl}/label/${opts.label}`,
+    extra: { count: opts.count, start: opts.start, metadata: opts.metadata, includeBody: opts.includeBody, oldestFirst: opts.oldestFirst },
+    format: shapedFormat(o),
+  });
+  const checkCursor = (cursor: string) => {
+    try {
+      validateMessageId(cursor);
+      return undefined;
+    } catch {
+      return 'the saved position is not a message id';
+    }
+  };
+  const cp = await openCheckpoint(ctx, file, run, checkCursor);
+  try {
+    const r = await runPages({
+      // The first page has no cursor yet (an empty one); later pages start after the saved message id.
+      first: '',
+      fetch: async (after) => {
+        const page = await client.listAfter(opts, after || undefined);
+        collectAfterPage();
+        return { items: page.messages.map(flat), next: page.next, emptyPages: 0 };
+      },
+      output: ndjsonPageOutput(ctx),
+      checkpoint: cp,
+    });
+    reportCheckpoint(ctx, file, r);
+  } finally {
+    await cp.close();
+  }
 }
 
 /** Writes to stdout honouring back-pressure (a slow pipe must not make memory grow). */
