@@ -75,6 +75,15 @@ describe('auth status with a token that acts for no user', () => {
     expect(statusJson(j.stdout)).toMatchObject([{ source: 'env:LANYARD_TOKEN', valid: false }]);
   });
 
+  it('auth token --with-token refuses to store it as an account (exit 2) and names the variable that works', async () => {
+    const token = await mint({ kind: 'installation' });
+    const r = await cli(world, ['auth', 'token', '--with-token'], { input: `${token}\n` });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/acts for no user/);
+    expect(r.stderr).toMatch(/LANYARD_TOKEN/);
+    expect(r.stderr).not.toContain(token);
+  });
+
   it("a user's token names its user (and kind)", async () => {
     const j = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_TOKEN: 'lyp_emulator_default_token_0000000000000001' } });
     expect(j.code).toBe(0);

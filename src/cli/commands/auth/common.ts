@@ -1,7 +1,7 @@
 /** Shared parts of the hosting sign-in commands: endpoints, storing a token, stdin secrets. */
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
-import { CancelledError, CredentialStoreError, ValidationError } from '../../../core/errors.js';
+import { CancelledError, CredentialStoreError, HttpError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../hosting.js';
@@ -52,7 +52,14 @@ export async function storeSignIn(
   o: { origin: TokenOrigin; insecure?: boolean; clientId?: string },
 ): Promise<string> {
   const [{ fetchUser }, { recordFromTokenSet }] = await Promise.all([import('../../../core/hosting/user.js'), import('../../../core/hosting/accounts.js')]);
-  const user = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token: token.accessToken }, ctx.signal);
+  const user = await fetchUser(await ctx.http(), apiUrl, { scheme: 'bearer', token: token.accessToken }, ctx.signal).catch((err: unknown) => {
+    // An installation's or a workflow's token: the API takes it, but it acts for no user to store it under.
+    if (err instanceof HttpError && err.status === 403 && isIntegrationRefusal(err))
+      throw new ValidationError('the token acts for no user (an installation or workflow token), so it cannot be stored as an account', {
+        hint: 'use it from the environment: LANYARD_TOKEN (or WORKFLOW_TOKEN in a workflow); `lanyard auth status` checks it',
+      });
+    throw err;
+  });
   const stores = await openHostingStores(ctx, apiUrl, { insecure: o.insecure });
   if (stores.fallbackReason)
     ctx.warnOnce('credential-fallback', `${stores.fallbackReason}; storing the token in ${stores.filePath} (mode 0600) instead of the OS keychain`);
@@ -134,4 +141,10 @@ export async function withSpinner<T>(ctx: Context, text: string, f: (spinner: { 
   } finally {
     spinner.stop();
   }
+}
+
+/** The user endpoint's 403 for a token that is not a user's (the real service: "Resource not accessible by integration"). */
+function isIntegrationRefusal(err: HttpError): boolean {
+  const m = (err.body as { message?: unknown } | undefined)?.message;
+  return typeof m === 'string' && /not accessible by integration/i.test(m);
 }
