@@ -102,6 +102,31 @@ describe('--checkpoint: resumable pagination', () => {
     expect(a.stdout + b.stdout + c.stdout).toBe(whole.stdout);
   });
 
+  it('an HTTP error on a later page: exit 1, no error body mixed into the listing; api --service mailbox resumes after Ctrl-C', async () => {
+    const whole = await api(REPOS);
+    // Pages 1 and 2 answer (slowly), page 3 is a 404.
+    await world.admin('faults', { type: 'latency', path: '/api/v3/user/repos', latencyMs: 1, count: 2 });
+    await world.admin('faults', { type: 'status', path: '/api/v3/user/repos', status: 404 });
+    const first = await api([...REPOS, '--checkpoint', file]);
+    await world.admin('faults', undefined, 'DELETE');
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/404/);
+    expect(first.stdout.trim().split('\n')).toHaveLength(4);
+    const rest = await api([...REPOS, '--checkpoint', file]);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(first.stdout + rest.stdout).toBe(whole.stdout);
+
+    file = join(dir, 'mailbox-api.checkpoint');
+    const MB = ['--service', 'mailbox', '/label/0?count=2', '--paginate', '--ndjson'];
+    const all = await api(MB);
+    expect(all.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(4);
+    const a = await interrupted((o) => api([...MB, '--checkpoint', file], o), '/rest/v2/example.com/alice/mailbox/label', 2, 'SIGINT');
+    expect(a.code, a.stderr).toBe(130);
+    const b = await api([...MB, '--checkpoint', file]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(a.stdout + b.stdout).toBe(all.stdout);
+  });
+
   it('mailbox list --all: SIGKILL between pages, resumed, equals one uninterrupted run', async () => {
     const whole = await lanyard(MAILBOX);
     expect(whole.code, whole.stderr).toBe(0);

@@ -151,7 +151,8 @@ async function paginateWithCheckpoint(
     profile: (await ctx.profile()).name,
     url: first.toString(),
     headers,
-    extra: { service: t.service },
+    // Whose listing it is: the account chosen with --user (several accounts on one host).
+    extra: { service: t.service, user: (opts as { user?: string }).user },
     format: shapedFormat(opts),
   });
   const probe = new PageGuard(first.toString());
@@ -181,7 +182,9 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
         ctx.io.out('');
       }
       // Like the code host's CLI: the error body is data (stdout); the message goes to stderr.
-      if (!opts.silent && err.body !== undefined && err.body !== '') ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+      // Not with --checkpoint: stdout is the listing a resumed run continues.
+      if (!opts.silent && opts.checkpoint === undefined && err.body !== undefined && err.body !== '')
+        ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
     }
     throw err;
   }
