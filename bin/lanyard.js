@@ -64,7 +64,9 @@ function run() {
   // <cache>/compile-cache/<node>-<arch>-<build>/<group>.bin
   const dir = base && buildId && path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`);
   // Node 22.1+ caches what its module loader compiles (dist/vendor/, the
-  // emulator, external packages) in a directory of its own beside ours.
+  // emulator, external packages) in a directory of its own beside ours. The
+  // bundle keeps our cache there too: Node's cache of it measured slower on
+  // Node 22 and 24 (it lacks the functions a command compiles as it runs).
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   // The group's cache, else (first run of a group without the flag) the root one.
   let key = word;
