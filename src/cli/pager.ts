@@ -154,10 +154,17 @@ export function startPager(r: PagerRequest): boolean {
   let waiting: (() => void) | undefined;
   const open = async (state: Paging) => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(words[0]!, words.slice(1), {
-      stdio: ['pipe', 'inherit', 'inherit'],
-      env: { ...env, LESS: env.LESS ?? 'FRX', LV: env.LV ?? '-c' },
-    });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(words[0]!, words.slice(1), {
+        stdio: ['pipe', 'inherit', 'inherit'],
+        env: { ...env, LESS: env.LESS ?? 'FRX', LV: env.LV ?? '-c' },
+      });
+    } catch (err) {
+      // A command spawn refuses outright (an empty name).
+      r.warn(`could not start the pager "${words[0]}" (${(err as Error).message}); printing directly (LANYARD_PAGER= turns it off)`);
+      return undefined;
+    }
     const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
       child.once('spawn', () => resolve(undefined));
       child.once('error', resolve);

@@ -130,6 +130,10 @@ describe('the pager on a terminal', () => {
     expect(r.exitCode, r.output).toBe(0);
     expect(r.output).toMatch(/could not start the pager .*no-such-pager.*ENOENT/);
     expect(r.output).toContain('"resources"');
+    const empty = await runOnPty({ args: api(), env: env({ LANYARD_PAGER: "''" }), send: null });
+    expect(empty.exitCode, empty.output).toBe(0);
+    expect(empty.output).toMatch(/could not start the pager/);
+    expect(empty.output).toContain('"resources"');
   });
 
   it('a pager that ends early (a large output): exit 0, no EPIPE error', async () => {
