@@ -2,7 +2,7 @@
  * The factory of dependencies handed to every command (cli/cli's Factory):
  * cheap things eagerly, costly ones (config file, HTTP pool, keychain) lazily.
  */
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
 import type { FileCredentialStore } from '../core/credentials/file-store.js';
@@ -191,7 +191,12 @@ export function createContext(o: ContextOptions): Context {
     },
     http() {
       httpP ??= (async () => {
-        const { HttpClient } = await import('../core/http/client.js');
+        const [{ HttpClient }, { FilePacing }, lock, configPath] = await Promise.all([
+          import('../core/http/client.js'),
+          import('../core/http/pacing.js'),
+          ctx.credentialLock(),
+          ctx.configPath(),
+        ]);
         const g = o.globals();
         const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
         // An empty --max-wait is an error; an empty variable is as good as unset.
@@ -214,6 +219,14 @@ export function createContext(o: ContextOptions): Context {
             const fields = { kind, wait_ms: Math.round(waitMs), reset_at: new Date(resetAt).toISOString(), url: eventUrl(url) };
             if (!ciEvent(o.io, o.env, clock.now(), 'rate_limit_wait', fields))
               ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`);
+          },
+          // Content-creating requests are paced across every process of this config directory (80/min, 500/h per API origin).
+          pacing: new FilePacing(join(dirname(configPath), 'pacing.json'), lock, { onFallback: (why) => ctx.warnOnce('pacing', why) }),
+          onPacingWait: ({ waitMs, url }) => {
+            if (!ciEvent(o.io, o.env, clock.now(), 'pacing_wait', { wait_ms: Math.round(waitMs), url: eventUrl(url) }) && waitMs >= 1000)
+              ctx.warn(
+                `pacing content-creating requests to ${new URL(url).origin} (80 a minute, 500 an hour, counted across Lanyard processes): waiting ${Math.ceil(waitMs / 1000)} s`,
+              );
           },
           onRetry: ({ reason, attempt, waitMs, url }) =>
             ciEvent(o.io, o.env, clock.now(), 'retry', { reason, attempt, wait_ms: Math.round(waitMs), url: eventUrl(url) }),

@@ -44,6 +44,8 @@ export {
 // HTTP
 export { HttpClient } from './http/client.js';
 export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
+export { CONTENT_CREATING_WINDOWS, FilePacing, MemoryPacing } from './http/pacing.js';
+export type { FilePacingOptions, PacingStore, PacingWindow } from './http/pacing.js';
 
 // Rate limits
 export { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy } from './ratelimit/policy.js';

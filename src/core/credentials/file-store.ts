@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic-file.js';
 import { type CredentialLock, FileLock } from './lock.js';
 
 export class FileCredentialStore implements CredentialStore {
@@ -42,22 +43,9 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   async #write(data: Record<string, string>): Promise<void> {
-    const { mkdir, open, rename, chmod, unlink } = await import('node:fs/promises');
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const { randomBytes } = await import('node:crypto'); // only writes need it: kept off the start-up path
-    const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
-    const fh = await open(tmp, 'wx', 0o600);
     try {
-      await fh.writeFile(JSON.stringify(data, null, 2) + '\n');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      await chmod(tmp, 0o600);
-      await rename(tmp, this.path);
+      await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
     } catch (err) {
-      await unlink(tmp).catch(() => undefined);
       throw new CredentialStoreError(`cannot write ${this.path}: ${(err as Error).message}`);
     }
   }

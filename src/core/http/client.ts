@@ -15,7 +15,8 @@ import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
 import { HttpError } from '../errors.js';
 import { sendWithAuth } from './auth-hook.js';
-import { ConcurrencyGate, SlidingWindowGate } from './guards.js';
+import { ConcurrencyGate, PacingGate } from './guards.js';
+import { CONTENT_CREATING_WINDOWS, MemoryPacing } from './pacing.js';
 import { prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
@@ -35,7 +36,7 @@ export class HttpClient {
   readonly #o: HttpClientOptions;
   readonly #retry: RetryContext;
   readonly #gate: ConcurrencyGate;
-  readonly #writes: SlidingWindowGate;
+  readonly #writes: PacingGate;
   readonly #transport: Transport;
   readonly #timeouts: Timeouts;
 
@@ -52,7 +53,12 @@ export class HttpClient {
       onRetry: options.onRetry,
     };
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
-    this.#writes = new SlidingWindowGate(options.contentCreatingPerMinute ?? 80, 60_000, options.clock);
+    const [minute, hour] = CONTENT_CREATING_WINDOWS;
+    const windows = [
+      { limit: options.contentCreatingPerMinute ?? minute!.limit, windowMs: minute!.windowMs },
+      { limit: options.contentCreatingPerHour ?? hour!.limit, windowMs: hour!.windowMs },
+    ];
+    this.#writes = new PacingGate(options.pacing ?? new MemoryPacing(), windows, options.clock);
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
     this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8);
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
@@ -113,10 +119,12 @@ export class HttpClient {
   }
 
   /** Waits for the concurrency and content-creation guards; returns the release. */
-  async #admit(method: string, spec: RequestSpec): Promise<() => void> {
+  async #admit(method: string, spec: RequestSpec, url: URL): Promise<() => void> {
     const release = spec.oauth ? () => {} : await this.#gate.acquire(spec.signal);
     try {
-      if (!spec.oauth && CONTENT_CREATING.has(method)) await this.#writes.acquire(spec.signal);
+      if (!spec.oauth && CONTENT_CREATING.has(method)) {
+        await this.#writes.acquire(url.origin, spec.signal, (waitMs) => this.#o.onPacingWait?.({ waitMs, url: url.origin + url.pathname }));
+      }
     } catch (err) {
       release();
       throw err;
@@ -127,7 +135,7 @@ export class HttpClient {
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
-    const release = await this.#admit(method, spec);
+    const release = await this.#admit(method, spec, req.url);
     try {
       const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) });
       if (res.rateLimit) this.#o.onRateLimit?.(res.rateLimit, res.url);

@@ -1,6 +1,7 @@
-/** Client-side guards: a concurrency gate and a sliding-window rate gate. */
+/** Client-side guards: a concurrency gate and the pacing gate of content-creating requests. */
 import type { Clock } from '../deps.js';
 import { CancelledError } from '../errors.js';
+import type { PacingStore, PacingWindow } from './pacing.js';
 
 /** At most `max` holders at once; others queue in FIFO order. */
 export class ConcurrencyGate {
@@ -41,24 +42,25 @@ export class ConcurrencyGate {
   }
 }
 
-/** At most `limit` acquisitions in any window of `windowMs`; waits on the clock. */
-export class SlidingWindowGate {
-  readonly #stamps: number[] = [];
+/**
+ * Paces acquisitions per key (an API origin) through a pacing store, which may
+ * be shared with other processes; waits on the clock while every window is
+ * full, telling `onWait` first.
+ */
+export class PacingGate {
   constructor(
-    readonly limit: number,
-    readonly windowMs: number,
+    private readonly store: PacingStore,
+    private readonly windows: readonly PacingWindow[],
     private readonly clock: Clock,
   ) {}
 
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(key: string, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
     for (;;) {
-      const now = this.clock.now();
-      while (this.#stamps.length && this.#stamps[0]! <= now - this.windowMs) this.#stamps.shift();
-      if (this.#stamps.length < this.limit) {
-        this.#stamps.push(now);
-        return;
-      }
-      await this.clock.sleep(this.#stamps[0]! + this.windowMs - now, signal);
+      if (signal?.aborted) throw new CancelledError();
+      const waitMs = await this.store.reserve(key, this.clock.now(), this.windows);
+      if (waitMs <= 0) return;
+      onWait?.(waitMs);
+      await this.clock.sleep(waitMs, signal);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
+import type { PacingStore } from './pacing.js';
 
 /** How a request proves who it is; chosen per service, never built by callers. */
 export type Credential =
@@ -98,7 +99,13 @@ export interface HttpClientOptions {
   /** The total deadline of requestStream() (downloads); default: 1 h. */
   streamTotalMs?: number;
   maxConcurrent?: number;
+  /** Pacing of POST/PATCH/PUT/DELETE per API origin (default 80 a minute, 500 an hour). */
   contentCreatingPerMinute?: number;
+  contentCreatingPerHour?: number;
+  /** Where those admissions are counted: shared between processes (`FilePacing`) or this one only (`MemoryPacing`, the default). */
+  pacing?: PacingStore;
+  /** Called before a pacing wait (the store's windows are full), with the wait and the URL without its query. */
+  onPacingWait?: (info: { waitMs: number; url: string }) => void;
   maxNetworkRetries?: number;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;

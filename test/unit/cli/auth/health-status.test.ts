@@ -28,7 +28,7 @@ function context(env: Record<string, string> = {}): Context {
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-health-status-'));
   const store = await context().config();
-  store.set('p', 'health.authUrl', authUrl);
+  await store.set('p', 'health.authUrl', authUrl);
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyGate, SlidingWindowGate } from '../../../../src/core/http/guards.js';
+import { ConcurrencyGate, PacingGate } from '../../../../src/core/http/guards.js';
+import { CONTENT_CREATING_WINDOWS, MemoryPacing } from '../../../../src/core/http/pacing.js';
 import { CancelledError } from '../../../../src/core/errors.js';
 import { FakeClock } from '../../../fakes/clock.js';
 
@@ -33,16 +34,35 @@ describe('ConcurrencyGate', () => {
   });
 });
 
-describe('SlidingWindowGate', () => {
+describe('PacingGate', () => {
   it('lets 80 through per minute, then waits for the oldest to leave the window', async () => {
     const clock = new FakeClock();
-    const gate = new SlidingWindowGate(80, 60_000, clock);
+    const gate = new PacingGate(new MemoryPacing(), CONTENT_CREATING_WINDOWS, clock);
     for (let i = 0; i < 80; i++) {
-      await gate.acquire();
+      await gate.acquire('https://api.example.com');
       clock.advance(100);
     }
     expect(clock.sleeps).toEqual([]);
-    await gate.acquire();
+    const waits: number[] = [];
+    await gate.acquire('https://api.example.com', undefined, (ms) => waits.push(ms));
     expect(clock.sleeps).toEqual([60_000 - 8000]);
+    expect(waits).toEqual([60_000 - 8000]);
+  });
+  it('counts each origin on its own', async () => {
+    const clock = new FakeClock();
+    const gate = new PacingGate(new MemoryPacing(), CONTENT_CREATING_WINDOWS, clock);
+    for (let i = 0; i < 80; i++) await gate.acquire('https://a.example.com');
+    await gate.acquire('https://b.example.com');
+    expect(clock.sleeps).toEqual([]);
+  });
+  it('a cancelled wait rejects', async () => {
+    const clock = new FakeClock(undefined, { autoAdvance: false });
+    const gate = new PacingGate(new MemoryPacing(), [{ limit: 1, windowMs: 1000 }], clock);
+    await gate.acquire('k');
+    const ac = new AbortController();
+    const p = gate.acquire('k', ac.signal);
+    await new Promise((r) => setImmediate(r));
+    ac.abort();
+    await expect(p).rejects.toBeInstanceOf(CancelledError);
   });
 });

@@ -4,10 +4,10 @@
  */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../../../src/cli/context.js';
-import { exitCodeFor } from '../../../../src/cli/exit.js';
-import { buildProgram } from '../../../../src/cli/program.js';
-import { createTestIO } from '../../../fakes/io.js';
+import { createContext } from '../../../src/cli/context.js';
+import { exitCodeFor } from '../../../src/cli/exit.js';
+import { buildProgram } from '../../../src/cli/program.js';
+import { createTestIO } from '../../fakes/io.js';
 
 function program(): Command {
   let p: Command | undefined;

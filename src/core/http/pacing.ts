@@ -1,0 +1,124 @@
+/**
+ * Pacing of content-creating requests (POST, PATCH, PUT, DELETE): the hosting
+ * service's secondary limit allows 80 a minute and 500 an hour, and a shell
+ * loop or a CI matrix is many short processes, so the admissions are counted
+ * in a store every process shares. `MemoryPacing` keeps them in this process
+ * (a library user without a state directory); `FilePacing` keeps them in one
+ * small JSON file beside the cross-process lock, changed only under it.
+ *
+ * The file holds origins and times, nothing else:
+ * `{"version": 1, "admitted": {"https://api.example.com": [epoch ms, …]}}`.
+ */
+import type { CredentialLock } from '../credentials/lock.js';
+
+/** At most `limit` admissions in any window of `windowMs`. */
+export interface PacingWindow {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** The spec's content-creating limits: 80 a minute, 500 an hour. */
+export const CONTENT_CREATING_WINDOWS: readonly PacingWindow[] = [
+  { limit: 80, windowMs: 60_000 },
+  { limit: 500, windowMs: 3_600_000 },
+];
+
+export interface PacingStore {
+  /**
+   * Admits one request for `key` at `now` when every window has room (and
+   * records it): resolves 0. Otherwise records nothing and resolves the ms
+   * until the oldest admission that blocks leaves its window.
+   */
+  reserve(key: string, now: number, windows: readonly PacingWindow[]): Promise<number>;
+}
+
+/**
+ * The admission rule over one key's sorted times: the times to keep and the
+ * wait (0: admitted, `now` appended). Times older than the longest window, and
+ * times ahead of `now` by more than it (a clock set back), are dropped.
+ */
+export function admit(times: readonly number[], now: number, windows: readonly PacingWindow[]): { times: number[]; waitMs: number } {
+  const span = Math.max(0, ...windows.map((w) => w.windowMs));
+  const kept = times.filter((t) => Number.isFinite(t) && t > now - span && t <= now + span).sort((a, b) => a - b);
+  let waitMs = 0;
+  for (const w of windows) {
+    const inWindow = kept.filter((t) => t > now - w.windowMs);
+    if (inWindow.length >= w.limit) waitMs = Math.max(waitMs, inWindow[inWindow.length - w.limit]! + w.windowMs - now);
+  }
+  if (waitMs === 0) kept.push(now);
+  // Only the most recent `limit` times of the longest window can ever block.
+  const keep = Math.max(0, ...windows.map((w) => w.limit));
+  return { times: kept.slice(-keep), waitMs };
+}
+
+/** Admissions counted in this process only. */
+export class MemoryPacing implements PacingStore {
+  readonly #times = new Map<string, number[]>();
+
+  async reserve(key: string, now: number, windows: readonly PacingWindow[]): Promise<number> {
+    const r = admit(this.#times.get(key) ?? [], now, windows);
+    this.#times.set(key, r.times);
+    return r.waitMs;
+  }
+}
+
+export interface FilePacingOptions {
+  /** Told once when the shared file cannot be used and pacing falls back to this process alone. */
+  onFallback?: (reason: string) => void;
+}
+
+/**
+ * Admissions shared by every process through one file, read and rewritten
+ * (atomically, mode 0600) under the lock `pacing`. A missing or unreadable
+ * file starts the count afresh; a file or lock that cannot be used at all
+ * falls back to counting in this process, said once through `onFallback`.
+ */
+export class FilePacing implements PacingStore {
+  #fallback: MemoryPacing | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly lock: CredentialLock,
+    private readonly o: FilePacingOptions = {},
+  ) {}
+
+  async reserve(key: string, now: number, windows: readonly PacingWindow[]): Promise<number> {
+    if (this.#fallback) return this.#fallback.reserve(key, now, windows);
+    try {
+      return await this.lock.withLock('pacing', async () => {
+        const state = await this.#read();
+        const r = admit(state[key] ?? [], now, windows);
+        if (r.waitMs > 0) return r.waitMs;
+        state[key] = r.times;
+        const { writeFileAtomic } = await import('../fs/atomic-file.js');
+        await writeFileAtomic(this.path, `${JSON.stringify({ version: 1, admitted: state })}\n`, 0o600);
+        return 0;
+      });
+    } catch (err) {
+      this.#fallback = new MemoryPacing();
+      this.o.onFallback?.(`cannot use ${this.path} (${(err as Error).message}); pacing content-creating requests in this process only`);
+      return this.#fallback.reserve(key, now, windows);
+    }
+  }
+
+  async #read(): Promise<Record<string, number[]>> {
+    const { readFile } = await import('node:fs/promises');
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw err;
+    }
+    try {
+      const data = JSON.parse(text) as { version?: unknown; admitted?: unknown };
+      const admitted = data?.admitted;
+      if (data?.version !== 1 || !admitted || typeof admitted !== 'object' || Array.isArray(admitted)) return {};
+      const out: Record<string, number[]> = {};
+      for (const [k, v] of Object.entries(admitted)) if (Array.isArray(v)) out[k] = v.filter((t): t is number => typeof t === 'number');
+      return out;
+    } catch {
+      return {}; // a torn or foreign file: start the count afresh (it only ever under-counts one window)
+    }
+  }
+}

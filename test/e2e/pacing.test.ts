@@ -1,0 +1,96 @@
+/**
+ * Content-creating requests are paced across processes: separate `lanyard api
+ * -X POST` runs count their admissions in one file beside the lock, so a shell
+ * loop waits where the spec's 80 a minute would be exceeded.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+
+describe('pacing across processes', () => {
+  let world: World;
+  let token: string;
+  let state: string;
+  beforeAll(async () => {
+    world = await startWorld();
+    token = ((await world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } }).hosting.personalToken;
+    state = join(world.configDir, 'pacing.json');
+  });
+  afterAll(() => world.stop());
+
+  const post = (name: string, o: Parameters<World['run']>[1] = {}) =>
+    world.run(['--profile', 'emulator', 'api', '-X', 'POST', '/user/repos', '-f', `name=${name}`], {
+      ...o,
+      env: { CI: 'true', LANYARD_TOKEN: token, ...o.env },
+    });
+  const events = (stderr: string) =>
+    stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const admitted = async () => ((JSON.parse(await readFile(state, 'utf8')) as { admitted: Record<string, number[]> }).admitted[world.url] ?? []).length;
+
+  it('a loop of separate processes records every admission in one 0600 file that holds no secret', async () => {
+    for (const name of ['loop-1', 'loop-2', 'loop-3']) {
+      const r = await post(name);
+      expect(r.code, r.stderr).toBe(0);
+      expect(events(r.stderr)).toEqual([]);
+    }
+    expect(await admitted()).toBe(3);
+    expect((await stat(state)).mode & 0o777).toBe(0o600);
+    const text = await readFile(state, 'utf8');
+    expect(text).not.toContain(token);
+    expect(Object.keys(JSON.parse(text).admitted)).toEqual([world.url]);
+  });
+
+  it('waits when other processes used the minute, then sends', async () => {
+    // 80 admissions by other processes, the oldest 59 s ago: this one waits about a second.
+    const now = Date.now();
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array.from({ length: 80 }, (_, i) => now - 59_000 + i * 10) } }));
+    const r = await post('after-wait');
+    expect(r.code, r.stderr).toBe(0);
+    const [e, ...more] = events(r.stderr);
+    expect(more).toEqual([]);
+    expect(e).toMatchObject({ event: 'pacing_wait', url: `${world.url}/api/v3/user/repos` });
+    expect(e!.wait_ms as number).toBeGreaterThan(0);
+    expect(e!.wait_ms as number).toBeLessThanOrEqual(1000);
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'after-wait' });
+  });
+
+  it('a full minute makes the next process wait, not send; Ctrl-C ends the wait with 130 and nothing admitted', async () => {
+    const now = Date.now();
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array(80).fill(now) } }));
+    let seen: Record<string, unknown> | undefined;
+    const r = await post('never-sent', {
+      env: { CI: undefined, LANYARD_EVENTS: 'ndjson' },
+      onSpawn: (child) => {
+        let err = '';
+        child.stderr!.on('data', (c: Buffer) => {
+          err += c.toString();
+          if (!seen && err.includes('"pacing_wait"')) {
+            seen = events(err)[0];
+            child.kill('SIGINT');
+          }
+        });
+      },
+      timeoutMs: 30_000,
+    });
+    expect(seen, r.stderr).toMatchObject({ event: 'pacing_wait' });
+    expect(seen!.wait_ms as number).toBeGreaterThan(50_000);
+    expect(r.code).toBe(130);
+    expect(await admitted()).toBe(80);
+    const repos = await world.run(['--profile', 'emulator', 'api', '/user/repos'], { env: { LANYARD_TOKEN: token } });
+    expect(repos.stdout).not.toContain('never-sent');
+  });
+
+  it('outside CI the wait is one line on stderr', async () => {
+    const now = Date.now();
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array.from({ length: 80 }, () => now - 56_000) } }));
+    const r = await post('told', { env: { CI: undefined } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /pacing content-creating requests to http:\/\/127\.0\.0\.1:\d+ \(80 a minute, 500 an hour, counted across Lanyard processes\): waiting [1-4] s/,
+    );
+  });
+});
