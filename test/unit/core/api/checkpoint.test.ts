@@ -244,3 +244,43 @@ describe('checkpoint', () => {
     await expect(pages(empty)).rejects.toThrow(/10 pages in a row without items/);
   });
 });
+
+describe('apiPager: a resumed cursor of each service', () => {
+  it('health: follows nextLink; a resumed $skiptoken URL continues where it stopped', async () => {
+    const base = 'https://management.example.test/subscriptions/s/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01';
+    const get = async (url: string): Promise<FetchedPage> => {
+      const skip = Number(new URL(url).searchParams.get('$skiptoken') ?? '0');
+      return { headers: {}, body: { value: [{ n: skip }, { n: skip + 1 }], nextLink: skip < 4 ? `${base}&$skiptoken=${skip + 2}` : undefined } };
+    };
+    const fresh = apiPager({ service: 'health', firstUrl: base, get });
+    const p1 = await fresh.fetch(base);
+    expect(p1).toEqual({ items: [{ n: 0 }, { n: 1 }], next: `${base}&$skiptoken=2`, emptyPages: 0 });
+    // A new process resumes at the saved cursor.
+    const resumed = apiPager({ service: 'health', firstUrl: base, get });
+    const p2 = await resumed.fetch(p1.next!);
+    expect(p2.items).toEqual([{ n: 2 }, { n: 3 }]);
+    const p3 = await resumed.fetch(p2.next!);
+    expect(p3).toEqual({ items: [{ n: 4 }, { n: 5 }], emptyPages: 0 });
+  });
+
+  it('mailbox: a resumed page (start=last id) drops the repeated first id and stops when nothing new comes', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    const first = 'http://mail.test/rest/v2/d/u/mailbox/label/0?count=2';
+    const get = async (url: string): Promise<FetchedPage> => {
+      const start = new URL(url).searchParams.get('start');
+      const from = start ? ids.indexOf(start) : 0;
+      return { headers: {}, body: ids.slice(from, from + 2) };
+    };
+    const one = await apiPager({ service: 'mailbox', firstUrl: first, get }).fetch(first);
+    expect(one.items).toEqual(['a', 'b']);
+    const seen = [...one.items];
+    let next = one.next;
+    while (next) {
+      // Every page in a new process, as after a kill.
+      const page = await apiPager({ service: 'mailbox', firstUrl: first, get }).fetch(next);
+      seen.push(...page.items);
+      next = page.next;
+    }
+    expect(seen).toEqual(ids);
+  });
+});
