@@ -27,6 +27,7 @@
  * are the emulator when pasted against it (PASTED_AGAINST_EMULATOR).
  */
 import { execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,16 +37,11 @@ import { type Example, helpExamples, makeProgram, readmeExamples } from './examp
 import { BIN, cleanEnv, ROOT, selfSignedCert, startWorld, type World } from './harness.js';
 
 /** Examples that cannot run here, by their text without its trailing comment: why. */
-const NO_KEY_CLIENT =
-  "the emulator's authorization server has no private_key_jwt client (the protocol conformance suite signs in that way against its own server)";
 export const SKIP: Record<string, string> = {
   'npm install && npm run demo': "installs into this checkout's node_modules, then runs the demo (test/e2e/demo.test.ts runs it)",
   'npm test': 'runs this very suite',
   'npm run build': 'rebuilds dist/ under the examples that run it (`npm test` builds first)',
   'npm link': "changes the machine's global npm prefix",
-  'lanyard protocol request https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
-  'lanyard auth login --server https://tools.example.com/mcp --client-id svc --client-credentials --client-key svc-key.pem': NO_KEY_CLIENT,
-  'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials': NO_KEY_CLIENT,
   'lanyard exec -- gh repo list': 'gh speaks HTTPS on port 443 only (test/e2e/emulator-gh.test.ts runs gh against the emulator that way)',
 };
 
@@ -278,6 +274,15 @@ describe('every --help and README example runs against the emulator', () => {
     await must(['emulator', 'service-account', 'create', '--output', work('sa.json')], { env: tplEnv });
     await must(['emulator', 'service-account', 'create', '--scheme', 'default-service-account', '--output', work('default-sa.json')], { env: tplEnv });
     await writeFile(work('key.txt'), info.echo.apiKeys[0]!.key);
+    // the private_key_jwt clients the examples name, registered at the emulator with their public keys
+    for (const [id, file] of [
+      ['svc', 'svc-key.pem'],
+      ['ci-bot', 'ci-bot.pem'],
+    ]) {
+      const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      await world.admin('protocol/key-client', { client_id: id, public_key: pair.publicKey.export({ type: 'spki', format: 'pem' }) });
+      await writeFile(work(file!), pair.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    }
     await writeFile(work('message.eml'), SAMPLE_MESSAGE);
     await writeFile(work('edited.eml'), SAMPLE_MESSAGE.replace('Subject: Logo', 'Subject: Logo (edited)'));
     for (const name of ['bulk-job.sh', 'deploy.sh']) {

@@ -349,6 +349,31 @@ describe('client credentials', () => {
     expect((await c.urls())[0]).not.toContain('client_id=ctx-service');
   });
 
+  it('a private_key_jwt client signs in with its key (RSA and P-256); another key is invalid_client', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const c = await newClient('record');
+    for (const [id, type] of [
+      ['svc-rsa', 'rsa'],
+      ['svc-ec', 'ec'],
+    ] as const) {
+      const pair = generateKeyPairSync(type as 'rsa', type === 'rsa' ? { modulusLength: 2048 } : ({ namedCurve: 'P-256' } as never));
+      await w.admin('protocol/key-client', { client_id: id, public_key: pair.publicKey.export({ type: 'spki', format: 'pem' }) });
+      const pem = join(c.dir, `${id}.pem`);
+      await writeFile(pem, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      const login = await w.run(['auth', 'login', '--server', mcp, '--client-id', id, '--client-key', pem, '--client-credentials'], { env: c.env() });
+      expect(login.code, login.stderr).toBe(0);
+      const call = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+      expect(call.code, call.stderr).toBe(0);
+    }
+    const other = join(c.dir, 'other.pem');
+    await writeFile(other, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const bad = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'svc-rsa', '--client-key', other, '--client-credentials'], { env: c.env() });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toMatch(/invalid_client/);
+  });
+
   it('a wrong secret is invalid_client; no secret is a clear message', async () => {
     const c = await newClient('record');
     const bad = await w.run(['auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], {

@@ -51,7 +51,7 @@ export function refreshGrant(state: ProtocolState, thirdParty: ThirdPartyAuthSer
 
 /** client_credentials: confidential clients only, within their registered scope. */
 export function clientCredentialsGrant(state: ProtocolState, client: EmuClient, f: Record<string, string>, resourceUrl: string): GrantResult {
-  if (!client.client_secret) return fail('unauthorized_client', 'client credentials need a confidential client');
+  if (!client.client_secret && !client.public_key) return fail('unauthorized_client', 'client credentials need a confidential client');
   const scope = normScope(f.scope) ?? client.scope ?? DEFAULT_SCOPE;
   const allowed = client.scope?.split(' ');
   if (!validScope(scope) || (allowed && !scope.split(' ').every((s) => allowed.includes(s)))) return fail('invalid_scope', 'scope not allowed for this client');

@@ -4,6 +4,7 @@
  * authorization server for the delegated flow. Admin verbs under
  * /_emulator/protocol/<verb>.
  */
+import { createPublicKey } from 'node:crypto';
 import type { EmulatorEnv, EmulatorService } from '../../service.js';
 import { MCP_PATH, ProtocolAuthServer } from './oauth.js';
 import { ProtocolServer } from './mcp.js';
@@ -104,6 +105,23 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       },
       /** Revokes the third-party tokens: tokens bound to them stop working. */
       'third-party-revoke': () => ({ revoked: thirdParty.revokeAll() }),
+      /** Registers a service client that signs in with a private key (private_key_jwt, client credentials): `client_id`, `public_key` (PEM). */
+      'key-client': (b) => {
+        const id = String(b.client_id ?? '');
+        if (!id || typeof b.public_key !== 'string') throw new Error('client_id and public_key (PEM) are required');
+        const public_key = createPublicKey(b.public_key).export({ type: 'spki', format: 'pem' }).toString();
+        state.clients.set(id, {
+          client_id: id,
+          redirect_uris: [],
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: 'private_key_jwt',
+          scope: typeof b.scope === 'string' ? b.scope : SCOPES.join(' '),
+          public_key,
+          client_id_issued_at: Math.floor(state.clock.now() / 1000),
+          preRegistered: true,
+        });
+        return { client_id: id };
+      },
       clients: () => ({ clients: [...state.clients.values()].map(({ client_secret: _s, ...c }) => c) }),
     },
   };

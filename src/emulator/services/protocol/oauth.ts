@@ -4,7 +4,8 @@
  * PKCE S256 required), /token (code + PKCE, refresh with rotation and reuse
  * detection, client credentials) and /register (RFC 7591).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import { JwtBearerAssertionType } from '../../../shared/protocol.js';
 import { Protocol } from '../../../shared/constants.js';
 import { escapeHtml, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
 import {
@@ -24,6 +25,8 @@ import { clientCredentialsGrant, codeGrant, refreshGrant } from './grants.js';
 export const MCP_PATH = '/mcp';
 const TP_CALLBACK = '/oauth/third-party/callback';
 const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'];
+/** Signatures of private_key_jwt client assertions: JWS alg → node:crypto digest. */
+const ASSERTION_ALGS: Record<string, { hash: string | null }> = { RS256: { hash: 'sha256' }, ES256: { hash: 'sha256' }, EdDSA: { hash: null } };
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
 
 export function isLoopbackHost(h: string): boolean {
@@ -84,7 +87,8 @@ export class ProtocolAuthServer {
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: GRANTS,
-      token_endpoint_auth_methods_supported: AUTH_METHODS,
+      token_endpoint_auth_methods_supported: [...AUTH_METHODS, 'private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: Object.keys(ASSERTION_ALGS),
       code_challenge_methods_supported: ['S256'],
       // Every authorization response carries iss (RFC 9207).
       authorization_response_iss_parameter_supported: true,
@@ -224,6 +228,27 @@ export class ProtocolAuthServer {
     res.redirect(302, to.toString());
   }
 
+  /** A private_key_jwt client assertion (RFC 7523): signed by the client's key, iss = sub = client id, aud the issuer or the token endpoint, not expired. */
+  #assertionValid(jwt: string, c: EmuClient): boolean {
+    const [h, p, s] = jwt.split('.');
+    if (!h || !p || s === undefined) return false;
+    try {
+      const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: string };
+      const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as { iss?: string; sub?: string; aud?: string | string[]; exp?: number };
+      const alg = ASSERTION_ALGS[header.alg ?? ''];
+      if (!alg) return false;
+      const key = createPublicKey(c.public_key!);
+      if (!verify(alg.hash, Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))) return false;
+      const issuer = this.baseUrl();
+      const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+      if (claims.iss !== c.client_id || claims.sub !== c.client_id) return false;
+      if (!audiences.some((a) => a === issuer || a === issuer + Protocol.fallbackToken)) return false;
+      return typeof claims.exp === 'number' && claims.exp * 1000 > this.state.clock.now();
+    } catch {
+      return false;
+    }
+  }
+
   /** Client authentication at the token endpoint; undefined after answering 401. */
   #authenticate(req: EmuRequest, res: EmuResponse, f: Record<string, string>): EmuClient | undefined {
     const invalid = (basic: boolean) => {
@@ -234,6 +259,11 @@ export class ProtocolAuthServer {
       );
       return undefined;
     };
+    if (f.client_assertion_type !== undefined || f.client_assertion !== undefined) {
+      const c = this.state.clients.get(f.client_id ?? '');
+      if (f.client_assertion_type !== JwtBearerAssertionType || !c?.public_key || !this.#assertionValid(f.client_assertion ?? '', c)) return invalid(false);
+      return c;
+    }
     const auth = req.header('authorization') ?? '';
     if (/^basic /i.test(auth)) {
       const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');

@@ -12,8 +12,10 @@ export interface EmuClient {
   client_name?: string;
   redirect_uris: string[];
   grant_types: string[];
-  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic' | 'private_key_jwt';
   scope?: string;
+  /** SPKI PEM of a private_key_jwt client's public key. */
+  public_key?: string;
   client_id_issued_at: number;
   preRegistered: boolean;
 }
