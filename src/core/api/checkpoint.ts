@@ -18,11 +18,12 @@
  * finds the page's bytes at the recorded end of the file and does not print
  * them again (see {@link outputOverlap}).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, readFile, rm } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { LanyardError } from '../errors.js';
+import { type StagedFile, stageFile } from '../fs/atomic-file.js';
 import { isSecretField, SECRET_HEADERS } from '../http/redact.js';
 
 /** Format version of the file (a newer one is refused, not guessed at). */
@@ -184,7 +185,7 @@ export class Checkpoint {
   readonly saved?: CheckpointPosition;
   readonly completedAt?: string;
   readonly #now: () => number;
-  #staged?: string;
+  #staged?: StagedFile;
   #release?: () => Promise<void>;
 
   private constructor(file: string, run: CheckpointRun, now: () => number, saved?: CheckpointPosition, completedAt?: string) {
@@ -241,30 +242,21 @@ export class Checkpoint {
     const now = new Date(this.#now()).toISOString();
     const body: CheckpointFile = { lanyardCheckpoint: CHECKPOINT_VERSION, run: this.run, position, updatedAt: now };
     if (position.next === undefined) body.completedAt = now;
-    const tmp = join(dirname(this.file), `.${basename(this.file)}.${randomBytes(6).toString('hex')}.tmp`);
-    const fh = await open(tmp, 'wx', 0o600);
-    try {
-      await fh.writeFile(JSON.stringify(body, null, 2) + '\n');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    this.#staged = tmp;
+    this.#staged = await stageFile(this.file, JSON.stringify(body, null, 2) + '\n');
   }
 
   /** Puts the staged position in place (one rename). */
   async commit(): Promise<void> {
-    const tmp = this.#staged;
-    if (!tmp) return;
+    const staged = this.#staged;
     this.#staged = undefined;
-    await rename(tmp, this.file);
+    await staged?.commit();
   }
 
   /** Removes a staged position that was not committed. */
   async discard(): Promise<void> {
-    const tmp = this.#staged;
+    const staged = this.#staged;
     this.#staged = undefined;
-    if (tmp) await rm(tmp, { force: true });
+    await staged?.discard();
   }
 
   /** Discards what is staged and releases the lock. */
