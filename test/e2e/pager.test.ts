@@ -169,7 +169,7 @@ describe('less -FRX, the default', () => {
   });
 
   it('Ctrl-C while paging: less keeps the terminal until q; Lanyard waits, the terminal is left as it was', async () => {
-    const r = await runOnPty({ args: api(), env: env(), rows, waitFor: '"resources"', send: '03', then: ['03', '71'], timeout: 20 });
+    const r = await runOnPty({ args: api(), env: env(), rows, waitFor: '"resources"', send: '03', sendAfter: ['03', '71'], timeout: 20 });
     expect(r.sent).toBe(true);
     expect(r.exitCode, r.output).not.toBeNull();
     expect([0, 130]).toContain(r.exitCode);

@@ -7,7 +7,7 @@ Reads a JSON spec on stdin:
   cols, rows  the terminal size (default 100 x 30)
   waitFor     a regular expression; when the terminal output matches it...
   send        ...these bytes (hex) are typed, e.g. "03" for Ctrl-C
-  then        more keys (hex), each typed `settle` seconds after the one before
+  sendAfter   more keys (hex), each typed `settle` seconds after the one before
   settle      seconds to wait after the match before typing (default 0.3)
   background  run the command as a background job of a job-control shell
               (its own process group, not the terminal's foreground one)
@@ -55,7 +55,7 @@ def main():
     output = b""
     pattern = re.compile(spec["waitFor"]) if spec.get("waitFor") else None
     send = bytes.fromhex(spec["send"]) if spec.get("send") else None
-    later = list(spec.get("then") or [])
+    later = list(spec.get("sendAfter") or [])
     last_key_at = None
     matched_at = None
     sent_at = None

@@ -22,7 +22,7 @@ export interface PtySpec {
   /** Bytes to type (hex), default Ctrl-C. */
   send?: string | null;
   /** More keys (hex), each typed `settle` seconds after the one before. */
-  then?: string[];
+  sendAfter?: string[];
   settle?: number;
   cols?: number;
   rows?: number;
@@ -37,7 +37,7 @@ export function runOnPty(spec: PtySpec): Promise<PtyResult> {
     env: { TERM: 'xterm-256color', ...cleanEnv(spec.env) },
     waitFor: spec.waitFor,
     send: spec.send === null ? undefined : (spec.send ?? '03'),
-    then: spec.then,
+    sendAfter: spec.sendAfter,
     settle: spec.settle ?? 0.3,
     cols: spec.cols ?? 100,
     rows: spec.rows ?? 30,
