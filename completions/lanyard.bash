@@ -3,12 +3,13 @@
 _lanyard_subcommands() {
   case "$1" in
     '') echo 'auth ratelimit api exec echo protocol mailbox health config profile emulator completion' ;;
-    'auth') echo 'device login token status logout git-credential setup-git' ;;
+    'auth') echo 'device login token status switch logout git-credential setup-git' ;;
     'auth device') echo '' ;;
     'auth login') echo '' ;;
     'auth token') echo 'create' ;;
     'auth token create') echo '' ;;
     'auth status') echo '' ;;
+    'auth switch') echo '' ;;
     'auth logout') echo '' ;;
     'auth git-credential') echo '' ;;
     'auth setup-git') echo '' ;;
@@ -76,17 +77,18 @@ _lanyard_flags() {
     'auth') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth device') echo '--scopes -s --no-browser --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth login') echo '--scopes -s --no-browser --login --no-signup --select-account --timeout --insecure-storage --server --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --health --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'auth token') echo '--with-token --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'auth token') echo '--with-token --user -u --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth token create') echo '--user -u --scopes -s --note --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth status') echo '--json --jq -q --template -t --show-token --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'auth switch') echo '--hostname --user -u --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth logout') echo '--user -u --server --health --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth git-credential') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth setup-git') echo '--hostname --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'ratelimit') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'ratelimit status') echo '--json --jq -q --template -t --resource -r --fail-under --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'ratelimit wait') echo '--resource -r --min --timeout --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --checkpoint --include -i --silent --service --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'exec') echo '--service -s --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'ratelimit status') echo '--json --jq -q --template -t --resource -r --fail-under --user --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'ratelimit wait') echo '--resource -r --min --timeout --user --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'api') echo '--method -X --header -H --raw-field -f --field -F --input --paginate --ndjson --checkpoint --include -i --silent --service --user --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'exec') echo '--service -s --user --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'echo') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'echo send') echo '--json --jq -q --template -t --stdin --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'echo auth-info') echo '--scheme -s --credentials -c --audience --issuer --lifetime --project --client-id --login-hint --no-browser --timeout --fresh --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;

@@ -69,11 +69,13 @@ export function basicClientMode(ctx: Context): boolean {
   return !!ctx.globals().basicClient || ctx.env.LANYARD_BASIC_CLIENT === '1';
 }
 
-export async function hostingTarget(ctx: Context): Promise<HostingTarget> {
+/** `login`: a stored account instead of the active one (`--user`); unknown, or with an environment token set, exit 2. */
+export async function hostingTarget(ctx: Context, o: { login?: string } = {}): Promise<HostingTarget> {
   const { name, settings } = await ctx.profile();
   const apiUrl = requireSetting(settings, 'hosting.apiUrl', name);
   const http = await ctx.http();
   if (basicClientMode(ctx)) {
+    if (o.login !== undefined) throw new UsageError(`--basic-client replaces stored accounts: it cannot be combined with an account (${o.login})`);
     const clientId = requireSetting(settings, 'hosting.clientId', name);
     const secret = ctx.env.LANYARD_CLIENT_SECRET;
     if (!secret)
@@ -82,7 +84,7 @@ export async function hostingTarget(ctx: Context): Promise<HostingTarget> {
     return { apiUrl, http, profile: name, auth: fixedCredential(credential, source), credential, source };
   }
   const { HostingAuth } = await import('../core/hosting/auth.js');
-  const auth = await HostingAuth.resolve(await hostingAuthOptions(ctx, apiUrl, settings['hosting.webUrl']));
+  const auth = await HostingAuth.resolve({ ...(await hostingAuthOptions(ctx, apiUrl, settings['hosting.webUrl'])), login: o.login });
   return { apiUrl, http, profile: name, auth, credential: await auth.credential(), source: auth.source, ...(auth.login ? { login: auth.login } : {}) };
 }
 

@@ -20,7 +20,7 @@ export { systemClock } from './system-clock.js';
 // Credentials: one provider shape for every service; the cross-process lock
 export { type CredentialProvider, fixedCredential } from './auth/provider.js';
 export { type CredentialLock, FileLock, type FileLockOptions, noLock } from './credentials/lock.js';
-export { HostingAuth, type HostingAuthOptions } from './hosting/auth.js';
+export { envTokenSource, HostingAuth, type HostingAuthOptions } from './hosting/auth.js';
 export type { HostingCredentialSource } from './hosting/credential.js';
 export { protocolAuth } from './protocol/credential.js';
 
@@ -68,8 +68,8 @@ export { pollForDeviceToken, runDeviceFlow } from './hosting/device-flow.js';
 export type { DeviceFlowOptions, PollEvent, PollOptions } from './hosting/device-flow.js';
 export { authorizeUrl, runWebFlow } from './hosting/web-flow.js';
 export type { AuthorizeUrlOptions, WebFlowOptions } from './hosting/web-flow.js';
-export { HostingAccounts, recordFromTokenSet } from './hosting/accounts.js';
-export type { HostingTokenRecord, StoredAccount, TokenOrigin } from './hosting/accounts.js';
+export { chooseSwitchTarget, findAccount, HostingAccounts, recordFromTokenSet } from './hosting/accounts.js';
+export type { HostingTokenRecord, StoredAccount, SwitchChoice, TokenOrigin } from './hosting/accounts.js';
 export { refreshRecord } from './hosting/refresh.js';
 export type { RefreshOptions } from './hosting/refresh.js';
 export { fetchUser } from './hosting/user.js';

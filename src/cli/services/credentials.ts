@@ -10,6 +10,7 @@ import type { ProfileSettings, SettingKey } from '../../core/config/settings.js'
 import { requireSetting } from '../../core/config/settings.js';
 import { hostingTarget } from '../hosting.js';
 import { pathSegment } from '../../core/path-segment.js';
+import { UsageError } from '../usage-error.js';
 
 export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
 
@@ -45,11 +46,12 @@ function baseOf(service: ServiceName, settings: ProfileSettings, profile: string
   return base;
 }
 
-export /** The credential each service's own commands would use (loaded only for that service). */
-async function credentialFor(ctx: Context, service: ServiceName, settings: ProfileSettings, profile: string): Promise<ServiceAuth> {
+export /** The credential each service's own commands would use (loaded only for that service); `o.login` picks a stored hosting account. */
+async function credentialFor(ctx: Context, service: ServiceName, settings: ProfileSettings, profile: string, o: { login?: string } = {}): Promise<ServiceAuth> {
+  if (o.login !== undefined && service !== 'hosting') throw new UsageError(`--user picks a hosting account; this request goes to the ${service} service`);
   switch (service) {
     case 'hosting':
-      return of((await hostingTarget(ctx)).auth);
+      return of((await hostingTarget(ctx, o)).auth);
     case 'echo': {
       const { resolveApiKey } = await import('../../core/echo/credentials.js');
       const k = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl: baseOf('echo', settings, profile) });

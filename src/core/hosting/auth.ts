@@ -1,7 +1,9 @@
 /**
  * The hosting service's credential provider. Precedence: LANYARD_TOKEN, then
- * WORKFLOW_TOKEN, then the stored token of the active account, else anonymous
- * (`--basic-client` replaces all of these: see credential.ts). A stored token
+ * WORKFLOW_TOKEN, then the stored token of the active account (or of the
+ * account asked for), else anonymous (`--basic-client` replaces all of these:
+ * see credential.ts). Asking for an account while an environment token is set
+ * is an error rather than a silent choice of either. A stored token
  * of an installable app is refreshed shortly before it expires and after a
  * 401, under the cross-process lock: the store is re-read once the lock is
  * held, so a token another process refreshed meanwhile is used as it is, and
@@ -12,7 +14,7 @@ import type { CredentialProvider } from '../auth/provider.js';
 import type { CredentialLock } from '../credentials/lock.js';
 import { noLock } from '../credentials/lock.js';
 import type { Clock, CredentialStore } from '../deps.js';
-import { AuthRequiredError } from '../errors.js';
+import { AuthRequiredError, ValidationError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { Credential } from '../http/types.js';
 import type { HostingAccounts, HostingTokenRecord } from './accounts.js';
@@ -23,6 +25,12 @@ export interface HostingAuthOptions {
   apiUrl: string;
   /** The web root, where the token endpoint is (refresh needs it). */
   webUrl?: string;
+  /**
+   * The stored account to use instead of the active one (`--user`, git's
+   * user name). Unknown: a usage error naming the stored ones; with an
+   * environment token set: a usage error too (the token would win).
+   */
+  login?: string;
   /** The stored accounts, opened only when no environment token applies. */
   accounts: () => Promise<HostingAccounts>;
   http: HttpClient;
@@ -34,6 +42,13 @@ export interface HostingAuthOptions {
   lock?: CredentialLock;
   /** Told when a due refresh failed and the old token is tried anyway. */
   onWarning?: (text: string) => void;
+}
+
+/** The environment variable whose token hosting calls use, if one is set (the first two steps of the precedence). */
+export function envTokenSource(env: Readonly<Record<string, string | undefined>>): 'LANYARD_TOKEN' | 'WORKFLOW_TOKEN' | undefined {
+  if (env.LANYARD_TOKEN) return 'LANYARD_TOKEN';
+  if (env.WORKFLOW_TOKEN) return 'WORKFLOW_TOKEN';
+  return undefined;
 }
 
 export class HostingAuth implements CredentialProvider {
@@ -59,12 +74,16 @@ export class HostingAuth implements CredentialProvider {
     if (found) this.login = found.record.login;
   }
 
-  /** Environment, then the active stored account (refreshed first when due), else anonymous. */
+  /** Environment, then the active (or asked-for) stored account, refreshed first when due, else anonymous. */
   static async resolve(o: HostingAuthOptions): Promise<HostingAuth> {
-    if (o.env.LANYARD_TOKEN) return new HostingAuth('env:LANYARD_TOKEN', { scheme: 'bearer', token: o.env.LANYARD_TOKEN });
-    if (o.env.WORKFLOW_TOKEN) return new HostingAuth('env:WORKFLOW_TOKEN', { scheme: 'bearer', token: o.env.WORKFLOW_TOKEN });
+    const env = envTokenSource(o.env);
+    if (env && o.login !== undefined)
+      throw new ValidationError(
+        `cannot use the stored account ${JSON.stringify(o.login)}: ${env} is set in the environment and takes precedence (unset it to use stored accounts)`,
+      );
+    if (env) return new HostingAuth(`env:${env}`, { scheme: 'bearer', token: o.env[env]! });
     const accounts = await o.accounts();
-    const found = await accounts.active();
+    const found = o.login !== undefined ? await accounts.find(o.login) : await accounts.active();
     if (!found) return new HostingAuth('anonymous', { scheme: 'none' });
     const auth = new HostingAuth(found.store.kind as HostingCredentialSource, { scheme: 'bearer', token: found.record.token }, o, accounts, found);
     // A failed refresh is a warning: the old token is tried, and a 401 says the rest.

@@ -28,11 +28,13 @@ export function apiCommand(ctx: Context): Command {
         .choices(['hosting', 'echo', 'mailbox', 'health', 'protocol'])
         .default('hosting'),
     )
+    .option('--user <login>', 'use this stored hosting account instead of the active one')
     .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
   withShaping(cmd, { ndjson: true });
   paged(cmd);
   examples(cmd, [
     'lanyard api /user',
+    'lanyard api /user --user mona',
     'lanyard api /rate_limit -i',
     'lanyard api -X POST /user/repos -f name=demo -F private=true',
     'lanyard api /user/repos --paginate --ndjson',

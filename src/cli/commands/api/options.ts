@@ -10,6 +10,8 @@ export interface ApiOptions {
   checkpoint?: string;
   include?: boolean;
   service: 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+  /** A stored hosting account instead of the active one. */
+  user?: string;
   ndjson?: boolean;
   json?: boolean;
   silent?: boolean;

@@ -76,7 +76,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const hasParams = Object.keys(params).length > 0;
   const method = (opts.method ?? (hasParams || opts.input ? 'POST' : 'GET')).toUpperCase();
   const input = opts.input && opts.input !== '-' ? await openInput(opts.input) : undefined;
-  const t = await resolveApiTarget(ctx, target, opts.service);
+  const t = await resolveApiTarget(ctx, target, opts.service, { login: opts.user });
   const http = await ctx.http();
 
   const spec: RequestSpec = {

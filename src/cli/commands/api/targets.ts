@@ -23,7 +23,8 @@ function within(url: URL, base: string): boolean {
   return url.origin === b.origin && (url.pathname + '/').startsWith(b.pathname.replace(/\/?$/, '/'));
 }
 
-export async function resolveApiTarget(ctx: Context, target: string, service: ApiService): Promise<ApiTarget> {
+/** `o.login`: a stored hosting account instead of the active one (`--user`); only for requests to the hosting service. */
+export async function resolveApiTarget(ctx: Context, target: string, service: ApiService, o: { login?: string } = {}): Promise<ApiTarget> {
   if (!target.trim() || /[\s\u0000-\u001f\u007f]/.test(target)) throw new UsageError(`invalid path or URL ${JSON.stringify(target)} (encode spaces as %20)`);
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(target)?.[1];
   if (scheme && !/^https?$/i.test(scheme)) throw new UsageError(`${scheme}: URLs are not supported: pass a path of the service (e.g. /user) or an http(s) URL`);
@@ -43,15 +44,16 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
       } catch {
         continue;
       }
-      if (within(url, base)) return { url: url.toString(), service: s, auth: (await credentialFor(ctx, s, settings, name)).auth };
+      if (within(url, base)) return { url: url.toString(), service: s, auth: (await credentialFor(ctx, s, settings, name, o)).auth };
     }
+    if (o.login !== undefined) throw new UsageError(`--user picks a hosting account; ${url.origin} is not an endpoint of profile "${name}"`);
     ctx.warn(`${url.origin} is not an endpoint of profile "${name}"; sending the request without credentials`);
     return { url: url.toString(), service, auth: fixedCredential({ scheme: 'none' }, 'anonymous') };
   }
   if (!target.startsWith('/')) target = '/' + target;
   const base = baseOf(service, settings, name);
   const url = base.replace(/\/+$/, '') + target;
-  return { url, service, auth: (await credentialFor(ctx, service, settings, name)).auth };
+  return { url, service, auth: (await credentialFor(ctx, service, settings, name, o)).auth };
 }
 
 /**

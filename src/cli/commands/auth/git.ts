@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { LanyardError, ValidationError } from '../../../core/errors.js';
+import { envTokenSource } from '../../../core/hosting/auth.js';
 import { hostingTarget } from '../../hosting.js';
 import { readStdinText } from '../../stdin.js';
 import { UsageError } from '../../usage-error.js';
@@ -32,7 +33,8 @@ async function webOrigin(ctx: Context): Promise<URL> {
 
 /**
  * `get`: the token as the password (the login, when known, as the user name)
- * when git asks for the web host of the profile, over its scheme; nothing at
+ * when git asks for the web host of the profile, over its scheme — of the
+ * stored account git names as the user name, else of the active one; nothing at
  * all otherwise, so git goes on to its other helpers. `store` and `erase`:
  * nothing to do — tokens come from `lanyard auth`, never from git.
  */
@@ -42,9 +44,12 @@ export async function runGitCredential(ctx: Context, operation: string): Promise
   if (operation !== 'get') return;
   const web = await webOrigin(ctx);
   if (request.protocol !== web.protocol.replace(/:$/, '') || request.host?.toLowerCase() !== web.host.toLowerCase()) return;
-  const t = await hostingTarget(ctx);
+  // git's user name (from the remote URL, or credential.username) picks the stored account; an
+  // unknown one is exit 2 with one line, which git shows before trying its other helpers. A token
+  // in the environment is used whatever the user name.
+  const named = request.username && request.username !== 'x-access-token' && !envTokenSource(ctx.env) ? request.username : undefined;
+  const t = await hostingTarget(ctx, { login: named });
   if (t.credential.scheme !== 'bearer') return;
-  if (request.username && t.login && request.username !== t.login && request.username !== 'x-access-token') return;
   ctx.io.print(
     `protocol=${request.protocol}\nhost=${request.host}\nusername=${t.login ?? request.username ?? 'x-access-token'}\npassword=${t.credential.token}\n`,
   );

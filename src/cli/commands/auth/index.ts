@@ -14,6 +14,7 @@ import type {
   AuthStatusOptions,
   AuthSetupGitOptions,
   AuthLogoutOptions,
+  AuthSwitchOptions,
 } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
@@ -74,8 +75,9 @@ export function authCommand(ctx: Context): Command {
     .command('token')
     .description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
     .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
-    .option('--server <url>', 'the token of this context-protocol server')
-    .option('--health', 'the service-health token')
+    .option('-u, --user <login>', 'the token of this stored hosting account instead of the active one')
+    .addOption(new Option('--server <url>', 'the token of this context-protocol server').conflicts(['user']))
+    .addOption(new Option('--health', 'the service-health token').conflicts(['user']))
     .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
     .action(async (opts: AuthTokenOptions) => {
       if (opts.server) return (await import('./protocol.js')).runProtocolToken(ctx, opts);
@@ -84,6 +86,7 @@ export function authCommand(ctx: Context): Command {
     });
   examples(token, [
     'export TOKEN=$(lanyard auth token)',
+    'export TOKEN=$(lanyard auth token --user mona)',
     'echo "$MY_TOKEN" | lanyard auth token --with-token',
     'lanyard auth token create --user mona --scopes repo --note ci',
   ]);
@@ -91,14 +94,17 @@ export function authCommand(ctx: Context): Command {
     token
       .command('create')
       .description('create a personal access token with Basic authentication (non-web flow); password from a hidden prompt or stdin')
-      .requiredOption('-u, --user <login>', 'the account')
+      .option('-u, --user <login>', 'the account (required)')
       .option('-s, --scopes <scopes>', 'space-separated scopes')
       .option('--note <text>', 'what the token is for')
       .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
-      // commander gives `--insecure-storage` to `token` (which has it too) wherever it stands.
-      .action(async (opts: AuthTokenCreateOptions) =>
-        (await hosting()).runAuthTokenCreate(ctx, { ...opts, insecureStorage: opts.insecureStorage || token.opts<AuthTokenOptions>().insecureStorage }),
-      ),
+      // commander gives `--user` and `--insecure-storage` to `token` (which has them too) wherever they stand.
+      .action(async (opts: Partial<AuthTokenCreateOptions>) => {
+        const parent = token.opts<AuthTokenOptions>();
+        const user = opts.user ?? parent.user;
+        if (!user) throw new (await import('../../usage-error.js')).UsageError("required option '-u, --user <login>' not specified");
+        return (await hosting()).runAuthTokenCreate(ctx, { ...opts, user, insecureStorage: opts.insecureStorage || parent.insecureStorage });
+      }),
     ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],
   );
 
@@ -111,9 +117,19 @@ export function authCommand(ctx: Context): Command {
 
   examples(
     cmd
+      .command('switch')
+      .description('make another stored hosting account the active one (with two, the other; with more, --user or a prompt)')
+      .option('--hostname <host>', "the host whose accounts to switch, as `auth status` shows it (default: the profile's API host)")
+      .option('-u, --user <login>', 'the account to make active')
+      .action(async (opts: AuthSwitchOptions) => (await import('./switch.js')).runAuthSwitch(ctx, opts)),
+    ['lanyard auth switch', 'lanyard auth switch --user mona'],
+  );
+
+  examples(
+    cmd
       .command('logout')
       .description('delete a stored token (hosting by default) and show where to revoke the grant')
-      .option('-u, --user <login>', 'hosting account to sign out (default: the active one)')
+      .option('-u, --user <login>', 'hosting account to sign out (default: the only one; with several, a prompt)')
       .option('--server <url>', 'forget the tokens of this context-protocol server')
       .option('--health', 'forget the service-health token')
       .action(async (opts: AuthLogoutOptions) => {
@@ -146,6 +162,7 @@ export function authCommand(ctx: Context): Command {
     'lanyard auth login --server https://tools.example.com/mcp',
     'lanyard auth login --health',
     'lanyard auth status --json',
+    'lanyard auth switch --user mona',
     'lanyard auth logout --user mona',
   ]);
 }

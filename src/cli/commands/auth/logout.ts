@@ -1,4 +1,8 @@
-/** `lanyard auth logout`: deletes a stored hosting token and shows where to revoke the grant. */
+/**
+ * `lanyard auth logout`: deletes a stored hosting token and shows where to
+ * revoke the grant. `--user` names the account; without it the only stored
+ * one, or with several a prompt on a terminal (else exit 2).
+ */
 import type { Context } from '../../context.js';
 import { LanyardError } from '../../../core/errors.js';
 import { HostingOAuthPath } from '../../../shared/hosting-oauth.js';
@@ -6,15 +10,27 @@ import { requireSetting } from '../../../core/config/settings.js';
 import { openHostingStores } from '../../hosting.js';
 import type { AuthLogoutOptions } from './options.js';
 import { storageDescription } from './common.js';
+import { findAccount } from '../../../core/hosting/accounts.js';
+import { promptAccount } from './switch.js';
 
 export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise<void> {
   const { name, settings } = await ctx.profile();
   const apiUrl = requireSetting(settings, 'hosting.apiUrl', name);
   const stores = await openHostingStores(ctx, apiUrl);
-  const login = o.user ?? (await stores.accounts.activeLogin());
-  if (!login) throw new LanyardError('not_signed_in', `no hosting account is stored for ${stores.accounts.host}`, { hint: 'see `lanyard auth status`' });
-  const found = await stores.accounts.get(login);
-  if (!found) throw new LanyardError('not_signed_in', `no stored token for ${login} on ${stores.accounts.host}`, { hint: 'see `lanyard auth status`' });
+  const host = stores.accounts.host;
+  const stored = await stores.accounts.list();
+  if (!stored.length)
+    throw new LanyardError('not_signed_in', o.user === undefined ? `no hosting account is stored for ${host}` : `no stored token for ${o.user} on ${host}`, {
+      hint: 'see `lanyard auth status`',
+    });
+  // Several accounts and no --user: which one is for the person to say (a prompt), or --user (exit 2), as the code host's CLI does.
+  const found =
+    o.user !== undefined
+      ? findAccount(host, stored, o.user)
+      : stored.length === 1
+        ? stored[0]!
+        : findAccount(host, stored, await promptAccount(ctx, host, stored, 'sign out of'));
+  const login = found.record.login;
   await stores.accounts.remove(login);
   ctx.io.err(`✓ Logged out of ${stores.accounts.host} account ${login} (token deleted from ${storageDescription(found.store.kind, stores.filePath)})`);
   const webUrl = settings['hosting.webUrl'];

@@ -26,6 +26,8 @@ export interface AuthDeviceOptions {
 
 export interface AuthTokenOptions {
   withToken?: boolean;
+  /** The token of this stored hosting account instead of the active one's. */
+  user?: string;
   server?: string;
   health?: boolean;
   insecureStorage?: boolean;
@@ -45,6 +47,11 @@ export interface AuthStatusOptions {
 
 export interface AuthSetupGitOptions {
   hostname?: string;
+}
+
+export interface AuthSwitchOptions {
+  hostname?: string;
+  user?: string;
 }
 
 export interface AuthLogoutOptions {

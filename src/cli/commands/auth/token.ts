@@ -14,9 +14,10 @@ import { promptHidden, scopesOption, storeSignIn } from './common.js';
 import { readStdinSecret } from '../../stdin.js';
 
 export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
+  if (o.withToken && o.user !== undefined) throw new UsageError('--user picks a stored account to print; --with-token stores the account the token belongs to');
   if (o.withToken) return storePastedToken(ctx, o);
   if (o.insecureStorage) throw new UsageError('--insecure-storage applies with --with-token');
-  const t = await hostingTarget(ctx);
+  const t = await hostingTarget(ctx, { login: o.user });
   if (t.credential.scheme !== 'bearer') {
     throw new AuthRequiredError('no token: not signed in to the hosting service', { hint: 'run `lanyard auth device` (or set LANYARD_TOKEN)' });
   }

@@ -21,9 +21,11 @@ export function execCommand(ctx: Context): Command {
     .argument('<command>', 'the program to run (after --)')
     .argument('[args...]', 'its arguments')
     .addOption(service)
+    .option('--user <login>', 'hand over the token of this stored hosting account instead of the active one')
     .action(async (command: string, args: string[], opts: ExecOptions) => (await import('./run.js')).runExec(ctx, command, args, opts));
   return examples(cmd, [
     'lanyard exec -- gh repo list',
+    "lanyard exec --user mona -- sh -c 'lanyard api /user --jq .login'",
     'lanyard exec -- sh -c \'curl -sH "Authorization: Bearer $LANYARD_TOKEN" "$LANYARD_API_URL/user"\'',
     'lanyard exec --service hosting --service echo -- ./deploy.sh',
   ]);

@@ -4,4 +4,6 @@ export type ExecService = 'hosting' | 'echo' | 'health' | 'protocol';
 
 export interface ExecOptions {
   service: ExecService[];
+  /** A stored hosting account instead of the active one. */
+  user?: string;
 }

@@ -33,9 +33,9 @@ function secretOf(c: Credential): string | undefined {
 }
 
 /** The variables one service contributes: its secret under each documented name, and where to use it. */
-export async function serviceVariables(ctx: Context, service: ExecService): Promise<Record<string, string>> {
+export async function serviceVariables(ctx: Context, service: ExecService, o: { login?: string } = {}): Promise<Record<string, string>> {
   const { name, settings } = await ctx.profile();
-  const { credential } = await credentialFor(ctx, service, settings, name);
+  const { credential } = await credentialFor(ctx, service, settings, name, o);
   const secret = secretOf(credential);
   if (!secret) {
     const why = credential.scheme === 'basic' ? ' (--basic-client has no token to hand over)' : '';
@@ -66,8 +66,9 @@ export async function serviceVariables(ctx: Context, service: ExecService): Prom
 export async function runExec(ctx: Context, command: string, args: string[], o: ExecOptions): Promise<void> {
   if (!command) throw new UsageError('no command given', 'usage: lanyard exec [--service S]… -- COMMAND [ARGS…]');
   const services = [...new Set(o.service?.length ? o.service : (['hosting'] as ExecService[]))];
+  if (o.user !== undefined && !services.includes('hosting')) throw new UsageError('--user picks a hosting account; add --service hosting');
   const env: NodeJS.ProcessEnv = { ...ctx.env, LANYARD_PROFILE: (await ctx.profile()).name };
-  for (const s of services) Object.assign(env, await serviceVariables(ctx, s));
+  for (const s of services) Object.assign(env, await serviceVariables(ctx, s, s === 'hosting' ? { login: o.user } : {}));
   // The sockets of the credential requests are not the child's business.
   await ctx.close();
   ctx.exitStatus = await runChild(command, args, env);

@@ -12,11 +12,13 @@ export function ratelimitCommand(ctx: Context): Command {
     withJson(cmd.command('status').description('show the budget of each resource (core, search, graphql, ...)'))
       .option('-r, --resource <name>', 'only this resource (with --fail-under: the one checked; default core)')
       .option('--fail-under <n>', 'exit 3 when the resource has fewer than n requests left (CI budget check)')
+      .option('--user <login>', "this stored account's budget instead of the active account's")
       .action(async (opts: RatelimitStatusOptions) => (await import('./run.js')).runRatelimitStatus(ctx, opts)),
     [
       'lanyard ratelimit status',
       'lanyard ratelimit status --resource core --fail-under 100 --json',
       'lanyard --profile emulator ratelimit status --resource search',
+      'lanyard ratelimit status --user mona',
     ],
   );
   examples(
@@ -26,6 +28,7 @@ export function ratelimitCommand(ctx: Context): Command {
       .option('-r, --resource <name>', 'resource to wait for', 'core')
       .option('--min <n>', 'wait until at least n requests are left', '1')
       .option('--timeout <duration>', 'give up (exit 3) after this long, e.g. 10m')
+      .option('--user <login>', "wait for this stored account's budget instead of the active account's")
       .action(async (opts: RatelimitWaitOptions) => (await import('./run.js')).runRatelimitWait(ctx, opts)),
     ['lanyard ratelimit wait', 'lanyard ratelimit wait --resource search --min 10 --timeout 5m'],
   );

@@ -4,10 +4,12 @@ export interface RatelimitStatusOptions {
   resource?: string;
   json?: boolean;
   failUnder?: string;
+  user?: string;
 }
 
 export interface RatelimitWaitOptions {
   resource?: string;
   min?: string;
   timeout?: string;
+  user?: string;
 }

@@ -8,8 +8,8 @@ import { UsageError } from '../../usage-error.js';
 import { createSpinner } from '../../spinner.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
-async function overview(ctx: Context): Promise<RateLimitOverview> {
-  const t = await hostingTarget(ctx);
+async function overview(ctx: Context, login: string | undefined): Promise<RateLimitOverview> {
+  const t = await hostingTarget(ctx, { login });
   return fetchRateLimit(t.http, t.apiUrl, t.auth, ctx.signal, () => ctx.clock.now());
 }
 
@@ -29,7 +29,7 @@ function resourceOption(name: string | undefined): string | undefined {
 export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOptions): Promise<void> {
   resourceOption(opts.resource);
   const failUnder = opts.failUnder !== undefined ? parseIntOption(opts.failUnder, '--fail-under') : undefined;
-  const o = await overview(ctx);
+  const o = await overview(ctx, opts.user);
   const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pick(o, opts.resource) } : o.resources };
   if (opts.json) printJson(ctx.io, shown);
   else {
@@ -83,7 +83,7 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
   try {
     let lastTry = false;
     for (;;) {
-      const o = await overview(ctx);
+      const o = await overview(ctx, opts.user);
       const b = pick(o, resource);
       if (min > b.limit) throw new UsageError(`--min ${min} is more than the ${resource} limit (${b.limit})`);
       if (b.remaining >= min) {
