@@ -1,3 +1,4 @@
+/// <reference path="./keyring-platform.d.ts" />
 /**
  * The OS keychain through @napi-rs/keyring's keytar-compatible API, service
  * `lanyard`. Every call has a time limit: a locked or absent Secret Service
@@ -11,6 +12,45 @@ import { KEYCHAIN_SERVICE } from './accounts.js';
 import { type CredentialLock, noLock } from './lock.js';
 
 type Keytar = typeof import('@napi-rs/keyring/keytar.js');
+
+/** What the native binding itself exports (keytar.js wraps it). */
+interface NativeKeyring {
+  AsyncEntry: new (
+    service: string,
+    account: string,
+  ) => { getPassword(): Promise<string | null | undefined>; setPassword(p: string): Promise<void>; deletePassword(): Promise<boolean> };
+  findCredentialsAsync(service: string): Promise<Array<{ account: string; password: string }>>;
+}
+
+/**
+ * The binding of this platform, loaded straight from its package: the
+ * package's own loader (index.js) first probes for musl and tries a file
+ * beside itself, which costs ≈ 3 ms of the keychain path of every command.
+ * Linux with glibc only; anywhere else, or when the package is not where
+ * this module can resolve it (a strict installer, an ES module host that
+ * cannot import a `.node` file), the keytar-compatible API of the main
+ * package is used as before.
+ */
+async function platformBinding(): Promise<Keytar | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  let native: NativeKeyring;
+  try {
+    if (process.arch === 'x64') native = (await import('@napi-rs/keyring-linux-x64-gnu')) as NativeKeyring;
+    else if (process.arch === 'arm64') native = (await import('@napi-rs/keyring-linux-arm64-gnu')) as NativeKeyring;
+    else return undefined;
+  } catch {
+    return undefined;
+  }
+  const { AsyncEntry, findCredentialsAsync } = (native as NativeKeyring & { default?: NativeKeyring }).default ?? native;
+  if (typeof AsyncEntry !== 'function' || typeof findCredentialsAsync !== 'function') return undefined;
+  // The keytar-compatible calls this store makes, as keytar.js defines them.
+  return {
+    getPassword: (service: string, account: string) => new AsyncEntry(service, account).getPassword(),
+    setPassword: (service: string, account: string, password: string) => new AsyncEntry(service, account).setPassword(password),
+    deletePassword: (service: string, account: string) => new AsyncEntry(service, account).deletePassword(),
+    findCredentials: (service: string) => findCredentialsAsync(service),
+  } as unknown as Keytar;
+}
 
 /** How long a keychain call may take by default (LANYARD_KEYCHAIN_TIMEOUT_MS overrides). */
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
@@ -42,8 +82,7 @@ export class KeychainCredentialStore implements CredentialStore {
   static async load(options: { timeoutMs?: number; service?: string; lock?: CredentialLock } = {}): Promise<KeychainCredentialStore> {
     let keytar: Keytar;
     try {
-      const mod = (await import('@napi-rs/keyring/keytar.js')) as Keytar & { default?: Keytar };
-      keytar = mod.default ?? mod;
+      keytar = (await platformBinding()) ?? (await import('@napi-rs/keyring/keytar.js').then((mod: Keytar & { default?: Keytar }) => mod.default ?? mod));
     } catch (err) {
       throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
     }
