@@ -111,7 +111,8 @@ describe('the published example', () => {
     // A real pseudo-terminal via script(1).
     const cmd = ['node', join(ROOT, 'bin', 'lanyard.js'), '--profile', 'emulator', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const { spawnSync } = await import('node:child_process');
-    const ttyEnv: Record<string, string | undefined> = { ...process.env, ...world.env, ...env, LANYARD_KEYCHAIN: 'off', FORCE_COLOR: '1' };
+    // No pager: the table itself is checked here (test/e2e/pager.test.ts pages it).
+    const ttyEnv: Record<string, string | undefined> = { ...process.env, ...world.env, ...env, LANYARD_KEYCHAIN: 'off', FORCE_COLOR: '1', LANYARD_PAGER: '' };
     delete ttyEnv.NO_COLOR;
     const out = spawnSync('script', ['-qec', `stty cols 200; ${cmd}`, '/dev/null'], { env: ttyEnv, encoding: 'utf8' });
     const text = out.stdout.replace(/\r/g, '');

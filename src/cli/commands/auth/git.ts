@@ -7,7 +7,8 @@
 import { spawn } from 'node:child_process';
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
-import { LanyardError, ValidationError } from '../../../core/errors.js';
+import { LanyardError } from '../../../core/errors.js';
+import { hostnameOption } from './hostname.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
 import { hostingTarget } from '../../hosting.js';
 import { readStdinText } from '../../stdin.js';
@@ -77,9 +78,7 @@ function git(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
  */
 export async function runSetupGit(ctx: Context, o: AuthSetupGitOptions): Promise<void> {
   const web = await webOrigin(ctx);
-  const host = (o.hostname ?? web.host).trim().toLowerCase();
-  if (!/^[a-z0-9.-]+(:\d+)?$/.test(host) || host.startsWith('.') || host.startsWith('-'))
-    throw new ValidationError(`--hostname: "${o.hostname}" is not a host name`);
+  const host = hostnameOption(o.hostname ?? web.host);
   const scheme = host === web.host.toLowerCase() ? web.protocol.replace(/:$/, '') : 'https';
   const url = `${scheme}://${host}`;
   const profile = await ctx.profileName();

@@ -6,7 +6,8 @@
  */
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
-import { CancelledError, ValidationError } from '../../../core/errors.js';
+import { CancelledError } from '../../../core/errors.js';
+import { hostnameOption } from './hostname.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
 import { type HostingStores, openHostingStores } from '../../hosting.js';
@@ -53,9 +54,7 @@ export async function promptAccount(ctx: Context, host: string, accounts: readon
 async function storesFor(ctx: Context, hostname: string | undefined): Promise<HostingStores> {
   const { name, settings } = await ctx.profile();
   if (hostname === undefined) return openHostingStores(ctx, requireSetting(settings, 'hosting.apiUrl', name));
-  const host = hostname.trim().toLowerCase();
-  if (!/^[a-z0-9.-]+(:\d+)?$/.test(host) || host.startsWith('.') || host.startsWith('-'))
-    throw new ValidationError(`--hostname: ${JSON.stringify(hostname)} is not a host name`);
+  const host = hostnameOption(hostname);
   const web = settings['hosting.webUrl'];
   const api = settings['hosting.apiUrl'];
   if (api && web && new URL(web).host === host) return openHostingStores(ctx, api);
