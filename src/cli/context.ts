@@ -62,6 +62,12 @@ export interface Context {
    * (`--insecure-storage`) takes the file without probing.
    */
   credentialStorage(o?: { insecure?: boolean }): Promise<CredentialStorage>;
+  /**
+   * Resolves when opening the credential store (credentialStorage()) leaves
+   * this process idle — the keychain's search is under way — so CPU work
+   * that can wait (loading modules) runs then instead of before the search.
+   */
+  credentialStorageWaiting(): Promise<void>;
   /** The cross-process lock of the config directory (refreshes and store writes hold it). */
   credentialLock(): Promise<CredentialLock>;
   /** warn(), at most once per process for a given key (the keychain fallback is said once, whoever notices it). */
@@ -111,6 +117,8 @@ export function createContext(o: ContextOptions): Context {
   let lockP: Promise<CredentialLock> | undefined;
   let credP: Promise<CredentialStore> | undefined;
   const storageP = new Map<boolean, Promise<CredentialStorage>>();
+  let storageIdle!: () => void;
+  const storageWaiting = new Promise<void>((resolve) => (storageIdle = resolve));
   const warned = new Set<string>();
   const rateLimits = new Map<string, RateLimitState>();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
@@ -135,6 +143,11 @@ export function createContext(o: ContextOptions): Context {
       warned.add(key);
       ctx.warn(text);
     },
+    credentialStorageWaiting() {
+      // Opens the store if nobody has yet; a store that fails to open ends the wait too.
+      ctx.credentialStorage().then(storageIdle, storageIdle);
+      return storageWaiting;
+    },
     credentialStorage(so = {}) {
       const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
       let p = storageP.get(insecure);
@@ -151,6 +164,7 @@ export function createContext(o: ContextOptions): Context {
               timeoutMs: keychainTimeoutMs(o.env),
               sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
               onFallback: (why) => (fallbackReason = why),
+              onWaiting: storageIdle,
             });
             const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
             return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };

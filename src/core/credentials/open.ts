@@ -26,6 +26,13 @@ export interface OpenCredentialStoreOptions {
   lock?: CredentialLock;
   /** Told why the keychain was not used (the CLI prints a visible warning). */
   onFallback?: (why: string) => void;
+  /**
+   * Called once nothing is left for this process to do until the store is
+   * open: the keychain's opening search has been sent (it runs on the
+   * binding's own thread), or the file store was chosen. Work that only
+   * needs CPU can start then without delaying the search.
+   */
+  onWaiting?: () => void;
 }
 
 export async function openCredentialStore(o: OpenCredentialStoreOptions): Promise<CredentialStore> {
@@ -34,10 +41,12 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
   const file = FileCredentialStore.inDir(o.configDir, lock);
   if (o.insecure) {
     o.onFallback?.('insecure storage chosen');
+    o.onWaiting?.();
     return file;
   }
   if (o.disableKeychain) {
     o.onFallback?.('the keychain is disabled (LANYARD_KEYCHAIN=off)');
+    o.onWaiting?.();
     return file;
   }
   let loading: Promise<KeychainCredentialStore> | undefined;
@@ -53,16 +62,20 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     const ping = await pinging;
     if (!ping.ok) {
       o.onFallback?.(`the OS keychain is unavailable (${ping.reason})`);
+      o.onWaiting?.();
       return file;
     }
   }
   try {
     const keychain = await (loading ?? KeychainCredentialStore.load({ timeoutMs: o.timeoutMs, lock }));
     // One search: a missing or locked Secret Service fails here, not mid-command.
-    await keychain.open();
+    const opening = keychain.open();
+    o.onWaiting?.();
+    await opening;
     return keychain;
   } catch (err) {
     o.onFallback?.(`the OS keychain is unavailable (${(err as Error).message})`);
+    o.onWaiting?.();
     return file;
   }
 }

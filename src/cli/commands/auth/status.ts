@@ -54,7 +54,8 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
  * reported by the first check, which asks for it again.
  */
 function preloadCheck(ctx: Context, apiUrl: string): void {
-  setImmediate(() => {
+  // Once the keychain's search is under way (it runs on the binding's thread): loading them earlier would delay it.
+  void ctx.credentialStorageWaiting().then(() => {
     ctx.http().catch(() => undefined);
     void import(apiUrl.startsWith('https:') ? 'node:https' : 'node:http');
     void import('../../../core/hosting/user.js');
@@ -171,8 +172,8 @@ async function otherEntries(ctx: Context, showToken: boolean): Promise<Array<{ n
 const actsForNoUser = (e: AuthStatusEntry) => e.tokenKind === 'installation' || e.tokenKind === 'workflow';
 
 export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
-  // Started on the next turn of the event loop, once the keychain is being opened.
-  const others = new Promise((resolve) => setImmediate(resolve)).then(() => otherEntries(ctx, !!o.showToken));
+  // Started once the keychain's search is under way, so their modules load while it runs.
+  const others = ctx.credentialStorageWaiting().then(() => otherEntries(ctx, !!o.showToken));
   const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
   const entries = [...hosting];
   for (const r of await others) {
