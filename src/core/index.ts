@@ -108,6 +108,10 @@ export type { MailboxAddress, MailboxMetadata, MailboxPart } from '../shared/mai
 export { findEvent, HealthApiError, iterateEvents } from './health/events.js';
 export type { EventsQuery, PageOptions } from './health/events.js';
 export { buildEventsFilter } from './health/filter.js';
+export { runHealthSignIn } from './health/signin.js';
+export type { HealthSignInOptions } from './health/signin.js';
+export { listHealthTokens, resolveHealthToken } from './health/token.js';
+export type { HealthTokenRecord, ResolvedHealthToken, StoredHealthToken } from './health/token.js';
 export type {
   EventLevel as HealthEventLevel,
   EventSource as HealthEventSource,

@@ -73,3 +73,40 @@ export async function readCachedToken(
 export async function writeCachedToken(store: CredentialStore, account: string, rec: CachedIdentityToken): Promise<void> {
   await store.set(account, JSON.stringify(rec));
 }
+
+/** One cached identity token, as {@link listCachedIdentityTokens} finds it. */
+export interface ListedIdentityToken {
+  /** `idtoken`: the identity provider's token (`--scheme id-token`); `appplatform`: the app platform's (`--scheme app-platform`). */
+  kind: 'idtoken' | 'appplatform';
+  /** The provider's host (with its port, when it has one). */
+  host: string;
+  /** The app platform's project. */
+  project?: string;
+  record: CachedIdentityToken;
+  /** Not yet expired at `nowMs`. */
+  valid: boolean;
+}
+
+/** Every identity token cached in `store`; records that do not parse are left out. */
+export async function listCachedIdentityTokens(store: CredentialStore, nowMs: number): Promise<ListedIdentityToken[]> {
+  const out: ListedIdentityToken[] = [];
+  for (const account of await store.list()) {
+    const m = /^echo:(idtoken|appplatform):([^:]+(?::\d+)?)(?::(.+))?$/.exec(account);
+    if (!m) continue;
+    let record: CachedIdentityToken;
+    try {
+      record = JSON.parse((await store.get(account)) ?? '') as CachedIdentityToken;
+    } catch {
+      continue;
+    }
+    if (typeof record?.token !== 'string' || typeof record.expiresAt !== 'number') continue;
+    out.push({
+      kind: m[1] as ListedIdentityToken['kind'],
+      host: m[2]!,
+      ...(m[3] ? { project: m[3] } : {}),
+      record,
+      valid: record.expiresAt > nowMs,
+    });
+  }
+  return out;
+}

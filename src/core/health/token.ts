@@ -136,3 +136,43 @@ export async function resolveHealthToken(o: {
   }
   return { token: rec.access_token, source: 'store', expiresAt: rec.expires_at };
 }
+
+/** One stored health token, as {@link listHealthTokens} finds it. */
+export interface StoredHealthToken {
+  /** The sign-in host it belongs to (`health:<host>`). */
+  host: string;
+  /** The store it was found in (`keychain`, `file`, …). */
+  source: string;
+  record: HealthTokenRecord;
+  /** Not expired (with the same skew {@link resolveHealthToken} allows). */
+  valid: boolean;
+  /** Epoch ms; absent for a plain token stored by hand. */
+  expiresAt?: number;
+}
+
+/**
+ * Every stored health token, each host once (the first store that holds it
+ * wins, as for sending), judged against `nowMs`.
+ */
+export async function listHealthTokens(stores: readonly CredentialStore[], nowMs: number): Promise<StoredHealthToken[]> {
+  const found: StoredHealthToken[] = [];
+  const seen = new Set<string>();
+  for (const store of stores) {
+    for (const account of await store.list()) {
+      if (!account.startsWith('health:') || seen.has(account)) continue;
+      seen.add(account);
+      const host = account.slice('health:'.length);
+      const record = await loadHealthToken(store, `http://${host}`);
+      if (!record) continue;
+      const known = record.expires_at < Number.MAX_SAFE_INTEGER;
+      found.push({
+        host,
+        source: store.kind,
+        record,
+        valid: record.expires_at - EXPIRY_SKEW_MS > nowMs,
+        ...(known ? { expiresAt: record.expires_at } : {}),
+      });
+    }
+  }
+  return found;
+}

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { maskSecret, resolveApiKey, type CachedIdentityToken } from '../../../core/echo/credentials.js';
+import { listCachedIdentityTokens, maskSecret, resolveApiKey } from '../../../core/echo/credentials.js';
 
 export async function echoStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
   const out: AuthStatusEntry[] = [];
@@ -25,24 +25,16 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
     }
   }
   const store = await ctx.credentials();
-  for (const account of await store.list()) {
-    const m = /^echo:(idtoken|appplatform):([^:]+(?::\d+)?)(?::(.+))?$/.exec(account);
-    if (!m) continue;
-    let rec: CachedIdentityToken;
-    try {
-      rec = JSON.parse((await store.get(account)) ?? '') as CachedIdentityToken;
-    } catch {
-      continue;
-    }
-    const valid = rec.expiresAt > ctx.clock.now();
+  for (const t of await listCachedIdentityTokens(store, ctx.clock.now())) {
+    const rec = t.record;
     out.push({
       service: 'echo',
-      host: m[2]!,
+      host: t.host,
       account: rec.email,
       ...(rec.email ? { user: rec.email } : {}),
       source: store.kind,
-      valid,
-      detail: `${m[1] === 'idtoken' ? 'identity token (--scheme id-token)' : `app-platform token of ${m[3]} (--scheme app-platform)`}${valid ? '' : '; expired, signs in again on next use'}`,
+      valid: t.valid,
+      detail: `${t.kind === 'idtoken' ? 'identity token (--scheme id-token)' : `app-platform token of ${t.project} (--scheme app-platform)`}${t.valid ? '' : '; expired, signs in again on next use'}`,
       expiresAt: new Date(rec.expiresAt).toISOString(),
       token: showToken ? rec.token : maskSecret(rec.token),
     });

@@ -14,15 +14,7 @@ import { hostOf } from '../../../core/credentials/accounts.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { LanyardError } from '../../../core/errors.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
-import {
-  buildAuthorizeUrl,
-  EXPIRY_SKEW_MS,
-  healthAccount,
-  loadHealthToken,
-  processImplicitResponse,
-  randomToken,
-  saveHealthToken,
-} from '../../../core/health/token.js';
+import { healthAccount, listHealthTokens } from '../../../core/health/token.js';
 import { localTime, relativeTime, waitTimeoutMs } from '../../output.js';
 import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
 
@@ -39,27 +31,25 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
   const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   requirePerson(ctx, 'the service-health sign-in', `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
-  // node:crypto on first use: `auth status` loads this module too.
-  const random = (n: number) => new Uint8Array(process.getBuiltinModule('node:crypto').randomBytes(n));
-  const state = randomToken(random);
-  const nonce = randomToken(random);
-  const { startLoopbackReceiver } = await import('../../../core/auth/loopback.js');
-  const receiver = await startLoopbackReceiver({ state, responseMode: 'fragment', signal: ctx.signal, productName: 'the service-health API' });
-  try {
-    const url = buildAuthorizeUrl({ authUrl, clientId, redirectUri: receiver.redirectUri, state, nonce });
-    const opened = o.browser === false ? false : await (await ctx.browser()).open(url);
-    ctx.io.err(opened ? `Opening the sign-in page in your browser:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
-    ctx.io.err('Waiting for the browser to finish (Ctrl-C to cancel)…');
-    const params = await receiver.wait(timeoutMs, (ms, signal) => ctx.clock.sleep(ms, signal));
-    const rec = processImplicitResponse(params, ctx.clock.now(), clientId);
-    const store = await storeFor(ctx, o.insecureStorage);
-    await saveHealthToken(store, authUrl, rec);
-    ctx.io.err(
-      `✓ Signed in to the service-health API at ${hostOf(authUrl)} (token stored in the ${store.kind} store; expires ${localTime(rec.expires_at)}, ${relativeTime(rec.expires_at, ctx.clock.now())})`,
-    );
-  } finally {
-    await receiver.close();
-  }
+  const store = await storeFor(ctx, o.insecureStorage);
+  // Loaded on first use: `auth status` loads this module too.
+  const { runHealthSignIn } = await import('../../../core/health/signin.js');
+  const rec = await runHealthSignIn({
+    authUrl,
+    clientId,
+    clock: ctx.clock,
+    timeoutMs,
+    signal: ctx.signal,
+    store,
+    openUrl: async (url) => {
+      const opened = o.browser === false ? false : await (await ctx.browser()).open(url);
+      ctx.io.err(opened ? `Opening the sign-in page in your browser:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+      ctx.io.err('Waiting for the browser to finish (Ctrl-C to cancel)…');
+    },
+  });
+  ctx.io.err(
+    `✓ Signed in to the service-health API at ${hostOf(authUrl)} (token stored in the ${store.kind} store; expires ${localTime(rec.expires_at)}, ${relativeTime(rec.expires_at, ctx.clock.now())})`,
+  );
 }
 
 export async function runHealthToken(ctx: Context, _o: AuthTokenOptions): Promise<void> {
@@ -113,29 +103,21 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
       active: true,
     });
   }
-  const seen = new Set<string>();
-  for (const store of await ctx.credentialsForLookup()) {
-    for (const account of await store.list()) {
-      if (!account.startsWith('health:') || seen.has(account)) continue;
-      seen.add(account);
-      const host = account.slice('health:'.length);
-      const rec = await loadHealthToken(store, `http://${host}`);
-      if (!rec) continue;
-      const valid = rec.expires_at - EXPIRY_SKEW_MS > ctx.clock.now();
-      entries.push({
-        service: 'health',
-        host,
-        ...(rec.client_id ? { account: rec.client_id } : {}),
-        ...userOf(rec.access_token),
-        source: store.kind,
-        ...(rec.scope ? { scopes: rec.scope.split(/\s+/) } : {}),
-        valid,
-        ...(valid ? {} : { detail: 'expired: run `lanyard auth login --health`' }),
-        ...(rec.expires_at < Number.MAX_SAFE_INTEGER ? { expiresAt: new Date(rec.expires_at).toISOString() } : {}),
-        token: mask(rec.access_token, showToken),
-        active: !envToken && host === activeHost,
-      });
-    }
+  for (const t of await listHealthTokens(await ctx.credentialsForLookup(), ctx.clock.now())) {
+    const rec = t.record;
+    entries.push({
+      service: 'health',
+      host: t.host,
+      ...(rec.client_id ? { account: rec.client_id } : {}),
+      ...userOf(rec.access_token),
+      source: t.source,
+      ...(rec.scope ? { scopes: rec.scope.split(/\s+/) } : {}),
+      valid: t.valid,
+      ...(t.valid ? {} : { detail: 'expired: run `lanyard auth login --health`' }),
+      ...(t.expiresAt !== undefined ? { expiresAt: new Date(t.expiresAt).toISOString() } : {}),
+      token: mask(rec.access_token, showToken),
+      active: !envToken && t.host === activeHost,
+    });
   }
   return entries;
 }
