@@ -9,12 +9,21 @@
 // The cache is an optimisation and never an error: a missing, stale or
 // rejected cache compiles from source, a cache that cannot be written is
 // skipped. LANYARD_COMPILE_CACHE=0 turns it off; LANYARD_CACHE_DIR moves it.
+//
+// For commands that read stored credentials, the keychain's opening (D-Bus
+// ping, native binding, one Secret Service search on the binding's thread)
+// starts before the CLI is read and compiled, from the small
+// dist/keychain-prefetch.cjs, and is handed to main: the waiting overlaps with
+// the compiling. LANYARD_KEYCHAIN_PREFETCH=0 turns it off.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 
 /** Builds (Node versions, installs) whose caches are kept beside the current one's. */
 const KEEP_OTHER_BUILDS = 3;
+
+/** The longest the CLI's loading waits for the keychain's search to be sent (see run()). */
+const HEAD_START_MS = 20;
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -56,18 +65,46 @@ function run() {
     const { setFlagsFromString } = require('node:v8');
     for (const f of flags) setFlagsFromString(f);
   }
+  const base = cacheBase();
+  // Node 22.1+ caches what its module loader compiles (dist/vendor/, the
+  // keychain prefetch, the emulator, external packages) in a directory of its
+  // own beside ours. The bundle keeps our cache there too: Node's cache of it
+  // measured slower on Node 22 and 24 (it lacks the functions a command
+  // compiles as it runs).
+  if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
+  const keychain = word === 'main' ? undefined : prefetchKeychain();
+  if (!keychain) return compileAndRun(word, flagged, base, undefined);
+  // The keychain's search runs on the binding's own thread once sent: give the
+  // ping and the binding's loading the event loop until then (a few ms), but
+  // not longer than HEAD_START_MS when the Secret Service is slow to answer.
+  let timer;
+  return Promise.race([keychain.sent, new Promise((resolve) => (timer = setTimeout(resolve, HEAD_START_MS)))]).then(() => {
+    clearTimeout(timer);
+    return compileAndRun(word, flagged, base, keychain);
+  });
+}
+
+/**
+ * The keychain's opening (dist/keychain-prefetch.cjs decides from the
+ * arguments and the environment whether the command reads credentials), or
+ * undefined. Never an error: the command opens the keychain itself then.
+ */
+function prefetchKeychain() {
+  if (['0', 'off', 'false'].includes(process.env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
+  try {
+    return require(path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs')).prefetchKeychain(args, process.env);
+  } catch {
+    return undefined;
+  }
+}
+
+function compileAndRun(word, flagged, base, keychain) {
   const vm = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
   const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
   const buildId = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
-  const base = cacheBase();
   // <cache>/compile-cache/<node>-<arch>-<build>/<group>.bin
   const dir = base && buildId && path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`);
-  // Node 22.1+ caches what its module loader compiles (dist/vendor/, the
-  // emulator, external packages) in a directory of its own beside ours. The
-  // bundle keeps our cache there too: Node's cache of it measured slower on
-  // Node 22 and 24 (it lacks the functions a command compiles as it runs).
-  if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   // The group's cache, else (first run of a group without the flag) the root one.
   let key = word;
   let cachedData = dir && readCache(dir, key);
@@ -84,7 +121,7 @@ function run() {
   const dist = path.dirname(file);
   const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
-  return cjs.exports.main(process.argv).then((result) => {
+  return cjs.exports.main(process.argv, keychain ? { keychain } : {}).then((result) => {
     if (!dir) return;
     // Cache under the group that ran (`main` for root help, typos, ...),
     // unless a usable cache of that name was just read, or the run was not

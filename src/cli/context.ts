@@ -7,6 +7,8 @@ import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
 import type { FileCredentialStore } from '../core/credentials/file-store.js';
 import type { CredentialLock } from '../core/credentials/lock.js';
+import type { KeychainOpening } from '../core/credentials/keychain-open.js';
+import { keychainTimeoutMs } from './keychain-env.js';
 import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
@@ -102,6 +104,8 @@ export interface ContextOptions {
   version: string;
   globals: () => GlobalOptions;
   clock?: Clock;
+  /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
+  keychain?: KeychainOpening;
 }
 
 export function createContext(o: ContextOptions): Context {
@@ -163,9 +167,16 @@ export function createContext(o: ContextOptions): Context {
               disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
               timeoutMs: keychainTimeoutMs(o.env),
               sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
+              ...(o.keychain && !insecure ? { keychain: o.keychain } : {}),
               onFallback: (why) => (fallbackReason = why),
               onWaiting: storageIdle,
             });
+            if (debug()) {
+              const opener = o.keychain && !insecure ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
+              o.io.err(
+                `* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`,
+              );
+            }
             const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
             return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
           },
@@ -319,10 +330,4 @@ function remembering<S extends CredentialStore>(store: S): S {
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-}
-
-/** LANYARD_KEYCHAIN_TIMEOUT_MS when it is a positive number; else the store's default. */
-export function keychainTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
-  const t = Number(env.LANYARD_KEYCHAIN_TIMEOUT_MS);
-  return Number.isFinite(t) && t > 0 ? t : undefined;
 }

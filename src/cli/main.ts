@@ -7,13 +7,20 @@ import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { rememberSecretEnv, safeText } from './safe-text.js';
 import { exitQuietly, finishPager, pagerRunning } from './pager.js';
+import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
 /** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
 export interface MainResult {
   group?: string;
 }
 
-export async function main(argv: string[] = process.argv): Promise<MainResult> {
+/** What bin/lanyard.js may hand over besides the arguments. */
+export interface MainOptions {
+  /** The keychain's opening, started before the CLI loaded (dist/keychain-prefetch.cjs). */
+  keychain?: KeychainOpening;
+}
+
+export async function main(argv: string[] = process.argv, options: MainOptions = {}): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
   const io = createProcessIO(process.env, exitQuietly);
   // Every diagnostic line (errors, notices, --debug traces) goes through safeText: no secret, no terminal control sequence.
@@ -39,7 +46,14 @@ export async function main(argv: string[] = process.argv): Promise<MainResult> {
   process.on('SIGTERM', onSigint);
   let globals: () => GlobalOptions = () => ({});
   // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
-  const ctx = createContext({ io, env: { ...process.env }, signal: ac.signal, version: VERSION, globals: () => globals() });
+  const ctx = createContext({
+    io,
+    env: { ...process.env },
+    signal: ac.signal,
+    version: VERSION,
+    globals: () => globals(),
+    ...(options.keychain ? { keychain: options.keychain } : {}),
+  });
   const args = helpArgs(argv.slice(2));
   argv = [...argv.slice(0, 2), ...args];
   const scope = treeScope(args);

@@ -56,6 +56,10 @@ export type { HeaderBag, RateLimitState } from './ratelimit/headers.js';
 // Credential stores
 export { FileCredentialStore } from './credentials/file-store.js';
 export { KeychainCredentialStore } from './credentials/keychain-store.js';
+export type { KeychainStoreOptions } from './credentials/keychain-store.js';
+export type { KeychainBinding, KeychainEntry } from './credentials/keychain-binding.js';
+export { startKeychainOpen } from './credentials/keychain-open.js';
+export type { KeychainOpening, KeychainOpenOptions, KeychainOpenResult } from './credentials/keychain-open.js';
 export { MemoryCredentialStore } from './credentials/memory-store.js';
 export { openCredentialStore } from './credentials/open.js';
 export type { OpenCredentialStoreOptions } from './credentials/open.js';

@@ -95,6 +95,25 @@ describe('OS keychain (real Secret Service)', () => {
     expect(r.stderr).toMatch(/insecure storage chosen/);
     expect((await stat(join(world.configDir, 'credentials.json'))).mode & 0o777).toBe(0o600);
   });
+  it('the launcher opens the keychain before the CLI loads, for commands that read credentials; the command uses that opening', async () => {
+    const tokenFile = join(home, 'token.txt');
+    await writeFile(tokenFile, PERSONAL_TOKEN);
+    const r = inKeyringSession(
+      [
+        `$LY auth token --with-token < ${q(tokenFile)} 2>/dev/null; echo "rc_store=$?"`,
+        'echo "PRE=$(LANYARD_DEBUG=1 $LY auth status --json 2>&1 >/dev/null | grep credential.store)"',
+        'echo "OFF=$(LANYARD_KEYCHAIN_PREFETCH=0 LANYARD_DEBUG=1 $LY auth status --json 2>&1 >/dev/null | grep credential.store)"',
+        'echo "TOKEN=$($LY auth token)"',
+        '$LY auth logout >/dev/null 2>&1; echo "rc_logout=$?"',
+      ].join('\n'),
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('rc_store=0');
+    expect(r.stdout).toContain('PRE=* credential store: OS keychain, opened before the CLI loaded (bin/lanyard.js)');
+    expect(r.stdout).toContain('OFF=* credential store: OS keychain, opened by the command');
+    expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);
+    expect(r.stdout).toContain('rc_logout=0');
+  });
 });
 
 describe('no Secret Service (no D-Bus): the 0600 file fallback', () => {

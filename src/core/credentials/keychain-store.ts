@@ -1,4 +1,3 @@
-/// <reference path="./keyring-platform.d.ts" />
 /**
  * The OS keychain through @napi-rs/keyring's keytar-compatible API, service
  * `lanyard`. Every call has a time limit: a locked or absent Secret Service
@@ -7,53 +6,18 @@
  * parallel processes are serialised the same way whichever store is in use.
  */
 import type { CredentialStore } from '../deps.js';
-import { CredentialStoreError } from '../errors.js';
 import { KEYCHAIN_SERVICE } from './accounts.js';
+import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type KeychainBinding, type KeychainEntry, keychainCall, loadKeychainBinding } from './keychain-binding.js';
 import { type CredentialLock, noLock } from './lock.js';
 
-type Keytar = typeof import('@napi-rs/keyring/keytar.js');
+export { DEFAULT_KEYCHAIN_TIMEOUT_MS } from './keychain-binding.js';
 
-/** What the native binding itself exports (keytar.js wraps it). */
-interface NativeKeyring {
-  AsyncEntry: new (
-    service: string,
-    account: string,
-  ) => { getPassword(): Promise<string | null | undefined>; setPassword(p: string): Promise<void>; deletePassword(): Promise<boolean> };
-  findCredentialsAsync(service: string): Promise<Array<{ account: string; password: string }>>;
+/** Options of {@link KeychainCredentialStore.load} and {@link KeychainCredentialStore.fromOpening}. */
+export interface KeychainStoreOptions {
+  timeoutMs?: number;
+  service?: string;
+  lock?: CredentialLock;
 }
-
-/**
- * The binding of this platform, loaded straight from its package: the
- * package's own loader (index.js) first probes for musl and tries a file
- * beside itself, which costs ≈ 3 ms of the keychain path of every command.
- * Linux with glibc only; anywhere else, or when the package is not where
- * this module can resolve it (a strict installer, an ES module host that
- * cannot import a `.node` file), the keytar-compatible API of the main
- * package is used as before.
- */
-async function platformBinding(): Promise<Keytar | undefined> {
-  if (process.platform !== 'linux') return undefined;
-  let native: NativeKeyring;
-  try {
-    if (process.arch === 'x64') native = (await import('@napi-rs/keyring-linux-x64-gnu')) as NativeKeyring;
-    else if (process.arch === 'arm64') native = (await import('@napi-rs/keyring-linux-arm64-gnu')) as NativeKeyring;
-    else return undefined;
-  } catch {
-    return undefined;
-  }
-  const { AsyncEntry, findCredentialsAsync } = (native as NativeKeyring & { default?: NativeKeyring }).default ?? native;
-  if (typeof AsyncEntry !== 'function' || typeof findCredentialsAsync !== 'function') return undefined;
-  // The keytar-compatible calls this store makes, as keytar.js defines them.
-  return {
-    getPassword: (service: string, account: string) => new AsyncEntry(service, account).getPassword(),
-    setPassword: (service: string, account: string, password: string) => new AsyncEntry(service, account).setPassword(password),
-    deletePassword: (service: string, account: string) => new AsyncEntry(service, account).deletePassword(),
-    findCredentials: (service: string) => findCredentialsAsync(service),
-  } as unknown as Keytar;
-}
-
-/** How long a keychain call may take by default (LANYARD_KEYCHAIN_TIMEOUT_MS overrides). */
-export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
 
 /** The lock name of keychain writes. */
 const KEYCHAIN_LOCK = 'keychain';
@@ -71,7 +35,7 @@ export class KeychainCredentialStore implements CredentialStore {
   /** What the opening search read (see `opened`); dropped by this store's first write. */
   #opened: ReadonlyMap<string, string> | undefined;
   private constructor(
-    private readonly keytar: Keytar,
+    private readonly keytar: KeychainBinding,
     private readonly timeoutMs: number,
     private readonly service: string,
     /** Held by every write and delete (noLock when none is given). */
@@ -79,32 +43,34 @@ export class KeychainCredentialStore implements CredentialStore {
   ) {}
 
   /** Loads the binding; throws CredentialStoreError when it cannot load. */
-  static async load(options: { timeoutMs?: number; service?: string; lock?: CredentialLock } = {}): Promise<KeychainCredentialStore> {
-    let keytar: Keytar;
-    try {
-      keytar = (await platformBinding()) ?? (await import('@napi-rs/keyring/keytar.js').then((mod: Keytar & { default?: Keytar }) => mod.default ?? mod));
-    } catch (err) {
-      throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
-    }
-    return new KeychainCredentialStore(keytar, options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS, options.service ?? KEYCHAIN_SERVICE, options.lock ?? noLock);
+  static async load(options: KeychainStoreOptions = {}): Promise<KeychainCredentialStore> {
+    return new KeychainCredentialStore(
+      await loadKeychainBinding(),
+      options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS,
+      options.service ?? KEYCHAIN_SERVICE,
+      options.lock ?? noLock,
+    );
   }
 
-  async #call<T>(what: string, f: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        f(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CredentialStoreError(`the keychain did not answer within ${this.timeoutMs} ms (${what})`)), this.timeoutMs);
-          timer.unref?.();
-        }),
-      ]);
-    } catch (err) {
-      if (err instanceof CredentialStoreError) throw err;
-      throw new CredentialStoreError(`keychain ${what} failed: ${String((err as Error)?.message ?? err).split('\n')[0]}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-    }
+  /**
+   * A store already opened: the binding and what its opening search read
+   * (see `startKeychainOpen`, which may run before the rest of the program
+   * has loaded). The same as `load()` then `open()`.
+   */
+  static fromOpening(binding: KeychainBinding, entries: readonly KeychainEntry[], options: KeychainStoreOptions = {}): KeychainCredentialStore {
+    const store = new KeychainCredentialStore(
+      binding,
+      options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS,
+      options.service ?? KEYCHAIN_SERVICE,
+      options.lock ?? noLock,
+    );
+    store.#opened = new Map(entries.map((c) => [c.account, c.password]));
+    store.#names = Promise.resolve(entries.map((c) => c.account));
+    return store;
+  }
+
+  #call<T>(what: string, f: () => Promise<T>): Promise<T> {
+    return keychainCall(what, this.timeoutMs, f);
   }
 
   /**

@@ -4,7 +4,8 @@
  */
 import type { CredentialStore } from '../deps.js';
 import { FileCredentialStore } from './file-store.js';
-import { DEFAULT_KEYCHAIN_TIMEOUT_MS, KeychainCredentialStore } from './keychain-store.js';
+import { type KeychainOpening, startKeychainOpen } from './keychain-open.js';
+import { KeychainCredentialStore } from './keychain-store.js';
 import { type CredentialLock, FileLock } from './lock.js';
 
 export interface OpenCredentialStoreOptions {
@@ -22,6 +23,11 @@ export interface OpenCredentialStoreOptions {
    * secret-service-ping.ts for why).
    */
   sessionBus?: string;
+  /**
+   * An opening of the keychain already under way (`startKeychainOpen`), to use
+   * instead of starting one; ignored when the keychain is not to be used.
+   */
+  keychain?: KeychainOpening;
   /** The config directory's lock, shared by every writer of the process (default: one of its own). */
   lock?: CredentialLock;
   /** Told why the keychain was not used (the CLI prints a visible warning). */
@@ -49,33 +55,12 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     o.onWaiting?.();
     return file;
   }
-  let loading: Promise<KeychainCredentialStore> | undefined;
-  if (process.platform === 'linux' && o.sessionBus) {
-    const { pingSecretService } = await import('./secret-service-ping.js');
-    const pinging = pingSecretService(o.sessionBus, process.getuid?.() ?? 0, o.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS);
-    // The binding loads (dlopen and its set-up, ≈ 10 ms) while the bus
-    // answers the ping: on the next turn of the event loop, once the ping's
-    // connection is under way. Loading it calls nothing; the first call is
-    // made only after the ping succeeded.
-    loading = new Promise((resolve) => setImmediate(resolve)).then(() => KeychainCredentialStore.load({ timeoutMs: o.timeoutMs, lock }));
-    loading.catch(() => undefined);
-    const ping = await pinging;
-    if (!ping.ok) {
-      o.onFallback?.(`the OS keychain is unavailable (${ping.reason})`);
-      o.onWaiting?.();
-      return file;
-    }
-  }
-  try {
-    const keychain = await (loading ?? KeychainCredentialStore.load({ timeoutMs: o.timeoutMs, lock }));
-    // One search: a missing or locked Secret Service fails here, not mid-command.
-    const opening = keychain.open();
-    o.onWaiting?.();
-    await opening;
-    return keychain;
-  } catch (err) {
-    o.onFallback?.(`the OS keychain is unavailable (${(err as Error).message})`);
-    o.onWaiting?.();
+  const opening = o.keychain ?? startKeychainOpen({ sessionBus: o.sessionBus, timeoutMs: o.timeoutMs });
+  if (o.onWaiting) opening.sent.then(o.onWaiting);
+  const r = await opening.result;
+  if (!r.ok) {
+    o.onFallback?.(`the OS keychain is unavailable (${r.reason})`);
     return file;
   }
+  return KeychainCredentialStore.fromOpening(r.binding, r.entries, { timeoutMs: o.timeoutMs, lock });
 }

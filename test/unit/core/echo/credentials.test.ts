@@ -6,7 +6,8 @@ describe('listCachedIdentityTokens', () => {
   it('lists identity-provider and app-platform tokens with host, project and validity; skips keys and unreadable records', async () => {
     const now = Date.UTC(2026, 10, 24, 9, 0, 0);
     const store = new MemoryCredentialStore();
-    const rec = (token: string, expiresAt: number) => JSON.stringify({ token, expiresAt, issuer: 'https://idp.example', clientId: 'cid', email: 'sa@example.com' });
+    const rec = (token: string, expiresAt: number) =>
+      JSON.stringify({ token, expiresAt, issuer: 'https://idp.example', clientId: 'cid', email: 'sa@example.com' });
     await store.set(idTokenAccount('http://127.0.0.1:8443'), rec('id-1', now + 1));
     await store.set(appPlatformAccount('https://platform.example', 'proj-7'), rec('ap-1', now));
     await store.set('echo:apikey:api.example', 'an-api-key');

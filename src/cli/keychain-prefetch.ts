@@ -1,0 +1,51 @@
+/**
+ * The keychain's opening, started by bin/lanyard.js before it loads the CLI
+ * (built on its own as dist/keychain-prefetch.cjs). On the keychain path most
+ * of a command's start-up is waiting: for the Secret Service to answer a ping,
+ * then for its search (D-Bus round trips and a key exchange, on the binding's
+ * own thread). Started first, that waiting overlaps with loading and compiling
+ * the CLI instead of following it. `main` hands the opening to the context,
+ * which gives it to `openCredentialStore`; nothing is read twice.
+ *
+ * Only for commands that read stored credentials: a wrong guess costs time,
+ * never correctness (an unused opening is dropped; the process waits for its
+ * search to end before it exits).
+ */
+import { type KeychainOpening, startKeychainOpen } from '../core/credentials/keychain-open.js';
+import { keychainTimeoutMs } from './keychain-env.js';
+import { VALUE_OPTIONS } from './root-options.js';
+
+/** Command groups whose commands read the credential store. */
+const READS_CREDENTIALS = new Set(['auth', 'api', 'ratelimit', 'exec', 'echo', 'protocol', 'mailbox', 'health']);
+
+/** The command group `args` name (argv without node and the script), if any. */
+export function commandGroup(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+/** Should the keychain's opening start before the CLI loads, for these arguments and this environment? */
+export function wantsKeychain(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  if (env.LANYARD_KEYCHAIN === 'off' || env.LANYARD_INSECURE_STORAGE === '1') return false;
+  // Without a session bus the binding would be called unpinged: leave that to the command.
+  if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) return false;
+  const group = commandGroup(args);
+  if (!group || !READS_CREDENTIALS.has(group)) return false;
+  // A token from the environment replaces the stored hosting accounts: only `auth` lists them then.
+  if ((env.LANYARD_TOKEN || env.WORKFLOW_TOKEN) && group !== 'auth') return false;
+  for (const a of args) {
+    if (a === '--') break;
+    if (a === '-h' || a === '--help' || a === 'help' || a === '--insecure-storage') return false;
+  }
+  return true;
+}
+
+/** Starts the keychain's opening when these arguments will read credentials; else undefined. */
+export function prefetchKeychain(args: readonly string[], env: NodeJS.ProcessEnv = process.env): KeychainOpening | undefined {
+  if (!wantsKeychain(args, env)) return undefined;
+  return startKeychainOpen({ sessionBus: env.DBUS_SESSION_BUS_ADDRESS, timeoutMs: keychainTimeoutMs(env) });
+}

@@ -1,0 +1,100 @@
+/// <reference path="./keyring-platform.d.ts" />
+/**
+ * The OS keychain's native binding (@napi-rs/keyring), as the calls Lanyard
+ * makes of it: keytar's four, each a promise settled on the binding's own
+ * thread.
+ */
+import { CredentialStoreError } from '../errors.js';
+
+type Keytar = typeof import('@napi-rs/keyring/keytar.js');
+
+/** One secret of the keychain's service: its account name and the secret. */
+export interface KeychainEntry {
+  account: string;
+  password: string;
+}
+
+/** The keytar-compatible calls of the binding (service, account, secret). */
+export interface KeychainBinding {
+  getPassword(service: string, account: string): Promise<string | null | undefined>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+  findCredentials(service: string): Promise<KeychainEntry[]>;
+}
+
+/** What the native binding itself exports (keytar.js wraps it). */
+interface NativeKeyring {
+  AsyncEntry: new (
+    service: string,
+    account: string,
+  ) => { getPassword(): Promise<string | null | undefined>; setPassword(p: string): Promise<void>; deletePassword(): Promise<boolean> };
+  findCredentialsAsync(service: string): Promise<KeychainEntry[]>;
+}
+
+/**
+ * The binding of this platform, loaded straight from its package: the
+ * package's own loader (index.js) first probes for musl and tries a file
+ * beside itself, which costs ≈ 3 ms of the keychain path of every command.
+ * Linux with glibc only; anywhere else, or when the package is not where
+ * this module can resolve it (a strict installer, an ES module host that
+ * cannot import a `.node` file), the keytar-compatible API of the main
+ * package is used as before.
+ */
+async function platformBinding(): Promise<KeychainBinding | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  let native: NativeKeyring;
+  try {
+    if (process.arch === 'x64') native = (await import('@napi-rs/keyring-linux-x64-gnu')) as NativeKeyring;
+    else if (process.arch === 'arm64') native = (await import('@napi-rs/keyring-linux-arm64-gnu')) as NativeKeyring;
+    else return undefined;
+  } catch {
+    return undefined;
+  }
+  const { AsyncEntry, findCredentialsAsync } = (native as NativeKeyring & { default?: NativeKeyring }).default ?? native;
+  if (typeof AsyncEntry !== 'function' || typeof findCredentialsAsync !== 'function') return undefined;
+  // The keytar-compatible calls, as keytar.js defines them.
+  return {
+    getPassword: (service, account) => new AsyncEntry(service, account).getPassword(),
+    setPassword: (service, account, password) => new AsyncEntry(service, account).setPassword(password),
+    deletePassword: (service, account) => new AsyncEntry(service, account).deletePassword(),
+    findCredentials: (service) => findCredentialsAsync(service),
+  };
+}
+
+/** Loads the binding (calls nothing); throws CredentialStoreError when it cannot load. */
+export async function loadKeychainBinding(): Promise<KeychainBinding> {
+  try {
+    return (
+      (await platformBinding()) ??
+      (await import('@napi-rs/keyring/keytar.js').then((mod: Keytar & { default?: Keytar }) => (mod.default ?? mod) as KeychainBinding))
+    );
+  } catch (err) {
+    throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
+  }
+}
+
+/** How long a keychain call may take by default (LANYARD_KEYCHAIN_TIMEOUT_MS overrides). */
+export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
+
+/**
+ * Runs one keychain call with a time limit: a locked or absent Secret Service
+ * must not hang the caller. Failures become CredentialStoreError, named by
+ * `what` (`list`, `read`, `write`, `delete`).
+ */
+export async function keychainCall<T>(what: string, timeoutMs: number, f: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      f(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new CredentialStoreError(`the keychain did not answer within ${timeoutMs} ms (${what})`)), timeoutMs);
+        timer.unref?.();
+      }),
+    ]);
+  } catch (err) {
+    if (err instanceof CredentialStoreError) throw err;
+    throw new CredentialStoreError(`keychain ${what} failed: ${String((err as Error)?.message ?? err).split('\n')[0]}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
