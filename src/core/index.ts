@@ -6,7 +6,7 @@
  * {@link Clock}, a {@link CredentialStore}, an {@link HttpClient}) and hears
  * about progress through callbacks.
  *
- * This file alone decides the public surface; `etc/lanyard-cli.api.md` is its
+ * This file alone decides the public surface; `docs/api-report/lanyard-cli.api.md` is its
  * report (`npm run api:update` regenerates it after a deliberate change).
  *
  * @packageDocumentation

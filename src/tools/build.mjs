@@ -6,7 +6,7 @@
 // outside dist/ (build/demo.js: the repository's quick start, not published).
 //
 // `--update-api` (npm run api:update) accepts a changed public API: it writes
-// the new report to etc/ instead of failing the build.
+// the new report to docs/api-report/ instead of failing the build.
 //
 // The npm packages on the start-up path (commander, conf and its validators,
 // env-paths, chalk, ora, jose, content-disposition) are bundled in: resolving
@@ -39,10 +39,13 @@ const BUNDLED = new Set(['commander', 'conf', 'env-paths', 'chalk', 'ora', 'jose
 const VENDORED_EXPORTS = { conf: 'default', ora: 'default', jose: 'named' };
 const VENDORED = Object.keys(VENDORED_EXPORTS);
 
+/** The committed API reports of the library's entry points (API Extractor). */
+const API_REPORTS = join(root, 'docs', 'api-report');
+
 /** Where tsc writes the library's declarations (incrementally) before API Extractor rolls them up (see tsconfig.lib.json). */
 const DTS = join(root, 'build', 'types');
 
-/** The library's entry points: the package's `exports` (package.json) and their API reports (etc/). */
+/** The library's entry points: the package's `exports` (package.json) and their API reports (docs/api-report/). */
 const LIBRARY = [
   { specifier: 'lanyard-cli', source: 'src/core/index.ts', name: 'index', report: 'lanyard-cli' },
   { specifier: 'lanyard-cli/emulator', source: 'src/emulator/index.ts', name: 'emulator', report: 'lanyard-cli-emulator' },
@@ -193,7 +196,7 @@ await buildLibrary();
  * program that imports Lanyard shares its dependencies rather than a bundled
  * copy. Declarations: tsc emits them (incrementally, into build/types/),
  * API Extractor rolls each entry point's up into one .d.ts beside its module
- * and compares the public surface with the committed report in etc/: a change
+ * and compares the public surface with the committed report in docs/api-report/: a change
  * fails the build until `npm run api:update` accepts it.
  */
 async function buildLibrary() {
@@ -222,7 +225,7 @@ async function buildLibrary() {
         projectFolder: root,
         mainEntryPointFilePath: join(DTS, l.source.replace(/^src\//, '').replace(/\.ts$/, '.d.ts')),
         compiler: { tsconfigFilePath: join(root, 'tsconfig.lib.json') },
-        apiReport: { enabled: true, reportFileName: l.report, reportFolder: join(root, 'etc'), reportTempFolder: join(DTS, 'api') },
+        apiReport: { enabled: true, reportFileName: l.report, reportFolder: API_REPORTS, reportTempFolder: join(DTS, 'api') },
         docModel: { enabled: false },
         dtsRollup: { enabled: true, untrimmedFilePath: join(root, 'dist', 'lib', `${l.name}.d.ts`) },
         tsdocMetadata: { enabled: false },
@@ -241,7 +244,7 @@ async function buildLibrary() {
           tsdocMessageReporting: { default: { logLevel: 'none' } },
         },
       },
-      configObjectFullPath: join(root, 'etc', `${l.report}.api.json`),
+      configObjectFullPath: join(API_REPORTS, `${l.report}.api.json`),
       packageJsonFullPath: join(root, 'package.json'),
     });
     const messages = [];
@@ -255,9 +258,9 @@ async function buildLibrary() {
     });
     if (result.apiReportChanged && !update)
       problems.push(
-        `the public API of ${l.specifier} changed: compare etc/${l.report}.api.md with ${relative(root, join(DTS, 'api', `${l.report}.api.md`))}; if the change is meant, run \`npm run api:update\` and commit etc/`,
+        `the public API of ${l.specifier} changed: compare docs/api-report/${l.report}.api.md with ${relative(root, join(DTS, 'api', `${l.report}.api.md`))}; if the change is meant, run \`npm run api:update\` and commit docs/api-report/`,
       );
-    else if (result.apiReportChanged) console.log(`build: etc/${l.report}.api.md updated (${l.specifier})`);
+    else if (result.apiReportChanged) console.log(`build: docs/api-report/${l.report}.api.md updated (${l.specifier})`);
     problems.push(...messages.filter((m) => !/\(console-api-report-/.test(m)));
   }
   if (problems.length) {
