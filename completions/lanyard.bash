@@ -77,7 +77,7 @@ _lanyard_flags() {
     'auth') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth device') echo '--scopes -s --no-browser --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth login') echo '--scopes -s --no-browser --login --no-signup --select-account --timeout --insecure-storage --server --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --health --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'auth token') echo '--with-token --user -u --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'auth token') echo '--with-token --user -u --hostname --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth token create') echo '--user -u --scopes -s --note --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth status') echo '--json --jq -q --template -t --show-token --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth switch') echo '--hostname --user -u --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;

@@ -189,6 +189,7 @@ complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l help -s h -d 'displa
 complete -c lanyard -n '__lanyard_at '\''auth token'\''' -a 'create' -d 'create a personal access token with Basic authentication (non-web flow); password from a hidden prompt or stdin'
 complete -c lanyard -n '__lanyard_at '\''auth token'\''' -l with-token -d 'read a token from stdin, validate it and store it (hosting)'
 complete -c lanyard -n '__lanyard_at '\''auth token'\''' -l user -s u -x -d 'the token of this stored hosting account instead of the active one'
+complete -c lanyard -n '__lanyard_at '\''auth token'\''' -l hostname -x -d 'the token of this host'\''s stored account, as `auth status` shows the host (default: the profile'\''s API host)'
 complete -c lanyard -n '__lanyard_at '\''auth token'\''' -l server -x -d 'the token of this context-protocol server'
 complete -c lanyard -n '__lanyard_at '\''auth token'\''' -l health -d 'the service-health token'
 complete -c lanyard -n '__lanyard_at '\''auth token'\''' -l insecure-storage -d 'store in a 0600 file instead of the OS keychain'

@@ -174,6 +174,59 @@ describe('two accounts on one host', () => {
   });
 });
 
+describe('auth token --hostname', () => {
+  it("prints the stored token of another host's active account (or --user's); the profile's own host goes the usual way", async () => {
+    const mona = await signIn(MONA);
+    // A second host: the same emulator reached as localhost, signed in to through its own profile.
+    const other = `localhost:${new URL(world.url).port}`;
+    expect((await world.run(['--profile', 'other', 'config', 'set', 'hosting.apiUrl', `http://${other}/api/v3`])).code).toBe(0);
+    const created = await world.run(['--profile', 'other', 'auth', 'token', 'create', '--user', HUBOT.login, '--note', 'other host'], {
+      input: HUBOT.password,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    const hubot = (await tokens(world, { login: 'hubot' })).filter((t) => t.note === 'other host' && !t.revoked).at(-1)!.value;
+
+    const r = await cli(world, ['auth', 'token', '--hostname', other]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${hubot}\n`);
+    expect((await cli(world, ['auth', 'token', '--hostname', other.toUpperCase(), '--user', 'hubot'])).stdout).toBe(`${hubot}\n`);
+    expect((await cli(world, ['auth', 'token', '--hostname', host()])).stdout).toBe(`${mona}\n`);
+    expect((await cli(world, ['auth', 'token'])).stdout).toBe(`${mona}\n`);
+
+    const unknown = await cli(world, ['auth', 'token', '--hostname', other, '--user', 'mona']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual([`no stored hosting account "mona" on ${other} (stored: hubot)`]);
+    const none = await cli(world, ['auth', 'token', '--hostname', 'git.example.com']);
+    expect(none.code).toBe(4);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/not signed in to git\.example\.com/);
+    const bad = await cli(world, ['auth', 'token', '--hostname', 'not a host']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--hostname: "not a host" is not a host name/);
+    expect((await cli(world, ['auth', 'token', '--hostname', other, '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(2);
+
+    // An expiring token of another host is not refreshed from here: once expired, exit 4.
+    const stored = await credentialsFile(world);
+    const expired = {
+      login: 'octo',
+      token: 'ghu_expired',
+      scopes: [],
+      origin: 'device',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: '2026-01-01T08:00:00.000Z',
+    };
+    await writeFile(
+      join(world.configDir, 'credentials.json'),
+      JSON.stringify({ ...stored, 'hosting:old.example.com': 'octo', 'hosting:old.example.com:octo': JSON.stringify(expired) }),
+      { mode: 0o600 },
+    );
+    const late = await cli(world, ['auth', 'token', '--hostname', 'old.example.com']);
+    expect(late.code).toBe(4);
+    expect(late.stdout).toBe('');
+    expect(late.stderr).toMatch(/the stored token of octo on old\.example\.com expired at 2026-01-01T08:00:00\.000Z/);
+  });
+});
+
 describe('auth logout with several accounts', () => {
   it('without --user and without a terminal: exit 2 naming them; --user signs that one out and the other stays active', async () => {
     await signIn(MONA);

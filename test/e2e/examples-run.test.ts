@@ -50,6 +50,7 @@ const PASTED_AGAINST_EMULATOR: Array<[RegExp, (info: EmulatorInfo) => string]> =
   [/https:\/\/tools\.example\.com\/mcp/g, (info) => info.protocol.serverUrl],
   [/http:\/\/127\.0\.0\.1:(8080|8765)(?=\/|\s|$)/g, (info) => info.url],
   [/(?<=--audience )echo-api\.example\.com\b/g, (info) => info.echo.audience],
+  [/(?<=auth token --hostname )github\.example\.com\b/g, (info) => new URL(info.url).host],
   [/(?<=--client-id )my-app\b/g, (info) => info.protocol.clients.find((c) => !c.client_secret)!.client_id],
   [/(?<=--project )(my-project|example-project)\b/g, (info) => info.echo.appPlatform.projects[0]!.id],
 ];

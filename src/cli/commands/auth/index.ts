@@ -76,8 +76,13 @@ export function authCommand(ctx: Context): Command {
     .description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
     .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
     .option('-u, --user <login>', 'the token of this stored hosting account instead of the active one')
-    .addOption(new Option('--server <url>', 'the token of this context-protocol server').conflicts(['user']))
-    .addOption(new Option('--health', 'the service-health token').conflicts(['user']))
+    .addOption(
+      new Option('--hostname <host>', "the token of this host's stored account, as `auth status` shows the host (default: the profile's API host)").conflicts([
+        'withToken',
+      ]),
+    )
+    .addOption(new Option('--server <url>', 'the token of this context-protocol server').conflicts(['user', 'hostname']))
+    .addOption(new Option('--health', 'the service-health token').conflicts(['user', 'hostname']))
     .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
     .action(async (opts: AuthTokenOptions) => {
       if (opts.server) return (await import('./protocol.js')).runProtocolToken(ctx, opts);
@@ -87,6 +92,7 @@ export function authCommand(ctx: Context): Command {
   examples(token, [
     'export TOKEN=$(lanyard auth token)',
     'export TOKEN=$(lanyard auth token --user mona)',
+    'lanyard auth token --hostname github.example.com',
     'echo "$MY_TOKEN" | lanyard auth token --with-token',
     'lanyard auth token create --user mona --scopes repo --note ci',
   ]);

@@ -28,6 +28,8 @@ export interface AuthTokenOptions {
   withToken?: boolean;
   /** The token of this stored hosting account instead of the active one's. */
   user?: string;
+  /** The token of this host's active (or --user's) stored account instead of the profile's host's. */
+  hostname?: string;
   server?: string;
   health?: boolean;
   insecureStorage?: boolean;

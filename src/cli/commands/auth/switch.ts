@@ -5,12 +5,10 @@
  * `--user`), and the account prompt `auth logout` shares.
  */
 import type { Context } from '../../context.js';
-import { requireSetting } from '../../../core/config/settings.js';
 import { CancelledError } from '../../../core/errors.js';
-import { hostnameOption } from './hostname.js';
+import { hostingStoresFor } from './hostname.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
-import { type HostingStores, openHostingStores } from '../../hosting.js';
 import { promptDisabled } from '../../interactive.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthSwitchOptions } from './options.js';
@@ -50,20 +48,9 @@ export async function promptAccount(ctx: Context, host: string, accounts: readon
   }
 }
 
-/** The stored accounts of `--hostname` (the API host as `auth status` shows it, or the profile's web host), else of the profile's API host. */
-async function storesFor(ctx: Context, hostname: string | undefined): Promise<HostingStores> {
-  const { name, settings } = await ctx.profile();
-  if (hostname === undefined) return openHostingStores(ctx, requireSetting(settings, 'hosting.apiUrl', name));
-  const host = hostnameOption(hostname);
-  const web = settings['hosting.webUrl'];
-  const api = settings['hosting.apiUrl'];
-  if (api && web && new URL(web).host === host) return openHostingStores(ctx, api);
-  return openHostingStores(ctx, `https://${host}`);
-}
-
 export async function runAuthSwitch(ctx: Context, o: AuthSwitchOptions): Promise<void> {
   const { chooseSwitchTarget } = await import('../../../core/hosting/accounts.js');
-  const { accounts } = await storesFor(ctx, o.hostname);
+  const { accounts } = await hostingStoresFor(ctx, o.hostname);
   const stored = await accounts.list();
   const choice = chooseSwitchTarget(accounts.host, stored, o.user);
   const login = 'login' in choice ? choice.login : await promptAccount(ctx, accounts.host, choice.ask, 'switch to');

@@ -17,11 +17,40 @@ export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<v
   if (o.withToken && o.user !== undefined) throw new UsageError('--user picks a stored account to print; --with-token stores the account the token belongs to');
   if (o.withToken) return storePastedToken(ctx, o);
   if (o.insecureStorage) throw new UsageError('--insecure-storage applies with --with-token');
+  if (o.hostname !== undefined) {
+    const { hostnameOption, isProfileHost } = await import('./hostname.js');
+    const host = hostnameOption(o.hostname);
+    if (!isProfileHost((await ctx.profile()).settings, host)) return printStoredToken(ctx, host, o.user);
+  }
   const t = await hostingTarget(ctx, { login: o.user });
   if (t.credential.scheme !== 'bearer') {
     throw new AuthRequiredError('no token: not signed in to the hosting service', { hint: 'run `lanyard auth device` (or set LANYARD_TOKEN)' });
   }
   ctx.io.out(t.credential.token);
+}
+
+/**
+ * The stored token of another host than the profile's (`--hostname`): its
+ * active account's, or `--user`'s. No refresh (the profile names no sign-in
+ * endpoint of that host), and no environment token (that is the profile's
+ * host's): an expired one is exit 4.
+ */
+async function printStoredToken(ctx: Context, host: string, user: string | undefined): Promise<void> {
+  const { hostingStoresFor } = await import('./hostname.js');
+  const { accounts } = await hostingStoresFor(ctx, host);
+  const found = user !== undefined ? await accounts.find(user) : await accounts.active();
+  if (!found) {
+    throw new AuthRequiredError(`not signed in to ${host}`, {
+      hint: `sign in with a profile whose hosting.apiUrl is on ${host}; \`lanyard auth status\` lists the stored accounts`,
+    });
+  }
+  const { expiresAt, login, token } = found.record;
+  if (expiresAt && Date.parse(expiresAt) <= ctx.clock.now()) {
+    throw new AuthRequiredError(`the stored token of ${login} on ${host} expired at ${expiresAt}`, {
+      hint: `refresh it with a profile of ${host} (any command there refreshes it), or sign in again`,
+    });
+  }
+  ctx.io.out(token);
 }
 
 async function storePastedToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
