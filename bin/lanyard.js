@@ -72,7 +72,7 @@ function run() {
   // measured slower on Node 22 and 24 (it lacks the functions a command
   // compiles as it runs).
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
-  const keychain = word === 'main' ? undefined : prefetchKeychain();
+  const keychain = word === 'main' ? undefined : prefetchKeychain(word);
   if (!keychain) return compileAndRun(word, flagged, base, undefined);
   // The keychain's search runs on the binding's own thread once sent: give the
   // ping and the binding's loading the event loop until then (a few ms), but
@@ -89,10 +89,10 @@ function run() {
  * arguments and the environment whether the command reads credentials), or
  * undefined. Never an error: the command opens the keychain itself then.
  */
-function prefetchKeychain() {
+function prefetchKeychain(word) {
   if (['0', 'off', 'false'].includes(process.env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
   try {
-    return require(path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs')).prefetchKeychain(args, process.env);
+    return require(path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs')).prefetchKeychain(word, args, process.env);
   } catch {
     return undefined;
   }

@@ -13,28 +13,20 @@
  */
 import { type KeychainOpening, startKeychainOpen } from '../core/credentials/keychain-open.js';
 import { keychainTimeoutMs } from './keychain-env.js';
-import { VALUE_OPTIONS } from './root-options.js';
 
 /** Command groups whose commands read the credential store. */
 const READS_CREDENTIALS = new Set(['auth', 'api', 'ratelimit', 'exec', 'echo', 'protocol', 'mailbox', 'health']);
 
-/** The command group `args` name (argv without node and the script), if any. */
-export function commandGroup(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (VALUE_OPTIONS.has(a)) i++;
-    else if (!a.startsWith('-')) return a;
-  }
-  return undefined;
-}
-
-/** Should the keychain's opening start before the CLI loads, for these arguments and this environment? */
-export function wantsKeychain(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+/**
+ * Should the keychain's opening start before the CLI loads, for the command
+ * group `group` (as bin/lanyard.js reads it from argv: the first word after
+ * the root options), these arguments and this environment?
+ */
+export function wantsKeychain(group: string, args: readonly string[], env: NodeJS.ProcessEnv): boolean {
   if (env.LANYARD_KEYCHAIN === 'off' || env.LANYARD_INSECURE_STORAGE === '1') return false;
   // Without a session bus the binding would be called unpinged: leave that to the command.
   if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) return false;
-  const group = commandGroup(args);
-  if (!group || !READS_CREDENTIALS.has(group)) return false;
+  if (!READS_CREDENTIALS.has(group)) return false;
   // A token from the environment replaces the stored hosting accounts: only `auth` lists them then.
   if ((env.LANYARD_TOKEN || env.WORKFLOW_TOKEN) && group !== 'auth') return false;
   for (const a of args) {
@@ -44,8 +36,8 @@ export function wantsKeychain(args: readonly string[], env: NodeJS.ProcessEnv): 
   return true;
 }
 
-/** Starts the keychain's opening when these arguments will read credentials; else undefined. */
-export function prefetchKeychain(args: readonly string[], env: NodeJS.ProcessEnv = process.env): KeychainOpening | undefined {
-  if (!wantsKeychain(args, env)) return undefined;
+/** Starts the keychain's opening when the command will read credentials; else undefined. */
+export function prefetchKeychain(group: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): KeychainOpening | undefined {
+  if (!wantsKeychain(group, args, env)) return undefined;
   return startKeychainOpen({ sessionBus: env.DBUS_SESSION_BUS_ADDRESS, timeoutMs: keychainTimeoutMs(env) });
 }

@@ -2,7 +2,6 @@
  * The commander tree. Group modules only declare commands; each action
  * imports its run module lazily, so start-up loads almost nothing.
  */
-import { VALUE_OPTIONS } from './root-options.js';
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
@@ -46,8 +45,8 @@ const GROUPS: readonly Group[] = [
   { name: 'completion', summary: completion.summary, declare: completion.completionCommand, leaf: true },
 ];
 
-export { VALUE_OPTIONS };
-/** The root options that take no value, and the value options written with their value. */
+/** Root options that take a value (the word after them is not a command), and the other root options. */
+export const VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--profile', '--max-wait', '--timeout']);
 const ROOT_FLAGS = /^(--profile=.*|-p.+|--max-wait=.*|--timeout=.*|--debug|--wait|--basic-client|--no-color|-h|--help|-V|--version)$/;
 
 /**

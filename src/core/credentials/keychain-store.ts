@@ -44,12 +44,7 @@ export class KeychainCredentialStore implements CredentialStore {
 
   /** Loads the binding; throws CredentialStoreError when it cannot load. */
   static async load(options: KeychainStoreOptions = {}): Promise<KeychainCredentialStore> {
-    return new KeychainCredentialStore(
-      await loadKeychainBinding(),
-      options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS,
-      options.service ?? KEYCHAIN_SERVICE,
-      options.lock ?? noLock,
-    );
+    return KeychainCredentialStore.#create(await loadKeychainBinding(), options);
   }
 
   /**
@@ -58,15 +53,13 @@ export class KeychainCredentialStore implements CredentialStore {
    * has loaded). The same as `load()` then `open()`.
    */
   static fromOpening(binding: KeychainBinding, entries: readonly KeychainEntry[], options: KeychainStoreOptions = {}): KeychainCredentialStore {
-    const store = new KeychainCredentialStore(
-      binding,
-      options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS,
-      options.service ?? KEYCHAIN_SERVICE,
-      options.lock ?? noLock,
-    );
-    store.#opened = new Map(entries.map((c) => [c.account, c.password]));
-    store.#names = Promise.resolve(entries.map((c) => c.account));
+    const store = KeychainCredentialStore.#create(binding, options);
+    store.#take(entries);
     return store;
+  }
+
+  static #create(binding: KeychainBinding, o: KeychainStoreOptions): KeychainCredentialStore {
+    return new KeychainCredentialStore(binding, o.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS, o.service ?? KEYCHAIN_SERVICE, o.lock ?? noLock);
   }
 
   #call<T>(what: string, f: () => Promise<T>): Promise<T> {
@@ -80,9 +73,13 @@ export class KeychainCredentialStore implements CredentialStore {
    * serve `list()`; the entries serve `opened`.
    */
   async open(): Promise<void> {
-    const all = await this.#call('list', () => this.keytar.findCredentials(this.service));
-    this.#opened = new Map(all.map((c) => [c.account, c.password]));
-    this.#names = Promise.resolve(all.map((c) => c.account));
+    this.#take(await this.#call('list', () => this.keytar.findCredentials(this.service)));
+  }
+
+  /** Keeps what an opening search read: the names for `list()`, the entries for `opened`. */
+  #take(entries: readonly KeychainEntry[]): void {
+    this.#opened = new Map(entries.map((c) => [c.account, c.password]));
+    this.#names = Promise.resolve(entries.map((c) => c.account));
   }
 
   /**

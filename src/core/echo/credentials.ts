@@ -50,21 +50,25 @@ export interface CachedIdentityToken {
   subject?: string;
 }
 
+/** A stored cached-token record, or undefined when it is missing or not one (no token, no expiry, not JSON). */
+function parseCachedToken(text: string | undefined): CachedIdentityToken | undefined {
+  if (!text) return undefined;
+  try {
+    const rec = JSON.parse(text) as CachedIdentityToken;
+    return typeof rec?.token === 'string' && typeof rec.expiresAt === 'number' ? rec : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A cached token for this issuer and client that stays valid for `marginMs` more. */
 export async function readCachedToken(
   store: CredentialStore,
   account: string,
   o: { issuer: string; clientId: string; nowMs: number; marginMs?: number },
 ): Promise<CachedIdentityToken | undefined> {
-  const text = await store.get(account);
-  if (!text) return undefined;
-  let rec: CachedIdentityToken;
-  try {
-    rec = JSON.parse(text) as CachedIdentityToken;
-  } catch {
-    return undefined;
-  }
-  if (typeof rec?.token !== 'string' || typeof rec.expiresAt !== 'number') return undefined;
+  const rec = parseCachedToken(await store.get(account));
+  if (!rec) return undefined;
   if (rec.issuer !== o.issuer || rec.clientId !== o.clientId) return undefined;
   if (rec.expiresAt - (o.marginMs ?? 60_000) <= o.nowMs) return undefined;
   return rec;
@@ -93,13 +97,8 @@ export async function listCachedIdentityTokens(store: CredentialStore, nowMs: nu
   for (const account of await store.list()) {
     const m = /^echo:(idtoken|appplatform):([^:]+(?::\d+)?)(?::(.+))?$/.exec(account);
     if (!m) continue;
-    let record: CachedIdentityToken;
-    try {
-      record = JSON.parse((await store.get(account)) ?? '') as CachedIdentityToken;
-    } catch {
-      continue;
-    }
-    if (typeof record?.token !== 'string' || typeof record.expiresAt !== 'number') continue;
+    const record = parseCachedToken(await store.get(account));
+    if (!record) continue;
     out.push({
       kind: m[1] as ListedIdentityToken['kind'],
       host: m[2]!,

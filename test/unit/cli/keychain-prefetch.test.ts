@@ -4,21 +4,20 @@
  * credentials, unless the keychain is off or the command will not read it.
  */
 import { describe, expect, it } from 'vitest';
-import { commandGroup, wantsKeychain } from '../../../src/cli/keychain-prefetch.js';
+import { wantsKeychain } from '../../../src/cli/keychain-prefetch.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
 
 const bus = { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' };
-const split = (line: string) => line.split(' ').filter(Boolean);
-
-describe('commandGroup', () => {
-  it('skips root options and their values', () => {
-    expect(commandGroup(split('--profile work auth status'))).toBe('auth');
-    expect(commandGroup(split('-p work --timeout 5s --max-wait 1m api /user'))).toBe('api');
-    expect(commandGroup(split('--no-color ratelimit status'))).toBe('ratelimit');
-    expect(commandGroup(split('--debug'))).toBeUndefined();
-  });
-});
+/**
+ * wantsKeychain for a command line, with its group as bin/lanyard.js reads it
+ * (root options are skipped there; program.test.ts checks the launcher's list
+ * of them): the first word, else `main`.
+ */
+function wants(line: string, env: NodeJS.ProcessEnv): boolean {
+  const args = line.split(' ').filter(Boolean);
+  return wantsKeychain(args.find((a) => !a.startsWith('-')) ?? 'main', args, env);
+}
 
 describe('wantsKeychain', () => {
   it('starts for the commands that read stored credentials', () => {
@@ -33,37 +32,37 @@ describe('wantsKeychain', () => {
       'mailbox list',
       'health events',
     ]) {
-      expect(wantsKeychain(split(line), bus), line).toBe(true);
+      expect(wants(line, bus), line).toBe(true);
     }
   });
 
   it('does not start for commands that never read credentials, for help, or with the keychain off', () => {
     for (const line of ['config list', 'profile list', 'emulator start', 'completion bash', '', '--help', 'auth --help', 'auth status -h', 'help auth']) {
-      expect(wantsKeychain(split(line), bus), line).toBe(false);
+      expect(wants(line, bus), line).toBe(false);
     }
-    expect(wantsKeychain(split('auth login --insecure-storage'), bus)).toBe(false);
-    expect(wantsKeychain(split('auth status'), { ...bus, LANYARD_KEYCHAIN: 'off' })).toBe(false);
-    expect(wantsKeychain(split('auth status'), { ...bus, LANYARD_INSECURE_STORAGE: '1' })).toBe(false);
+    expect(wants('auth login --insecure-storage', bus)).toBe(false);
+    expect(wants('auth status', { ...bus, LANYARD_KEYCHAIN: 'off' })).toBe(false);
+    expect(wants('auth status', { ...bus, LANYARD_INSECURE_STORAGE: '1' })).toBe(false);
   });
 
   it('an argument after -- is the program’s, not a help request', () => {
-    expect(wantsKeychain(split('exec -- gh --help'), bus)).toBe(true);
+    expect(wants('exec -- gh --help', bus)).toBe(true);
   });
 
   it('with a token in the environment only `auth` reads the store', () => {
-    expect(wantsKeychain(split('api /user'), { ...bus, LANYARD_TOKEN: 't' })).toBe(false);
-    expect(wantsKeychain(split('ratelimit status'), { ...bus, WORKFLOW_TOKEN: 't' })).toBe(false);
-    expect(wantsKeychain(split('auth status'), { ...bus, LANYARD_TOKEN: 't' })).toBe(true);
+    expect(wants('api /user', { ...bus, LANYARD_TOKEN: 't' })).toBe(false);
+    expect(wants('ratelimit status', { ...bus, WORKFLOW_TOKEN: 't' })).toBe(false);
+    expect(wants('auth status', { ...bus, LANYARD_TOKEN: 't' })).toBe(true);
   });
 
   it.runIf(process.platform === 'linux')('on Linux, not without a session bus (the ping needs one)', () => {
-    expect(wantsKeychain(split('auth status'), {})).toBe(false);
+    expect(wants('auth status', {})).toBe(false);
   });
 
   it('names only groups the program has, and every group that is not listed is one that holds no credential command', () => {
     const ctx = createContext({ io: { out() {}, err() {} } as never, env: {}, signal: new AbortController().signal, version: '0', globals: () => ({}) });
     const groups = buildProgram(ctx, 'full').commands.map((c) => c.name());
-    const wanted = groups.filter((g) => wantsKeychain([g], bus));
+    const wanted = groups.filter((g) => wantsKeychain(g, [g], bus));
     expect(wanted.sort()).toEqual(['api', 'auth', 'echo', 'exec', 'health', 'mailbox', 'protocol', 'ratelimit']);
     expect(groups.filter((g) => !wanted.includes(g)).sort()).toEqual(['__complete', 'completion', 'config', 'emulator', 'profile']);
   });

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import type { Context } from '../../context.js';
 import { AuthRequiredError, ValidationError } from '../../../core/errors.js';
-import { hostingTarget } from '../../hosting.js';
+import { hostingTarget, openHostingStores } from '../../hosting.js';
 import { UsageError } from '../../usage-error.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import type { AuthTokenCreateOptions, AuthTokenOptions } from './options.js';
@@ -36,8 +36,7 @@ export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<v
  * host's): an expired one is exit 4.
  */
 async function printStoredToken(ctx: Context, host: string, user: string | undefined): Promise<void> {
-  const { hostingStoresFor } = await import('./hostname.js');
-  const { accounts } = await hostingStoresFor(ctx, host);
+  const { accounts } = await openHostingStores(ctx, `https://${host}`);
   const found = user !== undefined ? await accounts.find(user) : await accounts.active();
   if (!found) {
     throw new AuthRequiredError(`not signed in to ${host}`, {
