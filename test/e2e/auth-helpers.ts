@@ -1,7 +1,7 @@
 /** Helpers shared by the auth end-to-end tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { join } from 'node:path';
 import { BIN, cleanEnv, startWorld, type CliResult, type World } from './harness.js';
 
@@ -150,4 +150,20 @@ export function useAuthWorld(set: (w: World) => void, o: { fastDevice?: boolean 
     if (o.fastDevice !== false) await w!.admin('hosting/device-policy', { interval: 1 });
     await rm(join(w!.configDir, 'credentials.json'), { force: true });
   });
+}
+
+/** Signs mona in with `auth device` through the installable app (expiring tokens, rotating refresh tokens); returns her account's key in credentials.json. */
+export async function signInInstallable(world: World): Promise<string> {
+  expect((await cli(world, ['config', 'set', 'hosting.clientId', INSTALLABLE_APP])).code).toBe(0);
+  const run = start(world, ['auth', 'device']);
+  const [, code] = await run.waitForStderr(USER_CODE);
+  await world.admin('hosting/device-approve', { user_code: code });
+  const r = await run.done;
+  expect(r.code, r.stderr).toBe(0);
+  return `hosting:${new URL(world.url).host}:mona`;
+}
+
+/** The stored hosting token record under `key` in credentials.json. */
+export async function storedRecord(world: World, key: string): Promise<{ token: string; refreshToken: string }> {
+  return JSON.parse((await credentialsFile(world))[key]!) as { token: string; refreshToken: string };
 }

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, type World } from './harness.js';
+import { BIN, cleanEnv, LIST_KEYCHAIN, ROOT, shellQuote as q, type World } from './harness.js';
 import { cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
@@ -19,8 +19,6 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'lanyard-keyring-home-'));
 });
 afterAll(async () => rm(home, { recursive: true, force: true }));
-
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * Runs shell `steps` inside a private D-Bus session with an unlocked
@@ -44,9 +42,6 @@ function inKeyringSession(steps: string): { status: number | null; stdout: strin
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Reads the keychain entries of service `lanyard` from inside the session (the real Secret Service). */
-const listKeychain = `${process.execPath} -e ${q("import('@napi-rs/keyring/keytar.js').then(async (m) => { const k = m.default ?? m; console.log('KEYCHAIN=' + JSON.stringify((await k.findCredentials('lanyard')).map((c) => c.account).sort())); })")}`;
-
 describe('OS keychain (real Secret Service)', () => {
   it('round-trip: store, read, status, logout — nothing in the files', async () => {
     const tokenFile = join(home, 'token.txt');
@@ -54,11 +49,11 @@ describe('OS keychain (real Secret Service)', () => {
     const r = inKeyringSession(
       [
         `$LY auth token --with-token < ${q(tokenFile)}; echo "rc_store=$?"`,
-        listKeychain,
+        LIST_KEYCHAIN,
         'echo "TOKEN=$($LY auth token)"',
         `$LY auth status --json > ${q(join(home, 'status.json'))}; echo "rc_status=$?"`,
         '$LY auth logout; echo "rc_logout=$?"',
-        listKeychain.replace("'KEYCHAIN='", "'AFTER='"),
+        LIST_KEYCHAIN.replace("'KEYCHAIN='", "'AFTER='"),
         '$LY auth status >/dev/null 2>&1; echo "rc_status_after=$?"',
       ].join('\n'),
     );
@@ -87,7 +82,7 @@ describe('OS keychain (real Secret Service)', () => {
     const tokenFile = join(home, 'token.txt');
     await writeFile(tokenFile, PERSONAL_TOKEN);
     const r = inKeyringSession(
-      [`$LY auth token --with-token --insecure-storage < ${q(tokenFile)}; echo "rc=$?"`, listKeychain, 'echo "TOKEN=$($LY auth token)"'].join('\n'),
+      [`$LY auth token --with-token --insecure-storage < ${q(tokenFile)}; echo "rc=$?"`, LIST_KEYCHAIN, 'echo "TOKEN=$($LY auth token)"'].join('\n'),
     );
     expect(r.stdout).toContain('rc=0');
     expect(r.stdout).toContain('KEYCHAIN=[]');

@@ -7,31 +7,17 @@
  * (test/fault/parallel-refreshers.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { cli, credentialsFile, INSTALLABLE_APP, start, USER_CODE, useAuthWorld } from './auth-helpers.js';
+import { cli, signInInstallable, storedRecord, useAuthWorld } from './auth-helpers.js';
 import type { CliResult, World } from './harness.js';
 
 let world: World;
 useAuthWorld((w) => (world = w));
 
-async function signInInstallable(): Promise<string> {
-  expect((await cli(world, ['config', 'set', 'hosting.clientId', INSTALLABLE_APP])).code).toBe(0);
-  const run = start(world, ['auth', 'device']);
-  const [, code] = await run.waitForStderr(USER_CODE);
-  await world.admin('hosting/device-approve', { user_code: code });
-  const r = await run.done;
-  expect(r.code, r.stderr).toBe(0);
-  return `hosting:${new URL(world.url).host}:mona`;
-}
-
-async function record(key: string): Promise<{ token: string; refreshToken: string }> {
-  return JSON.parse((await credentialsFile(world))[key]!) as { token: string; refreshToken: string };
-}
-
 const ok = (r: CliResult) => expect(r.code, r.stderr).toBe(0);
 
 describe('installable app (expiring user tokens)', () => {
   it('ratelimit status and ratelimit wait work with the stored token', async () => {
-    await signInInstallable();
+    await signInInstallable(world);
     const s = await cli(world, ['ratelimit', 'status', '--json']);
     ok(s);
     expect(JSON.parse(s.stdout).resources.core.limit).toBeGreaterThan(0);
@@ -40,11 +26,11 @@ describe('installable app (expiring user tokens)', () => {
   });
 
   it('ratelimit status and api refresh after a forced 401, saving the rotated refresh token', async () => {
-    const key = await signInInstallable();
-    const first = await record(key);
+    const key = await signInInstallable(world);
+    const first = await storedRecord(world, key);
     await world.admin('faults', { path: '/api/v3/rate_limit', type: 'status', status: 401, count: 1 });
     ok(await cli(world, ['ratelimit', 'status', '--json']));
-    const second = await record(key);
+    const second = await storedRecord(world, key);
     expect(second.token).not.toBe(first.token);
     expect(second.refreshToken).not.toBe(first.refreshToken);
 
@@ -52,17 +38,17 @@ describe('installable app (expiring user tokens)', () => {
     const r = await cli(world, ['api', '/user']);
     ok(r);
     expect(JSON.parse(r.stdout).login).toBe('mona');
-    expect((await record(key)).token).not.toBe(second.token);
+    expect((await storedRecord(world, key)).token).not.toBe(second.token);
   });
 
   it('api refreshes an expired token (emulator clock past the expiry)', async () => {
-    const key = await signInInstallable();
-    const first = await record(key);
+    const key = await signInInstallable(world);
+    const first = await storedRecord(world, key);
     await world.admin('advance', { seconds: 8 * 3600 + 60 });
     const r = await cli(world, ['api', '/user']);
     ok(r);
     expect(JSON.parse(r.stdout).login).toBe('mona');
-    expect((await record(key)).token).not.toBe(first.token);
+    expect((await storedRecord(world, key)).token).not.toBe(first.token);
     ok(await cli(world, ['ratelimit', 'wait', '--min', '1']));
   });
 });

@@ -45,6 +45,25 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   return env;
 }
 
+/** A shell-quoted word. */
+export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A shell command that prints the account names of the keychain's service
+ * `lanyard` as `KEYCHAIN=[…]`, read straight through the keyring package (run
+ * it inside the D-Bus session of the keyring under test).
+ */
+export const LIST_KEYCHAIN = `${process.execPath} -e ${shellQuote("import('@napi-rs/keyring/keytar.js').then(async (m) => { const k = m.default ?? m; console.log('KEYCHAIN=' + JSON.stringify((await k.findCredentials('lanyard')).map((c) => c.account).sort())); })")}`;
+
+/** Waits for a spawned child to end, collecting what it printed (for a child this process must keep serving meanwhile). */
+export function collect(child: ChildProcess): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
 export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });

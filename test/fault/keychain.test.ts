@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT } from '../e2e/harness.js';
+import { BIN, cleanEnv, collect, ROOT } from '../e2e/harness.js';
 import { hostileWorld, type HostileWorld } from './hostile.js';
 
 let w: HostileWorld;
@@ -58,12 +58,7 @@ async function inSession(setup: string, steps: string): Promise<{ status: number
   });
   // Not spawnSync: the hostile server answers from this process's event loop.
   const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { status, stdout, stderr };
+  return collect(child);
 }
 
 function rcOf(out: string, name: string): number {

@@ -9,7 +9,7 @@
  * context-protocol server's tokens. Each case runs ROUNDS rounds.
  */
 import { describe, expect, it } from 'vitest';
-import { cli, credentialsFile, INSTALLABLE_APP, start, USER_CODE, useAuthWorld } from '../e2e/auth-helpers.js';
+import { cli, signInInstallable, storedRecord, useAuthWorld } from '../e2e/auth-helpers.js';
 import type { CliResult, World } from '../e2e/harness.js';
 import { startWorld } from '../e2e/harness.js';
 import { configure, newClient, stats, tokensOf } from '../e2e/protocol-helpers.js';
@@ -18,34 +18,20 @@ const ROUNDS = 2;
 let world: World;
 useAuthWorld((w) => (world = w));
 
-async function signInInstallable(): Promise<string> {
-  expect((await cli(world, ['config', 'set', 'hosting.clientId', INSTALLABLE_APP])).code).toBe(0);
-  const run = start(world, ['auth', 'device']);
-  const [, code] = await run.waitForStderr(USER_CODE);
-  await world.admin('hosting/device-approve', { user_code: code });
-  const r = await run.done;
-  expect(r.code, r.stderr).toBe(0);
-  return `hosting:${new URL(world.url).host}:mona`;
-}
-
-async function record(key: string): Promise<{ token: string; refreshToken: string }> {
-  return JSON.parse((await credentialsFile(world))[key]!) as { token: string; refreshToken: string };
-}
-
 const ok = (r: CliResult) => expect(r.code, r.stderr).toBe(0);
 
 describe("hosting: an installable app's rotating refresh token", () => {
   it('eight processes refreshing one rotating refresh token at once all exit 0, and the account stays valid', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const key = await signInInstallable();
-      const first = await record(key);
+      const key = await signInInstallable(world);
+      const first = await storedRecord(world, key);
       await world.admin('advance', { seconds: 8 * 3600 + 60 });
       const runs = await Promise.all(Array.from({ length: 8 }, () => cli(world, ['api', '/user'])));
       for (const r of runs) {
         ok(r);
         expect(JSON.parse(r.stdout).login).toBe('mona');
       }
-      const after = await record(key);
+      const after = await storedRecord(world, key);
       expect(after.refreshToken).not.toBe(first.refreshToken);
       const s = await cli(world, ['auth', 'status', '--json']);
       ok(s);

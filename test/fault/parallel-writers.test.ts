@@ -20,7 +20,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type CliResult, cleanEnv, ROOT, runCli, startWorld, type World } from '../e2e/harness.js';
+import { BIN, type CliResult, cleanEnv, collect, LIST_KEYCHAIN, ROOT, shellQuote as q, runCli, startWorld, type World } from '../e2e/harness.js';
 import { CONSENT_BROWSER } from '../e2e/protocol-helpers.js';
 
 const PERSON_BROWSER = join(ROOT, 'test', 'e2e', 'person-browser.mjs');
@@ -136,8 +136,6 @@ describe.sequential('parallel writers of the credential file (0600 fallback)', (
   }, 300_000);
 });
 
-const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-
 /** Runs `steps` (sh) in a private D-Bus session with an unlocked gnome-keyring; `$LY` is the CLI. */
 async function inKeyringSession(dir: string, steps: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const home = join(dir, 'home');
@@ -157,16 +155,8 @@ async function inKeyringSession(dir: string, steps: string): Promise<{ status: n
   });
   // Not spawnSync: this process's event loop keeps serving the test.
   const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { status, stdout, stderr };
+  return collect(child);
 }
-
-/** Prints the keychain's account names of service `lanyard` as `KEYCHAIN=[…]` (run inside the session). */
-const LIST_KEYCHAIN = `${process.execPath} -e ${q("import('@napi-rs/keyring/keytar.js').then(async (m) => { const k = m.default ?? m; console.log('KEYCHAIN=' + JSON.stringify((await k.findCredentials('lanyard')).map((c) => c.account).sort())); })")}`;
 
 describe.sequential('parallel writers of the OS keychain (real gnome-keyring)', () => {
   it(`four accounts stored at once are all in the keychain, none in a file, ${ROUNDS} rounds`, async () => {
