@@ -124,7 +124,7 @@ _lanyard_flags() {
     'profile use') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'profile remove') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'emulator start') echo '--port --host --data-dir --tls-cert --tls-key --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'emulator start') echo '--port --host --data-dir --tls --tls-cert --tls-key --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator info') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator advance') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;

@@ -855,6 +855,7 @@ complete -c lanyard -n '__lanyard_at '\''emulator'\''' -l help -s h -d 'display 
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l port -x -d 'port (0 = any free port)'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l host -x -d 'address to bind (loopback only)'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l data-dir -r -F -d 'keep state (mailbox store) here; default: a temporary directory'
+complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls -d 'serve HTTPS with a self-signed certificate (kept in --data-dir); prints the file to trust'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-key -r -F -d 'and this PEM private key'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l no-profile -d 'do not create or update the "emulator" profile'

@@ -15,7 +15,7 @@
  * @packageDocumentation
  * @module lanyard-cli/emulator
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { EmulatorAdminPrefix, Hosting } from '../shared/constants.js';
@@ -29,7 +29,7 @@ import { SEED as HealthSeed } from './services/health/seed.js';
 import { SEED as HostingSeed, type HostingApp as EmulatorApp } from './services/hosting/state.js';
 import { MCP_PATH } from './services/protocol/oauth.js';
 import { SEED_CLIENTS } from './services/protocol/state.js';
-import { selfSignedCertificate } from './tls.js';
+import { CA_FILE } from './tls.js';
 
 export type { Fault, FaultType } from './faults.js';
 export type { HostingSecondaryLimits } from '../shared/hosting-ratelimit.js';
@@ -46,9 +46,11 @@ export interface StartEmulatorOptions {
    */
   host?: string;
   /**
-   * Serve HTTPS: `true` for a fresh self-signed certificate (its PEM is in
+   * Serve HTTPS: `true` for a self-signed certificate (its PEM is in
    * `tls.ca`, and in the file `tls.caFile` for SSL_CERT_FILE or
-   * NODE_EXTRA_CA_CERTS), or your own PEM certificate and key.
+   * NODE_EXTRA_CA_CERTS), or your own PEM certificate and key. The
+   * self-signed one is new with a temporary data directory; with `dataDir`
+   * it is kept there and used again while it is valid for another day.
    */
   tls?: boolean | { cert: string; key: string };
   /** Keep state (the mailbox store) here; default: a temporary directory removed by stop(). */
@@ -238,13 +240,22 @@ export function isLoopback(host: string): boolean {
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopback(host)) throw new RangeError(`host must be a loopback address (127.x.y.z or ::1), got ${host}`);
-  const cert = options.tls === true ? selfSignedCertificate(host) : options.tls || undefined;
-  const emu: Emulator = await startServer({ port: options.port ?? 0, host, dataDir: options.dataDir, tls: cert, log: options.log });
+  const own = options.tls && options.tls !== true ? options.tls : undefined;
+  const emu: Emulator = await startServer({
+    port: options.port ?? 0,
+    host,
+    dataDir: options.dataDir,
+    tls: own,
+    tlsSelfSigned: options.tls === true,
+    log: options.log,
+  });
   let tls: RunningEmulator['tls'];
-  if (cert) {
-    const caFile = join(emu.dataDir, 'emulator-ca.pem');
-    await writeFile(caFile, cert.cert, { mode: 0o644 });
-    tls = { ca: cert.cert, caFile };
+  if (own) {
+    const caFile = join(emu.dataDir, CA_FILE);
+    await writeFile(caFile, own.cert, { mode: 0o644 });
+    tls = { ca: own.cert, caFile };
+  } else if (emu.selfSigned) {
+    tls = { ca: await readFile(emu.selfSigned.caFile, 'utf8'), caFile: emu.selfSigned.caFile };
   }
   const a = emu.admin;
   let stopping: Promise<void> | undefined;

@@ -15,6 +15,7 @@ import { FaultTable, type Fault } from './faults.js';
 import { Router, type Handler } from './router.js';
 import type { EmulatorEnv, EmulatorService } from './service.js';
 import { serviceFactories } from './services/index.js';
+import { dataDirCertificate } from './tls.js';
 
 export interface EmulatorOptions {
   port?: number;
@@ -25,6 +26,12 @@ export interface EmulatorOptions {
   tlsKeyFile?: string;
   /** Serve HTTPS with this PEM certificate and key (in memory), e.g. from `selfSignedCertificate()`. */
   tls?: { cert: string; key: string };
+  /**
+   * Serve HTTPS with the data directory's self-signed certificate (see
+   * `dataDirCertificate`): made on the first start, kept across restarts on
+   * the same data directory; `tlsCaFile` names the file to trust.
+   */
+  tlsSelfSigned?: boolean;
   log?: (line: string) => void;
 }
 
@@ -46,6 +53,8 @@ export interface Emulator {
   readonly port: number;
   readonly clock: EmulatorClock;
   readonly dataDir: string;
+  /** With `tlsSelfSigned`: the certificate to trust (PEM file in the data directory), and whether it was kept from an earlier start. */
+  readonly selfSigned?: { caFile: string; reused: boolean };
   /** True when the emulator made `dataDir` itself (a temporary directory nobody else knows). */
   readonly temporaryDataDir: boolean;
   readonly services: readonly EmulatorService[];
@@ -115,12 +124,14 @@ async function listen(
   };
   let server: Server;
   const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
-  const tls = tlsFiles || !!o.tls;
+  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
+  const pair = o.tls ?? own;
+  const tls = tlsFiles || !!pair;
   if (tlsFiles) {
     const [cert, key] = await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]);
     server = createHttpsServer({ cert, key }, handler) as unknown as Server;
-  } else if (o.tls) {
-    server = createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler) as unknown as Server;
+  } else if (pair) {
+    server = createHttpsServer({ cert: pair.cert, key: pair.key }, handler) as unknown as Server;
   } else {
     server = createHttpServer(handler);
   }
@@ -145,6 +156,7 @@ async function listen(
     port,
     clock,
     dataDir,
+    ...(own ? { selfSigned: { caFile: own.caFile, reused: own.reused } } : {}),
     temporaryDataDir: data.temporary,
     services,
     admin,

@@ -4,8 +4,10 @@
  * trust anchor (NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Go programs
  * such as the code host's CLI).
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import forge from 'node-forge';
 
 export interface EmulatorCertificate {
@@ -45,4 +47,42 @@ export function selfSignedCertificate(host = '127.0.0.1', nowMs = Date.now(), da
   ]);
   cert.sign(forge.pki.privateKeyFromPem(key) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   return { cert: forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n'), key };
+}
+
+/** File names of the self-signed certificate in the emulator's data directory. */
+export const CA_FILE = 'emulator-ca.pem';
+const KEY_FILE = 'emulator-tls-key.pem';
+
+/** A certificate kept in a data directory is made again this long before it expires. */
+const RENEW_BEFORE_MS = 86_400_000;
+
+/**
+ * The self-signed certificate of the data directory `dir`: the one kept there
+ * when it is still valid for a day and covers `host` (so a client told to
+ * trust it once, gh's SSL_CERT_FILE say, keeps trusting an emulator restarted
+ * on the same `--data-dir`), else a new one, written there: the certificate
+ * as `emulator-ca.pem` (0644, the file to trust), the key beside it (0600).
+ */
+export async function dataDirCertificate(dir: string, host: string, nowMs = Date.now()): Promise<EmulatorCertificate & { caFile: string; reused: boolean }> {
+  const caFile = join(dir, CA_FILE);
+  const keyFile = join(dir, KEY_FILE);
+  const kept = await Promise.all([readFile(caFile, 'utf8'), readFile(keyFile, 'utf8')]).catch(() => undefined);
+  if (kept && stillServes(kept[0], kept[1], host, nowMs)) return { cert: kept[0], key: kept[1], caFile, reused: true };
+  const made = selfSignedCertificate(host, nowMs);
+  // The key first: a certificate on disk always has its key beside it.
+  await writeFile(keyFile, made.key, { mode: 0o600 });
+  await chmod(keyFile, 0o600); // a key file left by someone else keeps its mode through writeFile
+  await writeFile(caFile, made.cert, { mode: 0o644 });
+  return { ...made, caFile, reused: false };
+}
+
+function stillServes(certPem: string, keyPem: string, host: string, nowMs: number): boolean {
+  try {
+    const x509 = new X509Certificate(certPem);
+    if (Date.parse(x509.validTo) - nowMs < RENEW_BEFORE_MS || Date.parse(x509.validFrom) > nowMs) return false;
+    if (!x509.checkPrivateKey(createPrivateKey(keyPem))) return false;
+    return isIP(host) ? x509.checkIP(host) !== undefined : x509.checkHost(host) !== undefined;
+  } catch {
+    return false; // unreadable: make a new one
+  }
 }

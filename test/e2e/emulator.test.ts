@@ -1,7 +1,7 @@
 /** The emulator host: start/stop, profile registration, TLS, admin verbs and faults, CLI ↔ emulator. */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -85,6 +85,42 @@ describe('lifecycle', () => {
       } finally {
         await emu.stop('SIGTERM');
       }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  it('--tls makes a self-signed certificate, says which file to trust, and keeps it across restarts on one --data-dir', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-tls-self-'));
+    try {
+      const env = { LANYARD_CONFIG_DIR: join(dir, 'config') };
+      const data = join(dir, 'data');
+      const caFile = join(data, 'emulator-ca.pem');
+      const first = await spawnEmulator(['--tls', '--data-dir', data, '-q'], env);
+      let ca: string;
+      try {
+        expect(first.first).toMatch(/^Emulator listening on https:\/\/127\.0\.0\.1:\d+$/);
+        expect(first.stderr()).toContain(`HTTPS with a self-signed certificate (new): ${caFile}\n`);
+        expect(first.stderr()).toContain(`NODE_EXTRA_CA_CERTS=${caFile}`);
+        ca = await readFile(caFile, 'utf8');
+        expect((await stat(join(data, 'emulator-tls-key.pem'))).mode & 0o777).toBe(0o600);
+        const trusted = await runCli(['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env: { ...env, NODE_EXTRA_CA_CERTS: caFile } });
+        expect(trusted.code, trusted.stderr).toBe(0);
+        expect(JSON.parse(trusted.stdout).resources.core.limit).toBe(60);
+        expect((await runCli(['--profile', 'emulator', 'ratelimit', 'status'], { env })).code).toBe(1);
+      } finally {
+        expect(await first.stop('SIGINT')).toBe(0);
+      }
+      const second = await spawnEmulator(['--tls', '--data-dir', data, '-q'], env);
+      try {
+        expect(second.stderr()).toContain(`HTTPS with a self-signed certificate (kept from the last start): ${caFile}\n`);
+        expect(await readFile(caFile, 'utf8')).toBe(ca);
+        const again = await runCli(['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env: { ...env, NODE_EXTRA_CA_CERTS: caFile } });
+        expect(again.code, again.stderr).toBe(0);
+      } finally {
+        expect(await second.stop('SIGTERM')).toBe(0);
+      }
+      const both = await runCli(['emulator', 'start', '--tls', '--tls-cert', caFile, '--tls-key', caFile], { env });
+      expect([both.code, both.stderr]).toEqual([2, '--tls makes its own certificate: give either --tls or --tls-cert and --tls-key\n']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -19,12 +19,13 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--port <n>', 'port (0 = any free port)', '0')
       .option('--host <addr>', 'address to bind (loopback only)', '127.0.0.1')
       .option('--data-dir <dir>', 'keep state (mailbox store) here; default: a temporary directory')
+      .option('--tls', 'serve HTTPS with a self-signed certificate (kept in --data-dir); prints the file to trust')
       .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate')
       .option('--tls-key <file>', 'and this PEM private key')
       .option('--no-profile', 'do not create or update the "emulator" profile')
       .option('-q, --quiet', 'no request log on stderr')
       .action(async (opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts)),
-    ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data'],
+    ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data', 'lanyard emulator start --tls --data-dir ./emu-data'],
   );
   examples(
     withJson(cmd.command('info').description('list the seeded users, apps, tokens, keys and endpoints'))

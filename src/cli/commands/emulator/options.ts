@@ -4,6 +4,7 @@ export interface EmulatorStartOptions {
   port?: string;
   host?: string;
   dataDir?: string;
+  tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
   profile?: boolean;

@@ -14,6 +14,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1 or ::1), got ${host}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
+  if (opts.tls && opts.tlsCert) throw new UsageError('--tls makes its own certificate: give either --tls or --tls-cert and --tls-key');
   for (const [flag, file] of [
     ['--tls-cert', opts.tlsCert],
     ['--tls-key', opts.tlsKey],
@@ -30,6 +31,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     dataDir: opts.dataDir,
     tlsCertFile: opts.tlsCert,
     tlsKeyFile: opts.tlsKey,
+    tlsSelfSigned: opts.tls,
     log: opts.quiet ? undefined : (line) => ctx.io.err(line),
   }).catch((err: unknown) => {
     const code = (err as { code?: string }).code;
@@ -39,6 +41,11 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     throw err;
   });
   ctx.io.out(`Emulator listening on ${emu.url}`);
+  if (emu.selfSigned) {
+    const { caFile, reused } = emu.selfSigned;
+    ctx.io.err(`HTTPS with a self-signed certificate (${reused ? 'kept from the last start' : 'new'}): ${caFile}`);
+    ctx.io.err(`  trust it with NODE_EXTRA_CA_CERTS=${caFile} (Node, lanyard), SSL_CERT_FILE=${caFile} (gh, Go), curl --cacert ${caFile}`);
+  }
   if (opts.profile !== false) {
     const settings: ProfileSettings = {};
     for (const s of emu.services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
