@@ -853,7 +853,7 @@ complete -c lanyard -n '__lanyard_at '\''emulator'\''' -l basic-client -d 'hosti
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -l help -s h -d 'display help for command'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l port -x -d 'port (0 = any free port)'
-complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l host -x -d 'address to bind (loopback only)'
+complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l host -x -d 'address to bind: 127.0.0.1, another 127.x.y.z (port 443 for gh) or ::1'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l data-dir -r -F -d 'keep state (mailbox store) here; default: a temporary directory'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls -d 'serve HTTPS with a self-signed certificate (kept in --data-dir); prints the file to trust'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate'

@@ -7,23 +7,25 @@
  * gh refuses a port in a host name, so the emulator listens on port 443 of a
  * random 127.x.y.z address (binding 443 needs root, as in CI).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { BIN, cleanEnv } from './harness.js';
 
 let emu: RunningEmulator;
 let home: string;
 let host: string;
 
-function gh(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function gh(args: string[], input?: string, caFile = emu.tls!.caFile): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     GH_CONFIG_DIR: join(home, 'gh'),
-    SSL_CERT_FILE: emu.tls!.caFile,
+    SSL_CERT_FILE: caFile,
     GH_NO_UPDATE_NOTIFIER: '1',
     GH_PROMPT_DISABLED: '1',
     NO_COLOR: '1',
@@ -36,9 +38,11 @@ function gh(args: string[], input?: string): Promise<{ code: number; stdout: str
   });
 }
 
+/** A random address of 127.0.0.0/8, so parallel runs do not fight over port 443. */
+const spareLoopback = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+
 beforeAll(async () => {
-  // A random address of 127.0.0.0/8 so parallel runs do not fight over port 443.
-  const ip = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+  const ip = spareLoopback();
   emu = await startEmulator({ tls: true, host: ip, port: 443 });
   host = new URL(emu.url).host;
   expect(host).toBe(ip);
@@ -94,5 +98,46 @@ describe('gh 2.23 against the emulator', () => {
     const api = await gh(['api', 'repos/mona/hello-world', '--hostname', host]);
     expect(api.code).toBe(1);
     expect(api.stderr).toMatch(/Bad credentials \(HTTP 401\)/);
+  });
+});
+
+describe("gh 2.23 against `lanyard emulator start --tls` (the README's recipe)", () => {
+  it('the CLI-started emulator on port 443 of a spare loopback address: gh trusts the named file and signs in', async () => {
+    const ip = spareLoopback();
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-gh-cli-'));
+    const child = spawn(
+      process.execPath,
+      [BIN, 'emulator', 'start', '--tls', '--host', ip, '--port', '443', '--data-dir', join(dir, 'data'), '--no-profile', '-q'],
+      {
+        env: cleanEnv({ LANYARD_CONFIG_DIR: join(dir, 'config') }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (c) => reject(new Error(`exited ${c}: ${stderr}`)));
+      });
+      expect(first).toBe(`Emulator listening on https://${ip}`);
+      for (let i = 0; i < 100 && !/SSL_CERT_FILE=/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+      const caFile = /SSL_CERT_FILE=(\S+)/.exec(stderr)?.[1];
+      expect(caFile).toBe(join(dir, 'data', 'emulator-ca.pem'));
+      const login = await gh(['auth', 'login', '--hostname', ip, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`, caFile);
+      expect(login, login.stderr).toMatchObject({ code: 0, stderr: '' });
+      const user = await gh(['api', 'user', '--hostname', ip], undefined, caFile);
+      expect(user.code, user.stderr).toBe(0);
+      expect(JSON.parse(user.stdout)).toMatchObject({ login: 'mona', url: `https://${ip}/api/v3/users/mona` });
+      // Not trusted without the file: gh refuses the certificate.
+      const untrusted = await gh(['api', 'user', '--hostname', ip], undefined, '/nonexistent.pem');
+      expect(untrusted.code).not.toBe(0);
+      expect(untrusted.stderr).toMatch(/certificate/i);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

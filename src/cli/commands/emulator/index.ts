@@ -17,7 +17,7 @@ export function emulatorCommand(ctx: Context): Command {
       .command('start')
       .description('start the emulator on 127.0.0.1 and register the "emulator" profile')
       .option('--port <n>', 'port (0 = any free port)', '0')
-      .option('--host <addr>', 'address to bind (loopback only)', '127.0.0.1')
+      .option('--host <addr>', 'address to bind: 127.0.0.1, another 127.x.y.z (port 443 for gh) or ::1', '127.0.0.1')
       .option('--data-dir <dir>', 'keep state (mailbox store) here; default: a temporary directory')
       .option('--tls', 'serve HTTPS with a self-signed certificate (kept in --data-dir); prints the file to trust')
       .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate')
