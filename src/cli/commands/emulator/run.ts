@@ -85,7 +85,9 @@ export async function emulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, m
 }
 
 export async function runEmulatorInfo(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
-  printJson(ctx.io, await emulatorAdmin(ctx, opts, 'GET', 'info'));
+  const info = await emulatorAdmin(ctx, opts, 'GET', 'info');
+  if (opts.json) printJson(ctx.io, info);
+  else (await import('./render-info.js')).renderInfo(ctx.io, info);
 }
 
 export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, verb: string, body: unknown): Promise<void> {
