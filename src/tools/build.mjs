@@ -128,6 +128,8 @@ await build({
   // alternatives need --experimental-vm-modules). ES-module-only packages
   // (`open`) load through require(esm), on by default since Node 20.19.
   supported: { 'dynamic-import': false },
+  // Code that must know that its import() is a require() (keychain-binding.ts).
+  define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
   // The bundled packages' licence comments go to dist/cli.cjs.LEGAL.txt (they hold non-ASCII names).
   legalComments: 'external',
 });
@@ -164,6 +166,7 @@ await build({
   outfile: 'dist/keychain-prefetch.cjs',
   format: 'cjs',
   supported: { 'dynamic-import': false },
+  define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
 });
 
 // The emulator, required by the CLI's `emulator start` (see the externals plugin).

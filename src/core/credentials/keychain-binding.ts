@@ -31,16 +31,22 @@ interface NativeKeyring {
   findCredentialsAsync(service: string): Promise<KeychainEntry[]>;
 }
 
+/** Set by the build in the CLI's CommonJS bundles, where every `import()` is a `require()`. */
+declare const __LANYARD_IMPORT_IS_REQUIRE__: boolean | undefined;
+
 /**
  * The binding of this platform, loaded straight from its package: the
  * package's own loader (index.js) first probes for musl and tries a file
  * beside itself, which costs ≈ 3 ms of the keychain path of every command.
- * Linux with glibc only; anywhere else, or when the package is not where
- * this module can resolve it (a strict installer, an ES module host that
- * cannot import a `.node` file), the keytar-compatible API of the main
- * package is used as before.
+ * Only in the CLI's CommonJS bundles, where `import()` is `require()`: an ES
+ * module cannot import a `.node` file cleanly (Node 20 refuses; Node 23.6
+ * and later do it with an ExperimentalWarning on stderr), so the library
+ * takes the package's own loader. Linux with glibc only; anywhere else, or
+ * when the package is not where this module can resolve it (a strict
+ * installer), the keytar-compatible API of the main package is used.
  */
 async function platformBinding(): Promise<KeychainBinding | undefined> {
+  if (typeof __LANYARD_IMPORT_IS_REQUIRE__ === 'undefined' || !__LANYARD_IMPORT_IS_REQUIRE__) return undefined;
   if (process.platform !== 'linux') return undefined;
   let native: NativeKeyring;
   try {
