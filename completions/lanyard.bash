@@ -164,8 +164,11 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|--user|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t|-u)
+    --add|--add-marker|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
       COMPREPLY=(); return 0
+      ;;
+    --user|-u)
+      COMPREPLY=($(compgen -W "$(lanyard __complete accounts 2>/dev/null)" -- "$cur")); return 0
       ;;
     --resource|-r)
       COMPREPLY=($(compgen -W "$(lanyard __complete resources 2>/dev/null)" -- "$cur")); return 0

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, LIST_KEYCHAIN, ROOT, shellQuote as q, type World } from './harness.js';
-import { cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
+import { APP, cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
 let home: string;
@@ -108,6 +108,40 @@ describe('OS keychain (real Secret Service)', () => {
     expect(r.stdout).toContain('OFF=* credential store: OS keychain, opened by the command');
     expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);
     expect(r.stdout).toContain('rc_logout=0');
+  });
+
+  it('completion of --user: the logins stored in an unlocked keychain; from a locked one none, at once and without unlocking it', async () => {
+    const hubot = (await world.admin('hosting/issue-token', { login: 'hubot', clientId: APP.clientId, scopes: ['repo', 'read:org'] })) as {
+      access_token: string;
+    };
+    await writeFile(join(home, 'mona.txt'), PERSONAL_TOKEN + '\n');
+    await writeFile(join(home, 'hubot.txt'), hubot.access_token + '\n');
+    const lock =
+      'dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/aliases/default >/dev/null';
+    const locked =
+      "dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets/aliases/default org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked | grep -c 'boolean true'";
+    const r = inKeyringSession(
+      [
+        `$LY auth token --with-token < ${q(join(home, 'mona.txt'))} 2>/dev/null; echo "rc_mona=$?"`,
+        `$LY auth token --with-token < ${q(join(home, 'hubot.txt'))} 2>/dev/null; echo "rc_hubot=$?"`,
+        'echo "UNLOCKED=$($LY __complete accounts | tr "\\n" ,)"',
+        lock,
+        's=$(date +%s%N); echo "LOCKED=$($LY __complete accounts | tr "\\n" ,)"; echo "locked_ms=$(( ($(date +%s%N) - s) / 1000000 ))"',
+        `echo "still_locked=$(${locked})"`,
+        // A login kept in the 0600 file is offered whatever the keychain's state.
+        `$LY auth token --with-token --insecure-storage < ${q(join(home, 'hubot.txt'))} 2>/dev/null; echo "rc_file=$?"`,
+        'echo "FILE=$($LY __complete accounts | tr "\\n" ,)"',
+      ].join('\n'),
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('rc_mona=0');
+    expect(r.stdout).toContain('rc_hubot=0');
+    expect(r.stdout).toContain('UNLOCKED=hubot,mona,');
+    expect(r.stdout).toContain('LOCKED=\n');
+    expect(Number(/locked_ms=(\d+)/.exec(r.stdout)?.[1])).toBeLessThan(3000);
+    expect(r.stdout).toContain('still_locked=1');
+    expect(r.stdout).toContain('rc_file=0');
+    expect(r.stdout).toContain('FILE=hubot,\n');
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ describe('shell completions', () => {
   });
 
   /** Runs the bash completion function for a command line ending at the cursor. */
-  function complete(line: string): string[] {
+  function complete(line: string, extraEnv: Record<string, string> = {}): string[] {
     const words = line.split(' ');
     const script = `
       source ${JSON.stringify(join(ROOT, 'completions', 'lanyard.bash'))}
@@ -48,7 +48,7 @@ describe('shell completions', () => {
       _lanyard
       printf '%s\\n' "\${COMPREPLY[@]}"`;
     const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
-      env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
+      env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir, ...extraEnv }), PATH: `${binDir}:${process.env.PATH}` },
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(0);
@@ -70,6 +70,38 @@ describe('shell completions', () => {
   it('completes profile names from the config', () => {
     expect(complete('lanyard --profile ').sort()).toEqual(['staging', 'work']);
     expect(complete('lanyard ratelimit status -p w')).toEqual(['work']);
+  });
+
+  it("completes --user with the logins stored for the profile's host (never the token, never another host's)", () => {
+    const secret = 'lyp_completion_test_token_0000000000001';
+    const record = (login: string) => JSON.stringify({ login, token: secret, scopes: [], origin: 'pasted', createdAt: '2026-11-25T00:00:00Z' });
+    writeFileSync(
+      join(configDir, 'credentials.json'),
+      JSON.stringify({
+        'hosting:code.example.com': 'octo',
+        'hosting:code.example.com:octo': record('octo'),
+        'hosting:code.example.com:mona': record('mona'),
+        'hosting:staging.example.com:zed': record('zed'),
+        'protocol:https://code.example.com': '{}',
+      }),
+      { mode: 0o600 },
+    );
+    try {
+      const work = { LANYARD_PROFILE: 'work' };
+      expect(complete('lanyard auth switch --user ', work)).toEqual(['mona', 'octo']);
+      expect(complete('lanyard api /user --user o', work)).toEqual(['octo']);
+      expect(complete('lanyard ratelimit status --user ', { LANYARD_PROFILE: 'staging' })).toEqual(['zed']);
+      expect(complete('lanyard auth token -u ', work)).toEqual(['mona', 'octo']);
+      const direct = spawnSync(process.execPath, [BIN, '__complete', 'accounts'], {
+        env: cleanEnv({ LANYARD_CONFIG_DIR: configDir, ...work }),
+        encoding: 'utf8',
+      });
+      expect([direct.status, direct.stdout, direct.stderr]).toEqual([0, 'mona\nocto\n', '']);
+      // A profile that does not exist: no candidates, no error.
+      expect(complete('lanyard auth switch --user ', { LANYARD_PROFILE: 'nowhere' })).toEqual([]);
+    } finally {
+      rmSync(join(configDir, 'credentials.json'), { force: true });
+    }
   });
 
   it('completes --resource names and skips option values when finding the command', () => {

@@ -2,7 +2,8 @@
  * Shell completion scripts generated from the commander tree, so they never
  * drift from the real commands. Values of some options are completed
  * dynamically through the hidden `lanyard __complete <kind>` command
- * (profile names) or from static lists (rate-limit resources, choices).
+ * (profile names, stored logins, rate-limit resources) or from static lists
+ * (choices).
  */
 import type { Command, Option } from 'commander';
 
@@ -36,6 +37,7 @@ interface CommandSpec {
 const BY_FLAG: Record<string, ValueKind> = {
   '--profile': { kind: 'dynamic', name: 'profiles' },
   '--resource': { kind: 'dynamic', name: 'resources' },
+  '--user': { kind: 'dynamic', name: 'accounts' },
   '--output': { kind: 'file' },
   '--credentials': { kind: 'file' },
   '--input': { kind: 'file' },

@@ -36,6 +36,14 @@ export interface KeychainOpenOptions {
   timeoutMs?: number;
   /** The keychain service (default `lanyard`). */
   service?: string;
+  /**
+   * Open only a keychain known to be unlocked, so that nothing can show an
+   * unlock prompt (shell completion): on Linux the ping also asks whether the
+   * default collection is locked, and a locked one, or one that cannot say,
+   * is reported unavailable without calling the binding; elsewhere, where
+   * that cannot be asked, the keychain is not opened.
+   */
+  unlockedOnly?: boolean;
 }
 
 /** Starts opening the keychain (see {@link KeychainOpening}). */
@@ -45,9 +53,10 @@ export function startKeychainOpen(o: KeychainOpenOptions = {}): KeychainOpening 
   const sent = new Promise<void>((resolve) => (markSent = resolve));
   const result = (async (): Promise<KeychainOpenResult> => {
     let loading: Promise<KeychainBinding> | undefined;
+    if (o.unlockedOnly && !(process.platform === 'linux' && o.sessionBus)) return { ok: false, reason: 'cannot tell whether the keychain is unlocked' };
     if (process.platform === 'linux' && o.sessionBus) {
       const { pingSecretService } = await import('./secret-service-ping.js');
-      const pinging = pingSecretService(o.sessionBus, process.getuid?.() ?? 0, timeoutMs);
+      const pinging = pingSecretService(o.sessionBus, process.getuid?.() ?? 0, timeoutMs, { askLocked: o.unlockedOnly });
       // The binding loads (dlopen and its set-up, ≈ 4 ms) while the bus
       // answers the ping: on the next turn of the event loop, once the ping's
       // connection is under way. Loading it calls nothing; the first call is
@@ -56,6 +65,8 @@ export function startKeychainOpen(o: KeychainOpenOptions = {}): KeychainOpening 
       loading.catch(() => undefined);
       const ping = await pinging;
       if (!ping.ok) return { ok: false, reason: ping.reason };
+      if (o.unlockedOnly && ping.locked !== false)
+        return { ok: false, reason: ping.locked ? 'the keychain is locked' : 'cannot tell whether the keychain is unlocked' };
     }
     try {
       const binding = await (loading ?? loadKeychainBinding());

@@ -12,12 +12,20 @@
  * unavailable and the binding is never called.
  *
  * The D-Bus wire protocol used here is the minimum: SASL EXTERNAL, `Hello`,
- * one method call, and reading headers until the reply to that call; the
- * client's side of it is sent in one write.
+ * one or two method calls, and reading until their replies; the client's side
+ * of it is sent in one write. The second call, when asked for, reads whether
+ * the default collection is locked (`Properties.Get`, no secret involved):
+ * shell completion offers stored logins only from an unlocked keychain, since
+ * reading a locked one makes the keyring show an unlock prompt.
  */
 import { connect, type Socket } from 'node:net';
 
-export type PingResult = { ok: true } | { ok: false; reason: string };
+/**
+ * `locked`, when asked for: whether the default collection is locked
+ * (`undefined` when the service could not say, e.g. it has no default
+ * collection).
+ */
+export type PingResult = { ok: true; locked?: boolean } | { ok: false; reason: string };
 
 /** The socket path of a `unix:path=…` or `unix:abstract=…` bus address (first usable entry), if any. */
 export function unixSocketOf(address: string): string | undefined {
@@ -31,44 +39,61 @@ export function unixSocketOf(address: string): string | undefined {
   return undefined;
 }
 
-/** A METHOD_CALL message without a body (little-endian). */
-function methodCall(serial: number, path: string, iface: string, member: string, destination: string): Buffer {
-  const buf = Buffer.alloc(512);
+/** A METHOD_CALL message (little-endian), with string arguments as its body. */
+function methodCall(serial: number, path: string, iface: string, member: string, destination: string, args: readonly string[] = []): Buffer {
+  const strings = args.map((a) => Buffer.from(a));
+  const buf = Buffer.alloc(512 + strings.reduce((n, b) => n + b.length + 8, 0));
   let off = 16;
   const align = (n: number) => {
     while (off % n) buf[off++] = 0;
   };
-  const field = (code: number, sig: 's' | 'o', value: string) => {
-    align(8);
-    buf[off++] = code;
-    buf[off++] = 1;
-    buf.write(sig, off++);
-    buf[off++] = 0;
+  const string = (b: Buffer) => {
     align(4);
-    const b = Buffer.from(value);
     buf.writeUInt32LE(b.length, off);
     off += 4;
     off += b.copy(buf, off);
     buf[off++] = 0;
   };
+  const field = (code: number, sig: 's' | 'o' | 'g', value: string) => {
+    align(8);
+    buf[off++] = code;
+    buf[off++] = 1;
+    buf.write(sig, off++);
+    buf[off++] = 0;
+    if (sig === 'g') {
+      buf[off++] = value.length;
+      off += buf.write(value, off, 'latin1');
+      buf[off++] = 0;
+    } else string(Buffer.from(value));
+  };
   buf.write('l', 0);
   buf[1] = 1; // METHOD_CALL
   buf[2] = 0; // flags: a reply is wanted; the bus may start the service
   buf[3] = 1; // protocol version
-  buf.writeUInt32LE(0, 4); // no body
   buf.writeUInt32LE(serial, 8);
   field(1, 'o', path);
   field(2, 's', iface);
   field(3, 's', member);
   field(6, 's', destination);
+  if (strings.length) field(8, 'g', 's'.repeat(strings.length));
   buf.writeUInt32LE(off - 16, 12);
   align(8);
+  const bodyStart = off;
+  for (const b of strings) string(b);
+  buf.writeUInt32LE(off - bodyStart, 4);
   return buf.subarray(0, off);
 }
 
-/** The REPLY_SERIAL of each complete message at the start of `data`, and how many bytes they took. */
-function replies(data: Buffer): { serials: number[]; used: number } {
-  const serials: number[] = [];
+/** A reply found on the wire: the call it answers, whether it is an error, and its body. */
+interface Reply {
+  serial: number;
+  error: boolean;
+  body: Buffer;
+}
+
+/** Each complete reply (METHOD_RETURN or ERROR) at the start of `data`, and how many bytes the complete messages took. */
+function replies(data: Buffer): { replies: Reply[]; used: number } {
+  const out: Reply[] = [];
   let at = 0;
   while (data.length - at >= 16) {
     const le = data[at] === 0x6c;
@@ -87,7 +112,8 @@ function replies(data: Buffer): { serials: number[]; used: number } {
       o += 3 + sigLen;
       if (sig === 'u') {
         o += (4 - (o % 4)) % 4;
-        if (code === 5 && (type === 2 || type === 3)) serials.push(u32(o));
+        if (code === 5 && (type === 2 || type === 3))
+          out.push({ serial: u32(o), error: type === 3, body: le ? data.subarray(at + headerEnd, at + total) : Buffer.alloc(0) });
         o += 4;
       } else if (sig === 's' || sig === 'o') {
         o += (4 - (o % 4)) % 4;
@@ -98,7 +124,18 @@ function replies(data: Buffer): { serials: number[]; used: number } {
     }
     at += total;
   }
-  return { serials, used: at };
+  return { replies: out, used: at };
+}
+
+/**
+ * The boolean in the body of a `Properties.Get` reply (a variant `v` holding
+ * `b`), read little-endian; undefined for any other body. The body starts
+ * 8-aligned in its message, so offsets within it align as in the message.
+ */
+export function variantBoolean(body: Buffer): boolean | undefined {
+  if (body.length < 8 || body[0] !== 1 || body[1] !== 0x62 /* b */ || body[2] !== 0) return undefined;
+  const v = body.readUInt32LE(4);
+  return v === 1 ? true : v === 0 ? false : undefined;
 }
 
 /**
@@ -107,7 +144,7 @@ function replies(data: Buffer): { serials: number[]; used: number } {
  * otherwise why not. An address that is not a unix socket is reported `ok`
  * (nothing to check here; the binding decides).
  */
-export function pingSecretService(address: string, uid: number, timeoutMs: number): Promise<PingResult> {
+export function pingSecretService(address: string, uid: number, timeoutMs: number, o: { askLocked?: boolean } = {}): Promise<PingResult> {
   const path = unixSocketOf(address);
   if (!path) return Promise.resolve({ ok: true });
   return new Promise((resolve) => {
@@ -134,8 +171,19 @@ export function pingSecretService(address: string, uid: number, timeoutMs: numbe
         Buffer.from(`\0AUTH EXTERNAL ${Buffer.from(String(uid)).toString('hex')}\r\nBEGIN\r\n`),
         methodCall(1, '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'Hello', 'org.freedesktop.DBus'),
         methodCall(2, '/org/freedesktop/secrets', 'org.freedesktop.DBus.Peer', 'Ping', 'org.freedesktop.secrets'),
+        ...(o.askLocked
+          ? [
+              methodCall(3, '/org/freedesktop/secrets/aliases/default', 'org.freedesktop.DBus.Properties', 'Get', 'org.freedesktop.secrets', [
+                'org.freedesktop.Secret.Collection',
+                'Locked',
+              ]),
+            ]
+          : []),
       ]),
     );
+    let pinged = false;
+    let locked: boolean | undefined;
+    let lockAnswered = !o.askLocked;
     socket.on('data', (chunk: Buffer) => {
       data = Buffer.concat([data, chunk]);
       if (!authed) {
@@ -148,7 +196,14 @@ export function pingSecretService(address: string, uid: number, timeoutMs: numbe
       }
       const r = replies(data);
       data = data.subarray(r.used);
-      if (r.serials.includes(2)) finish({ ok: true });
+      for (const reply of r.replies) {
+        if (reply.serial === 2) pinged = true;
+        if (reply.serial === 3) {
+          lockAnswered = true;
+          locked = reply.error ? undefined : variantBoolean(reply.body);
+        }
+      }
+      if (pinged && lockAnswered) finish(o.askLocked ? { ok: true, locked } : { ok: true });
     });
   });
 }

@@ -107,6 +107,18 @@ function read(s: CredentialStore, name: string, o: ReadOptions): Promise<string 
   return m ? m.get(name) : s.get(name);
 }
 
+/**
+ * The login a credential-store name holds for `host` (`hosting:<host>:<login>`),
+ * or undefined when the name is not one of that host's accounts.
+ */
+export function accountLoginOf(host: string, name: string): string | undefined {
+  const prefix = `${accountKey('hosting', host)}:`;
+  if (!name.startsWith(prefix)) return undefined;
+  const login = name.slice(prefix.length);
+  // `hosting:127.0.0.1:` is also the prefix of the accounts of `127.0.0.1:8765`; logins have no colon.
+  return login && !login.includes(':') ? login : undefined;
+}
+
 export class HostingAccounts {
   readonly host: string;
   readonly #stores: readonly CredentialStore[];
@@ -196,16 +208,13 @@ export class HostingAccounts {
 
   /** Every record of this host, once each (the first store holding it wins); `asOpened`: see list(). */
   async #records(o: ReadOptions = {}): Promise<Array<{ record: HostingTokenRecord; store: CredentialStore }>> {
-    const prefix = this.#key() + ':';
     const seen = new Set<string>();
     const out: Array<{ record: HostingTokenRecord; store: CredentialStore }> = [];
     for (const store of this.#stores) {
       const m = opened(store, o);
       for (const name of m ? m.keys() : await store.list()) {
-        if (!name.startsWith(prefix)) continue;
-        const login = name.slice(prefix.length);
-        // `hosting:127.0.0.1:` is also the prefix of the accounts of `127.0.0.1:8765`; logins have no colon.
-        if (login.includes(':') || seen.has(login)) continue;
+        const login = accountLoginOf(this.host, name);
+        if (login === undefined || seen.has(login)) continue;
         const record = parseRecord(await read(store, name, o));
         if (!record) continue;
         seen.add(login);

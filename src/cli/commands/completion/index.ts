@@ -26,13 +26,20 @@ export function completionCommand(ctx: Context): Command {
 
 /** Hidden: candidates for dynamic completion, one per line (used by the scripts). */
 export function completeCommand(ctx: Context): Command {
-  return new Command('__complete').argument('<kind>', 'profiles | resources').action(async (kind: string) => {
+  return new Command('__complete').argument('<kind>', 'profiles | resources | accounts').action(async (kind: string) => {
     if (kind === 'profiles') {
       try {
         const store = await ctx.config();
         for (const name of Object.keys(store.profiles())) ctx.io.out(name);
       } catch {
         /* no config: no candidates */
+      }
+    } else if (kind === 'accounts') {
+      try {
+        const { storedLogins } = await import('./accounts.js');
+        for (const login of await storedLogins(ctx)) ctx.io.out(login);
+      } catch {
+        /* no profile, no host, no store: no candidates */
       }
     } else if (kind === 'resources') {
       const { RATE_LIMIT_RESOURCES } = await import('../../../shared/rate-limit-resources.js');

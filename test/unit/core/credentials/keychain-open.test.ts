@@ -5,6 +5,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -78,6 +79,85 @@ describe('startKeychainOpen', () => {
     const r = await startKeychainOpen({ sessionBus: `unix:path=${join(dir, 'no-bus')}`, timeoutMs: 3000 }).result;
     expect(r.ok).toBe(false);
     expect(r.ok ? '' : r.reason).toMatch(/cannot connect to the session bus \(ENOENT\)/);
+    expect(calls.find).toBe(0);
+  });
+});
+
+/**
+ * A session bus on a socket that accepts any client and answers each call by
+ * its serial: Hello and Ping with an empty return, and the default
+ * collection's `Locked` as `answer` says (a boolean, or an error reply).
+ */
+async function fakeBus(answer: boolean | 'error'): Promise<{ address: string; close: () => Promise<void> }> {
+  const path = join(dir, `bus-${String(answer)}-${Math.random().toString(36).slice(2)}`);
+  const message = (type: 2 | 3, replySerial: number, fields: Buffer[], body: Buffer) => {
+    const head = Buffer.alloc(16);
+    head.write('l', 0);
+    head[1] = type;
+    head[3] = 1;
+    head.writeUInt32LE(body.length, 4);
+    head.writeUInt32LE(1000 + replySerial, 8);
+    const serial = Buffer.alloc(8);
+    serial.set([5, 1, 0x75, 0], 0); // REPLY_SERIAL, signature "u"
+    serial.writeUInt32LE(replySerial, 4);
+    const all = Buffer.concat([serial, ...fields]);
+    head.writeUInt32LE(all.length, 12);
+    const pad = Buffer.alloc((8 - ((16 + all.length) % 8)) % 8);
+    return Buffer.concat([head, all, pad, body]);
+  };
+  const signature = (sig: string) => Buffer.concat([Buffer.from([8, 1, 0x67, 0, sig.length]), Buffer.from(`${sig}\0`)]);
+  const padded = (b: Buffer) => Buffer.concat([b, Buffer.alloc((8 - (b.length % 8)) % 8)]);
+  const errorName = () => {
+    const name = Buffer.from('org.freedesktop.Secret.Error.NoSuchObject');
+    const b = Buffer.alloc(8 + name.length + 1);
+    b.set([4, 1, 0x73, 0], 0); // ERROR_NAME, signature "s"
+    b.writeUInt32LE(name.length, 4);
+    name.copy(b, 8);
+    return padded(b);
+  };
+  const server = createServer((socket) => {
+    socket.once('data', () => {
+      const locked = Buffer.alloc(8);
+      locked.set([1, 0x62, 0], 0); // variant of signature "b"
+      locked.writeUInt32LE(answer === true ? 1 : 0, 4);
+      socket.write(
+        Buffer.concat([
+          Buffer.from('OK 1234deadbeef\r\n'),
+          message(2, 1, [], Buffer.alloc(0)),
+          message(2, 2, [], Buffer.alloc(0)),
+          answer === 'error' ? message(3, 3, [errorName()], Buffer.alloc(0)) : message(2, 3, [padded(signature('v'))], locked),
+        ]),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  return { address: `unix:path=${path}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe.runIf(process.platform === 'linux')('startKeychainOpen({ unlockedOnly }): only a keychain known to be unlocked is read', () => {
+  for (const [answer, expected] of [
+    [false, { ok: true }],
+    [true, { ok: false, reason: 'the keychain is locked' }],
+    ['error', { ok: false, reason: 'cannot tell whether the keychain is unlocked' }],
+  ] as const) {
+    it(`the default collection answers Locked = ${String(answer)}: ${expected.ok ? 'read' : 'not read, the binding never called'}`, async () => {
+      const bus = await fakeBus(answer);
+      try {
+        const r = await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000, unlockedOnly: true }).result;
+        expect(r).toMatchObject(expected);
+        expect(calls.find).toBe(expected.ok ? 1 : 0);
+        // Without unlockedOnly the same bus is only pinged: the binding is called whatever the lock.
+        calls.find = 0;
+        expect((await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000 }).result).ok).toBe(true);
+        expect(calls.find).toBe(1);
+      } finally {
+        await bus.close();
+      }
+    });
+  }
+
+  it('no session bus to ask: not read', async () => {
+    expect(await startKeychainOpen({ unlockedOnly: true }).result).toEqual({ ok: false, reason: 'cannot tell whether the keychain is unlocked' });
     expect(calls.find).toBe(0);
   });
 });
