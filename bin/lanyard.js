@@ -116,8 +116,8 @@ function compileAndRun(word, flagged, base, keychain) {
   const script = new vm.Script(source, { filename: file, cachedData });
   const cjs = { exports: {} };
   // The bundle requires Node's built-ins and packages, which resolve from here
-  // as from dist/ (both sit beside the package's node_modules), and its
-  // sibling ./emulator.cjs.
+  // as from dist/ (both sit beside the package's node_modules), and files
+  // beside it in dist/ (./vendor/…, the emulator's ./lib/emulator-server.js).
   const dist = path.dirname(file);
   const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);

@@ -57,10 +57,13 @@ const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2
 const externals = {
   name: 'lanyard-externals',
   setup(b) {
-    // The CLI loads the emulator (`lanyard emulator start`) from its own
-    // bundle, dist/emulator.cjs: half the code, needed by one command.
+    // The CLI loads the emulator (`lanyard emulator start`) from the
+    // library's build, dist/lib/emulator-server.js (an ES module, through
+    // require(esm)): half the code, needed by one command, shipped once.
     b.onResolve({ filter: /[\\/]emulator[\\/]server\.js$/ }, (args) =>
-      b.initialOptions.format === 'cjs' && args.importer.includes(`${sep}src${sep}cli${sep}`) ? { path: './emulator.cjs', external: true } : undefined,
+      b.initialOptions.format === 'cjs' && args.importer.includes(`${sep}src${sep}cli${sep}`)
+        ? { path: './lib/emulator-server.js', external: true }
+        : undefined,
     );
     // Packages only some runs need (conf: config writes; ora: spinners on a
     // terminal; jose: minting a service account's JWT) sit in dist/vendor/
@@ -169,15 +172,6 @@ await build({
   define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
 });
 
-// The emulator, required by the CLI's `emulator start` (see the externals plugin).
-await build({
-  ...common,
-  entryPoints: { emulator: 'src/emulator/server.ts' },
-  outfile: 'dist/emulator.cjs',
-  format: 'cjs',
-  legalComments: 'external',
-});
-
 // The demo (`npm run demo`), a plain ES module with its own copy of the emulator.
 // It lives in build/, not dist/: the package publishes dist/, and only the
 // repository's quick start runs the demo.
@@ -205,7 +199,11 @@ await buildLibrary();
 async function buildLibrary() {
   await build({
     absWorkingDir: root,
-    entryPoints: LIBRARY.map((l) => ({ in: l.source, out: l.name })),
+    // Plus the emulator's host (src/emulator/server.ts), which the CLI's
+    // `emulator start` requires (see the externals plugin): not a public
+    // entry point (no `exports`, no API report), and sharing its chunks with
+    // `lanyard-cli/emulator`.
+    entryPoints: [...LIBRARY.map((l) => ({ in: l.source, out: l.name })), { in: 'src/emulator/server.ts', out: 'emulator-server' }],
     outdir: 'dist/lib',
     bundle: true,
     splitting: true,

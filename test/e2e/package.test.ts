@@ -6,10 +6,11 @@
  * (moduleResolution node16 and bundler), and signs in with the device flow and
  * reads the rate limit against the emulator through the package alone.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ROOT } from './harness.js';
@@ -34,7 +35,10 @@ describe('npm package', () => {
   it('ships only dist/ (no demo), bin/, completions/, README and LICENSE', () => {
     for (const p of paths) expect(p).toMatch(/^(dist\/|bin\/|completions\/|README\.md$|LICENSE$|package\.json$)/);
     for (const p of ['bin/lanyard.js', 'bin/package.json', 'dist/cli.cjs', 'completions/lanyard.bash']) expect(paths).toContain(p);
-    for (const p of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/emulator.js', 'dist/lib/emulator.d.ts']) expect(paths).toContain(p);
+    for (const p of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/emulator.js', 'dist/lib/emulator.d.ts', 'dist/lib/emulator-server.js'])
+      expect(paths).toContain(p);
+    // The emulator ships once: the CLI's `emulator start` uses the library's.
+    expect(paths.filter((p) => /emulator\.c?js$/.test(p) && !p.startsWith('dist/lib/'))).toEqual([]);
     expect(paths.filter((p) => /demo|\.test\.|^src\/|^test\/|^build\//.test(p))).toEqual([]);
   });
 
@@ -64,6 +68,29 @@ describe('npm package', () => {
     expect(execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim()).toBe(version);
     expect(execFileSync(bin, ['ratelimit', '--help'], { encoding: 'utf8' })).toMatch(/status/);
   }, 180_000);
+
+  it("the installed CLI runs the emulator (the library's, through require of an ES module) and talks to it, with nothing on stderr", async () => {
+    const bin = join(work, 'prefix', 'bin', 'lanyard');
+    const env = cleanEnv({ LANYARD_CONFIG_DIR: join(work, 'installed-config') });
+    const child = spawn(bin, ['emulator', 'start', '--port', '0', '-q'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (c) => reject(new Error(`emulator exited ${c}: ${stderr}`)));
+      });
+      expect(first).toMatch(/^Emulator listening on http:\/\/127\.0\.0\.1:\d+$/);
+      for (let i = 0; i < 100 && !/Profile "emulator"/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+      const { stdout } = await run(bin, ['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env });
+      expect(JSON.parse(stdout).resources.core.limit).toBe(60);
+    } finally {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+    expect(stderr).toMatch(/^Profile "emulator" points at http:\/\/127\.0\.0\.1:\d+ .*\nShutting down the emulator\n$/);
+  }, 60_000);
 
   describe('as a library in a fresh project', () => {
     const project = join(work, 'consumer');
