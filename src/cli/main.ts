@@ -80,6 +80,11 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     await finishPager();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    // conf's atomic writer (when-exit) answers a signal by raising it again on
+    // this process. Should that arrive after the command has ended, it would
+    // kill the process by the signal and lose the exit status (`emulator
+    // start` ends with 0 on SIGTERM): one more of each is swallowed.
+    if (interrupted) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => undefined);
   }
   process.exitCode = code;
   return { group: typeof scope === 'object' ? scope.group : undefined };

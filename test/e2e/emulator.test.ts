@@ -24,9 +24,10 @@ async function spawnEmulator(args: string[], env: Record<string, string>) {
   return {
     first,
     stderr: () => stderr,
+    /** Sends `signal`; resolves with the exit code, or the signal's name when the process died of one. */
     stop: (signal: NodeJS.Signals) =>
-      new Promise<number | null>((resolve) => {
-        child.once('exit', (code) => resolve(code));
+      new Promise<number | string | null>((resolve) => {
+        child.once('exit', (code, sig) => resolve(code ?? sig));
         child.kill(signal);
       }),
   };
