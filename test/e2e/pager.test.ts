@@ -87,6 +87,24 @@ describe('the pager on a terminal', () => {
     expect(r.output).not.toContain('TITLE');
   });
 
+  it('protocol request (its JSON result) and emulator info (its blocks) go through it too', async () => {
+    const tools = await runOnPty({
+      args: ['--profile', 'emulator', 'protocol', 'request', '--method', 'tools/list', '--client-id', 'ctx-service', '--client-credentials'],
+      env: env({ LANYARD_PAGER: quoted(), LANYARD_CLIENT_SECRET: 'ctx-service-secret' }),
+      send: null,
+    });
+    expect(tools.exitCode, tools.output).toBe(0);
+    expect(JSON.parse(await readFile(`${record()}.input`, 'utf8'))).toHaveProperty('tools');
+    expect(tools.output).not.toContain('"tools"');
+
+    const info = await runOnPty({ args: ['--profile', 'emulator', 'emulator', 'info'], env: env({ LANYARD_PAGER: quoted() }), send: null });
+    expect(info.exitCode, info.output).toBe(0);
+    const input = await readFile(`${record()}.input`, 'utf8');
+    expect(input).toMatch(/^emulator\n {2}url {2,}http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(input).toContain('\nhosting\n');
+    expect(info.output).not.toContain('hosting');
+  });
+
   it('PAGER when LANYARD_PAGER is unset; a LESS of the user is kept', async () => {
     const r = await runOnPty({ args: api(), env: env({ PAGER: quoted(), LESS: '-R' }), send: null });
     expect(r.exitCode, r.output).toBe(0);

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
+import { paged } from '../../pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 
@@ -28,7 +29,7 @@ export function emulatorCommand(ctx: Context): Command {
     ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data', 'lanyard emulator start --tls --data-dir ./emu-data'],
   );
   examples(
-    withJson(cmd.command('info').description('list the seeded users, apps, tokens, keys and endpoints'))
+    paged(withJson(cmd.command('info').description('list the seeded users, apps, tokens, keys and endpoints')))
       .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorInfo(ctx, opts)),
     ['lanyard emulator info --json'],

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type { ProtocolRequestOptions } from './options.js';
+import { paged } from '../../pager.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';
@@ -10,21 +11,23 @@ export const summary = 'call context-protocol servers (OAuth 2.1 with discovery,
 export function protocolCommand(ctx: Context): Command {
   const cmd = new Command('protocol').description(summary);
   examples(
-    withJson(
-      withProtocolClientOptions(
-        cmd
-          .command('request')
-          .description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
-          .argument('[server-url]', "the protocol server, e.g. https://tools.example.com/mcp (default: the profile's protocol.serverUrl)")
-          .option('-m, --method <name>', 'JSON-RPC method', 'initialize')
-          .option('--params <json>', 'JSON-RPC params (a JSON object or array)')
-          .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
-          .option('--client-id <id>', 'pre-registered client id (servers without registration)')
-          .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)'),
-      )
-        .option('--elicitation <mode>', 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults')
-        .option('--no-browser', 'print the authorization URL instead of opening a browser')
-        .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)'),
+    paged(
+      withJson(
+        withProtocolClientOptions(
+          cmd
+            .command('request')
+            .description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
+            .argument('[server-url]', "the protocol server, e.g. https://tools.example.com/mcp (default: the profile's protocol.serverUrl)")
+            .option('-m, --method <name>', 'JSON-RPC method', 'initialize')
+            .option('--params <json>', 'JSON-RPC params (a JSON object or array)')
+            .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
+            .option('--client-id <id>', 'pre-registered client id (servers without registration)')
+            .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET or stdin)'),
+        )
+          .option('--elicitation <mode>', 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults')
+          .option('--no-browser', 'print the authorization URL instead of opening a browser')
+          .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)'),
+      ),
     ).action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
     [
       'lanyard protocol request https://tools.example.com/mcp',
