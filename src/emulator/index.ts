@@ -15,15 +15,14 @@
  * @packageDocumentation
  * @module lanyard-cli/emulator
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { isIP } from 'node:net';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EmulatorAdminPrefix, Hosting } from '../shared/constants.js';
 import { Health } from '../shared/constants.js';
 import type { HostingSecondaryLimits } from '../shared/hosting-ratelimit.js';
 import { Mailbox as MailboxPaths, MailboxSeed } from '../shared/mailbox.js';
 import type { Fault, FaultType } from './faults.js';
-import { startEmulator as startServer, type Emulator } from './server.js';
+import { isLoopback, startEmulator as startServer, type Emulator } from './server.js';
 import { SEED as EchoSeed } from './services/echo/state.js';
 import { SEED as HealthSeed } from './services/health/seed.js';
 import { SEED as HostingSeed, type HostingApp as EmulatorApp } from './services/hosting/state.js';
@@ -231,10 +230,7 @@ function selector(o: { login?: string; anonymous?: boolean; caller?: string }): 
   };
 }
 
-/** 127.0.0.0/8 or ::1: the emulator never listens beyond this machine. */
-export function isLoopback(host: string): boolean {
-  return host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
-}
+export { isLoopback };
 
 /** Starts every emulated service in this process on a loopback address. */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
@@ -255,7 +251,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     await writeFile(caFile, own.cert, { mode: 0o644 });
     tls = { ca: own.cert, caFile };
   } else if (emu.selfSigned) {
-    tls = { ca: await readFile(emu.selfSigned.caFile, 'utf8'), caFile: emu.selfSigned.caFile };
+    tls = { ca: emu.selfSigned.cert, caFile: emu.selfSigned.caFile };
   }
   const a = emu.admin;
   let stopping: Promise<void> | undefined;

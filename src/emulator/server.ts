@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { EmulatorAdminPrefix } from '../shared/constants.js';
 import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
@@ -53,8 +53,8 @@ export interface Emulator {
   readonly port: number;
   readonly clock: EmulatorClock;
   readonly dataDir: string;
-  /** With `tlsSelfSigned`: the certificate to trust (PEM file in the data directory), and whether it was kept from an earlier start. */
-  readonly selfSigned?: { caFile: string; reused: boolean };
+  /** With `tlsSelfSigned`: the certificate to trust (PEM, and its file in the data directory), and whether it was kept from an earlier start. */
+  readonly selfSigned?: { cert: string; caFile: string; reused: boolean };
   /** True when the emulator made `dataDir` itself (a temporary directory nobody else knows). */
   readonly temporaryDataDir: boolean;
   readonly services: readonly EmulatorService[];
@@ -69,6 +69,11 @@ async function openDataDir(dir: string | undefined): Promise<{ dir: string; temp
     return { dir, temporary: false };
   }
   return { dir: await mkdtemp(join(tmpdir(), 'lanyard-emulator-')), temporary: true };
+}
+
+/** 127.0.0.0/8 or ::1: the emulator never listens beyond this machine. */
+export function isLoopback(host: string): boolean {
+  return host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 /** `scheme://host:port` without a default port (https on 443, http on 80), as the real services write URLs. */
@@ -156,7 +161,7 @@ async function listen(
     port,
     clock,
     dataDir,
-    ...(own ? { selfSigned: { caFile: own.caFile, reused: own.reused } } : {}),
+    ...(own ? { selfSigned: { cert: own.cert, caFile: own.caFile, reused: own.reused } } : {}),
     temporaryDataDir: data.temporary,
     services,
     admin,

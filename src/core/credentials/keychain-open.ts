@@ -53,10 +53,11 @@ export function startKeychainOpen(o: KeychainOpenOptions = {}): KeychainOpening 
   const sent = new Promise<void>((resolve) => (markSent = resolve));
   const result = (async (): Promise<KeychainOpenResult> => {
     let loading: Promise<KeychainBinding> | undefined;
-    if (o.unlockedOnly && !(process.platform === 'linux' && o.sessionBus)) return { ok: false, reason: 'cannot tell whether the keychain is unlocked' };
-    if (process.platform === 'linux' && o.sessionBus) {
+    const sessionBus = process.platform === 'linux' ? o.sessionBus : undefined;
+    if (o.unlockedOnly && !sessionBus) return { ok: false, reason: 'cannot tell whether the keychain is unlocked' };
+    if (sessionBus) {
       const { pingSecretService } = await import('./secret-service-ping.js');
-      const pinging = pingSecretService(o.sessionBus, process.getuid?.() ?? 0, timeoutMs, { askLocked: o.unlockedOnly });
+      const pinging = pingSecretService(sessionBus, process.getuid?.() ?? 0, timeoutMs, { askLocked: o.unlockedOnly });
       // The binding loads (dlopen and its set-up, ≈ 4 ms) while the bus
       // answers the ping: on the next turn of the event loop, once the ping's
       // connection is under way. Loading it calls nothing; the first call is

@@ -132,7 +132,7 @@ function replies(data: Buffer): { replies: Reply[]; used: number } {
  * `b`), read little-endian; undefined for any other body. The body starts
  * 8-aligned in its message, so offsets within it align as in the message.
  */
-export function variantBoolean(body: Buffer): boolean | undefined {
+function variantBoolean(body: Buffer): boolean | undefined {
   if (body.length < 8 || body[0] !== 1 || body[1] !== 0x62 /* b */ || body[2] !== 0) return undefined;
   const v = body.readUInt32LE(4);
   return v === 1 ? true : v === 0 ? false : undefined;

@@ -1,5 +1,4 @@
 import { access, constants } from 'node:fs/promises';
-import { isIPv4 } from 'node:net';
 import type { Context } from '../../context.js';
 import { parseDuration, parseIntOption, printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
@@ -8,15 +7,12 @@ import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 import { explicitEmulatorUrl } from './url.js';
 
-/** 127.0.0.0/8, ::1 or localhost: the emulator never listens beyond this machine. */
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
-}
-
 export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
   const port = parseIntOption(opts.port ?? '0', '--port', 0, 65535);
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopback(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, another 127.x.y.z, or ::1), got ${host}`);
+  const { isLoopback, startEmulator } = await import('../../../emulator/server.js');
+  if (!isLoopback(host === 'localhost' ? '127.0.0.1' : host))
+    throw new UsageError(`--host must be a loopback address (127.0.0.1, another 127.x.y.z, or ::1), got ${host}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
   if (opts.tls && opts.tlsCert) throw new UsageError('--tls makes its own certificate: give either --tls or --tls-cert and --tls-key');
   for (const [flag, file] of [
@@ -28,7 +24,6 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
         throw new UsageError(`${flag}: cannot read ${file}`);
       });
   }
-  const { startEmulator } = await import('../../../emulator/server.js');
   const emu = await startEmulator({
     port,
     host: host === 'localhost' ? '127.0.0.1' : host,
