@@ -7,14 +7,13 @@
  * gh refuses a port in a host name, so the emulator listens on port 443 of a
  * random 127.x.y.z address (binding 443 needs root, as in CI).
  */
-import { execFile, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { BIN, cleanEnv } from './harness.js';
+import { startCliEmulator } from './harness.js';
 
 let emu: RunningEmulator;
 let home: string;
@@ -105,24 +104,14 @@ describe("gh 2.23 against `lanyard emulator start --tls` (the README's recipe)",
   it('the CLI-started emulator on port 443 of a spare loopback address: gh trusts the named file and signs in', async () => {
     const ip = spareLoopback();
     const dir = await mkdtemp(join(tmpdir(), 'lanyard-gh-cli-'));
-    const child = spawn(
-      process.execPath,
-      [BIN, 'emulator', 'start', '--tls', '--host', ip, '--port', '443', '--data-dir', join(dir, 'data'), '--no-profile', '-q'],
-      {
-        env: cleanEnv({ LANYARD_CONFIG_DIR: join(dir, 'config') }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    const emulator = await startCliEmulator(
+      ['--tls', '--host', ip, '--port', '443', '--data-dir', join(dir, 'data'), '--no-profile', '-q'],
+      { LANYARD_CONFIG_DIR: join(dir, 'config') },
+      { readyOn: /SSL_CERT_FILE=/ },
     );
     try {
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const first = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', (c) => reject(new Error(`exited ${c}: ${stderr}`)));
-      });
-      expect(first).toBe(`Emulator listening on https://${ip}`);
-      for (let i = 0; i < 100 && !/SSL_CERT_FILE=/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
-      const caFile = /SSL_CERT_FILE=(\S+)/.exec(stderr)?.[1];
+      expect(emulator.first).toBe(`Emulator listening on https://${ip}`);
+      const caFile = /SSL_CERT_FILE=(\S+)/.exec(emulator.stderr())?.[1];
       expect(caFile).toBe(join(dir, 'data', 'emulator-ca.pem'));
       const login = await gh(['auth', 'login', '--hostname', ip, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`, caFile);
       expect(login, login.stderr).toMatchObject({ code: 0, stderr: '' });
@@ -134,9 +123,7 @@ describe("gh 2.23 against `lanyard emulator start --tls` (the README's recipe)",
       expect(untrusted.code).not.toBe(0);
       expect(untrusted.stderr).toMatch(/certificate/i);
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await emulator.stop('SIGTERM');
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -1,37 +1,16 @@
 /** The emulator host: start/stop, profile registration, TLS, admin verbs and faults, CLI ↔ emulator. */
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { BIN, cleanEnv, runCli, selfSignedCert } from './harness.js';
+import { runCli, selfSignedCert, startCliEmulator } from './harness.js';
 import { useEmulatorWorld } from './emulator-world.js';
 
 const ref = useEmulatorWorld();
 const run = ref.run;
 
-/** Starts `lanyard emulator start` by hand; resolves with its URL and a stop(signal) giving the exit code. */
-async function spawnEmulator(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (c) => reject(new Error(`exited ${c}: ${stderr}`)));
-  });
-  for (let i = 0; i < 100 && !/Profile "emulator"/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
-  return {
-    first,
-    stderr: () => stderr,
-    /** Sends `signal`; resolves with the exit code, or the signal's name when the process died of one. */
-    stop: (signal: NodeJS.Signals) =>
-      new Promise<number | string | null>((resolve) => {
-        child.once('exit', (code, sig) => resolve(code ?? sig));
-        child.kill(signal);
-      }),
-  };
-}
+/** `lanyard emulator start --port 0 ARGS` by hand. */
+const spawnEmulator = (args: string[], env: Record<string, string>) => startCliEmulator(['--port', '0', ...args], env);
 
 describe('lifecycle', () => {
   it('first line, the "emulator" profile, and a graceful exit 0 on SIGTERM and SIGINT', async () => {

@@ -95,6 +95,49 @@ export interface World {
   stop(): Promise<void>;
 }
 
+/** A `lanyard emulator start` run by hand (see startCliEmulator). */
+export interface CliEmulator {
+  /** Its first stdout line (`Emulator listening on …`). */
+  first: string;
+  /** Its stderr so far. */
+  stderr(): string;
+  /** Sends `signal`; resolves with the exit code, or the signal's name when the process died of one. */
+  stop(signal: NodeJS.Signals): Promise<number | string | null>;
+}
+
+/**
+ * Starts `lanyard emulator start ARGS` (this checkout's CLI, or `bin`, an
+ * installed one) in a clean environment plus `env`; resolves after its first
+ * line, once stderr also shows `readyOn` (default: the profile registration;
+ * waited for at most 2 s).
+ */
+export async function startCliEmulator(
+  args: string[],
+  env: Record<string, string | undefined>,
+  o: { bin?: string; readyOn?: RegExp } = {},
+): Promise<CliEmulator> {
+  const [cmd, pre] = o.bin ? [o.bin, []] : [process.execPath, [BIN]];
+  const child = spawn(cmd, [...pre, 'emulator', 'start', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (c) => reject(new Error(`emulator exited ${c}: ${stderr}`)));
+  });
+  const ready = o.readyOn ?? /Profile "emulator"/;
+  for (let i = 0; i < 100 && !ready.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+  return {
+    first,
+    stderr: () => stderr,
+    stop: (signal) =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode ?? child.signalCode);
+        child.once('exit', (code, sig) => resolve(code ?? sig));
+        child.kill(signal);
+      }),
+  };
+}
+
 export async function startWorld(options: { env?: Record<string, string>; emulatorArgs?: string[] } = {}): Promise<World> {
   const configDir = await mkdtemp(join(tmpdir(), 'lanyard-e2e-'));
   const env = { LANYARD_CONFIG_DIR: configDir, ...options.env };

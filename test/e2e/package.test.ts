@@ -6,14 +6,13 @@
  * (moduleResolution node16 and bundler), and signs in with the device flow and
  * reads the rate limit against the emulator through the package alone.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ROOT } from './harness.js';
+import { cleanEnv, ROOT, startCliEmulator } from './harness.js';
 
 const npmEnv = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', env: npmEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -69,27 +68,18 @@ describe('npm package', () => {
     expect(execFileSync(bin, ['ratelimit', '--help'], { encoding: 'utf8' })).toMatch(/status/);
   }, 180_000);
 
-  it("the installed CLI runs the emulator (the library's, through require of an ES module) and talks to it, with nothing on stderr", async () => {
+  it("the installed CLI runs the emulator (the library's, through require of an ES module) and talks to it, with no warning on stderr", async () => {
     const bin = join(work, 'prefix', 'bin', 'lanyard');
-    const env = cleanEnv({ LANYARD_CONFIG_DIR: join(work, 'installed-config') });
-    const child = spawn(bin, ['emulator', 'start', '--port', '0', '-q'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const extra = { LANYARD_CONFIG_DIR: join(work, 'installed-config') };
+    const emulator = await startCliEmulator(['--port', '0', '-q'], extra, { bin });
     try {
-      const first = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', (c) => reject(new Error(`emulator exited ${c}: ${stderr}`)));
-      });
-      expect(first).toMatch(/^Emulator listening on http:\/\/127\.0\.0\.1:\d+$/);
-      for (let i = 0; i < 100 && !/Profile "emulator"/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
-      const { stdout } = await run(bin, ['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env });
+      expect(emulator.first).toMatch(/^Emulator listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const { stdout } = await run(bin, ['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env: cleanEnv(extra) });
       expect(JSON.parse(stdout).resources.core.limit).toBe(60);
     } finally {
-      const exited = new Promise<number | null>((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await emulator.stop('SIGTERM')).toBe(0);
     }
-    expect(stderr).toMatch(/^Profile "emulator" points at http:\/\/127\.0\.0\.1:\d+ .*\nShutting down the emulator\n$/);
+    expect(emulator.stderr()).toMatch(/^Profile "emulator" points at http:\/\/127\.0\.0\.1:\d+ .*\nShutting down the emulator\n$/);
   }, 60_000);
 
   describe('as a library in a fresh project', () => {
