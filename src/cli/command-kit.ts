@@ -18,7 +18,7 @@ export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command
 export function withShaping(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
   const each = opts.ndjson ? ' (with --ndjson: to each item)' : '';
   cmd.option('-q, --jq <expression>', `filter the JSON with a jq expression${each}; strings print raw`);
-  cmd.option('-t, --template <text>', `format the JSON with a Liquid template${each} (see README "Scripts and CI")`);
+  cmd.option('-t, --template <text>', `format the JSON with a Liquid template${each} (see docs/scripts-and-ci.md)`);
   return cmd;
 }
 

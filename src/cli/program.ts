@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
+import { environmentHelp } from './environment.js';
 import { examples } from './command-kit.js';
 import { isPaged, startCommandPager } from './pager.js';
 import * as config from './commands/config/index.js';
@@ -196,6 +197,7 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     'lanyard --profile emulator api /user',
     'lanyard --profile emulator mailbox list --all --ndjson',
   ]);
+  program.addHelpText('after', environmentHelp());
   if (scope === 'full') program.addCommand(completion.completeCommand(ctx), { hidden: true });
   applyExitOverride(program);
   return program;

@@ -324,10 +324,11 @@ describe('an older single-account store', () => {
   });
 });
 
-describe('README "Several accounts on one host"', () => {
+describe('docs/hosting.md "Several accounts on one host"', () => {
   it('every example line runs against the emulator (a line ending in `# exit N` exits N)', async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const readme = await readFile(join(ROOT, 'docs', 'hosting.md'), 'utf8');
     const start = readme.indexOf('\n### Several accounts on one host\n');
+    expect(start).toBeGreaterThan(0);
     const block = readme.slice(readme.indexOf('```sh\n', start) + 6, readme.indexOf('\n```', readme.indexOf('```sh\n', start)));
     const lines = block.split('\n').filter((l) => l.trim());
     expect(lines.length).toBeGreaterThan(8);

@@ -1,9 +1,10 @@
 /**
  * Every example a user can paste — each `$ …` line of every command's
- * `--help` and every command of README.md's shell blocks — runs against the
+ * `--help` and every command of the shell blocks of the README and the manual
+ * in docs/ (MANUAL in examples.ts) — runs against the
  * emulator as pasted into bash: the built CLI (`npm run build`) on PATH as
  * `lanyard`, stdin closed, no CI variables. The examples shown together (one
- * README block, one help text) are pasted one after another into one shell,
+ * page's block, one help text) are pasted one after another into one shell,
  * in a fresh working directory holding the files examples read, with a fresh
  * copy of a config directory signed in to every service (profiles `default`
  * (active), `work` and `old-work` point at the emulator) and the variables the
@@ -18,7 +19,7 @@
  * a password asked at a hidden prompt is typed on a pseudo-terminal
  * (TYPED_AT_PROMPT).
  *
- * New examples are picked up from the help texts and the README by
+ * New examples are picked up from the help texts and the manual's pages by
  * themselves. A line shown in several places runs once (README first). SKIP
  * holds the few that cannot run here, each with its reason. Blocks that steer
  * the emulator (`lanyard emulator budget|fault|advance|reset|…`) run one at a
@@ -33,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { examples } from '../../src/cli/command-kit.js';
-import { type Example, helpExamples, makeProgram, readmeExamples } from './examples.js';
+import { type Example, helpExamples, makeProgram, manualExamples } from './examples.js';
 import { BIN, cleanEnv, ROOT, selfSignedCert, startWorld, type World } from './harness.js';
 
 /** Examples that cannot run here, by their text without its trailing comment: why. */
@@ -80,11 +81,11 @@ export function withoutComment(text: string): string {
   return text.trimEnd();
 }
 
-/** README blocks, then help texts; a line already shown elsewhere is left out of the later block. */
-export function units(readme: string, help: Example[] = helpExamples()): Unit[] {
+/** The manual's blocks (README first), then help texts; a line already shown elsewhere is left out of the later block. */
+export function units(manual: Example[], help: Example[] = helpExamples()): Unit[] {
   const seen = new Set<string>();
   const byBlock = new Map<string, Example[]>();
-  for (const e of [...readmeExamples(readme), ...help]) {
+  for (const e of [...manual, ...help]) {
     const key = withoutComment(e.text);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -455,13 +456,13 @@ describe('every --help and README example runs against the emulator', () => {
   it('a new example in a help text is picked up by itself', () => {
     const tree = makeProgram();
     examples(tree.program.command('brand-new').description('added today'), ['lanyard brand-new --fast']);
-    const picked = units('', helpExamples(tree)).flatMap((u) => u.examples);
+    const picked = units([], helpExamples(tree)).flatMap((u) => u.examples);
     expect(picked).toContainEqual({ text: 'lanyard brand-new --fast', source: 'lanyard brand-new --help', block: 'lanyard brand-new --help', exit: 0 });
-    expect(picked.length).toBe(units('').flatMap((u) => u.examples).length + 1);
+    expect(picked.length).toBe(units([]).flatMap((u) => u.examples).length + 1);
   });
 
   it('each example exits as shown', { timeout: 600_000 }, async () => {
-    const all = units(await readFile(join(ROOT, 'README.md'), 'utf8'));
+    const all = units(manualExamples(ROOT));
     const skipped = all.flatMap((u) => u.examples).filter((e) => withoutComment(e.text) in SKIP);
     const runnable = all.map((u) => ({ ...u, examples: u.examples.filter((e) => !(withoutComment(e.text) in SKIP)) })).filter((u) => u.examples.length);
     const side = runnable.filter((u) => !u.examples.some((e) => steersEmulator(e.text)));

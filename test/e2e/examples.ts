@@ -1,9 +1,12 @@
 /**
  * Where the examples a user pastes come from: the "Examples:" block of every
  * command's `--help` (the real commander tree, hidden internals excluded) and
- * the shell blocks of README.md. Shared by the parse check (help.test.ts) and
- * the run against the emulator (examples-run.test.ts).
+ * the shell blocks of README.md and of the manual's pages in docs/ (MANUAL).
+ * Shared by the parse check (help.test.ts) and the run against the emulator
+ * (examples-run.test.ts).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { createContext } from '../../src/cli/context.js';
@@ -13,11 +16,11 @@ import { createTestIO, type TestIO } from '../fakes/io.js';
 export interface Example {
   /** Shell text as shown (continuation lines joined). */
   text: string;
-  /** Where it is shown: `lanyard auth --help`, `README.md:42 (## Quick start)`. */
+  /** Where it is shown: `lanyard auth --help`, `README.md:42 (Quick start)`, `docs/hosting.md:60 (Authentication)`. */
   source: string;
   /** Exit code the text says it ends with (`# exit N`), else 0. */
   exit: number;
-  /** The examples shown together (one help text, one README block), pasted one after another. */
+  /** The examples shown together (one help text, one shell block of a page), pasted one after another. */
   block: string;
 }
 
@@ -92,7 +95,7 @@ export function helpExamples(tree: { program: Command; io: TestIO } = makeProgra
 const SHELL = /^```(sh|bash|console|shell|shell-session)\s*$/;
 
 /**
- * The commands of README.md's shell blocks (```sh, ```bash, ```console):
+ * The commands of a page's shell blocks (```sh, ```bash, ```console):
  * a block with `$ ` prompts is a transcript (prompted lines are commands, the
  * rest their output, whose trailing `# exit N` belongs to the command above);
  * any other block is a script, one command per line (`\` joins lines, `#`
@@ -133,4 +136,31 @@ export function readmeExamples(readme: string, file = 'README.md'): Example[] {
     }
   }
   return out;
+}
+
+/**
+ * The pages whose shell blocks are examples a user pastes: the README and the
+ * manual in docs/ (the generated command reference repeats the help texts,
+ * which helpExamples reads from the tree itself).
+ */
+export const MANUAL = [
+  'README.md',
+  'docs/conventions.md',
+  'docs/configuration.md',
+  'docs/hosting.md',
+  'docs/echo.md',
+  'docs/protocol-servers.md',
+  'docs/mailbox.md',
+  'docs/health.md',
+  'docs/scripts-and-ci.md',
+  'docs/emulator-guide.md',
+  'docs/library.md',
+  'docs/reliability.md',
+  'docs/development.md',
+  'docs/benchmarks.md',
+];
+
+/** Every example of the README and the manual's pages, page by page in MANUAL's order. */
+export function manualExamples(root: string): Example[] {
+  return MANUAL.flatMap((file) => readmeExamples(readFileSync(join(root, file), 'utf8'), file));
 }

@@ -1,6 +1,7 @@
 /**
- * The examples of the README's "Scripts and CI" section run: every line of
- * its ```sh blocks, in bash, against the emulator, with `lanyard` on PATH.
+ * The examples of the "Scripts and CI" page (docs/scripts-and-ci.md) run:
+ * every line of its ```sh blocks, in bash, against the emulator, with
+ * `lanyard` on PATH.
  * A line ending in `# exit N` must exit N; every other line must exit 0.
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,13 +11,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, ROOT, startWorld, type World } from './harness.js';
 
-/** The shell lines of the ```sh blocks of a `## ` section, with their sub-heading. */
-export async function sectionExamples(title: string): Promise<Array<{ heading: string; line: string }>> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n## ${title}\n`);
-  if (start < 0) throw new Error(`README has no "## ${title}" section`);
-  const end = readme.indexOf('\n## ', start + 4);
-  const text = readme.slice(start, end < 0 ? undefined : end);
+/** The shell lines of the ```sh blocks of a page's `# ` or `## ` section, with their sub-heading. */
+export async function sectionExamples(page: string, title: string): Promise<Array<{ heading: string; line: string }>> {
+  const doc = `\n${await readFile(join(ROOT, page), 'utf8')}`;
+  const found = [`\n# ${title}\n`, `\n## ${title}\n`].map((h) => doc.indexOf(h)).find((i) => i >= 0);
+  if (found === undefined) throw new Error(`${page} has no "${title}" section`);
+  const start = found + 1;
+  const end = doc.indexOf('\n## ', start + 4);
+  const text = doc.slice(start, end < 0 ? undefined : end);
   const out: Array<{ heading: string; line: string }> = [];
   let heading = title;
   let inBlock = false;
@@ -28,7 +30,7 @@ export async function sectionExamples(title: string): Promise<Array<{ heading: s
   return out;
 }
 
-describe('README "Scripts and CI" examples', () => {
+describe('docs/scripts-and-ci.md examples', () => {
   let world: World;
   let bin: string;
   let env: Record<string, string>;
@@ -55,7 +57,7 @@ describe('README "Scripts and CI" examples', () => {
   });
 
   it('every example line runs', async () => {
-    const lines = await sectionExamples('Scripts and CI');
+    const lines = await sectionExamples('docs/scripts-and-ci.md', 'Scripts and CI');
     expect(lines.length).toBeGreaterThan(5);
     for (const { heading, line } of lines) {
       const want = Number(/# exit (\d+)\s*$/.exec(line)?.[1] ?? 0);

@@ -20,7 +20,7 @@ export function apiCommand(ctx: Context): Command {
     .option('--input <file>', 'request body from a file, or - for stdin (streamed)')
     .option('--paginate', 'follow next pages (Link rel="next", nextLink, mailbox start) and print one JSON array')
     .option('--ndjson', 'with --paginate: one JSON item per line as pages arrive')
-    .option('--checkpoint <file>', 'with --paginate --ndjson: record progress in FILE after each page and resume from it (see README "Resumable pagination")')
+    .option('--checkpoint <file>', 'with --paginate --ndjson: record progress in FILE after each page and resume from it (see docs/scripts-and-ci.md)')
     .option('-i, --include', 'print the status line and response headers (incl. rate-limit headers) before the body')
     .option('--silent', 'do not print the response body')
     .addOption(

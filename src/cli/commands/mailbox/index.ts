@@ -29,7 +29,7 @@ export function mailboxCommand(ctx: Context): Command {
       .option('--oldest-first', 'oldest first instead of newest first')
       .option('--include-body', 'include pre-parsed text/HTML bodies (implies --metadata)')
       .option('--all', 'follow pages until the label is exhausted (streams with --ndjson)')
-      .option('--checkpoint <file>', 'with --all --ndjson: record progress in FILE after each page and resume from it (see README "Resumable pagination")')
+      .option('--checkpoint <file>', 'with --all --ndjson: record progress in FILE after each page and resume from it (see docs/scripts-and-ci.md)')
       .option('--new', 'only messages the previous --new run of this profile and label did not list; state in the state directory')
       .action(async (opts: MailboxListOptions) => (await import('./run-list.js')).runMailboxList(ctx, opts)),
     [
