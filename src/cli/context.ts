@@ -81,8 +81,6 @@ export interface Context {
   warn(text: string): void;
   /** Set by long-running commands (emulator start) whose normal end is Ctrl-C: exit 0, not 130. */
   interruptHandled: boolean;
-  /** Set by a command whose exit status is another program's (`exec`): main exits with it. */
-  exitStatus?: number;
   /** Closes pools; called by main before exit. */
   close(): Promise<void>;
 }

@@ -3,6 +3,20 @@ import { CommanderError } from 'commander';
 import { ExitCode } from '../shared/exit-codes.js';
 import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../core/errors.js';
 import { localTime, relativeTime } from './output.js';
+import { hintOf } from './hints.js';
+import { SERVICES } from './services/registry.js';
+
+/**
+ * The command's own exit status, thrown by its run function instead of an
+ * error: another program's (`exec`), a failed CI gate (`health check`).
+ * Nothing is printed for it.
+ */
+export class ExitStatus extends Error {
+  constructor(readonly status: number) {
+    super(`exit status ${status}`);
+    this.name = 'ExitStatus';
+  }
+}
 
 /** The exit code of every error code: the one table (a test checks it covers them all). */
 export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
@@ -44,6 +58,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
 };
 
 export function exitCodeFor(err: unknown): number {
+  if (err instanceof ExitStatus) return err.status;
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : ExitCode.Usage;
   if (err instanceof LanyardError) return EXIT_CODES[err.code] ?? ExitCode.Error;
   return ExitCode.Error;
@@ -54,11 +69,10 @@ export function formatError(err: unknown, debug: boolean): string {
   let msg: string;
   if (err instanceof LanyardError) {
     msg = err.message;
-    if (err instanceof HttpError && err.status === 401 && !err.hint) {
-      err.hint = 'authentication needed: run `lanyard auth login` (or set LANYARD_TOKEN)';
-    }
+    if (err instanceof HttpError && err.status === 401 && !err.hint && !err.remedy) err.hint = unauthorizedHint(err);
     if (err instanceof RateLimitError && !err.hint && err.kind !== 'budget') err.hint = rateLimitHint(err);
-    if (err.hint) msg += `\n${err.hint}`;
+    const hint = hintOf(err);
+    if (hint) msg += `\n${hint}`;
   } else if (err instanceof Error) {
     msg = `unexpected error: ${err.message.split('\n')[0]}`;
   } else {
@@ -66,6 +80,13 @@ export function formatError(err: unknown, debug: boolean): string {
   }
   if (debug && err instanceof Error && err.stack) msg += `\n${err.stack}`;
   return msg;
+}
+
+/** A 401 nobody explained: the sign-in of its service (the hosting service's when it is not known). */
+function unauthorizedHint(err: HttpError): string {
+  if (!err.service || err.service === 'hosting') return 'authentication needed: run `lanyard auth login` (or set LANYARD_TOKEN)';
+  const advice = SERVICES[err.service].signIn({});
+  return advice ? `authentication needed: ${advice}` : SERVICES[err.service].refused('unknown');
 }
 
 /** When to try again, in local time, and how to wait automatically. */

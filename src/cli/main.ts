@@ -2,7 +2,7 @@
 import { createProcessIO } from './io.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
-import { exitCodeFor, formatError } from './exit.js';
+import { ExitStatus, exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { rememberSecretEnv, safeText } from './safe-text.js';
@@ -63,10 +63,9 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   try {
     await program.parseAsync(argv);
     if (interrupted && !ctx.interruptHandled) code = ExitCode.Interrupted;
-    if (ctx.exitStatus !== undefined) code = ctx.exitStatus;
   } catch (err) {
     code = exitCodeFor(err);
-    if (code !== 0 && !(err as { code?: string })?.code?.startsWith?.('commander.')) {
+    if (code !== 0 && !(err instanceof ExitStatus) && !(err as { code?: string })?.code?.startsWith?.('commander.')) {
       io.err(formatError(err, ctx.debug));
     }
     if ((err as { code?: string })?.code === 'commander.unknownCommand') {

@@ -53,15 +53,66 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** The services Lanyard signs in to and calls. */
+export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+
+/**
+ * What the caller must do before trying again, said without naming a command
+ * or a variable: a program using the library acts on it in its own way, and
+ * the CLI turns it into advice (src/cli/hints.ts).
+ */
+export type Remedy =
+  /** Sign in to the service (again): a new token. `flow: 'web'` when the device flow is not the way. */
+  | { kind: 'sign-in'; service: ServiceName; again?: boolean; flow?: 'web'; serverUrl?: string; scopes?: string }
+  /** The profile lacks a setting (`option` names the flag that gives it for one run). */
+  | { kind: 'set-setting'; setting: string; example: string; profile?: string; option?: string }
+  /** A setting's value is wrong (check it). */
+  | { kind: 'check-setting'; setting: string }
+  /** No such profile: pick one of those that exist. */
+  | { kind: 'choose-profile' }
+  /** A secret was given to the config file (in a URL, or as a value): credentials go to the credential store. */
+  | { kind: 'secret-in-config'; in: 'url' | 'value' }
+  /** The OAuth client's secret is needed. */
+  | { kind: 'client-secret' }
+  /** A pre-registered OAuth client is needed (with its secret or key when `confidential`). */
+  | { kind: 'client-id'; confidential?: boolean }
+  /** The stored client registration of the server is no longer good: forget it. */
+  | { kind: 'forget-client'; serverUrl: string }
+  /** An ID token of the identity provider is needed (cross-app access). */
+  | { kind: 'id-token' }
+  /** The request deadline passed: raise it (or turn it off). */
+  | { kind: 'longer-deadline' };
+
+export interface LanyardErrorOptions {
+  cause?: unknown;
+  /** Why, or what to check, in words that hold for any caller (no command names). */
+  hint?: string;
+  /** What to do next, for the caller to turn into its own advice. */
+  remedy?: Remedy;
+  /** The service the failure concerns, when one does. */
+  service?: ServiceName;
+  /** Where the refused or missing credential came from (`env:LANYARD_TOKEN`, `keychain`, `anonymous`, …). */
+  credentialSource?: string;
+}
+
 export class LanyardError extends Error {
   readonly code: ErrorCode;
-  /** A hint printed after the message, e.g. "run `lanyard auth login`". */
+  /** Why, or what to check, printed after the message; never a command of the CLI (see `remedy`). */
   hint?: string;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; hint?: string }) {
+  /** What the caller must do next (the CLI says it as a command to run). */
+  remedy?: Remedy;
+  /** The service the failure concerns. */
+  service?: ServiceName;
+  /** Where the credential involved came from. */
+  credentialSource?: string;
+  constructor(code: ErrorCode, message: string, options?: LanyardErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     if (options?.hint) this.hint = options.hint;
+    if (options?.remedy) this.remedy = options.remedy;
+    if (options?.service) this.service = options.service;
+    if (options?.credentialSource) this.credentialSource = options.credentialSource;
   }
 }
 
@@ -100,7 +151,7 @@ export function oneLine(s: string): string {
 
 /** 401 or a missing credential: the user must sign in (exit 4). */
 export class AuthRequiredError extends LanyardError {
-  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+  constructor(message: string, options?: LanyardErrorOptions) {
     super('auth_required', message, options);
   }
 }
@@ -159,14 +210,14 @@ export class CredentialStoreError extends LanyardError {
 
 /** Bad input detected before any request (exit 2). */
 export class ValidationError extends LanyardError {
-  constructor(message: string, options?: { hint?: string }) {
+  constructor(message: string, options?: LanyardErrorOptions) {
     super('validation', message, options);
   }
 }
 
 /** A profile lacks a setting the command needs (exit 2). */
 export class ConfigError extends LanyardError {
-  constructor(message: string, options?: { hint?: string }) {
+  constructor(message: string, options?: LanyardErrorOptions) {
     super('config', message, options);
   }
 }

@@ -308,7 +308,7 @@ describe('gateway details', () => {
     const noAud = await run(['echo', 'auth-info', '--scheme', 'vendor-jwt', '-c', keyFiles['vendor-jwt'].path]);
     expect((await run(['config', 'set', 'echo.audience', AUDIENCE])).code).toBe(0);
     expect(noAud.code).toBe(2);
-    expect(noAud.stderr).toMatch(/^no audience: pass --audience/);
+    expect(noAud.stderr).toMatch(/^no audience\npass --audience, or set echo.audience in the profile/);
   });
 });
 

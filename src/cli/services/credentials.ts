@@ -11,8 +11,9 @@ import { requireSetting } from '../../core/config/settings.js';
 import { hostingTarget } from '../hosting.js';
 import { pathSegment } from '../../core/path-segment.js';
 import { UsageError } from '../usage-error.js';
+import type { ServiceName } from '../../core/errors.js';
 
-export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+export type { ServiceName } from '../../core/errors.js';
 
 export interface ServiceAuth {
   /** The credential as resolved now (refreshed first when it was about to expire). */

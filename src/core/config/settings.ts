@@ -58,7 +58,7 @@ export function normaliseSetting(key: string, value: string): string {
     // The config file is not a place for secrets: no user:password@, no ?token=.
     if (u.username || u.password) {
       throw new ConfigError(`${key}: the URL holds a user name or password, and the config file never holds a secret`, {
-        hint: 'give the URL without "user:password@" and sign in with `lanyard auth login` (or a LANYARD_* variable)',
+        remedy: { kind: 'secret-in-config', in: 'url' },
       });
     }
     const secretParam = [...u.searchParams.keys()].find((k) => isSecretField(k));
@@ -70,7 +70,7 @@ export function normaliseSetting(key: string, value: string): string {
   if (/[\u0000-\u001f\u007f]/.test(v)) throw new ConfigError(`${key} must not contain control characters`);
   if (looksLikeSecret(v)) {
     throw new ConfigError(`${key}: the value looks like a token or key, and the config file never holds a secret`, {
-      hint: 'store credentials with `lanyard auth token --with-token`, `lanyard echo key set` or a LANYARD_* variable',
+      remedy: { kind: 'secret-in-config', in: 'value' },
     });
   }
   return v;
@@ -95,6 +95,6 @@ export function requireSetting(settings: ProfileSettings, key: SettingKey, profi
   if (v) return v;
   const example = SETTINGS[key].kind === 'url' ? '<url>' : '<value>';
   throw new ConfigError(`profile "${profileName}" has no ${key}`, {
-    hint: `run \`lanyard config set ${key} ${example} --profile ${profileName}\`, or use a profile that has it: \`--profile NAME\` (\`lanyard profile list\`; after \`lanyard emulator start\`: \`--profile emulator\`)`,
+    remedy: { kind: 'set-setting', setting: key, example, profile: profileName },
   });
 }

@@ -179,7 +179,7 @@ export class ConfigStore extends ConfigReader {
 
   async use(name: string): Promise<void> {
     return this.update(() => {
-      if (!this.profile(name)) throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`' });
+      if (!this.profile(name)) throw new ConfigError(`no profile named "${name}"`, { remedy: { kind: 'choose-profile' } });
       this.conf.set('activeProfile', name);
     });
   }

@@ -81,7 +81,7 @@ export function refusal(err: unknown, credential: 'key' | 'token'): unknown {
   if (!message || err.status < 400 || err.status >= 500) return err;
   const text = `the echo API refused the ${credential === 'key' ? 'API key' : 'token'} (HTTP ${err.status}): ${message}`;
   if (credential === 'key' && (err.status === 401 || (err.status === 400 && /API key/i.test(message)))) {
-    return new AuthRequiredError(text, { hint: 'set LANYARD_API_KEY, or store a key with `lanyard echo key set`' });
+    return new AuthRequiredError(text, { remedy: { kind: 'sign-in', service: 'echo' }, service: 'echo' });
   }
   if (credential === 'token' && (err.status === 401 || err.status === 403)) {
     const hint = JWT_HINTS.find(([re]) => re.test(message))?.[1];

@@ -57,7 +57,7 @@ export async function obtainSchemeToken(o: SchemeTokenOptions, d: SchemeTokenDep
   if (isServiceAccountScheme(o.scheme)) {
     if (!o.credentialsFile) throw new ValidationError(`--scheme ${o.scheme} needs --credentials <key file> (a service-account key file)`);
     if (!o.audience) {
-      throw new ValidationError('no audience: pass --audience, or set echo.audience in the profile (`lanyard config set echo.audience <value>`)');
+      throw new ValidationError('no audience', { remedy: { kind: 'set-setting', setting: 'echo.audience', example: '<value>', option: '--audience' } });
     }
     // The two account schemes trust an account's own address as issuer.
     if (o.issuer !== undefined && o.scheme !== 'vendor-jwt' && !/^[^@\s]+@[^@\s]+$/.test(o.issuer)) {
@@ -87,12 +87,12 @@ export async function obtainSchemeToken(o: SchemeTokenOptions, d: SchemeTokenDep
 
 function signInTarget(o: SchemeTokenOptions): { issuer: string; clientId: string; account: string; product: string } {
   if (o.scheme === 'id-token') {
-    if (!o.idpUrl) throw new ValidationError('no identity provider: set echo.idpUrl in the profile (`lanyard config set echo.idpUrl <url>`)');
+    if (!o.idpUrl) throw new ValidationError('no identity provider', { remedy: { kind: 'set-setting', setting: 'echo.idpUrl', example: '<url>' } });
     if (!o.clientId) throw new ValidationError('no OAuth client id: pass --client-id, or set echo.idpClientId in the profile');
     const issuer = o.idpUrl.replace(/\/+$/, '');
     return { issuer, clientId: o.clientId, account: idTokenAccount(issuer), product: 'the identity provider' };
   }
-  if (!o.appPlatformUrl) throw new ValidationError('no app platform: set echo.appPlatformUrl in the profile (`lanyard config set echo.appPlatformUrl <url>`)');
+  if (!o.appPlatformUrl) throw new ValidationError('no app platform', { remedy: { kind: 'set-setting', setting: 'echo.appPlatformUrl', example: '<url>' } });
   if (!o.project) throw new ValidationError('no project: pass --project <id>, or set echo.appPlatformProject in the profile');
   if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(o.project))
     throw new ValidationError(`--project: "${o.project}" is not a project id (lower-case letters, digits, hyphens)`);

@@ -73,10 +73,10 @@ export async function eventsPageRequest(http: HttpClient, url: string, token: st
     if (e.status === 401 || e.status === 403) {
       throw new AuthRequiredError(err.message, {
         cause: err,
-        hint:
-          e.status === 401
-            ? 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)'
-            : 'the signed-in account has no access to this subscription; check --subscription or sign in as another account',
+        service: 'health',
+        ...(e.status === 401
+          ? { remedy: { kind: 'sign-in', service: 'health' } }
+          : { hint: 'the signed-in account has no access to this subscription; check --subscription or sign in as another account' }),
       });
     }
     throw err;

@@ -120,18 +120,24 @@ export async function resolveHealthToken(o: {
   if (o.envToken?.trim()) return { token: o.envToken.trim(), source: 'environment' };
   if (!o.authUrl || !o.stores) {
     throw new AuthRequiredError('not signed in to the health API', {
-      hint: 'set health.authUrl and run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)',
+      hint: 'set health.authUrl',
+      remedy: { kind: 'sign-in', service: 'health' },
+      service: 'health',
     });
   }
   let rec: HealthTokenRecord | undefined;
   for (const store of await o.stores()) if ((rec = await loadHealthToken(store, o.authUrl))) break;
   if (!rec)
     throw new AuthRequiredError(`not signed in to the health API at ${hostOf(o.authUrl)}`, {
-      hint: 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)',
+      remedy: { kind: 'sign-in', service: 'health' },
+      service: 'health',
     });
   if (rec.expires_at - EXPIRY_SKEW_MS <= o.nowMs) {
     throw new AuthRequiredError(`the health API token expired at ${new Date(rec.expires_at).toISOString()}`, {
-      hint: 'the implicit flow gives no refresh token: run `lanyard auth login --health` again',
+      hint: 'the implicit flow gives no refresh token',
+      remedy: { kind: 'sign-in', service: 'health', again: true },
+      service: 'health',
+      credentialSource: 'store',
     });
   }
   return { token: rec.access_token, source: 'store', expiresAt: rec.expires_at };

@@ -143,7 +143,10 @@ export class HostingAuth implements CredentialProvider {
       if (latest.record.token !== found.record.token) return { ...latest, refreshed: false };
       if (!force && !refreshDue(latest.record, now)) return { ...latest, refreshed: false };
       if (!canRefresh(latest.record, now))
-        throw new AuthRequiredError(`the token of ${login} expired and cannot be refreshed`, { hint: 'sign in again: `lanyard auth device`' });
+        throw new AuthRequiredError(`the token of ${login} expired and cannot be refreshed`, {
+          remedy: { kind: 'sign-in', service: 'hosting', again: true },
+          service: 'hosting',
+        });
       const record = await refreshRecord({
         http: o.http,
         webUrl: o.webUrl!,
@@ -167,7 +170,10 @@ export class HostingAuth implements CredentialProvider {
     const { fetchUser } = await import('./user.js');
     const user = await fetchUser(o.http, o.apiUrl, { scheme: 'bearer', token: record.token }, o.signal);
     if (user.login !== record.login) {
-      throw new AuthRequiredError(`the refreshed token acts for ${user.login}, not ${record.login}`, { hint: 'sign in again: `lanyard auth device`' });
+      throw new AuthRequiredError(`the refreshed token acts for ${user.login}, not ${record.login}`, {
+        remedy: { kind: 'sign-in', service: 'hosting', again: true },
+        service: 'hosting',
+      });
     }
   }
 }

@@ -36,7 +36,10 @@ export interface PollOptions {
 const EXPIRED = new Set<string>([E.expiredToken, E.tokenExpired]);
 
 function expired(): AuthRequiredError {
-  return new AuthRequiredError('the one-time code expired before it was authorized', { hint: 'run `lanyard auth device` again for a new code' });
+  return new AuthRequiredError('the one-time code expired before it was authorized', {
+    remedy: { kind: 'sign-in', service: 'hosting', again: true },
+    service: 'hosting',
+  });
 }
 
 /** Maps a final OAuth error of the token endpoint to a clear, exit-code-bearing error. */
@@ -44,19 +47,24 @@ export function deviceFlowError(err: OAuthError): LanyardError {
   switch (err.error) {
     case E.accessDenied:
       return new AuthRequiredError('sign-in was cancelled by the user (access denied); the code cannot be used again', {
-        hint: 'run `lanyard auth device` to start over',
+        remedy: { kind: 'sign-in', service: 'hosting', again: true },
+        service: 'hosting',
       });
     case E.deviceFlowDisabled:
       return new LanyardError('device_flow_disabled', 'the device flow is not enabled for this OAuth app', {
-        hint: 'enable it in the app settings, or sign in with `lanyard auth login` (web flow)',
+        hint: 'enable it in the app settings',
+        remedy: { kind: 'sign-in', service: 'hosting', flow: 'web' },
+        service: 'hosting',
       });
     case E.incorrectClientCredentials:
       return new LanyardError('incorrect_client_credentials', 'the server does not know this client id', {
-        hint: 'check `lanyard config get hosting.clientId`',
+        remedy: { kind: 'check-setting', setting: 'hosting.clientId' },
+        service: 'hosting',
       });
     case E.incorrectDeviceCode:
       return new LanyardError('incorrect_device_code', 'the server refused the device code (invalid or already used)', {
-        hint: 'run `lanyard auth device` again',
+        remedy: { kind: 'sign-in', service: 'hosting', again: true },
+        service: 'hosting',
       });
     case E.unsupportedGrantType:
       return new LanyardError('unsupported_grant_type', 'the server refused the device grant type (unsupported_grant_type)');

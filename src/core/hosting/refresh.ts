@@ -32,7 +32,10 @@ export interface RefreshOptions {
 export async function refreshRecord(o: RefreshOptions): Promise<HostingTokenRecord> {
   const r = o.record;
   if (!canRefresh(r, o.nowMs))
-    throw new AuthRequiredError(`the token of ${r.login} expired and cannot be refreshed`, { hint: 'sign in again: `lanyard auth device`' });
+    throw new AuthRequiredError(`the token of ${r.login} expired and cannot be refreshed`, {
+      remedy: { kind: 'sign-in', service: 'hosting', again: true },
+      service: 'hosting',
+    });
   let t: Awaited<ReturnType<typeof processTokenResponse>>;
   try {
     t = await processTokenResponse(
@@ -47,7 +50,8 @@ export async function refreshRecord(o: RefreshOptions): Promise<HostingTokenReco
   } catch (err) {
     if (err instanceof OAuthError && err.error !== 'server_error') {
       throw new AuthRequiredError(`the server refused to refresh the token of ${r.login} (${err.error})`, {
-        hint: 'sign in again: `lanyard auth device`',
+        remedy: { kind: 'sign-in', service: 'hosting', again: true },
+        service: 'hosting',
         cause: err,
       });
     }

@@ -18,7 +18,10 @@ export function userRequest(http: HttpClient, apiUrl: string, credential: Creden
 export async function processUserResponse(res: HttpResponse): Promise<HostingUser> {
   if (res.status === 401) {
     await res.dump();
-    throw new AuthRequiredError('the token was refused by the server (invalid, expired or revoked)', { hint: 'sign in again: `lanyard auth device`' });
+    throw new AuthRequiredError('the token was refused by the server (invalid, expired or revoked)', {
+      remedy: { kind: 'sign-in', service: 'hosting', again: true },
+      service: 'hosting',
+    });
   }
   const body = await res.json<Record<string, unknown>>();
   if (!body || typeof body.login !== 'string' || !body.login) throw new AuthRequiredError('the user endpoint did not name a login');

@@ -57,7 +57,8 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
       .catch((err: unknown) => {
         if (err instanceof OAuthError && err.error === 'access_denied') {
           throw new AuthRequiredError('sign-in was cancelled in the browser (access denied)', {
-            hint: 'run `lanyard auth login` again, or `lanyard auth device`',
+            remedy: { kind: 'sign-in', service: 'hosting', flow: 'web', again: true },
+            service: 'hosting',
           });
         }
         throw err;

@@ -53,11 +53,11 @@ export class NodeHttpTransport implements Transport {
       deadline.unref();
     }
     const overDeadline = () =>
-      new TimeoutError(
-        method,
-        safeUrl,
-        'total',
-        `${method} ${safeUrl}: no complete answer within ${formatDuration(t.totalMs)} (the request deadline; raise it with --timeout or LANYARD_TIMEOUT, 0 for none)`,
+      Object.assign(
+        new TimeoutError(method, safeUrl, 'total', `${method} ${safeUrl}: no complete answer within ${formatDuration(t.totalMs)} (the request deadline)`),
+        {
+          remedy: { kind: 'longer-deadline' } as const,
+        },
       );
     try {
       raw = await new Promise<IncomingMessage>((resolve, reject) => {

@@ -87,10 +87,10 @@ export async function resolveClient(
     return { client: stored, how: 'stored' };
   }
   if (o.clientCredentials) {
-    throw new LanyardError(
-      'client_required',
-      'the client-credentials grant needs a client registered for this server: pass --client-id and its secret (LANYARD_CLIENT_SECRET or stdin) or --client-key',
-    );
+    throw new LanyardError('client_required', 'the client-credentials grant needs a client registered for this server', {
+      remedy: { kind: 'client-id', confidential: true },
+      service: 'protocol',
+    });
   }
   if (!e.registrationEndpoint) throw noRegistration(e.issuer);
   if (!o.redirectUri) throw new LanyardError('client_required', 'dynamic registration needs a redirect URI');
@@ -105,7 +105,7 @@ export async function resolveClient(
   try {
     client = await processRegistrationResponse(res, input, e.tokenAuthMethods);
   } catch (err) {
-    if (err instanceof OAuthError) throw Object.assign(err, { hint: 'pass a pre-registered client with --client-id' });
+    if (err instanceof OAuthError) throw Object.assign(err, { remedy: { kind: 'client-id' }, service: 'protocol' });
     throw err;
   }
   // Stored only after the registration worked (the caller saves it with the tokens).
@@ -117,11 +117,16 @@ function expired(c: ClientIdentity, now: number): boolean {
 }
 
 function noSecret(): LanyardError {
-  return new LanyardError('client_secret_missing', 'the client-credentials grant needs the client secret: set LANYARD_CLIENT_SECRET or pipe it on stdin');
+  return new LanyardError('client_secret_missing', 'the client-credentials grant needs the client secret', {
+    remedy: { kind: 'client-secret' },
+    service: 'protocol',
+  });
 }
 
 function noRegistration(issuer: string): LanyardError {
   return new LanyardError('client_required', `${issuer} offers no dynamic client registration and no client is stored for it`, {
-    hint: "register a client with the server's operator and pass --client-id (and its secret via LANYARD_CLIENT_SECRET or stdin for confidential clients)",
+    hint: "register a client with the server's operator",
+    remedy: { kind: 'client-id', confidential: true },
+    service: 'protocol',
   });
 }

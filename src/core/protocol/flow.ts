@@ -93,7 +93,8 @@ export async function authorize(deps: ProtocolAuthDeps, o: AuthorizeOptions): Pr
       }
       if (err instanceof RegistrationRefused) {
         throw new LanyardError('client_required', `the authorization server refuses client ${ctx.client?.clientId} (${err.message})`, {
-          hint: `run \`lanyard protocol forget ${o.serverUrl}\` and sign in again, or pass a registered --client-id`,
+          remedy: { kind: 'forget-client', serverUrl: o.serverUrl },
+          service: 'protocol',
         });
       }
       throw err;
@@ -306,7 +307,10 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
   assertSecureEndpoint(idp.tokenEndpoint, 'identity provider token');
   const idToken = await deps.idToken?.();
   if (!idToken)
-    throw new LanyardError('auth_required', 'cross-app access needs your ID token from the identity provider: set LANYARD_ID_TOKEN or pipe it on stdin');
+    throw new LanyardError('auth_required', 'cross-app access needs your ID token from the identity provider', {
+      remedy: { kind: 'id-token' },
+      service: 'protocol',
+    });
   const client = await identity(ctx, undefined, true);
   const exchange = await deps.http.request({
     method: 'POST',
@@ -467,6 +471,7 @@ export function unauthorizedAgain(serverUrl: string, header: string | undefined)
   const c = parseBearerChallenge(header);
   const why = c?.error ? `, ${c.error}${c.errorDescription ? ': ' + c.errorDescription : ''}` : '';
   return new AuthRequiredError(`${serverUrl} refused the request again after authorization (HTTP 401${why})`, {
-    hint: `run \`lanyard auth login --server ${serverUrl}\` to sign in again`,
+    remedy: { kind: 'sign-in', service: 'protocol', serverUrl, again: true },
+    service: 'protocol',
   });
 }

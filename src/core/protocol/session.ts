@@ -344,7 +344,8 @@ class AuthorizedSession {
   async #onInsufficientScope(scope: string | undefined, header: string | undefined): Promise<void> {
     if (this.#stepUps >= MAX_STEP_UP || !scope) {
       throw new AuthRequiredError(`${this.o.serverUrl} refused the request: insufficient scope${scope ? ` (needs "${scope}")` : ''}`, {
-        hint: scope ? `run \`lanyard auth login --server ${this.o.serverUrl} --scopes "${scope}"\`` : undefined,
+        ...(scope ? { remedy: { kind: 'sign-in', service: 'protocol', serverUrl: this.o.serverUrl, scopes: scope } } : {}),
+        service: 'protocol',
       });
     }
     this.#stepUps++;

@@ -40,10 +40,10 @@ export async function tokenRequest(
   let credential: { scheme: 'basic'; username: string; password: string } | undefined;
   const needSecret = () => {
     if (!client.clientSecret) {
-      throw new LanyardError(
-        'client_secret_missing',
-        'this client authenticates with a secret, but none is available (set LANYARD_CLIENT_SECRET or pipe it on stdin)',
-      );
+      throw new LanyardError('client_secret_missing', 'this client authenticates with a secret, but none is available', {
+        remedy: { kind: 'client-secret' },
+        service: 'protocol',
+      });
     }
     return client.clientSecret;
   };

@@ -136,3 +136,38 @@ describe('module graph', () => {
     expect(bad).toEqual([]);
   });
 });
+
+/** Code without its comments: what a program importing the library can be shown. */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/**
+ * CLI advice: a `lanyard <group>` command, or a `LANYARD_*` variable to set or
+ * pipe (naming the variable the library reads, as a source, is not advice).
+ */
+const ADVICE = [
+  /\blanyard (auth|config|profile|echo|protocol|mailbox|health|api|exec|emulator|ratelimit|completion)\b/,
+  /\b(set|unset|or|via|with|from) LANYARD_[A-Z_]+/i,
+  /\(LANYARD_[A-Z_]+ or stdin\)/,
+];
+
+export function adviceLines(text: string): string[] {
+  return withoutComments(text)
+    .split('\n')
+    .filter((l) => ADVICE.some((re) => re.test(l)));
+}
+
+describe('the library gives no CLI advice', () => {
+  it('no line of src/core tells the reader to run a `lanyard …` command or set a LANYARD_* variable', () => {
+    const bad = all.filter((f) => rel(f).startsWith('core/')).flatMap((f) => adviceLines(readFileSync(f, 'utf8')).map((l) => `${rel(f)}: ${l.trim()}`));
+    expect(bad).toEqual([]);
+  });
+
+  it('the check finds advice, in code but not in comments', () => {
+    expect(adviceLines("throw new X('no token', { hint: 'run `lanyard auth device`' });")).toHaveLength(1);
+    expect(adviceLines("throw new X('the client secret is missing: set LANYARD_CLIENT_SECRET or pipe it on stdin');")).toHaveLength(1);
+    expect(adviceLines('/** for `lanyard api --paginate` */\nconst a = 1; // see `lanyard auth status`')).toEqual([]);
+    expect(adviceLines("if (env.LANYARD_TOKEN) return 'LANYARD_TOKEN';")).toEqual([]);
+  });
+});

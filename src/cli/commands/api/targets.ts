@@ -7,6 +7,7 @@
 import type { Context } from '../../context.js';
 import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
 import { baseOf, credentialFor, type ServiceName } from '../../services/credentials.js';
+import { SERVICES } from '../../services/registry.js';
 import { UsageError } from '../../usage-error.js';
 
 export type ApiService = ServiceName;
@@ -61,34 +62,5 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
  * whose it is) and the sign-in command of that service.
  */
 export function refusedCredentialHint(t: Pick<ApiTarget, 'service' | 'auth'>): string {
-  const source = t.auth.source;
-  const login = (t.auth as { login?: string }).login;
-  const fromEnv = (name: string, what: string, fix: string) => `the ${what} from ${name} was refused: set a valid one, or unset it and ${fix}`;
-  switch (t.service) {
-    case 'hosting': {
-      const fix = 'sign in with `lanyard auth device`';
-      if (source === 'env:LANYARD_TOKEN') return fromEnv('LANYARD_TOKEN', 'token', fix);
-      if (source === 'env:WORKFLOW_TOKEN') return fromEnv('WORKFLOW_TOKEN', 'token', fix);
-      if (source === 'basic-client') return 'the client id and secret were refused: check LANYARD_CLIENT_ID and LANYARD_CLIENT_SECRET';
-      if (source === 'anonymous') return 'authentication needed: no token was sent; sign in with `lanyard auth device` (or set LANYARD_TOKEN)';
-      return `the stored token of ${login ?? 'this account'} was refused (revoked or expired): sign in again with \`lanyard auth device\``;
-    }
-    case 'health': {
-      const fix = 'sign in with `lanyard auth login --health`';
-      if (source === 'environment') return fromEnv('LANYARD_HEALTH_TOKEN', 'health token', fix);
-      return `the stored health token was refused (revoked or expired): ${fix.replace('sign in', 'sign in again')}`;
-    }
-    case 'echo': {
-      if (source === 'env:LANYARD_API_KEY') return fromEnv('LANYARD_API_KEY', 'API key', 'store one with `lanyard echo key set`');
-      if (source === 'anonymous') return 'authentication needed: no API key was sent; set LANYARD_API_KEY or store one with `lanyard echo key set`';
-      return 'the stored echo API key was refused: store a valid one with `lanyard echo key set`';
-    }
-    case 'protocol': {
-      const fix = 'sign in with `lanyard auth login --server <url>` (or run `lanyard protocol request`)';
-      if (source === 'anonymous') return `authentication needed: no protocol token was sent; ${fix}`;
-      return `the stored protocol token was refused after a refresh: ${fix.replace('sign in', 'sign in again')}`;
-    }
-    case 'mailbox':
-      return 'the mailbox API refused the request (it defines no authentication of its own)';
-  }
+  return SERVICES[t.service].refused(t.auth.source, (t.auth as { login?: string }).login);
 }

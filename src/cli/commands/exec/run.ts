@@ -12,6 +12,7 @@ import { AuthRequiredError } from '../../../core/errors.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import type { Credential } from '../../../core/http/client.js';
 import { credentialFor } from '../../services/credentials.js';
+import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import type { ExecOptions, ExecService } from './options.js';
 
@@ -71,7 +72,8 @@ export async function runExec(ctx: Context, command: string, args: string[], o: 
   for (const s of services) Object.assign(env, await serviceVariables(ctx, s, s === 'hosting' ? { login: o.user } : {}));
   // The sockets of the credential requests are not the child's business.
   await ctx.close();
-  ctx.exitStatus = await runChild(command, args, env);
+  // Its status is the command's, 0 included (it wins over an interruption the child handled).
+  throw new ExitStatus(await runChild(command, args, env));
 }
 
 /** Runs the child to its end; its exit status (127 not found, 126 not runnable, 128 + n for signal n). */

@@ -8,6 +8,7 @@ import { sinceToQueryStartTime } from '../../../core/health/dates.js';
 import { findEvent, iterateEvents, type EventsQuery } from '../../../core/health/events.js';
 import { Health } from '../../../shared/constants.js';
 import type { HealthEvent } from '../../../shared/health.js';
+import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import { pathSegment } from '../../../core/path-segment.js';
 import { parseIntOption, printJson, printNdjson } from '../../output.js';
@@ -147,6 +148,6 @@ export async function runHealthCheck(ctx: Context, o: HealthCheckOptions): Promi
   if (!active.length) ctx.io.err(`No ${what}.`);
   else if (o.failIfActive) {
     ctx.io.err(`${active.length} ${what}: failing (--fail-if-active).`);
-    ctx.exitStatus = ExitCode.GateFailed;
+    throw new ExitStatus(ExitCode.GateFailed);
   }
 }

@@ -39,16 +39,15 @@ describe('ConfigStore', () => {
     await expect(s.use('nope')).rejects.toThrow(/no profile named "nope"/);
     expect(() => normaliseSetting('mailbox.user', '  ')).toThrow(/must not be empty/);
   });
-  it('a missing setting names the config set to run', () => {
+  it('a missing setting names the setting and the profile (the CLI turns that into the config set to run)', () => {
     try {
       requireSetting({}, 'hosting.apiUrl', 'work');
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as ConfigError).message).toBe('profile "work" has no hosting.apiUrl');
-      expect((err as ConfigError).hint).toBe(
-        'run `lanyard config set hosting.apiUrl <url> --profile work`, or use a profile that has it: `--profile NAME` (`lanyard profile list`; after `lanyard emulator start`: `--profile emulator`)',
-      );
+      expect((err as ConfigError).remedy).toEqual({ kind: 'set-setting', setting: 'hosting.apiUrl', example: '<url>', profile: 'work' });
+      expect((err as ConfigError).hint).toBeUndefined();
     }
   });
 });

@@ -106,13 +106,14 @@ describe('errors', () => {
     expect((err as HealthApiError).status).toBe(400);
     expect((err as Error).message).toBe('InvalidFilterInQueryString: Invalid $filter.\nUse service or region.');
   });
-  it('401 and 403 are authentication errors (exit 4) with a hint', async () => {
+  it('401 and 403 are authentication errors (exit 4): sign in to the health API, or a hint', async () => {
     stub.on('GET', PATH, { status: 401, body: { code: 'ExpiredAuthenticationToken', message: 'The access token expired.' } });
     stub.on('GET', PATH, { status: 403, body: { code: 'AuthorizationFailed', message: 'No access.' } });
     const e1 = await collect(iterateEvents(http, q, 'tok')).catch((e: unknown) => e);
     expect(e1).toBeInstanceOf(AuthRequiredError);
     expect((e1 as AuthRequiredError).message).toBe('ExpiredAuthenticationToken: The access token expired.');
-    expect((e1 as AuthRequiredError).hint).toMatch(/auth login --health/);
+    expect((e1 as AuthRequiredError).remedy).toEqual({ kind: 'sign-in', service: 'health' });
+    expect((e1 as AuthRequiredError).service).toBe('health');
     const e2 = await collect(iterateEvents(http, q, 'tok')).catch((e: unknown) => e);
     expect(e2).toBeInstanceOf(AuthRequiredError);
     expect((e2 as Error).message).toBe('AuthorizationFailed: No access.');

@@ -76,7 +76,8 @@ describe('resolveHealthToken', () => {
     const err = await resolveHealthToken({ stores: async () => [store], authUrl, nowMs: clock.now() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthRequiredError);
     expect((err as AuthRequiredError).message).toMatch(/expired/);
-    expect((err as AuthRequiredError).hint).toMatch(/auth login --health/);
+    expect((err as AuthRequiredError).hint).toBe('the implicit flow gives no refresh token');
+    expect((err as AuthRequiredError).remedy).toEqual({ kind: 'sign-in', service: 'health', again: true });
   });
   it('looks through the stores in order; none → exit-4 error', async () => {
     const a = new MemoryCredentialStore();
