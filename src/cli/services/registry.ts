@@ -1,10 +1,16 @@
 /**
- * The services, one entry each: what the CLI says about a service — how to
- * sign in to it, which credential it refused — in one place instead of a
- * switch in every command. Adding a service adds an entry here (see
- * docs/adding-a-service.md).
+ * The services, one entry each: where a profile keeps a service's base URL,
+ * which credential its own commands use, what `lanyard exec` hands over, how
+ * to sign in to it and which credential it refused — in one place instead of
+ * a switch in every command. Adding a service adds an entry here (see
+ * docs/adding-a-service.md). Each service's code loads only when its entry
+ * is used.
  */
+import type { Context } from '../context.js';
+import { type CredentialProvider, fixedCredential } from '../../core/auth/provider.js';
+import { type ProfileSettings, requireSetting } from '../../core/config/settings.js';
 import type { ServiceName } from '../../core/errors.js';
+import { pathSegment } from '../../core/path-segment.js';
 
 /** How a sign-in is asked for (the fields of the library's `sign-in` remedy). */
 export interface SignInAsk {
@@ -15,6 +21,12 @@ export interface SignInAsk {
 }
 
 export interface ServiceEntry {
+  /** The base URL of the service in a profile (a ConfigError naming the setting when it is missing). */
+  base(settings: ProfileSettings, profile: string): string;
+  /** The credential the service's own commands would use; `o.login` picks a stored hosting account. */
+  provider(ctx: Context, settings: ProfileSettings, profile: string, o: { login?: string }): Promise<CredentialProvider>;
+  /** `lanyard exec`: how to get a credential to hand over, and the variables its secret goes under. */
+  exec?: { signIn: string; variables(secret: string, settings: ProfileSettings, profile: string): Record<string, string> };
   /** The advice that gets a credential of this service; undefined when it has none. */
   signIn(ask: SignInAsk): string | undefined;
   /** After a 401 on a request of `lanyard api`: which credential was refused (its source, whose) and what to do. */
@@ -24,7 +36,26 @@ export interface ServiceEntry {
 /** `the token from LANYARD_TOKEN was refused: …`: a credential of the environment. */
 const fromEnv = (name: string, what: string, fix: string) => `the ${what} from ${name} was refused: set a valid one, or unset it and ${fix}`;
 
+const NONE = (): CredentialProvider => fixedCredential({ scheme: 'none' }, 'anonymous');
+
 const hosting: ServiceEntry = {
+  base: (settings, profile) => requireSetting(settings, 'hosting.apiUrl', profile),
+  provider: async (ctx, _settings, _profile, o) => (await (await import('../hosting.js')).hostingTarget(ctx, o)).auth,
+  exec: {
+    signIn: 'lanyard auth device (or set LANYARD_TOKEN)',
+    variables(secret, settings, profile) {
+      const vars: Record<string, string> = {
+        LANYARD_TOKEN: secret,
+        GH_TOKEN: secret,
+        GITHUB_TOKEN: secret,
+        LANYARD_API_URL: requireSetting(settings, 'hosting.apiUrl', profile),
+      };
+      const web = settings['hosting.webUrl'];
+      const host = web ? new URL(web).host : undefined;
+      if (host && host !== 'github.com') Object.assign(vars, { GH_HOST: host, GH_ENTERPRISE_TOKEN: secret, GITHUB_ENTERPRISE_TOKEN: secret });
+      return vars;
+    },
+  },
   signIn: ({ again, flow }) => {
     if (flow === 'web') return again ? 'run `lanyard auth login` again, or `lanyard auth device`' : 'sign in with `lanyard auth login` (web flow)';
     return again ? 'run `lanyard auth device` again' : 'sign in with `lanyard auth device`';
@@ -40,6 +71,15 @@ const hosting: ServiceEntry = {
 };
 
 const health: ServiceEntry = {
+  base: (settings, profile) => requireSetting(settings, 'health.managementUrl', profile),
+  async provider(ctx, settings) {
+    const t = await (await import('./health.js')).resolveToken(ctx, settings);
+    return fixedCredential({ scheme: 'bearer', token: t.token }, t.source);
+  },
+  exec: {
+    signIn: 'lanyard auth login --health (or set LANYARD_HEALTH_TOKEN)',
+    variables: (secret) => ({ LANYARD_HEALTH_TOKEN: secret }),
+  },
   signIn: ({ again }) => (again ? 'run `lanyard auth login --health` again' : 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)'),
   refused(source) {
     const fix = 'sign in with `lanyard auth login --health`';
@@ -49,6 +89,16 @@ const health: ServiceEntry = {
 };
 
 const echo: ServiceEntry = {
+  base: (settings, profile) => requireSetting(settings, 'echo.baseUrl', profile),
+  async provider(ctx, settings, profile) {
+    const { resolveApiKey } = await import('../../core/echo/credentials.js');
+    const k = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl: echo.base(settings, profile) });
+    return k ? fixedCredential({ scheme: 'query', name: 'key', value: k.key }, k.source) : NONE();
+  },
+  exec: {
+    signIn: 'lanyard echo key set (or set LANYARD_API_KEY)',
+    variables: (secret, settings, profile) => ({ LANYARD_API_KEY: secret, LANYARD_ECHO_URL: requireSetting(settings, 'echo.baseUrl', profile) }),
+  },
   signIn: () => 'set LANYARD_API_KEY, or store a key with `lanyard echo key set`',
   refused(source) {
     if (source === 'env:LANYARD_API_KEY') return fromEnv('LANYARD_API_KEY', 'API key', 'store one with `lanyard echo key set`');
@@ -58,6 +108,22 @@ const echo: ServiceEntry = {
 };
 
 const protocol: ServiceEntry = {
+  /** Requests of `lanyard api` go to the origin of the server URL. */
+  base: (settings, profile) => new URL(requireSetting(settings, 'protocol.serverUrl', profile)).origin,
+  async provider(ctx, settings, profile) {
+    // The stored tokens, refreshed when they expire and once more after a
+    // 401 (as `protocol request` does); no sign-in from here: without
+    // tokens the request goes out bare.
+    const [{ protocolAuth }, { protocolDeps }] = await Promise.all([import('../../core/protocol/credential.js'), import('./protocol.js')]);
+    return protocolAuth(await protocolDeps(ctx), requireSetting(settings, 'protocol.serverUrl', profile));
+  },
+  exec: {
+    signIn: 'lanyard auth login --server URL',
+    variables: (secret, settings, profile) => ({
+      LANYARD_PROTOCOL_TOKEN: secret,
+      LANYARD_PROTOCOL_URL: requireSetting(settings, 'protocol.serverUrl', profile),
+    }),
+  },
   signIn: ({ serverUrl, scopes }) => {
     const server = serverUrl ?? '<url>';
     if (scopes) return `run \`lanyard auth login --server ${server} --scopes "${scopes}"\``;
@@ -71,6 +137,14 @@ const protocol: ServiceEntry = {
 };
 
 const mailbox: ServiceEntry = {
+  base(settings, profile) {
+    const base = requireSetting(settings, 'mailbox.baseUrl', profile);
+    const domain = requireSetting(settings, 'mailbox.domain', profile);
+    const user = requireSetting(settings, 'mailbox.user', profile);
+    return `${base}/rest/v2/${pathSegment(domain, 'mailbox domain')}/${pathSegment(user, 'mailbox user')}/mailbox`;
+  },
+  // The mailbox API defines no authentication.
+  provider: async () => NONE(),
   signIn: () => undefined,
   refused: () => 'the mailbox API refused the request (it defines no authentication of its own)',
 };

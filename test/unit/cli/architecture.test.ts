@@ -171,3 +171,24 @@ describe('the library gives no CLI advice', () => {
     expect(adviceLines("if (env.LANYARD_TOKEN) return 'LANYARD_TOKEN';")).toEqual([]);
   });
 });
+
+/** A `case 'hosting':` (any service), or a table keyed by the service names: a switch over the services. */
+export function serviceSwitches(text: string): string[] {
+  const lines = withoutComments(text).split('\n');
+  return lines.filter((l) => /\bcase '(hosting|echo|health|protocol|mailbox)'\s*:/.test(l) || /Record<(ServiceName|ExecService)\b/.test(l));
+}
+
+describe('one registry of services', () => {
+  it('no switch over the services outside src/cli/services/registry.ts', () => {
+    const bad = all
+      .filter((f) => rel(f) !== 'cli/services/registry.ts')
+      .flatMap((f) => serviceSwitches(readFileSync(f, 'utf8')).map((l) => `${rel(f)}: ${l.trim()}`));
+    expect(bad).toEqual([]);
+  });
+
+  it('the check finds a switch', () => {
+    expect(serviceSwitches("switch (s) {\n  case 'echo':\n    return 1;\n}")).toHaveLength(1);
+    expect(serviceSwitches('const SIGN_IN: Record<ExecService, string> = {};')).toHaveLength(1);
+    expect(serviceSwitches("// case 'echo':\nconst x = 1;")).toEqual([]);
+  });
+});

@@ -9,22 +9,15 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Context } from '../../context.js';
 import { AuthRequiredError } from '../../../core/errors.js';
-import { requireSetting } from '../../../core/config/settings.js';
 import type { Credential } from '../../../core/http/client.js';
 import { credentialFor } from '../../services/credentials.js';
+import { SERVICES } from '../../services/registry.js';
 import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import type { ExecOptions, ExecService } from './options.js';
 
 /** Signals passed on to the child while it runs. */
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGWINCH'];
-
-const SIGN_IN: Record<ExecService, string> = {
-  hosting: 'lanyard auth device (or set LANYARD_TOKEN)',
-  echo: 'lanyard echo key set (or set LANYARD_API_KEY)',
-  health: 'lanyard auth login --health (or set LANYARD_HEALTH_TOKEN)',
-  protocol: 'lanyard auth login --server URL',
-};
 
 /** The secret of a credential, when it is one a program can use from a variable. */
 function secretOf(c: Credential): string | undefined {
@@ -35,33 +28,16 @@ function secretOf(c: Credential): string | undefined {
 
 /** The variables one service contributes: its secret under each documented name, and where to use it. */
 export async function serviceVariables(ctx: Context, service: ExecService, o: { login?: string } = {}): Promise<Record<string, string>> {
+  const exec = SERVICES[service].exec;
+  if (!exec) throw new UsageError(`the ${service} service has no credential to hand over`);
   const { name, settings } = await ctx.profile();
   const { credential } = await credentialFor(ctx, service, settings, name, o);
   const secret = secretOf(credential);
   if (!secret) {
     const why = credential.scheme === 'basic' ? ' (--basic-client has no token to hand over)' : '';
-    throw new AuthRequiredError(`no ${service} credential to hand over${why}`, { hint: `sign in first: ${SIGN_IN[service]}` });
+    throw new AuthRequiredError(`no ${service} credential to hand over${why}`, { hint: `sign in first: ${exec.signIn}` });
   }
-  switch (service) {
-    case 'hosting': {
-      const vars: Record<string, string> = {
-        LANYARD_TOKEN: secret,
-        GH_TOKEN: secret,
-        GITHUB_TOKEN: secret,
-        LANYARD_API_URL: requireSetting(settings, 'hosting.apiUrl', name),
-      };
-      const web = settings['hosting.webUrl'];
-      const host = web ? new URL(web).host : undefined;
-      if (host && host !== 'github.com') Object.assign(vars, { GH_HOST: host, GH_ENTERPRISE_TOKEN: secret, GITHUB_ENTERPRISE_TOKEN: secret });
-      return vars;
-    }
-    case 'echo':
-      return { LANYARD_API_KEY: secret, LANYARD_ECHO_URL: requireSetting(settings, 'echo.baseUrl', name) };
-    case 'health':
-      return { LANYARD_HEALTH_TOKEN: secret };
-    case 'protocol':
-      return { LANYARD_PROTOCOL_TOKEN: secret, LANYARD_PROTOCOL_URL: requireSetting(settings, 'protocol.serverUrl', name) };
-  }
+  return exec.variables(secret, settings, name);
 }
 
 export async function runExec(ctx: Context, command: string, args: string[], o: ExecOptions): Promise<void> {
