@@ -199,11 +199,24 @@ export class Router {
           req.params[k] = m[idx + 1]!;
         }
       });
+      if (Object.values(req.params).some(unsafeParam)) {
+        req.raw.resume();
+        return this.sendError(req, res, 400, 'Invalid path parameter');
+      }
       await r.handler(req, res);
       return;
     }
     this.sendError(req, res, pathMatched ? 405 : 404);
   }
+}
+
+/**
+ * A decoded path parameter that names a parent or current directory, holds a
+ * backslash or NUL: never a name of anything the emulator serves, and the way
+ * out of a data directory (`%2F..%2F`).
+ */
+export function unsafeParam(v: string): boolean {
+  return /(^|\/)\.\.?(\/|$)/.test(v) || /[\\\0]/.test(v);
 }
 
 function underPrefix(path: string, prefix: string): boolean {

@@ -12,6 +12,7 @@ import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { EmulatorAdminPrefix } from '../shared/constants.js';
 import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
+import { certificateNames, Guard } from './guard.js';
 import { Router, type Handler } from './router.js';
 import type { EmulatorEnv, EmulatorService } from './service.js';
 import { serviceFactories } from './services/index.js';
@@ -59,6 +60,8 @@ export interface Emulator {
   readonly temporaryDataDir: boolean;
   readonly services: readonly EmulatorService[];
   readonly admin: EmulatorAdmin;
+  /** Every route, as `METHOD /pattern/:param` (tests try each path parameter). */
+  routes(): string[];
   close(): Promise<void>;
 }
 
@@ -104,9 +107,17 @@ async function listen(
   const clock = new EmulatorClock();
   let baseUrl = '';
   const env: EmulatorEnv = { clock, baseUrl: () => baseUrl, dataDir, log: o.log ?? (() => undefined) };
+  const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
+  const files = tlsFiles ? await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]).then(([cert, key]) => ({ cert, key })) : undefined;
+  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
+  const pair = o.tls ?? own;
+  const tls = tlsFiles || !!pair;
   const router = new Router();
+  // First the guard (Host, origin, form tokens), then the injected faults, then the services.
+  new Guard(certificateNames((files ?? pair)?.cert ?? '')).install(router);
   const faults = new FaultTable();
   router.use('', faults.middleware());
+
   const services: EmulatorService[] = [];
   for (const factory of serviceFactories) services.push(await factory(env));
   const admin = adminOf(services, clock, faults, () => baseUrl, dataDir);
@@ -128,13 +139,8 @@ async function listen(
     );
   };
   let server: Server;
-  const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
-  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
-  const pair = o.tls ?? own;
-  const tls = tlsFiles || !!pair;
-  if (tlsFiles) {
-    const [cert, key] = await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]);
-    server = createHttpsServer({ cert, key }, handler) as unknown as Server;
+  if (files) {
+    server = createHttpsServer(files, handler) as unknown as Server;
   } else if (pair) {
     server = createHttpsServer({ cert: pair.cert, key: pair.key }, handler) as unknown as Server;
   } else {
@@ -165,6 +171,7 @@ async function listen(
     temporaryDataDir: data.temporary,
     services,
     admin,
+    routes: () => router.routes(),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
