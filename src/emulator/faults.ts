@@ -68,6 +68,7 @@ export class FaultTable {
     return async (req, res, next) => {
       const f = this.#take(req.method, req.path);
       if (!f) return next();
+      req.locals.fault = { id: f.id, type: f.type };
       switch (f.type) {
         case 'latency':
           await new Promise((r) => setTimeout(r, f.latencyMs));

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { paged } from '../../pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
-import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
+import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 
 const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'] as const;
 
@@ -47,6 +47,21 @@ export function emulatorCommand(ctx: Context): Command {
       .option(...urlOption)
       .action(async (duration: string, opts: EmulatorTargetOptions & { json?: boolean }) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
+  );
+  examples(
+    withJson(
+      cmd
+        .command('requests')
+        .description(
+          'the request journal: every request the emulator answered (time, service, caller, method, path, status, duration, fault), secrets redacted',
+        ),
+      { ndjson: true },
+    )
+      .option('--follow', 'keep printing requests as they are answered (until interrupted)')
+      .addOption(new Option('--service <service>', 'only this service').choices(['hosting', 'echo', 'protocol', 'mailbox', 'health', 'admin']))
+      .option(...urlOption)
+      .action(async (opts: EmulatorRequestsOptions) => (await run()).runEmulatorRequests(ctx, opts)),
+    ['lanyard emulator requests', 'lanyard emulator requests --service hosting --json', 'lanyard emulator requests --follow --ndjson'],
   );
   const fault = cmd.command('fault').description('inject faults on chosen routes');
   examples(
