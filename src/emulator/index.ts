@@ -137,6 +137,10 @@ export interface FaultSpec {
   latencyMs?: number;
   status?: number;
   count?: number;
+  /** Chaos: apply to this share of the matching requests (0 < rate <= 1), e.g. 0.1 for one in ten. */
+  rate?: number;
+  /** With `rate`: the seed of the draws, for a repeatable run (default: chosen, and returned in the fault). */
+  seed?: number;
 }
 
 export interface RunningEmulator {

@@ -72,10 +72,13 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--latency <duration>', 'added latency (type latency)')
       .option('--status <code>', 'status to answer (type status; default 503)')
       .option('--count <n>', 'apply to the next n requests only')
+      .option('--rate <share>', 'chaos: apply to this share of the matching requests (0.25 or 25%)')
+      .option('--seed <n>', 'with --rate: seed of the draws, for a repeatable run (default: chosen and printed)')
       .option(...urlOption)
       .action(async (opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts)),
     [
       'lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1',
+      'lanyard emulator fault add --type status --status 503 --path /api/v3 --rate 10% --seed 42',
       'lanyard emulator fault add --type latency --latency 2s --path /echo --json',
     ],
   );
