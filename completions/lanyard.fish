@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -944,6 +944,8 @@ complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l method -x -d
 complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l latency -x -d 'added latency (type latency)'
 complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l status -x -d 'status to answer (type status; default 503)'
 complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l count -x -d 'apply to the next n requests only'
+complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l rate -x -d 'chaos: apply to this share of the matching requests (0.25 or 25%)'
+complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l seed -x -d 'with --rate: seed of the draws, for a repeatable run (default: chosen and printed)'
 complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l url -x -d 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'
 complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''emulator fault add'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
