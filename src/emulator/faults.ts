@@ -1,7 +1,10 @@
 /**
  * Injected faults on chosen routes: added latency, connection reset, a 5xx
  * status, or a truncated body. A fault matches `method` (or any) and a path
- * prefix, and applies `count` times (default: until cleared).
+ * prefix, and applies `count` times (default: until cleared). Chaos: with a
+ * `rate` (0 to 1) it applies to that share of the matching requests, drawn
+ * from a generator seeded with `seed` (given, or chosen and reported), so a
+ * run with the same seed and the same requests fails the same ones.
  */
 import type { Middleware } from './router.js';
 
@@ -19,11 +22,28 @@ export interface Fault {
   status?: number;
   /** How many more requests it applies to; undefined = unlimited. */
   count?: number;
+  /** Chaos: the share of matching requests it applies to (0 < rate <= 1); undefined = every one. */
+  rate?: number;
+  /** The seed of the chaos draws (with `rate`): the same seed, the same requests hit. */
+  seed?: number;
+}
+
+/** mulberry32: a small seeded generator of numbers in [0, 1). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 export class FaultTable {
   #faults: Fault[] = [];
   #next = 1;
+  readonly #draws = new Map<number, () => number>();
 
   add(input: Record<string, unknown>): Fault {
     const type = input.type;
@@ -36,6 +56,13 @@ export class FaultTable {
     if (input.latencyMs !== undefined) f.latencyMs = Number(input.latencyMs);
     if (input.status !== undefined) f.status = Number(input.status);
     if (input.count !== undefined) f.count = Number(input.count);
+    if (input.rate !== undefined) {
+      f.rate = Number(input.rate);
+      if (!(f.rate > 0 && f.rate <= 1)) throw new Error('rate must be a share above 0 and at most 1 (e.g. 0.25)');
+      f.seed = input.seed !== undefined ? Number(input.seed) : Math.floor(Math.random() * 2 ** 31);
+      if (!Number.isSafeInteger(f.seed) || f.seed < 0) throw new Error('seed must be a whole number >= 0');
+      this.#draws.set(f.id, seeded(f.seed));
+    } else if (input.seed !== undefined) throw new Error('seed goes with rate');
     if (type === 'latency' && !(Number.isFinite(f.latencyMs) && f.latencyMs! >= 0)) throw new Error('latency needs latencyMs >= 0');
     if (type === 'status' && f.status !== undefined && !(f.status >= 400 && f.status <= 599)) throw new Error('status must be 400-599');
     this.#faults.push(f);
@@ -48,13 +75,16 @@ export class FaultTable {
 
   clear(): void {
     this.#faults = [];
+    this.#draws.clear();
   }
 
   #take(method: string, path: string): Fault | undefined {
+    // The first rule that applies wins; a chaos rule reached draws once (the same requests in the same order, the same draws).
     const f = this.#faults.find(
       (x) =>
         (!x.method || x.method === method) &&
-        (path === x.path || path.startsWith(x.path.endsWith('/') ? x.path : x.path + '/') || (x.path.endsWith('*') && path.startsWith(x.path.slice(0, -1)))),
+        (path === x.path || path.startsWith(x.path.endsWith('/') ? x.path : x.path + '/') || (x.path.endsWith('*') && path.startsWith(x.path.slice(0, -1)))) &&
+        (x.rate === undefined || this.#draws.get(x.id)!() < x.rate),
     );
     if (!f) return undefined;
     if (f.count !== undefined) {
@@ -68,6 +98,7 @@ export class FaultTable {
     return async (req, res, next) => {
       const f = this.#take(req.method, req.path);
       if (!f) return next();
+      req.locals.fault = { id: f.id, type: f.type, ...(f.rate !== undefined ? { chaos: true } : {}) };
       switch (f.type) {
         case 'latency':
           await new Promise((r) => setTimeout(r, f.latencyMs));

@@ -22,6 +22,7 @@ import { Health } from '../shared/constants.js';
 import type { HostingSecondaryLimits } from '../shared/hosting-ratelimit.js';
 import { Mailbox as MailboxPaths, MailboxSeed } from '../shared/mailbox.js';
 import type { Fault, FaultType } from './faults.js';
+import type { JournalEntry, JournalQuery } from './journal.js';
 import { isLoopback, startEmulator as startServer, type Emulator } from './server.js';
 import { SEED as EchoSeed } from './services/echo/state.js';
 import { SEED as HealthSeed } from './services/health/seed.js';
@@ -31,6 +32,7 @@ import { SEED_CLIENTS } from './services/protocol/state.js';
 import { CA_FILE } from './tls.js';
 
 export type { Fault, FaultType } from './faults.js';
+export type { JournalEntry, JournalQuery } from './journal.js';
 export type { HostingSecondaryLimits } from '../shared/hosting-ratelimit.js';
 /** A seeded OAuth or installable app of the hosting service. */
 export type { HostingApp as EmulatorApp } from './services/hosting/state.js';
@@ -135,6 +137,10 @@ export interface FaultSpec {
   latencyMs?: number;
   status?: number;
   count?: number;
+  /** Chaos: apply to this share of the matching requests (0 < rate <= 1), e.g. 0.1 for one in ten. */
+  rate?: number;
+  /** With `rate`: the seed of the draws, for a repeatable run (default: chosen, and returned in the fault). */
+  seed?: number;
 }
 
 export interface RunningEmulator {
@@ -155,6 +161,17 @@ export interface RunningEmulator {
   now(): number;
   fault(f: FaultSpec): Fault;
   clearFaults(): void;
+  /**
+   * The request journal, oldest first: every request answered (time, service,
+   * caller, method, path, query, headers, a JSON or form body, status,
+   * duration, the fault applied), secrets redacted. `since` a `seq` seen
+   * before gives only newer ones; `service` one of hosting, echo, protocol,
+   * mailbox, health, admin.
+   */
+  requests(q?: JournalQuery): JournalEntry[];
+  clearRequests(): void;
+  /** Calls `f` with each request as it is answered (`--follow` in process); returns the unsubscribe. */
+  onRequest(f: (e: JournalEntry) => void): () => void;
   /** Sets what a caller has left of a hosting rate-limit budget. */
   budget(o: BudgetOptions): Promise<unknown>;
   /** Makes the next request(s) hit a hosting secondary rate limit. */
@@ -268,6 +285,9 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     now: () => emu.clock.now(),
     fault: (f) => a.addFault({ ...f }),
     clearFaults: () => a.clearFaults(),
+    requests: (q) => a.requests(q),
+    clearRequests: () => a.clearRequests(),
+    onRequest: (f) => a.onRequest(f),
     budget: (o) =>
       a.verb('hosting', 'budget', {
         ...selector(o),

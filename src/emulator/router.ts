@@ -17,6 +17,8 @@ export interface EmuRequest {
   readonly ip: string;
   /** Whole body as bytes (buffered once, limit 64 MiB). Don't call after streaming raw. */
   bytes(): Promise<Buffer>;
+  /** The body when a handler has read it whole (for the request journal); undefined otherwise. */
+  bodyIfRead(): Buffer | undefined;
   text(): Promise<string>;
   json<T = unknown>(): Promise<T>;
   /** Form (x-www-form-urlencoded) body fields. */
@@ -74,6 +76,8 @@ const REASON: Record<number, string> = {
 export type Middleware = (req: EmuRequest, res: EmuResponse, next: () => Promise<void>) => void | Promise<void>;
 
 interface Route {
+  /** The service that registered it. */
+  owner: string;
   method: string;
   pattern: RegExp;
   keys: string[];
@@ -86,7 +90,29 @@ const MAX_BODY = 64 * 1024 * 1024;
 export class Router {
   readonly #routes: Route[] = [];
   readonly #middleware: Array<{ prefix: string; fn: Middleware }> = [];
-  readonly #shapes: Array<{ prefix: string; shape: ErrorShape }> = [];
+  readonly #shapes: Array<{ prefix: string; shape: ErrorShape; owner: string }> = [];
+  #owner = 'emulator';
+
+  /** Names the service whose routes and error shapes are registered next. */
+  owner(name: string): void {
+    this.#owner = name;
+  }
+
+  /** The service that owns a path: the first route matching it, else the longest error-shape prefix. */
+  serviceOf(path: string): string {
+    const r = this.#routes.find((x) => x.pattern.test(path));
+    if (r) return r.owner;
+    return this.#shapeOf(path)?.owner ?? 'emulator';
+  }
+
+  #shapeOf(path: string): { prefix: string; shape: ErrorShape; owner: string } | undefined {
+    let best: { prefix: string; shape: ErrorShape; owner: string } | undefined;
+    for (const s of this.#shapes) {
+      const hit = s.prefix.startsWith('re:') ? new RegExp(s.prefix.slice(3), 'i').test(path) : underPrefix(path, s.prefix);
+      if (hit && (!best || s.prefix.length > best.prefix.length)) best = s;
+    }
+    return best;
+  }
 
   /** `pattern`: `/api/v3/users/:login`; `*` at the end matches the rest (as params.rest). */
   route(method: string, pattern: string, handler: Handler): void {
@@ -104,7 +130,14 @@ export class Router {
         });
       })
       .join('/');
-    this.#routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${re}/?$`), keys, handler, source: `${method.toUpperCase()} ${pattern}` });
+    this.#routes.push({
+      owner: this.#owner,
+      method: method.toUpperCase(),
+      pattern: new RegExp(`^${re}/?$`),
+      keys,
+      handler,
+      source: `${method.toUpperCase()} ${pattern}`,
+    });
   }
   get(p: string, h: Handler): void {
     this.route('GET', p, h);
@@ -126,7 +159,7 @@ export class Router {
 
   /** The error shape of paths under `prefix` (a path prefix, or a RegExp source tested against the path). */
   errorShape(prefix: string | RegExp, shape: ErrorShape): void {
-    this.#shapes.push({ prefix: typeof prefix === 'string' ? prefix : `re:${prefix.source}`, shape });
+    this.#shapes.push({ prefix: typeof prefix === 'string' ? prefix : `re:${prefix.source}`, shape, owner: this.#owner });
   }
 
   /** Answers an error in the shape of the service owning the path. */
@@ -135,12 +168,7 @@ export class Router {
       res.raw.destroy();
       return;
     }
-    let best: { prefix: string; shape: ErrorShape } | undefined;
-    for (const s of this.#shapes) {
-      const hit = s.prefix.startsWith('re:') ? new RegExp(s.prefix.slice(3), 'i').test(req.path) : underPrefix(req.path, s.prefix);
-      if (hit && (!best || s.prefix.length > best.prefix.length)) best = s;
-    }
-    const { body, headers } = (best?.shape ?? defaultShape)(status, message, req);
+    const { body, headers } = (this.#shapeOf(req.path)?.shape ?? defaultShape)(status, message, req);
     res.json(status, body, headers);
   }
 
@@ -199,11 +227,24 @@ export class Router {
           req.params[k] = m[idx + 1]!;
         }
       });
+      if (Object.values(req.params).some(unsafeParam)) {
+        req.raw.resume();
+        return this.sendError(req, res, 400, 'Invalid path parameter');
+      }
       await r.handler(req, res);
       return;
     }
     this.sendError(req, res, pathMatched ? 405 : 404);
   }
+}
+
+/**
+ * A decoded path parameter that names a parent or current directory, holds a
+ * backslash or NUL: never a name of anything the emulator serves, and the way
+ * out of a data directory (`%2F..%2F`).
+ */
+export function unsafeParam(v: string): boolean {
+  return /(^|\/)\.\.?(\/|$)/.test(v) || /[\\\0]/.test(v);
 }
 
 function underPrefix(path: string, prefix: string): boolean {
@@ -213,6 +254,7 @@ function underPrefix(path: string, prefix: string): boolean {
 function createRequest(raw: IncomingMessage): EmuRequest {
   const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
   let bodyP: Promise<Buffer> | undefined;
+  let body: Buffer | undefined;
   const bytes = () =>
     (bodyP ??= new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -224,7 +266,7 @@ function createRequest(raw: IncomingMessage): EmuRequest {
           raw.pause();
         } else chunks.push(c);
       });
-      raw.on('end', () => resolve(Buffer.concat(chunks)));
+      raw.on('end', () => resolve((body = Buffer.concat(chunks))));
       raw.on('error', reject);
     }));
   const req: EmuRequest = {
@@ -238,6 +280,7 @@ function createRequest(raw: IncomingMessage): EmuRequest {
     ip: raw.socket.remoteAddress ?? '127.0.0.1',
     locals: {},
     bytes,
+    bodyIfRead: () => body,
     text: async () => (await bytes()).toString('utf8'),
     json: async <T>() => {
       const text = (await bytes()).toString('utf8');

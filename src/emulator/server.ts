@@ -12,7 +12,9 @@ import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { EmulatorAdminPrefix } from '../shared/constants.js';
 import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
-import { Router, type Handler } from './router.js';
+import { certificateNames, Guard } from './guard.js';
+import { Journal, type JournalEntry, type JournalQuery, redactBody, redactHeaders, redactQuery } from './journal.js';
+import { Router, type Handler, type Middleware } from './router.js';
 import type { EmulatorEnv, EmulatorService } from './service.js';
 import { serviceFactories } from './services/index.js';
 import { dataDirCertificate } from './tls.js';
@@ -44,6 +46,11 @@ export interface EmulatorAdmin {
   addFault(f: Record<string, unknown>): Fault;
   faults(): Fault[];
   clearFaults(): void;
+  /** The request journal (`GET /_emulator/requests`): newest last. */
+  requests(q?: JournalQuery): JournalEntry[];
+  clearRequests(): void;
+  /** Calls `f` with each request as it is answered; returns the unsubscribe. */
+  onRequest(f: (e: JournalEntry) => void): () => void;
   /** Calls `POST /_emulator/<service>/<verb>` in-process. */
   verb(service: string, verb: string, body?: Record<string, unknown>): Promise<unknown>;
 }
@@ -59,6 +66,8 @@ export interface Emulator {
   readonly temporaryDataDir: boolean;
   readonly services: readonly EmulatorService[];
   readonly admin: EmulatorAdmin;
+  /** Every route, as `METHOD /pattern/:param` (tests try each path parameter). */
+  routes(): string[];
   close(): Promise<void>;
 }
 
@@ -104,14 +113,28 @@ async function listen(
   const clock = new EmulatorClock();
   let baseUrl = '';
   const env: EmulatorEnv = { clock, baseUrl: () => baseUrl, dataDir, log: o.log ?? (() => undefined) };
+  const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
+  const files = tlsFiles ? await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]).then(([cert, key]) => ({ cert, key })) : undefined;
+  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
+  const pair = o.tls ?? own;
+  const tls = tlsFiles || !!pair;
   const router = new Router();
+  const journal = new Journal();
+  router.use('', journalMiddleware(journal, router, clock));
+  // First the guard (Host, origin, form tokens), then the injected faults, then the services.
+  new Guard(certificateNames((files ?? pair)?.cert ?? '')).install(router);
   const faults = new FaultTable();
   router.use('', faults.middleware());
+
   const services: EmulatorService[] = [];
   for (const factory of serviceFactories) services.push(await factory(env));
-  const admin = adminOf(services, clock, faults, () => baseUrl, dataDir);
+  const admin = adminOf(services, clock, faults, journal, () => baseUrl, dataDir);
+  router.owner('admin');
   registerAdmin(router, admin);
-  for (const s of services) s.register(router);
+  for (const s of services) {
+    router.owner(s.name);
+    s.register(router);
+  }
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (o.log) {
@@ -128,13 +151,8 @@ async function listen(
     );
   };
   let server: Server;
-  const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
-  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
-  const pair = o.tls ?? own;
-  const tls = tlsFiles || !!pair;
-  if (tlsFiles) {
-    const [cert, key] = await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]);
-    server = createHttpsServer({ cert, key }, handler) as unknown as Server;
+  if (files) {
+    server = createHttpsServer(files, handler) as unknown as Server;
   } else if (pair) {
     server = createHttpsServer({ cert: pair.cert, key: pair.key }, handler) as unknown as Server;
   } else {
@@ -165,6 +183,7 @@ async function listen(
     temporaryDataDir: data.temporary,
     services,
     admin,
+    routes: () => router.routes(),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -182,7 +201,14 @@ async function listen(
   };
 }
 
-function adminOf(services: EmulatorService[], clock: EmulatorClock, faults: FaultTable, baseUrl: () => string, dataDir: string): EmulatorAdmin {
+function adminOf(
+  services: EmulatorService[],
+  clock: EmulatorClock,
+  faults: FaultTable,
+  journal: Journal,
+  baseUrl: () => string,
+  dataDir: string,
+): EmulatorAdmin {
   return {
     info() {
       const info: Record<string, unknown> = { url: baseUrl(), now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs, dataDir };
@@ -201,6 +227,9 @@ function adminOf(services: EmulatorService[], clock: EmulatorClock, faults: Faul
     addFault: (f) => faults.add(f),
     faults: () => faults.list(),
     clearFaults: () => faults.clear(),
+    requests: (q) => journal.list(q),
+    clearRequests: () => journal.clear(),
+    onRequest: (f) => journal.subscribe(f),
     async verb(service, verb, body = {}) {
       const s = services.find((x) => x.name === service);
       const fn = s?.admin && Object.hasOwn(s.admin, verb) ? s.admin[verb] : undefined;
@@ -211,6 +240,38 @@ function adminOf(services: EmulatorService[], clock: EmulatorClock, faults: Faul
 }
 
 class UnknownAdminVerb extends Error {}
+
+/** Journals every answered request (reads of the journal itself excepted), secrets redacted. */
+function journalMiddleware(journal: Journal, router: Router, clock: EmulatorClock): Middleware {
+  return (req, res, next) => {
+    if (req.path === `${EmulatorAdminPrefix}/requests`) return next();
+    const started = performance.now();
+    const time = new Date(clock.now()).toISOString();
+    res.raw.once('close', () => {
+      const hosting = req.locals.rateLimitCaller as { kind?: string; login?: string } | undefined;
+      const auth = req.header('authorization')?.split(/\s+/)[0] ?? (req.header('x-api-key') || req.query.has('api_key') ? 'api-key' : undefined);
+      journal.add({
+        time,
+        service: router.serviceOf(req.path),
+        caller: {
+          ip: req.ip,
+          ...(req.header('user-agent') ? { userAgent: req.header('user-agent') } : {}),
+          ...(auth ? { auth } : {}),
+          ...(hosting?.login ? { login: hosting.login } : {}),
+        },
+        method: req.method,
+        path: req.path,
+        query: redactQuery(req.query),
+        headers: redactHeaders(req.headers),
+        ...(req.bodyIfRead() ? { body: redactBody(req.header('content-type'), req.bodyIfRead()) } : {}),
+        status: res.raw.headersSent ? res.raw.statusCode : 0,
+        durationMs: Math.round(performance.now() - started),
+        ...(req.locals.fault ? { fault: req.locals.fault as JournalEntry['fault'] } : {}),
+      });
+    });
+    return next();
+  };
+}
 
 function registerAdmin(router: Router, admin: EmulatorAdmin): void {
   const p = EmulatorAdminPrefix;
@@ -252,6 +313,16 @@ function registerAdmin(router: Router, admin: EmulatorAdmin): void {
     op(200, (b) => admin.advance(b.ms !== undefined ? Number(b.ms) : Number(b.seconds) * 1000)),
   );
   router.get(`${p}/faults`, (_req, res) => res.json(200, { faults: admin.faults() }));
+  // The journal: ?service=S&since=<seq>&limit=N; `last` is the `since` of the next read.
+  router.get(`${p}/requests`, (req, res) => {
+    const num = (k: string) => (req.query.get(k) !== null && /^\d+$/.test(req.query.get(k)!) ? Number(req.query.get(k)) : undefined);
+    const requests = admin.requests({ service: req.query.get('service') ?? undefined, since: num('since'), limit: num('limit') });
+    res.json(200, { requests, last: requests.at(-1)?.seq ?? num('since') ?? 0 });
+  });
+  router.delete(`${p}/requests`, (_req, res) => {
+    admin.clearRequests();
+    res.empty(204);
+  });
   router.post(
     `${p}/faults`,
     op(201, (b) => admin.addFault(b)),

@@ -36,6 +36,10 @@ export interface MailboxPart {
   size: number;
   fileName: string;
   mimeType: string;
+  /** The part's Content-ID without its angle brackets, when it has one. */
+  contentId?: string;
+  /** `attachment` or `inline`, as the part's Content-Disposition says, when it says. */
+  disposition?: string;
 }
 
 /** Message metadata on the wire. */
@@ -49,6 +53,10 @@ export interface MailboxMetadata {
   from?: MailboxAddress[];
   to?: MailboxAddress[];
   cc?: MailboxAddress[];
+  bcc?: MailboxAddress[];
+  replyTo?: MailboxAddress[];
+  /** The Message-ID header. */
+  messageId?: string;
   parts?: Record<string, MailboxPart>;
   textBody?: string;
   htmlBody?: string;

@@ -100,7 +100,7 @@ describe('bad input', () => {
     expect(absolute).toMatch(/^HTTP\/1\.1 400 /);
     // A body that stops half way: the request is dropped (no 500, no hang).
     const half = await raw(
-      `POST /api/v3/user/repos HTTP/1.1\r\nHost: x\r\nAuthorization: token ${ref.emu.fixtures.hosting.personalToken}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
+      `POST /api/v3/user/repos HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token ${ref.emu.fixtures.hosting.personalToken}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
     );
     expect(half).not.toMatch(/^HTTP\/1\.1 5/);
     await stillServing();

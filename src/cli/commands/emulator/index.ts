@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import { paged } from '../../pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
-import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
+import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 
 const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'] as const;
 
@@ -48,6 +48,21 @@ export function emulatorCommand(ctx: Context): Command {
       .action(async (duration: string, opts: EmulatorTargetOptions & { json?: boolean }) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
   );
+  examples(
+    withJson(
+      cmd
+        .command('requests')
+        .description(
+          'the request journal: every request the emulator answered (time, service, caller, method, path, status, duration, fault), secrets redacted',
+        ),
+      { ndjson: true },
+    )
+      .option('--follow', 'keep printing requests as they are answered (until interrupted)')
+      .addOption(new Option('--service <service>', 'only this service').choices(['hosting', 'echo', 'protocol', 'mailbox', 'health', 'admin']))
+      .option(...urlOption)
+      .action(async (opts: EmulatorRequestsOptions) => (await run()).runEmulatorRequests(ctx, opts)),
+    ['lanyard emulator requests', 'lanyard emulator requests --service hosting --json', 'lanyard emulator requests --follow --ndjson'],
+  );
   const fault = cmd.command('fault').description('inject faults on chosen routes');
   examples(
     withJson(fault.command('add').description('add a fault: latency, reset, status (5xx) or truncate'))
@@ -57,10 +72,13 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--latency <duration>', 'added latency (type latency)')
       .option('--status <code>', 'status to answer (type status; default 503)')
       .option('--count <n>', 'apply to the next n requests only')
+      .option('--rate <share>', 'chaos: apply to this share of the matching requests (0.25 or 25%)')
+      .option('--seed <n>', 'with --rate: seed of the draws, for a repeatable run (default: chosen and printed)')
       .option(...urlOption)
       .action(async (opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts)),
     [
       'lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1',
+      'lanyard emulator fault add --type status --status 503 --path /api/v3 --rate 10% --seed 42',
       'lanyard emulator fault add --type latency --latency 2s --path /echo --json',
     ],
   );

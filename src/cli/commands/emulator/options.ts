@@ -15,3 +15,9 @@ export interface EmulatorTargetOptions {
   url?: string;
   json?: boolean;
 }
+
+export interface EmulatorRequestsOptions extends EmulatorTargetOptions {
+  ndjson?: boolean;
+  follow?: boolean;
+  service?: string;
+}

@@ -1,10 +1,10 @@
 import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { parseDuration, parseIntOption, printJson } from '../../output.js';
+import { parseDuration, parseIntOption, printJson, printNdjson, sanitize } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
-import type { EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
+import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 import { explicitEmulatorUrl } from './url.js';
 
 export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
@@ -103,9 +103,22 @@ export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, str
   if (opts.latency) body.latencyMs = parseDuration(opts.latency, '--latency');
   if (opts.status) body.status = parseIntOption(opts.status, '--status', 400, 599);
   if (opts.count) body.count = parseIntOption(opts.count, '--count', 1);
-  const f = await emulatorAdmin(ctx, { url: opts.url }, 'POST', 'faults', body);
+  if (opts.rate) body.rate = parseRate(opts.rate);
+  if (opts.seed) {
+    if (!opts.rate) throw new UsageError('--seed goes with --rate');
+    body.seed = parseIntOption(opts.seed, '--seed', 0);
+  }
+  const f = (await emulatorAdmin(ctx, { url: opts.url }, 'POST', 'faults', body)) as { id: number; rate?: number; seed?: number };
   if (opts.json) printJson(ctx.io, f);
-  else ctx.io.err(`Fault ${(f as { id: number }).id} added`);
+  else ctx.io.err(`Fault ${f.id} added${f.rate !== undefined ? ` (rate ${f.rate}, seed ${f.seed})` : ''}`);
+}
+
+/** `0.25` or `25%` → 0.25; above 0, at most 1. */
+function parseRate(v: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(v);
+  const rate = m ? Number(m[1]) / (m[2] ? 100 : 1) : Number.NaN;
+  if (!(rate > 0 && rate <= 1)) throw new UsageError(`--rate must be a share above 0 and at most 1 (0.25 or 25%), got ${v}`);
+  return rate;
 }
 
 export async function runEmulatorFaultList(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
@@ -125,4 +138,52 @@ export async function runEmulatorAdminVerb(ctx: Context, opts: EmulatorTargetOpt
     throw new UsageError('--data must be JSON');
   }
   printJson(ctx.io, await emulatorAdmin(ctx, opts, 'POST', `${service}/${verb}`, body));
+}
+
+interface JournalLine {
+  seq: number;
+  time: string;
+  service: string;
+  caller: { ip: string; login?: string; auth?: string };
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  fault?: { id: number; type: string; chaos?: boolean };
+}
+
+/** One request as a line for people: time, service, method, path, status, duration, who, fault. */
+function journalRow(e: JournalLine): string {
+  const who = e.caller.login ?? e.caller.auth ?? '-';
+  const fault = e.fault ? `  fault ${e.fault.id} ${e.fault.type}${e.fault.chaos ? ' (chaos)' : ''}` : '';
+  return sanitize(`${e.time}  ${e.service.padEnd(8)} ${e.method.padEnd(6)} ${e.path}  ${e.status || 'reset'}  ${e.durationMs}ms  ${who}${fault}`);
+}
+
+/** `emulator requests`: the journal once, or (`--follow`) polled until interrupted. */
+export async function runEmulatorRequests(ctx: Context, opts: EmulatorRequestsOptions): Promise<void> {
+  const read = async (since: number) => {
+    const q = new URLSearchParams({ since: String(since) });
+    if (opts.service) q.set('service', opts.service);
+    return (await emulatorAdmin(ctx, opts, 'GET', `requests?${q}`)) as { requests: JournalLine[]; last: number };
+  };
+  const first = await read(0);
+  if (!opts.follow) {
+    if (opts.json) return printJson(ctx.io, first.requests);
+    for (const e of first.requests) opts.ndjson ? printNdjson(ctx.io, e) : ctx.io.out(journalRow(e));
+    return;
+  }
+  if (opts.json) throw new UsageError('--follow streams: use --ndjson instead of --json');
+  const show = (e: JournalLine) => (opts.ndjson ? printNdjson(ctx.io, e) : ctx.io.out(journalRow(e)));
+  first.requests.forEach(show);
+  let since = first.last;
+  while (!ctx.signal?.aborted) {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 250);
+      ctx.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+    if (ctx.signal?.aborted) break;
+    const next = await read(since);
+    next.requests.forEach(show);
+    since = next.last;
+  }
 }

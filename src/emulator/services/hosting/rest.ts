@@ -42,21 +42,72 @@ function refuseNonUser(req: EmuRequest, res: EmuResponse): void {
 }
 const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
 
-/** The user object of `GET /user`, with the URL fields clients follow. */
-export function userJson(base: string, u: { login: string; id: number; name: string; email: string }): Record<string, unknown> {
+type UserFields = { login: string; id: number; name: string; email: string };
+
+/** When the seeded users joined (fixed: the answers stay the same across runs). */
+const JOINED = '2011-01-25T18:44:36Z';
+
+/**
+ * `simple-user` of the published description: the URL templates and the 22
+ * fields every user object has (the `user` of token answers, owners).
+ */
+export function simpleUserJson(base: string, u: UserFields): Record<string, unknown> {
   const api = `${base}${Hosting.apiPathPrefix}`;
+  const me = `${api}/users/${u.login}`;
   return {
     login: u.login,
     id: u.id,
     node_id: Buffer.from(`04:User${u.id}`).toString('base64'),
     avatar_url: `${base}/avatars/${u.login}`,
-    url: `${api}/users/${u.login}`,
+    gravatar_id: '',
+    url: me,
     html_url: `${base}/${u.login}`,
-    repos_url: `${api}/users/${u.login}/repos`,
+    followers_url: `${me}/followers`,
+    following_url: `${me}/following{/other_user}`,
+    gists_url: `${me}/gists{/gist_id}`,
+    starred_url: `${me}/starred{/owner}{/repo}`,
+    subscriptions_url: `${me}/subscriptions`,
+    organizations_url: `${me}/orgs`,
+    repos_url: `${me}/repos`,
+    events_url: `${me}/events{/privacy}`,
+    received_events_url: `${me}/received_events`,
     type: 'User',
+    user_view_type: 'public',
     site_admin: false,
+  };
+}
+
+/** `public-user` (`GET /users/{username}`); with `own`, `private-user` (`GET /user`: the caller itself). */
+export function userJson(base: string, u: UserFields, o: { own?: boolean; publicRepos?: number; privateRepos?: number } = {}): Record<string, unknown> {
+  const pub: Record<string, unknown> = {
+    ...simpleUserJson(base, u),
+    user_view_type: o.own ? 'private' : 'public',
     name: u.name,
+    company: null,
+    blog: '',
+    location: null,
     email: u.email,
+    hireable: null,
+    bio: null,
+    twitter_username: null,
+    public_repos: o.publicRepos ?? 0,
+    public_gists: 0,
+    followers: 0,
+    following: 0,
+    created_at: JOINED,
+    updated_at: JOINED,
+  };
+  if (!o.own) return pub;
+  return {
+    ...pub,
+    notification_email: u.email,
+    private_gists: 0,
+    total_private_repos: o.privateRepos ?? 0,
+    owned_private_repos: o.privateRepos ?? 0,
+    disk_usage: 0,
+    collaborators: 0,
+    two_factor_authentication: false,
+    plan: { name: 'free', space: 976562499, collaborators: 0, private_repos: 10000 },
   };
 }
 
@@ -95,6 +146,10 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     };
   };
   const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
+  const repoCounts = (login: string) => {
+    const own = [...repos.repos.values()].filter((r) => r.owner === login);
+    return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private).length };
+  };
 
   // The API root: a map of URL templates (clients such as the code host's own CLI call it to check a token and read its scopes).
   router.get(api, (_req, res) => res.json(200, apiRoot(env.baseUrl() + api)));
@@ -103,13 +158,13 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
     const u = state.users.get(login)!;
-    res.json(200, userJson(env.baseUrl(), u));
+    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(login) }));
   });
 
   router.get(`${api}/users/:login`, (req, res) => {
     const u = state.users.get(req.params.login!);
     if (!u) return notFound(res);
-    res.json(200, userJson(env.baseUrl(), u));
+    res.json(200, userJson(env.baseUrl(), u, repoCounts(u.login)));
   });
 
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {

@@ -14,7 +14,7 @@ import { checkPassword, sessionUser, startSession } from './oauth/session.js';
 import { credentialInputs, layout } from './oauth/pages.js';
 import { oauthParams } from './oauth/wire.js';
 import type { Caller } from './ratelimit/callers.js';
-import { userJson } from './rest.js';
+import { simpleUserJson } from './rest.js';
 import type { HostingState, HostingToken } from './state.js';
 
 const DOCS = 'https://docs.example.com/rest/apps/oauth-applications';
@@ -43,7 +43,7 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
     created_at: at(t.createdAt),
     updated_at: at(t.createdAt),
     expires_at: t.expiresAt === undefined ? null : at(t.expiresAt),
-    user: user ? userJson(base, user) : null,
+    user: user ? simpleUserJson(base, user) : null,
     installation: null,
   };
 }

@@ -33,7 +33,16 @@ export class MailError extends Error {
   }
 }
 
-export const mailboxKey = (domain: string, user: string) => `${domain.toLowerCase()}/${user.toLowerCase()}`;
+/** `domain/user`, also the mailbox's folder in the object store: a name that could leave it is refused. */
+export function mailboxKey(domain: string, user: string): string {
+  for (const [what, v] of [
+    ['domain', domain],
+    ['user', user],
+  ] as const) {
+    if (!v || v === '.' || v === '..' || /[/\\\0]/.test(v)) throw new MailError(`Invalid ${what}: ${v}`);
+  }
+  return `${domain.toLowerCase()}/${user.toLowerCase()}`;
+}
 
 const MARKERS = new Set<string>(Mailbox.markers);
 
@@ -104,6 +113,9 @@ export class MailStore {
         from: parsed.from,
         to: parsed.to,
         cc: parsed.cc,
+        bcc: parsed.bcc,
+        replyTo: parsed.replyTo,
+        messageId: parsed.messageId,
         parts: parsed.parts,
         textBody: parsed.textBody,
         htmlBody: parsed.htmlBody,
@@ -189,7 +201,7 @@ export class MailStore {
           `Date: ${new Date(arrival).toUTCString()}\r\nMessage-ID: <${id}@example.net>\r\n\r\nBody of message ${i + 1}.\r\n`,
       );
       const key = `${mb}/${id}.eml`;
-      const path = join(this.objects.root, key);
+      const path = this.objects.path({ key });
       if (i === 0) await mkdir(join(path, '..'), { recursive: true });
       await writeFile(path, raw);
       recs.push({

@@ -13,7 +13,8 @@ import type { MailboxAddress, MailboxMetadata, MailboxPart } from '../../../shar
 
 export class MimeError extends Error {}
 
-export interface ParsedMessage extends Pick<MailboxMetadata, 'subject' | 'from' | 'to' | 'cc' | 'parts' | 'textBody' | 'htmlBody'> {
+export interface ParsedMessage
+  extends Pick<MailboxMetadata, 'subject' | 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'messageId' | 'parts' | 'textBody' | 'htmlBody'> {
   /** Epoch ms of the Date header, if it parsed. */
   dateMs?: number;
 }
@@ -70,6 +71,10 @@ export function parseMessageFile(file: string): Promise<ParsedMessage> {
       out.from = addresses(h.get('from') as AddressObject | undefined);
       out.to = addresses(h.get('to') as AddressObject | undefined);
       out.cc = addresses(h.get('cc') as AddressObject | undefined);
+      out.bcc = addresses(h.get('bcc') as AddressObject | undefined);
+      out.replyTo = addresses(h.get('reply-to') as AddressObject | undefined);
+      const id = h.get('message-id');
+      if (typeof id === 'string' && id) out.messageId = id;
       const s = h.get('subject');
       if (typeof s === 'string') out.subject = s;
       const d = h.get('date');
@@ -81,7 +86,11 @@ export function parseMessageFile(file: string): Promise<ParsedMessage> {
         data.content.on('data', (c: Buffer) => (size += c.length));
         data.content.on('end', () => {
           const id = (data as AttachmentStream & { partId?: string }).partId ?? String(Object.keys(parts).length + 1);
-          parts[id] = { size, fileName: data.filename ?? '', mimeType: data.contentType };
+          const part: MailboxPart = { size, fileName: data.filename ?? '', mimeType: data.contentType };
+          const cid = data.contentId?.replace(/^<|>$/g, '');
+          if (cid) part.contentId = cid;
+          if (data.contentDisposition) part.disposition = data.contentDisposition;
+          parts[id] = part;
           data.release();
         });
       } else {

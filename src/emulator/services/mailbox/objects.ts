@@ -7,7 +7,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { join, relative, isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDeflateRaw, createInflateRaw } from 'node:zlib';
@@ -45,7 +45,7 @@ export class ObjectStore {
   /** Moves a received file under `key`, deflating it when `compress`. */
   async commit(tmp: string, key: string, compress: boolean): Promise<StoredObject> {
     const finalKey = key + (compress ? '.deflate' : '.eml');
-    const dest = join(this.root, finalKey);
+    const dest = this.path({ key: finalKey });
     await mkdir(join(dest, '..'), { recursive: true });
     if (compress) {
       const z = tmp + '.z';
@@ -62,7 +62,7 @@ export class ObjectStore {
 
   /** The stored bytes as they are (deflated when the object is compressed). */
   readStored(o: StoredObject): Readable {
-    return createReadStream(join(this.root, o.key), { highWaterMark: 1024 * 1024 });
+    return createReadStream(this.path(o), { highWaterMark: 1024 * 1024 });
   }
 
   /** The message bytes (inflated when needed). */
@@ -74,12 +74,16 @@ export class ObjectStore {
     return s.pipe(inflate);
   }
 
-  path(o: StoredObject): string {
-    return join(this.root, o.key);
+  /** The file of an object: always under the object root (a key that would leave it throws). */
+  path(o: Pick<StoredObject, 'key'>): string {
+    const p = join(this.root, o.key);
+    const rel = relative(this.root, p);
+    if (!rel || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`object key outside the store: ${o.key}`);
+    return p;
   }
 
   async remove(o: StoredObject): Promise<void> {
-    await rm(join(this.root, o.key), { force: true });
+    await rm(this.path(o), { force: true });
   }
 
   async clear(): Promise<void> {

@@ -69,7 +69,7 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
       const labels = req.query.getAll('label').map(parseLabel);
       const markers = req.query.getAll('marker').map(parseMarker);
       const rec = await store.store(mb, req.raw, labels, markers);
-      created(res, req, rec.id);
+      created(res, req, rec.id, baseUrl());
     }),
   );
 
@@ -101,7 +101,8 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
       const part = await streamPart(store.objects.readPlain(rec.object), sel);
       if (!part) throw new MailError('Part not found');
       const ct = part.contentType + (part.charset ? `; charset=${part.charset}` : '');
-      res.head(200, { 'content-type': ct, 'content-disposition': contentDisposition(part.disposition, part.fileName) });
+      // The server always names a part an attachment, whatever its own Content-Disposition.
+      res.head(200, { 'content-type': ct, 'content-disposition': contentDisposition('attachment', part.fileName) });
       await pipeline(part.body, res.raw);
     }),
   );
@@ -116,9 +117,10 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
         const l = req.query.get('label');
         if (l === null) throw new MailError('Parameter label is required with adjacent');
         const { prev, next } = store.state.adjacent(mb, rec.id, parseLabel(l));
-        return res.json(200, { message: m, prev, next });
+        // The server leaves out what it did not find (no `null`).
+        return res.json(200, { message: m, ...(next ? { next } : {}), ...(prev ? { prev } : {}) });
       }
-      res.json(200, m);
+      res.json(200, { message: m });
     }),
   );
 
@@ -126,7 +128,7 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
     `${base}/message/:uuid`,
     wrap(async (req, res, mb) => {
       const rec = await store.update(mb, msgId(req), req.raw);
-      created(res, req, rec.id);
+      created(res, req, rec.id, baseUrl());
     }),
   );
 
@@ -164,15 +166,16 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
   );
 }
 
-function created(res: EmuResponse, req: EmuRequest, id: string): void {
+/** 201 with the new message's absolute URL in `Location` (as the server's JAX-RS builds it). */
+function created(res: EmuResponse, req: EmuRequest, id: string, base: string): void {
   const path = req.path.replace(/\/message(\/[^/]+)?\/?$/, `/message/${id}`);
-  res.json(201, { id }, { location: path });
+  res.json(201, { id }, { location: base + path });
 }
 
 /** The raw message, chunked: deflated as stored for clients that accept deflate, inflated otherwise. */
 async function sendObject(req: EmuRequest, res: EmuResponse, store: MailStore, rec: MessageRecord): Promise<void> {
   const deflate = rec.object.compressed && acceptsDeflate(req.header('accept-encoding'));
-  const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding' };
+  const headers: Record<string, string> = { 'content-type': 'text/plain', vary: 'Accept-Encoding' };
   if (deflate) headers['content-encoding'] = 'deflate';
   res.head(200, headers);
   if (req.method === 'HEAD') return void res.raw.end();
@@ -211,7 +214,8 @@ export function toMetadata(rec: MessageRecord, uri: string, bodies: boolean): Re
   m.date = formatDate(rec.dateMs);
   if (rec.subject !== undefined) m.subject = rec.subject;
   m.uri = uri;
-  for (const k of ['from', 'to', 'cc'] as const) if (rec[k]?.length) m[k] = rec[k];
+  for (const k of ['from', 'to', 'cc', 'bcc', 'replyTo'] as const) if (rec[k]?.length) m[k] = rec[k];
+  if (rec.messageId !== undefined) m.messageId = rec.messageId;
   if (rec.parts && Object.keys(rec.parts).length) m.parts = rec.parts;
   if (bodies) {
     if (rec.textBody !== undefined) m.textBody = rec.textBody;

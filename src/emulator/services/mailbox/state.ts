@@ -11,7 +11,7 @@ import type { StoredObject } from './objects.js';
 import { compareTimeUuid } from './timeuuid.js';
 
 /** The parsed fields kept as they go on the wire. */
-type ParsedFields = Pick<MailboxMetadata, 'subject' | 'from' | 'to' | 'cc' | 'parts' | 'textBody' | 'htmlBody'>;
+type ParsedFields = Pick<MailboxMetadata, 'subject' | 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'messageId' | 'parts' | 'textBody' | 'htmlBody'>;
 
 export interface MessageRecord extends ParsedFields {
   id: string;
@@ -183,8 +183,8 @@ export class MailState {
       case 'delete': {
         const r = box.messages.get(op.id);
         if (r) {
+          // Its labels stay until the purge (listings skip it).
           r.deleted = true;
-          r.labels = [];
         }
         return;
       }

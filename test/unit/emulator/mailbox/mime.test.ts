@@ -26,7 +26,7 @@ describe('emulator MIME parsing', () => {
     expect(m.subject).toBe('Quarterly report');
     expect(new Date(m.dateMs!).toISOString()).toBe('2026-11-03T09:30:00.000Z');
     expect(Object.keys(m.parts!).sort()).toEqual(['1.2.2', '2', '3']);
-    expect(m.parts!['1.2.2']).toEqual({ size: 70, fileName: 'logo.png', mimeType: 'image/png' });
+    expect(m.parts!['1.2.2']).toEqual({ size: 70, fileName: 'logo.png', mimeType: 'image/png', contentId: 'logo@lanyard.example', disposition: 'inline' });
     expect(m.textBody).toMatch(/^The report is attached/);
     expect(m.htmlBody).toMatch(/<p>The report is attached.<\/p>/);
   });

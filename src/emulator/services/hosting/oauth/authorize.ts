@@ -177,8 +177,19 @@ export function registerAuthorize(router: Router, state: HostingState): void {
   });
 }
 
-function safeReturn(v: string | null | undefined): string {
-  return v?.startsWith('/') && !v.startsWith('//') ? v : '/';
+/**
+ * A local path to go back to after sign-up: anything a browser could read as
+ * another origin (`//x`, `/\\x`, a scheme, control characters) becomes `/`.
+ */
+export function safeReturn(v: string | null | undefined): string {
+  if (!v?.startsWith('/') || /[\\\x00-\x20\x7f]/.test(v)) return '/';
+  const base = 'http://emulator.invalid';
+  try {
+    const u = new URL(v, base);
+    return u.origin === base ? u.pathname + u.search + u.hash : '/';
+  } catch {
+    return '/';
+  }
 }
 
 function signupPage(returnTo: string, error?: string): string {

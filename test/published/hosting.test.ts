@@ -1,0 +1,60 @@
+/**
+ * The hosting answers against the code host's published REST description, as
+ * the npm package @octokit/openapi ships it (a pinned devDependency): every
+ * answer below must satisfy its operation's response schema, so a drift of
+ * the emulator (or a new required field upstream, on an upgrade) fails here.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { useInProcessEmulator } from '../e2e/in-process-emulator.js';
+import { PublishedDescription } from './validate.js';
+
+const require = createRequire(import.meta.url);
+const spec = new PublishedDescription(require('@octokit/openapi/generated/api.github.com.json'), 'https://api.github.com/openapi');
+const ref = useInProcessEmulator();
+
+async function call(method: string, path: string, o: { token?: string; basic?: [string, string]; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { accept: 'application/vnd.github+json', ...o.headers };
+  if (o.token) headers.authorization = `token ${o.token}`;
+  if (o.basic) headers.authorization = `Basic ${Buffer.from(o.basic.join(':')).toString('base64')}`;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${ref.emu.urls.hosting.api}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+function expectPublished(method: string, path: string, r: { status: number; body: unknown }, status: number): void {
+  expect(r.status, `${method} ${path}`).toBe(status);
+  expect(spec.check(method, path.split('?')[0]!, r.status, r.body), `${method} ${path} ${r.status}`).toEqual([]);
+}
+
+describe('hosting answers satisfy the published description (@octokit/openapi)', () => {
+  it('GET /user is a private-user, GET /users/{username} a public-user', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const me = await call('GET', '/user', { token });
+    expectPublished('GET', '/user', me, 200);
+    expect(me.body).toMatchObject({ user_view_type: 'private', two_factor_authentication: false, public_repos: 1, total_private_repos: 1 });
+    const other = await call('GET', '/users/hubot', { token });
+    expectPublished('GET', '/users/hubot', other, 200);
+    expect(other.body.user_view_type).toBe('public');
+    expect(other.body).not.toHaveProperty('two_factor_authentication');
+  });
+
+  it('the token check, reset and scoped answers of /applications/{client_id}/token carry a whole simple-user', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['repo'] })) as { access_token: string };
+    const basic: [string, string] = [app.clientId, app.clientSecret!];
+    const path = `/applications/${app.clientId}/token`;
+    const check = await call('POST', path, { basic, body: { access_token: issued.access_token } });
+    expectPublished('POST', path, check, 200);
+    expect(check.body.user.user_view_type).toBe('public');
+    const reset = await call('PATCH', path, { basic, body: { access_token: issued.access_token } });
+    expectPublished('PATCH', path, reset, 200);
+  });
+
+  it('the rate limit and the errors of a missing or foreign resource', async () => {
+    expectPublished('GET', '/rate_limit', await call('GET', '/rate_limit'), 200);
+    expectPublished('GET', '/user', await call('GET', '/user'), 401);
+    expectPublished('GET', '/users/nobody-here', await call('GET', '/users/nobody-here'), 404);
+  });
+});
