@@ -14,6 +14,7 @@
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
 import { HttpError } from '../errors.js';
+import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate } from './guards.js';
 import { CONTENT_CREATING_WINDOWS, credentialIdentity, isSharedPacing, MemoryPacing, type PacingScope, type PacingStore, type SharedBudget } from './pacing.js';
@@ -167,7 +168,11 @@ export class HttpClient {
         this.#o.onRateLimit?.(res.rateLimit, res.url);
         const store = this.#pacing;
         // Shared with the fleet after the answer; the request does not wait for it.
-        if (scope && isSharedPacing(store)) void store.recordBudget(scope, res.rateLimit, this.#o.clock.now());
+        if (scope && isSharedPacing(store)) {
+          const now = this.#o.clock.now();
+          const serverNow = parseServerDate(res.headers.date);
+          void store.recordBudget(scope, res.rateLimit, now, serverNow === undefined ? 0 : serverNow - now);
+        }
       }
       return this.#o.trace ? await traceReceived(res, !!spec.streamResponse, this.#o.trace) : res;
     } finally {

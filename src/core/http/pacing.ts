@@ -72,8 +72,8 @@ export interface SharedPacingStore extends PacingStore {
   held(scope: PacingScope, now: number, resource?: string): Promise<number>;
   /** Holds every request of `scope` until `untilMs` (a secondary-limit `retry-after`); a later hold in force stays. */
   hold(scope: PacingScope, untilMs: number, now: number): Promise<void>;
-  /** Records a primary budget seen in a response's headers. */
-  recordBudget(scope: PacingScope, state: RateLimitState, now: number): Promise<void>;
+  /** Records a primary budget seen in a response's headers; `skewMs`: the server's clock minus this one's (its `Date` header). */
+  recordBudget(scope: PacingScope, state: RateLimitState, now: number, skewMs?: number): Promise<void>;
   /** The budgets seen by the fleet for `scope`; undefined when the shared store cannot be used. */
   budgets(scope: PacingScope, now: number): Promise<SharedBudget[] | undefined>;
   /** A re-check interval for waits: another machine may change what this one waits for. */

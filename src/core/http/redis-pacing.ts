@@ -116,8 +116,10 @@ if ARGV[2] ~= '' then
   local raw = redis.call('HGET', KEYS[2], ARGV[2])
   if raw then
     local ok, b = pcall(cjson.decode, raw)
-    if ok and type(b) == 'table' and b.remaining == 0 and type(b.reset) == 'number' and b.reset * 1000 > now then
-      local w = b.reset * 1000 - now + 1000
+    local skew = 0
+    if ok and type(b) == 'table' and type(b.skewMs) == 'number' then skew = b.skewMs end
+    if ok and type(b) == 'table' and b.remaining == 0 and type(b.reset) == 'number' and b.reset * 1000 - skew > now then
+      local w = b.reset * 1000 - skew - now + 1000
       if w > wait then wait = w end
     end
   end
@@ -161,6 +163,10 @@ interface PacingClient {
   disconnect(): void;
   connect(): Promise<void>;
 }
+
+/** The client library, loaded on first use (never at start-up). */
+const loadIoredis = () => import('ioredis');
+let ioredis: ReturnType<typeof loadIoredis> | undefined;
 
 /** How long a budget is kept after its reset: an hour, then the window is surely over. */
 const BUDGET_KEEP_MS = 3_600_000;
@@ -235,7 +241,7 @@ export class RedisPacing implements SharedPacingStore {
     );
   }
 
-  recordBudget(scope: PacingScope, state: RateLimitState, now: number): Promise<void> {
+  recordBudget(scope: PacingScope, state: RateLimitState, now: number, skewMs = 0): Promise<void> {
     if (state.limit === undefined || state.remaining === undefined || state.reset === undefined) return Promise.resolve();
     const k = this.#keys(scope);
     const resource = state.resource ?? 'core';
@@ -302,7 +308,9 @@ export class RedisPacing implements SharedPacingStore {
   async #use<T>(op: (c: PacingClient) => Promise<T>, local: () => Promise<T>): Promise<T> {
     if (this.#down !== undefined && !this.#o.required) return local();
     try {
-      const c = await this.#bounded((this.#client ??= this.#connect()));
+      // Loading the client library is this machine's work, not the server's: outside the bound.
+      const lib = await (ioredis ??= loadIoredis());
+      const c = await this.#bounded((this.#client ??= this.#connect(lib.Redis)));
       return await this.#bounded(op(c));
     } catch (err) {
       const why = this.#reason(/Connection is closed/.test((err as Error)?.message ?? '') && this.#lastError ? this.#lastError : err);
@@ -346,8 +354,7 @@ export class RedisPacing implements SharedPacingStore {
     }
   }
 
-  async #connect(): Promise<PacingClient> {
-    const { Redis } = await import('ioredis');
+  async #connect(Redis: Awaited<ReturnType<typeof loadIoredis>>['Redis']): Promise<PacingClient> {
     const u = this.url;
     const client = new Redis({
       host: u.hostname.replace(/^\[|\]$/g, ''),
