@@ -27,6 +27,9 @@ let world: World;
 let redis: RedisServer;
 let token: string;
 const dirs: string[] = [];
+/** Servers a test starts for itself: stopped after the file even when the test fails. */
+const extra: RedisServer[] = [];
+const track = (s: RedisServer) => (extra.push(s), s);
 
 beforeAll(async () => {
   [world, redis] = await Promise.all([startWorld(), startRedis()]);
@@ -39,7 +42,7 @@ beforeAll(async () => {
   }
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([world?.stop(), redis?.stop(), ...dirs.map((d) => rm(d, { recursive: true, force: true }))]);
+  await Promise.all([world?.stop(), redis?.stop(), ...extra.map((s) => s.stop()), ...dirs.map((d) => rm(d, { recursive: true, force: true }))]);
 });
 
 type Env = Record<string, string | undefined>;
@@ -223,7 +226,7 @@ describe('a fleet of four machines with one token', () => {
 describe('when the shared server goes away or wants a password', () => {
   it('killed mid-run: the next request paces on this machine with one warning; LANYARD_PACING_REQUIRED=1 fails before sending', async () => {
     await nextHour();
-    const server = await startRedis();
+    const server = track(await startRedis());
     const env = { LANYARD_PACING_URL: server.url, LANYARD_PACING_TIMEOUT: TIMEOUT, CI: undefined };
     const before = await post(0, 'gone-0', env);
     expect(before.code, before.stderr).toBe(0);
@@ -244,7 +247,7 @@ describe('when the shared server goes away or wants a password', () => {
   it('a password-protected server: the password works from the URL or LANYARD_PACING_PASSWORD and is in no output nor in the server', async () => {
     await nextHour();
     const password = 'fleet-Pass-4d1c8e2b';
-    const server = await startRedis({ password });
+    const server = track(await startRedis({ password }));
     const port = server.port;
     const outputs: CliResult[] = [];
     const run = async (m: number, args: string[], env: Env) => {

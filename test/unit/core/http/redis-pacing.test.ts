@@ -24,10 +24,13 @@ const WINDOWS: PacingWindow[] = [
 
 let redis: RedisServer;
 let prefixN = 0;
+/** Servers a test starts for itself: stopped after the file even when the test fails. */
+const extra: RedisServer[] = [];
+const track = (s: RedisServer) => (extra.push(s), s);
 beforeAll(async () => {
   redis = await startRedis();
 });
-afterAll(() => redis?.stop());
+afterAll(() => Promise.all([redis?.stop(), ...extra.map((s) => s.stop())]));
 
 /** A store as one machine opens it; each test has its own key prefix. */
 function machines(n: number, o: Partial<ConstructorParameters<typeof RedisPacing>[0]> = {}): RedisPacing[] {
@@ -105,7 +108,7 @@ describe('RedisPacing with redis-server', () => {
 
 describe('RedisPacing when the server cannot be used', () => {
   it('a server killed mid-run: one fallback notice, then pacing in the fallback store; required: fails', async () => {
-    const server = await startRedis();
+    const server = track(await startRedis());
     const notices: string[] = [];
     const fallback = new MemoryPacing();
     const store = new RedisPacing({ url: server.url, clock: systemClock, fallback, onFallback: (w) => notices.push(w) });
@@ -146,7 +149,7 @@ describe('RedisPacing when the server cannot be used', () => {
 
   it('a password-protected server: the password from the URL or the option works; a wrong one falls back without showing it', async () => {
     const password = 'pacing-Secret-7f3a9c';
-    const server = await startRedis({ password });
+    const server = track(await startRedis({ password }));
     const good = new RedisPacing({ url: server.url, password, clock: systemClock });
     expect(await good.reserve(API, t0, WINDOWS, 'x')).toBe(0);
     expect(good.fallenBack).toBeUndefined();
