@@ -244,7 +244,17 @@ export function createContext(o: ContextOptions): Context {
               ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`);
           },
           // Content-creating requests are paced across every process of this config directory (80/min, 500/h per API origin).
-          pacing: new FilePacing(join(dirname(configPath), 'pacing.json'), lock, { onFallback: (why) => ctx.warnOnce('pacing', why) }),
+          pacing: await (await import('./pacing.js')).cliPacing({
+            env: o.env,
+            settings: await ctx.profile().then(
+              (p) => p.settings,
+              () => ({}),
+            ),
+            clock,
+            local: new FilePacing(join(dirname(configPath), 'pacing.json'), lock, { onFallback: (why) => ctx.warnOnce('pacing', why) }),
+            warnOnce: ctx.warnOnce,
+            trace: debug() ? (line) => o.io.err(line) : undefined,
+          }),
           onPacingWait: ({ waitMs, url }) => {
             if (!ciEvent(o.io, o.env, clock.now(), 'pacing_wait', { wait_ms: Math.round(waitMs), url: eventUrl(url) }) && waitMs >= 1000)
               ctx.warn(

@@ -47,8 +47,10 @@ export {
 // HTTP
 export { HttpClient } from './http/client.js';
 export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
-export { CONTENT_CREATING_WINDOWS, FilePacing, MemoryPacing } from './http/pacing.js';
-export type { FilePacingOptions, PacingStore, PacingWindow } from './http/pacing.js';
+export { CONTENT_CREATING_WINDOWS, credentialIdentity, FilePacing, isSharedPacing, MemoryPacing } from './http/pacing.js';
+export type { FilePacingOptions, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
+export { RedisPacing } from './http/redis-pacing.js';
+export type { RedisPacingOptions } from './http/redis-pacing.js';
 
 // Rate limits
 export { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy } from './ratelimit/policy.js';

@@ -41,8 +41,8 @@ export interface EmulatorOptions {
 export interface EmulatorAdmin {
   info(): Record<string, unknown>;
   reset(): Promise<void>;
-  /** Moves the emulator clock forward; returns the new emulator time. */
-  advance(ms: number): { now: string; clockOffsetMs: number };
+  /** Moves the emulator clock forward (and, with `freeze`, stops it or lets it run again); returns the new emulator time. */
+  advance(ms: number, freeze?: boolean): { now: string; clockOffsetMs: number; frozen?: boolean };
   addFault(f: Record<string, unknown>): Fault;
   faults(): Fault[];
   clearFaults(): void;
@@ -220,9 +220,10 @@ function adminOf(
       faults.clear();
       for (const s of services) await s.reset?.();
     },
-    advance(ms) {
+    advance(ms, freeze) {
       clock.advance(ms);
-      return { now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs };
+      if (freeze !== undefined) clock.freeze(freeze);
+      return { now: new Date(clock.now()).toISOString(), clockOffsetMs: clock.offsetMs, ...(clock.frozen ? { frozen: true } : {}) };
     },
     addFault: (f) => faults.add(f),
     faults: () => faults.list(),
@@ -310,7 +311,12 @@ function registerAdmin(router: Router, admin: EmulatorAdmin): void {
   );
   router.post(
     `${p}/advance`,
-    op(200, (b) => admin.advance(b.ms !== undefined ? Number(b.ms) : Number(b.seconds) * 1000)),
+    op(200, (b) =>
+      admin.advance(
+        b.ms !== undefined ? Number(b.ms) : b.seconds !== undefined ? Number(b.seconds) * 1000 : 0,
+        typeof b.freeze === 'boolean' ? b.freeze : undefined,
+      ),
+    ),
   );
   router.get(`${p}/faults`, (_req, res) => res.json(200, { faults: admin.faults() }));
   // The journal: ?service=S&since=<seq>&limit=N; `last` is the `since` of the next read.

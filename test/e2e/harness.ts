@@ -64,6 +64,31 @@ export function collect(child: ChildProcess): Promise<{ status: number | null; s
   return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }
 
+/** The JSON event lines (CI events) of a run's stderr. */
+export const eventLines = (stderr: string): Array<Record<string, unknown>> =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** An onSpawn that sends SIGINT (Ctrl-C) once the child's stderr shows the event `name`; `seen()` is that event. */
+export function interruptOnEvent(name: string): { onSpawn: (child: ChildProcess) => void; seen: () => Record<string, unknown> | undefined } {
+  let seen: Record<string, unknown> | undefined;
+  return {
+    seen: () => seen,
+    onSpawn: (child) => {
+      let err = '';
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        if (!seen && err.includes(`"${name}"`)) {
+          seen = eventLines(err).find((e) => e.event === name);
+          child.kill('SIGINT');
+        }
+      });
+    },
+  };
+}
+
 export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });

@@ -6,7 +6,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { interruptOnEvent, startWorld, type World } from './harness.js';
 
 describe('pacing across processes', () => {
   let world: World;
@@ -61,21 +61,9 @@ describe('pacing across processes', () => {
   it('a full minute makes the next process wait, not send; Ctrl-C ends the wait with 130 and nothing admitted', async () => {
     const now = Date.now();
     await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array(80).fill(now) } }));
-    let seen: Record<string, unknown> | undefined;
-    const r = await post('never-sent', {
-      env: { CI: undefined, LANYARD_EVENTS: 'ndjson' },
-      onSpawn: (child) => {
-        let err = '';
-        child.stderr!.on('data', (c: Buffer) => {
-          err += c.toString();
-          if (!seen && err.includes('"pacing_wait"')) {
-            seen = events(err)[0];
-            child.kill('SIGINT');
-          }
-        });
-      },
-      timeoutMs: 30_000,
-    });
+    const ctrlC = interruptOnEvent('pacing_wait');
+    const r = await post('never-sent', { env: { CI: undefined, LANYARD_EVENTS: 'ndjson' }, onSpawn: ctrlC.onSpawn, timeoutMs: 30_000 });
+    const seen = ctrlC.seen();
     expect(seen, r.stderr).toMatchObject({ event: 'pacing_wait' });
     expect(seen!.wait_ms as number).toBeGreaterThan(50_000);
     expect(r.code).toBe(130);

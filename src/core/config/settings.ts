@@ -4,8 +4,9 @@
  */
 import { ConfigError } from '../errors.js';
 import { isSecretField } from '../http/redact.js';
+import { describePacingUrl, parsePacingUrl } from '../http/redis-pacing.js';
 
-export type SettingKind = 'url' | 'string' | 'boolean';
+export type SettingKind = 'url' | 'redis-url' | 'string' | 'boolean';
 
 export interface SettingSpec {
   kind: SettingKind;
@@ -31,6 +32,14 @@ export const SETTINGS = {
   'health.subscriptionId': { kind: 'string', description: 'Default subscription' },
   'health.vendor': { kind: 'string', description: 'Vendor segment of the provider path (default Microsoft)' },
   'protocol.serverUrl': { kind: 'url', description: 'Default context-protocol server URL' },
+  'pacing.url': {
+    kind: 'redis-url',
+    description: 'Redis or Valkey server shared by a fleet for pacing and rate-limit state (redis://host:port; password in LANYARD_PACING_PASSWORD)',
+  },
+  'pacing.required': {
+    kind: 'boolean',
+    description: 'true: fail (exit 1) before sending when the shared pacing server cannot be used, instead of pacing on this machine',
+  },
   pager: { kind: 'string', description: 'Pager of long output on a terminal (after LANYARD_PAGER, before PAGER; "cat": none)' },
 } as const satisfies Record<string, SettingSpec>;
 
@@ -65,6 +74,20 @@ export function normaliseSetting(key: string, value: string): string {
     if (secretParam) throw new ConfigError(`${key}: the URL holds a secret parameter "${secretParam}", and the config file never holds a secret`);
     return value.replace(/\/+$/, '');
   }
+  if (spec.kind === 'redis-url') {
+    const u = parsePacingUrl(value);
+    if (u.username || u.password) {
+      throw new ConfigError(`${key}: the URL holds a user name or password, and the config file never holds a secret`, {
+        hint: 'give the URL without "user:password@" and the password in LANYARD_PACING_PASSWORD (or the whole URL in LANYARD_PACING_URL)',
+      });
+    }
+    return describePacingUrl(u);
+  }
+  if (spec.kind === 'boolean') {
+    if (/^(true|yes|1|on)$/i.test(value.trim())) return 'true';
+    if (/^(false|no|0|off)$/i.test(value.trim())) return 'false';
+    throw new ConfigError(`${key} must be true or false, got "${value}"`);
+  }
   const v = value.trim();
   if (!v) throw new ConfigError(`${key} must not be empty`);
   if (/[\u0000-\u001f\u007f]/.test(v)) throw new ConfigError(`${key} must not contain control characters`);
@@ -93,7 +116,7 @@ export function looksLikeSecret(v: string): boolean {
 export function requireSetting(settings: ProfileSettings, key: SettingKey, profileName: string): string {
   const v = settings[key];
   if (v) return v;
-  const example = SETTINGS[key].kind === 'url' ? '<url>' : '<value>';
+  const example = SETTINGS[key].kind === 'url' || SETTINGS[key].kind === 'redis-url' ? '<url>' : '<value>';
   throw new ConfigError(`profile "${profileName}" has no ${key}`, {
     remedy: { kind: 'set-setting', setting: key, example, profile: profileName },
   });

@@ -14,14 +14,15 @@
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
 import { HttpError } from '../errors.js';
+import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate } from './guards.js';
-import { CONTENT_CREATING_WINDOWS, MemoryPacing } from './pacing.js';
-import { prepareRequest, traceReceived } from './pipeline.js';
+import { CONTENT_CREATING_WINDOWS, credentialIdentity, isSharedPacing, MemoryPacing, type PacingScope, type PacingStore, type SharedBudget } from './pacing.js';
+import { applyCredential, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
 import { NodeHttpTransport, type Transport } from './transport.js';
-import type { HttpClientOptions, HttpResponse, RequestSpec, Timeouts } from './types.js';
+import type { Credential, HttpClientOptions, HttpResponse, RequestSpec, Timeouts } from './types.js';
 
 export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec } from './types.js';
 export { buildUrl } from './pipeline.js';
@@ -37,6 +38,7 @@ export class HttpClient {
   readonly #retry: RetryContext;
   readonly #gate: ConcurrencyGate;
   readonly #writes: PacingGate;
+  readonly #pacing: PacingStore;
   readonly #transport: Transport;
   readonly #timeouts: Timeouts;
 
@@ -51,6 +53,12 @@ export class HttpClient {
       trace: options.trace,
       onRateLimitWait: options.onRateLimitWait,
       onRetry: options.onRetry,
+      onSecondaryLimit: async (spec, url, waitMs) => {
+        const store = this.#pacing;
+        if (!isSharedPacing(store)) return;
+        const now = options.clock.now();
+        await store.hold(await pacingScope(new URL(url), spec), now + waitMs, now);
+      },
     };
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
     const [minute, hour] = CONTENT_CREATING_WINDOWS;
@@ -58,7 +66,8 @@ export class HttpClient {
       { limit: options.contentCreatingPerMinute ?? minute!.limit, windowMs: minute!.windowMs },
       { limit: options.contentCreatingPerHour ?? hour!.limit, windowMs: hour!.windowMs },
     ];
-    this.#writes = new PacingGate(options.pacing ?? new MemoryPacing(), windows, options.clock);
+    this.#pacing = options.pacing ?? new MemoryPacing();
+    this.#writes = new PacingGate(this.#pacing, windows, options.clock);
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
     this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8);
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
@@ -114,36 +123,83 @@ export class HttpClient {
     }
   }
 
-  async close(): Promise<void> {
-    await this.#transport.close();
+  /**
+   * The primary budgets the fleet sharing this client's pacing store saw for
+   * `credential` at `apiUrl`'s origin, with their age; undefined without a
+   * shared store (or when it cannot be used).
+   */
+  async sharedBudgets(apiUrl: string, credential: Credential): Promise<SharedBudget[] | undefined> {
+    const store = this.#pacing;
+    if (!isSharedPacing(store)) return undefined;
+    const url = new URL(apiUrl);
+    return store.budgets(await pacingScope(url, { url: apiUrl, credential }), this.#o.clock.now());
   }
 
-  /** Waits for the concurrency and content-creation guards; returns the release. */
-  async #admit(method: string, spec: RequestSpec, url: URL): Promise<() => void> {
+  async close(): Promise<void> {
+    const store = this.#pacing;
+    await Promise.all([this.#transport.close(), isSharedPacing(store) ? store.close() : undefined]);
+  }
+
+  /** Waits for the concurrency and content-creation guards (and a fleet's holds); returns the release and the pacing scope. */
+  async #admit(method: string, spec: RequestSpec, url: URL): Promise<{ release: () => void; scope?: PacingScope }> {
     const release = spec.oauth ? () => {} : await this.#gate.acquire(spec.signal);
+    let scope: PacingScope | undefined;
     try {
-      if (!spec.oauth && CONTENT_CREATING.has(method)) {
-        await this.#writes.acquire(url.origin, spec.signal, (waitMs) => this.#o.onPacingWait?.({ waitMs, url: url.origin + url.pathname }));
-      }
+      if (spec.oauth) return { release };
+      const onWait = (waitMs: number) => this.#o.onPacingWait?.({ waitMs, url: url.origin + url.pathname });
+      if (isSharedPacing(this.#pacing)) scope = await pacingScope(url, spec);
+      if (CONTENT_CREATING.has(method)) await this.#writes.acquire(url.origin, spec.signal, onWait, scope?.identity);
+      // With --wait, a budget another process saw spent is waited for before sending, as its refusal would be.
+      else if (scope) await this.#writes.held(scope, this.#retry.policy.wait ? resourceOf(url) : undefined, spec.signal, onWait);
     } catch (err) {
       release();
       throw err;
     }
-    return release;
+    return { release, scope };
   }
 
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
-    const release = await this.#admit(method, spec, req.url);
+    const { release, scope } = await this.#admit(method, spec, req.url);
     try {
       const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) });
-      if (res.rateLimit) this.#o.onRateLimit?.(res.rateLimit, res.url);
+      if (res.rateLimit) {
+        this.#o.onRateLimit?.(res.rateLimit, res.url);
+        const store = this.#pacing;
+        // Shared with the fleet after the answer; the request does not wait for it.
+        if (scope && isSharedPacing(store)) {
+          const now = this.#o.clock.now();
+          const serverNow = parseServerDate(res.headers.date);
+          void store.recordBudget(scope, res.rateLimit, now, serverNow === undefined ? 0 : serverNow - now);
+        }
+      }
       return this.#o.trace ? await traceReceived(res, !!spec.streamResponse, this.#o.trace) : res;
     } finally {
       release();
     }
   }
+}
+
+/**
+ * Who a request is paced with in a shared store: its origin and the one-way
+ * digest of the credential it carries (the service's, or an `Authorization`
+ * header of the caller's).
+ */
+async function pacingScope(url: URL, spec: RequestSpec): Promise<PacingScope> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+  const c = spec.credential;
+  applyCredential(c, headers, new URL(url));
+  const material = headers.authorization ?? (c?.scheme === 'query' ? `${c.name}=${c.value}` : c?.scheme === 'header' ? `${c.name}: ${c.value}` : undefined);
+  return { origin: url.origin, identity: await credentialIdentity(url.origin, material) };
+}
+
+/** The primary-limit resource a request counts against, as far as its path tells. */
+function resourceOf(url: URL): string {
+  if (/\/graphql$/.test(url.pathname)) return 'graphql';
+  if (/\/search\//.test(url.pathname)) return 'search';
+  return 'core';
 }
 
 /** The fields of a partial that are set (`{ bodyMs: undefined }` does not override a default). */

@@ -10,6 +10,7 @@
  * `{"version": 1, "admitted": {"https://api.example.com": [epoch ms, …]}}`.
  */
 import type { CredentialLock } from '../credentials/lock.js';
+import type { RateLimitState } from '../ratelimit/headers.js';
 
 /** At most `limit` admissions in any window of `windowMs`. */
 export interface PacingWindow {
@@ -29,7 +30,77 @@ export interface PacingStore {
    * records it): resolves 0. Otherwise records nothing and resolves the ms
    * until the oldest admission that blocks leaves its window.
    */
-  reserve(key: string, now: number, windows: readonly PacingWindow[]): Promise<number>;
+  reserve(key: string, now: number, windows: readonly PacingWindow[], identity?: string): Promise<number>;
+}
+
+/**
+ * Who is paced together by a shared store: an API origin and a one-way
+ * digest of the credential's identity (see {@link credentialIdentity}), never
+ * the credential itself.
+ */
+export interface PacingScope {
+  readonly origin: string;
+  readonly identity: string;
+}
+
+/** A primary budget another process (or this one) saw, and how old that knowledge is. */
+export interface SharedBudget {
+  resource: string;
+  limit: number;
+  remaining: number;
+  used: number;
+  /** Window reset, UTC epoch seconds (the server's clock). */
+  reset: number;
+  /** When it was seen, epoch ms (the seeing process's clock). */
+  seenAt: number;
+  /** `now - seenAt` when read, ms. */
+  ageMs: number;
+}
+
+/**
+ * What a store shared by several machines adds to {@link PacingStore}
+ * (`RedisPacing`): `reserve` receives the credential's identity as its
+ * fourth argument, and the fleet also shares secondary-limit holds and the
+ * last primary budget seen. The HTTP client uses these when its store has them.
+ */
+export interface SharedPacingStore extends PacingStore {
+  /**
+   * Ms until any request of `scope` may be sent: a secondary-limit hold in
+   * force, and, with `resource`, that resource's budget seen spent until its
+   * reset. 0: now.
+   */
+  held(scope: PacingScope, now: number, resource?: string): Promise<number>;
+  /** Holds every request of `scope` until `untilMs` (a secondary-limit `retry-after`); a later hold in force stays. */
+  hold(scope: PacingScope, untilMs: number, now: number): Promise<void>;
+  /** Records a primary budget seen in a response's headers; `skewMs`: the server's clock minus this one's (its `Date` header). */
+  recordBudget(scope: PacingScope, state: RateLimitState, now: number, skewMs?: number): Promise<void>;
+  /** The budgets seen by the fleet for `scope`; undefined when the shared store cannot be used. */
+  budgets(scope: PacingScope, now: number): Promise<SharedBudget[] | undefined>;
+  /** A re-check interval for waits: another machine may change what this one waits for. */
+  readonly recheckMs: number;
+  /** Ends the connection (after the writes under way, within a bounded wait). */
+  close(): Promise<void>;
+}
+
+/** Whether a pacing store is shared by a fleet (has holds and budgets). */
+export function isSharedPacing(store: PacingStore): store is SharedPacingStore {
+  return typeof (store as Partial<SharedPacingStore>).held === 'function';
+}
+
+/** The label of the keyed digest: a new label, new keys (never mixed with another scheme's). */
+const IDENTITY_LABEL = 'lanyard pacing identity v1';
+
+/**
+ * A one-way digest naming a credential in a shared store: HMAC-SHA-256 keyed
+ * with a fixed label over the origin and the credential's scheme and secret,
+ * the first 128 bits in hex. The same token on every machine gives the same
+ * identity; the identity gives nothing back of the token. A request without
+ * a credential is `anonymous`.
+ */
+export async function credentialIdentity(origin: string, material: string | undefined): Promise<string> {
+  if (!material) return 'anonymous';
+  const { createHmac } = await import('node:crypto');
+  return createHmac('sha256', IDENTITY_LABEL).update(`${origin}\n${material}`).digest('hex').slice(0, 32);
 }
 
 /**

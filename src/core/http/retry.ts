@@ -5,7 +5,7 @@
  */
 import type { Clock, TraceSink } from '../deps.js';
 import { HttpError, NetworkError, RateLimitError } from '../errors.js';
-import { classifyRateLimit, decideRateLimit, type RateLimitPolicy } from '../ratelimit/policy.js';
+import { classifyRateLimit, decideRateLimit, type RateLimitPolicy, secondaryWaitMs } from '../ratelimit/policy.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
@@ -26,6 +26,8 @@ export interface RetryContext {
   trace?: TraceSink;
   onRateLimitWait?: HttpClientOptions['onRateLimitWait'];
   onRetry?: HttpClientOptions['onRetry'];
+  /** A secondary limit refused `spec` at `url`: the wait it asks for (a shared store holds every process for it). */
+  onSecondaryLimit?: (spec: RequestSpec, url: string, waitMs: number) => Promise<void>;
 }
 
 export function isStream(b: unknown): boolean {
@@ -138,6 +140,7 @@ export async function sendWithPolicy(
       const now = c.clock.now();
       const cls = classifyRateLimit(res.status, res.headers, message, now);
       if (cls) {
+        if (cls.kind === 'secondary') await c.onSecondaryLimit?.(spec, res.url, secondaryWaitMs(cls, 0, now, c.policy));
         const decision = decideRateLimit(cls, rateAttempt, now, c.policy);
         // A streamed body is spent: such a request cannot be sent again.
         if (decision.action === 'wait' && !isStream(spec.body)) {

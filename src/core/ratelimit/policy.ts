@@ -88,9 +88,7 @@ export function decideRateLimit(c: RateLimitClassification, attempt: number, loc
     if (attempt >= policy.maxSecondaryRetries) {
       return { action: 'fail', resetAt: resetLocal, reason: `secondary rate limit: gave up after ${attempt} retries` };
     }
-    if (c.retryAfterMs !== undefined) waitMs = c.retryAfterMs;
-    else if (c.state?.remaining === 0 && resetLocal !== undefined) waitMs = Math.max(0, resetLocal - localNowMs) + 1000;
-    else waitMs = policy.secondaryBaseWaitMs * 2 ** attempt;
+    waitMs = secondaryWaitMs(c, attempt, localNowMs, policy);
   }
   const resetAt = localNowMs + waitMs;
   if (!policy.wait) return { action: 'fail', resetAt, reason: `${c.kind} rate limit exceeded` };
@@ -101,4 +99,16 @@ export function decideRateLimit(c: RateLimitClassification, attempt: number, loc
       reason: `${c.kind} rate limit: the wait (${Math.ceil(waitMs / 1000)} s) exceeds the maximum wait (${Math.ceil(policy.maxWaitMs / 1000)} s)`,
     };
   return { action: 'wait', waitMs, resetAt };
+}
+
+/**
+ * The wait after a secondary limit, refusal number `attempt` (0 = first):
+ * `retry-after`; else until the reset when no budget is left; else the base
+ * wait, doubling. A fleet sharing pacing holds every request for the first one.
+ */
+export function secondaryWaitMs(c: RateLimitClassification, attempt: number, localNowMs: number, policy: RateLimitPolicy): number {
+  const resetLocal = c.state?.reset !== undefined ? c.state.reset * 1000 - c.skewMs : undefined;
+  if (c.retryAfterMs !== undefined) return c.retryAfterMs;
+  if (c.state?.remaining === 0 && resetLocal !== undefined) return Math.max(0, resetLocal - localNowMs) + 1000;
+  return policy.secondaryBaseWaitMs * 2 ** attempt;
 }

@@ -32,6 +32,20 @@ export function ratelimitCommand(ctx: Context): Command {
       .action(async (opts: RatelimitWaitOptions) => (await import('./run.js')).runRatelimitWait(ctx, opts)),
     ['lanyard ratelimit wait', 'lanyard ratelimit wait --resource search --min 10 --timeout 5m'],
   );
+  cmd.addHelpText(
+    'after',
+    [
+      '',
+      'A fleet (docs/fleets.md): with LANYARD_PACING_URL=redis://host:port (rediss:// for TLS; or the profile',
+      'setting pacing.url) every process that uses the same Redis or Valkey server and the same token paces',
+      'content-creating requests together (80 a minute, 500 an hour), waits out a secondary limit any of them',
+      'met, and shares the last budget seen (status shows it with its age).',
+      '  LANYARD_PACING_PASSWORD   the server password (or in the URL); never shown',
+      '  LANYARD_PACING_REQUIRED=1 exit 1 before sending when the server cannot be used (profile: pacing.required),',
+      '                            instead of pacing on this machine with a warning',
+      '  LANYARD_PACING_TIMEOUT    the longest wait for the server in one call (default 2s)',
+    ].join('\n'),
+  );
   return examples(cmd, [
     'lanyard ratelimit status',
     'lanyard ratelimit status --resource core --fail-under 100 --json',

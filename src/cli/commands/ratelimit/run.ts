@@ -3,20 +3,57 @@ import { appendStepSummary, ciEvent } from '../../ci.js';
 import { localTime, parseIntOption, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
 import { hostingTarget } from '../../hosting.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
+import type { SharedBudget } from '../../../core/http/pacing.js';
 import { RateLimitError } from '../../../core/errors.js';
 import { UsageError } from '../../usage-error.js';
 import { createSpinner } from '../../spinner.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
-async function overview(ctx: Context, login: string | undefined): Promise<RateLimitOverview> {
-  const t = await hostingTarget(ctx, { login });
-  return fetchRateLimit(t.http, t.apiUrl, t.auth, ctx.signal, () => ctx.clock.now());
+interface Overview extends RateLimitOverview {
+  /** What the fleet sharing the pacing server saw, per resource (only with a shared pacing server). */
+  shared?: Record<string, SharedBudget>;
 }
 
-function pick(o: RateLimitOverview, resource: string): ResourceBudget {
+/**
+ * The server's answer (GET /rate_limit) and, with a shared pacing server,
+ * the last budget any process of the fleet saw in a response's headers.
+ */
+async function overview(ctx: Context, login: string | undefined): Promise<Overview> {
+  const t = await hostingTarget(ctx, { login });
+  const o: Overview = await fetchRateLimit(t.http, t.apiUrl, t.auth, ctx.signal, () => ctx.clock.now());
+  const seen = await t.http.sharedBudgets(t.apiUrl, await t.auth.credential());
+  if (seen) o.shared = Object.fromEntries(seen.map((b) => [b.resource, b]));
+  return o;
+}
+
+/**
+ * The budget to act on: the server's, unless the fleet saw less left in the
+ * same window or a later one (answers may lag between regions; headers are
+ * authoritative over GET /rate_limit).
+ */
+/** The server's budget of a resource (an unknown one: exit 2). */
+function pickServer(o: RateLimitOverview, resource: string): ResourceBudget {
   const b = o.resources[resource];
   if (!b) throw new UsageError(`unknown resource "${resource}"`, `known: ${Object.keys(o.resources).join(', ')}`);
   return b;
+}
+
+function pick(o: Overview, resource: string): ResourceBudget {
+  const b = pickServer(o, resource);
+  const s = o.shared?.[resource];
+  return s && s.reset >= b.reset && s.remaining < b.remaining ? { limit: s.limit, used: s.used, remaining: s.remaining, reset: s.reset } : b;
+}
+
+/** The fleet's budget as --json shows it: the numbers, when seen and how long ago. */
+function sharedJson(s: SharedBudget) {
+  return {
+    limit: s.limit,
+    used: s.used,
+    remaining: s.remaining,
+    reset: s.reset,
+    seen_at: new Date(s.seenAt).toISOString(),
+    age_seconds: Math.round(s.ageMs / 1000),
+  };
 }
 
 /** A resource name (`core`, `search`, `code_search`, ...), checked before any request. */
@@ -30,8 +67,9 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
   resourceOption(opts.resource);
   const failUnder = opts.failUnder !== undefined ? parseIntOption(opts.failUnder, '--fail-under') : undefined;
   const o = await overview(ctx, opts.user);
-  const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pick(o, opts.resource) } : o.resources };
-  if (opts.json) printJson(ctx.io, shown);
+  const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pickServer(o, opts.resource) } : o.resources };
+  const shared = o.shared && Object.fromEntries(Object.entries(o.shared).filter(([n]) => !opts.resource || n === opts.resource));
+  if (opts.json) printJson(ctx.io, shared ? { ...shown, shared: Object.fromEntries(Object.entries(shared).map(([n, b]) => [n, sharedJson(b)])) } : shown);
   else {
     const now = ctx.clock.now();
     // Reset times are the server's clock: shown in local time, corrected for the measured skew (as `api` does).
@@ -48,6 +86,18 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
         style: (c, r) => (r.remaining === 0 ? `\u001b[31m${c}\u001b[39m` : r.remaining < r.limit / 10 ? `\u001b[33m${c}\u001b[39m` : c),
       },
       { header: 'reset', value: (r) => `${localTime(resetAt(r.reset))} (${relativeTime(resetAt(r.reset), now)})`, raw: (r) => String(r.reset) },
+      // With a shared pacing server: the last budget the fleet saw, and its age.
+      ...(shared
+        ? [
+            {
+              header: 'fleet saw',
+              value: (r: { name: string }) => {
+                const b = shared[r.name];
+                return b ? `${b.remaining} left, ${relativeTime(b.seenAt, b.seenAt + b.ageMs).replace(/^now$/, 'just now')}` : '-';
+              },
+            },
+          ]
+        : []),
     ]);
   }
   await appendStepSummary(
