@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, shellQuote } from '../e2e/harness.js';
+import { BIN, cleanEnv, isolatedGitEnv, shellQuote } from '../e2e/harness.js';
 import { expectOrderly, hostileWorld, type HostileWorld } from './hostile.js';
 
 const HOSTILE_LOGIN = 'mona\nprotocol=https\nhost=evil.example\nusername=x';
@@ -39,12 +39,7 @@ function gitFill(env: Record<string, string> = {}) {
   return spawnSync('git', ['credential', 'fill'], {
     env: cleanEnv({
       LANYARD_CONFIG_DIR: w.configDir,
-      HOME: dir,
-      GIT_CONFIG_GLOBAL: join(dir, 'gitconfig'),
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_ASKPASS: '',
-      SSH_ASKPASS: '',
+      ...isolatedGitEnv(dir),
       ...env,
     }),
     input: `protocol=http\nhost=${host}\n\n`,
