@@ -17,7 +17,7 @@ import { HttpError } from '../errors.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate } from './guards.js';
 import { CONTENT_CREATING_WINDOWS, MemoryPacing } from './pacing.js';
-import { prepareRequest, traceReceived } from './pipeline.js';
+import { credentialForms, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
 import { NodeHttpTransport, type Transport } from './transport.js';
@@ -134,6 +134,7 @@ export class HttpClient {
 
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
+    if (spec.credential) this.#o.onCredential?.(credentialForms(spec.credential));
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
     const release = await this.#admit(method, spec, req.url);
     try {
