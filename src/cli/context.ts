@@ -232,6 +232,7 @@ export function createContext(o: ContextOptions): Context {
           // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
           ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
           trace: debug() ? (line) => o.io.err(line) : undefined,
+          onCredential: (forms) => forms.forEach(rememberSecret),
           rateLimitPolicy: {
             ...defaultRateLimitPolicy,
             wait,
@@ -318,23 +319,30 @@ export function requestDeadlineMs(text: string | undefined): number | undefined 
   return ms;
 }
 
-/** The store, with every secret read from or written to it remembered for redaction (safe-text.ts). */
+/**
+ * The store, with every secret read from or written to it remembered for
+ * redaction (safe-text.ts). The active login of a host (`hosting:<host>`, plain
+ * text beside the JSON records) is an identifier, not a secret.
+ */
 function remembering<S extends CredentialStore>(store: S): S {
+  const remember = (account: string, v: string | undefined) => {
+    if (!(account.startsWith('hosting:') && v !== undefined && !v.startsWith('{'))) rememberSecret(v);
+  };
   return new Proxy(store, {
     get(target, prop) {
       if (prop === 'get')
         return async (account: string) => {
           const v = await target.get(account);
-          rememberSecret(v);
+          remember(account, v);
           return v;
         };
       if (prop === 'set')
         return async (account: string, secret: string) => {
-          rememberSecret(secret);
+          remember(account, secret);
           return target.set(account, secret);
         };
       const v = Reflect.get(target, prop, target) as unknown;
-      if (prop === 'opened') for (const secret of (v as CredentialStore['opened'])?.values() ?? []) rememberSecret(secret);
+      if (prop === 'opened') for (const [account, secret] of (v as CredentialStore['opened']) ?? []) remember(account, secret);
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });

@@ -1,6 +1,7 @@
 /** The terminal seam: streams, TTY flags and colour, swappable in tests. */
 import { fstatSync, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { terminalText } from './terminal-text.js';
 
 export interface IO {
   stdout: Writable;
@@ -104,13 +105,22 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     stderrBuilt = true;
     return process.stderr;
   };
-  const print = fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, onBrokenPipe ?? (() => undefined));
+  const color = !noColor && (forceColor || stderrIsTTY);
+  // A terminal gets every text through the one sanitiser (terminal-text.ts); a pipe or a file gets the bytes.
+  const onTerminal = (isTTY: boolean, write: (text: string) => void) => (isTTY ? (text: string) => write(terminalText(text, color)) : write);
+  const print = onTerminal(
+    stdoutIsTTY,
+    fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, onBrokenPipe ?? (() => undefined)),
+  );
   // A closed stderr is not worth failing the command for.
-  const printErr = fdWriter(
-    2,
-    stderr,
-    () => stderrBuilt || stderrIsTTY,
-    () => undefined,
+  const printErr = onTerminal(
+    stderrIsTTY,
+    fdWriter(
+      2,
+      stderr,
+      () => stderrBuilt || stderrIsTTY,
+      () => undefined,
+    ),
   );
   return {
     get stdout() {
@@ -127,7 +137,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     get stdinIsTTY() {
       return isTerminal(0);
     },
-    color: !noColor && (forceColor || stderrIsTTY),
+    color,
     get columns() {
       return columnsFrom(env.COLUMNS) ?? ((stdoutIsTTY && stdout().columns) || 80);
     },

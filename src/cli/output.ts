@@ -13,7 +13,7 @@ export function printJson(io: IO, value: unknown, o: { compact?: boolean } = {})
 
 /** Prints one item of a stream (`--ndjson`): a line of JSON, or what `--jq` / `--template` make of the item. */
 export function printNdjson(io: IO, value: unknown): void {
-  io.stdout.write(ndjsonLine(io, value));
+  io.print(ndjsonLine(io, value));
 }
 
 /** The text `printNdjson` writes for one item. */

@@ -23,6 +23,7 @@ import type { Command } from 'commander';
 import type { Context } from './context.js';
 import type { IO } from './io.js';
 import { UsageError } from './usage-error.js';
+import { terminalText } from './terminal-text.js';
 
 const PAGED = new WeakSet<Command>();
 
@@ -204,7 +205,8 @@ export function startPager(r: PagerRequest): boolean {
   });
   const state: Paging = { sink, alive: false };
   paging = state;
-  const write = (text: string) => void sink.write(text);
+  // What goes to the pager goes to the terminal: through the one sanitiser (terminal-text.ts).
+  const write = (text: string) => void sink.write(terminalText(text, io.color));
   io.print = write;
   io.out = (t) => write(t.endsWith('\n') ? t : `${t}\n`);
   Object.defineProperty(io, 'stdout', { get: () => sink, configurable: true });

@@ -47,8 +47,12 @@ const secrets = new Set<string>();
  */
 export function rememberSecret(value: string | undefined): void {
   if (!value) return;
+  // As sent in a URL or a form body too (`a+b/c` is `a%2Bb%2Fc` there).
   const add = (v: unknown): void => {
-    if (typeof v === 'string' && v.length >= MIN_SECRET_LENGTH) secrets.add(v);
+    if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) return;
+    secrets.add(v);
+    secrets.add(encodeURIComponent(v));
+    secrets.add(new URLSearchParams({ v }).toString().slice(2));
   };
   const fields = (o: unknown): void => {
     if (!o || typeof o !== 'object') return;

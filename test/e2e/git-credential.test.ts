@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { isolatedGitEnv, startWorld, type World } from './harness.js';
 
 /** A smart-HTTP git server on 127.0.0.1 that accepts only `password === token`. */
 function gitServer(root: string, token: string): Promise<{ server: Server; url: string; seen: string[] }> {
@@ -113,12 +113,7 @@ describe('git credential helper', () => {
       LANYARD_CONFIG_DIR: world.configDir,
       LANYARD_KEYCHAIN: 'off',
       LANYARD_TOKEN: token,
-      HOME: dir,
-      GIT_CONFIG_GLOBAL: join(dir, 'gitconfig'),
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_ASKPASS: '',
-      SSH_ASKPASS: '',
+      ...isolatedGitEnv(dir),
     };
     await writeFile(join(dir, 'gitconfig'), '');
   });

@@ -45,6 +45,11 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   return env;
 }
 
+/** git with no prompt and nothing of the user's own config: HOME and the global config under `dir` (`dir/gitconfig`). */
+export function isolatedGitEnv(dir: string): Record<string, string> {
+  return { HOME: dir, GIT_CONFIG_GLOBAL: join(dir, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' };
+}
+
 /** A shell-quoted word. */
 export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -150,6 +150,49 @@ describe('a server that echoes the credential gets it redacted on stderr', () =>
   });
 });
 
+describe('every encoding of a credential is a secret; identifiers are not', () => {
+  const basic = (user: string, pass: string) => Buffer.from(`${user}:${pass}`).toString('base64');
+
+  it('--basic-client: the Basic header (client id and secret, base64) reflected in a 401 body is redacted', async () => {
+    reflect(401);
+    const r = await w.run(['--basic-client', 'api', '/user'], { env: { LANYARD_CLIENT_SECRET: 'client-secret+/=4721' } });
+    expect(expectOrderly(r, [4]), r.stderr).toBeUndefined();
+    expect(w.server.seen[0]?.headers.authorization).toBe(`Basic ${basic('lanyard-cli-emulator', 'client-secret+/=4721')}`);
+    expect(r.stderr).not.toContain(basic('lanyard-cli-emulator', 'client-secret+/=4721'));
+    expect(r.stderr).not.toContain('client-secret+/=4721');
+    expect(r.stderr).toContain('[REDACTED]');
+  });
+
+  it('an API key sent in a query string is redacted in its URL-encoded form too', async () => {
+    w.server.handle((req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: `you sent ${req.url?.split('key=')[1]}` }));
+    });
+    const r = await w.run(['echo', 'send', 'hi'], { env: { LANYARD_API_KEY: 'echo key+with/odd=chars4722' } });
+    expect(expectOrderly(r, [1]), r.stderr).toBeUndefined();
+    expect(w.server.seen[0]?.url).toMatch(/key=echo(\+|%20)key%2Bwith%2Fodd%3Dchars4722/);
+    expect(r.stderr).not.toContain('key%2Bwith%2Fodd%3Dchars4722');
+    expect(r.stderr).toContain('[REDACTED]');
+  });
+
+  it('the active login is not remembered as a secret: "Logged in as <login>", in auth switch and logout too', async () => {
+    w.server.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-oauth-scopes': 'repo' });
+      res.end(JSON.stringify(req.url?.endsWith('/user') ? { login: 'ent-octo', id: 7 } : {}));
+    });
+    const stored = await w.run(['auth', 'token', '--with-token'], { input: 'lyp_emulator_enterprise_user_token_000000001' });
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(stored.stderr).toContain('Logged in as ent-octo');
+    const status = await w.run(['auth', 'status']);
+    expect(status.stderr + status.stdout).toContain('ent-octo');
+    expect(status.stderr + status.stdout).not.toContain('lyp_emulator_enterprise_user_token_000000001');
+    const out = await w.run(['auth', 'logout']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain('ent-octo');
+    expect(out.stderr).not.toContain('[REDACTED]');
+  });
+});
+
 describe('control sequences from a server do not reach the terminal', () => {
   const NASTY = '\u001b]0;pwned\u0007\u001b[2J\u001b[31m\r\u009b1m\u202e';
   it.each(reflected)('%s', async (_name, args) => {

@@ -34,10 +34,21 @@ export interface LoopbackReceiver {
   close(): Promise<void>;
 }
 
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for HTML: what the authorization server sent (`error_description`) is data, never markup. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+/** A page: `title` and `body` are text (escaped here); `script` is ours. */
 const page = (title: string, body: string, script = '') =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
   '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.4rem}</style>' +
-  `</head><body><h1>${title}</h1><p id="msg">${body}</p>${script}</body></html>`;
+  `</head><body><h1>${escapeHtml(title)}</h1><p id="msg">${escapeHtml(body)}</p>${script}</body></html>`;
+
+/** Pages without a script of ours run none at all (a second wall behind the escaping). */
+const NO_SCRIPT = "default-src 'none'; style-src 'unsafe-inline'";
 
 /** The page served for fragment responses: hands `location.hash` back to the listener. */
 const fragmentRelay = (path: string) =>
@@ -63,7 +74,10 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
 
   const handleParams = (params: URLSearchParams, res: ServerResponse, html: boolean) => {
     const send = (status: number, title: string, text: string) => {
-      if (html) res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page(title, text));
+      if (html)
+        res
+          .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': NO_SCRIPT })
+          .end(page(title, text));
       else res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(title);
     };
     if (outcome) return send(409, 'This sign-in link was already used', 'Return to the terminal.');

@@ -64,6 +64,9 @@ export function normaliseSetting(key: string, value: string): string {
       throw new ConfigError(`${key} must be an absolute http(s) URL, got "${value}"`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${key} must be an http(s) URL`);
+    // A DNS name (RFC 1035 §2.3.4): labels of at most 63 octets, 253 in all; no resolver would find a longer one.
+    if (!u.hostname.startsWith('[') && (u.hostname.length > 253 || u.hostname.split('.').some((l) => l.length > 63)))
+      throw new ConfigError(`${key}: "${u.hostname.slice(0, 40)}…" is not a valid host name (labels of at most 63 characters, 253 in all)`);
     // The config file is not a place for secrets: no user:password@, no ?token=.
     if (u.username || u.password) {
       throw new ConfigError(`${key}: the URL holds a user name or password, and the config file never holds a secret`, {

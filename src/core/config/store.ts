@@ -16,10 +16,11 @@
  * different keys at once both keep theirs.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { type CredentialLock, FileLock } from '../credentials/lock.js';
 import { ConfigError } from '../errors.js';
+import { assertPrivateConfigDir } from './private-dir.js';
 import { normaliseSetting, type ProfileSettings, type SettingKey } from './settings.js';
 
 interface ConfigShape {
@@ -64,7 +65,9 @@ export function validateProfileName(name: string): string {
 
 /** Read-only view of the config file; reads the file afresh on every call, as conf does. */
 export class ConfigReader {
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    assertPrivateConfigDir(dirname(path));
+  }
 
   static at(options: ConfigStoreOptions = {}): ConfigReader {
     return new ConfigReader(configFilePath(options));

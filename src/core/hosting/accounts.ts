@@ -17,6 +17,7 @@ import { accountKey, hostOf } from '../credentials/accounts.js';
 import type { CredentialStore } from '../deps.js';
 import { LanyardError, ValidationError } from '../errors.js';
 import type { TokenSet } from './oauth.js';
+import { isValidLogin } from './user.js';
 
 export type TokenOrigin = 'device' | 'web' | 'pasted' | 'personal';
 
@@ -60,7 +61,8 @@ function parseRecord(text: string | undefined): HostingTokenRecord | undefined {
   if (!text) return undefined;
   try {
     const r = JSON.parse(text) as HostingTokenRecord;
-    return r && typeof r.login === 'string' && typeof r.token === 'string' ? r : undefined;
+    // A stored login must be a valid login (one stored before the check, with a line break, is ignored).
+    return r && typeof r.login === 'string' && isValidLogin(r.login) && typeof r.token === 'string' ? r : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 /** GET {api}/user: who a token acts for (the app revalidates every token it receives). */
-import { AuthRequiredError } from '../errors.js';
+import { AuthRequiredError, LanyardError } from '../errors.js';
 import type { Credential, HttpClient, HttpResponse } from '../http/client.js';
 import { parseScopeList } from './oauth.js';
 
@@ -9,6 +9,18 @@ export interface HostingUser {
   readonly name?: string;
   /** From `x-oauth-scopes`, when the server sends it. */
   readonly scopes?: readonly string[];
+}
+
+/**
+ * A login as the code host spells them: letters, digits, `-`, `_` and `.`
+ * (enterprise managed users: `mona_contoso`), an app's `name[bot]`, at most
+ * 100 characters. Nothing that could end a line, separate `key=value` or
+ * reach a terminal as a control.
+ */
+const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?(?:\[bot\])?$/;
+
+export function isValidLogin(login: unknown): boolean {
+  return typeof login === 'string' && LOGIN.test(login);
 }
 
 export function userRequest(http: HttpClient, apiUrl: string, credential: Credential, signal?: AbortSignal): Promise<HttpResponse> {
@@ -25,6 +37,8 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
   }
   const body = await res.json<Record<string, unknown>>();
   if (!body || typeof body.login !== 'string' || !body.login) throw new AuthRequiredError('the user endpoint did not name a login');
+  if (!isValidLogin(body.login))
+    throw new LanyardError('bad_response', `hosting: GET /user answered a login that is not a valid login (${JSON.stringify(body.login.slice(0, 60))})`);
   const scopesHeader = res.headers['x-oauth-scopes'];
   return Object.freeze({
     login: body.login,

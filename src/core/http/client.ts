@@ -18,7 +18,7 @@ import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate } from './guards.js';
 import { CONTENT_CREATING_WINDOWS, credentialIdentity, isSharedPacing, MemoryPacing, type PacingScope, type PacingStore, type SharedBudget } from './pacing.js';
-import { applyCredential, prepareRequest, traceReceived } from './pipeline.js';
+import { applyCredential, credentialForms, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
 import { NodeHttpTransport, type Transport } from './transport.js';
@@ -160,6 +160,7 @@ export class HttpClient {
 
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
+    if (spec.credential) this.#o.onCredential?.(credentialForms(spec.credential));
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
     const { release, scope } = await this.#admit(method, spec, req.url);
     try {

@@ -31,6 +31,28 @@ export function buildUrl(spec: Pick<RequestSpec, 'url' | 'baseUrl' | 'query'>): 
   return url;
 }
 
+/**
+ * Every form in which a request carries the credential: the token, key or
+ * password as sent, and a Basic header's base64 of `user:password` (a server
+ * that reflects the header in an error body shows that, not the password).
+ */
+export function credentialForms(c: Credential | undefined): string[] {
+  if (!c) return [];
+  switch (c.scheme) {
+    case 'bearer':
+      return [c.token];
+    case 'basic':
+      return [c.password, basicValue(c.username, c.password)];
+    case 'query':
+    case 'header':
+      return [c.value];
+    default:
+      return [];
+  }
+}
+
+const basicValue = (username: string, password: string) => Buffer.from(`${username}:${password}`).toString('base64');
+
 export function applyCredential(c: Credential | undefined, headers: Record<string, string>, url: URL): void {
   if (!c || c.scheme === 'none') return;
   switch (c.scheme) {
@@ -38,7 +60,7 @@ export function applyCredential(c: Credential | undefined, headers: Record<strin
       headers.authorization = `Bearer ${c.token}`;
       return;
     case 'basic':
-      headers.authorization = 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64');
+      headers.authorization = `Basic ${basicValue(c.username, c.password)}`;
       return;
     case 'query':
       url.searchParams.set(c.name, c.value);

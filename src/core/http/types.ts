@@ -107,6 +107,12 @@ export interface HttpClientOptions {
   /** Called before a pacing wait (the store's windows are full), with the wait and the URL without its query. */
   onPacingWait?: (info: { waitMs: number; url: string }) => void;
   maxNetworkRetries?: number;
+  /**
+   * Called before a request with every form in which it carries its
+   * credential (the token, key or password; a Basic header's base64), so a
+   * caller can redact them from what it shows.
+   */
+  onCredential?: (forms: readonly string[]) => void;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }

@@ -130,18 +130,32 @@ export interface SseEvent {
   readonly data: string;
 }
 
-/** Server-sent events as they arrive (the HTML standard's parsing rules for the fields the transport uses). */
-export async function* sseEvents(res: HttpResponse): AsyncGenerator<SseEvent> {
+/**
+ * The longest event Lanyard takes from an event stream: 16 MiB of `data`
+ * (and of any one line). A longer one ends the request with a protocol error
+ * (exit 1) instead of growing memory without bound.
+ */
+export const MAX_SSE_EVENT_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Server-sent events as they arrive (the HTML standard's parsing rules for the
+ * fields the transport uses). Linear in the stream's length: each chunk is
+ * scanned once, the unfinished line kept as pieces, never rescanned.
+ */
+export async function* sseEvents(res: HttpResponse, maxEventChars = MAX_SSE_EVENT_CHARS): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
-  let buf = '';
   let data: string[] = [];
+  let dataChars = 0;
   let id: string | undefined;
   let retry: number | undefined;
   let any = false;
+  const tooLong = () =>
+    new LanyardError('protocol_error', `${res.url} sent an event longer than ${maxEventChars / 1024 / 1024} MiB; refusing it (the stream was closed)`);
   const line = (l: string): SseEvent | undefined => {
     if (l === '') {
       const ev = any ? { id, retry, data: data.join('\n') } : undefined;
       data = [];
+      dataChars = 0;
       id = undefined;
       retry = undefined;
       any = false;
@@ -151,21 +165,37 @@ export async function* sseEvents(res: HttpResponse): AsyncGenerator<SseEvent> {
     const i = l.indexOf(':');
     const field = i < 0 ? l : l.slice(0, i);
     const value = i < 0 ? '' : l.slice(i + 1).replace(/^ /, '');
-    if (field === 'data') data.push(value), (any = true);
-    else if (field === 'id' && !value.includes('\0')) (id = value), (any = true);
+    if (field === 'data') {
+      dataChars += value.length + 1;
+      if (dataChars > maxEventChars) throw tooLong();
+      data.push(value), (any = true);
+    } else if (field === 'id' && !value.includes('\0')) (id = value), (any = true);
     else if (field === 'retry' && /^\d+$/.test(value)) (retry = Number(value)), (any = true);
     return undefined;
   };
+  // The unfinished line: pieces of earlier chunks, their length, and whether the last chunk ended on a CR (maybe half of CRLF).
+  let pieces: string[] = [];
+  let pending = 0;
+  let afterCr = false;
   for await (const chunk of res.body) {
-    buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-    let nl: RegExpExecArray | null;
-    while ((nl = /\r\n|\r|\n/.exec(buf))) {
-      // A lone \r at the end of the buffer may be the first half of \r\n.
-      if (nl[0] === '\r' && nl.index === buf.length - 1) break;
-      const l = buf.slice(0, nl.index);
-      buf = buf.slice(nl.index + nl[0].length);
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    let from = afterCr && text.startsWith('\n') ? 1 : 0;
+    afterCr = false;
+    const eol = /\r\n|\r|\n/g;
+    eol.lastIndex = from;
+    for (let m = eol.exec(text); m; m = eol.exec(text)) {
+      const l = pieces.length ? pieces.join('') + text.slice(from, m.index) : text.slice(from, m.index);
+      pieces = [];
+      pending = 0;
+      from = m.index + m[0].length;
+      if (m[0] === '\r' && from === text.length) afterCr = true;
       const ev = line(l);
       if (ev) yield ev;
+    }
+    if (from < text.length) {
+      pending += text.length - from;
+      if (pending + dataChars > maxEventChars) throw tooLong();
+      pieces.push(text.slice(from));
     }
   }
 }

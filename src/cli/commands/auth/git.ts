@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { LanyardError } from '../../../core/errors.js';
+import { lineSafe } from '../../../core/line-safe.js';
 import { hostnameOption } from './hostname.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
 import { hostingTarget } from '../../hosting.js';
@@ -51,8 +52,12 @@ export async function runGitCredential(ctx: Context, operation: string): Promise
   const named = request.username && request.username !== 'x-access-token' && !envTokenSource(ctx.env) ? request.username : undefined;
   const t = await hostingTarget(ctx, { login: named });
   if (t.credential.scheme !== 'bearer') return;
+  // git reads one `key=value` a line: a value with a line break would add fields of its own (another host=).
+  const answer = { protocol: request.protocol, host: request.host, username: t.login ?? request.username ?? 'x-access-token', password: t.credential.token };
   ctx.io.print(
-    `protocol=${request.protocol}\nhost=${request.host}\nusername=${t.login ?? request.username ?? 'x-access-token'}\npassword=${t.credential.token}\n`,
+    Object.entries(answer)
+      .map(([k, v]) => `${k}=${lineSafe(`the credential's ${k}`, v)}\n`)
+      .join(''),
   );
 }
 

@@ -12,6 +12,7 @@ import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
 import { ndjsonLine, printJson, renderTable } from '../../output.js';
 import { shaperOf } from '../../shape/registry.js';
+import { terminalText } from '../../terminal-text.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
   let broken: Error | undefined;
@@ -139,7 +140,8 @@ async function listWithCheckpoint(ctx: Context, o: MailboxListOptions, opts: Lis
 }
 
 /** Writes to stdout honouring back-pressure (a slow pipe must not make memory grow). */
-function writeOut(ctx: Context, text: string): Promise<void> | void {
+function writeOut(ctx: Context, raw: string): Promise<void> | void {
+  const text = ctx.io.stdoutIsTTY ? terminalText(raw, ctx.io.color) : raw;
   if (ctx.io.stdout.write(text)) return;
   return new Promise((resolve, reject) => {
     const out = ctx.io.stdout;
