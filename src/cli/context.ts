@@ -216,9 +216,10 @@ export function createContext(o: ContextOptions): Context {
     },
     http() {
       httpP ??= (async () => {
-        const [{ HttpClient }, { FilePacing }, lock, configPath] = await Promise.all([
+        const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, lock, configPath] = await Promise.all([
           import('../core/http/client.js'),
           import('../core/http/pacing.js'),
+          import('../core/http/plain-http.js'),
           ctx.credentialLock(),
           ctx.configPath(),
         ]);
@@ -231,6 +232,7 @@ export function createContext(o: ContextOptions): Context {
         return new HttpClient({
           clock,
           userAgent: `lanyard/${o.version}`,
+          plainHttpHosts: parsePlainHttpHosts(o.env.LANYARD_ALLOW_PLAIN_HTTP),
           // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
           ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
           trace: debug() ? (line) => o.io.err(line) : undefined,

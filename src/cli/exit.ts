@@ -9,6 +9,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   usage: ExitCode.Usage,
   validation: ExitCode.Usage,
   config: ExitCode.Usage,
+  insecure_transport: ExitCode.Usage,
   rate_limited: ExitCode.RateLimit,
   auth_required: ExitCode.AuthRequired,
   unauthorized: ExitCode.AuthRequired,

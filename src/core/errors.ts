@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'usage',
   'validation',
   'config',
+  'insecure_transport',
   // exit 3: rate limit or budget
   'rate_limited',
   // exit 4: authentication needed

@@ -134,7 +134,7 @@ export class HttpClient {
 
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
-    const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
+    const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace, this.#o.plainHttpHosts);
     const release = await this.#admit(method, spec, req.url);
     try {
       const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) });

@@ -107,6 +107,12 @@ export interface HttpClientOptions {
   /** Called before a pacing wait (the store's windows are full), with the wait and the URL without its query. */
   onPacingWait?: (info: { waitMs: number; url: string }) => void;
   maxNetworkRetries?: number;
+  /**
+   * Hosts (`host` or `host:port`; `*` any) that may receive a credential over
+   * plain `http://` although they are not loopback: for lab setups only. By
+   * default such a request is refused before it is sent (InsecureTransportError).
+   */
+  plainHttpHosts?: readonly string[];
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }
