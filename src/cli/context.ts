@@ -216,12 +216,18 @@ export function createContext(o: ContextOptions): Context {
     },
     http() {
       httpP ??= (async () => {
-        const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, lock, configPath] = await Promise.all([
+        const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, { networkOptions }, lock, configPath, settings] = await Promise.all([
           import('../core/http/client.js'),
           import('../core/http/pacing.js'),
           import('../core/http/plain-http.js'),
+          import('./network.js'),
           ctx.credentialLock(),
           ctx.configPath(),
+          // A profile that does not exist is reported by the command that needs it.
+          ctx.profile().then(
+            (p) => p.settings,
+            () => ({}),
+          ),
         ]);
         const g = o.globals();
         const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
@@ -233,6 +239,7 @@ export function createContext(o: ContextOptions): Context {
           clock,
           userAgent: `lanyard/${o.version}`,
           plainHttpHosts: parsePlainHttpHosts(o.env.LANYARD_ALLOW_PLAIN_HTTP),
+          ...networkOptions(o.env, settings),
           // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
           ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
           trace: debug() ? (line) => o.io.err(line) : undefined,

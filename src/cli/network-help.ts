@@ -2,4 +2,8 @@
 export const NETWORK_HELP = `
 Networks (docs/networks.md):
   LANYARD_ALLOW_PLAIN_HTTP=host[:port],…  lab setups only: allow a credential over
-      http:// to these non-loopback hosts (* any); otherwise refused before sending (exit 2)`;
+      http:// to these non-loopback hosts (* any); otherwise refused before sending (exit 2)
+  HTTPS_PROXY, HTTP_PROXY, ALL_PROXY (lower-case first): proxy of every request,
+      http://[user:password@]host:port; https through CONNECT. Profile: network.proxy
+  NO_PROXY: hosts, .domains, *, IPs, CIDR ranges, each with optional :port go direct
+      (profile: network.noProxy); loopback always goes direct`;

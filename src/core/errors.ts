@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   // exit 1: every other failure
   'http_error',
   'network_error',
+  'proxy_error',
   'timeout',
   'oauth_error',
   'credential_store',

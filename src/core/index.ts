@@ -45,6 +45,9 @@ export {
 export { HttpClient } from './http/client.js';
 export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
 export { CONTENT_CREATING_WINDOWS, FilePacing, MemoryPacing } from './http/pacing.js';
+export { proxySettings, ProxyError } from './http/proxy.js';
+export type { ProxySettings } from './http/proxy.js';
+export { InsecureTransportError, isLoopbackHost } from './http/plain-http.js';
 export type { FilePacingOptions, PacingStore, PacingWindow } from './http/pacing.js';
 
 // Rate limits

@@ -31,6 +31,11 @@ export const SETTINGS = {
   'health.subscriptionId': { kind: 'string', description: 'Default subscription' },
   'health.vendor': { kind: 'string', description: 'Vendor segment of the provider path (default Microsoft)' },
   'protocol.serverUrl': { kind: 'url', description: 'Default context-protocol server URL' },
+  'network.proxy': {
+    kind: 'url',
+    description: 'Proxy of every request (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY win; its user:password only in those variables)',
+  },
+  'network.noProxy': { kind: 'string', description: 'Hosts, .domains, IPs, CIDR ranges (with :port) that bypass the proxy (NO_PROXY wins)' },
   pager: { kind: 'string', description: 'Pager of long output on a terminal (after LANYARD_PAGER, before PAGER; "cat": none)' },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -4,6 +4,7 @@ import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { PacingStore } from './pacing.js';
+import type { ProxySettings } from './proxy.js';
 
 /** How a request proves who it is; chosen per service, never built by callers. */
 export type Credential =
@@ -113,6 +114,12 @@ export interface HttpClientOptions {
    * default such a request is refused before it is sent (InsecureTransportError).
    */
   plainHttpHosts?: readonly string[];
+  /**
+   * Proxies (see `proxySettings` in http/proxy.ts for the environment's):
+   * https through a CONNECT tunnel, http in absolute form; NO_PROXY rules and
+   * loopback go direct. Unset: every connection is direct.
+   */
+  proxy?: ProxySettings;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }

@@ -22,7 +22,7 @@ export async function runConfigSet(ctx: Context, key: string, value: string): Pr
   const created = !store.profile(name);
   const v = await store.set(name, key, value, { activate: true });
   ctx.io.err(`${created ? `Created profile "${name}"; ` : ''}${key} = ${v}`);
-  if (SETTINGS[key as keyof typeof SETTINGS]?.kind === 'url') await warnClearText(ctx, key, String(v));
+  if (SETTINGS[key as keyof typeof SETTINGS]?.kind === 'url' && !key.startsWith('network.')) await warnClearText(ctx, key, String(v));
 }
 
 /** A URL setting that is plain HTTP to a host that is not loopback: said at once, not at the first refused request. */
