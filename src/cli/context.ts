@@ -239,7 +239,7 @@ export function createContext(o: ContextOptions): Context {
           clock,
           userAgent: `lanyard/${o.version}`,
           plainHttpHosts: parsePlainHttpHosts(o.env.LANYARD_ALLOW_PLAIN_HTTP),
-          ...networkOptions(o.env, settings),
+          ...(await networkOptions(o.env, settings, ctx.warnOnce)),
           // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
           ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
           trace: debug() ? (line) => o.io.err(line) : undefined,

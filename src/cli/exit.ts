@@ -17,6 +17,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   http_error: ExitCode.Error,
   network_error: ExitCode.Error,
   proxy_error: ExitCode.Error,
+  tls_error: ExitCode.Error,
   timeout: ExitCode.Error,
   oauth_error: ExitCode.Error,
   credential_store: ExitCode.Error,

@@ -6,4 +6,6 @@ Networks (docs/networks.md):
   HTTPS_PROXY, HTTP_PROXY, ALL_PROXY (lower-case first): proxy of every request,
       http://[user:password@]host:port; https through CONNECT. Profile: network.proxy
   NO_PROXY: hosts, .domains, *, IPs, CIDR ranges, each with optional :port go direct
-      (profile: network.noProxy); loopback always goes direct`;
+      (profile: network.noProxy); loopback always goes direct
+  LANYARD_CA_FILE=ca.pem: PEM bundle added to the default trust (profile: network.caFile)
+  LANYARD_SYSTEM_CA=1: also trust the OS store, Node >= 22.15 (profile: network.systemCa)`;

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'http_error',
   'network_error',
   'proxy_error',
+  'tls_error',
   'timeout',
   'oauth_error',
   'credential_store',

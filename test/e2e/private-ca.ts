@@ -7,7 +7,7 @@ export interface PrivateCa {
   /** The CA certificate (PEM file): what a client must trust. */
   caFile: string;
   /** A server certificate and key signed by the CA, for `names` (DNS) and 127.0.0.1. */
-  issue(name: string, names: string[], o?: { days?: number; notAfterPast?: boolean }): { cert: string; key: string };
+  issue(name: string, names: string[]): { cert: string; key: string };
 }
 
 const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
@@ -18,15 +18,14 @@ export function privateCa(dir: string): PrivateCa {
   openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', caKey, '-out', caFile, '-days', '2', '-subj', '/CN=Lanyard Test Private CA']);
   return {
     caFile,
-    issue(name, names, o = {}) {
+    issue(name, names) {
       const key = join(dir, `${name}-key.pem`);
       const csr = join(dir, `${name}.csr`);
       const cert = join(dir, `${name}.pem`);
       const ext = join(dir, `${name}.ext`);
       writeFileSync(ext, `subjectAltName=${[...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1'].join(',')}\n`);
       openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${names[0] ?? '127.0.0.1'}`]);
-      const validity = o.notAfterPast ? ['-not_before', '20200101000000Z', '-not_after', '20200102000000Z'] : ['-days', String(o.days ?? 2)];
-      openssl(['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-extfile', ext, ...validity]);
+      openssl(['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-extfile', ext, '-days', '2']);
       return { cert, key };
     },
   };

@@ -3,7 +3,8 @@
  * emulator serves HTTPS with a certificate from a private CA for
  * `lanyard-emu.test`, a name only squid resolves (its hosts_file): a request
  * that bypasses the proxy cannot find the host. HTTPS goes through a CONNECT
- * tunnel; plain HTTP in absolute form (a second, plain emulator).
+ * tunnel (the private CA trusted through LANYARD_CA_FILE); plain HTTP in
+ * absolute form (a second, plain emulator).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   squidDir = await mkdtemp(join(tmpdir(), 'lanyard-squid-'));
   [squid, tls, plain] = await Promise.all([
     startSquid(squidDir, { users: { alice: PASSWORD }, hosts: [HOST] }),
-    startWorld({ emulatorArgs: ['--tls-cert', leaf.cert, '--tls-key', leaf.key], env: { NODE_EXTRA_CA_CERTS: caFile } }),
+    startWorld({ emulatorArgs: ['--tls-cert', leaf.cert, '--tls-key', leaf.key], env: { LANYARD_CA_FILE: caFile } }),
     startWorld(),
   ]);
   await addProfile(tls, 'corp');

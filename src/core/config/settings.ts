@@ -36,6 +36,8 @@ export const SETTINGS = {
     description: 'Proxy of every request (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY win; its user:password only in those variables)',
   },
   'network.noProxy': { kind: 'string', description: 'Hosts, .domains, IPs, CIDR ranges (with :port) that bypass the proxy (NO_PROXY wins)' },
+  'network.caFile': { kind: 'string', description: 'PEM bundle of CAs added to the default trust (LANYARD_CA_FILE wins)' },
+  'network.systemCa': { kind: 'boolean', description: 'Also trust the OS trust store, where this Node can read it (LANYARD_SYSTEM_CA=1)' },
   pager: { kind: 'string', description: 'Pager of long output on a terminal (after LANYARD_PAGER, before PAGER; "cat": none)' },
 } as const satisfies Record<string, SettingSpec>;
 

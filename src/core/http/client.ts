@@ -60,7 +60,7 @@ export class HttpClient {
     ];
     this.#writes = new PacingGate(options.pacing ?? new MemoryPacing(), windows, options.clock);
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
-    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8, { proxy: options.proxy, trace: options.trace });
+    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8, { proxy: options.proxy, trust: options.trust, trace: options.trace });
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
   }
 

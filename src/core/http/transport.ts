@@ -15,6 +15,7 @@ import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
 import { ProxyError, proxyDisplay, proxyFor, type ProxySettings } from './proxy.js';
+import { trustedCa, type TrustSettings } from './trust.js';
 import { mapError } from './errors.js';
 import type { PreparedRequest } from './pipeline.js';
 import { redactUrl } from './redact.js';
@@ -38,12 +39,16 @@ export function formatDuration(ms: number): string {
 export interface TransportOptions {
   /** Proxies (proxy.ts); without them every connection is direct. */
   proxy?: ProxySettings;
+  /** Trust beyond Node's defaults (trust.ts). */
+  trust?: TrustSettings;
   trace?: TraceSink;
 }
 
 export class NodeHttpTransport implements Transport {
   /** Keep-alive agents, by protocol (and proxy). */
   readonly #agents = new Map<string, HttpAgent>();
+  /** The `ca` of https connections, computed once (undefined: Node's defaults). */
+  #ca?: Promise<string[] | undefined>;
 
   constructor(
     private readonly maxSockets: number,
@@ -74,6 +79,7 @@ export class NodeHttpTransport implements Transport {
     const proxy = this.o.proxy ? proxyFor(url, this.o.proxy) : undefined;
     if (proxy) this.o.trace?.(`* via proxy ${proxyDisplay(proxy)}${url.protocol === 'https:' ? ' (CONNECT tunnel)' : ''}`);
     const agent = await this.#agent(url, proxy);
+    const ca = url.protocol === 'https:' && this.o.trust ? await (this.#ca ??= trustedCa(this.o.trust)) : undefined;
     let raw: IncomingMessage;
     // The total deadline: armed now, cleared when the body is over (or never read).
     let deadline: NodeJS.Timeout | undefined;
@@ -91,7 +97,7 @@ export class NodeHttpTransport implements Transport {
       );
     try {
       raw = await new Promise<IncomingMessage>((resolve, reject) => {
-        const req = mod.request(url, { method, headers, agent, signal: spec.signal });
+        const req = mod.request(url, { method, headers, agent, signal: spec.signal, ...(ca ? { ca } : {}) });
         onDeadline = () => req.destroy(overDeadline());
         if (proxy) {
           // The tunnel's answer (https-proxy-agent): anything but 200 is the proxy's refusal, not the server's.

@@ -5,6 +5,7 @@ import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { PacingStore } from './pacing.js';
 import type { ProxySettings } from './proxy.js';
+import type { TrustSettings } from './trust.js';
 
 /** How a request proves who it is; chosen per service, never built by callers. */
 export type Credential =
@@ -120,6 +121,8 @@ export interface HttpClientOptions {
    * loopback go direct. Unset: every connection is direct.
    */
   proxy?: ProxySettings;
+  /** PEM bundles added to the default trust, and/or the OS trust store (http/trust.ts). */
+  trust?: TrustSettings;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }

@@ -63,3 +63,15 @@ describe('which proxy', () => {
     }
   });
 });
+
+describe('TLS failures', () => {
+  it('each is one line naming what failed, with the setting that fixes it', async () => {
+    const { tlsFailure } = await import('../../../../src/core/http/trust.js');
+    const f = (code: string) => tlsFailure(Object.assign(new Error('x'), { code }), 'https://api.corp.example:8443/user');
+    expect(f('CERT_HAS_EXPIRED')?.message).toBe('TLS: the certificate of api.corp.example:8443 has expired (CERT_HAS_EXPIRED)');
+    expect(f('UNABLE_TO_GET_ISSUER_CERT_LOCALLY')?.hint).toContain('LANYARD_CA_FILE');
+    expect(f('SELF_SIGNED_CERT_IN_CHAIN')?.message).toContain('self-signed root');
+    expect(f('ERR_TLS_CERT_ALTNAME_INVALID')?.message).toContain('name mismatch');
+    expect(f('ECONNRESET')).toBeUndefined();
+  });
+});
