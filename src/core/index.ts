@@ -47,6 +47,8 @@ export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSp
 export { CONTENT_CREATING_WINDOWS, FilePacing, MemoryPacing } from './http/pacing.js';
 export { proxySettings, ProxyError } from './http/proxy.js';
 export type { ProxySettings } from './http/proxy.js';
+export { TlsError } from './http/trust.js';
+export type { TrustSettings } from './http/trust.js';
 export { InsecureTransportError, isLoopbackHost } from './http/plain-http.js';
 export type { FilePacingOptions, PacingStore, PacingWindow } from './http/pacing.js';
 
