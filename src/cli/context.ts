@@ -126,6 +126,14 @@ export function createContext(o: ContextOptions): Context {
   const warned = new Set<string>();
   const rateLimits = new Map<string, RateLimitState>();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
+  // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
+  const keychainRequired = async (): Promise<boolean> =>
+    o.env.LANYARD_KEYCHAIN
+      ? o.env.LANYARD_KEYCHAIN === 'required'
+      : (await ctx.profile().then(
+          (p) => p.settings.keychain,
+          () => undefined,
+        )) === 'required';
   const ctx: Context = {
     io: o.io,
     env: o.env,
@@ -156,31 +164,36 @@ export function createContext(o: ContextOptions): Context {
       const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
       let p = storageP.get(insecure);
       if (!p) {
-        p = Promise.all([import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), ctx.configPath(), ctx.credentialLock()]).then(
-          async ([{ openCredentialStore }, { FileCredentialStore }, configPath, lock]) => {
-            const dir = dirname(configPath);
-            let fallbackReason: string | undefined;
-            const primary = await openCredentialStore({
-              configDir: dir,
-              lock,
-              insecure,
-              disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
-              timeoutMs: keychainTimeoutMs(o.env),
-              sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
-              ...(o.keychain && !insecure ? { keychain: o.keychain } : {}),
-              onFallback: (why) => (fallbackReason = why),
-              onWaiting: storageIdle,
-            });
-            if (debug()) {
-              const opener = o.keychain && !insecure ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
-              o.io.err(
-                `* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`,
-              );
-            }
-            const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
-            return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
-          },
-        );
+        p = Promise.all([
+          import('../core/credentials/open.js'),
+          import('../core/credentials/file-store.js'),
+          ctx.configPath(),
+          ctx.credentialLock(),
+          keychainRequired(),
+        ]).then(async ([{ openCredentialStore }, { FileCredentialStore }, configPath, lock, requireKeychain]) => {
+          const dir = dirname(configPath);
+          let fallbackReason: string | undefined;
+          const primary = await openCredentialStore({
+            configDir: dir,
+            lock,
+            insecure,
+            disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
+            requireKeychain,
+            timeoutMs: keychainTimeoutMs(o.env),
+            sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
+            ...(o.keychain && !insecure ? { keychain: o.keychain } : {}),
+            onFallback: (why) => (fallbackReason = why),
+            onWaiting: storageIdle,
+          });
+          if (debug()) {
+            const opener = o.keychain && !insecure ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
+            o.io.err(
+              `* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`,
+            );
+          }
+          const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
+          return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
+        });
         storageP.set(insecure, p);
       }
       return p;
@@ -293,7 +306,7 @@ export function createContext(o: ContextOptions): Context {
     },
     async credentialsForLookup() {
       const primary = await ctx.credentials();
-      if (primary.kind === 'file') return [primary];
+      if (primary.kind === 'file' || (await keychainRequired())) return [primary];
       return [primary, (await ctx.credentialStorage()).file];
     },
     async browser() {

@@ -8,4 +8,6 @@ Networks (docs/networks.md):
   NO_PROXY: hosts, .domains, *, IPs, CIDR ranges, each with optional :port go direct
       (profile: network.noProxy); loopback always goes direct
   LANYARD_CA_FILE=ca.pem: PEM bundle added to the default trust (profile: network.caFile)
-  LANYARD_SYSTEM_CA=1: also trust the OS store, Node >= 22.15 (profile: network.systemCa)`;
+  LANYARD_SYSTEM_CA=1: also trust the OS store, Node >= 22.15 (profile: network.systemCa)
+  LANYARD_KEYCHAIN=required: credentials only in the OS keychain, never the 0600 file;
+      exit 1 with the reason when it cannot be used (profile: keychain required)`;

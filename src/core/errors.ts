@@ -155,7 +155,7 @@ export class OAuthError extends LanyardError {
 }
 
 export class CredentialStoreError extends LanyardError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super('credential_store', message, options);
   }
 }
