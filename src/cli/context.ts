@@ -124,6 +124,14 @@ export function createContext(o: ContextOptions): Context {
   const warned = new Set<string>();
   const rateLimits = new Map<string, RateLimitState>();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
+  // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
+  const keychainRequired = async (): Promise<boolean> =>
+    o.env.LANYARD_KEYCHAIN
+      ? o.env.LANYARD_KEYCHAIN === 'required'
+      : (await ctx.profile().then(
+          (p) => p.settings.keychain,
+          () => undefined,
+        )) === 'required';
   const ctx: Context = {
     io: o.io,
     env: o.env,
@@ -154,31 +162,36 @@ export function createContext(o: ContextOptions): Context {
       const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
       let p = storageP.get(insecure);
       if (!p) {
-        p = Promise.all([import('../core/credentials/open.js'), import('../core/credentials/file-store.js'), ctx.configPath(), ctx.credentialLock()]).then(
-          async ([{ openCredentialStore }, { FileCredentialStore }, configPath, lock]) => {
-            const dir = dirname(configPath);
-            let fallbackReason: string | undefined;
-            const primary = await openCredentialStore({
-              configDir: dir,
-              lock,
-              insecure,
-              disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
-              timeoutMs: keychainTimeoutMs(o.env),
-              sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
-              ...(o.keychain && !insecure ? { keychain: o.keychain } : {}),
-              onFallback: (why) => (fallbackReason = why),
-              onWaiting: storageIdle,
-            });
-            if (debug()) {
-              const opener = o.keychain && !insecure ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
-              o.io.err(
-                `* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`,
-              );
-            }
-            const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
-            return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
-          },
-        );
+        p = Promise.all([
+          import('../core/credentials/open.js'),
+          import('../core/credentials/file-store.js'),
+          ctx.configPath(),
+          ctx.credentialLock(),
+          keychainRequired(),
+        ]).then(async ([{ openCredentialStore }, { FileCredentialStore }, configPath, lock, requireKeychain]) => {
+          const dir = dirname(configPath);
+          let fallbackReason: string | undefined;
+          const primary = await openCredentialStore({
+            configDir: dir,
+            lock,
+            insecure,
+            disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
+            requireKeychain,
+            timeoutMs: keychainTimeoutMs(o.env),
+            sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
+            ...(o.keychain && !insecure ? { keychain: o.keychain } : {}),
+            onFallback: (why) => (fallbackReason = why),
+            onWaiting: storageIdle,
+          });
+          if (debug()) {
+            const opener = o.keychain && !insecure ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
+            o.io.err(
+              `* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`,
+            );
+          }
+          const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
+          return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
+        });
         storageP.set(insecure, p);
       }
       return p;
@@ -214,11 +227,18 @@ export function createContext(o: ContextOptions): Context {
     },
     http() {
       httpP ??= (async () => {
-        const [{ HttpClient }, { FilePacing }, lock, configPath] = await Promise.all([
+        const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, { networkOptions }, lock, configPath, settings] = await Promise.all([
           import('../core/http/client.js'),
           import('../core/http/pacing.js'),
+          import('../core/http/plain-http.js'),
+          import('./network.js'),
           ctx.credentialLock(),
           ctx.configPath(),
+          // A profile that does not exist is reported by the command that needs it.
+          ctx.profile().then(
+            (p) => p.settings,
+            () => ({}),
+          ),
         ]);
         const g = o.globals();
         const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
@@ -229,6 +249,8 @@ export function createContext(o: ContextOptions): Context {
         return new HttpClient({
           clock,
           userAgent: `lanyard/${o.version}`,
+          plainHttpHosts: parsePlainHttpHosts(o.env.LANYARD_ALLOW_PLAIN_HTTP),
+          ...(await networkOptions(o.env, settings, ctx.warnOnce)),
           // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
           ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
           trace: debug() ? (line) => o.io.err(line) : undefined,
@@ -293,7 +315,7 @@ export function createContext(o: ContextOptions): Context {
     },
     async credentialsForLookup() {
       const primary = await ctx.credentials();
-      if (primary.kind === 'file') return [primary];
+      if (primary.kind === 'file' || (await keychainRequired())) return [primary];
       return [primary, (await ctx.credentialStorage()).file];
     },
     async browser() {

@@ -30,15 +30,17 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   const ac = new AbortController();
   let interrupted = false;
   let firstSignalAt = 0;
-  const onSigint = () => {
+  let terminated = false;
+  const onSigint = (signal?: NodeJS.Signals) => {
     // A second Ctrl-C forces the exit. A repeat within 300 ms is not a person's:
     // conf's atomic writer (when-exit) re-raises every signal on this process.
     if (interrupted) {
       // While a pager shows the output, it has the terminal: Lanyard waits for it to end (finishPager).
       if (performance.now() - firstSignalAt < 300 || pagerRunning()) return;
-      process.exit(ExitCode.Interrupted);
+      process.exit(terminated ? ExitCode.Terminated : ExitCode.Interrupted);
     }
     interrupted = true;
+    terminated = signal === 'SIGTERM';
     firstSignalAt = performance.now();
     ac.abort();
   };
@@ -73,6 +75,8 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
       if (guess) io.err(`Did you mean ${guess}?`);
     }
   } finally {
+    // Ended by SIGTERM rather than Ctrl-C: 143, as a shell would report it.
+    if (terminated && code === ExitCode.Interrupted) code = ExitCode.Terminated;
     await ctx.close();
     // The terminal goes back to the shell once the person has left the pager (Ctrl-C meanwhile is the pager's).
     process.exitCode = code;

@@ -20,6 +20,7 @@ import * as health from './commands/health/index.js';
 import * as api from './commands/api/index.js';
 import * as exec from './commands/exec/index.js';
 import * as completion from './commands/completion/index.js';
+import { NETWORK_HELP } from './network-help.js';
 
 interface Group {
   name: string;
@@ -190,6 +191,7 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
       program.addCommand(g.declare(ctx));
     }
   }
+  program.addHelpText('after', NETWORK_HELP);
   examples(program, [
     'lanyard emulator start --port 0',
     'lanyard --profile emulator auth device',

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'usage',
   'validation',
   'config',
+  'insecure_transport',
   // exit 3: rate limit or budget
   'rate_limited',
   // exit 4: authentication needed
@@ -23,6 +24,8 @@ export const ERROR_CODES = [
   // exit 1: every other failure
   'http_error',
   'network_error',
+  'proxy_error',
+  'tls_error',
   'timeout',
   'oauth_error',
   'credential_store',
@@ -203,7 +206,7 @@ export class OAuthError extends LanyardError {
 }
 
 export class CredentialStoreError extends LanyardError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super('credential_store', message, options);
   }
 }

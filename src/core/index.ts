@@ -51,6 +51,11 @@ export { CONTENT_CREATING_WINDOWS, credentialIdentity, FilePacing, isSharedPacin
 export type { FilePacingOptions, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
 export { RedisPacing } from './http/redis-pacing.js';
 export type { RedisPacingOptions } from './http/redis-pacing.js';
+export { proxySettings, ProxyError } from './http/proxy.js';
+export type { ProxySettings } from './http/proxy.js';
+export { TlsError } from './http/trust.js';
+export type { TrustSettings } from './http/trust.js';
+export { InsecureTransportError, isLoopbackHost } from './http/plain-http.js';
 
 // Rate limits
 export { classifyRateLimit, decideRateLimit, defaultRateLimitPolicy } from './ratelimit/policy.js';

@@ -8,5 +8,7 @@ export const ExitCode = {
   /** A CI gate found what it gates on (`health check --fail-if-active`). */
   GateFailed: 5,
   Interrupted: 130,
+  /** Ended by SIGTERM (128 + 15), as a shell reports a process the signal ended. */
+  Terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { BIN, cleanEnv, startWorld, type CliResult, type World } from './harness.js';
 
 export const MONA = { login: 'mona', password: 'lanyard-emulator-password' };
@@ -21,10 +22,13 @@ export interface Running {
 }
 
 /** Spawns the CLI in a world and keeps it running (to watch stderr, send signals, read /proc). */
-export function start(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string } = {}): Running {
-  const child = spawn(process.execPath, [BIN, '--profile', 'emulator', ...args], {
+export function start(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string; noTerminal?: boolean } = {}): Running {
+  const argv = [process.execPath, BIN, '--profile', 'emulator', ...args];
+  // noTerminal: in a new session (`setsid`: no controlling terminal) with standard input /dev/null, as under `ssh host cmd`.
+  const [cmd, ...rest] = o.noTerminal ? ['setsid', ...argv] : argv;
+  const child = spawn(cmd!, rest, {
     env: cleanEnv({ ...world.env, ...o.env }),
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: [o.noTerminal ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
@@ -35,7 +39,7 @@ export function start(world: World, args: string[], o: { env?: Record<string, st
     for (const l of [...listeners]) l();
   });
   if (o.input !== undefined) child.stdin!.end(o.input);
-  else child.stdin!.end();
+  else child.stdin?.end();
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
@@ -74,6 +78,27 @@ export function start(world: World, args: string[], o: { env?: Record<string, st
 /** Runs the CLI with --profile emulator. */
 export function cli(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliResult> {
   return world.run(['--profile', 'emulator', ...args], o);
+}
+
+/** Waits for an element and returns its text. */
+export async function text(page: Page, selector: string): Promise<string> {
+  await page.locator(selector).first().waitFor();
+  return (await page.locator(selector).first().textContent()) ?? '';
+}
+
+/** Opens `url` and fills in mona's login and password. */
+export async function signIn(page: Page, url: string, password = MONA.password): Promise<void> {
+  await page.goto(url);
+  await page.fill('input[name=login]', MONA.login);
+  await page.fill('input[name=password]', password);
+}
+
+/** On the device page at `verification`: signs in as mona, enters `code`, and authorizes (or, with `deny`, cancels). */
+export async function answerDeviceCode(page: Page, verification: string, code: string, o: { deny?: boolean } = {}): Promise<void> {
+  await signIn(page, verification);
+  await page.fill('input[name=user_code]', code);
+  await page.click('#continue');
+  await page.click(`button[name=authorize][value="${o.deny ? 0 : 1}"]`);
 }
 
 export const USER_CODE = /one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})/;

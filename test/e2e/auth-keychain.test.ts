@@ -170,3 +170,38 @@ describe('no Secret Service (no D-Bus): the 0600 file fallback', () => {
     expect(r.stderr.match(/keychain is unavailable/g)).toHaveLength(1);
   });
 });
+
+describe('LANYARD_KEYCHAIN=required with no Secret Service', () => {
+  const required = { LANYARD_KEYCHAIN: 'required', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/lanyard-no-bus', LANYARD_KEYCHAIN_TIMEOUT_MS: '3000' };
+  const REASON = /the OS keychain is required \(LANYARD_KEYCHAIN=required\), and the OS keychain is unavailable \(.+\): not falling back to the file/;
+
+  it('storing a token: exit 1 with the reason, nothing written to the file', async () => {
+    const before = await credentialsFile(world);
+    const r = await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN, env: required });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(REASON);
+    expect(r.stderr).toMatch(/unset LANYARD_KEYCHAIN/);
+    expect(r.stderr).not.toContain(PERSONAL_TOKEN);
+    expect(await credentialsFile(world)).toEqual(before);
+  });
+
+  it('--insecure-storage is refused as well, and reading never falls back to the file', async () => {
+    const insecure = await cli(world, ['auth', 'token', '--with-token', '--insecure-storage'], { input: PERSONAL_TOKEN, env: required });
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toMatch(/insecure storage \(a 0600 file\) was asked for: not falling back to the file/);
+    const token = await cli(world, ['auth', 'token'], { env: required });
+    expect(token.code).toBe(1);
+    expect(token.stderr).toMatch(REASON);
+  });
+
+  it('the profile setting keychain=required does the same when the variable is unset', async () => {
+    await cli(world, ['config', 'set', 'keychain', 'required']);
+    try {
+      const r = await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN, env: { ...required, LANYARD_KEYCHAIN: undefined } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/keychain is required/);
+    } finally {
+      await cli(world, ['config', 'unset', 'keychain']);
+    }
+  });
+});

@@ -6,12 +6,26 @@
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
 import { runOnPty } from './pty.js';
 import { launchBrowser, withPage } from './browser.js';
-import { APP, cli, credentialsFile, MONA, recordingBrowser, start, tokens, USER_CODE, VERIFICATION_URI, waitFor } from './auth-helpers.js';
+import {
+  answerDeviceCode,
+  APP,
+  cli,
+  credentialsFile,
+  MONA,
+  recordingBrowser,
+  signIn,
+  start,
+  text,
+  tokens,
+  USER_CODE,
+  VERIFICATION_URI,
+  waitFor,
+} from './auth-helpers.js';
 
 let world: World;
 let browser: Browser;
@@ -33,19 +47,6 @@ beforeEach(async () => {
   await rm(join(world.configDir, 'credentials.json'), { force: true });
   return () => rm(dir, { recursive: true, force: true });
 });
-
-/** Waits for an element and returns its text. */
-async function text(page: Page, selector: string): Promise<string> {
-  await page.locator(selector).first().waitFor();
-  return (await page.locator(selector).first().textContent()) ?? '';
-}
-
-/** Opens `url` and fills in mona's login and password. */
-async function signIn(page: Page, url: string, password = MONA.password): Promise<void> {
-  await page.goto(url);
-  await page.fill('input[name=login]', MONA.login);
-  await page.fill('input[name=password]', password);
-}
 
 /** Starts `auth login` and returns the authorize URL it asked the browser to open. */
 async function startLogin(args: string[] = [], env: Record<string, string> = { LANYARD_CLIENT_SECRET: APP.clientSecret }) {
@@ -77,10 +78,7 @@ describe('device flow through the real pages', () => {
     const [, code] = await run.waitForStderr(USER_CODE);
     const [, verification] = await run.waitForStderr(VERIFICATION_URI);
     await withPage(browser, async (page) => {
-      await signIn(page, verification!);
-      await page.fill('input[name=user_code]', code!);
-      await page.click('#continue');
-      await page.click('button[name=authorize][value="0"]');
+      await answerDeviceCode(page, verification!, code!, { deny: true });
       expect(await text(page, 'h1')).toContain('cancelled');
       const r = await run.done;
       expect(r.code).toBe(4);

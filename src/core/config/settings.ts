@@ -40,6 +40,14 @@ export const SETTINGS = {
     kind: 'boolean',
     description: 'true: fail (exit 1) before sending when the shared pacing server cannot be used, instead of pacing on this machine',
   },
+  'network.proxy': {
+    kind: 'url',
+    description: 'Proxy of every request (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY win; its user:password only in those variables)',
+  },
+  'network.noProxy': { kind: 'string', description: 'Hosts, .domains, IPs, CIDR ranges (with :port) that bypass the proxy (NO_PROXY wins)' },
+  'network.caFile': { kind: 'string', description: 'PEM bundle of CAs added to the default trust (LANYARD_CA_FILE wins)' },
+  'network.systemCa': { kind: 'boolean', description: 'Also trust the OS trust store, where this Node can read it (LANYARD_SYSTEM_CA=1)' },
+  keychain: { kind: 'string', description: '"required": credentials only in the OS keychain, never the 0600 file (LANYARD_KEYCHAIN wins)' },
   pager: { kind: 'string', description: 'Pager of long output on a terminal (after LANYARD_PAGER, before PAGER; "cat": none)' },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -3,6 +3,7 @@
  * insecure storage chosen up front) the 0600 file, reporting why.
  */
 import type { CredentialStore } from '../deps.js';
+import { CredentialStoreError } from '../errors.js';
 import { FileCredentialStore } from './file-store.js';
 import { type KeychainOpening, startKeychainOpen } from './keychain-open.js';
 import { KeychainCredentialStore } from './keychain-store.js';
@@ -15,6 +16,11 @@ export interface OpenCredentialStoreOptions {
   insecure?: boolean;
   /** Never try the keychain. */
   disableKeychain?: boolean;
+  /**
+   * The keychain must be used (LANYARD_KEYCHAIN=required): never fall back to
+   * the file; when the keychain cannot be used, a CredentialStoreError with the reason.
+   */
+  requireKeychain?: boolean;
   timeoutMs?: number;
   /**
    * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the Secret
@@ -45,6 +51,9 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
   // One lock for the file and the keychain: every writer of the process shares it.
   const lock = o.lock ?? new FileLock(o.configDir);
   const file = FileCredentialStore.inDir(o.configDir, lock);
+  if (o.requireKeychain && (o.insecure || o.disableKeychain)) {
+    throw keychainRequired(o.insecure ? 'insecure storage (a 0600 file) was asked for' : 'the keychain is also disabled');
+  }
   if (o.insecure) {
     o.onFallback?.('insecure storage chosen');
     o.onWaiting?.();
@@ -59,8 +68,16 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
   if (o.onWaiting) opening.sent.then(o.onWaiting);
   const r = await opening.result;
   if (!r.ok) {
+    if (o.requireKeychain) throw keychainRequired(`the OS keychain is unavailable (${r.reason})`);
     o.onFallback?.(`the OS keychain is unavailable (${r.reason})`);
     return file;
   }
   return KeychainCredentialStore.fromOpening(r.binding, r.entries, { timeoutMs: o.timeoutMs, lock });
+}
+
+/** The keychain is required and cannot be used: nothing is read from or written to the file. */
+function keychainRequired(why: string): CredentialStoreError {
+  return new CredentialStoreError(`the OS keychain is required (LANYARD_KEYCHAIN=required), and ${why}: not falling back to the file`, {
+    hint: 'start or unlock the Secret Service (gnome-keyring, KWallet) of this session, or unset LANYARD_KEYCHAIN (and the profile setting keychain) to allow the 0600 file',
+  });
 }

@@ -6,6 +6,7 @@
 import type { CredentialStore, RandomBytes } from '../deps.js';
 import { accountKey, hostOf } from '../credentials/accounts.js';
 import { AuthRequiredError, OAuthError, ValidationError } from '../errors.js';
+import { isLoopbackHost } from '../http/plain-http.js';
 
 export const HEALTH_SCOPE = 'user_impersonation';
 export const AUTHORIZE_PATH = '/common/oauth2/authorize';
@@ -36,10 +37,6 @@ export function buildAuthorizeUrl(r: AuthorizeRequest): string {
   u.searchParams.set('state', r.state);
   u.searchParams.set('nonce', r.nonce);
   return u.toString();
-}
-
-function isLoopbackHost(h: string): boolean {
-  return h === 'localhost' || h === '127.0.0.1' || h === '[::1]' || h === '::1';
 }
 
 export interface HealthTokenRecord {

@@ -69,7 +69,7 @@ export class HttpClient {
     this.#pacing = options.pacing ?? new MemoryPacing();
     this.#writes = new PacingGate(this.#pacing, windows, options.clock);
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
-    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8);
+    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8, { proxy: options.proxy, trust: options.trust, trace: options.trace });
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
   }
 
@@ -161,7 +161,7 @@ export class HttpClient {
   /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
     if (spec.credential) this.#o.onCredential?.(credentialForms(spec.credential));
-    const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace);
+    const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace, this.#o.plainHttpHosts);
     const { release, scope } = await this.#admit(method, spec, req.url);
     try {
       const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) });

@@ -2,16 +2,20 @@
  * Errors mapping: transport failures to Lanyard's typed errors, and the
  * message an error response is reported with.
  */
-import { CancelledError, HttpError, NetworkError, TimeoutError, oneLine } from '../errors.js';
+import { CancelledError, HttpError, LanyardError, NetworkError, TimeoutError, oneLine } from '../errors.js';
 import { redactUrl } from './redact.js';
+import { tlsFailure } from './trust.js';
 
 /** A transport error (node:http's) as a NetworkError, TimeoutError or CancelledError. */
 export function mapError(err: unknown, method: string, url: string, signal?: AbortSignal, phase?: 'body'): Error {
+  if (err instanceof LanyardError && err.code === 'tls_error') return err;
   if (err instanceof HttpError || err instanceof NetworkError || err instanceof TimeoutError || err instanceof CancelledError) return err;
   const safeUrl = redactUrl(url);
   const code = (err as { code?: string; name?: string })?.code;
   const name = (err as { name?: string })?.name;
   if (signal?.aborted || name === 'AbortError') return new CancelledError();
+  const tls = tlsFailure(err, safeUrl);
+  if (tls) return tls;
   if (phase === 'body' && code === 'ECONNRESET') {
     return new NetworkError(
       method,

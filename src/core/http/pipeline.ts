@@ -3,6 +3,7 @@
  * body encoding and the redacted `--debug` trace of requests and responses.
  */
 import type { TraceSink } from '../deps.js';
+import { assertNoClearCredential } from './plain-http.js';
 import { redactBody, redactHeaderValue, redactUrl } from './redact.js';
 import { withBody } from './stream.js';
 import type { Credential, HttpResponse, RequestSpec } from './types.js';
@@ -72,10 +73,18 @@ export function applyCredential(c: Credential | undefined, headers: Record<strin
 }
 
 /** URL, headers (credential applied) and body of a request; traces it (redacted). */
-export function prepareRequest(method: string, spec: RequestSpec, userAgent: string, trace?: TraceSink): PreparedRequest {
+export function prepareRequest(
+  method: string,
+  spec: RequestSpec,
+  userAgent: string,
+  trace?: TraceSink,
+  plainHttpHosts: readonly string[] = [],
+): PreparedRequest {
   const url = buildUrl(spec);
   const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
   for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+  // No credential in clear: refused before anything is traced or sent.
+  assertNoClearCredential(url, spec.credential, headers, plainHttpHosts);
   applyCredential(spec.credential, headers, url);
   let body: RequestSpec['body'];
   let traceBody: string | undefined;

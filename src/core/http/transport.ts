@@ -12,7 +12,10 @@
  * that trickles cannot hold a command without end.
  */
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
+import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
+import { ProxyError, proxyDisplay, proxyFor, type ProxySettings } from './proxy.js';
+import { trustedCa, type TrustSettings } from './trust.js';
 import { mapError } from './errors.js';
 import type { PreparedRequest } from './pipeline.js';
 import { redactUrl } from './redact.js';
@@ -32,18 +35,51 @@ export function formatDuration(ms: number): string {
   return `${Math.round(ms / 3_600_000)} h`;
 }
 
-export class NodeHttpTransport implements Transport {
-  /** Keep-alive agents, by protocol. */
-  readonly #agents = new Map<string, HttpAgent>();
+/** What a transport is given besides its pool size. */
+export interface TransportOptions {
+  /** Proxies (proxy.ts); without them every connection is direct. */
+  proxy?: ProxySettings;
+  /** Trust beyond Node's defaults (trust.ts). */
+  trust?: TrustSettings;
+  trace?: TraceSink;
+}
 
-  constructor(private readonly maxSockets: number) {}
+export class NodeHttpTransport implements Transport {
+  /** Keep-alive agents, by protocol (and proxy). */
+  readonly #agents = new Map<string, HttpAgent>();
+  /** The `ca` of https connections, computed once (undefined: Node's defaults). */
+  #ca?: Promise<string[] | undefined>;
+
+  constructor(
+    private readonly maxSockets: number,
+    private readonly o: TransportOptions = {},
+  ) {}
+
+  /**
+   * The agent of a connection: node's keep-alive agent, or through a proxy a
+   * CONNECT tunnel (https-proxy-agent) or absolute-form requests
+   * (http-proxy-agent), loaded only when a proxy applies.
+   */
+  async #agent(url: URL, proxy: URL | undefined): Promise<HttpAgent> {
+    const key = proxy ? `${url.protocol} ${proxy.href}` : url.protocol;
+    let agent = this.#agents.get(key);
+    if (agent) return agent;
+    const options = { keepAlive: true, maxSockets: this.maxSockets };
+    if (!proxy) agent = new (url.protocol === 'https:' ? await import('node:https') : await import('node:http')).Agent(options);
+    else if (url.protocol === 'https:') agent = new (await import('https-proxy-agent')).HttpsProxyAgent(proxy, options);
+    else agent = new (await import('http-proxy-agent')).HttpProxyAgent(proxy, options);
+    this.#agents.set(key, agent);
+    return agent;
+  }
 
   async send(req: PreparedRequest, spec: RequestSpec, t: Timeouts): Promise<HttpResponse> {
     const { method, url, headers, body } = req;
     const safeUrl = redactUrl(url.toString());
     const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-    let agent = this.#agents.get(url.protocol);
-    if (!agent) this.#agents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxSockets: this.maxSockets })));
+    const proxy = this.o.proxy ? proxyFor(url, this.o.proxy) : undefined;
+    if (proxy) this.o.trace?.(`* via proxy ${proxyDisplay(proxy)}${url.protocol === 'https:' ? ' (CONNECT tunnel)' : ''}`);
+    const agent = await this.#agent(url, proxy);
+    const ca = url.protocol === 'https:' && this.o.trust ? await (this.#ca ??= trustedCa(this.o.trust)) : undefined;
     let raw: IncomingMessage;
     // The total deadline: armed now, cleared when the body is over (or never read).
     let deadline: NodeJS.Timeout | undefined;
@@ -61,8 +97,14 @@ export class NodeHttpTransport implements Transport {
       );
     try {
       raw = await new Promise<IncomingMessage>((resolve, reject) => {
-        const req = mod.request(url, { method, headers, agent, signal: spec.signal });
+        const req = mod.request(url, { method, headers, agent, signal: spec.signal, ...(ca ? { ca } : {}) });
         onDeadline = () => req.destroy(overDeadline());
+        if (proxy) {
+          // The tunnel's answer (https-proxy-agent): anything but 200 is the proxy's refusal, not the server's.
+          req.once('proxyConnect', ({ statusCode, statusText }: { statusCode?: number; statusText?: string }) => {
+            if (statusCode !== undefined && statusCode !== 200) req.destroy(proxyRefusal(proxy, statusCode, statusText, url));
+          });
+        }
         const fail = (phase: 'connect' | 'headers') => req.destroy(new TimeoutError(method, safeUrl, phase));
         let timer = setTimeout(() => fail('connect'), t.connectMs);
         req.once('socket', (socket) => {
@@ -75,6 +117,12 @@ export class NodeHttpTransport implements Transport {
         });
         req.once('response', (r) => {
           clearTimeout(timer);
+          // Absolute-form requests (http-proxy-agent): a 407 is the proxy's.
+          if (proxy && r.statusCode === 407) {
+            r.resume();
+            reject(proxyRefusal(proxy, 407, r.statusMessage ?? '', url));
+            return;
+          }
           onDeadline = () => r.destroy(overDeadline());
           // Idle timeout between body chunks.
           const socket = r.socket;
@@ -99,6 +147,10 @@ export class NodeHttpTransport implements Transport {
       });
     } catch (err) {
       clearTimeout(deadline);
+      if (err instanceof ProxyError) throw err;
+      if (proxy && isProxyUnreachable(err, proxy)) {
+        throw new ProxyError(`cannot reach the proxy ${proxyDisplay(proxy)} (${(err as { code?: string }).code})`, PROXY_HINT);
+      }
       throw mapError(err, method, url.toString(), spec.signal);
     }
     return wrapResponse(raw, url.toString(), method, spec.signal);
@@ -107,4 +159,26 @@ export class NodeHttpTransport implements Transport {
   async close(): Promise<void> {
     for (const a of this.#agents.values()) a.destroy();
   }
+}
+
+const PROXY_HINT = 'check HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (or the profile setting network.proxy), or list the host in NO_PROXY';
+
+/** A proxy's refusal as one line naming the proxy (without its password). */
+function proxyRefusal(proxy: URL, status: number, statusText: string | undefined, url: URL): ProxyError {
+  const shown = proxyDisplay(proxy);
+  if (status === 407) {
+    return new ProxyError(
+      `the proxy ${shown} refused the credentials (407 Proxy Authentication Required)`,
+      "check the user name and password in the proxy URL's user-info (percent-encoded)",
+    );
+  }
+  return new ProxyError(`the proxy ${shown} refused the connection to ${url.host} (${status}${statusText ? ` ${statusText}` : ''})`, PROXY_HINT);
+}
+
+/** A connection error that is the proxy's (refused, not found) rather than the server's. */
+function isProxyUnreachable(err: unknown, proxy: URL): boolean {
+  const e = err as { code?: string; hostname?: string; address?: string; port?: number };
+  if (!['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ETIMEDOUT'].includes(e?.code ?? '')) return false;
+  const host = proxy.hostname.replace(/^\[|\]$/g, '');
+  return e.hostname === host || e.address === host || (e.port !== undefined && String(e.port) === (proxy.port || (proxy.protocol === 'https:' ? '443' : '80')));
 }

@@ -4,6 +4,8 @@ import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { PacingStore } from './pacing.js';
+import type { ProxySettings } from './proxy.js';
+import type { TrustSettings } from './trust.js';
 
 /** How a request proves who it is; chosen per service, never built by callers. */
 export type Credential =
@@ -113,6 +115,19 @@ export interface HttpClientOptions {
    * caller can redact them from what it shows.
    */
   onCredential?: (forms: readonly string[]) => void;
+   * Hosts (`host` or `host:port`; `*` any) that may receive a credential over
+   * plain `http://` although they are not loopback: for lab setups only. By
+   * default such a request is refused before it is sent (InsecureTransportError).
+   */
+  plainHttpHosts?: readonly string[];
+  /**
+   * Proxies (see `proxySettings` in http/proxy.ts for the environment's):
+   * https through a CONNECT tunnel, http in absolute form; NO_PROXY rules and
+   * loopback go direct. Unset: every connection is direct.
+   */
+  proxy?: ProxySettings;
+  /** PEM bundles added to the default trust, and/or the OS trust store (http/trust.ts). */
+  trust?: TrustSettings;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }

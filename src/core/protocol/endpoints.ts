@@ -1,5 +1,6 @@
 /** URL rules of the protocol's authorization: auth_base, HTTPS and redirect URI checks. */
 import { LanyardError, ValidationError } from '../errors.js';
+import { isLoopbackHost } from '../http/plain-http.js';
 
 /** The protocol server URL, checked and normalised (no fragment). */
 export function parseServerUrl(serverUrl: string): URL {
@@ -26,10 +27,7 @@ export function serverKeyOf(serverUrl: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1';
-}
+export { isLoopbackHost };
 
 /** An authorization, token or registration endpoint must be HTTPS unless its host is loopback. */
 export function assertSecureEndpoint(url: string, what: string): URL {

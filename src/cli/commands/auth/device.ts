@@ -1,13 +1,16 @@
-/** `lanyard auth device`: the device flow (the default interactive sign-in). */
+/**
+ * `lanyard auth device`: the device flow (the default interactive sign-in).
+ * Asked for by name, it also runs without a terminal (device-headless.ts).
+ */
 import type { Context } from '../../context.js';
 import type { AuthDeviceOptions } from './options.js';
 import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
-import { requirePerson } from '../../interactive.js';
+import { announceHeadless, deviceHeadless, expiresInWords } from './device-headless.js';
 
 export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise<void> {
   const scopes = scopesOption(o.scopes);
   const ep = await hostingEndpoints(ctx);
-  requirePerson(ctx, 'the device sign-in', HOSTING_INSTEAD);
+  const headless = deviceHeadless(ctx, HOSTING_INSTEAD);
   const { runDeviceFlow } = await import('../../../core/hosting/device-flow.js');
   const http = await ctx.http();
   const token = await withSpinner(ctx, 'Waiting for authorization…', (spinner) =>
@@ -19,6 +22,7 @@ export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise
       scopes,
       signal: ctx.signal,
       onCode: async (auth) => {
+        if (headless) return announceHeadless(ctx, auth);
         ctx.io.err(`! First copy your one-time code: ${auth.userCode}`);
         const browse = o.browser !== false && ctx.io.stderrIsTTY;
         if (browse && (await (await ctx.browser()).open(auth.verificationUri))) {
@@ -26,7 +30,7 @@ export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise
         } else {
           ctx.io.err(`Then open ${auth.verificationUri} in a browser and enter it.`);
         }
-        ctx.io.err(`The code expires in ${auth.expiresIn >= 120 ? `${Math.round(auth.expiresIn / 60)} minutes` : `${auth.expiresIn} seconds`}.`);
+        ctx.io.err(`The code expires in ${expiresInWords(auth.expiresIn)}.`);
         spinner.start();
       },
       onEvent: (e) => {

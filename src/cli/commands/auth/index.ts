@@ -31,8 +31,14 @@ export function authCommand(ctx: Context): Command {
       .option('-s, --scopes <scopes>', 'space-separated scopes to request')
       .option('--no-browser', 'do not open a browser; just print the code and URL')
       .option('--insecure-storage', 'store the token in a 0600 file instead of the OS keychain')
+      .addHelpText(
+        'after',
+        '\nWithout a terminal (ssh without -t, CI) it still runs: the code and URL go to stderr (in CI also a\n' +
+          '{"event":"device_code"} line), it polls until approved (exit 0), denied or expired (exit 4);\n' +
+          'Ctrl-C exits 130, SIGTERM 143, nothing stored. LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).',
+      )
       .action(async (opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts)),
-    ['lanyard auth device', 'lanyard auth device --scopes "repo read:org" --no-browser'],
+    ['lanyard auth device', 'lanyard auth device --scopes "repo read:org" --no-browser', 'ssh build-host lanyard auth device'],
   );
 
   examples(

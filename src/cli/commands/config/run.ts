@@ -22,6 +22,22 @@ export async function runConfigSet(ctx: Context, key: string, value: string): Pr
   const created = !store.profile(name);
   const v = await store.set(name, key, value, { activate: true });
   ctx.io.err(`${created ? `Created profile "${name}"; ` : ''}${key} = ${v}`);
+  if (SETTINGS[key as keyof typeof SETTINGS]?.kind === 'url' && !key.startsWith('network.')) await warnClearText(ctx, key, String(v));
+}
+
+/** A URL setting that is plain HTTP to a host that is not loopback: said at once, not at the first refused request. */
+async function warnClearText(ctx: Context, key: string, value: string): Promise<void> {
+  const { isClearTextUrl, parsePlainHttpHosts, PLAIN_HTTP_OPT_IN } = await import('../../../core/http/plain-http.js');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return;
+  }
+  if (!isClearTextUrl(url, parsePlainHttpHosts(ctx.env[PLAIN_HTTP_OPT_IN]))) return;
+  ctx.warn(
+    `${key} is plain HTTP to ${url.host}, which is not a loopback host: Lanyard will refuse to send a token or key to it (exit 2). Use https://, or for a lab setup only set ${PLAIN_HTTP_OPT_IN}=${url.host}`,
+  );
 }
 
 export async function runConfigUnset(ctx: Context, key: string): Promise<void> {

@@ -1,0 +1,158 @@
+/**
+ * Proxies (issue 25) against a real squid with basic authentication. The
+ * emulator serves HTTPS with a certificate from a private CA for
+ * `lanyard-emu.test`, a name only squid resolves (its hosts_file): a request
+ * that bypasses the proxy cannot find the host. HTTPS goes through a CONNECT
+ * tunnel (the private CA trusted through LANYARD_CA_FILE); plain HTTP in
+ * absolute form (a second, plain emulator).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+import { privateCa } from './private-ca.js';
+import { startSquid, type Squid } from './squid.js';
+import { PERSONAL_TOKEN } from './auth-helpers.js';
+
+const HOST = 'lanyard-emu.test';
+const PASSWORD = 'pr0xy-S3cret-pass';
+let dir: string;
+let squid: Squid;
+let tls: World;
+let plain: World;
+let caFile: string;
+let squidDir: string;
+
+/** Adds a profile that is the emulator's with its host replaced by HOST. */
+async function addProfile(world: World, name: string): Promise<void> {
+  const file = join(world.configDir, 'config.json');
+  const config = JSON.parse(await readFile(file, 'utf8')) as { profiles: Record<string, Record<string, string>> };
+  const origin = new URL(world.url);
+  config.profiles[name] = Object.fromEntries(
+    Object.entries(config.profiles.emulator!).map(([k, v]) => [k, v.split(origin.host).join(`${HOST}:${origin.port}`)]),
+  );
+  await writeFile(file, JSON.stringify(config));
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-proxy-'));
+  const ca = privateCa(dir);
+  caFile = ca.caFile;
+  const leaf = ca.issue('emulator', [HOST]);
+  // Its own directory right under the temporary one: squid's user must reach it.
+  squidDir = await mkdtemp(join(tmpdir(), 'lanyard-squid-'));
+  [squid, tls, plain] = await Promise.all([
+    startSquid(squidDir, { users: { alice: PASSWORD }, hosts: [HOST] }),
+    startWorld({ emulatorArgs: ['--tls-cert', leaf.cert, '--tls-key', leaf.key], env: { LANYARD_CA_FILE: caFile } }),
+    startWorld(),
+  ]);
+  await addProfile(tls, 'corp');
+  await addProfile(plain, 'corp');
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([squid?.stop(), tls?.stop(), plain?.stop()]);
+  await rm(dir, { recursive: true, force: true });
+  if (squidDir) await rm(squidDir, { recursive: true, force: true });
+});
+
+const through = (extra: Record<string, string | undefined> = {}) => ({ HTTPS_PROXY: squid.url(), ...extra });
+
+describe('through a proxy (squid, basic auth, CONNECT)', () => {
+  it('api: the request goes through the tunnel; without the proxy the host is not found', async () => {
+    const r = await tls.run(['--profile', 'corp', 'api', '/user'], { env: through({ LANYARD_TOKEN: PERSONAL_TOKEN }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ login: expect.any(String) });
+    expect(await squid.accessLog()).toMatch(new RegExp(`CONNECT ${HOST.replace(/\./g, '\\.')}:${new URL(tls.url).port} .*alice`));
+    const direct = await tls.run(['--profile', 'corp', 'api', '/user'], { env: { LANYARD_TOKEN: PERSONAL_TOKEN } });
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toMatch(/ENOTFOUND|EAI_AGAIN|not found|resolve/i);
+  });
+
+  it('lower-case https_proxy wins over HTTPS_PROXY; ALL_PROXY serves when neither is set', async () => {
+    const lower = await tls.run(['--profile', 'corp', 'api', '/rate_limit'], { env: { https_proxy: squid.url(), HTTPS_PROXY: 'http://127.0.0.1:1' } });
+    expect(lower.code, lower.stderr).toBe(0);
+    const all = await tls.run(['--profile', 'corp', 'api', '/rate_limit'], { env: { ALL_PROXY: squid.url() } });
+    expect(all.code, all.stderr).toBe(0);
+  });
+
+  it('a wrong proxy password: one line naming the proxy without the password, exit 1, also with --debug', async () => {
+    const wrong = 'wr0ng-Pa55word-xyz';
+    for (const debug of [[], ['--debug']]) {
+      const r = await tls.run([...debug, '--profile', 'corp', 'api', '/user'], {
+        env: { HTTPS_PROXY: squid.url('alice', wrong), LANYARD_TOKEN: PERSONAL_TOKEN },
+      });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`the proxy http://alice@127.0.0.1:${squid.port} refused the credentials (407 Proxy Authentication Required)`);
+      expect(r.stdout + r.stderr).not.toContain(wrong);
+      expect(r.stdout + r.stderr).not.toContain(PERSONAL_TOKEN);
+      if (debug.length) expect(r.stderr).toContain(`* via proxy http://alice@127.0.0.1:${squid.port}`);
+      else expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('the right password never shows in --debug either', async () => {
+    const r = await tls.run(['--debug', '--profile', 'corp', 'api', '/rate_limit'], { env: through() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+  });
+
+  it('a proxy that is not there: one line naming it, exit 1', async () => {
+    const r = await tls.run(['--profile', 'corp', 'api', '/rate_limit'], { env: { HTTPS_PROXY: `http://alice:${PASSWORD}@127.0.0.1:1` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot reach the proxy http://alice@127.0.0.1:1');
+    expect(r.stderr).not.toContain(PASSWORD);
+  });
+
+  it('NO_PROXY: a matching suffix, host:port or * goes direct (and fails here); another entry does not', async () => {
+    const port = new URL(tls.url).port;
+    for (const noProxy of ['.test', `${HOST}:${port}`, '*', `lanyard-EMU.test`]) {
+      const r = await tls.run(['--profile', 'corp', 'api', '/rate_limit'], { env: through({ NO_PROXY: noProxy }) });
+      expect(r.code, noProxy).toBe(1);
+    }
+    for (const noProxy of ['other.test', `${HOST}:1`, '10.0.0.0/8', 'emu.test.example']) {
+      const r = await tls.run(['--profile', 'corp', 'api', '/rate_limit'], { env: through({ no_proxy: noProxy }) });
+      expect(r.code, `${noProxy}: ${r.stderr}`).toBe(0);
+    }
+  });
+
+  it('the profile setting network.proxy (without credentials) is used when no variable is set', async () => {
+    const set = await tls.run(['--profile', 'corp', 'config', 'set', 'network.proxy', squid.url()]);
+    expect(set.code).toBe(2);
+    expect(set.stderr).toMatch(/never holds a secret/);
+    // squid wants a password: the profile names the proxy, the environment cannot add one, so 407 says it is used.
+    await tls.run(['--profile', 'corp', 'config', 'set', 'network.proxy', `http://127.0.0.1:${squid.port}`]);
+    const r = await tls.run(['--profile', 'corp', 'api', '/rate_limit']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the proxy http://127.0.0.1:${squid.port} refused the credentials`);
+    await tls.run(['--profile', 'corp', 'config', 'unset', 'network.proxy']);
+  });
+
+  it('health events and mailbox raw go through it too', async () => {
+    const info = (await (await fetch(`${plain.url}/_emulator/info`)).json()) as { health: { token: string } };
+    const before = (await squid.accessLog()).split('\n').length;
+    const health = await tls.run(['--profile', 'corp', 'health', 'events', '--json'], { env: through({ LANYARD_HEALTH_TOKEN: info.health.token }) });
+    expect(health.code, health.stderr).toBe(0);
+    const list = await tls.run(['--profile', 'corp', 'mailbox', 'list', '--json'], { env: through() });
+    expect(list.code, list.stderr).toBe(0);
+    const id = (JSON.parse(list.stdout) as Array<{ id: string }>)[0]!.id;
+    const raw = await tls.run(['--profile', 'corp', 'mailbox', 'raw', id], { env: through() });
+    expect(raw.code, raw.stderr).toBe(0);
+    expect(raw.stdout).toMatch(/^[A-Za-z-]+: /m);
+    const log = (await squid.accessLog()).split('\n').slice(before - 1);
+    expect(log.filter((l) => l.includes(`CONNECT ${HOST}`)).length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('plain HTTP through a proxy (absolute form)', () => {
+  it('api: GET http://host/… to the proxy, with the lab opt-in for the token', async () => {
+    const r = await plain.run(['--profile', 'corp', 'api', '/user'], {
+      env: { HTTP_PROXY: squid.url(), LANYARD_TOKEN: PERSONAL_TOKEN, LANYARD_ALLOW_PLAIN_HTTP: HOST },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await squid.accessLog()).toContain(`GET http://${HOST}:${new URL(plain.url).port}/api/v3/user`);
+    const wrong = await plain.run(['--profile', 'corp', 'api', '/rate_limit'], { env: { HTTP_PROXY: squid.url('alice', 'nope-nope-nope') } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`the proxy http://alice@127.0.0.1:${squid.port} refused the credentials`);
+  });
+});
