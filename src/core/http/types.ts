@@ -115,6 +115,7 @@ export interface HttpClientOptions {
    * caller can redact them from what it shows.
    */
   onCredential?: (forms: readonly string[]) => void;
+  /**
    * Hosts (`host` or `host:port`; `*` any) that may receive a credential over
    * plain `http://` although they are not loopback: for lab setups only. By
    * default such a request is refused before it is sent (InsecureTransportError).
