@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -55,8 +55,9 @@ function __lanyard_subcommands
         case 'echo key status'
         case 'echo key delete'
         case 'protocol'
-            printf '%s\n' 'request' 'forget'
+            printf '%s\n' 'request' 'bridge' 'forget'
         case 'protocol request'
+        case 'protocol bridge'
         case 'protocol forget'
         case 'mailbox'
             printf '%s\n' 'list' 'get' 'raw' 'url' 'part' 'store' 'update' 'label' 'delete'
@@ -458,6 +459,7 @@ complete -c lanyard -n '__lanyard_at '\''echo key delete'\''' -l basic-client -d
 complete -c lanyard -n '__lanyard_at '\''echo key delete'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''echo key delete'\''' -l help -s h -d 'display help for command'
 complete -c lanyard -n '__lanyard_at '\''protocol'\''' -a 'request' -d 'send one JSON-RPC request (after initialize); signs in when the server answers 401'
+complete -c lanyard -n '__lanyard_at '\''protocol'\''' -a 'bridge' -d 'a remote protocol server as a host'\''s local (stdio) server: JSON-RPC lines on stdin/stdout, signs in when needed'
 complete -c lanyard -n '__lanyard_at '\''protocol'\''' -a 'forget' -d 'forget a server'\''s tokens and Lanyard'\''s registration at its authorization server (the next call registers again)'
 complete -c lanyard -n '__lanyard_at '\''protocol'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''protocol'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
@@ -492,6 +494,25 @@ complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l timeout -x -d 
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l basic-client -d 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l help -s h -d 'display help for command'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l scopes -s s -x -d 'space-separated scopes to request if sign-in is needed'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l client-id -x -d 'pre-registered client id (servers without registration)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l client-credentials -d 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l client-key -x -d 'PEM private key of the --client-id client (private_key_jwt client authentication)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l client-metadata-url -x -d 'HTTPS URL of Lanyard'\''s client ID metadata document, used where the server accepts one'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-token-endpoint -x -d 'cross-app access: your identity provider'\''s token endpoint (ID token from LANYARD_ID_TOKEN or stdin)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-client-id -x -d 'cross-app access: the client id at your identity provider'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-browser -d 'print the authorization URL on stderr instead of opening a browser'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l timeout -x -d 'give up waiting for the browser after this long (default: 5m)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l sign-in-wait -x -d 'answer a host request with an error when a sign-in keeps it waiting this long (default: 20s)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l version -s V -d 'print the version'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l wait -d 'wait out rate limits instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l max-wait -x -d 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l timeout -x -d 'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for a sign-in or `ratelimit wait`, also its longest wait'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l basic-client -d 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l help -s h -d 'display help for command'
 complete -c lanyard -n '__lanyard_at '\''protocol forget'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''protocol forget'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
 complete -c lanyard -n '__lanyard_at '\''protocol forget'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'
