@@ -503,7 +503,7 @@ complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-token-endpo
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-client-id -x -d 'cross-app access: the client id at your identity provider'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-browser -d 'print the authorization URL on stderr instead of opening a browser'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l timeout -x -d 'give up waiting for the browser after this long (default: 5m)'
-complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l sign-in-wait -x -d 'answer a host request with an error when a sign-in keeps it waiting this long (default: 20s)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l sign-in-wait -x -d 'answer a host request with an error when a sign-in keeps it waiting this long (default: 45s)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'

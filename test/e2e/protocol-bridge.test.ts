@@ -5,8 +5,11 @@
  * answers the consent page). stdout is read strictly by the SDK throughout.
  */
 import { describe, expect, it } from 'vitest';
-import type { World } from './harness.js';
-import { configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { BIN, cleanEnv, type World } from './harness.js';
+import { CONSENT_BROWSER, configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
 import { hostBridge } from './bridge-helpers.js';
 
 let w: World;
@@ -63,5 +66,106 @@ describe('protocol bridge against the emulator', () => {
     expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message', params: { level: 'info', data: 'handling tools/call' } }));
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
+  });
+});
+
+describe('protocol bridge: many at once, recovery, a sign-in that waits', () => {
+  it('four bridges started at once after the access token expired: one refresh, all four work, still signed in', async () => {
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);
+    await w.admin('advance', { seconds: 600 });
+    const before = (await stats(w)).tokenRequests;
+    const bridges = await Promise.all([0, 1, 2, 3].map(() => hostBridge(mcp, { env: c.env() })));
+    const lists = await Promise.all(bridges.map((b) => b.client.listTools()));
+    for (const l of lists) expect(l.tools.map((t) => t.name)).toContain('echo');
+    const codes = await Promise.all(bridges.map((b) => b.close()));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    for (const b of bridges) expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect((s.tokenRequests.refresh_token ?? 0) - (before.refresh_token ?? 0)).toBe(1);
+    expect(s.refreshReuseDetected).toBe(0);
+    expect(s.tokenRequests.authorization_code).toBe(before.authorization_code);
+    // Still signed in: the next call needs no browser.
+    const again = await w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(await c.urls()).toHaveLength(1);
+  });
+
+  it('four bridges started at once with nothing stored: one sign-in, one registration', async () => {
+    const c = await newClient('allow');
+    const bridges = await Promise.all([0, 1, 2, 3].map(() => hostBridge(mcp, { env: c.env() })));
+    await Promise.all(bridges.map((b) => b.client.ping()));
+    expect(await Promise.all(bridges.map((b) => b.close()))).toEqual([0, 0, 0, 0]);
+    for (const b of bridges) expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.registrations).toBe(1);
+    expect(s.tokenRequests.authorization_code).toBe(1);
+    expect(await c.urls()).toHaveLength(1);
+  });
+
+  it('a server that forgot the registration: the bridge registers again and goes on', async () => {
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);
+    const reg = Object.entries(await c.stored()).find(([k]) => k.startsWith('protocol-client:'))![1] as { clientId: string };
+    await w.admin('protocol/delete-client', { client_id: reg.clientId });
+    await w.admin('advance', { seconds: 600 });
+    const b = await hostBridge(mcp, { env: c.env() });
+    const r = await b.client.callTool({ name: 'echo', arguments: { text: 'again' } });
+    expect(JSON.stringify(r.content)).toContain('again');
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    expect(b.stderr()).toMatch(/invalid_client/);
+    expect((await stats(w)).registrations).toBe(2);
+  });
+
+  it('while the sign-in waits for the user the host gets an error, not a hang; the host going away (stdin, SIGTERM) does not lose the sign-in', async () => {
+    const c = await newClient('record');
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'protocol', 'bridge', mcp, '--sign-in-wait', '1s'],
+      env: cleanEnv(c.env()),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    t.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const got: JSONRPCMessage[] = [];
+    const errors: Error[] = [];
+    t.onmessage = (m) => void got.push(m);
+    t.onerror = (e) => void errors.push(e);
+    await t.start();
+    const child = (t as unknown as { _process: ChildProcess })._process;
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await t.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+    });
+    for (let i = 0; i < 200 && !got.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(got).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32050, message: expect.stringMatching(/waiting for you to sign in/), data: { reason: 'sign_in_pending', server: mcp } },
+      },
+    ]);
+    expect(stderr).toMatch(/Open this URL in a browser/);
+    expect(stderr).toMatch(/answered initialize with an error/);
+    const [url] = await c.urls();
+    expect(url).toBeTruthy();
+    // The host gives up as the SDK's close does (stdin, then SIGTERM); the user answers the consent page afterwards.
+    child.stdin!.end();
+    child.kill('SIGTERM');
+    for (let i = 0; i < 100 && !/finishing it before exiting/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(spawnSync(process.execPath, [CONSENT_BROWSER, url!], { env: { ...process.env, LANYARD_TEST_CONSENT: 'allow' } }).status).toBe(0);
+    expect(await exited).not.toBeNull();
+    expect(stderr).toMatch(/finishing it before exiting/);
+    expect(errors).toEqual([]);
+    expect((await tokensOf(c, mcp))?.accessToken).toBeTruthy();
+    // The next start finds the tokens: no browser.
+    const next = await hostBridge(mcp, { env: c.env() });
+    expect((await next.client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(await next.close()).toBe(0);
+    expect(await c.urls()).toHaveLength(1);
   });
 });

@@ -29,6 +29,11 @@ export interface BridgePorts {
   readonly lines: AsyncIterable<string>;
   /** One message to the host (stdout). */
   send(message: JsonRpcRequestWire | JsonRpcResponseWire): void;
+  /**
+   * The host wants the bridge gone (SIGTERM): it ends as when stdin closes,
+   * finishing a sign-in under way first. `deps.signal` stops everything at once.
+   */
+  readonly stop?: AbortSignal;
 }
 
 export interface BridgeOptions extends Omit<ProtocolCallOptions, 'method' | 'params'> {
@@ -93,11 +98,13 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
         ac.abort();
         answer.catch(() => undefined);
         const where = userAsked ? 'in the browser (the URL is in the log above)' : 'in this or another Lanyard process';
-        deps.notify?.(`answered ${req.method} with an error: the sign-in to ${o.serverUrl} waits for you ${where}; finish it, then try again in the host`);
+        deps.notify?.(
+          `answered ${req.method} with an error: the sign-in to ${o.serverUrl} waits for you ${where}; finish it, then try again in the host (or sign in once at a terminal: lanyard auth login --server ${o.serverUrl})`,
+        );
         fail(
           req.id,
           BridgeErrorCode.signInPending,
-          `Lanyard is waiting for you to sign in to ${o.serverUrl}: finish the sign-in (see the server's log), then try again`,
+          `Lanyard is waiting for you to sign in to ${o.serverUrl}: finish the sign-in (see this server's log in the host), then try again`,
           {
             reason: 'sign_in_pending',
             server: o.serverUrl,
@@ -138,8 +145,10 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
   };
 
   const stop = new Promise<void>((resolve) => {
-    if (deps.signal?.aborted) resolve();
-    deps.signal?.addEventListener('abort', () => resolve(), { once: true });
+    for (const s of [ports.stop, deps.signal]) {
+      if (s?.aborted) resolve();
+      s?.addEventListener('abort', () => resolve(), { once: true });
+    }
   });
   const reading = (async () => {
     for await (const line of ports.lines) {
@@ -159,7 +168,7 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
   for (const ac of inFlight.values()) ac.abort();
   await Promise.allSettled([...tasks]);
   if (watch.busy && !deps.signal?.aborted) {
-    deps.notify?.('stdin closed while a sign-in is under way; finishing it before exiting');
+    deps.notify?.(`the host has gone while a sign-in to ${o.serverUrl} is under way; finishing it before exiting (a second signal stops it)`);
     await watch.idle();
   }
   await session.close(new AbortController().signal);

@@ -8,13 +8,14 @@ import type { ProtocolBridgeOptions } from './options.js';
 
 export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBridgeOptions): Promise<void> {
   parseServerUrl(url);
-  const signInWaitMs = parseDuration(o.signInWait ?? '20s', '--sign-in-wait');
+  const signInWaitMs = parseDuration(o.signInWait ?? '45s', '--sign-in-wait');
   const [deps, auth] = await Promise.all([protocolDeps(ctx, { ...o, stdinIsMessages: true }), protocolAuthExtras(o)]);
+  // A signal from the host ends the bridge as stdin's end does (a sign-in under way is finished); a second one exits at once (main.ts).
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: ctx.io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
   try {
     await runBridge(
-      deps,
+      { ...deps, signal: undefined },
       {
         serverUrl: url,
         scopes: o.scopes,
@@ -25,7 +26,7 @@ export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBr
         signInWaitMs,
       },
       // JSON.stringify escapes every control character: one message, one line.
-      { lines: rl, send: (m) => ctx.io.out(JSON.stringify(m)) },
+      { lines: rl, send: (m) => ctx.io.out(JSON.stringify(m)), stop: ctx.signal },
     );
   } finally {
     rl.close();

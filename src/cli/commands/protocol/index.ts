@@ -65,7 +65,7 @@ export function protocolCommand(ctx: Context): Command {
     )
       .option('--no-browser', 'print the authorization URL on stderr instead of opening a browser')
       .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
-      .option('--sign-in-wait <duration>', 'answer a host request with an error when a sign-in keeps it waiting this long (default: 20s)')
+      .option('--sign-in-wait <duration>', 'answer a host request with an error when a sign-in keeps it waiting this long (default: 45s)')
       .addHelpText('after', BRIDGE_HELP)
       .action(async (url: string, opts: ProtocolBridgeOptions) => (await import('./bridge.js')).runProtocolBridge(ctx, url, opts)),
     [
