@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, cleanEnv, type World } from './harness.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, cleanEnv, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
 import { CONSENT_BROWSER, configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
 import { hostBridge } from './bridge-helpers.js';
 
@@ -167,5 +170,38 @@ describe('protocol bridge: many at once, recovery, a sign-in that waits', () => 
     expect((await next.client.listTools()).tools.length).toBeGreaterThan(0);
     expect(await next.close()).toBe(0);
     expect(await c.urls()).toHaveLength(1);
+  });
+});
+
+describe('protocol bridge with a real Secret Service', () => {
+  it('tokens and registration go to the OS keychain, not the file; the next bridge signs in from there; stdout is JSON-RPC lines', async () => {
+    const c = await newClient('allow');
+    const home = await mkdtemp(join(tmpdir(), 'lanyard-bridge-keyring-'));
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sh', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ].map((m) => q(JSON.stringify(m)));
+    const run = (n: number) => `printf '%s\\n' ${lines.join(' ')} | $LY protocol bridge ${q(mcp)} > ${q(join(home, `out${n}.jsonl`))}; echo "rc${n}=$?"`;
+    const r = inSecretService([run(1), run(2), LIST_KEYCHAIN].join('\n'), { ...c.env(), HOME: home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('rc1=0');
+    expect(r.stdout).toContain('rc2=0');
+    const accounts = JSON.parse(/KEYCHAIN=(.*)/.exec(r.stdout)![1]!) as string[];
+    expect(accounts).toContain(`protocol:${mcp}`);
+    expect(accounts.some((a) => a.startsWith('protocol-client:'))).toBe(true);
+    expect(await c.stored()).toEqual({});
+    expect(await c.urls()).toHaveLength(1);
+    for (const n of [1, 2]) {
+      const out = (await readFile(join(home, `out${n}.jsonl`), 'utf8')).split('\n').filter(Boolean);
+      const msgs = out.map((l) => JSON.parse(l) as { jsonrpc: string; id: number; result?: { tools?: Array<{ name: string }> } });
+      expect(msgs.map((m) => [m.jsonrpc, m.id])).toEqual([
+        ['2.0', 1],
+        ['2.0', 2],
+      ]);
+      expect(msgs[1]!.result!.tools!.map((t) => t.name)).toContain('echo');
+    }
+    expect(r.stderr).not.toMatch(/ctxat_|ctxrt_/);
+    await rm(home, { recursive: true, force: true });
   });
 });

@@ -64,16 +64,19 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
   const inFlight = new Map<string | number, AbortController>();
   const tasks = new Set<Promise<void>>();
   let initialized = false;
+  let gate: Promise<unknown> = started;
 
   const fail = (id: string | number | null, code: number, message: string, data?: unknown) =>
     ports.send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
 
-  /** Sends one host message on, answering a host request with what came back (or an error). */
-  const forward = async (m: JsonRpcRequestWire | JsonRpcResponseWire): Promise<void> => {
+  /** Sends one host message on once `after` has settled, answering a host request with what came back (or an error). */
+  const forward = async (m: JsonRpcRequestWire | JsonRpcResponseWire, after: Promise<unknown>): Promise<void> => {
     const id = 'method' in m ? m.id : undefined;
     if (!('method' in m) || id === undefined || id === null) {
       try {
-        await started;
+        await after;
+        // The session's initialize has sent it already.
+        if ('method' in m && m.method === 'notifications/initialized' && initialized) return;
         await session.send(m);
       } catch (err) {
         deps.notify?.(`could not pass on ${'method' in m ? m.method : `the answer to ${String(m.id)}`}: ${messageOf(err, o.serverUrl)}`);
@@ -86,7 +89,7 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
     inFlight.set(req.id, ac);
     try {
       const answer = (async () => {
-        await started;
+        await after;
         if (req.method !== 'initialize') return session.send(req, ac.signal);
         const r = await session.initialize(req.params);
         initialized = !r.error;
@@ -129,8 +132,6 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
     if (!messages.length) return fail(null, BridgeErrorCode.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
     for (const { kind, message } of messages) {
       if (kind === 'notification') {
-        // The session's initialize has sent it already.
-        if (message.method === 'notifications/initialized' && initialized) continue;
         if (message.method === 'notifications/cancelled') {
           const rid = (message.params as { requestId?: unknown } | undefined)?.requestId;
           const ac = typeof rid === 'string' || typeof rid === 'number' ? inFlight.get(rid) : undefined;
@@ -138,7 +139,9 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
           if (ac) queueMicrotask(() => ac.abort());
         }
       }
-      const t = forward(message);
+      const t = forward(message, gate);
+      // What follows an initialize waits for its answer (a host writing ahead must not overtake the session).
+      if (kind === 'request' && message.method === 'initialize') gate = t;
       tasks.add(t);
       void t.finally(() => tasks.delete(t));
     }
@@ -164,9 +167,12 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
     }
   })();
   await Promise.race([reading, stop]);
-  // The host has gone: nothing more is answered; a sign-in under way is finished, so the next start finds the tokens.
-  for (const ac of inFlight.values()) ac.abort();
+  // stdin's end: what is in flight is still answered; a signal: nothing more is.
+  void stop.then(() => {
+    for (const ac of inFlight.values()) ac.abort();
+  });
   await Promise.allSettled([...tasks]);
+  // A sign-in under way is finished, so the next start finds the tokens.
   if (watch.busy && !deps.signal?.aborted) {
     deps.notify?.(`the host has gone while a sign-in to ${o.serverUrl} is under way; finishing it before exiting (a second signal stops it)`);
     await watch.idle();
