@@ -1,11 +1,20 @@
 #!/usr/bin/env node
-// `npm run interop:protocol`: every client scenario of the official
+// `npm run interop:protocol`: the client scenarios of the official
 // context-protocol conformance suite (@modelcontextprotocol/conformance)
-// against the built CLI, through protocol-client.mjs. The suite needs Node 24:
-// it runs under the npm package node@24 (installed beside the project, as
-// .ci/run does); Lanyard itself runs under the Node that runs this script.
-// Prints one line per scenario and `N of M scenarios passed`; exit 1 if any failed.
-// Options: --scenario <name> (repeatable) to run some; --verbose for the suite's output.
+// against the built CLI, through protocol-client.mjs, in two lines of the suite:
+//   0.1.16          every client scenario;
+//   0.2.0-alpha.12  the client scenarios each revision requires
+//                   (`list --requirements 2025-11-25` and `2026-07-28`), each
+//                   run at that revision's wire, plus the scenarios the line
+//                   runs without scoring for it (the auth extensions,
+//                   json-schema-2020-12-preservation).
+// The suite needs Node 24: it runs under the npm package node@24 (installed
+// beside the project, as .ci/run does); Lanyard itself runs under the Node
+// that runs this script. Prints one line per scenario, a tally per line and
+// in all; exit 1 if any scenario failed that is not in KNOWN_FAILURES.
+// Options: --scenario <name> (repeatable) to run some; --line <label>
+// (repeatable: 0.1, 2025-11-25, 2026-07-28) to run some lines; --verbose for
+// the suite's output.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +24,55 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
-const only = args.flatMap((a, i) => (args[i - 1] === '--scenario' ? [a] : []));
+const valuesOf = (flag) => args.flatMap((a, i) => (args[i - 1] === flag ? [a] : []));
+const only = valuesOf('--scenario');
+const onlyLines = valuesOf('--line');
 const CONCURRENCY = Number(process.env.LANYARD_INTEROP_JOBS) || 3;
+
+/**
+ * Scenarios of a line that do not pass yet (issue #26), by line label: they
+ * run and print, a pass is reported, but they do not fail the run. Every
+ * other failure does. Remove an entry when the scenario passes.
+ */
+const KNOWN_FAILURES = {
+  '0.1.16': [],
+  '2025-11-25': ['auth/enterprise-managed-authorization', 'auth/wif-jwt-bearer', 'auth/dpop', 'auth/dpop-nonce', 'json-schema-2020-12-preservation'],
+  '2026-07-28': [
+    'tools_call',
+    'request-metadata',
+    'auth/metadata-default',
+    'auth/metadata-var1',
+    'auth/metadata-var2',
+    'auth/metadata-var3',
+    'auth/basic-cimd',
+    'auth/scope-from-www-authenticate',
+    'auth/scope-from-scopes-supported',
+    'auth/scope-omitted-when-undefined',
+    'auth/scope-step-up',
+    'auth/scope-retry-limit',
+    'auth/token-endpoint-auth-basic',
+    'auth/token-endpoint-auth-post',
+    'auth/token-endpoint-auth-none',
+    'auth/pre-registration',
+    'auth/offline-access-scope',
+    'auth/offline-access-not-supported',
+    'auth/authorization-server-migration',
+    'auth/iss-supported',
+    'auth/iss-not-advertised',
+    'sep-2322-client-request-state',
+    'http-standard-headers',
+    'http-custom-headers',
+    'http-invalid-tool-headers',
+    'json-schema-ref-no-deref',
+    'auth/client-credentials-jwt',
+    'auth/client-credentials-basic',
+    'auth/enterprise-managed-authorization',
+    'auth/wif-jwt-bearer',
+    'auth/dpop',
+    'auth/dpop-nonce',
+    'json-schema-2020-12-preservation',
+  ],
+};
 
 function node24() {
   const prefix = join(root, 'node_modules', '.cache', 'lanyard-node24');
@@ -37,18 +93,53 @@ if (!existsSync(join(root, 'dist'))) {
   process.exit(1);
 }
 const n24 = node24();
-const suite = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const listed = spawnSync(n24, [suite, 'list', '--client'], { encoding: 'utf8' });
-const all = [...listed.stdout.matchAll(/^\s*- (\S+)/gm)].map((m) => m[1]);
-if (!all.length) throw new Error(`the conformance suite listed no client scenarios:\n${listed.stderr}`);
-const scenarios = only.length ? all.filter((s) => only.includes(s)) : all;
+const suiteOf = (pkg) => join(root, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
+const list = (suite, ...opts) => {
+  const r = spawnSync(n24, [suite, 'list', '--client', ...opts], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`conformance list ${opts.join(' ')} failed:\n${r.stderr}`);
+  return r.stdout;
+};
+
+/** One line of the suite: which package, which scenarios, what to add to `conformance client`. */
+function lines() {
+  const v01 = suiteOf('conformance');
+  const v02 = suiteOf('conformance-0.2');
+  const out = [{ label: '0.1.16', suite: v01, scenarios: [...list(v01).matchAll(/^\s*- (\S+)/gm)].map((m) => m[1]), extra: [] }];
+  for (const revision of ['2025-11-25', '2026-07-28']) {
+    const text = list(v02, '--requirements', revision);
+    // "Client scenarios" section: the required ones; "[client]" entries of "Run and reported, but never scored": the rest.
+    const section = text.split(/^Client scenarios.*$/m)[1]?.split(/^\S/m)[0] ?? '';
+    const required = [...section.matchAll(/^\s*- (\S+)\s*$/gm)].map((m) => m[1]);
+    const unscored = [...text.matchAll(/^\s*- (\S+) \[client\]\s*$/gm)].map((m) => m[1]);
+    if (!required.length) throw new Error(`conformance 0.2 listed no required client scenarios for ${revision}:\n${text}`);
+    // The same scenarios and wire `client --requirements <revision>` runs, one at a time here (own concurrency, own tally).
+    out.push({ label: revision, suite: v02, scenarios: [...required, ...unscored], unscored, extra: ['--spec-version', revision, '--force'] });
+  }
+  return out.filter((l) => !onlyLines.length || onlyLines.some((o) => l.label.startsWith(o)));
+}
+
 const command = `${process.execPath} ${join(root, 'test', 'interop', 'protocol-client.mjs')}`;
 const out = mkdtempSync(join(tmpdir(), 'lanyard-interop-'));
 
-function run(name) {
+function checksUnder(dir) {
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isFile() && e.name === 'checks.json') return JSON.parse(readFileSync(join(dir, e.name), 'utf8'));
+      if (e.isDirectory()) {
+        const found = checksUnder(join(dir, e.name));
+        if (found) return found;
+      }
+    }
+  } catch {
+    /* no result file: the run itself failed */
+  }
+  return undefined;
+}
+
+function run(line, name) {
   return new Promise((resolve) => {
-    const dir = join(out, name.replace(/\W+/g, '_'));
-    const child = spawn(n24, [suite, 'client', '--command', command, '--scenario', name, '--timeout', '60000', '-o', dir], {
+    const dir = join(out, line.label.replace(/\W+/g, '_'), name.replace(/\W+/g, '_'));
+    const child = spawn(n24, [line.suite, 'client', '--command', command, '--scenario', name, '--timeout', '60000', '-o', dir, ...line.extra], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -56,37 +147,47 @@ function run(name) {
     child.stdout.on('data', (d) => (log += d));
     child.stderr.on('data', (d) => (log += d));
     child.on('close', (code) => {
-      let checks = [];
-      try {
-        const sub = readdirSync(dir)[0];
-        checks = JSON.parse(readFileSync(join(dir, sub, 'checks.json'), 'utf8'));
-      } catch {
-        /* no result file: the run itself failed */
-      }
+      const checks = checksUnder(dir) ?? [];
       const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-      resolve({ name, ok: code === 0, bad, log });
+      resolve({ line: line.label, name, ok: code === 0 && bad.length === 0, bad, log });
     });
   });
 }
 
+const jobs = lines().flatMap((line) => line.scenarios.filter((s) => !only.length || only.includes(s)).map((name) => ({ line, name })));
 const results = [];
-const queue = [...scenarios];
+const queue = [...jobs];
 await Promise.all(
   Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-    for (let name = queue.shift(); name; name = queue.shift()) {
-      const r = await run(name);
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      const r = await run(job.line, job.name);
+      r.known = (KNOWN_FAILURES[r.line] ?? []).includes(r.name);
+      r.unscored = job.line.unscored?.includes(r.name) ?? false;
       results.push(r);
       const why = r.ok
         ? ''
         : r.bad.length
           ? `: ${r.bad.map((c) => `${c.id} (${c.errorMessage ?? c.description})`).join('; ')}`
           : ': the client failed or timed out';
-      process.stdout.write(`${r.ok ? 'pass' : 'FAIL'} ${name}${why}\n`);
-      if (verbose || (!r.ok && process.env.CI)) process.stdout.write(r.log.replace(/^/gm, '    ') + '\n');
+      const tag = `${r.ok ? 'pass' : r.known ? 'known' : 'FAIL'} [${r.line}]`;
+      process.stdout.write(`${tag} ${r.name}${r.unscored ? ' (not scored by the suite)' : ''}${why}\n`);
+      if (r.ok && r.known) process.stdout.write(`    ${r.name} passes now: remove it from KNOWN_FAILURES\n`);
+      if (verbose || (!r.ok && !r.known && process.env.CI)) process.stdout.write(r.log.replace(/^/gm, '    ') + '\n');
     }
   }),
 );
 rmSync(out, { recursive: true, force: true });
-const passed = results.filter((r) => r.ok).length;
-process.stdout.write(`${passed} of ${results.length} conformance scenarios passed\n`);
-process.exit(passed === results.length ? 0 : 1);
+for (const label of [...new Set(jobs.map((j) => j.line.label))]) {
+  const mine = results.filter((r) => r.line === label);
+  const req = mine.filter((r) => !r.unscored);
+  const ext = mine.filter((r) => r.unscored);
+  const tally = (rs) => `${rs.filter((r) => r.ok).length} of ${rs.length}`;
+  process.stdout.write(
+    `conformance ${label === '0.1.16' ? '0.1.16' : `0.2.0-alpha.12 --requirements ${label}`}: ${tally(req)} scenarios passed${ext.length ? `; unscored: ${tally(ext)}` : ''}\n`,
+  );
+}
+const failed = results.filter((r) => !r.ok && !r.known);
+process.stdout.write(
+  `${results.filter((r) => r.ok).length} of ${results.length} conformance scenarios passed${failed.length ? `; ${failed.length} failed` : ''}\n`,
+);
+process.exit(failed.length ? 1 : 0);
