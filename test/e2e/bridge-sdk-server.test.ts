@@ -25,7 +25,7 @@ import { hostBridge } from './bridge-helpers.js';
 
 let http: Server;
 let mcp: string;
-const seen = { token: 0, deletes: 0, resumes: [] as string[] };
+const seen = { token: 0, deletes: 0, resumes: [] as string[], cancelled: 0 };
 
 function toolServer(): McpServer {
   const s = new McpServer({ name: 'sdk-tools', version: '1.0.0' }, { capabilities: { logging: {} } });
@@ -37,6 +37,12 @@ function toolServer(): McpServer {
     await new Promise((r) => setTimeout(r, 300));
     await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'after the break' } });
     return { content: [{ type: 'text', text: 'survived the break' }] };
+  });
+  s.registerTool('slow', { inputSchema: {} }, async (_args, extra) => {
+    // Ends only when the client cancels the call.
+    await new Promise<void>((r) => extra.signal.addEventListener('abort', () => r(), { once: true }));
+    seen.cancelled++;
+    return { content: [{ type: 'text', text: 'cancelled' }] };
   });
   s.registerTool('confirm', { inputSchema: { question: z.string() } }, async ({ question }) => {
     const r = await s.server.elicitInput({
@@ -97,7 +103,7 @@ describe('protocol bridge between the SDK stdio client and the SDK streamable HT
     const logs: string[] = [];
     b.client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push(String(n.params.data)));
     const tools = await b.client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['confirm', 'echo', 'interrupted']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['confirm', 'echo', 'interrupted', 'slow']);
     expect(JSON.stringify((await b.client.callTool({ name: 'echo', arguments: { text: 'via the SDK server' } })).content)).toContain('via the SDK server');
     const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'Proceed?' } });
     expect(JSON.stringify(confirmed.content)).toContain('accept: {\\"confirm\\":true}');
@@ -106,6 +112,14 @@ describe('protocol bridge between the SDK stdio client and the SDK streamable HT
     expect(JSON.stringify(resumed.content)).toContain('survived the break');
     expect(logs).toEqual(['before the break', 'after the break']);
     expect(seen.resumes.length).toBeGreaterThanOrEqual(1);
+    // Cancellation: the host's notifications/cancelled reaches the server, which stops the tool.
+    const ac = new AbortController();
+    const slow = b.client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: ac.signal });
+    setTimeout(() => ac.abort('the user pressed stop'), 500);
+    await expect(slow).rejects.toThrow(/stop|abort/i);
+    for (let i = 0; i < 100 && !seen.cancelled; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen.cancelled).toBe(1);
+    expect(JSON.stringify((await b.client.callTool({ name: 'echo', arguments: { text: 'still here' } })).content)).toContain('still here');
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
     expect(seen.deletes).toBe(1);
