@@ -76,12 +76,27 @@ export const Protocol = {
   sessionHeader: 'Mcp-Session-Id',
   /** The header later revisions (2025-06-18 on) name for the negotiated version. */
   laterVersionHeader: 'MCP-Protocol-Version',
-  /** Every revision Lanyard and the emulator speak, newest first (the first is offered in initialize). */
+  /** The revisions with an `initialize` handshake Lanyard and the emulator speak, newest first (the first is offered in initialize). */
   revisions: ['2025-11-25', '2025-06-18', '2025-03-26'] as ProtocolRevision[],
+  /** The stateless revisions (no handshake, `_meta` on every request), newest first; tried before the ones with a handshake. */
+  statelessRevisions: ['2026-07-28'] as ProtocolRevision[],
+  /** `_meta` keys every request of a stateless revision carries. */
+  meta: {
+    protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+    clientInfo: 'io.modelcontextprotocol/clientInfo',
+    clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  },
+  /** JSON-RPC errors only stateless servers send: they tell such a server from one that needs a handshake. */
+  statelessErrors: { headerMismatch: -32020, missingCapability: -32021, unsupportedVersion: -32022 },
 } as const;
 
-/** A protocol revision Lanyard speaks (Protocol.revisions). */
-export type ProtocolRevision = '2025-11-25' | '2025-06-18' | '2025-03-26';
+/** A protocol revision Lanyard speaks (Protocol.revisions and Protocol.statelessRevisions). */
+export type ProtocolRevision = '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26';
+
+/** A revision without the `initialize` handshake. */
+export function isStatelessRevision(v: unknown): v is ProtocolRevision {
+  return typeof v === 'string' && (Protocol.statelessRevisions as readonly string[]).includes(v);
+}
 
 export function isProtocolRevision(v: unknown): v is ProtocolRevision {
   return typeof v === 'string' && (Protocol.revisions as readonly string[]).includes(v);

@@ -28,10 +28,12 @@ describe('each revision', () => {
       expect(JSON.parse(r.stdout).result.tools.map((t: { name: string }) => t.name)).toContain('echo');
       const s = await stats(w);
       const header = revision === '2025-03-26' ? 'CTX-Protocol-Version' : 'MCP-Protocol-Version';
-      // Discovery runs before initialize is answered: a later-revision server is asked with the newest revision.
-      const asked = revision === '2025-03-26' ? revision : '2025-11-25';
+      // Discovery runs before the server has answered: a later-revision server is asked with the newest revision (stateless, tried first).
+      const asked = revision === '2025-03-26' ? revision : '2026-07-28';
       expect(s.metadataRequests).toEqual([{ path: '/.well-known/oauth-authorization-server', versionHeader: asked, header, served: true }]);
-      expect(s.mcpRequests.filter((m) => m.method === 'tools/list')).toEqual([{ method: 'tools/list', status: 200, auth: 'bearer', version: revision }]);
+      expect(s.mcpRequests.filter((m) => m.method === 'tools/list' && m.status === 200)).toEqual([
+        { method: 'tools/list', status: 200, auth: 'bearer', version: revision },
+      ]);
       expect(s.sessionsEnded).toBe(1);
       const q = new URL((await c.urls())[0]!).searchParams;
       // resource (RFC 8707) comes from protected resource metadata, which 2025-03-26 servers do not publish.

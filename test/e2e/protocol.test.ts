@@ -29,15 +29,18 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     expect(body.result.serverInfo.name).toBe('lanyard-emulator-tools');
 
     const s = await stats(w);
+    // Discovery runs before the server has answered: it is asked with the newest revision Lanyard tries first.
     expect(s.metadataRequests).toEqual([
-      { path: '/.well-known/oauth-authorization-server', versionHeader: '2025-11-25', header: 'MCP-Protocol-Version', served: true },
+      { path: '/.well-known/oauth-authorization-server', versionHeader: '2026-07-28', header: 'MCP-Protocol-Version', served: true },
     ]);
     expect(s.registrations).toBe(1);
     expect(s.pkceVerified).toBe(1);
-    // One 401 without a token, then initialize + notifications/initialized with the Bearer token
-    // (and the negotiated version's header), then the session is ended.
+    // The stateless question first (server/discover): one 401 without a token, then with the Bearer token
+    // refused for want of a session (this server needs the handshake); then initialize +
+    // notifications/initialized (with the negotiated version's header), then the session is ended.
     expect(s.mcpRequests).toEqual([
-      { method: 'initialize', status: 401, auth: 'none' },
+      { method: 'server/discover', status: 401, auth: 'none' },
+      { method: 'server/discover', status: 400, auth: 'bearer' },
       { method: 'initialize', status: 200, auth: 'bearer' },
       { method: 'notifications/initialized', status: 200, auth: 'bearer', version: '2025-11-25' },
       { method: 'DELETE', status: 200, auth: 'bearer' },
@@ -61,7 +64,10 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     expect(await c.urls()).toHaveLength(1);
     const s2 = await stats(w);
     expect(s2.registrations).toBe(1);
-    expect(s2.mcpRequests.slice(3).every((m) => m.auth === 'bearer' && m.status === 200)).toBe(true);
+    // The stateless first try is refused (this server needs the handshake); nothing is refused for want of a token.
+    const second = s2.mcpRequests.slice(s.mcpRequests.length);
+    expect(second.every((m) => m.auth === 'bearer' && m.status !== 401)).toBe(true);
+    expect(second.filter((m) => m.status !== 200)).toEqual([{ method: 'tools/list', status: 400, auth: 'bearer' }]);
   });
 
   it('2025-03-26: falls back to /authorize, /token and /register when the server has no metadata document', async () => {
@@ -75,7 +81,7 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
       { path: '/.well-known/oauth-authorization-server', versionHeader: '2025-03-26', header: 'CTX-Protocol-Version', served: false },
     ]);
     // The spec's header on every request after initialize, for this revision.
-    expect(s.mcpRequests.find((m) => m.method === 'ping')).toEqual({ method: 'ping', status: 200, auth: 'bearer', version: '2025-03-26' });
+    expect(s.mcpRequests.filter((m) => m.method === 'ping').at(-1)).toEqual({ method: 'ping', status: 200, auth: 'bearer', version: '2025-03-26' });
     expect(s.registrations).toBe(1);
     const [url] = await c.urls();
     expect(url!.startsWith(`${w.url}/authorize?`)).toBe(true);
@@ -102,10 +108,10 @@ describe('protocol request: discovery, registration, PKCE, one retry', () => {
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/refused the request again after authorization \(HTTP 401/);
     expect(r.stdout).toBe('');
-    const inits = (await stats(w)).mcpRequests.filter((m) => m.method === 'initialize');
-    expect(inits).toEqual([
-      { method: 'initialize', status: 401, auth: 'none' },
-      { method: 'initialize', status: 401, auth: 'bearer' },
+    // The first request (stateless: server/discover) is refused before and after authorizing; no third try.
+    expect((await stats(w)).mcpRequests).toEqual([
+      { method: 'server/discover', status: 401, auth: 'none' },
+      { method: 'server/discover', status: 401, auth: 'bearer' },
     ]);
   });
 

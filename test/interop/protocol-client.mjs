@@ -67,6 +67,53 @@ function runs() {
     const idp = ['--client-id', context.client_id, '--idp-token-endpoint', context.idp_token_endpoint, '--idp-client-id', context.idp_client_id];
     return [login(...idp), call('tools/list'), testTool];
   }
+  // Multi round-trip tool calls (SEP-2322): each tool once, answering the server's questions with the schema's defaults.
+  if (scenario === 'sep-2322-client-request-state') {
+    return ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type'].map((name) => [
+      ...call('tools/call', { name, arguments: {} }),
+      '--elicitation',
+      'defaults',
+    ]);
+  }
+  // Tool parameters the server wants mirrored into Mcp-Param-* headers (SEP-2243): values that need each encoding.
+  if (scenario === 'http-custom-headers') {
+    const args = {
+      region: 'us-west1',
+      priority: 42,
+      verbose: false,
+      debug: true,
+      empty_val: '',
+      method_val: 'GET',
+      float_val: 1.5,
+      non_ascii_val: 'Hello, 世界',
+      whitespace_val: ' padded ',
+      leading_space_val: ' lead',
+      trailing_space_val: 'trail ',
+      internal_space_val: 'a b c',
+      control_char_val: 'bell\u0007',
+      crlf_val: 'line1\r\nline2',
+      tab_val: '\ttab',
+      query: 'SELECT 1',
+    };
+    return [
+      call('tools/list'),
+      call('tools/call', { name: 'test_custom_headers', arguments: args }),
+      call('tools/call', { name: 'test_custom_headers_null', arguments: { region: 'us-east1', verbose: null } }),
+    ];
+  }
+  // One malformed tool definition among valid ones: list, then call the valid one.
+  if (scenario === 'http-invalid-tool-headers') return [call('tools/list'), call('tools/call', { name: 'valid_tool', arguments: { region: 'us-west1' } })];
+  // The tool's schema as `tools/list --json` prints it, handed back to the echo tool (as a user piping it through jq would).
+  if (scenario === 'json-schema-2020-12-preservation') {
+    return [
+      call('tools/list'),
+      (out) => {
+        const tool = JSON.parse(out).result.tools.find((t) => t.name === 'json_schema_2020_12_tool');
+        return call('tools/call', { name: 'json_schema_echo', arguments: { schema: tool.inputSchema } });
+      },
+    ];
+  }
+  if (scenario === 'json-schema-ref-no-deref') return [call('tools/list')];
   // Every other auth scenario: a user who lists the tools, then calls one.
   const cimd = ['--client-metadata-url', CIMD_URL];
   return [
@@ -77,10 +124,15 @@ function runs() {
 
 let code = 0;
 try {
-  for (const args of runs()) {
+  let out = '';
+  for (const step of runs()) {
+    // A step is an argument list, or a function of the previous run's standard output that returns one.
+    const args = typeof step === 'function' ? step(out) : step;
     const argv = [join(root, 'bin', 'lanyard.js'), ...args];
     process.stderr.write(`$ lanyard ${argv.slice(1).join(' ')}\n`);
-    const r = spawnSync(process.execPath, argv, { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 60_000 });
+    const r = spawnSync(process.execPath, argv, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 });
+    out = r.stdout ?? '';
+    process.stdout.write(out);
     code = r.status ?? 1;
     if (code !== 0) break;
   }

@@ -30,48 +30,15 @@ const onlyLines = valuesOf('--line');
 const CONCURRENCY = Number(process.env.LANYARD_INTEROP_JOBS) || 3;
 
 /**
- * Scenarios of a line that do not pass yet (issue #26), by line label: they
+ * Scenarios of a line that do not pass yet (issue #26: the DPoP, workload-identity
+ * and enterprise-managed authorization extensions), by line label: they
  * run and print, a pass is reported, but they do not fail the run. Every
  * other failure does. Remove an entry when the scenario passes.
  */
 const KNOWN_FAILURES = {
   '0.1.16': [],
-  '2025-11-25': ['auth/enterprise-managed-authorization', 'auth/wif-jwt-bearer', 'auth/dpop', 'auth/dpop-nonce', 'json-schema-2020-12-preservation'],
-  '2026-07-28': [
-    'tools_call',
-    'request-metadata',
-    'auth/metadata-default',
-    'auth/metadata-var1',
-    'auth/metadata-var2',
-    'auth/metadata-var3',
-    'auth/basic-cimd',
-    'auth/scope-from-www-authenticate',
-    'auth/scope-from-scopes-supported',
-    'auth/scope-omitted-when-undefined',
-    'auth/scope-step-up',
-    'auth/scope-retry-limit',
-    'auth/token-endpoint-auth-basic',
-    'auth/token-endpoint-auth-post',
-    'auth/token-endpoint-auth-none',
-    'auth/pre-registration',
-    'auth/offline-access-scope',
-    'auth/offline-access-not-supported',
-    'auth/authorization-server-migration',
-    'auth/iss-supported',
-    'auth/iss-not-advertised',
-    'sep-2322-client-request-state',
-    'http-standard-headers',
-    'http-custom-headers',
-    'http-invalid-tool-headers',
-    'json-schema-ref-no-deref',
-    'auth/client-credentials-jwt',
-    'auth/client-credentials-basic',
-    'auth/enterprise-managed-authorization',
-    'auth/wif-jwt-bearer',
-    'auth/dpop',
-    'auth/dpop-nonce',
-    'json-schema-2020-12-preservation',
-  ],
+  '2025-11-25': ['auth/enterprise-managed-authorization', 'auth/wif-jwt-bearer', 'auth/dpop', 'auth/dpop-nonce'],
+  '2026-07-28': ['auth/enterprise-managed-authorization', 'auth/wif-jwt-bearer', 'auth/dpop', 'auth/dpop-nonce'],
 };
 
 function node24() {

@@ -3,7 +3,8 @@
  * `Accept: application/json, text/event-stream` (the answer is a JSON body or
  * an event stream), GET with `Last-Event-ID` to resume a stream, DELETE to end
  * a session. Every request after `initialize` carries the session id and the
- * negotiated version in the header its revision defines.
+ * negotiated version in the header its revision defines; in a stateless
+ * revision every request carries the version (stateless.ts adds the rest).
  */
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
@@ -45,8 +46,16 @@ function streamed(s: TransportState, accept: string) {
   };
 }
 
-export function rpcPost(http: HttpClient, url: string, message: JsonRpcRequestWire | JsonRpcResponseWire, s: TransportState): Promise<HttpResponse> {
-  return http.request({ method: 'POST', url, json: message, ...streamed(s, 'application/json, text/event-stream') });
+/** POSTs one message; `extra` adds headers (a stateless revision's `Mcp-*` headers). */
+export function rpcPost(
+  http: HttpClient,
+  url: string,
+  message: JsonRpcRequestWire | JsonRpcResponseWire,
+  s: TransportState,
+  extra?: Record<string, string>,
+): Promise<HttpResponse> {
+  const spec = streamed(s, 'application/json, text/event-stream');
+  return http.request({ method: 'POST', url, json: message, ...spec, headers: { ...spec.headers, ...extra } });
 }
 
 /** Resumes (or opens) the server's event stream; `lastEventId` names where the broken one stopped. */

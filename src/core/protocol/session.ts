@@ -1,5 +1,10 @@
 /**
- * One conversation with a protocol server: `initialize` (offering the newest
+ * One conversation with a protocol server. First as a stateless revision
+ * (2026-07-28: no handshake, `_meta` and the `Mcp-*` headers on every
+ * request, a tool call answered in several rounds when the server needs
+ * input); a refusal that is not one of the stateless revisions' errors marks
+ * a server that needs the handshake, and the call goes on as follows:
+ * `initialize` (offering the newest
  * revision Lanyard speaks and accepting the server's choice when Lanyard
  * speaks it too), `notifications/initialized`, the requested method, then
  * DELETE to end the session. Every request carries the Bearer token, the
@@ -12,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
-import { isProtocolRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
+import { isProtocolRevision, isStatelessRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
@@ -31,6 +36,7 @@ import {
 } from './jsonrpc.js';
 import type { StoredTokens } from './store.js';
 import { OAuthErrorCode } from './token.js';
+import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta } from './stateless.js';
 
 /** What the user answers to a server's `elicitation/create` (the protocol's ElicitResult). */
 export interface ElicitResult {
@@ -64,11 +70,19 @@ export interface ProtocolCallOptions {
   readonly clientInfo: { name: string; version: string };
   /** Extra AuthorizeOptions (client metadata URL, key, identity provider). */
   readonly auth?: Partial<AuthorizeOptions>;
+  /**
+   * The revision to speak. Default: the newest stateless one the server
+   * takes, else what `initialize` negotiates. A stateless revision here
+   * fails against a server that needs the handshake; a handshake revision
+   * is offered in `initialize` without trying the stateless ones.
+   */
+  readonly revision?: ProtocolRevision;
 }
 
 export interface ProtocolCallResult {
   readonly response: JsonRpcResponseWire;
-  readonly initialize: JsonRpcResponseWire;
+  /** The answer to `initialize`; absent in a stateless revision (no handshake). */
+  readonly initialize?: JsonRpcResponseWire;
   readonly sessionId?: string;
   /** The negotiated protocol revision. */
   readonly revision?: ProtocolRevision;
@@ -89,10 +103,20 @@ export const MAX_STEP_UP = 2;
 const MAX_RECONNECTS = 5;
 /** The reconnection delay when the server named none (the HTML standard leaves it to the client). */
 const DEFAULT_RETRY_MS = 1000;
+/** Rounds of one stateless request that the server answers with input_required. */
+export const MAX_INPUT_ROUNDS = 8;
+/** Pages of tools/list read to find a tool's input schema before calling it. */
+const MAX_TOOL_PAGES = 20;
+/** The requests a server may answer with input_required (multi round-trip requests, SEP-2322). */
+const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** Marks a server that needs the handshake. */
+const HANDSHAKE = Symbol('handshake');
 
-export function initializeParams(clientInfo: { name: string; version: string }): Record<string, unknown> {
-  // Elicitation is always answered (a decline is an answer), so it is declared.
-  return { protocolVersion: Protocol.revisions[0], capabilities: { elicitation: {} }, clientInfo };
+// Elicitation is always answered (a decline is an answer), so it is declared.
+const CAPABILITIES = { elicitation: {} };
+
+export function initializeParams(clientInfo: { name: string; version: string }, revision?: ProtocolRevision): Record<string, unknown> {
+  return { protocolVersion: revision ?? Protocol.revisions[0], capabilities: CAPABILITIES, clientInfo };
 }
 
 export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
@@ -100,6 +124,15 @@ export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolC
   const s = new AuthorizedSession(deps, o);
   await s.start();
   try {
+    const handshakeOnly = (method === 'initialize' && o.params !== undefined) || (o.revision !== undefined && !isStatelessRevision(o.revision));
+    if (!handshakeOnly) {
+      // Without a method, the stateless revisions' question about the server: server/discover.
+      const response = await s.stateless(method === 'initialize' ? 'server/discover' : method, method === 'initialize' ? undefined : o.params);
+      if (response) return { response, revision: s.state.revision, authorized: s.authorized };
+      if (o.revision) {
+        throw new LanyardError('protocol_error', `${o.serverUrl} does not speak the stateless revision ${o.revision} (it needs the initialize handshake)`);
+      }
+    }
     const init = await s.initialize(method === 'initialize' && o.params !== undefined ? o.params : undefined);
     if (init.error) return { response: init, initialize: init, sessionId: s.state.sessionId, authorized: s.authorized };
     const response = method === 'initialize' ? init : await s.request(method, o.params);
@@ -118,6 +151,8 @@ export class AuthorizedSession {
   #authorizing?: Promise<void>;
   #reinitialized = false;
   #initParams?: unknown;
+  /** A stateless server answered (a refusal is now an error, not a sign of the handshake). */
+  #statelessKnown = false;
   #listener?: { stop(): void; done: Promise<unknown> };
 
   constructor(
@@ -141,9 +176,140 @@ export class AuthorizedSession {
     }
   }
 
+  /**
+   * One request in a stateless revision, or undefined when the server needs
+   * the handshake. A tool call first reads the tool's input schema
+   * (tools/list) for the `Mcp-Param-*` headers; an input_required answer is
+   * met (the user answers elicitations) and the request sent again with the
+   * answers and the server's request state, up to MAX_INPUT_ROUNDS.
+   */
+  async stateless(method: string, params?: unknown): Promise<JsonRpcResponseWire | undefined> {
+    this.state.revision = this.o.revision ?? Protocol.statelessRevisions[0];
+    let extra: Record<string, string> = {};
+    if (method === 'tools/call') {
+      const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+      const tool = await this.#findTool(p.name);
+      if (tool === HANDSHAKE) return undefined;
+      extra = paramHeaders(tool?.inputSchema, p.arguments);
+    }
+    let next = params;
+    for (let round = 0; ; round++) {
+      const r = await this.#statelessRequest(method, next, extra);
+      if (r === HANDSHAKE) return undefined;
+      // A server that answers server/discover without the versions it speaks took the request under an older revision's rules.
+      if (method === 'server/discover' && !Array.isArray((r.result as { supportedVersions?: unknown } | undefined)?.supportedVersions)) {
+        if (this.o.revision) throw new LanyardError('protocol_error', `${this.o.serverUrl} answered server/discover without supportedVersions`);
+        return undefined;
+      }
+      if (method === 'tools/list' && r.result) return { ...r, result: keepValidTools(r.result, (m) => this.deps.notify?.(m)) as Record<string, unknown> };
+      const result = r.result as { resultType?: unknown; inputRequests?: unknown; requestState?: unknown } | undefined;
+      if (result?.resultType !== 'input_required' || !INPUT_METHODS.has(method)) return r;
+      if (round + 1 >= MAX_INPUT_ROUNDS) {
+        throw new LanyardError('protocol_error', `${this.o.serverUrl} still asked for input after ${MAX_INPUT_ROUNDS} rounds of ${method}`);
+      }
+      // Each retry starts from the original params: answers and state belong to this round only.
+      const base = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+      const inputResponses = await this.#inputResponses(result.inputRequests);
+      next = {
+        ...base,
+        ...(inputResponses ? { inputResponses } : {}),
+        ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+      };
+    }
+  }
+
+  /** The tool's definition from tools/list (following pages), undefined when not listed. */
+  async #findTool(name: unknown): Promise<{ inputSchema?: unknown } | undefined | typeof HANDSHAKE> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const r = await this.#statelessRequest('tools/list', cursor === undefined ? undefined : { cursor }, {});
+      if (r === HANDSHAKE) return HANDSHAKE;
+      const result = (r.result ?? {}) as { tools?: unknown; nextCursor?: unknown };
+      const tools = Array.isArray(result.tools) ? (result.tools as Array<{ name?: unknown; inputSchema?: unknown }>) : [];
+      const found = tools.find((t) => t && t.name === name);
+      if (found) return found;
+      if (typeof result.nextCursor !== 'string' || !result.nextCursor) return undefined;
+      cursor = result.nextCursor;
+    }
+    return undefined;
+  }
+
+  /** The client's answers to an input_required result's requests, by key (a request Lanyard cannot answer is left out). */
+  async #inputResponses(requests: unknown): Promise<Record<string, unknown> | undefined> {
+    if (!requests || typeof requests !== 'object') return undefined;
+    const out: Record<string, unknown> = {};
+    for (const [key, req] of Object.entries(requests as Record<string, unknown>)) {
+      const r = (req ?? {}) as { method?: unknown; params?: unknown };
+      const answer = typeof r.method === 'string' ? await this.#inputAnswer(r.method, r.params) : undefined;
+      if (answer !== undefined) out[key] = answer;
+    }
+    return out;
+  }
+
+  /** What Lanyard answers to a request of the server (elicitation asked or declined, ping), undefined when it cannot. */
+  async #inputAnswer(method: string, params: unknown): Promise<unknown> {
+    if (method === 'elicitation/create') {
+      const p = (params ?? {}) as { message?: string; requestedSchema?: unknown; mode?: string; url?: string };
+      return this.deps.elicit ? await this.deps.elicit(p) : { action: 'decline' };
+    }
+    if (method === 'ping') return {};
+    return undefined;
+  }
+
+  /**
+   * One POST of a stateless revision, signing in on the way. A refusal with
+   * one of the stateless revisions' errors shows a stateless server: an
+   * unsupported version is retried once with a stateless revision the server
+   * lists; any other refusal before that shows a server that needs the
+   * handshake (HANDSHAKE).
+   */
+  async #statelessRequest(method: string, params: unknown, extra: Record<string, string>): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
+    for (let retried = false; ; retried = true) {
+      const revision = this.state.revision!;
+      const message: JsonRpcRequestWire = {
+        jsonrpc: '2.0',
+        id: randomUUID(),
+        method,
+        params: withRequestMeta(params, revision, { clientInfo: this.o.clientInfo, capabilities: CAPABILITIES }),
+      };
+      const res = await this.#send(message, { ...standardHeaders(method, params), ...extra });
+      if (res.status >= 200 && res.status <= 299) {
+        this.#statelessKnown = true;
+        return this.#answerOf(res, message.id!);
+      }
+      const body = await res.text().catch(() => '');
+      let parsed: unknown = body;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        /* text */
+      }
+      const err = statelessError(res.status, parsed);
+      if (!err) {
+        if (this.#statelessKnown || this.o.revision) throw new HttpError(res.status, 'POST', this.o.serverUrl, parsed, res.headers);
+        return HANDSHAKE;
+      }
+      this.#statelessKnown = true;
+      if (err.code !== Protocol.statelessErrors.unsupportedVersion) return parsed as JsonRpcResponseWire;
+      const data = (err.data ?? {}) as { supported?: unknown };
+      const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === 'string') : [];
+      const choice = Protocol.statelessRevisions.find((v) => supported.includes(v) && (!this.o.revision || v === this.o.revision));
+      if (choice && !retried) {
+        this.state.revision = choice;
+        continue;
+      }
+      // A server that speaks a handshake revision Lanyard speaks too (and nothing stateless in common).
+      if (!choice && !this.o.revision && Protocol.revisions.some((v) => supported.includes(v))) return HANDSHAKE;
+      throw new LanyardError(
+        'protocol_error',
+        `${this.o.serverUrl} refused protocol version ${revision} (it speaks ${supported.join(', ') || 'none it named'}; Lanyard speaks ${[...Protocol.statelessRevisions, ...Protocol.revisions].join(', ')})`,
+      );
+    }
+  }
+
   /** initialize + notifications/initialized; checks the version the server chose. */
   async initialize(params?: unknown): Promise<JsonRpcResponseWire> {
-    this.#initParams = params ?? initializeParams(this.o.clientInfo);
+    this.#initParams = params ?? initializeParams(this.o.clientInfo, this.o.revision);
     this.state.sessionId = undefined;
     this.state.revision = undefined;
     const init = (await this.#call({ jsonrpc: '2.0', id: randomUUID(), method: 'initialize', params: this.#initParams }))!;
@@ -214,14 +380,19 @@ export class AuthorizedSession {
     this.state.sessionId = undefined;
   }
 
-  async #call(message: JsonRpcRequestWire | JsonRpcResponseWire, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+  /** POSTs a message, signing in (401) or stepping up the scope (403 insufficient_scope) and sending it again; any other answer is returned. */
+  async #send(
+    message: JsonRpcRequestWire | JsonRpcResponseWire,
+    extra?: Record<string, string>,
+    stateNow: () => TransportState = () => this.state,
+  ): Promise<HttpResponse> {
     const method = 'method' in message ? message.method : undefined;
-    const stateNow = this.#stateWith(signal);
+    const signal = stateNow().signal;
     let retried401 = false;
     let stepUps = 0;
     for (;;) {
       const sent = stateNow();
-      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent);
+      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
       if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
       if (res.status === 401) {
         await res.dump();
@@ -240,6 +411,15 @@ export class AuthorizedSession {
           continue;
         }
       }
+      return res;
+    }
+  }
+
+  async #call(message: JsonRpcRequestWire | JsonRpcResponseWire, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+    const method = 'method' in message ? message.method : undefined;
+    const stateNow = this.#stateWith(signal);
+    for (;;) {
+      const res = await this.#send(message, undefined, stateNow);
       if (res.status === 404 && this.state.sessionId && method !== 'initialize') {
         await res.dump();
         if (this.#reinitialized) {
@@ -279,7 +459,7 @@ export class AuthorizedSession {
   }
 
   /** The response to `id` from a JSON body or an event stream, answering server requests on the way and resuming a broken stream. */
-  async #answerOf(first: HttpResponse, id: string | number, stateNow: () => TransportState): Promise<JsonRpcResponseWire> {
+  async #answerOf(first: HttpResponse, id: string | number, stateNow: () => TransportState = () => this.state): Promise<JsonRpcResponseWire> {
     if (!isEventStream(first)) {
       const found = await this.#handle(await jsonMessages(first), id);
       if (!found) throw new LanyardError('protocol_error', `${first.url} answered without a JSON-RPC response to request ${id}`);
@@ -290,7 +470,8 @@ export class AuthorizedSession {
     for (;;) {
       const found = await this.#drain(res, cursor, id);
       if (found) return found;
-      // The stream ended without our response: resumable only if the server gave an event id.
+      // The stream ended without our response: resumable only if the server gave an event id (a server that
+      // took a stateless request under an older revision's rules may still do that).
       if (cursor.lastEventId === undefined)
         throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} ended without a response to request ${id}`);
       if (++cursor.reconnects > MAX_RECONNECTS) {
@@ -348,13 +529,11 @@ export class AuthorizedSession {
 
   /** A request from the server: elicitation is asked (or declined), ping answered, anything else is method-not-found. */
   async #answer(req: JsonRpcRequestWire & { id: string | number }): Promise<void> {
-    let reply: JsonRpcResponseWire;
-    if (req.method === 'elicitation/create') {
-      const p = (req.params ?? {}) as { message?: string; requestedSchema?: unknown; mode?: string; url?: string };
-      const result: ElicitResult = this.deps.elicit ? await this.deps.elicit(p) : { action: 'decline' };
-      reply = { jsonrpc: '2.0', id: req.id, result };
-    } else if (req.method === 'ping') reply = { jsonrpc: '2.0', id: req.id, result: {} };
-    else reply = { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: `Method not found: ${req.method}` } };
+    const result = await this.#inputAnswer(req.method, req.params);
+    const reply: JsonRpcResponseWire =
+      result === undefined
+        ? { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: `Method not found: ${req.method}` } }
+        : { jsonrpc: '2.0', id: req.id, result: result as Record<string, unknown> };
     const res = await rpcPost(this.deps.http, this.o.serverUrl, reply, this.state);
     await res.dump();
     if (res.status < 200 || res.status > 299) this.deps.notify?.(`${this.o.serverUrl} refused Lanyard's answer to ${req.method} (HTTP ${res.status})`);

@@ -43,12 +43,18 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
   const err = r.response.error;
   if (err) throw new LanyardError('rpc_error', `${method} failed: server error ${err.code}: ${sanitize(String(err.message))}`);
   if (o.json) return;
-  if (method === 'initialize') return printInitialize(ctx, r.response.result, r.sessionId);
+  if (method === 'initialize') return printInitialize(ctx, r.response.result, r.sessionId, r.revision);
   printJson(ctx.io, r.response.result ?? null);
 }
 
-function printInitialize(ctx: Context, result: unknown, sessionId: string | undefined): void {
-  const r = (result ?? {}) as {
+/** The answer to initialize, or in a stateless revision to server/discover (serverInfo in _meta, no session). */
+function printInitialize(ctx: Context, result: unknown, sessionId: string | undefined, revision: string | undefined): void {
+  const raw = (result ?? {}) as Record<string, unknown> & { _meta?: Record<string, unknown> };
+  const r = {
+    ...raw,
+    protocolVersion: raw.protocolVersion ?? revision,
+    serverInfo: raw.serverInfo ?? raw._meta?.['io.modelcontextprotocol/serverInfo'],
+  } as {
     protocolVersion?: string;
     serverInfo?: { name?: string; version?: string };
     capabilities?: Record<string, unknown>;

@@ -130,7 +130,10 @@ export class ProtocolServer {
       sessionHeader = { [Protocol.sessionHeader]: id };
     } else {
       const id = req.header(Protocol.sessionHeader);
-      if (!id) return res.json(400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header required' } });
+      if (!id) {
+        this.state.stats.mcpRequests.at(-1)!.status = 400;
+        return res.json(400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header required' } });
+      }
       const session = this.state.sessions.get(id);
       if (this.state.settings.loseNextSession && session) {
         this.state.settings.loseNextSession = false;

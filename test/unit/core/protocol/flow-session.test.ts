@@ -146,11 +146,14 @@ describe('session: 401, retry once, insufficient scope', () => {
     body: { jsonrpc: '2.0', id: JSON.parse(r.body).id, result: { protocolVersion: '2025-03-26' } },
   });
   const cc = { clientSecret: async () => 'sec' };
+  // How a server that needs the handshake refuses Lanyard's first, stateless request (the protocol SDK's words).
+  const needsHandshake = { status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } } };
 
   it('401 → client-credentials flow → the one retry succeeds, then notifications/initialized', async () => {
     stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer realm="x"' } });
     stub.on('GET', '/.well-known/oauth-authorization-server', meta());
     stub.on('POST', '/token', { body: { access_token: 'cc-at', token_type: 'Bearer', expires_in: 60 } });
+    stub.on('POST', '/mcp', needsHandshake);
     stub.on('POST', '/mcp', ok);
     stub.on('POST', '/mcp', { status: 202 });
     // The session's own event stream (GET) is opened in the background; this server has none (no stub → 599).
@@ -164,9 +167,16 @@ describe('session: 401, retry once, insufficient scope', () => {
     stub.verify();
     expect(r.response.result).toEqual({ protocolVersion: '2025-03-26' });
     expect(r.sessionId).toBe('s1');
-    const mcp = stub.requests.filter((q) => q.path === '/mcp');
-    expect(mcp[0]!.headers.authorization).toBeUndefined();
-    expect(mcp[1]!.headers.authorization).toBe('Bearer cc-at');
+    const all = stub.requests.filter((q) => q.path === '/mcp');
+    // The stateless request first: refused for want of a token, then for want of the handshake.
+    expect(all[0]!.headers.authorization).toBeUndefined();
+    expect(JSON.parse(all[1]!.body)).toMatchObject({
+      method: 'server/discover',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    });
+    expect(all[1]!.headers['mcp-protocol-version']).toBe('2026-07-28');
+    expect(all[1]!.headers.authorization).toBe('Bearer cc-at');
+    const mcp = all.slice(1);
     expect(JSON.parse(mcp[1]!.body)).toMatchObject({
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } },
@@ -205,6 +215,7 @@ describe('session: 401, retry once, insufficient scope', () => {
     await creds.saveTokens(
       record({ grant: 'client_credentials', refreshToken: undefined, accessToken: 'narrow', scope: 'a', expiresAt: clock.now() + 600_000 }),
     );
+    stub.on('POST', '/mcp', needsHandshake);
     stub.on('POST', '/mcp', ok);
     stub.on('POST', '/mcp', { status: 202 });
     stub.on('POST', '/mcp', { status: 403, headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="b"' } });
