@@ -110,7 +110,7 @@ export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';
 export type { ClientIdentity } from './protocol/registration.js';
 export type { ClientAuthMethod } from '../shared/protocol.js';
 export type { BearerChallenge } from './protocol/discovery.js';
-export type { JsonRpcResponseWire } from '../shared/protocol.js';
+export type { JsonRpcRequestWire, JsonRpcResponseWire } from '../shared/protocol.js';
 
 // Mailbox
 export { MailboxClient, MessageNotFoundError } from './mailbox/client.js';

@@ -4,12 +4,11 @@
  * stdin), the 0600 file fallback when there is no D-Bus, and
  * --insecure-storage.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, LIST_KEYCHAIN, ROOT, shellQuote as q, type World } from './harness.js';
+import { inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
 import { APP, cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
@@ -20,27 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(home, { recursive: true, force: true }));
 
-/**
- * Runs shell `steps` inside a private D-Bus session with an unlocked
- * gnome-keyring (Secret Service); `$LY` runs the CLI with the emulator profile.
- */
-function inKeyringSession(steps: string): { status: number | null; stdout: string; stderr: string } {
-  const script = [
-    'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
-    `LY="${process.execPath} ${BIN} --profile emulator"`,
-    steps,
-  ].join('\n');
-  const env = cleanEnv({
-    ...world.env,
-    LANYARD_KEYCHAIN: undefined,
-    HOME: home,
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_RUNTIME_DIR: home,
-    KEYRING_PASSWORD: 'test-keyring-password',
-  });
-  const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], { env, encoding: 'utf8', timeout: 60_000, cwd: ROOT });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** `steps` in a private Secret Service session (harness.ts); `$LY` runs the CLI with the emulator profile. */
+const inKeyringSession = (steps: string) => inSecretService(steps, { ...world.env, HOME: home }, '--profile emulator');
 
 describe('OS keychain (real Secret Service)', () => {
   it('round-trip: store, read, status, logout — nothing in the files', async () => {

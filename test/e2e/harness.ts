@@ -3,7 +3,7 @@
  * emulator (`lanyard emulator start --port 0`) as real processes on 127.0.0.1,
  * each test world with its own config directory and no keychain by default.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +59,32 @@ export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
  * it inside the D-Bus session of the keyring under test).
  */
 export const LIST_KEYCHAIN = `${process.execPath} -e ${shellQuote("import('@napi-rs/keyring/keytar.js').then(async (m) => { const k = m.default ?? m; console.log('KEYCHAIN=' + JSON.stringify((await k.findCredentials('lanyard')).map((c) => c.account).sort())); })")}`;
+
+/**
+ * Runs shell `steps` inside a private D-Bus session with an unlocked
+ * gnome-keyring (Secret Service) keeping its files under env.HOME; `$LY`
+ * runs the CLI with `lyArgs`.
+ */
+export function inSecretService(
+  steps: string,
+  env: Record<string, string> & { HOME: string },
+  lyArgs = '',
+): { status: number | null; stdout: string; stderr: string } {
+  const script = [
+    'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
+    `LY="${process.execPath} ${BIN}${lyArgs ? ` ${lyArgs}` : ''}"`,
+    steps,
+  ].join('\n');
+  const full = cleanEnv({
+    ...env,
+    LANYARD_KEYCHAIN: undefined,
+    XDG_DATA_HOME: join(env.HOME, 'data'),
+    XDG_RUNTIME_DIR: env.HOME,
+    KEYRING_PASSWORD: 'test-keyring-password',
+  });
+  const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], { env: full, encoding: 'utf8', timeout: 60_000, cwd: ROOT });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
 
 /** Waits for a spawned child to end, collecting what it printed (for a child this process must keep serving meanwhile). */
 export function collect(child: ChildProcess): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -3,7 +3,8 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { ROOT, type World } from './harness.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { ROOT, startWorld, type World } from './harness.js';
 import type { Stats } from '../../src/emulator/services/protocol/state.js';
 
 export const CONSENT_BROWSER = join(ROOT, 'test', 'e2e', 'protocol-consent.mjs');
@@ -58,5 +59,18 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** One emulator for a test file, reset before each test; `on` gets it and its protocol server URL once started. */
+export function useProtocolWorld(on: (w: World, mcp: string) => void): void {
+  let world: World | undefined;
+  beforeAll(async () => {
+    world = await startWorld();
+    on(world, `${world.url}/mcp`);
+  });
+  afterAll(async () => world?.stop());
+  beforeEach(async () => {
+    await world!.admin('reset');
   });
 }

@@ -6,20 +6,16 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
-import { configure, newClient, stats, tokensOf } from './protocol-helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { World } from './harness.js';
+import { configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
 
 let w: World;
 let mcp: string;
 
-beforeAll(async () => {
-  w = await startWorld();
-  mcp = `${w.url}/mcp`;
-});
-afterAll(async () => w?.stop());
-beforeEach(async () => {
-  await w.admin('reset');
+useProtocolWorld((world, url) => {
+  w = world;
+  mcp = url;
 });
 
 describe('each revision', () => {

@@ -4,20 +4,16 @@
  * consent pages are answered by a stand-in browser (protocol-consent.mjs);
  * protocol-browser.test.ts drives the same pages in Chromium.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
-import { configure, newClient, stats, tokensOf } from './protocol-helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { World } from './harness.js';
+import { configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
 
 let w: World;
 let mcp: string;
 
-beforeAll(async () => {
-  w = await startWorld();
-  mcp = `${w.url}/mcp`;
-});
-afterAll(async () => w?.stop());
-beforeEach(async () => {
-  await w.admin('reset');
+useProtocolWorld((world, url) => {
+  w = world;
+  mcp = url;
 });
 
 describe('protocol request: discovery, registration, PKCE, one retry', () => {

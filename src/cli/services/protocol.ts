@@ -16,6 +16,11 @@ export interface ProtocolCliOptions {
   browser?: boolean;
   timeout?: string;
   elicitation?: string;
+  /**
+   * stdin carries the protocol (the bridge): secrets come from the
+   * environment only, and the person is at the host, not at a terminal.
+   */
+  stdinIsMessages?: boolean;
 }
 
 /** The options `withProtocolClientOptions` declares, with `--client-id`. */
@@ -30,7 +35,7 @@ export interface ProtocolClientAuthOptions {
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
   const [http, store, lock] = await Promise.all([ctx.http(), ctx.credentials(), ctx.credentialLock()]);
   const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
-  const mode = elicitationMode(ctx, o.elicitation);
+  const mode = o.stdinIsMessages ? 'decline' : elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {
     http,
@@ -40,8 +45,9 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
     signal: ctx.signal,
     loopbackTimeoutMs: timeoutMs,
     notify: (line) => ctx.io.err(line),
-    clientSecret: () => (secret ??= readClientSecret(ctx)),
-    idToken: async () => ctx.env.LANYARD_ID_TOKEN || (ctx.io.stdinIsTTY ? undefined : (await readStdinSecret(ctx.io, 'the ID token')) || undefined),
+    clientSecret: () => (secret ??= o.stdinIsMessages ? Promise.resolve(ctx.env.LANYARD_CLIENT_SECRET || undefined) : readClientSecret(ctx)),
+    idToken: async () =>
+      ctx.env.LANYARD_ID_TOKEN || (ctx.io.stdinIsTTY || o.stdinIsMessages ? undefined : (await readStdinSecret(ctx.io, 'the ID token')) || undefined),
     elicit: (params) => answerElicitation(ctx, mode, params),
     onNotification(method, params) {
       if (method !== 'notifications/message' || !ctx.debug) return;
@@ -50,11 +56,14 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
     },
     async presentAuthorizationUrl(url) {
       const server = new URL(url).searchParams.get('resource') ?? '<server-url>';
-      requirePerson(
-        ctx,
-        'the browser sign-in to the protocol server',
-        `run \`lanyard auth login --server ${server}\` once at a terminal (the token is stored and refreshed), or use \`lanyard auth login --server ${server} --client-credentials\` with LANYARD_CLIENT_SECRET`,
-      );
+      // A bridge's person is at the host that started it (which shows stderr in its log).
+      if (!o.stdinIsMessages) {
+        requirePerson(
+          ctx,
+          'the browser sign-in to the protocol server',
+          `run \`lanyard auth login --server ${server}\` once at a terminal (the token is stored and refreshed), or use \`lanyard auth login --server ${server} --client-credentials\` with LANYARD_CLIENT_SECRET`,
+        );
+      }
       ctx.io.err(`Open this URL in a browser to authorize Lanyard:\n  ${url}`);
       if (o.browser === false) return;
       const opened = await (await ctx.browser()).open(url);

@@ -53,6 +53,12 @@ export interface AuthorizeOptions {
   readonly clientKey?: string;
   /** Cross-app access: get the token through the user's identity provider. */
   readonly identityProvider?: IdentityProviderOptions;
+  /**
+   * The caller's access token the server refused (accessToken undefined: it
+   * had none): tokens another process stored meanwhile are used instead of
+   * signing in again.
+   */
+  readonly insteadOf?: { readonly accessToken?: string };
 }
 
 /** Refresh this long before the recorded expiry. */
@@ -65,9 +71,25 @@ const provenKey = (issuer: string, clientId: string) => `${issuer} ${clientId}`;
 /** A stored registration the authorization server refuses (found before the user is sent to the browser, or at the token endpoint). */
 class RegistrationRefused extends Error {}
 
-/** Runs the whole flow and stores the tokens (and the client, once proven). */
+/**
+ * Runs the whole flow and stores the tokens (and the client, once proven),
+ * under the server's lock: processes that need a sign-in at once get one
+ * (the others take its tokens), one registration, one loopback port.
+ */
 export async function authorize(deps: ProtocolAuthDeps, o: AuthorizeOptions): Promise<StoredTokens> {
   const server = serverKeyOf(o.serverUrl);
+  return (deps.lock ?? noLock).withLock(`protocol-${server}`, async () => {
+    if (o.insteadOf) {
+      const t = await deps.credentials.tokens(server);
+      if (t && t.accessToken !== o.insteadOf.accessToken && fresh(deps, t)) return t;
+    }
+    return authorizeLocked(deps, o, server);
+  });
+}
+
+const fresh = (deps: ProtocolAuthDeps, t: StoredTokens) => t.expiresAt === undefined || t.expiresAt - REFRESH_MARGIN_MS > deps.clock.now();
+
+async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, server: string): Promise<StoredTokens> {
   const prm = await protectedResource(deps, o);
   // Without protected resource metadata the server is of revision 2025-03-26.
   const revision: ProtocolRevision = prm ? (o.revision && o.revision !== '2025-03-26' ? o.revision : Protocol.revisions[0]) : '2025-03-26';
@@ -401,7 +423,7 @@ export async function refreshTokens(deps: ProtocolAuthDeps, used: StoredTokens):
   // refreshed meanwhile are used, and a rotating refresh token is never sent twice.
   return (deps.lock ?? noLock).withLock(`protocol-${used.server}`, async () => {
     const t = (await deps.credentials.tokens(used.server)) ?? used;
-    if (t.accessToken !== used.accessToken && (t.expiresAt === undefined || t.expiresAt - REFRESH_MARGIN_MS > deps.clock.now())) return t;
+    if (t.accessToken !== used.accessToken && fresh(deps, t)) return t;
     return refreshLocked(deps, t);
   });
 }
@@ -457,7 +479,7 @@ async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<S
 export async function currentTokens(deps: ProtocolAuthDeps, serverUrl: string): Promise<StoredTokens | undefined> {
   const t = await deps.credentials.tokens(serverKeyOf(serverUrl));
   if (!t) return undefined;
-  if (t.expiresAt === undefined || t.expiresAt - REFRESH_MARGIN_MS > deps.clock.now()) return t;
+  if (fresh(deps, t)) return t;
   return refreshTokens(deps, t);
 }
 

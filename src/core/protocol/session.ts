@@ -49,6 +49,14 @@ export interface ProtocolSessionDeps extends ProtocolAuthDeps {
   elicit?(params: { message?: string; requestedSchema?: unknown; mode?: string; url?: string }): Promise<ElicitResult>;
   /** Notifications the server sends on a stream (log messages, progress). */
   onNotification?(method: string, params: unknown): void;
+  /**
+   * Takes the server's requests and notifications instead of the answers and
+   * notices above (the bridge hands them to its host, whose answers go back
+   * with `send`); never awaited, so a stream is read on while the host thinks.
+   */
+  relay?(message: JsonRpcRequestWire): void;
+  /** Told when the session starts to refresh or authorize; the returned function when that is over. */
+  authorizing?(): () => void;
 }
 
 export interface ProtocolCallOptions {
@@ -134,12 +142,13 @@ export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolC
   }
 }
 
-class AuthorizedSession {
+/** A session kept open for many messages (callProtocolServer's, and the bridge's). */
+export class AuthorizedSession {
   readonly state: TransportState;
   authorized = false;
   #tokens?: StoredTokens;
-  #retried401 = false;
-  #stepUps = 0;
+  /** The refresh or authorization under way, shared by the requests that got a 401 meanwhile. */
+  #authorizing?: Promise<void>;
   #reinitialized = false;
   #initParams?: unknown;
   /** A stateless server answered (a refusal is now an error, not a sign of the handshake). */
@@ -154,8 +163,17 @@ class AuthorizedSession {
   }
 
   async start(): Promise<void> {
-    this.#tokens = await currentTokens(this.deps, this.o.serverUrl);
+    this.#tokens = await this.#whileAuthorizing(() => currentTokens(this.deps, this.o.serverUrl));
     this.state.accessToken = this.#tokens?.accessToken;
+  }
+
+  async #whileAuthorizing<T>(f: () => Promise<T>): Promise<T> {
+    const done = this.deps.authorizing?.();
+    try {
+      return await f();
+    } finally {
+      done?.();
+    }
   }
 
   /**
@@ -337,8 +355,17 @@ class AuthorizedSession {
     return (await this.#call({ jsonrpc: '2.0', id: randomUUID(), method, ...(params === undefined ? {} : { params }) }))!;
   }
 
-  /** Ends the session (DELETE) when the server gave one; failures are not the user's problem. */
-  async close(): Promise<void> {
+  /**
+   * Sends one message as it is: a request (resolves to its response), a
+   * notification or a response to a server's request (resolve to undefined).
+   * `signal` gives up on this message only (a cancelled request).
+   */
+  send(message: JsonRpcRequestWire | JsonRpcResponseWire, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+    return this.#call(message, signal);
+  }
+
+  /** Ends the session (DELETE) when the server gave one; failures are not the user's problem. `signal` replaces the session's (an interrupted bridge still ends it). */
+  async close(signal?: AbortSignal): Promise<void> {
     if (this.#listener) {
       this.#listener.stop();
       await this.#listener.done;
@@ -346,7 +373,7 @@ class AuthorizedSession {
     }
     if (!this.state.sessionId) return;
     try {
-      await rpcDelete(this.deps.http, this.o.serverUrl, this.state);
+      await rpcDelete(this.deps.http, this.o.serverUrl, signal ? { ...this.state, signal } : this.state);
     } catch {
       /* the answer is already in hand */
     }
@@ -354,20 +381,33 @@ class AuthorizedSession {
   }
 
   /** POSTs a message, signing in (401) or stepping up the scope (403 insufficient_scope) and sending it again; any other answer is returned. */
-  async #send(message: JsonRpcRequestWire, extra?: Record<string, string>): Promise<HttpResponse> {
+  async #send(
+    message: JsonRpcRequestWire | JsonRpcResponseWire,
+    extra?: Record<string, string>,
+    stateNow: () => TransportState = () => this.state,
+  ): Promise<HttpResponse> {
+    const method = 'method' in message ? message.method : undefined;
+    const signal = stateNow().signal;
+    let retried401 = false;
+    let stepUps = 0;
     for (;;) {
-      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, this.state, extra);
-      if (message.method === 'initialize') this.state.sessionId = sessionIdOf(res);
+      const sent = stateNow();
+      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
+      if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
       if (res.status === 401) {
         await res.dump();
-        await this.#on401(res.headers['www-authenticate']);
+        if (retried401) throw unauthorizedAgain(this.o.serverUrl, res.headers['www-authenticate']);
+        retried401 = true;
+        await this.#on401(res.headers['www-authenticate'], sent.accessToken);
+        signal?.throwIfAborted();
         continue;
       }
       if (res.status === 403) {
         const challenge = parseBearerChallenge(res.headers['www-authenticate']);
         if (challenge?.error === OAuthErrorCode.insufficientScope) {
           await res.dump();
-          await this.#onInsufficientScope(challenge.scope, res.headers['www-authenticate']);
+          await this.#onInsufficientScope(challenge.scope, res.headers['www-authenticate'], stepUps++);
+          signal?.throwIfAborted();
           continue;
         }
       }
@@ -375,10 +415,12 @@ class AuthorizedSession {
     }
   }
 
-  async #call(message: JsonRpcRequestWire): Promise<JsonRpcResponseWire | undefined> {
+  async #call(message: JsonRpcRequestWire | JsonRpcResponseWire, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+    const method = 'method' in message ? message.method : undefined;
+    const stateNow = this.#stateWith(signal);
     for (;;) {
-      const res = await this.#send(message);
-      if (res.status === 404 && this.state.sessionId && message.method !== 'initialize') {
+      const res = await this.#send(message, undefined, stateNow);
+      if (res.status === 404 && this.state.sessionId && method !== 'initialize') {
         await res.dump();
         if (this.#reinitialized) {
           throw new LanyardError('session_expired', `${this.o.serverUrl} lost the new session too (HTTP 404); run the command again`);
@@ -388,7 +430,7 @@ class AuthorizedSession {
         const init = await this.initialize(this.#initParams);
         if (init.error) throw new LanyardError('rpc_error', `initialize failed: server error ${init.error.code}: ${init.error.message}`);
         // The new session's initialize already sent this one.
-        if (message.method === 'notifications/initialized') return undefined;
+        if (method === 'notifications/initialized') return undefined;
         continue;
       }
       if (res.status < 200 || res.status > 299) {
@@ -401,16 +443,23 @@ class AuthorizedSession {
         }
         throw new HttpError(res.status, 'POST', this.o.serverUrl, parsed, res.headers);
       }
-      if (message.id === undefined) {
+      if (message.id === undefined || message.id === null || method === undefined) {
         await res.dump();
         return undefined;
       }
-      return this.#answerOf(res, message.id);
+      return this.#answerOf(res, message.id, stateNow);
     }
   }
 
+  /** The session's state, with the signal of one message when it has its own. */
+  #stateWith(signal: AbortSignal | undefined): () => TransportState {
+    if (!signal) return () => this.state;
+    const both = this.deps.signal ? AbortSignal.any([this.deps.signal, signal]) : signal;
+    return () => ({ ...this.state, signal: both });
+  }
+
   /** The response to `id` from a JSON body or an event stream, answering server requests on the way and resuming a broken stream. */
-  async #answerOf(first: HttpResponse, id: string | number): Promise<JsonRpcResponseWire> {
+  async #answerOf(first: HttpResponse, id: string | number, stateNow: () => TransportState = () => this.state): Promise<JsonRpcResponseWire> {
     if (!isEventStream(first)) {
       const found = await this.#handle(await jsonMessages(first), id);
       if (!found) throw new LanyardError('protocol_error', `${first.url} answered without a JSON-RPC response to request ${id}`);
@@ -428,8 +477,9 @@ class AuthorizedSession {
       if (++cursor.reconnects > MAX_RECONNECTS) {
         throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} broke ${MAX_RECONNECTS} times without a response to request ${id}`);
       }
-      await this.deps.clock.sleep(cursor.retryMs, this.deps.signal);
-      res = await rpcGet(this.deps.http, this.o.serverUrl, this.state, cursor.lastEventId);
+      const state = stateNow();
+      await this.deps.clock.sleep(cursor.retryMs, state.signal);
+      res = await rpcGet(this.deps.http, this.o.serverUrl, state, cursor.lastEventId);
       if (res.status < 200 || res.status > 299 || !isEventStream(res)) {
         await res.dump();
         throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
@@ -470,7 +520,8 @@ class AuthorizedSession {
     for (const m of messages) {
       if (m.kind === 'response') {
         if (id !== undefined && m.message.id === id) found = m.message;
-      } else if (m.kind === 'notification') this.deps.onNotification?.(m.message.method, m.message.params);
+      } else if (this.deps.relay) this.deps.relay(m.message);
+      else if (m.kind === 'notification') this.deps.onNotification?.(m.message.method, m.message.params);
       else if (m.kind === 'request') await this.#answer(m.message);
     }
     return found;
@@ -500,31 +551,36 @@ class AuthorizedSession {
     };
   }
 
-  async #on401(header: string | undefined): Promise<void> {
-    if (this.#retried401) throw unauthorizedAgain(this.o.serverUrl, header);
-    this.#retried401 = true;
-    const challenge = parseBearerChallenge(header);
-    const t = this.#tokens;
-    let next: StoredTokens | undefined;
-    if (t && (t.refreshToken || t.grant === 'client_credentials') && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
-      this.deps.notify?.('The access token was refused; refreshing it');
-      next = await refreshTokens(this.deps, t);
-    }
-    next ??= await authorize(this.deps, this.#authorizeOptions(this.o.scopes, challenge));
-    this.#use(next);
+  /** After a 401 to a request sent with `used`: refresh or authorize, once for all the requests that got one meanwhile. */
+  async #on401(header: string | undefined, used: string | undefined): Promise<void> {
+    // Another request already got a new token since this one was sent.
+    if (this.state.accessToken !== used) return;
+    this.#authorizing ??= this.#whileAuthorizing(async () => {
+      const challenge = parseBearerChallenge(header);
+      const t = this.#tokens;
+      let next: StoredTokens | undefined;
+      if (t && (t.refreshToken || t.grant === 'client_credentials') && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
+        this.deps.notify?.('The access token was refused; refreshing it');
+        next = await refreshTokens(this.deps, t);
+      }
+      next ??= await authorize(this.deps, { ...this.#authorizeOptions(this.o.scopes, challenge), insteadOf: { accessToken: used } });
+      this.#use(next);
+    }).finally(() => {
+      this.#authorizing = undefined;
+    });
+    await this.#authorizing;
   }
 
-  async #onInsufficientScope(scope: string | undefined, header: string | undefined): Promise<void> {
-    if (this.#stepUps >= MAX_STEP_UP || !scope) {
+  async #onInsufficientScope(scope: string | undefined, header: string | undefined, stepUps: number): Promise<void> {
+    if (stepUps >= MAX_STEP_UP || !scope) {
       throw new AuthRequiredError(`${this.o.serverUrl} refused the request: insufficient scope${scope ? ` (needs "${scope}")` : ''}`, {
         ...(scope ? { remedy: { kind: 'sign-in', service: 'protocol', serverUrl: this.o.serverUrl, scopes: scope } } : {}),
         service: 'protocol',
       });
     }
-    this.#stepUps++;
     const wider = unionScopes(this.#tokens?.scope, scope);
     this.deps.notify?.(`The server needs the scope "${scope}"; authorizing again with "${wider}"`);
-    this.#use(await authorize(this.deps, this.#authorizeOptions(wider, { ...parseBearerChallenge(header), scope: wider })));
+    this.#use(await this.#whileAuthorizing(() => authorize(this.deps, this.#authorizeOptions(wider, { ...parseBearerChallenge(header), scope: wider }))));
   }
 
   #use(t: StoredTokens): void {

@@ -62,7 +62,14 @@ const commands = leaves(makeProgram().program).map(pathOf);
 
 describe('a command’s own --timeout', () => {
   it('the commands that have one', () => {
-    expect(commands.map((p) => p.join(' ')).sort()).toEqual(['auth login', 'echo auth-info', 'echo token', 'protocol request', 'ratelimit wait']);
+    expect(commands.map((p) => p.join(' ')).sort()).toEqual([
+      'auth login',
+      'echo auth-info',
+      'echo token',
+      'protocol bridge',
+      'protocol request',
+      'ratelimit wait',
+    ]);
   });
 
   for (const path of commands) {

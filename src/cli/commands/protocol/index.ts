@@ -2,11 +2,28 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
-import type { ProtocolRequestOptions } from './options.js';
+import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
 import { paged } from '../../pager.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';
+
+const BRIDGE_HELP = `
+stdout carries only JSON-RPC messages; every notice (the sign-in URL, errors,
+--debug traces) goes to stderr, which hosts show in their logs. Tokens are kept
+in the OS keychain (else the 0600 credentials file) and refreshed; bridges
+started together for one server share one sign-in and one refresh.
+
+Host configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
+  {
+    "mcpServers": {
+      "tools": {
+        "command": "lanyard",
+        "args": ["protocol", "bridge", "https://tools.example.com/mcp"]
+      }
+    }
+  }
+`;
 
 export function protocolCommand(ctx: Context): Command {
   const cmd = new Command('protocol').description(summary);
@@ -34,6 +51,26 @@ export function protocolCommand(ctx: Context): Command {
       'lanyard --profile emulator protocol request --method tools/list',
       'lanyard protocol request https://tools.example.com/mcp --method tools/list --json',
       `lanyard protocol request http://127.0.0.1:8080/mcp --method tools/call --params '{"name":"echo","arguments":{"text":"hi"}}'`,
+    ],
+  );
+  examples(
+    withProtocolClientOptions(
+      cmd
+        .command('bridge')
+        .description("a remote protocol server as a host's local (stdio) server: JSON-RPC lines on stdin/stdout, signs in when needed")
+        .argument('<server-url>', 'the protocol server, e.g. https://tools.example.com/mcp')
+        .option('-s, --scopes <scopes>', 'space-separated scopes to request if sign-in is needed')
+        .option('--client-id <id>', 'pre-registered client id (servers without registration)')
+        .option('--client-credentials', 'sign in with the client-credentials grant (secret from LANYARD_CLIENT_SECRET)'),
+    )
+      .option('--no-browser', 'print the authorization URL on stderr instead of opening a browser')
+      .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
+      .option('--sign-in-wait <duration>', 'answer a host request with an error when a sign-in keeps it waiting this long (default: 45s)')
+      .addHelpText('after', BRIDGE_HELP)
+      .action(async (url: string, opts: ProtocolBridgeOptions) => (await import('./bridge.js')).runProtocolBridge(ctx, url, opts)),
+    [
+      'lanyard protocol bridge https://tools.example.com/mcp',
+      'lanyard protocol bridge https://tools.example.com/mcp --client-id ctx-cli --scopes "tools:read tools:call"',
     ],
   );
   examples(

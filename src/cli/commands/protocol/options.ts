@@ -15,3 +15,16 @@ export interface ProtocolRequestOptions {
   idpClientId?: string;
   elicitation?: string;
 }
+
+export interface ProtocolBridgeOptions {
+  scopes?: string;
+  clientId?: string;
+  clientCredentials?: boolean;
+  browser?: boolean;
+  timeout?: string;
+  signInWait?: string;
+  clientMetadataUrl?: string;
+  clientKey?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+}

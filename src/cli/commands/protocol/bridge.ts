@@ -1,0 +1,37 @@
+/** `lanyard protocol bridge URL`: a host's stdio server that is a remote protocol server (core/protocol/bridge.ts does the work). */
+import type { Context } from '../../context.js';
+import { parseServerUrl } from '../../../core/protocol/endpoints.js';
+import { runBridge } from '../../../core/protocol/bridge.js';
+import { parseDuration } from '../../output.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
+import type { ProtocolBridgeOptions } from './options.js';
+
+export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBridgeOptions): Promise<void> {
+  parseServerUrl(url);
+  const signInWaitMs = parseDuration(o.signInWait ?? '45s', '--sign-in-wait');
+  const [deps, auth] = await Promise.all([protocolDeps(ctx, { ...o, stdinIsMessages: true }), protocolAuthExtras(o)]);
+  // A signal from the host ends the bridge as stdin's end does (a sign-in under way is finished); a second one exits at once (main.ts).
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: ctx.io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
+  try {
+    await runBridge(
+      { ...deps, signal: undefined },
+      {
+        serverUrl: url,
+        scopes: o.scopes,
+        clientId: o.clientId,
+        clientCredentials: o.clientCredentials,
+        clientInfo: { name: 'lanyard', version: ctx.version },
+        auth,
+        signInWaitMs,
+      },
+      // JSON.stringify escapes every control character: one message, one line.
+      { lines: rl, send: (m) => ctx.io.out(JSON.stringify(m)), stop: ctx.signal },
+    );
+  } finally {
+    rl.close();
+    ctx.io.stdin.destroy();
+  }
+  // The host stopping the bridge (SIGTERM) is its normal end.
+  ctx.interruptHandled = true;
+}

@@ -1,0 +1,256 @@
+/**
+ * The bridge between a host that speaks the protocol's stdio transport
+ * (newline-delimited JSON-RPC) and a server on the streamable HTTP transport.
+ * Every message of the host goes to the server through one AuthorizedSession
+ * (session.ts: tokens, refresh and sign-in after a 401, resumed streams, the
+ * session id and version headers); every message of the server — responses,
+ * its requests (elicitation, sampling, roots) and notifications — goes to the
+ * host, whose answers are posted back. A host request that waits on a sign-in
+ * longer than `signInWaitMs` is answered with an error (the host would time
+ * out otherwise) while the sign-in goes on. Takes its ports; prints nothing.
+ */
+import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
+import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
+import { AuthorizedSession, type ProtocolCallOptions, type ProtocolSessionDeps } from './session.js';
+import { classify } from './jsonrpc.js';
+
+/** JSON-RPC error codes the bridge answers with itself (the implementation-defined range). */
+export const BridgeErrorCode = {
+  /** A sign-in (or refresh) is waiting for the user; try again once it is done. */
+  signInPending: -32050,
+  /** The server could not be reached or refused the message (HTTP, authorization). */
+  serverUnavailable: -32051,
+  parseError: -32700,
+  invalidRequest: -32600,
+} as const;
+
+export interface BridgePorts {
+  /** The host's lines (stdin), ending when the host closes it. */
+  readonly lines: AsyncIterable<string>;
+  /** One message to the host (stdout). */
+  send(message: JsonRpcRequestWire | JsonRpcResponseWire): void;
+  /**
+   * The host wants the bridge gone (SIGTERM): it ends as when stdin closes,
+   * finishing a sign-in under way first. `deps.signal` stops everything at once.
+   */
+  readonly stop?: AbortSignal;
+}
+
+export interface BridgeOptions extends Omit<ProtocolCallOptions, 'method' | 'params'> {
+  /** How long a host request may wait on a sign-in or refresh before it is answered with an error. */
+  readonly signInWaitMs: number;
+}
+
+type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification'>;
+
+/** Runs until the host closes stdin (or the signal aborts); then ends the server's session. */
+export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts): Promise<void> {
+  const watch = new AuthWatch(deps);
+  let userAsked = false;
+  const session = new AuthorizedSession(
+    {
+      ...deps,
+      relay: (m) => ports.send(m),
+      authorizing: () => watch.begin(),
+      async presentAuthorizationUrl(url) {
+        userAsked = true;
+        await deps.presentAuthorizationUrl(url);
+      },
+    },
+    o,
+  );
+  // Stored tokens, refreshed when due; a failure here is met again (and reported) by the first 401.
+  const started = session.start().catch((err: unknown) => deps.notify?.(`could not use the stored tokens: ${messageOf(err, o.serverUrl)}`));
+  const inFlight = new Map<string | number, AbortController>();
+  const tasks = new Set<Promise<void>>();
+  let initialized = false;
+  let gate: Promise<unknown> = started;
+
+  const fail = (id: string | number | null, code: number, message: string, data?: unknown) =>
+    ports.send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+
+  /** Sends one host message on once `after` has settled, answering a host request with what came back (or an error). */
+  const forward = async (m: JsonRpcRequestWire | JsonRpcResponseWire, after: Promise<unknown>): Promise<void> => {
+    const id = 'method' in m ? m.id : undefined;
+    if (!('method' in m) || id === undefined || id === null) {
+      try {
+        await after;
+        // The session's initialize has sent it already.
+        if ('method' in m && m.method === 'notifications/initialized' && initialized) return;
+        await session.send(m);
+      } catch (err) {
+        deps.notify?.(`could not pass on ${'method' in m ? m.method : `the answer to ${String(m.id)}`}: ${messageOf(err, o.serverUrl)}`);
+      }
+      return;
+    }
+    const req = m as JsonRpcRequestWire & { id: string | number };
+    const ac = new AbortController();
+    const answered = new AbortController();
+    inFlight.set(req.id, ac);
+    try {
+      const answer = (async () => {
+        await after;
+        if (req.method !== 'initialize') return session.send(req, ac.signal);
+        const r = await session.initialize(req.params);
+        initialized = !r.error;
+        return r;
+      })();
+      const overdue = watch.overdue(o.signInWaitMs, AbortSignal.any([ac.signal, answered.signal])).catch(() => new Promise<never>(() => undefined));
+      const r = await Promise.race([answer, overdue]);
+      if (r === OVERDUE) {
+        ac.abort();
+        answer.catch(() => undefined);
+        const where = userAsked ? 'in the browser (the URL is in the log above)' : 'in this or another Lanyard process';
+        deps.notify?.(
+          `answered ${req.method} with an error: the sign-in to ${o.serverUrl} waits for you ${where}; finish it, then try again in the host (or sign in once at a terminal: lanyard auth login --server ${o.serverUrl})`,
+        );
+        fail(
+          req.id,
+          BridgeErrorCode.signInPending,
+          `Lanyard is waiting for you to sign in to ${o.serverUrl}: finish the sign-in (see this server's log in the host), then try again`,
+          {
+            reason: 'sign_in_pending',
+            server: o.serverUrl,
+          },
+        );
+        return;
+      }
+      if (ac.signal.aborted) return;
+      if (r) ports.send({ ...r, id: req.id });
+    } catch (err) {
+      if (ac.signal.aborted) return;
+      deps.notify?.(`${req.method} failed: ${messageOf(err, o.serverUrl)}`);
+      fail(req.id, BridgeErrorCode.serverUnavailable, messageOf(err, o.serverUrl));
+    } finally {
+      answered.abort();
+      if (inFlight.get(req.id) === ac) inFlight.delete(req.id);
+    }
+  };
+
+  const onMessage = (value: unknown): void => {
+    const messages = classify(value);
+    if (!messages.length) return fail(null, BridgeErrorCode.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
+    for (const { kind, message } of messages) {
+      if (kind === 'notification') {
+        if (message.method === 'notifications/cancelled') {
+          const rid = (message.params as { requestId?: unknown } | undefined)?.requestId;
+          const ac = typeof rid === 'string' || typeof rid === 'number' ? inFlight.get(rid) : undefined;
+          // The server hears of it; the host expects no answer any more.
+          if (ac) queueMicrotask(() => ac.abort());
+        }
+      }
+      const t = forward(message, gate);
+      // What follows an initialize waits for its answer (a host writing ahead must not overtake the session).
+      if (kind === 'request' && message.method === 'initialize') gate = t;
+      tasks.add(t);
+      void t.finally(() => tasks.delete(t));
+    }
+  };
+
+  const stop = new Promise<void>((resolve) => {
+    for (const s of [ports.stop, deps.signal]) {
+      if (s?.aborted) resolve();
+      s?.addEventListener('abort', () => resolve(), { once: true });
+    }
+  });
+  const reading = (async () => {
+    for await (const line of ports.lines) {
+      if (!line.trim()) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        fail(null, BridgeErrorCode.parseError, 'Parse error: a line of stdin is not JSON');
+        continue;
+      }
+      onMessage(value);
+    }
+  })();
+  await Promise.race([reading, stop]);
+  // stdin's end: what is in flight is still answered; a signal: nothing more is.
+  void stop.then(() => {
+    for (const ac of inFlight.values()) ac.abort();
+  });
+  await Promise.allSettled([...tasks]);
+  // A sign-in under way is finished, so the next start finds the tokens.
+  if (watch.busy && !deps.signal?.aborted) {
+    deps.notify?.(`the host has gone while a sign-in to ${o.serverUrl} is under way; finishing it before exiting (a second signal stops it)`);
+    await watch.idle();
+  }
+  await session.close(new AbortController().signal);
+}
+
+const OVERDUE = Symbol('overdue');
+
+/** Whether the session is refreshing or authorizing, and for how long a waiting request has seen it do so. */
+class AuthWatch {
+  busy = 0;
+  #started = deferred();
+  #ended = new AbortController();
+  #idle = deferred();
+
+  constructor(private readonly deps: Pick<Deps, 'clock'>) {}
+
+  begin(): () => void {
+    if (this.busy++ === 0) {
+      this.#ended = new AbortController();
+      this.#idle = deferred();
+      this.#started.resolve();
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.busy === 0) {
+        this.#started = deferred();
+        this.#ended.abort();
+        this.#idle.resolve();
+      }
+    };
+  }
+
+  idle(): Promise<void> {
+    return this.busy ? this.#idle.promise : Promise.resolve();
+  }
+
+  /** Resolves to OVERDUE once one refresh or authorization has lasted `ms` while the caller waited; rejects when `stop` aborts. */
+  async overdue(ms: number, stop: AbortSignal): Promise<typeof OVERDUE> {
+    for (;;) {
+      if (!this.busy) await untilAborted(this.#started.promise, stop);
+      stop.throwIfAborted();
+      const ended = this.#ended.signal;
+      try {
+        await this.deps.clock.sleep(ms, AbortSignal.any([ended, stop]));
+        return OVERDUE;
+      } catch (err) {
+        if (stop.aborted) throw err;
+      }
+    }
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void p.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+/** A one-line reason for the host and the log (no stack, no body beyond the error's own message). */
+function messageOf(err: unknown, serverUrl: string): string {
+  if (err instanceof AuthRequiredError) return `${err.message}${err.hint ? ` (${err.hint})` : ''}`;
+  if (err instanceof HttpError) return `${serverUrl} answered HTTP ${err.status}`;
+  if (err instanceof LanyardError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}

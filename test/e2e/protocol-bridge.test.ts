@@ -1,0 +1,207 @@
+/**
+ * `lanyard protocol bridge URL` as a desktop host runs it: the protocol SDK's
+ * stdio client spawns the built CLI, which reaches the emulator's protocol
+ * server over streamable HTTP, signing in on the way (the stand-in browser
+ * answers the consent page). stdout is read strictly by the SDK throughout.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, cleanEnv, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
+import { CONSENT_BROWSER, configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
+import { hostBridge } from './bridge-helpers.js';
+
+let w: World;
+let mcp: string;
+
+useProtocolWorld((world, url) => {
+  w = world;
+  mcp = url;
+});
+
+describe('protocol bridge against the emulator', () => {
+  it('signs in on first use, lists and calls tools, forwards an elicitation to the host, ends the session when stdin closes', async () => {
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--scopes', 'tools:read tools:call'] });
+    const tools = await b.client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'time', 'confirm']);
+    const r = await b.client.callTool({ name: 'echo', arguments: { text: 'through the bridge' } });
+    expect(JSON.stringify(r.content)).toContain('through the bridge');
+    // The server asks the host (elicitation/create on the call's event stream); the host's answer is posted back.
+    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'Ship it?' } });
+    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
+    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'Ship it?' })]);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: true } }, error: undefined }]);
+    expect(s.sessionsEnded).toBe(1);
+    expect(s.registrations).toBe(1);
+    expect(await c.urls()).toHaveLength(1);
+    expect((await tokensOf(c, mcp))?.accessToken).toBeTruthy();
+    // Diagnostics on stderr, no secret there either.
+    expect(b.stderr()).toMatch(/Open this URL in a browser/);
+    expect(b.stderr()).not.toMatch(/ctxat_|ctxrt_/);
+  });
+
+  it('--debug traces go to stderr, redacted; stdout stays JSON-RPC', async () => {
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--debug'] });
+    await b.client.listTools();
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    expect(b.stderr()).toMatch(/POST .*\/mcp/);
+    expect(b.stderr()).not.toMatch(/ctxat_|ctxrt_/);
+  });
+
+  it('event streams: notifications and the answer come through when the server answers with a stream', async () => {
+    await configure(w, { sse: true });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env() });
+    const logs: unknown[] = [];
+    b.client.fallbackNotificationHandler = async (n) => void logs.push(n);
+    const r = await b.client.callTool({ name: 'time', arguments: {} });
+    expect(JSON.stringify(r.content)).toMatch(/\d{4}-\d\d-\d\d/);
+    expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message', params: { level: 'info', data: 'handling tools/call' } }));
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+  });
+});
+
+describe('protocol bridge: many at once, recovery, a sign-in that waits', () => {
+  it('four bridges started at once after the access token expired: one refresh, all four work, still signed in', async () => {
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);
+    await w.admin('advance', { seconds: 600 });
+    const before = (await stats(w)).tokenRequests;
+    const bridges = await Promise.all([0, 1, 2, 3].map(() => hostBridge(mcp, { env: c.env() })));
+    const lists = await Promise.all(bridges.map((b) => b.client.listTools()));
+    for (const l of lists) expect(l.tools.map((t) => t.name)).toContain('echo');
+    const codes = await Promise.all(bridges.map((b) => b.close()));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    for (const b of bridges) expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect((s.tokenRequests.refresh_token ?? 0) - (before.refresh_token ?? 0)).toBe(1);
+    expect(s.refreshReuseDetected).toBe(0);
+    expect(s.tokenRequests.authorization_code).toBe(before.authorization_code);
+    // Still signed in: the next call needs no browser.
+    const again = await w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(await c.urls()).toHaveLength(1);
+  });
+
+  it('four bridges started at once with nothing stored: one sign-in, one registration', async () => {
+    const c = await newClient('allow');
+    const bridges = await Promise.all([0, 1, 2, 3].map(() => hostBridge(mcp, { env: c.env() })));
+    await Promise.all(bridges.map((b) => b.client.ping()));
+    expect(await Promise.all(bridges.map((b) => b.close()))).toEqual([0, 0, 0, 0]);
+    for (const b of bridges) expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.registrations).toBe(1);
+    expect(s.tokenRequests.authorization_code).toBe(1);
+    expect(await c.urls()).toHaveLength(1);
+  });
+
+  it('a server that forgot the registration: the bridge registers again and goes on', async () => {
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp], { env: c.env() })).code).toBe(0);
+    const reg = Object.entries(await c.stored()).find(([k]) => k.startsWith('protocol-client:'))![1] as { clientId: string };
+    await w.admin('protocol/delete-client', { client_id: reg.clientId });
+    await w.admin('advance', { seconds: 600 });
+    const b = await hostBridge(mcp, { env: c.env() });
+    const r = await b.client.callTool({ name: 'echo', arguments: { text: 'again' } });
+    expect(JSON.stringify(r.content)).toContain('again');
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    expect(b.stderr()).toMatch(/invalid_client/);
+    expect((await stats(w)).registrations).toBe(2);
+  });
+
+  it('while the sign-in waits for the user the host gets an error, not a hang; the host going away (stdin, SIGTERM) does not lose the sign-in', async () => {
+    const c = await newClient('record');
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'protocol', 'bridge', mcp, '--sign-in-wait', '1s'],
+      env: cleanEnv(c.env()),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    t.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const got: JSONRPCMessage[] = [];
+    const errors: Error[] = [];
+    t.onmessage = (m) => void got.push(m);
+    t.onerror = (e) => void errors.push(e);
+    await t.start();
+    const child = (t as unknown as { _process: ChildProcess })._process;
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await t.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+    });
+    for (let i = 0; i < 200 && !got.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(got).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32050, message: expect.stringMatching(/waiting for you to sign in/), data: { reason: 'sign_in_pending', server: mcp } },
+      },
+    ]);
+    expect(stderr).toMatch(/Open this URL in a browser/);
+    expect(stderr).toMatch(/answered initialize with an error/);
+    const [url] = await c.urls();
+    expect(url).toBeTruthy();
+    // The host gives up as the SDK's close does (stdin, then SIGTERM); the user answers the consent page afterwards.
+    child.stdin!.end();
+    child.kill('SIGTERM');
+    for (let i = 0; i < 100 && !/finishing it before exiting/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(spawnSync(process.execPath, [CONSENT_BROWSER, url!], { env: { ...process.env, LANYARD_TEST_CONSENT: 'allow' } }).status).toBe(0);
+    expect(await exited).not.toBeNull();
+    expect(stderr).toMatch(/finishing it before exiting/);
+    expect(errors).toEqual([]);
+    expect((await tokensOf(c, mcp))?.accessToken).toBeTruthy();
+    // The next start finds the tokens: no browser.
+    const next = await hostBridge(mcp, { env: c.env() });
+    expect((await next.client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(await next.close()).toBe(0);
+    expect(await c.urls()).toHaveLength(1);
+  });
+});
+
+describe('protocol bridge with a real Secret Service', () => {
+  it('tokens and registration go to the OS keychain, not the file; the next bridge signs in from there; stdout is JSON-RPC lines', async () => {
+    const c = await newClient('allow');
+    const home = await mkdtemp(join(tmpdir(), 'lanyard-bridge-keyring-'));
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sh', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ].map((m) => q(JSON.stringify(m)));
+    const run = (n: number) => `printf '%s\\n' ${lines.join(' ')} | $LY protocol bridge ${q(mcp)} > ${q(join(home, `out${n}.jsonl`))}; echo "rc${n}=$?"`;
+    const r = inSecretService([run(1), run(2), LIST_KEYCHAIN].join('\n'), { ...c.env(), HOME: home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('rc1=0');
+    expect(r.stdout).toContain('rc2=0');
+    const accounts = JSON.parse(/KEYCHAIN=(.*)/.exec(r.stdout)![1]!) as string[];
+    expect(accounts).toContain(`protocol:${mcp}`);
+    expect(accounts.some((a) => a.startsWith('protocol-client:'))).toBe(true);
+    expect(await c.stored()).toEqual({});
+    expect(await c.urls()).toHaveLength(1);
+    for (const n of [1, 2]) {
+      const out = (await readFile(join(home, `out${n}.jsonl`), 'utf8')).split('\n').filter(Boolean);
+      const msgs = out.map((l) => JSON.parse(l) as { jsonrpc: string; id: number; result?: { tools?: Array<{ name: string }> } });
+      expect(msgs.map((m) => [m.jsonrpc, m.id])).toEqual([
+        ['2.0', 1],
+        ['2.0', 2],
+      ]);
+      expect(msgs[1]!.result!.tools!.map((t) => t.name)).toContain('echo');
+    }
+    expect(r.stderr).not.toMatch(/ctxat_|ctxrt_/);
+    await rm(home, { recursive: true, force: true });
+  });
+});

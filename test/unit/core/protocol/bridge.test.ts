@@ -1,0 +1,137 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../../src/core/http/client.js';
+import { runBridge } from '../../../../src/core/protocol/bridge.js';
+import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
+import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
+import { StubHttp } from '../../../fakes/stub-http.js';
+
+let stub: StubHttp;
+let http: HttpClient;
+let clock: FakeClock;
+
+beforeEach(async () => {
+  stub = await StubHttp.start();
+  clock = new FakeClock(Date.UTC(2026, 10, 22, 12), { autoAdvance: false });
+  http = new HttpClient({ clock, userAgent: 'test' });
+});
+afterEach(async () => {
+  await http.close();
+  await stub.close();
+});
+
+/** The host's side of stdin: lines pushed by the test, ended when it says. */
+function hostLines() {
+  const queue: string[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  return {
+    push(m: unknown) {
+      this.raw(JSON.stringify(m));
+    },
+    raw(line: string) {
+      queue.push(line);
+      wake?.();
+    },
+    end() {
+      ended = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+      for (;;) {
+        while (queue.length) yield queue.shift()!;
+        if (ended) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+    },
+  };
+}
+
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(ok()).toBe(true);
+};
+
+describe('runBridge', () => {
+  it('answers a host request kept waiting by a sign-in with -32050 once --sign-in-wait has passed on the clock, not before; the sign-in goes on', async () => {
+    // The server wants a token; no metadata (404s): the 2025-03-26 fallback endpoints, dynamic registration.
+    stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer realm="x"' }, body: {} }, 2);
+    stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 });
+    stub.on('POST', '/register', { status: 201, body: { client_id: 'dyn-1', token_endpoint_auth_method: 'none' } });
+    const lines = hostLines();
+    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
+    const notes: string[] = [];
+    const presented: string[] = [];
+    const ac = new AbortController();
+    const done = runBridge(
+      {
+        http,
+        clock,
+        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
+        loopbackTimeoutMs: 300_000,
+        clientSecret: async () => undefined,
+        signal: ac.signal,
+        notify: (l) => void notes.push(l),
+        // The user never comes back from the browser.
+        presentAuthorizationUrl: async (url) => void presented.push(url),
+      },
+      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+      { lines, send: (m) => void sent.push(m) },
+    );
+    lines.push({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+    });
+    await until(() => presented.length === 1 && clock.sleeps.includes(5000));
+    clock.advance(4999);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sent).toEqual([]);
+    clock.advance(1);
+    await until(() => sent.length === 1);
+    expect(sent[0]).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32050, message: expect.stringMatching(/waiting for you to sign in/), data: { reason: 'sign_in_pending', server: `${stub.url}/mcp` } },
+    });
+    expect(notes.join('\n')).toMatch(/answered initialize with an error: .* waits for you in the browser/);
+    // Still waiting for the browser: the host's next request is answered the same way.
+    lines.push({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
+    await until(() => clock.sleeps.filter((s) => s === 5000).length === 2);
+    clock.advance(5000);
+    await until(() => sent.length === 2);
+    expect((sent[1] as JsonRpcResponseWire).error?.code).toBe(-32050);
+    // It joined the sign-in under way: one browser, one registration.
+    expect(presented).toHaveLength(1);
+    expect(stub.requests.filter((r) => r.path === '/mcp')).toHaveLength(2);
+    expect(stub.requests.filter((r) => r.path === '/register')).toHaveLength(1);
+    ac.abort();
+    lines.end();
+    await done;
+  });
+
+  it('a line that is not JSON, and a value that is not JSON-RPC, get their JSON-RPC errors; stdout gets nothing else', async () => {
+    const lines = hostLines();
+    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
+    const done = runBridge(
+      {
+        http,
+        clock,
+        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
+        loopbackTimeoutMs: 1000,
+        clientSecret: async () => undefined,
+        presentAuthorizationUrl: async () => undefined,
+      },
+      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+      { lines, send: (m) => void sent.push(m) },
+    );
+    lines.raw('{not json');
+    lines.push({ hello: 'world' });
+    lines.end();
+    await done;
+    expect(sent.map((m) => (m as JsonRpcResponseWire).error?.code)).toEqual([-32700, -32600]);
+  });
+});
