@@ -53,11 +53,12 @@ _lanyard_subcommands() {
     'profile list') echo '' ;;
     'profile use') echo '' ;;
     'profile remove') echo '' ;;
-    'emulator') echo 'start info reset advance fault budget budgets secondary limits admin service-account' ;;
+    'emulator') echo 'start info reset advance requests fault budget budgets secondary limits admin service-account' ;;
     'emulator start') echo '' ;;
     'emulator info') echo '' ;;
     'emulator reset') echo '' ;;
     'emulator advance') echo '' ;;
+    'emulator requests') echo '' ;;
     'emulator fault') echo 'add list clear' ;;
     'emulator fault add') echo '' ;;
     'emulator fault list') echo '' ;;
@@ -130,8 +131,9 @@ _lanyard_flags() {
     'emulator info') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator advance') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'emulator requests') echo '--json --ndjson --jq -q --template -t --follow --service --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator fault') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'emulator fault add') echo '--json --jq -q --template -t --type --path --method --latency --status --count --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'emulator fault add') echo '--json --jq -q --template -t --type --path --method --latency --status --count --rate --seed --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator fault list') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator fault clear') echo '--url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator budget') echo '--user --token-of --anonymous --caller --json --jq -q --template -t --remaining --reset-in --resource -r --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -153,7 +155,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -166,7 +168,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
+    --add|--add-marker|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
       COMPREPLY=(); return 0
       ;;
     --user|-u)
@@ -177,6 +179,9 @@ _lanyard() {
       ;;
     --credentials|--input|--output|--tls-cert|--tls-key|-c|-o)
       COMPREPLY=($(compgen -f -- "$cur")); return 0
+      ;;
+    --service)
+      COMPREPLY=($(compgen -W 'hosting echo protocol mailbox health admin' -- "$cur")); return 0
       ;;
     --scheme)
       COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account' -- "$cur")); return 0

@@ -38,6 +38,14 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['CI', 'true or 1: CI event lines on stderr'],
   ['GITHUB_STEP_SUMMARY', 'file that ratelimit appends a summary to'],
   ['LANYARD_EMULATOR_URL', 'emulator steered by `lanyard emulator` verbs'],
+  ['LANYARD_CA_FILE', 'PEM bundle of CAs added to the default trust'],
+  ['LANYARD_SYSTEM_CA=1', 'also trust the OS store (where Node reads it)'],
+  ['NODE_EXTRA_CA_CERTS', "(Node's) extra trusted CAs, PEM"],
+  ['LANYARD_ALLOW_PLAIN_HTTP', 'host[:port],…: credentials over http:// (labs)'],
+  ['LANYARD_PACING_URL', 'redis:// server a fleet paces through'],
+  ['LANYARD_PACING_PASSWORD', "that server's password"],
+  ['LANYARD_PACING_REQUIRED=1', 'exit 1 when the pacing server cannot be used'],
+  ['LANYARD_PACING_TIMEOUT', 'longest wait for the pacing server (default 2s)'],
   ['COLUMNS', 'width of human tables'],
 ];
 

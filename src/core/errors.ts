@@ -84,7 +84,13 @@ export type Remedy =
   /** An ID token of the identity provider is needed (cross-app access). */
   | { kind: 'id-token' }
   /** The request deadline passed: raise it (or turn it off). */
-  | { kind: 'longer-deadline' };
+  | { kind: 'longer-deadline' }
+  /** A server's certificate is not trusted: add its CA (`self` when the certificate is its own root). */
+  | { kind: 'trust-ca'; self?: boolean }
+  /** A certificate names other hosts: reach the server by one of its names. */
+  | { kind: 'certificate-name' }
+  /** The keychain was required and cannot be used: make it usable, or allow the file. */
+  | { kind: 'keychain-required' };
 
 export interface LanyardErrorOptions {
   cause?: unknown;
@@ -206,7 +212,7 @@ export class OAuthError extends LanyardError {
 }
 
 export class CredentialStoreError extends LanyardError {
-  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+  constructor(message: string, options?: LanyardErrorOptions) {
     super('credential_store', message, options);
   }
 }

@@ -78,6 +78,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
 /** The keychain is required and cannot be used: nothing is read from or written to the file. */
 function keychainRequired(why: string): CredentialStoreError {
   return new CredentialStoreError(`the OS keychain is required (LANYARD_KEYCHAIN=required), and ${why}: not falling back to the file`, {
-    hint: 'start or unlock the Secret Service (gnome-keyring, KWallet) of this session, or unset LANYARD_KEYCHAIN (and the profile setting keychain) to allow the 0600 file',
+    hint: 'the keychain must be reachable and unlocked',
+    remedy: { kind: 'keychain-required' },
   });
 }

@@ -178,7 +178,7 @@ const BUDGET_KEEP_MS = 3_600_000;
  * fallback.
  *
  * ```ts
- * const pacing = new RedisPacing({ url: 'redis://ci-cache:6379', password: process.env.PACING_PASSWORD, clock, fallback: new MemoryPacing() });
+ * const pacing = new RedisPacing({ url: 'redis://ci-cache:6379', password: process.env.LANYARD_PACING_PASSWORD, clock, fallback: new MemoryPacing() });
  * const http = new HttpClient({ clock, userAgent: 'my-tool', pacing });
  * // …
  * await http.close(); // closes the store's connection too

@@ -5,7 +5,7 @@
  * Node ≥ 22.15 / 23.5). And TLS failures as one line saying what failed and
  * which setting fixes it.
  */
-import { LanyardError } from '../errors.js';
+import { LanyardError, type Remedy } from '../errors.js';
 
 export interface TrustSettings {
   /** PEM texts added to the default trust (each may hold several certificates). */
@@ -34,27 +34,22 @@ export async function trustedCa(s: TrustSettings): Promise<string[] | undefined>
   return [...base, ...(s.extraCa ?? []), ...system];
 }
 
-/** The settings that fix a trust failure, as said in hints. */
-export const TRUST_FIX =
-  "add your CA's PEM bundle with LANYARD_CA_FILE=/path/ca.pem (or `lanyard config set network.caFile /path/ca.pem`), or trust the OS store with LANYARD_SYSTEM_CA=1 (network.systemCa)";
+const TRUST: Remedy = { kind: 'trust-ca' };
 
-const WHAT: Record<string, { what: string; hint: string }> = {
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { what: 'is signed by an unknown issuer', hint: TRUST_FIX },
-  UNABLE_TO_GET_ISSUER_CERT: { what: 'is signed by an unknown issuer', hint: TRUST_FIX },
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: 'is signed by an unknown issuer', hint: TRUST_FIX },
-  SELF_SIGNED_CERT_IN_CHAIN: { what: 'chains to a self-signed root that is not trusted', hint: TRUST_FIX },
-  DEPTH_ZERO_SELF_SIGNED_CERT: { what: 'is self-signed and not trusted', hint: `trust that very certificate: ${TRUST_FIX}` },
-  ERR_TLS_CERT_ALTNAME_INVALID: {
-    what: 'does not name this host (name mismatch)',
-    hint: 'use the host name the certificate was issued for in the profile URL (`lanyard config get …`); no setting trusts a certificate for another name',
-  },
+const WHAT: Record<string, { what: string; hint?: string; remedy?: Remedy }> = {
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { what: 'is signed by an unknown issuer', remedy: TRUST },
+  UNABLE_TO_GET_ISSUER_CERT: { what: 'is signed by an unknown issuer', remedy: TRUST },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: 'is signed by an unknown issuer', remedy: TRUST },
+  SELF_SIGNED_CERT_IN_CHAIN: { what: 'chains to a self-signed root that is not trusted', remedy: TRUST },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { what: 'is self-signed and not trusted', remedy: { kind: 'trust-ca', self: true } },
+  ERR_TLS_CERT_ALTNAME_INVALID: { what: 'does not name this host (name mismatch)', remedy: { kind: 'certificate-name' } },
   CERT_HAS_EXPIRED: { what: 'has expired', hint: "the server must renew its certificate; also check this machine's clock" },
   CERT_NOT_YET_VALID: { what: 'is not valid yet', hint: "check this machine's clock (and the server's certificate)" },
 };
 
 export class TlsError extends LanyardError {
-  constructor(message: string, hint: string, cause: unknown) {
-    super('tls_error', message, { hint, cause });
+  constructor(message: string, fix: { hint?: string; remedy?: Remedy }, cause: unknown) {
+    super('tls_error', message, { hint: fix.hint, remedy: fix.remedy, cause });
   }
 }
 
@@ -69,5 +64,5 @@ export function tlsFailure(err: unknown, url: string): TlsError | undefined {
   } catch {
     /* as given */
   }
-  return new TlsError(`TLS: the certificate of ${host} ${known.what} (${code})`, known.hint, err);
+  return new TlsError(`TLS: the certificate of ${host} ${known.what} (${code})`, known, err);
 }
