@@ -56,6 +56,12 @@ export interface StartEmulatorOptions {
   tls?: boolean | { cert: string; key: string };
   /** Keep state (the mailbox store) here; default: a temporary directory removed by stop(). */
   dataDir?: string;
+  /**
+   * Host names the emulator answers besides loopback names and the names of
+   * its certificate: requests with any other `Host` are refused (403), so a
+   * web page cannot reach it through DNS rebinding.
+   */
+  allowedHosts?: string[];
   /** Request log lines (method, path, status, time); default: silent. */
   log?: (line: string) => void;
 }
@@ -260,6 +266,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     dataDir: options.dataDir,
     tls: own,
     tlsSelfSigned: options.tls === true,
+    allowedHosts: options.allowedHosts,
     log: options.log,
   });
   let tls: RunningEmulator['tls'];

@@ -34,6 +34,8 @@ export interface EmulatorOptions {
    * the same data directory; `tlsCaFile` names the file to trust.
    */
   tlsSelfSigned?: boolean;
+  /** Host names accepted in `Host` besides loopback names and the certificate's (a name in /etc/hosts, or one a proxy resolves). */
+  allowedHosts?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -122,7 +124,7 @@ async function listen(
   const journal = new Journal();
   router.use('', journalMiddleware(journal, router, clock));
   // First the guard (Host, origin, form tokens), then the injected faults, then the services.
-  new Guard(certificateNames((files ?? pair)?.cert ?? '')).install(router);
+  new Guard([...certificateNames((files ?? pair)?.cert ?? ''), ...(o.allowedHosts ?? []).map((h) => h.toLowerCase())]).install(router);
   const faults = new FaultTable();
   router.use('', faults.middleware());
 

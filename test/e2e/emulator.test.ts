@@ -64,8 +64,11 @@ describe('lifecycle', () => {
         expect(JSON.parse(trusted.stdout).resources.core.limit).toBe(60);
         const untrusted = await runCli(['--profile', 'emulator', 'ratelimit', 'status'], { env });
         expect(untrusted.code).toBe(1);
-        expect(untrusted.stderr).toMatch(/^GET https:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit: .*certificate/i);
-        expect(untrusted.stderr.trim().split('\n')).toHaveLength(1);
+        // One line naming what failed, then the hint naming the setting that fixes it (docs/networks.md).
+        const [line, hint, ...rest] = untrusted.stderr.trim().split('\n');
+        expect(line).toMatch(/^TLS: the certificate of 127\.0\.0\.1:\d+ is self-signed and not trusted/);
+        expect(hint).toMatch(/LANYARD_CA_FILE/);
+        expect(rest).toEqual([]);
       } finally {
         await emu.stop('SIGTERM');
       }

@@ -45,7 +45,7 @@ beforeAll(async () => {
   [squid, tls, plain] = await Promise.all([
     startSquid(squidDir, { users: { alice: PASSWORD }, hosts: [HOST] }),
     startWorld({ emulatorArgs: ['--tls-cert', leaf.cert, '--tls-key', leaf.key], env: { LANYARD_CA_FILE: caFile } }),
-    startWorld(),
+    startWorld({ emulatorArgs: ['--allow-host', HOST] }),
   ]);
   await addProfile(tls, 'corp');
   await addProfile(plain, 'corp');

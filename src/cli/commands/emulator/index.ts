@@ -23,6 +23,10 @@ export function emulatorCommand(ctx: Context): Command {
       .option('--tls', 'serve HTTPS with a self-signed certificate (kept in --data-dir); prints the file to trust')
       .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate')
       .option('--tls-key <file>', 'and this PEM private key')
+      .option('--allow-host <name>', 'also answer requests whose Host is this name (repeatable; others are refused)', (v: string, all: string[] = []) => [
+        ...all,
+        v,
+      ])
       .option('--no-profile', 'do not create or update the "emulator" profile')
       .option('-q, --quiet', 'no request log on stderr')
       .action(async (opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts)),

@@ -7,6 +7,7 @@ export interface EmulatorStartOptions {
   tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
+  allowHost?: string[];
   profile?: boolean;
   quiet?: boolean;
 }

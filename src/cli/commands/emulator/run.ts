@@ -31,6 +31,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     tlsCertFile: opts.tlsCert,
     tlsKeyFile: opts.tlsKey,
     tlsSelfSigned: opts.tls,
+    allowedHosts: opts.allowHost,
     log: opts.quiet ? undefined : (line) => ctx.io.err(line),
   }).catch((err: unknown) => {
     const code = (err as { code?: string }).code;
