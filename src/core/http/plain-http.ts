@@ -6,22 +6,13 @@
  * opts in per host (LANYARD_ALLOW_PLAIN_HTTP in the CLI).
  */
 import { LanyardError } from '../errors.js';
+import { isLoopbackHost } from './loopback-host.js';
 import type { Credential } from './types.js';
 
 /** Where the CLI takes the opt-in from; named in the refusal. */
 export const PLAIN_HTTP_OPT_IN = 'LANYARD_ALLOW_PLAIN_HTTP';
 
-/**
- * Loopback: `localhost` and `*.localhost`, 127.0.0.0/8, ::1, and IPv4-mapped
- * loopback (`::ffff:127.0.0.1`, which URL parsing writes `::ffff:7f00:1`).
- * Takes a URL's hostname (brackets allowed).
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  if (/^127(\.\d{1,3}){3}$/.test(h)) return true;
-  return /^(0:){0,5}:?:?ffff:(127(\.\d{1,3}){3}|7f[0-9a-f]{2}:[0-9a-f]{1,4})$/.test(h);
-}
+export { isLoopbackHost } from './loopback-host.js';
 
 /** The hosts a lab setup allows credentials to over plain HTTP: `host` or `host:port`, comma-separated; `*` any. */
 export function parsePlainHttpHosts(text: string | undefined): readonly string[] {

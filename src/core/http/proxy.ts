@@ -19,7 +19,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { LanyardError } from '../errors.js';
-import { isLoopbackHost } from './plain-http.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 /** The proxy settings a client is given; every field optional. */
 export interface ProxySettings {
