@@ -154,6 +154,7 @@ describe('protocol bridge: many at once, recovery, a sign-in that waits', () => 
     ]);
     expect(stderr).toMatch(/Open this URL in a browser/);
     expect(stderr).toMatch(/answered initialize with an error/);
+    expect(stderr).toContain(`run \`lanyard auth login --server ${mcp}\``);
     const [url] = await c.urls();
     expect(url).toBeTruthy();
     // The host gives up as the SDK's close does (stdin, then SIGTERM); the user answers the consent page afterwards.

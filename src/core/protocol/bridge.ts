@@ -102,7 +102,8 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
         answer.catch(() => undefined);
         const where = userAsked ? 'in the browser (the URL is in the log above)' : 'in this or another Lanyard process';
         deps.notify?.(
-          `answered ${req.method} with an error: the sign-in to ${o.serverUrl} waits for you ${where}; finish it, then try again in the host (or sign in to the server once at a terminal first)`,
+          `answered ${req.method} with an error: the sign-in to ${o.serverUrl} waits for you ${where}; finish it, then try again in the host, or sign in to the server once at a terminal first`,
+          { kind: 'sign-in', service: 'protocol', serverUrl: o.serverUrl },
         );
         fail(
           req.id,

@@ -1,6 +1,7 @@
 /** What the protocol's authorization flow needs from its caller: the ports, callbacks and lock. */
 import type { Clock, RandomBytes } from '../deps.js';
 import type { CredentialLock } from '../credentials/lock.js';
+import type { Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { ProtocolCredentials } from './store.js';
 
@@ -18,8 +19,8 @@ export interface ProtocolAuthDeps {
   idToken?(): Promise<string | undefined>;
   /** How long to wait for the browser to come back. */
   readonly loopbackTimeoutMs: number;
-  /** Progress notes for stderr. */
-  notify?(line: string): void;
+  /** Progress notes for stderr; `remedy` is what the reader can do, for the caller to say in its own words. */
+  notify?(line: string, remedy?: Remedy): void;
   /** The cross-process lock refreshes hold (default: none, for memory stores). */
   readonly lock?: CredentialLock;
 }

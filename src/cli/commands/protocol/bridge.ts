@@ -2,6 +2,7 @@
 import type { Context } from '../../context.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { runBridge } from '../../../core/protocol/bridge.js';
+import { adviceFor } from '../../hints.js';
 import { parseDuration } from '../../output.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 import type { ProtocolBridgeOptions } from './options.js';
@@ -15,7 +16,15 @@ export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBr
   const rl = createInterface({ input: ctx.io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
   try {
     await runBridge(
-      { ...deps, signal: undefined },
+      {
+        ...deps,
+        signal: undefined,
+        // The library names what the reader can do; the command says it as a Lanyard command line.
+        notify: (line, remedy) => {
+          const advice = remedy && adviceFor(remedy);
+          deps.notify?.(advice ? `${line} (${advice})` : line);
+        },
+      },
       {
         serverUrl: url,
         scopes: o.scopes,

@@ -63,6 +63,7 @@ describe('runBridge', () => {
     const lines = hostLines();
     const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
     const notes: string[] = [];
+    const remedies: unknown[] = [];
     const presented: string[] = [];
     const ac = new AbortController();
     const done = runBridge(
@@ -73,7 +74,10 @@ describe('runBridge', () => {
         loopbackTimeoutMs: 300_000,
         clientSecret: async () => undefined,
         signal: ac.signal,
-        notify: (l) => void notes.push(l),
+        notify: (l, remedy) => {
+          notes.push(l);
+          if (remedy) remedies.push(remedy);
+        },
         // The user never comes back from the browser.
         presentAuthorizationUrl: async (url) => void presented.push(url),
       },
@@ -98,6 +102,7 @@ describe('runBridge', () => {
       error: { code: -32050, message: expect.stringMatching(/waiting for you to sign in/), data: { reason: 'sign_in_pending', server: `${stub.url}/mcp` } },
     });
     expect(notes.join('\n')).toMatch(/answered initialize with an error: .* waits for you in the browser/);
+    expect(remedies).toContainEqual({ kind: 'sign-in', service: 'protocol', serverUrl: expect.any(String) });
     // Still waiting for the browser: the host's next request is answered the same way.
     lines.push({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
     await until(() => clock.sleeps.filter((s) => s === 5000).length === 2);
