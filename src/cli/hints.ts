@@ -41,6 +41,8 @@ export function adviceFor(r: Remedy): string | undefined {
       return `${r.self ? 'trust that very certificate: ' : ''}add your CA's PEM bundle with LANYARD_CA_FILE=/path/ca.pem (or \`lanyard config set network.caFile /path/ca.pem\`), or trust the OS store with LANYARD_SYSTEM_CA=1 (network.systemCa)`;
     case 'certificate-name':
       return 'use the host name the certificate was issued for in the profile URL (`lanyard config get …`); no setting trusts a certificate for another name';
+    case 'allow-plain-http':
+      return `for a lab setup only, allow this host with LANYARD_ALLOW_PLAIN_HTTP=${r.host}`;
     case 'keychain-required':
       return 'start or unlock the Secret Service (gnome-keyring, KWallet) of this session, or unset LANYARD_KEYCHAIN (and the profile setting keychain) to allow the 0600 file';
   }

@@ -90,7 +90,9 @@ export type Remedy =
   /** A certificate names other hosts: reach the server by one of its names. */
   | { kind: 'certificate-name' }
   /** The keychain was required and cannot be used: make it usable, or allow the file. */
-  | { kind: 'keychain-required' };
+  | { kind: 'keychain-required' }
+  /** A credential would go in clear to `host`: use https, or (labs only) allow that host. */
+  | { kind: 'allow-plain-http'; host: string };
 
 export interface LanyardErrorOptions {
   cause?: unknown;

@@ -9,9 +9,6 @@ import { LanyardError } from '../errors.js';
 import { isLoopbackHost } from './loopback-host.js';
 import type { Credential } from './types.js';
 
-/** Where the CLI takes the opt-in from; named in the refusal. */
-export const PLAIN_HTTP_OPT_IN = 'LANYARD_ALLOW_PLAIN_HTTP';
-
 export { isLoopbackHost } from './loopback-host.js';
 
 /** The hosts a lab setup allows credentials to over plain HTTP: `host` or `host:port`, comma-separated; `*` any. */
@@ -30,9 +27,7 @@ export class InsecureTransportError extends LanyardError {
     super(
       'insecure_transport',
       `refusing to send ${what} over plain HTTP to ${url}: it is not a loopback host, so anyone on the way could read it (nothing was sent)`,
-      {
-        hint: `use an https:// URL; for a lab setup only, allow this host with ${PLAIN_HTTP_OPT_IN}=${new URL(url).host}`,
-      },
+      { hint: 'use an https:// URL', remedy: { kind: 'allow-plain-http', host: new URL(url).host } },
     );
   }
 }

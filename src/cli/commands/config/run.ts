@@ -27,16 +27,16 @@ export async function runConfigSet(ctx: Context, key: string, value: string): Pr
 
 /** A URL setting that is plain HTTP to a host that is not loopback: said at once, not at the first refused request. */
 async function warnClearText(ctx: Context, key: string, value: string): Promise<void> {
-  const { isClearTextUrl, parsePlainHttpHosts, PLAIN_HTTP_OPT_IN } = await import('../../../core/http/plain-http.js');
+  const { isClearTextUrl, parsePlainHttpHosts } = await import('../../../core/http/plain-http.js');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     return;
   }
-  if (!isClearTextUrl(url, parsePlainHttpHosts(ctx.env[PLAIN_HTTP_OPT_IN]))) return;
+  if (!isClearTextUrl(url, parsePlainHttpHosts(ctx.env.LANYARD_ALLOW_PLAIN_HTTP))) return;
   ctx.warn(
-    `${key} is plain HTTP to ${url.host}, which is not a loopback host: Lanyard will refuse to send a token or key to it (exit 2). Use https://, or for a lab setup only set ${PLAIN_HTTP_OPT_IN}=${url.host}`,
+    `${key} is plain HTTP to ${url.host}, which is not a loopback host: Lanyard will refuse to send a token or key to it (exit 2). Use https://, or for a lab setup only set LANYARD_ALLOW_PLAIN_HTTP=${url.host}`,
   );
 }
 

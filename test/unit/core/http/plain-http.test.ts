@@ -50,7 +50,7 @@ describe('no credential in clear', () => {
     expect(isClearTextUrl(lab)).toBe(true);
   });
 
-  it('the pipeline refuses before tracing anything, and the hint names the host', () => {
+  it('the pipeline refuses before tracing anything, and the hint names the host', async () => {
     const lines: string[] = [];
     let err: unknown;
     try {
@@ -59,7 +59,10 @@ describe('no credential in clear', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(InsecureTransportError);
-    expect((err as InsecureTransportError).hint).toContain('LANYARD_ALLOW_PLAIN_HTTP=api.example.com');
+    // The library names the host in its remedy; the CLI's hint names the opt-in (src/cli/hints.ts).
+    expect((err as InsecureTransportError).remedy).toEqual({ kind: 'allow-plain-http', host: 'api.example.com' });
+    const { hintOf } = await import('../../../../src/cli/hints.js');
+    expect(hintOf(err as InsecureTransportError)).toContain('LANYARD_ALLOW_PLAIN_HTTP=api.example.com');
     expect(lines).toEqual([]);
     expect(() =>
       prepareRequest('GET', { url: 'http://api.example.com/user', credential: { scheme: 'bearer', token: 's' } }, 'ua', undefined, ['*']),
