@@ -11,7 +11,7 @@ import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 import { keychainTimeoutMs } from './keychain-env.js';
 import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
-import type { DirBinding, ProfileSelection } from '../core/config/bindings.js';
+import { type DirBinding, type ProfileSelection, selectProfile } from '../core/config/bindings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
@@ -227,7 +227,6 @@ export function createContext(o: ContextOptions): Context {
     },
     async profileSelection() {
       const store = await reader();
-      const { selectProfile } = await import('../core/config/bindings.js');
       return selectProfile({ flag: o.globals().profile, env: o.env, bindings: store.bindings(), active: store.activeProfile, cwd: o.cwd });
     },
     async profile() {

@@ -73,6 +73,7 @@ export function holds(dir: string, cwd: string): boolean {
  * directories are resolved again (a symlink on the way may have changed).
  */
 export function matchBinding(bindings: readonly DirBinding[], cwd: string, has: (b: DirBinding) => boolean): DirBinding | undefined {
+  if (!bindings.some(has)) return undefined;
   const here = realOrSame(cwd);
   let best: { b: DirBinding; len: number } | undefined;
   for (const b of bindings) {

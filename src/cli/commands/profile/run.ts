@@ -24,7 +24,8 @@ export async function runProfileList(ctx: Context, opts: { json?: boolean }): Pr
     });
   renderTable(ctx.io, rows, [
     { header: ' ', value: (r) => (r.selected ? '*' : '') },
-    { header: 'name', value: (r) => `${r.name}${r.active ? ' (active)' : ''}` },
+    // The globally active profile is named as such where a binding or the environment chose another here.
+    { header: 'name', value: (r) => `${r.name}${r.active && !r.selected ? ' (active)' : ''}` },
     { header: 'hosting', value: (r) => r.settings['hosting.apiUrl'] ?? '', flexible: true },
     { header: 'bound to', value: (r) => r.dirs.join(', ') || '-', flexible: true },
     { header: 'settings', value: (r) => String(Object.keys(r.settings).length), align: 'right' },
