@@ -12,7 +12,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedGitEnv, type RunOptions, type World } from './harness.js';
-import { cli, credentialsFile, MONA, PERSONAL_TOKEN, start, tokens, USER_CODE, useAuthWorld } from './auth-helpers.js';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, withPage } from './browser.js';
+import {
+  cli,
+  credentialsFile,
+  MONA,
+  PERSONAL_TOKEN,
+  signIn as signInPage,
+  start,
+  text,
+  tokens,
+  USER_CODE,
+  useAuthWorld,
+  VERIFICATION_URI,
+} from './auth-helpers.js';
 
 let world: World;
 useAuthWorld((w) => (world = w));
@@ -254,14 +268,32 @@ describe('auth refresh', () => {
     await world.admin('hosting/device-approve', { user_code: code });
   }
 
-  it('adds a scope through the device flow, replacing the token in place', async () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => browser?.close());
+
+  it('adds a scope approved on the emulator device page, replacing the token in place', async () => {
     const first = start(world, ['auth', 'device', '--scopes', 'repo']);
     await approveNext(first);
     expect((await first.done).code).toBe(0);
     const key = `hosting:${host()}:mona`;
     const before = JSON.parse((await credentialsFile(world))[key]!) as { token: string; scopes: string[] };
     const refresh = start(world, ['auth', 'refresh', '--scopes', 'read:org']);
-    await approveNext(refresh);
+    const [, code] = await refresh.waitForStderr(USER_CODE);
+    const [, verification] = await refresh.waitForStderr(VERIFICATION_URI);
+    await withPage(browser, async (page) => {
+      await signInPage(page, verification!);
+      await page.fill('input[name=user_code]', code!);
+      await page.click('#continue');
+      // The consent page asks for what the token has and the new scope.
+      const asked = await text(page, '#scopes');
+      expect(asked).toContain('repo');
+      expect(asked).toContain('read:org');
+      await page.click('button[name=authorize][value="1"]');
+      expect(await text(page, '#done')).toContain('connected');
+    });
     const r = await refresh.done;
     expect(r.code, r.stderr).toBe(0);
     const devices = (await world.admin('hosting/devices')) as { devices: Array<{ scopes: string[] }> };
