@@ -320,6 +320,17 @@ describe('auth refresh', () => {
     expect(api.stdout.trim()).toBe('mona');
   });
 
+  it('approved as another account: exit 4, and the stored token is left as it was', async () => {
+    expect((await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(0);
+    const refresh = start(world, ['auth', 'refresh']);
+    const [, code] = await refresh.waitForStderr(USER_CODE);
+    await world.admin('hosting/device-approve', { user_code: code, login: 'hubot' });
+    const r = await refresh.done;
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('the sign-in was approved as hubot, not mona');
+    expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(PERSONAL_TOKEN);
+  });
+
   it('headless rules as auth device: LANYARD_PROMPT_DISABLED refuses it (exit 4)', async () => {
     expect((await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(0);
     const r = await cli(world, ['auth', 'refresh'], { env: { LANYARD_PROMPT_DISABLED: '1' } });
