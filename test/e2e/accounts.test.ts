@@ -15,10 +15,12 @@ import { isolatedGitEnv, type RunOptions, type World } from './harness.js';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, withPage } from './browser.js';
 import {
+  APP,
   cli,
   credentialsFile,
   MONA,
   PERSONAL_TOKEN,
+  recordingBrowser,
   signIn as signInPage,
   start,
   text,
@@ -26,6 +28,7 @@ import {
   USER_CODE,
   useAuthWorld,
   VERIFICATION_URI,
+  waitFor,
 } from './auth-helpers.js';
 
 let world: World;
@@ -304,6 +307,31 @@ describe('auth refresh', () => {
     expect(Object.keys(await credentialsFile(world)).filter((k) => k.startsWith(`hosting:${host()}:`))).toEqual([key]);
     const token = await cli(world, ['auth', 'token']);
     expect(token.stdout.trim()).toBe(after.token);
+  });
+
+  it('--web: the web flow asks for the union of the scopes and replaces the token in place', async () => {
+    expect((await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(0); // repo read:org gist
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-accounts-web-'));
+    try {
+      const rec = await recordingBrowser(dir);
+      const refresh = start(world, ['auth', 'refresh', '--web', '--scopes', 'workflow'], {
+        env: { LANYARD_BROWSER: rec.script, LANYARD_CLIENT_SECRET: APP.clientSecret },
+      });
+      const url = await waitFor(async () => (await rec.urls())[0]);
+      expect(new URL(url).searchParams.get('scope')!.split(' ').sort()).toEqual(['gist', 'read:org', 'repo', 'workflow']);
+      await withPage(browser, async (page) => {
+        await signInPage(page, url);
+        await page.click('button[name=authorize][value="1"]');
+        expect(await text(page, 'h1')).toContain('Signed in');
+      });
+      const r = await refresh.done;
+      expect(r.code, r.stderr).toBe(0);
+      const stored = JSON.parse((await credentialsFile(world))[`hosting:${host()}:mona`]!) as { token: string; scopes: string[]; origin: string };
+      expect(stored.token).not.toBe(PERSONAL_TOKEN);
+      expect([stored.origin, stored.scopes.sort()]).toEqual(['web', ['gist', 'read:org', 'repo', 'workflow']]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('renews a token that has already expired', async () => {
