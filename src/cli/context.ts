@@ -11,6 +11,7 @@ import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 import { keychainTimeoutMs } from './keychain-env.js';
 import type { ConfigReader, ConfigStore } from '../core/config/store.js';
 import type { ProfileSettings } from '../core/config/settings.js';
+import { type DirBinding, type ProfileSelection, selectProfile } from '../core/config/bindings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
@@ -46,8 +47,14 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The config file's path (the credential file lives in the same directory). */
   configPath(): Promise<string>;
-  /** The selected profile: --profile, LANYARD_PROFILE, the active one, else "default". */
+  /** The working directory the command runs in (directory bindings are matched against it). */
+  readonly cwd: string;
+  /** The selected profile: --profile, LANYARD_PROFILE, the directory's binding, the active one, else "default". */
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
+  /** Which profile applies here and why (`profile list`, `auth status`, doctor). */
+  profileSelection(): Promise<ProfileSelection>;
+  /** The directory bindings of the config file. */
+  bindings(): Promise<DirBinding[]>;
   /** The selected profile's name, whether or not it exists yet (config set creates it). */
   profileName(): Promise<string>;
   http(): Promise<HttpClient>;
@@ -102,6 +109,8 @@ export interface ContextOptions {
   version: string;
   globals: () => GlobalOptions;
   clock?: Clock;
+  /** The working directory (main: process.cwd()); none: no directory binding applies. */
+  cwd?: string;
   /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
   keychain?: KeychainOpening;
 }
@@ -138,6 +147,7 @@ export function createContext(o: ContextOptions): Context {
     clock,
     signal: o.signal,
     version: o.version,
+    cwd: o.cwd ?? '',
     get debug() {
       return debug();
     },
@@ -210,16 +220,25 @@ export function createContext(o: ContextOptions): Context {
       return (await reader()).path;
     },
     async profileName() {
-      const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
-      return explicit ?? (await reader()).activeProfile ?? 'default';
+      return (await ctx.profileSelection()).name;
+    },
+    async bindings() {
+      return (await reader()).bindings();
+    },
+    async profileSelection() {
+      const store = await reader();
+      return selectProfile({ flag: o.globals().profile, env: o.env, bindings: store.bindings(), active: store.activeProfile, cwd: o.cwd });
     },
     async profile() {
       const store = await reader();
-      const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
-      const name = explicit ?? store.activeProfile ?? 'default';
+      const { name, reason } = await ctx.profileSelection();
       const settings = store.profile(name);
       if (!settings) {
-        if (explicit)
+        if (reason.kind === 'binding')
+          throw new ConfigError(`no profile named "${name}" (bound to ${reason.dir})`, {
+            hint: 'see `lanyard profile list`; `lanyard profile remove --dir DIR` removes the binding',
+          });
+        if (reason.kind === 'flag' || reason.kind === 'env')
           throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`; `lanyard emulator start` creates the "emulator" profile' });
         return { name, settings: {} };
       }
@@ -261,6 +280,10 @@ export function createContext(o: ContextOptions): Context {
             maxWaitMs: maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
           },
           onRateLimit: (state) => rateLimits.set(state.resource ?? 'core', state),
+          onSsoPartialResults: (organizations, url) =>
+            ctx.warn(
+              `results are partial: single sign-on left out the organisation${organizations.length > 1 ? 's' : ''} ${organizations.join(', ')} (${url}); authorise the token for ${organizations.length > 1 ? 'them' : 'it'} to see everything`,
+            ),
           onRateLimitWait: ({ kind, waitMs, resetAt, url }) => {
             const fields = { kind, wait_ms: Math.round(waitMs), reset_at: new Date(resetAt).toISOString(), url: eventUrl(url) };
             if (!ciEvent(o.io, o.env, clock.now(), 'rate_limit_wait', fields))

@@ -90,10 +90,12 @@ export async function hostingTarget(ctx: Context, o: { login?: string } = {}): P
 
 /** What the core provider needs from the terminal: environment, stores, HTTP, clock, lock, warnings. */
 export async function hostingAuthOptions(ctx: Context, apiUrl: string, webUrl: string | undefined): Promise<HostingAuthOptions> {
+  const bound = await boundHostingAccount(ctx, apiUrl);
   return {
     env: ctx.env,
     apiUrl,
     webUrl,
+    ...(bound ? { bound } : {}),
     accounts: async () => (await openHostingStores(ctx, apiUrl)).accounts,
     http: await ctx.http(),
     clock: ctx.clock,
@@ -102,6 +104,14 @@ export async function hostingAuthOptions(ctx: Context, apiUrl: string, webUrl: s
     lock: await ctx.credentialLock(),
     onWarning: (text) => ctx.warn(text),
   };
+}
+
+/** The hosting account bound to the working directory for the host of `apiUrl` (`auth switch --dir`), if any. */
+export async function boundHostingAccount(ctx: Context, apiUrl: string): Promise<{ login: string; dir: string } | undefined> {
+  const bindings = await ctx.bindings();
+  if (!bindings.length) return undefined;
+  const [{ boundAccount }, { hostOf }] = await Promise.all([import('../core/config/bindings.js'), import('../core/credentials/accounts.js')]);
+  return boundAccount(bindings, hostOf(apiUrl), ctx.cwd || undefined);
 }
 
 /** The provider of one stored account (auth status checks every account, not only the active one). */

@@ -53,6 +53,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     env: { ...process.env },
     signal: ac.signal,
     version: VERSION,
+    cwd: process.cwd(),
     globals: () => globals(),
     ...(options.keychain ? { keychain: options.keychain } : {}),
   });

@@ -22,13 +22,18 @@ export interface Running {
 }
 
 /** Spawns the CLI in a world and keeps it running (to watch stderr, send signals, read /proc). */
-export function start(world: World, args: string[], o: { env?: Record<string, string | undefined>; input?: string; noTerminal?: boolean } = {}): Running {
+export function start(
+  world: World,
+  args: string[],
+  o: { env?: Record<string, string | undefined>; input?: string; noTerminal?: boolean; cwd?: string } = {},
+): Running {
   const argv = [process.execPath, BIN, '--profile', 'emulator', ...args];
   // noTerminal: in a new session (`setsid`: no controlling terminal) with standard input /dev/null, as under `ssh host cmd`.
   const [cmd, ...rest] = o.noTerminal ? ['setsid', ...argv] : argv;
   const child = spawn(cmd!, rest, {
     env: cleanEnv({ ...world.env, ...o.env }),
     stdio: [o.noTerminal ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    ...(o.cwd ? { cwd: o.cwd } : {}),
   });
   let out = '';
   let err = '';

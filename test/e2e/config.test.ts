@@ -62,7 +62,7 @@ describe('config and profiles', () => {
     expect((await run(['config', 'get', 'echo.baseUrl'], { LANYARD_PROFILE: 'lab' })).stdout).toBe('http://127.0.0.1:9/echo\n');
     const use = await run(['profile', 'use', 'lab']);
     expect([use.code, use.stderr]).toEqual([0, 'Active profile: lab\n']);
-    expect((await run(['profile', 'list'])).stdout).toBe('\twork\thttps://code.example.com/api/v3\t1\n*\tlab\t\t1\n');
+    expect((await run(['profile', 'list'])).stdout).toBe('\twork\thttps://code.example.com/api/v3\t-\t1\n*\tlab\t\t-\t1\n');
     const missing = await run(['profile', 'use', 'ghost']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^no profile named "ghost"/);

@@ -24,6 +24,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   input?: string | Buffer;
   timeoutMs?: number;
+  /** The working directory of the CLI (default: this process's). */
+  cwd?: string;
   /** Called with the child once spawned (to send signals, read streams). */
   onSpawn?: (child: ChildProcess) => void;
 }
@@ -122,7 +124,7 @@ export function interruptOnEvent(name: string): { onSpawn: (child: ChildProcess)
 
 export function runCli(args: string[], o: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'], ...(o.cwd ? { cwd: o.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

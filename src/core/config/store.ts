@@ -20,12 +20,15 @@ import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { type CredentialLock, FileLock } from '../credentials/lock.js';
 import { ConfigError } from '../errors.js';
+import { type DirBinding, editBinding, parseBindings } from './bindings.js';
 import { assertPrivateConfigDir } from './private-dir.js';
 import { normaliseSetting, type ProfileSettings, type SettingKey } from './settings.js';
 
 interface ConfigShape {
   activeProfile?: string;
   profiles: Record<string, ProfileSettings>;
+  /** Directory bindings (see bindings.ts). */
+  bindings?: DirBinding[];
 }
 
 export interface ConfigStoreOptions {
@@ -104,6 +107,11 @@ export class ConfigReader {
   profile(name: string): ProfileSettings | undefined {
     const all = this.profiles();
     return Object.hasOwn(all, name) ? all[name] : undefined;
+  }
+
+  /** The directory bindings (profiles and hosting accounts by directory). */
+  bindings(): DirBinding[] {
+    return parseBindings(this.read().bindings);
   }
 }
 
@@ -187,6 +195,7 @@ export class ConfigStore extends ConfigReader {
     });
   }
 
+  /** Deletes a profile, and every directory binding that names it. */
   async remove(name: string): Promise<boolean> {
     return this.update(() => {
       const all = { ...this.profiles() };
@@ -194,7 +203,64 @@ export class ConfigStore extends ConfigReader {
       delete all[name];
       this.conf.set('profiles', all);
       if (this.activeProfile === name) this.conf.delete('activeProfile');
+      let bindings = this.bindings();
+      for (const b of bindings.filter((x) => x.profile === name)) bindings = editBinding(bindings, b.dir, (x) => ({ ...x, profile: undefined }));
+      this.#putBindings(bindings);
       return true;
+    });
+  }
+
+  #putBindings(bindings: DirBinding[]): void {
+    if (bindings.length) this.conf.set('bindings', bindings);
+    else this.conf.delete('bindings');
+  }
+
+  /** Binds profile `name` to the real directory `dir` (`profile use NAME --dir DIR`). */
+  async bindProfile(dir: string, name: string): Promise<void> {
+    return this.update(() => {
+      if (!this.profile(name)) throw new ConfigError(`no profile named "${name}"`, { remedy: { kind: 'choose-profile' } });
+      this.#putBindings(editBinding(this.bindings(), dir, (b) => ({ ...b, profile: name })));
+    });
+  }
+
+  /** Removes the profile bound to `dir` (when `name` is given, only if it is that one); the profile bound before, if any. */
+  async unbindProfile(dir: string, name?: string): Promise<string | undefined> {
+    return this.update(() => {
+      const bound = this.bindings().find((b) => b.dir === dir)?.profile;
+      if (!bound || (name !== undefined && bound !== name)) return undefined;
+      this.#putBindings(editBinding(this.bindings(), dir, (b) => ({ ...b, profile: undefined })));
+      return bound;
+    });
+  }
+
+  /** Binds the hosting account `login` of API host `host` to the real directory `dir` (`auth switch --user U --dir DIR`). */
+  async bindAccount(dir: string, host: string, login: string): Promise<void> {
+    return this.update(() => this.#putBindings(editBinding(this.bindings(), dir, (b) => ({ ...b, accounts: { ...b.accounts, [host]: login } }))));
+  }
+
+  /**
+   * Removes account bindings of `host`: the one of `dir` (when given), else
+   * every one naming `login` (a signed-out account). Returns the directories
+   * unbound.
+   */
+  async unbindAccount(host: string, o: { dir?: string; login?: string }): Promise<string[]> {
+    return this.update(() => {
+      let bindings = this.bindings();
+      const hit = bindings.filter(
+        (b) =>
+          b.accounts &&
+          Object.hasOwn(b.accounts, host) &&
+          (o.dir === undefined || b.dir === o.dir) &&
+          (o.login === undefined || b.accounts[host]!.toLowerCase() === o.login.toLowerCase()),
+      );
+      for (const b of hit)
+        bindings = editBinding(bindings, b.dir, (x) => {
+          const accounts = { ...x.accounts };
+          delete accounts[host];
+          return { ...x, accounts };
+        });
+      if (hit.length) this.#putBindings(bindings);
+      return hit.map((b) => b.dir);
     });
   }
 }

@@ -31,6 +31,11 @@ export interface HostingAuthOptions {
    * environment token set: a usage error too (the token would win).
    */
   login?: string;
+  /**
+   * The account bound to the working directory (directory bindings): taken
+   * instead of the active one; an environment token and `login` still win.
+   */
+  bound?: { login: string; dir: string };
   /** The stored accounts, opened only when no environment token applies. */
   accounts: () => Promise<HostingAccounts>;
   http: HttpClient;
@@ -54,6 +59,8 @@ export function envTokenSource(env: Readonly<Record<string, string | undefined>>
 export class HostingAuth implements CredentialProvider {
   readonly source: HostingCredentialSource;
   readonly login?: string;
+  /** The directory whose binding chose the stored account, when one did. */
+  boundDir?: string;
   #credential: Credential;
   #found?: { record: HostingTokenRecord; store: CredentialStore };
   readonly #o?: HostingAuthOptions;
@@ -83,9 +90,16 @@ export class HostingAuth implements CredentialProvider {
       );
     if (env) return new HostingAuth(`env:${env}`, { scheme: 'bearer', token: o.env[env]! });
     const accounts = await o.accounts();
-    const found = o.login !== undefined ? await accounts.find(o.login) : await accounts.active();
+    const bound = o.login === undefined ? o.bound : undefined;
+    const found = o.login !== undefined ? await accounts.find(o.login) : bound ? await accounts.get(bound.login) : await accounts.active();
+    if (!found && bound)
+      throw new AuthRequiredError(`the hosting account ${bound.login} bound to ${bound.dir} is not signed in on ${accounts.host}`, {
+        remedy: { kind: 'sign-in', service: 'hosting', again: true },
+        service: 'hosting',
+      });
     if (!found) return new HostingAuth('anonymous', { scheme: 'none' });
     const auth = new HostingAuth(found.store.kind as HostingCredentialSource, { scheme: 'bearer', token: found.record.token }, o, accounts, found);
+    if (bound) auth.boundDir = bound.dir;
     // A failed refresh is a warning: the old token is tried, and a 401 says the rest.
     await auth.refreshIfDue().catch((err: Error) => o.onWarning?.(`could not refresh the token of ${found.record.login}: ${err.message}`));
     return auth;

@@ -14,7 +14,7 @@ import { fetchUser } from './user.js';
 
 export type HostingTokenCheck =
   /** A user's token: who, and its scopes when the server says. */
-  | { readonly valid: true; readonly kind: 'user'; readonly login: string; readonly scopes?: readonly string[] }
+  | { readonly valid: true; readonly kind: 'user'; readonly login: string; readonly scopes?: readonly string[]; readonly expiresAt?: string }
   /** A token that acts for no user (an installation's or a workflow's): accepted by the API, user unknown. */
   | { readonly valid: true; readonly kind: 'integration' }
   /** The server refused the token (invalid, expired or revoked). */
@@ -27,7 +27,13 @@ export type HostingTokenCheck =
 export async function checkHostingToken(http: HttpClient, apiUrl: string, credential: Credential, signal?: AbortSignal): Promise<HostingTokenCheck> {
   try {
     const u = await fetchUser(http, apiUrl, credential, signal);
-    return { valid: true, kind: 'user', login: u.login, ...(u.scopes ? { scopes: u.scopes } : {}) };
+    return {
+      valid: true,
+      kind: 'user',
+      login: u.login,
+      ...(u.scopes ? { scopes: u.scopes } : {}),
+      ...(u.tokenExpiresAt ? { expiresAt: u.tokenExpiresAt } : {}),
+    };
   } catch (err) {
     if (err instanceof AuthRequiredError) return { valid: false };
     if (!(err instanceof HttpError && err.status === 403)) throw err;

@@ -2,6 +2,7 @@
 import { AuthRequiredError, LanyardError } from '../errors.js';
 import type { Credential, HttpClient, HttpResponse } from '../http/client.js';
 import { parseScopeList } from './oauth.js';
+import { parseTokenExpiration, TOKEN_EXPIRATION_HEADER } from './token-expiry.js';
 
 export interface HostingUser {
   readonly login: string;
@@ -9,6 +10,8 @@ export interface HostingUser {
   readonly name?: string;
   /** From `x-oauth-scopes`, when the server sends it. */
   readonly scopes?: readonly string[];
+  /** When the token expires (ISO), from the token expiration header, when the server sends it. */
+  readonly tokenExpiresAt?: string;
 }
 
 /**
@@ -40,7 +43,9 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
   if (!isValidLogin(body.login))
     throw new LanyardError('bad_response', `hosting: GET /user answered a login that is not a valid login (${JSON.stringify(body.login.slice(0, 60))})`);
   const scopesHeader = res.headers['x-oauth-scopes'];
+  const tokenExpiresAt = parseTokenExpiration(res.headers[TOKEN_EXPIRATION_HEADER]);
   return Object.freeze({
+    ...(tokenExpiresAt ? { tokenExpiresAt } : {}),
     login: body.login,
     ...(typeof body.id === 'number' ? { id: body.id } : {}),
     ...(typeof body.name === 'string' ? { name: body.name } : {}),

@@ -9,6 +9,7 @@ import { classifyRateLimit, decideRateLimit, type RateLimitPolicy, secondaryWait
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
+import { ssoPartialResults, ssoRequiredError } from '../hosting/sso.js';
 import type { HttpClientOptions, HttpResponse, RequestSpec } from './types.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -26,6 +27,7 @@ export interface RetryContext {
   trace?: TraceSink;
   onRateLimitWait?: HttpClientOptions['onRateLimitWait'];
   onRetry?: HttpClientOptions['onRetry'];
+  onSsoPartialResults?: HttpClientOptions['onSsoPartialResults'];
   /** A secondary limit refused `spec` at `url`: the wait it asks for (a shared store holds every process for it). */
   onSecondaryLimit?: (spec: RequestSpec, url: string, waitMs: number) => Promise<void>;
 }
@@ -133,7 +135,11 @@ export async function sendWithPolicy(
       continue;
     }
     const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;
-    if (ok) return res;
+    if (ok) {
+      const left = c.onSsoPartialResults && ssoPartialResults(res.headers);
+      if (left) c.onSsoPartialResults!(left, redactUrl(res.url));
+      return res;
+    }
     const body = await readErrorBody(res);
     if (!spec.oauth) {
       const message = errorMessage(body);
@@ -157,6 +163,7 @@ export async function sendWithPolicy(
         throw err;
       }
     }
-    throw new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
+    // The code host's single sign-on refusal: one line naming where to authorise the token (exit 4).
+    throw ssoRequiredError(res.status, res.headers) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
   }
 }

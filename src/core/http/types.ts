@@ -94,6 +94,12 @@ export interface HttpClientOptions {
   onRateLimit?: (state: RateLimitState, url: string) => void;
   /** Called before a rate-limit wait, so the CLI can say why it is waiting. */
   onRateLimitWait?: (info: { kind: string; waitMs: number; resetAt: number; url: string }) => void;
+  /**
+   * A listing answered `X-GitHub-SSO: partial-results; organizations=…`: the
+   * resources of those organisations (ids) were left out for want of a
+   * single sign-on authorisation of the token.
+   */
+  onSsoPartialResults?: (organizations: string[], url: string) => void;
   /** Called before a retry after a transient failure (network error, 502/503/504), with the back-off about to be slept. */
   onRetry?: (info: { reason: string; attempt: number; waitMs: number; url: string }) => void;
   /** Defaults: connect 10 s, head 30 s, idle body 60 s, total 5 min. */

@@ -64,6 +64,7 @@ describe('a command’s own --timeout', () => {
   it('the commands that have one', () => {
     expect(commands.map((p) => p.join(' ')).sort()).toEqual([
       'auth login',
+      'auth refresh',
       'echo auth-info',
       'echo token',
       'protocol bridge',

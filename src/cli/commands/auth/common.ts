@@ -70,6 +70,8 @@ export async function storeSignIn(
     nowMs: ctx.clock.now(),
     scopes: token.scopes.length ? token.scopes : user.scopes,
   });
+  // A personal token's expiry comes in a response header, not with the token.
+  if (!record.expiresAt && user.tokenExpiresAt) record.expiresAt = user.tokenExpiresAt;
   let store: Awaited<ReturnType<typeof stores.accounts.save>>;
   try {
     store = await stores.accounts.save(record);

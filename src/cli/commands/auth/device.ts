@@ -3,17 +3,23 @@
  * Asked for by name, it also runs without a terminal (device-headless.ts).
  */
 import type { Context } from '../../context.js';
+import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { AuthDeviceOptions } from './options.js';
-import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import { announceHeadless, deviceHeadless, expiresInWords } from './device-headless.js';
 
 export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise<void> {
-  const scopes = scopesOption(o.scopes);
   const ep = await hostingEndpoints(ctx);
+  const token = await deviceFlowToken(ctx, ep, scopesOption(o.scopes), o);
+  await storeSignIn(ctx, ep.apiUrl, token, { origin: 'device', insecure: o.insecureStorage, clientId: ep.clientId });
+}
+
+/** The device flow on a terminal or headless (`auth device`, `auth refresh`): the token the person approved. */
+export async function deviceFlowToken(ctx: Context, ep: HostingEndpoints, scopes: string[], o: { browser?: boolean }): Promise<TokenSet> {
   const headless = deviceHeadless(ctx, HOSTING_INSTEAD);
   const { runDeviceFlow } = await import('../../../core/hosting/device-flow.js');
   const http = await ctx.http();
-  const token = await withSpinner(ctx, 'Waiting for authorization…', (spinner) =>
+  return withSpinner(ctx, 'Waiting for authorization…', (spinner) =>
     runDeviceFlow({
       http,
       clock: ctx.clock,
@@ -41,5 +47,4 @@ export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise
       },
     }),
   );
-  await storeSignIn(ctx, ep.apiUrl, token, { origin: 'device', insecure: o.insecureStorage, clientId: ep.clientId });
 }

@@ -15,6 +15,7 @@ import type {
   AuthSetupGitOptions,
   AuthLogoutOptions,
   AuthSwitchOptions,
+  AuthRefreshOptions,
 } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
@@ -123,8 +124,25 @@ export function authCommand(ctx: Context): Command {
   examples(
     withJson(cmd.command('status').description('show every account and server Lanyard can authenticate as; exit 4 when none is valid'))
       .option('--show-token', 'print tokens in full instead of masked')
+      .option('--expires-within <duration>', 'exit 4 when a credential in use here expires (or is invalid) within this long, e.g. 7d or 12h; else 0')
       .action(async (opts: AuthStatusOptions) => (await hosting()).runAuthStatus(ctx, opts)),
-    ['lanyard auth status', 'lanyard auth status --json'],
+    ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 7d'],
+  );
+
+  examples(
+    cmd
+      .command('refresh')
+      .description(
+        'sign the account in use in again (device flow; --web: the browser) with its scopes plus --scopes, replacing its token in place — also an expired one',
+      )
+      .option('-s, --scopes <scopes>', 'scopes to add to those the token has (space- or comma-separated)')
+      .option('-u, --user <login>', 'the stored account to refresh (default: the one in use here)')
+      .option('--web', 'use the web flow in a browser (needs LANYARD_CLIENT_SECRET) instead of the device flow')
+      .option('--no-browser', 'do not open a browser; just print the code or URL')
+      .option('--timeout <duration>', 'with --web: give up waiting for the browser after this long (default: 5m)')
+      .addHelpText('after', '\nWithout a terminal it runs as `auth device` does (code and URL on stderr); LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).')
+      .action(async (opts: AuthRefreshOptions) => (await import('./refresh.js')).runAuthRefresh(ctx, opts)),
+    ['lanyard auth refresh', 'lanyard auth refresh --scopes "read:org workflow"', 'lanyard auth refresh --user mona --web'],
   );
 
   examples(
@@ -133,15 +151,17 @@ export function authCommand(ctx: Context): Command {
       .description('make another stored hosting account the active one (with two, the other; with more, --user or a prompt)')
       .option('--hostname <host>', "the host whose accounts to switch, as `auth status` shows it (default: the profile's API host)")
       .option('-u, --user <login>', 'the account to make active')
+      .option('--dir <dir>', 'bind the --user account to this directory (commands run in it or below use it; symlinks resolved) instead of making it active')
       .action(async (opts: AuthSwitchOptions) => (await import('./switch.js')).runAuthSwitch(ctx, opts)),
-    ['lanyard auth switch', 'lanyard auth switch --user mona'],
+    ['lanyard auth switch', 'lanyard auth switch --user mona', 'lanyard auth switch --user mona-work --dir ~/src/work'],
   );
 
   examples(
     cmd
       .command('logout')
       .description('delete a stored token (hosting by default) and show where to revoke the grant')
-      .option('-u, --user <login>', 'hosting account to sign out (default: the only one; with several, a prompt)')
+      .option('-u, --user <login>', 'hosting account to sign out (default: the only one; with several, a prompt); its directory bindings go too')
+      .addOption(new Option('--dir <dir>', "remove this directory's hosting account binding (the token stays stored)").conflicts(['server', 'health']))
       .option('--server <url>', 'forget the tokens of this context-protocol server')
       .option('--health', 'forget the service-health token')
       .action(async (opts: AuthLogoutOptions) => {
@@ -149,7 +169,7 @@ export function authCommand(ctx: Context): Command {
         if (opts.health) return (await import('./health.js')).runHealthLogout(ctx, opts);
         return (await hosting()).runAuthLogout(ctx, opts);
       }),
-    ['lanyard auth logout', 'lanyard auth logout --server https://tools.example.com/mcp'],
+    ['lanyard auth logout', 'lanyard auth logout --dir ~/src/work', 'lanyard auth logout --server https://tools.example.com/mcp'],
   );
   const git = () => import('./git.js');
   examples(
@@ -175,6 +195,7 @@ export function authCommand(ctx: Context): Command {
     'lanyard auth login --health',
     'lanyard auth status --json',
     'lanyard auth switch --user mona',
+    'lanyard auth refresh --scopes read:org',
     'lanyard auth logout --user mona',
   ]);
 }

@@ -7,7 +7,8 @@ import type { Context } from '../../context.js';
 import { waitTimeoutMs } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthLoginOptions } from './options.js';
-import { hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
+import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
+import type { TokenSet } from '../../../core/hosting/oauth.js';
 import { requirePerson } from '../../interactive.js';
 import { readStdinSecret } from '../../stdin.js';
 
@@ -24,15 +25,25 @@ async function clientSecret(ctx: Context): Promise<string> {
 
 export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   if (o.clientCredentials) throw new UsageError('--client-credentials applies to protocol servers (--server)');
-  const scopes = scopesOption(o.scopes);
-  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   const ep = await hostingEndpoints(ctx, o.clientId);
+  const token = await webFlowToken(ctx, ep, scopesOption(o.scopes), o);
+  await storeSignIn(ctx, ep.apiUrl, token, { origin: 'web', insecure: o.insecureStorage, clientId: ep.clientId });
+}
+
+/** The web flow in a browser (`auth login`, `auth refresh --web`): the token the person approved. */
+export async function webFlowToken(
+  ctx: Context,
+  ep: HostingEndpoints,
+  scopes: string[],
+  o: Pick<AuthLoginOptions, 'timeout' | 'login' | 'signup' | 'selectAccount' | 'browser'>,
+): Promise<TokenSet> {
+  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
   requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput: !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY });
   const secret = await clientSecret(ctx);
   const { runWebFlow } = await import('../../../core/hosting/web-flow.js');
   const http = await ctx.http();
-  const token = await withSpinner(ctx, 'Waiting for the browser…', (spinner) =>
+  return withSpinner(ctx, 'Waiting for the browser…', (spinner) =>
     runWebFlow({
       http,
       clock: ctx.clock,
@@ -52,5 +63,4 @@ export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<v
       },
     }),
   );
-  await storeSignIn(ctx, ep.apiUrl, token, { origin: 'web', insecure: o.insecureStorage, clientId: ep.clientId });
 }

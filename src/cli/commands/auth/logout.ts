@@ -18,6 +18,14 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
   const apiUrl = requireSetting(settings, 'hosting.apiUrl', name);
   const stores = await openHostingStores(ctx, apiUrl);
   const host = stores.accounts.host;
+  if (o.dir !== undefined) {
+    const { realDir } = await import('../../../core/config/bindings.js');
+    const dir = realDir(o.dir, ctx.cwd, { gone: true });
+    const gone = await (await ctx.config()).unbindAccount(host, { dir, login: o.user });
+    if (!gone.length) throw new LanyardError('config', `no hosting account of ${host}${o.user ? ` named ${o.user}` : ''} is bound to ${dir}`);
+    ctx.io.err(`✓ Removed the binding of ${dir} to a hosting account of ${host} (the token stays stored)`);
+    return;
+  }
   const stored = await stores.accounts.list();
   if (!stored.length)
     throw new LanyardError('not_signed_in', o.user === undefined ? `no hosting account is stored for ${host}` : `no stored token for ${o.user} on ${host}`, {
@@ -32,6 +40,8 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
         : findAccount(host, stored, await promptAccount(ctx, host, stored, 'sign out of'));
   const login = found.record.login;
   await stores.accounts.remove(login);
+  // Its directory bindings go with it (the config is opened for writing only when there are some).
+  const unbound = (await ctx.bindings()).some((b) => b.accounts?.[host]) ? await (await ctx.config()).unbindAccount(host, { login }) : [];
   ctx.io.err(`✓ Logged out of ${stores.accounts.host} account ${login} (token deleted from ${storageDescription(found.store.kind, stores.filePath)})`);
   const webUrl = settings['hosting.webUrl'];
   const clientId = found.record.clientId ?? settings['hosting.clientId'];
@@ -43,6 +53,7 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
       `To revoke the app's access on the server too, visit:\n  ${webUrl.replace(/\/+$/, '')}${HostingOAuthPath.applications}/${encodeURIComponent(clientId)}`,
     );
   }
+  if (unbound.length) ctx.io.err(`Removed its directory bindings: ${unbound.join(', ')}`);
   const next = await stores.accounts.activeLogin();
   if (next) ctx.io.err(`Active account is now ${next}.`);
   if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) ctx.warn('a token in the environment (LANYARD_TOKEN / WORKFLOW_TOKEN) is still used for hosting calls');

@@ -45,6 +45,8 @@ export interface AuthTokenCreateOptions {
 export interface AuthStatusOptions {
   json?: boolean;
   showToken?: boolean;
+  /** Exit 4 when a credential in use expires within this duration. */
+  expiresWithin?: string;
 }
 
 export interface AuthSetupGitOptions {
@@ -54,10 +56,22 @@ export interface AuthSetupGitOptions {
 export interface AuthSwitchOptions {
   hostname?: string;
   user?: string;
+  /** Bind the account to this directory instead of making it active. */
+  dir?: string;
+}
+
+export interface AuthRefreshOptions {
+  scopes?: string;
+  user?: string;
+  web?: boolean;
+  browser?: boolean;
+  timeout?: string;
 }
 
 export interface AuthLogoutOptions {
   user?: string;
+  /** Remove the account binding of this directory (the token stays). */
+  dir?: string;
   server?: string;
   health?: boolean;
 }
@@ -83,7 +97,14 @@ export interface AuthStatusEntry {
   /** Why not valid, or other notes. */
   detail?: string;
   expiresAt?: string;
+  /** A refreshable token: until when it can be refreshed (null: no end known). */
+  renewableUntil?: string | null;
   /** Masked unless --show-token. */
   token?: string;
+  /** The credential commands use (here, for hosting). */
   active?: boolean;
+  /** Hosting: why it is the one in use — an environment token, the directory's binding, the host's active account. */
+  selectedBy?: 'env' | 'binding' | 'active';
+  /** The bound directory, when selectedBy is "binding". */
+  boundDir?: string;
 }

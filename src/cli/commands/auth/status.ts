@@ -8,13 +8,15 @@ import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { localTime, printJson, relativeTime, renderTable } from '../../output.js';
-import { openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
+import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { canRefresh } from '../../../core/hosting/refresh.js';
+import { describeReason } from '../../../core/config/bindings.js';
+import { parseDuration } from '../../output.js';
 
 interface Storage {
   kind: string;
@@ -29,6 +31,8 @@ interface Judged {
   /** Whose token: a user's, or an installation's / a workflow's (which act for no user). */
   tokenKind?: 'user' | 'installation' | 'workflow';
   detail?: string;
+  /** From the token expiration header. */
+  expiresAt?: string;
 }
 
 /** Judges a hosting token by a request it may make (core/hosting/token-check.ts); `workflow`: it came from WORKFLOW_TOKEN. */
@@ -37,7 +41,14 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
   try {
     const c = await checkHostingToken(await ctx.http(), apiUrl, { scheme: 'bearer', token }, ctx.signal);
     if (!c.valid) return { valid: false, detail: 'the server refused the token (invalid, expired or revoked)' };
-    if (c.kind === 'user') return { valid: true, tokenKind: 'user', login: c.login, scopes: c.scopes ? [...c.scopes] : undefined };
+    if (c.kind === 'user')
+      return {
+        valid: true,
+        tokenKind: 'user',
+        login: c.login,
+        scopes: c.scopes ? [...c.scopes] : undefined,
+        ...(c.expiresAt ? { expiresAt: c.expiresAt } : {}),
+      };
     const kind = workflow ? 'workflow' : 'installation';
     return { valid: true, tokenKind: kind, detail: `${kind} token, user unknown` };
   } catch (err) {
@@ -66,6 +77,7 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
   const { settings } = await ctx.profile();
   const apiUrl = settings['hosting.apiUrl'];
   if (!apiUrl) return { entries: [] };
+  const bound = await boundHostingAccount(ctx, apiUrl);
   preloadCheck(ctx, apiUrl);
   const host = hostOf(apiUrl);
   const entries: AuthStatusEntry[] = [];
@@ -85,14 +97,24 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
       scopes: c.scopes,
       valid: c.valid,
       detail: c.detail,
+      ...(c.expiresAt ? { expiresAt: c.expiresAt } : {}),
       token: shown(token),
       active: !activeTaken,
+      ...(!activeTaken ? { selectedBy: 'env' as const } : {}),
     });
     activeTaken = true;
   }
   const stores = await openHostingStores(ctx, apiUrl);
-  for (const acc of await stores.accounts.list({ asOpened: true })) {
-    entries.push(await storedEntry(ctx, apiUrl, stores, settings, acc, shown, !activeTaken));
+  const listed = await stores.accounts.list({ asOpened: true });
+  // The account a command would use here: the directory's binding, else the active one.
+  const boundLogin = bound && listed.find((a) => a.record.login.toLowerCase() === bound.login.toLowerCase())?.record.login;
+  if (bound && !boundLogin && !activeTaken)
+    ctx.warn(`the hosting account ${bound.login} bound to ${bound.dir} is not signed in on ${stores.accounts.host}: hosting calls here fail until it is`);
+  for (const acc of listed) {
+    const used = bound ? acc.record.login === boundLogin : acc.active;
+    const e = await storedEntry(ctx, apiUrl, stores, settings, { ...acc, active: used }, shown, !activeTaken);
+    if (e.active) Object.assign(e, bound ? { selectedBy: 'binding', boundDir: bound.dir } : { selectedBy: 'active' });
+    entries.push(e);
   }
   const storage: Storage = stores.fallbackReason
     ? { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` }
@@ -126,8 +148,13 @@ async function storedEntry(
     await refresh(true);
     c = await check(ctx, apiUrl, auth.record!.token);
   }
-  const r = auth.record!;
+  let r = auth.record!;
   if (c.valid && c.login !== r.login) notes.push(`the token belongs to ${c.login}`);
+  // The expiry the server reports is kept with the token (a personal token's comes only in the header).
+  if (c.valid && c.expiresAt && !r.refreshToken && c.expiresAt !== r.expiresAt) {
+    r = { ...r, expiresAt: c.expiresAt };
+    await stores.accounts.update(r, acc.store).catch(() => undefined);
+  }
   if (acc.store.kind === 'file' && stores.fallbackReason) notes.push(`stored in a plain file: ${stores.fallbackReason}`);
   const detail = [c.detail, ...notes].filter(Boolean).join('; ');
   return {
@@ -141,6 +168,7 @@ async function storedEntry(
     valid: c.valid && c.login === r.login,
     ...(detail ? { detail } : {}),
     expiresAt: r.expiresAt,
+    ...(r.refreshToken ? { renewableUntil: r.refreshTokenExpiresAt ?? null } : {}),
     token: shown(r.token),
     active: acc.active && mayBeActive,
   };
@@ -183,8 +211,10 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
   }
   // Said once: listing the other services' credentials may have said it already.
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
+  const selection = await ctx.profileSelection();
+  const profile = { name: selection.name, reason: selection.reason.kind, ...(selection.reason.kind === 'binding' ? { dir: selection.reason.dir } : {}) };
   if (o.json) {
-    printJson(ctx.io, { accounts: entries, storage: storage ?? null });
+    printJson(ctx.io, { profile, accounts: entries, storage: storage ?? null });
   } else if (entries.length) {
     const now = ctx.clock.now();
     const expiry = (e: AuthStatusEntry) => (e.expiresAt ? Date.parse(e.expiresAt) : Number.NaN);
@@ -211,10 +241,14 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
       { header: 'token', value: (e) => e.token ?? '-' },
     ]);
     if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
+    ctx.io.err(`Profile: ${selection.name} (${describeReason(selection.reason)})`);
+    const used = hosting.find((e) => e.active);
+    if (used?.selectedBy === 'binding') ctx.io.err(`Hosting account here: ${used.account} (bound to ${used.boundDir})`);
   } else {
     ctx.io.err('Not signed in anywhere.');
   }
   const active = hosting.find((e) => e.active);
+  if (o.expiresWithin !== undefined) return expiresWithin(ctx, entries, parseDuration(o.expiresWithin, '--expires-within', Number.MAX_SAFE_INTEGER));
   if (!entries.some((e) => e.valid)) {
     throw new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
   }
@@ -223,4 +257,26 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
       hint: 'sign in again with `lanyard auth device`, or fix the environment variable',
     });
   }
+}
+
+/**
+ * `--expires-within`: exit 4 when a credential a command would use (the
+ * hosting credential in force here, the active health token) is invalid or
+ * expires within `ms` — for a refreshable token, when its refresh token does;
+ * else exit 0.
+ */
+function expiresWithin(ctx: Context, entries: readonly AuthStatusEntry[], ms: number): void {
+  const now = ctx.clock.now();
+  const used = entries.filter((e) => e.active);
+  const ending = used.filter((e) => {
+    if (!e.valid) return true;
+    const until = e.renewableUntil !== undefined ? e.renewableUntil : e.expiresAt;
+    return until !== undefined && until !== null && Date.parse(until) <= now + ms;
+  });
+  if (!ending.length) return;
+  const what = (e: AuthStatusEntry) => {
+    const until = e.renewableUntil ?? e.expiresAt;
+    return `${e.service} ${e.account ?? e.host} (${e.source}) ${!e.valid ? 'is not valid' : `expires ${until ? `at ${until}` : ''}`.trim()}`;
+  };
+  throw new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: 'renew it with `lanyard auth refresh` (or sign in again)' });
 }

@@ -54,8 +54,18 @@ export async function runAuthSwitch(ctx: Context, o: AuthSwitchOptions): Promise
   const stored = await accounts.list();
   const choice = chooseSwitchTarget(accounts.host, stored, o.user);
   const login = 'login' in choice ? choice.login : await promptAccount(ctx, accounts.host, choice.ask, 'switch to');
-  await accounts.activate(login);
-  ctx.io.err(`✓ Switched the active account of ${accounts.host} to ${login}`);
+  if (o.dir !== undefined) {
+    // A binding names a stored account; which one is said in full (--user), never toggled.
+    if (o.user === undefined) throw new UsageError('--dir binds the account named with --user');
+    const { realDir } = await import('../../../core/config/bindings.js');
+    const dir = realDir(o.dir, ctx.cwd);
+    const stored = (await accounts.find(login)).record.login;
+    await (await ctx.config()).bindAccount(dir, accounts.host, stored);
+    ctx.io.err(`✓ Commands run in ${dir} or below use the account ${stored} of ${accounts.host}`);
+  } else {
+    await accounts.activate(login);
+    ctx.io.err(`✓ Switched the active account of ${accounts.host} to ${login}`);
+  }
   const env = envTokenSource(ctx.env);
   if (env) ctx.warn(`${env} is set in the environment and still takes precedence over the stored accounts`);
 }

@@ -3,31 +3,35 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'list, select and remove profiles';
+export const summary = 'list, select and remove profiles; bind a profile to a directory';
 
 export function profileCommand(ctx: Context): Command {
   const cmd = new Command('profile').description(summary);
   examples(
-    withJson(cmd.command('list').description('list profiles; * marks the active one')).action(async (opts: { json?: boolean }) =>
-      (await import('./run.js')).runProfileList(ctx, opts),
-    ),
+    withJson(
+      cmd
+        .command('list')
+        .description('list profiles; * marks the one that applies here, and says why (--profile, LANYARD_PROFILE, a directory binding, the active one)'),
+    ).action(async (opts: { json?: boolean }) => (await import('./run.js')).runProfileList(ctx, opts)),
     ['lanyard profile list', 'lanyard profile list --json'],
   );
   examples(
     cmd
       .command('use')
       .argument('<name>')
-      .description('make a profile the active one')
-      .action(async (name: string) => (await import('./run.js')).runProfileUse(ctx, name)),
-    ['lanyard profile use emulator'],
+      .description('make a profile the active one; with --dir, the profile of commands run in that directory or below')
+      .option('--dir <dir>', 'bind the profile to this directory (symlinks resolved; the longest bound directory wins) instead of making it active')
+      .action(async (name: string, opts: { dir?: string }) => (await import('./run.js')).runProfileUse(ctx, name, opts)),
+    ['lanyard profile use emulator', 'lanyard profile use work --dir ~/src/work'],
   );
   examples(
     cmd
       .command('remove')
-      .argument('<name>')
-      .description('delete a profile (its stored tokens stay in the keychain)')
-      .action(async (name: string) => (await import('./run.js')).runProfileRemove(ctx, name)),
-    ['lanyard profile remove old-work'],
+      .argument('[name]')
+      .description('delete a profile and its directory bindings (its stored tokens stay in the keychain); with --dir, only the binding of that directory')
+      .option('--dir <dir>', "remove this directory's profile binding instead of a profile")
+      .action(async (name: string | undefined, opts: { dir?: string }) => (await import('./run.js')).runProfileRemove(ctx, name, opts)),
+    ['lanyard profile remove old-work', 'lanyard profile remove --dir ~/src/work'],
   );
-  return examples(cmd, ['lanyard profile list', 'lanyard profile use work', 'lanyard profile remove old-work']);
+  return examples(cmd, ['lanyard profile list', 'lanyard profile use work', 'lanyard profile use work --dir ~/src/work', 'lanyard profile remove old-work']);
 }

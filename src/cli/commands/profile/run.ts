@@ -1,26 +1,61 @@
 import type { Context } from '../../context.js';
 import { printJson, renderTable } from '../../output.js';
 import { ConfigError } from '../../../core/errors.js';
+import { describeReason, realDir } from '../../../core/config/bindings.js';
+import { UsageError } from '../../usage-error.js';
 
 export async function runProfileList(ctx: Context, opts: { json?: boolean }): Promise<void> {
   const store = await ctx.config();
   const active = store.activeProfile;
-  const rows = Object.entries(store.profiles()).map(([name, settings]) => ({ name, active: name === active, settings }));
-  if (opts.json) return printJson(ctx.io, { active: active ?? null, profiles: rows });
+  const selected = await ctx.profileSelection();
+  const bindings = store.bindings().filter((b) => b.profile);
+  const rows = Object.entries(store.profiles()).map(([name, settings]) => ({
+    name,
+    active: name === active,
+    selected: name === selected.name,
+    dirs: bindings.filter((b) => b.profile === name).map((b) => b.dir),
+    settings,
+  }));
+  if (opts.json)
+    return printJson(ctx.io, {
+      active: active ?? null,
+      selected: { name: selected.name, reason: selected.reason.kind, ...(selected.reason.kind === 'binding' ? { dir: selected.reason.dir } : {}) },
+      profiles: rows,
+    });
   renderTable(ctx.io, rows, [
-    { header: ' ', value: (r) => (r.active ? '*' : '') },
-    { header: 'name', value: (r) => r.name },
+    { header: ' ', value: (r) => (r.selected ? '*' : '') },
+    // The globally active profile is named as such where a binding or the environment chose another here.
+    { header: 'name', value: (r) => `${r.name}${r.active && !r.selected ? ' (active)' : ''}` },
     { header: 'hosting', value: (r) => r.settings['hosting.apiUrl'] ?? '', flexible: true },
+    { header: 'bound to', value: (r) => r.dirs.join(', ') || '-', flexible: true },
     { header: 'settings', value: (r) => String(Object.keys(r.settings).length), align: 'right' },
   ]);
+  ctx.io.err(`Profile here: ${selected.name} (${describeReason(selected.reason)})`);
 }
 
-export async function runProfileUse(ctx: Context, name: string): Promise<void> {
-  await (await ctx.config()).use(name);
-  ctx.io.err(`Active profile: ${name}`);
+export async function runProfileUse(ctx: Context, name: string, o: { dir?: string } = {}): Promise<void> {
+  const store = await ctx.config();
+  if (o.dir === undefined) {
+    await store.use(name);
+    ctx.io.err(`Active profile: ${name}`);
+    return;
+  }
+  const dir = realDir(o.dir, ctx.cwd);
+  await store.bindProfile(dir, name);
+  ctx.io.err(`✓ Commands run in ${dir} or below use profile ${name}`);
+  if (ctx.globals().profile || ctx.env.LANYARD_PROFILE) ctx.warn('--profile and LANYARD_PROFILE still take precedence over directory bindings');
 }
 
-export async function runProfileRemove(ctx: Context, name: string): Promise<void> {
-  if (!(await (await ctx.config()).remove(name))) throw new ConfigError(`no profile named "${name}"`);
+export async function runProfileRemove(ctx: Context, name: string | undefined, o: { dir?: string } = {}): Promise<void> {
+  const store = await ctx.config();
+  if (o.dir !== undefined) {
+    const dir = realDir(o.dir, ctx.cwd, { gone: true });
+    const was = await store.unbindProfile(dir, name);
+    if (!was) throw new ConfigError(name === undefined ? `no profile is bound to ${dir}` : `profile "${name}" is not bound to ${dir}`);
+    ctx.io.err(`Removed the binding of ${dir} to profile ${was}`);
+    return;
+  }
+  if (name === undefined) throw new UsageError('name the profile to remove, or give --dir DIR to remove a binding');
+  if (!(await store.remove(name))) throw new ConfigError(`no profile named "${name}"`);
   ctx.io.err(`Removed profile ${name}`);
 }

@@ -10,6 +10,7 @@ import { registerTokenApi, TokensPagePath } from './token-api.js';
 import { hostingAdmin } from './admin.js';
 import { registerRateLimits, resetRateLimits } from './ratelimit/index.js';
 import { describeSeededCallers } from './ratelimit/seed.js';
+import { registerSso, resetSso } from './sso.js';
 
 export function createHostingService(env: EmulatorEnv): EmulatorService {
   const state = new HostingState(() => env.clock.now());
@@ -18,6 +19,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
     name: 'hosting',
     register(router) {
       Object.assign(admin, registerRateLimits(router, state, env));
+      Object.assign(admin, registerSso(router, state, env));
       registerRestApi(router, state, env);
       registerOAuth(router, state, () => env.baseUrl());
       registerAuthorizations(router, state, () => env.baseUrl());
@@ -31,6 +33,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
     reset() {
       state.reset();
       resetRateLimits(state);
+      resetSso(state);
     },
     admin,
     info() {

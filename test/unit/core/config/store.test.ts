@@ -15,6 +15,30 @@ afterEach(async () => {
 });
 
 describe('ConfigStore', () => {
+  it('directory bindings: a profile and accounts per host; unbinding; removing a profile or signing out removes its bindings', async () => {
+    const s = await ConfigStore.open({ dir });
+    await s.set('work', 'mailbox.user', 'alice');
+    await expect(s.bindProfile('/src/work', 'ghost')).rejects.toThrow(/no profile named "ghost"/);
+    await s.bindProfile('/src/work', 'work');
+    await s.bindAccount('/src/work', 'api.example.com', 'mona');
+    await s.bindAccount('/src/home', 'api.example.com', 'mona');
+    await s.bindAccount('/src/home', 'other.example.com', 'hubot');
+    const r = ConfigReader.at({ dir });
+    expect(r.bindings()).toEqual([
+      { dir: '/src/work', profile: 'work', accounts: { 'api.example.com': 'mona' } },
+      { dir: '/src/home', accounts: { 'api.example.com': 'mona', 'other.example.com': 'hubot' } },
+    ]);
+    expect(await s.unbindProfile('/src/work', 'other')).toBeUndefined();
+    expect(await s.unbindAccount('api.example.com', { login: 'MONA' })).toEqual(['/src/work', '/src/home']);
+    expect(r.bindings()).toEqual([
+      { dir: '/src/work', profile: 'work' },
+      { dir: '/src/home', accounts: { 'other.example.com': 'hubot' } },
+    ]);
+    expect(await s.remove('work')).toBe(true);
+    expect(r.bindings()).toEqual([{ dir: '/src/home', accounts: { 'other.example.com': 'hubot' } }]);
+    expect(await s.unbindAccount('other.example.com', { dir: '/src/home' })).toEqual(['/src/home']);
+    expect(JSON.parse(await readFile(s.path, 'utf8')).bindings).toBeUndefined();
+  });
   it('sets, reads back across opens, unsets, selects and removes profiles', async () => {
     const a = await ConfigStore.open({ dir });
     expect(await a.set('work', 'hosting.apiUrl', 'https://code.example.com/api/v3/')).toBe('https://code.example.com/api/v3');

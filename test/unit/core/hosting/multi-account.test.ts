@@ -201,3 +201,24 @@ describe('older single-account stores', () => {
     expect(store.data.get(`hosting:${HOST}`)).toBe('hubot');
   });
 });
+
+describe('the account bound to the working directory', () => {
+  const bound = { login: 'mona', dir: '/work/acme' };
+  it('is taken instead of the active one; --user and an environment token still win', async () => {
+    const { accounts } = await twoAccounts();
+    const auth = await HostingAuth.resolve(options(accounts, { bound }));
+    expect([auth.login, auth.boundDir]).toEqual(['mona', '/work/acme']);
+    expect(await accounts.activeLogin()).toBe('hubot');
+    const named = await HostingAuth.resolve(options(accounts, { bound, login: 'hubot' }));
+    expect([named.login, named.boundDir]).toEqual(['hubot', undefined]);
+    const env = await HostingAuth.resolve(options(accounts, { bound, env: { LANYARD_TOKEN: 'lyp_env' } }));
+    expect([env.source, await env.credential()]).toEqual(['env:LANYARD_TOKEN', { scheme: 'bearer', token: 'lyp_env' }]);
+  });
+
+  it('a bound account that is not stored is exit 4 naming the directory, not a silent fall back to the active one', async () => {
+    const { accounts } = await twoAccounts();
+    const err = (await HostingAuth.resolve(options(accounts, { bound: { login: 'octocat', dir: '/work/acme' } })).catch((e: unknown) => e)) as LanyardError;
+    expect(err.code).toBe('auth_required');
+    expect(err.message).toBe(`the hosting account octocat bound to /work/acme is not signed in on ${HOST}`);
+  });
+});
