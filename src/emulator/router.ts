@@ -61,7 +61,15 @@ export class HttpError extends Error {
  * wrong method, an unreadable body): the body and extra headers of its real
  * error shape. Chosen by the longest matching path prefix.
  */
-export type ErrorShape = (status: number, message: string, req: EmuRequest) => { body: unknown; headers?: Record<string, string> };
+export type ErrorShape = (
+  status: number,
+  message: string,
+  req: EmuRequest,
+) => {
+  body: unknown;
+  headers?: Record<string, string> /** The service's own status for it (a gateway answers an unknown method 404, not 405). */;
+  status?: number;
+};
 
 const defaultShape: ErrorShape = (_status, message) => ({ body: { message } });
 
@@ -168,8 +176,8 @@ export class Router {
       res.raw.destroy();
       return;
     }
-    const { body, headers } = (this.#shapeOf(req.path)?.shape ?? defaultShape)(status, message, req);
-    res.json(status, body, headers);
+    const shaped = (this.#shapeOf(req.path)?.shape ?? defaultShape)(status, message, req);
+    res.json(shaped.status ?? status, shaped.body, shaped.headers);
   }
 
   routes(): string[] {

@@ -102,6 +102,38 @@ describe('@azure/arm-resourcehealth against the emulator', () => {
     }
   });
 
+  it("the tenant's events, one resource's events and impacted resources, through the SDK's own operations", async () => {
+    const c = client();
+    const tenant: Event[] = [];
+    for await (const e of c.eventsOperations.listByTenantId({ queryStartTime: '1/1/2000' })) tenant.push(e);
+    expect(tenant.length).toBeGreaterThan(0);
+    // 2022-10-01's model has no isEventSensitive: a sensitive event is the one whose summary the list leaves blank.
+    const sensitive = tenant.find((e) => e.summary === '')!;
+    expect((await c.eventOperations.getByTenantIdAndTrackingId(sensitive.name!)).summary).toBe('');
+    expect((await c.eventOperations.fetchDetailsByTenantIdAndTrackingId(sensitive.name!)).summary).toMatch(/\w/);
+
+    const ev = (await all(c))[0]!;
+    const impacted = [];
+    for await (const r of c.impactedResources.listBySubscriptionIdAndEventId(ev.name!)) impacted.push(r);
+    expect(impacted.length).toBeGreaterThan(0);
+    // The SDK flattens `properties` (x-ms-client-flatten).
+    const one = await c.impactedResources.get(ev.name!, impacted[0]!.name!);
+    expect([one.name, one.targetResourceId, one.targetRegion]).toEqual([impacted[0]!.name, impacted[0]!.targetResourceId, impacted[0]!.targetRegion]);
+    const byResource: Event[] = [];
+    for await (const e of c.eventsOperations.listBySingleResource(one.targetResourceId!.slice(1))) byResource.push(e);
+    expect(byResource.map((e) => e.name)).toContain(ev.name);
+
+    const tenantImpacted = [];
+    for await (const r of c.impactedResources.listByTenantIdAndEventId(tenant[0]!.name!)) tenantImpacted.push(r);
+    expect((await c.impactedResources.getByTenantId(tenant[0]!.name!, tenantImpacted[0]!.name!)).name).toBe(tenantImpacted[0]!.name);
+
+    const advisory = (await all(c)).find((e) => e.eventType === 'SecurityAdvisory')!;
+    const secure = [];
+    for await (const r of c.securityAdvisoryImpactedResources.listBySubscriptionIdAndEventId(advisory.name!)) secure.push(r);
+    expect(secure.length).toBeGreaterThan(0);
+    expect(secure[0]!.info!.length).toBeGreaterThan(0);
+  });
+
   it('errors arrive as RestError with the ErrorResponse code and message', async () => {
     const unknownVersion = await all(client({ apiVersion: '2099-01-01' })).catch((e) => e);
     expect([unknownVersion.statusCode, unknownVersion.code]).toEqual([400, 'InvalidApiVersionParameter']);

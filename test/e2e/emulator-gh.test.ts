@@ -73,6 +73,19 @@ describe('gh 2.23 against the emulator', () => {
     expect(JSON.parse(user.stdout)).toMatchObject({ login: 'mona', id: 1, type: 'User' });
   });
 
+  it('gh api -i shows the ETag, and a conditional request with it gets 304 Not Modified without using the rate limit', async () => {
+    expect((await gh(['auth', 'login', '--hostname', host, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`)).code).toBe(0);
+    const first = await gh(['api', '-i', 'user', '--hostname', host]);
+    expect(first.code, first.stderr).toBe(0);
+    const etag = /^etag: (.+)$/im.exec(first.stdout)?.[1]?.trim();
+    expect(etag).toMatch(/^W\/"[0-9a-f]{64}"$/);
+    expect(first.stdout).toMatch(/^X-Github-Media-Type: github\.v3; format=json/im);
+    const remaining = /^x-ratelimit-remaining: (\d+)/im.exec(first.stdout)?.[1];
+    const again = await gh(['api', '-i', 'user', '--hostname', host, '-H', `If-None-Match: ${etag}`]);
+    expect(again.stdout).toMatch(/^HTTP\/1\.1 304 Not Modified/);
+    expect(/^x-ratelimit-remaining: (\d+)/im.exec(again.stdout)?.[1]).toBe(remaining);
+  });
+
   it('refuses a token that is not valid (Bad credentials) and one without read:org', async () => {
     const bad = await gh(['auth', 'login', '--hostname', host, '--with-token'], 'lyp_not_a_real_token\n');
     expect(bad.code).toBe(1);

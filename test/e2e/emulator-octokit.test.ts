@@ -53,6 +53,74 @@ describe('REST', () => {
   });
 });
 
+describe('conditional requests and the usual headers (as the code host documents them)', () => {
+  const token = () => ref.emu.fixtures.hosting.personalToken;
+
+  it('a read carries ETag and Last-Modified; If-None-Match and If-Modified-Since answer 304, which a signed-in caller does not pay for', async () => {
+    const o = rest(token());
+    const first = await o.rest.users.getAuthenticated();
+    const etag = first.headers.etag!;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{64}"$/);
+    expect(first.headers['last-modified']).toBe(new Date(first.data.updated_at).toUTCString());
+    const remaining = first.headers['x-ratelimit-remaining'];
+
+    const byTag = await o.rest.users.getAuthenticated({ headers: { 'if-none-match': etag } }).catch((e) => e);
+    expect(byTag.status).toBe(304);
+    expect(byTag.response.headers.etag).toBe(etag);
+    expect(byTag.response.headers['x-ratelimit-remaining']).toBe(remaining);
+    const byDate = await o.rest.users.getAuthenticated({ headers: { 'if-modified-since': first.headers['last-modified']! } }).catch((e) => e);
+    expect(byDate.status).toBe(304);
+    expect(byDate.response.headers['x-ratelimit-remaining']).toBe(remaining);
+    expect((await o.rest.rateLimit.get()).data.resources.core.remaining).toBe(Number(remaining));
+
+    // A stale tag (or an older date) gets the whole answer, and it counts.
+    const stale = await o.rest.users.getAuthenticated({ headers: { 'if-none-match': 'W/"0000"' } });
+    expect([stale.status, stale.headers['x-ratelimit-remaining']]).toEqual([200, String(Number(remaining) - 1)]);
+    const older = await o.rest.users.getAuthenticated({ headers: { 'if-modified-since': new Date(Date.parse(first.data.updated_at) - 1000).toUTCString() } });
+    expect(older.status).toBe(200);
+    // Another caller's answer has another tag: its tag never matches this caller's.
+    const hubot = (await ref.emu.admin('hosting', 'issue-token', { login: 'hubot', clientId: ref.emu.fixtures.hosting.app.clientId, scopes: [] })) as {
+      access_token: string;
+    };
+    expect((await rest(hubot.access_token).rest.users.getAuthenticated({ headers: { 'if-none-match': etag } })).status).toBe(200);
+  });
+
+  it('an anonymous 304 still counts against the address', async () => {
+    const anon = rest();
+    const first = await anon.rest.repos.get({ owner: 'mona', repo: 'hello-world' });
+    expect(first.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
+    const again = await anon.rest.repos.get({ owner: 'mona', repo: 'hello-world', headers: { 'if-none-match': first.headers.etag! } }).catch((e) => e);
+    expect(again.status).toBe(304);
+    expect(Number(again.response.headers['x-ratelimit-remaining'])).toBe(Number(first.headers['x-ratelimit-remaining']) - 1);
+  });
+
+  it('media type, request id, API version (selected, or a 400 for one the service does not have), CORS and hardening headers', async () => {
+    const o = rest(token());
+    const me = await o.rest.users.getAuthenticated();
+    expect(me.headers).toMatchObject({
+      'x-github-media-type': 'github.v3; format=json',
+      'x-github-api-version-selected': '2022-11-28',
+      'cache-control': 'private, max-age=60, s-maxage=60',
+      'access-control-allow-origin': '*',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'deny',
+    });
+    expect(me.headers['x-github-request-id']).toMatch(/^[0-9A-F]{4}:[0-9A-F]{4}:[0-9A-F]{7}:[0-9A-F]{7}:[0-9A-F]{6}$/);
+    expect(me.headers.vary).toMatch(/^Accept, Authorization, Cookie, X-GitHub-OTP/);
+    expect(me.headers['access-control-expose-headers']).toMatch(/\bETag\b.*\bX-RateLimit-Remaining\b.*\bX-GitHub-Request-Id\b/);
+    const raw = await o.request('GET /user', { headers: { accept: 'application/vnd.github.raw+json', 'x-github-api-version': '2026-03-10' } });
+    expect(raw.headers['x-github-media-type']).toBe('github.v3; param=raw; format=json');
+    expect(raw.headers['x-github-api-version-selected']).toBe('2026-03-10');
+    const bad = await o.request('GET /user', { headers: { 'x-github-api-version': '2001-01-01' } }).catch((e) => e);
+    expect(bad.status).toBe(400);
+    expect(bad.response.data.message).toBe('API version 2001-01-01 is not supported.');
+    // Errors carry them too (the rate limiter's refusals included).
+    const nf = await o.request('GET /users/{u}', { u: 'nobody-here' }).catch((e) => e);
+    expect(nf.response.headers['x-github-request-id']).toBeTruthy();
+    expect(nf.response.headers.etag).toBeUndefined();
+  });
+});
+
 describe('throttling and retry plugins', () => {
   const Throttled = Octokit.plugin(throttling, retry);
 

@@ -11,8 +11,10 @@ import addFormatsModule from 'ajv-formats';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 interface OpenApi {
-  paths: Record<string, Record<string, { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> }>>;
+  paths: Record<string, Record<string, { responses?: Record<string, { $ref?: string; schema?: unknown; content?: Record<string, { schema?: unknown }> }> }>>;
   components?: Record<string, unknown>;
+  /** Swagger 2.0 (the cloud's descriptions): schemas under `definitions`, a response's `schema` directly. */
+  definitions?: Record<string, unknown>;
 }
 
 /** Removes `discriminator` (Ajv's needs every branch to declare the property, the published ones don't). */
@@ -33,7 +35,14 @@ export class PublishedDescription {
   constructor(doc: unknown, id: string) {
     this.#doc = doc as OpenApi;
     this.#id = id;
-    this.#ajv.addSchema({ $id: id, components: stripDiscriminators(this.#doc.components ?? {}) } as object);
+    this.#ajv.addSchema({
+      $id: id,
+      components: stripDiscriminators(this.#doc.components ?? {}),
+      definitions: stripDiscriminators(this.#doc.definitions ?? {}),
+    } as object);
+    // Swagger's numeric formats, checked rather than ignored.
+    this.#ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+    this.#ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
   }
 
   /** The path template of the description that `path` (no query) is an instance of. */
@@ -41,7 +50,14 @@ export class PublishedDescription {
     const m = method.toLowerCase();
     return Object.keys(this.#doc.paths).find((t) => {
       if (!this.#doc.paths[t]![m]) return false;
-      const re = new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`, 'i');
+      // `{resourceUri}` (x-ms-skip-url-encoding) spans several segments; other parameters one.
+      const re = new RegExp(
+        `^${t
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\{resourceUri\}/g, '.+')
+          .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+        'i',
+      );
       return re.test(path);
     });
   }
@@ -56,7 +72,7 @@ export class PublishedDescription {
     r = this.#deref(r);
     const content = r.content ?? {};
     const type = Object.keys(content).find((c) => c.includes('json'));
-    const schema = type ? content[type]!.schema : undefined;
+    const schema = r.schema ?? (type ? content[type]!.schema : undefined);
     if (!schema) return body === undefined || body === '' ? [] : [`${method} ${t} ${status} documents no JSON body`];
     const key = `${t} ${method} ${status}`;
     let v = this.#cache.get(key);

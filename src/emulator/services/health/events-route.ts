@@ -1,15 +1,26 @@
-/** `GET /subscriptions/{subscriptionId}/providers/<Vendor>.ResourceHealth/events` */
+/**
+ * The events operations of the service-health API (Resource Health
+ * 2025-05-01): a subscription's events (list, get, fetchEventDetails,
+ * fetchBillingCommunicationDetails, impacted resources, a security
+ * advisory's impacted resources), the tenant's (the same but billing) and one
+ * resource's (`/{resourceUri}/providers/<Vendor>.ResourceHealth/events`).
+ */
 import { Health } from '../../../shared/constants.js';
 import { HealthQuery, type HealthErrorResponse, type HealthEvent } from '../../../shared/health.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import type { EmulatorEnv } from '../../service.js';
 import { BadRequest, decodeSkipToken, encodeSkipToken, parseFilter, parseQueryStartTime, type FilterTerm } from './query.js';
+import { impactedResources } from './impacted.js';
 import { SEED, publicView } from './seed.js';
 import { HealthEventsApiVersions, versionsWith, type HealthOperation } from './versions.js';
 import type { HealthState } from './state.js';
 
-/** `/subscriptions/{id}/providers/{ns}/events[/{trackingId}[/fetchEventDetails]]` */
-const EVENTS_PATH = /^\/subscriptions\/([^/]*)\/providers\/([^/]+)\/events(?:\/([^/]+)(\/fetchEventDetails)?)?\/?$/i;
+/** `/subscriptions/{id}/providers/{ns}/events[/{trackingId}[/{action}[/{name}]]]` */
+const SUBSCRIPTION_PATH = /^\/subscriptions\/([^/]*)\/providers\/([^/]+)\/events(?:\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?)?\/?$/i;
+/** `/providers/{ns}/events[/{trackingId}[/{action}[/{name}]]]`: the tenant's events. */
+const TENANT_PATH = /^\/providers\/([^/]+)\/events(?:\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?)?\/?$/i;
+/** `/{resourceUri}/providers/{ns}/events`, the resource in a resource group of a subscription. */
+const RESOURCE_PATH = /^\/(subscriptions\/([^/]*)\/resourceGroups\/[^/]+\/providers\/[^/]+(?:\/[^/]+\/[^/]+)+)\/providers\/([^/]+)\/events\/?$/i;
 
 /** The flat ErrorResponse code of a status the routes did not answer themselves. */
 const CODE_OF: Record<number, string> = {
@@ -19,6 +30,65 @@ const CODE_OF: Record<number, string> = {
   413: 'RequestEntityTooLarge',
   500: 'InternalServerError',
 };
+
+/** Where an operation looks: a subscription, the tenant, or one resource (in a subscription). */
+type Scope = { kind: 'subscription'; subscriptionId: string } | { kind: 'tenant' } | { kind: 'resource'; subscriptionId: string; resourceUri: string };
+
+interface Call {
+  scope: Scope;
+  provider: string;
+  op: HealthOperation;
+  trackingId?: string;
+  resourceName?: string;
+}
+
+/** The path's action segment → the operation, per scope. POST ones are actions, the rest reads. */
+const ACTIONS: Record<string, { subscription?: HealthOperation; tenant?: HealthOperation; named?: [HealthOperation, HealthOperation] }> = {
+  fetcheventdetails: { subscription: 'fetchEventDetails', tenant: 'tenantFetchEventDetails' },
+  fetchbillingcommunicationdetails: { subscription: 'fetchBillingCommunicationDetails' },
+  listsecurityadvisoryimpactedresources: { subscription: 'securityAdvisoryImpactedResources', tenant: 'tenantSecurityAdvisoryImpactedResources' },
+  impactedresources: { subscription: 'impactedResources', tenant: 'tenantImpactedResources', named: ['impactedResource', 'tenantImpactedResource'] },
+};
+const POST_OPS = new Set<HealthOperation>([
+  'fetchEventDetails',
+  'tenantFetchEventDetails',
+  'fetchBillingCommunicationDetails',
+  'securityAdvisoryImpactedResources',
+  'tenantSecurityAdvisoryImpactedResources',
+]);
+
+/** The permission each operation needs (as the service names it in AuthorizationFailed). */
+function permissionOf(op: HealthOperation): string {
+  if (op === 'fetchEventDetails' || op === 'tenantFetchEventDetails') return 'events/fetchEventDetails/action';
+  if (op === 'fetchBillingCommunicationDetails') return 'events/fetchBillingCommunicationDetails/action';
+  if (op.endsWith('ecurityAdvisoryImpactedResources')) return 'events/listSecurityAdvisoryImpactedResources/action';
+  if (op.includes('mpactedResource')) return 'events/impactedResources/read';
+  return 'events/read';
+}
+
+/** Which call a path is, or undefined (not an events path, or an action the service does not have). */
+function callOf(path: string): Call | undefined {
+  const r = RESOURCE_PATH.exec(path);
+  if (r) {
+    return {
+      scope: { kind: 'resource', subscriptionId: decodeSegment(r[2]!), resourceUri: decodeSegment(r[1]!) },
+      provider: decodeSegment(r[3]!),
+      op: 'resourceList',
+    };
+  }
+  const sub = SUBSCRIPTION_PATH.exec(path);
+  const ten = sub ? undefined : TENANT_PATH.exec(path);
+  if (!sub && !ten) return undefined;
+  const [provider, trackingId, action, name] = (sub ? sub.slice(2) : ten!.slice(1)).map((x) => (x === undefined ? undefined : decodeSegment(x)));
+  const scope: Scope = sub ? { kind: 'subscription', subscriptionId: decodeSegment(sub[1]!) } : { kind: 'tenant' };
+  const kind = sub ? 'subscription' : 'tenant';
+  const base = { scope, provider: provider!, trackingId, resourceName: name };
+  if (trackingId === undefined) return { ...base, op: sub ? 'list' : 'tenantList' };
+  if (action === undefined) return { ...base, op: sub ? 'get' : 'tenantGet' };
+  const a = ACTIONS[action.toLowerCase()];
+  const op = name === undefined ? a?.[kind] : a?.named?.[sub ? 0 : 1];
+  return op ? { ...base, op } : undefined;
+}
 
 export function sendError(res: EmuResponse, status: number, e: HealthErrorResponse, headers: Record<string, string> = {}): void {
   res.json(status, e, { 'x-ms-failure-cause': status >= 500 ? 'service' : 'gateway', ...headers });
@@ -31,40 +101,89 @@ export function registerEventsRoute(router: Router, state: HealthState, env: Emu
       body: { code: CODE_OF[status] ?? 'Error', message },
       headers: { 'x-ms-failure-cause': status >= 500 ? 'service' : 'gateway' },
     }));
-  // A middleware rather than a route: a route's :param cannot see an empty segment,
+  // Middleware rather than routes: a route's :param cannot see an empty segment,
   // and an empty subscriptionId must get an ErrorResponse too.
-  router.use('/subscriptions', async (req, res, next) => {
-    const m = EVENTS_PATH.exec(req.path);
-    if (!m) return next();
-    const trackingId = m[3] === undefined ? undefined : decodeSegment(m[3]);
-    const op: HealthOperation = trackingId === undefined ? 'list' : m[4] ? 'fetchEventDetails' : 'get';
-    const method = op === 'fetchEventDetails' ? 'POST' : 'GET';
+  const serve = async (req: EmuRequest, res: EmuResponse, next: () => Promise<void>) => {
+    const call = callOf(req.path);
+    if (!call) return next();
+    const method = POST_OPS.has(call.op) ? 'POST' : 'GET';
     if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
       return sendError(res, 405, { code: 'MethodNotAllowed', message: `The method '${req.method}' is not allowed on this resource.` }, { allow: method });
     }
     try {
-      const ctx = await common(req, state, env, decodeSegment(m[1]!), decodeSegment(m[2]!), op);
-      if (op === 'list') return listEvents(req, res, state, env, ctx.subscriptionId);
-      const ev = (state.events.get(ctx.subscriptionId) ?? []).find((e) => e.name?.toLowerCase() === trackingId!.toLowerCase());
-      if (!ev)
-        throw new BadRequest(
-          'NotFound',
-          `The event with tracking id '${trackingId}' could not be found in subscription '${ctx.subscriptionId}'.`,
-          undefined,
-          404,
-        );
-      res.json(200, op === 'get' ? publicView(ev) : ev);
+      await common(req, state, env, call);
+      answer(req, res, state, env, call);
     } catch (err) {
       if (!(err instanceof BadRequest)) throw err;
       const www = (err as BadRequest & { www?: Record<string, string> }).www;
       sendError(res, err.status, { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }, www);
     }
+  };
+  router.use('/subscriptions', serve);
+  router.use('/providers', serve);
+}
+
+/** Answers a checked call. */
+function answer(req: EmuRequest, res: EmuResponse, state: HealthState, env: EmulatorEnv, call: Call): void {
+  const { scope, op } = call;
+  if (op === 'list') return listEvents(req, res, env, state.events.get((scope as { subscriptionId: string }).subscriptionId) ?? [], state.pageSize);
+  if (op === 'tenantList') return listEvents(req, res, env, state.tenantEvents, state.pageSize);
+  if (op === 'resourceList') {
+    const { subscriptionId, resourceUri } = scope as { subscriptionId: string; resourceUri: string };
+    const target = `/${resourceUri}`.toLowerCase();
+    const hits = (state.events.get(subscriptionId) ?? []).filter((e) =>
+      impactedResources(e, { vendor: SEED.vendor, subscriptionId, scope: '' }).some((r) => r.properties.targetResourceId?.toLowerCase() === target),
+    );
+    return listEvents(req, res, env, hits, state.pageSize, { window: false });
+  }
+  const ev = eventOf(state, call);
+  if (op === 'get' || op === 'tenantGet') return res.json(200, publicView(ev));
+  if (op === 'fetchEventDetails' || op === 'tenantFetchEventDetails' || op === 'fetchBillingCommunicationDetails') return res.json(200, ev);
+  const subscriptionId = scope.kind === 'tenant' ? SEED.subscriptionId : scope.subscriptionId;
+  const security = op === 'securityAdvisoryImpactedResources' || op === 'tenantSecurityAdvisoryImpactedResources';
+  let resources = impactedResources(ev, {
+    vendor: SEED.vendor,
+    subscriptionId,
+    scope: scope.kind === 'tenant' ? '' : `/subscriptions/${subscriptionId}`,
+    securityInfo: security,
   });
+  // Only a security advisory has resources with sensitive information to list.
+  if (security && ev.properties?.eventType !== 'SecurityAdvisory') resources = [];
+  if (op === 'impactedResource' || op === 'tenantImpactedResource') {
+    const one = resources.find((r) => r.name.toLowerCase() === call.resourceName!.toLowerCase());
+    if (!one) {
+      throw new BadRequest('NotFound', `The impacted resource '${call.resourceName}' could not be found for the event '${ev.name}'.`, undefined, 404);
+    }
+    return res.json(200, one);
+  }
+  const filterText = req.query.get(HealthQuery.filter);
+  const terms = filterText === null ? undefined : parseFilter(filterText, IMPACTED_FILTER);
+  const norm = (v: string | undefined) => (v ?? '').toLowerCase().replace(/\s+/g, '');
+  const value = terms
+    ? resources.filter((r) => terms.some((t) => norm(r.properties[t.property as (typeof IMPACTED_FILTER)[number]]) === norm(t.value)))
+    : resources;
+  res.json(200, { value });
+}
+
+/** The `$filter` properties of the impacted-resources lists (the published example filters on targetRegion). */
+const IMPACTED_FILTER = ['targetRegion', 'targetResourceType', 'targetResourceId'] as const;
+
+/** The event a call names, or a 404 NotFound. */
+function eventOf(state: HealthState, call: Call): HealthEvent {
+  const id = call.trackingId!.toLowerCase();
+  const scope = call.scope;
+  const events = scope.kind === 'tenant' ? state.tenantEvents : (state.events.get(scope.subscriptionId) ?? []);
+  const ev = events.find((e) => e.name?.toLowerCase() === id);
+  if (ev) return ev;
+  const where = scope.kind === 'tenant' ? 'the tenant' : `subscription '${scope.subscriptionId}'`;
+  throw new BadRequest('NotFound', `The event with tracking id '${call.trackingId}' could not be found in ${where}.`, undefined, 404);
 }
 
 /** What every events operation checks, in the order the service does: subscription id, token, api-version, namespace, access. */
-async function common(req: EmuRequest, state: HealthState, env: EmulatorEnv, subscriptionId: string, provider: string, op: HealthOperation) {
-  if (!subscriptionId)
+async function common(req: EmuRequest, state: HealthState, env: EmulatorEnv, call: Call): Promise<void> {
+  const { scope, provider, op } = call;
+  const subscriptionId = scope.kind === 'tenant' ? undefined : scope.subscriptionId;
+  if (subscriptionId === '')
     throw new BadRequest(
       'InvalidSubscriptionId',
       "The provided subscription identifier '' is malformed or invalid.",
@@ -89,20 +208,24 @@ async function common(req: EmuRequest, state: HealthState, env: EmulatorEnv, sub
   if (provider.toLowerCase() !== `${SEED.vendor}.ResourceHealth`.toLowerCase()) {
     throw new BadRequest('InvalidResourceNamespace', `The resource namespace '${provider}' is invalid.`, undefined, 404);
   }
-  const events = state.events.get(subscriptionId);
   const owner = state.users.get(user);
-  if (!events && !owner?.subscriptions.includes(subscriptionId))
-    throw new BadRequest('SubscriptionNotFound', `The subscription '${subscriptionId}' could not be found.`, undefined, 404);
-  if (!owner?.subscriptions.includes(subscriptionId)) {
-    throw new BadRequest(
+  const refuse = (over: string) =>
+    new BadRequest(
       'AuthorizationFailed',
-      `The client '${user}' does not have authorization to perform action 'Microsoft.ResourceHealth/events/${op === 'fetchEventDetails' ? 'fetchEventDetails/action' : 'read'}' over scope '/subscriptions/${subscriptionId}'.`,
+      `The client '${user}' does not have authorization to perform action '${SEED.vendor}.ResourceHealth/${permissionOf(op)}' over scope '${over}'.`,
       undefined,
       403,
     );
+  if (subscriptionId === undefined) {
+    if (!owner?.tenantReader) throw refuse('/');
+  } else {
+    const mine = owner?.subscriptions.includes(subscriptionId);
+    if (!state.events.has(subscriptionId) && !mine)
+      throw new BadRequest('SubscriptionNotFound', `The subscription '${subscriptionId}' could not be found.`, undefined, 404);
+    if (!mine) throw refuse(scope.kind === 'resource' ? `/${scope.resourceUri}` : `/subscriptions/${subscriptionId}`);
   }
-  if (op === 'fetchEventDetails') {
-    // The operation takes no body; one that is sent must at least be JSON.
+  if (POST_OPS.has(op)) {
+    // The actions take no body; one that is sent must at least be JSON.
     const text = (await req.text()).trim();
     if (text && /json/i.test(req.header('content-type') ?? '')) {
       try {
@@ -112,7 +235,6 @@ async function common(req: EmuRequest, state: HealthState, env: EmulatorEnv, sub
       }
     }
   }
-  return { subscriptionId, user };
 }
 
 function decodeSegment(s: string): string {
@@ -150,20 +272,21 @@ function authenticate(req: EmuRequest, state: HealthState, env: EmulatorEnv): st
   return t.user;
 }
 
-function listEvents(req: EmuRequest, res: EmuResponse, state: HealthState, env: EmulatorEnv, subscriptionId: string): void {
-  const events = state.events.get(subscriptionId);
+/** A page of events, newest first; `window: false` (one resource's events) takes no queryStartTime and no default window. */
+function listEvents(req: EmuRequest, res: EmuResponse, env: EmulatorEnv, events: HealthEvent[], pageSize: number, o: { window?: boolean } = {}): void {
   const filterText = req.query.get(HealthQuery.filter);
   const terms = filterText === null ? undefined : parseFilter(filterText);
   const skip = req.query.get(HealthQuery.skipToken);
   const pos = skip === null ? undefined : decodeSkipToken(skip);
   const startText = req.query.get(HealthQuery.queryStartTime);
-  const windowStart = pos?.s ?? (startText ? parseQueryStartTime(startText) : env.clock.now() - Health.defaultWindowDays * 86_400_000);
+  const windowStart =
+    o.window === false ? 0 : (pos?.s ?? (startText ? parseQueryStartTime(startText) : env.clock.now() - Health.defaultWindowDays * 86_400_000));
 
-  const matching = (events ?? [])
+  const matching = events
     .filter((e) => time(e) >= windowStart && (!terms || terms.some((t) => matches(e, t))))
     .sort((a, b) => time(b) - time(a) || (a.name ?? '').localeCompare(b.name ?? ''));
   const after = pos ? matching.filter((e) => time(e) < pos.t || (time(e) === pos.t && (e.name ?? '') > pos.n)) : matching;
-  const page = after.slice(0, state.pageSize);
+  const page = after.slice(0, pageSize);
   const body: { nextLink?: string; value: HealthEvent[] } = { value: page.map(publicView) };
   if (after.length > page.length) {
     const last = page[page.length - 1]!;

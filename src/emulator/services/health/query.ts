@@ -17,24 +17,27 @@ export class BadRequest extends Error {
 }
 
 export interface FilterTerm {
-  property: 'service' | 'region';
+  /** One of the operation's filter properties, as it names them. */
+  property: string;
   value: string;
 }
 
-const PROPERTIES = ['service', 'region'] as const;
+/** The properties of the events lists' `$filter`. */
+export const EVENT_FILTER = ['service', 'region'] as const;
 
 /**
  * `<property> eq '<value>'` terms joined by `or`; `''` inside a literal is a
  * quote. Property names and keywords are case-insensitive.
  */
-export function parseFilter(text: string): FilterTerm[] {
+export function parseFilter(text: string, properties: readonly string[] = EVENT_FILTER): FilterTerm[] {
+  const names = properties.join(' or ');
   const terms: FilterTerm[] = [];
   let pos = 0;
   const fail = (what: string): never => {
     throw new BadRequest(
       'InvalidFilterInQueryString',
       `Invalid $filter '${text}': ${what} at position ${pos}.`,
-      "Supported: <property> eq '<value>' terms joined by 'or', where <property> is service or region; single quotes inside a value are doubled.",
+      `Supported: <property> eq '<value>' terms joined by 'or', where <property> is ${names}; single quotes inside a value are doubled.`,
     );
   };
   const ws = () => {
@@ -49,9 +52,9 @@ export function parseFilter(text: string): FilterTerm[] {
   if (pos >= text.length) fail('the expression is empty');
   for (;;) {
     const prop = word();
-    if (!prop) fail(`expected a property name (service or region) but found '${text.slice(pos, pos + 10)}'`);
-    const lower = prop.toLowerCase() as (typeof PROPERTIES)[number];
-    if (!PROPERTIES.includes(lower)) fail(`unsupported property '${prop}' (supported: service, region)`);
+    if (!prop) fail(`expected a property name (${names}) but found '${text.slice(pos, pos + 10)}'`);
+    const known = properties.find((p) => p.toLowerCase() === prop.toLowerCase());
+    if (!known) fail(`unsupported property '${prop}' (supported: ${properties.join(', ')})`);
     pos += prop.length;
     const op = word();
     if (op.toLowerCase() !== 'eq') fail(op ? `unsupported operator '${op}' (only eq is supported)` : "expected 'eq'");
@@ -75,7 +78,7 @@ export function parseFilter(text: string): FilterTerm[] {
       value += c;
       pos++;
     }
-    terms.push({ property: lower, value });
+    terms.push({ property: known!, value });
     ws();
     if (pos >= text.length) return terms;
     const join = word();

@@ -37,6 +37,7 @@ export const SEED = {
   pageSize: 10,
   generatedInWindow: 42,
   generatedOld: 6,
+  tenantEvents: 7,
 } as const;
 
 const SERVICES = [
@@ -227,6 +228,23 @@ export function seedEvents(nowMs: number, vendor: string = SEED.vendor): Map<str
     [SEED.subscriptionId, main],
     [SEED.exampleSubscriptionId, [structuredClone(PUBLISHED_EXAMPLE.event)]],
   ]);
+}
+
+/**
+ * The tenant's own events (the tenant-level list): impacting the tenant
+ * rather than a subscription (`impactedTenants` set, `impactedSubscriptions`
+ * empty), inside the default window.
+ */
+export function seedTenantEvents(nowMs: number, vendor: string = SEED.vendor): HealthEvent[] {
+  return Array.from({ length: SEED.tenantEvents }, (_, k) => {
+    const e = generateEvent({ i: 200 + k, subscriptionId: SEED.subscriptionId, vendor, lastUpdateMs: nowMs - 45 * 60_000 - k * 5 * HOUR });
+    for (const imp of e.properties?.impact ?? [])
+      for (const r of imp.impactedRegions ?? []) {
+        r.impactedSubscriptions = [];
+        r.impactedTenants = [SEED.tenantId];
+      }
+    return e;
+  });
 }
 
 /**

@@ -9,13 +9,15 @@ import {
   LevelValues,
   type HealthEvent,
 } from '../../../shared/health.js';
-import { SEED, generateEvent, iso7, priorityOf, seedEvents } from './seed.js';
+import { SEED, generateEvent, iso7, priorityOf, seedEvents, seedTenantEvents } from './seed.js';
 
 export interface HealthUser {
   login: string;
   password: string;
   name: string;
   subscriptions: string[];
+  /** May read the tenant's events (tenant-level operations). */
+  tenantReader: boolean;
 }
 
 export interface IssuedToken {
@@ -26,6 +28,8 @@ export interface IssuedToken {
 
 export class HealthState {
   events = new Map<string, HealthEvent[]>();
+  /** The tenant's own events (`/providers/<Vendor>.ResourceHealth/events`). */
+  tenantEvents: HealthEvent[] = [];
   users = new Map<string, HealthUser>();
   tokens = new Map<string, IssuedToken>();
   clients = new Set<string>();
@@ -39,9 +43,10 @@ export class HealthState {
 
   reset(): void {
     this.events = seedEvents(this.now());
+    this.tenantEvents = seedTenantEvents(this.now());
     this.users = new Map([
-      [SEED.user.login, { ...SEED.user, subscriptions: [SEED.subscriptionId, SEED.exampleSubscriptionId] }],
-      [SEED.guest.login, { ...SEED.guest, subscriptions: [] }],
+      [SEED.user.login, { ...SEED.user, subscriptions: [SEED.subscriptionId, SEED.exampleSubscriptionId], tenantReader: true }],
+      [SEED.guest.login, { ...SEED.guest, subscriptions: [], tenantReader: false }],
     ]);
     this.tokens = new Map([[SEED.token, { user: SEED.user.login, clientId: SEED.clientId, expiresAt: Number.MAX_SAFE_INTEGER }]]);
     this.clients = new Set([SEED.clientId]);
@@ -92,8 +97,9 @@ export class HealthState {
     return ev;
   }
 
-  /** Admin: add an event (fields given override a generated one); returns it. */
+  /** Admin: add an event (fields given override a generated one; `tenant: true` adds it to the tenant's events); returns it. */
   addEvent(body: Record<string, unknown>): HealthEvent {
+    const tenant = body.tenant === true;
     const sub = typeof body.subscriptionId === 'string' && body.subscriptionId ? body.subscriptionId : SEED.subscriptionId;
     const given = (body.event && typeof body.event === 'object' ? body.event : {}) as HealthEvent;
     const now = this.now();
@@ -103,6 +109,14 @@ export class HealthState {
     const ev: HealthEvent = { ...base, ...given, properties: props };
     if (given.name && !given.id) ev.id = `/providers/${SEED.vendor}.ResourceHealth/events/${given.name}`;
     if (!given.properties?.priority) props.priority = priorityOf(props.eventType, props.eventLevel, props.status);
+    if (tenant) {
+      if (this.tenantEvents.some((e) => e.name === ev.name)) throw new Error(`event ${ev.name} already exists in the tenant`);
+      if (!given.properties?.impact)
+        for (const imp of props.impact ?? [])
+          for (const r of imp.impactedRegions ?? []) Object.assign(r, { impactedSubscriptions: [], impactedTenants: [SEED.tenantId] });
+      this.tenantEvents.push(ev);
+      return ev;
+    }
     if (this.events.get(sub)?.some((e) => e.name === ev.name)) throw new Error(`event ${ev.name} already exists in ${sub}`);
     if (!this.events.has(sub)) this.events.set(sub, []);
     this.events.get(sub)!.push(ev);

@@ -4,6 +4,7 @@ import { HostingOAuthPath } from '../../../shared/hosting-oauth.js';
 import type { EmulatorEnv, EmulatorService } from '../../service.js';
 import { HostingState, SEED } from './state.js';
 import { registerRestApi } from './rest.js';
+import { registerApiHeaders } from './conditional.js';
 import { registerOAuth } from './oauth/index.js';
 import { registerAuthorizations } from './authorizations.js';
 import { registerTokenApi, TokensPagePath } from './token-api.js';
@@ -18,6 +19,8 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
   return {
     name: 'hosting',
     register(router) {
+      // First: the API's usual headers and conditional reads also on the rate limiter's refusals.
+      registerApiHeaders(router);
       Object.assign(admin, registerRateLimits(router, state, env));
       Object.assign(admin, registerSso(router, state, env));
       registerRestApi(router, state, env);

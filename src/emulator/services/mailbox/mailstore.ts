@@ -171,16 +171,16 @@ export class MailStore {
   /** DELETE: into the purge queue (removed from every label, still readable by id). */
   delete(mb: string, id: string): void {
     const rec = this.get(mb, id);
-    if (!rec.deleted) this.state.delete(mb, rec.id);
+    if (!rec.deleted) this.state.delete(mb, rec.id, this.#clock.now());
   }
 
-  /** The purge command: removes queued messages from metadata and the object store. */
-  async purge(mb?: string): Promise<string[]> {
+  /** The purge command: removes queued messages (deleted at or before `beforeMs`, default all) from metadata and the object store. */
+  async purge(mb?: string, beforeMs = Number.POSITIVE_INFINITY): Promise<string[]> {
     const purged: string[] = [];
     for (const [key, box] of this.state.mailboxes) {
       if (mb && key !== mb) continue;
       for (const rec of [...box.messages.values()]) {
-        if (!rec.deleted) continue;
+        if (!rec.deleted || (rec.deletedAtMs ?? 0) > beforeMs) continue;
         this.state.purge(key, rec.id);
         await this.objects.remove(rec.object);
         purged.push(rec.id);

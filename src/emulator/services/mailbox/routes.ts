@@ -10,6 +10,7 @@ import { MailError, mailboxKey, parseLabel, parseMarker, type MailStore } from '
 import { streamPart } from './mime.js';
 import type { MessageRecord } from './state.js';
 import { isUuid } from './timeuuid.js';
+import { modificationOf, registerLabelRoutes, type Wrap } from './label-routes.js';
 
 export const OBJECT_PREFIX = '/_objects/mailbox';
 
@@ -17,7 +18,7 @@ type Handler = (req: EmuRequest, res: EmuResponse, mb: string) => Promise<void> 
 
 export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl: () => string): void {
   const base = `${Mailbox.pathPrefix}/:domain/:user/mailbox`;
-  const wrap = (h: Handler) => async (req: EmuRequest, res: EmuResponse) => {
+  const wrap: Wrap = (h: Handler) => async (req: EmuRequest, res: EmuResponse) => {
     try {
       await h(req, res, mailboxKey(req.params.domain!, req.params.user!));
     } catch (err) {
@@ -135,13 +136,7 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
   router.put(
     `${base}/message/:uuid`,
     wrap((req, res, mb) => {
-      const q = req.query;
-      store.modify(mb, msgId(req), {
-        add: q.getAll('addlabel').map(parseLabel),
-        remove: q.getAll('removelabel').map(parseLabel),
-        addMarkers: q.getAll('addmarker').map(parseMarker),
-        removeMarkers: q.getAll('removemarker').map(parseMarker),
-      });
+      store.modify(mb, msgId(req), modificationOf(req.query));
       res.empty(204);
     }),
   );
@@ -153,6 +148,8 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
       res.empty(204);
     }),
   );
+
+  registerLabelRoutes(router, store, baseUrl, wrap, base);
 
   // The object store itself (what `/url` points at).
   router.get(

@@ -19,6 +19,8 @@ export interface MessageRecord extends ParsedFields {
   markers: string[];
   /** In the purge queue: removed from every label, still readable by id. */
   deleted: boolean;
+  /** When it was deleted (emulator time), for the purge's `age`. */
+  deletedAtMs?: number;
   size: number;
   dateMs: number;
   object: StoredObject;
@@ -28,13 +30,18 @@ export interface MailboxState {
   messages: Map<string, MessageRecord>;
   /** Every id (deleted ones too), ascending by time. */
   order: string[];
+  /** The mailbox's own labels (id → name); the reserved ones are not stored. */
+  labels: Map<number, string>;
 }
 
 type JournalOp =
   | { op: 'put'; mb: string; rec: MessageRecord }
   | { op: 'flags'; mb: string; id: string; labels: number[]; markers: string[] }
-  | { op: 'delete'; mb: string; id: string }
-  | { op: 'purge'; mb: string; id: string };
+  | { op: 'delete'; mb: string; id: string; at?: number }
+  | { op: 'purge'; mb: string; id: string }
+  | { op: 'label'; mb: string; id: number; name: string }
+  | { op: 'unlabel'; mb: string; id: number }
+  | { op: 'drop'; mb: string };
 
 export interface ListQuery {
   label: number;
@@ -99,8 +106,35 @@ export class MailState {
     this.#write([{ op: 'flags', mb, id, labels, markers }]);
   }
 
-  delete(mb: string, id: string): void {
-    this.#write([{ op: 'delete', mb, id }]);
+  delete(mb: string, id: string, atMs?: number): void {
+    this.#write([{ op: 'delete', mb, id, ...(atMs === undefined ? {} : { at: atMs }) }]);
+  }
+
+  /** Adds or renames one of the mailbox's own labels. */
+  setLabel(mb: string, id: number, name: string): void {
+    this.#write([{ op: 'label', mb, id, name }]);
+  }
+
+  /** Removes a label: its definition and its id from every message (one journal append). */
+  removeLabel(mb: string, id: number): void {
+    const box = this.mailboxes.get(mb);
+    const ops: JournalOp[] = [];
+    for (const r of box?.messages.values() ?? [])
+      if (r.labels.includes(id))
+        ops.push({
+          op: 'flags',
+          mb,
+          id: r.id,
+          labels: r.labels.filter((l) => l !== id),
+          markers: r.markers,
+        });
+    ops.push({ op: 'unlabel', mb, id });
+    this.#write(ops);
+  }
+
+  /** The account's deletion: every message and label of the mailbox. */
+  drop(mb: string): void {
+    this.#write([{ op: 'drop', mb }]);
   }
 
   purge(mb: string, id: string): void {
@@ -160,9 +194,13 @@ export class MailState {
   }
 
   #apply(op: JournalOp): void {
+    if (op.op === 'drop') {
+      this.mailboxes.delete(op.mb);
+      return;
+    }
     let box = this.mailboxes.get(op.mb);
     if (!box) {
-      box = { messages: new Map(), order: [] };
+      box = { messages: new Map(), order: [], labels: new Map() };
       this.mailboxes.set(op.mb, box);
     }
     switch (op.op) {
@@ -185,9 +223,16 @@ export class MailState {
         if (r) {
           // Its labels stay until the purge (listings skip it).
           r.deleted = true;
+          if (op.at !== undefined) r.deletedAtMs = op.at;
         }
         return;
       }
+      case 'label':
+        box.labels.set(op.id, op.name);
+        return;
+      case 'unlabel':
+        box.labels.delete(op.id);
+        return;
       case 'purge': {
         if (box.messages.delete(op.id)) {
           const k = lowerBound(box.order, op.id);
@@ -210,6 +255,7 @@ export class MailState {
         lines.length = 0;
       };
       for (const [mb, box] of this.mailboxes) {
+        for (const [id, name] of box.labels) lines.push(JSON.stringify({ op: 'label', mb, id, name }));
         for (const id of box.order) {
           lines.push(JSON.stringify({ op: 'put', mb, rec: box.messages.get(id) }));
           if (lines.length >= 1000) flush();

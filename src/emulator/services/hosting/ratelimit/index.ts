@@ -17,6 +17,7 @@ import { scopeHeaders } from '../scopes.js';
 import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
 import { seedRateLimitCallers } from './seed.js';
 import { adminVerbs } from './admin.js';
+import { REFUND } from '../conditional.js';
 import type { RateLimiter } from './types.js';
 
 export type { RateLimiter } from './types.js';
@@ -93,6 +94,11 @@ async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: (
       return res.json(status, { message: primaryMessage(caller), documentation_url: DOCS_URL }, headersOf(bucket));
     }
     bucket.used++;
+    // A conditional read answered 304 gives the count back (see ../conditional.ts).
+    req.locals[REFUND] = () => {
+      if (bucket.used > 0) bucket.used--;
+      Object.assign(res.extraHeaders, headersOf(bucket));
+    };
   }
   // A zero limit (anonymous callers of authenticated-only APIs): the route answers 401.
   Object.assign(res.extraHeaders, headersOf(bucket));
