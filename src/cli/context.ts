@@ -50,6 +50,8 @@ export interface Context {
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
   /** The selected profile's name, whether or not it exists yet (config set creates it). */
   profileName(): Promise<string>;
+  /** The selected profile's name and why it applies (`lanyard doctor` says it). */
+  profileChoice(): Promise<ProfileChoice>;
   http(): Promise<HttpClient>;
   credentials(): Promise<CredentialStore>;
   /**
@@ -83,6 +85,16 @@ export interface Context {
   interruptHandled: boolean;
   /** Closes pools; called by main before exit. */
   close(): Promise<void>;
+}
+
+/**
+ * Why a profile applies: `--profile`, LANYARD_PROFILE, the active profile
+ * (`lanyard profile use`), else the default. A kind may be added (a binding
+ * of a directory, say); `via` names what chose it.
+ */
+export interface ProfileChoice {
+  name: string;
+  reason: { kind: 'flag' | 'environment' | 'active' | 'default'; via?: string };
 }
 
 export interface CredentialStorage {
@@ -210,8 +222,15 @@ export function createContext(o: ContextOptions): Context {
       return (await reader()).path;
     },
     async profileName() {
-      const explicit = o.globals().profile ?? (o.env.LANYARD_PROFILE || undefined);
-      return explicit ?? (await reader()).activeProfile ?? 'default';
+      return (await ctx.profileChoice()).name;
+    },
+    async profileChoice() {
+      const flag = o.globals().profile;
+      if (flag !== undefined) return { name: flag, reason: { kind: 'flag', via: '--profile' } };
+      if (o.env.LANYARD_PROFILE) return { name: o.env.LANYARD_PROFILE, reason: { kind: 'environment', via: 'LANYARD_PROFILE' } };
+      const active = (await reader()).activeProfile;
+      if (active !== undefined) return { name: active, reason: { kind: 'active', via: 'profile use' } };
+      return { name: 'default', reason: { kind: 'default' } };
     },
     async profile() {
       const store = await reader();
