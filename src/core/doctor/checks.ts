@@ -334,7 +334,9 @@ export async function diagnoseService(t: DoctorTarget, deps: DoctorDeps): Promis
     if (exp !== undefined) {
       report.expiresAt = new Date(exp).toISOString();
       const left = exp - deps.clock.now();
-      if (left <= 0) checks.push({ name: 'expiry', status: 'fail', summary: `expired at ${report.expiresAt}`, problem: 'expired' });
+      // A provider that refreshes renews the credential when due (its acceptance was checked above).
+      if (provider.refresh) checks.push({ name: 'expiry', status: 'ok', summary: `expires at ${report.expiresAt}; renewed when due` });
+      else if (left <= 0) checks.push({ name: 'expiry', status: 'fail', summary: `expired at ${report.expiresAt}`, problem: 'expired' });
       else if (left < EXPIRY_WARN_MS)
         checks.push({
           name: 'expiry',
