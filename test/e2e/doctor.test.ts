@@ -192,7 +192,7 @@ describe('lanyard doctor', () => {
     const r = inSecretService(
       [
         `$LY auth token --with-token < '${join(home, 'token.txt')}' 2>/dev/null; echo "rc_store=$?"`,
-        '$LY doctor --json > unlocked.json; echo "rc_unlocked=$?"; cat unlocked.json',
+        '$LY doctor --json > "$HOME/unlocked.json"; echo "rc_unlocked=$?"; cat "$HOME/unlocked.json"',
         'echo ==LOCKED==',
         lock,
         'LANYARD_KEYCHAIN_TIMEOUT_MS=3000 $LY doctor --json; echo "rc_locked=$?"',
