@@ -144,6 +144,48 @@ describe('through a proxy (squid, basic auth, CONNECT)', () => {
   });
 });
 
+describe('lanyard doctor through the proxy', () => {
+  interface Report {
+    ok: boolean;
+    services: Array<{
+      service: string;
+      status: string;
+      proxy?: string;
+      checks: Array<{ name: string; status: string; problem?: string; summary: string; fix?: string }>;
+    }>;
+  }
+
+  it('every service reached through squid (the proxy named without its password); without it, the DNS step fails with its fix', async () => {
+    const before = (await squid.accessLog()).split('\n').length;
+    const r = await tls.run(['--profile', 'corp', 'doctor', '--json'], { env: through({ LANYARD_TOKEN: PERSONAL_TOKEN }) });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as Report;
+    for (const s of j.services) {
+      expect(s.proxy, s.service).toBe(`http://alice@127.0.0.1:${squid.port}`);
+      expect(s.checks[0], s.service).toMatchObject({ name: 'endpoint', status: 'ok', summary: expect.stringContaining('through the proxy') });
+    }
+    expect(j.services.find((s) => s.service === 'hosting')!.checks.find((c) => c.name === 'accepted')?.status).toBe('ok');
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    expect(r.stdout + r.stderr).not.toContain(PERSONAL_TOKEN);
+    const log = (await squid.accessLog()).split('\n').slice(before - 1);
+    // One tunnel serves every service of the emulator (one host:port, kept alive).
+    expect(log.filter((l) => l.includes(`CONNECT ${HOST}`)).length).toBeGreaterThanOrEqual(1);
+    const direct = await tls.run(['--profile', 'corp', 'doctor', '--json'], { env: { LANYARD_TOKEN: PERSONAL_TOKEN } });
+    expect(direct.code).toBe(1);
+    const hosting = (JSON.parse(direct.stdout) as Report).services.find((s) => s.service === 'hosting')!;
+    expect(hosting.checks[0]).toMatchObject({ name: 'endpoint', status: 'fail', problem: 'dns', fix: expect.stringContaining('HTTPS_PROXY') });
+  });
+
+  it('a wrong proxy password: the proxy step fails, naming the proxy, never the password', async () => {
+    const wrong = 'wr0ng-D0ctor-pass';
+    const r = await tls.run(['--profile', 'corp', 'doctor'], { env: { HTTPS_PROXY: squid.url('alice', wrong), LANYARD_TOKEN: PERSONAL_TOKEN } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`FAIL endpoint +the proxy http://alice@127\\.0\\.0\\.1:${squid.port} refused the credentials \\(407`));
+    expect(r.stdout).toMatch(/fix: check HTTPS_PROXY/);
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+  });
+});
+
 describe('plain HTTP through a proxy (absolute form)', () => {
   it('api: GET http://host/… to the proxy, with the lab opt-in for the token', async () => {
     const r = await plain.run(['--profile', 'corp', 'api', '/user'], {
