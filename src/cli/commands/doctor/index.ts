@@ -28,7 +28,7 @@ export function doctorCommand(ctx: Context): Command {
   );
   return examples(cmd, [
     'lanyard doctor',
-    'lanyard --profile emulator doctor --json',
+    'lanyard doctor --json',
     'lanyard doctor --json --jq \'.services[] | select(.status == "fail") | .service\'',
     'HTTPS_PROXY=http://proxy.corp.example:3128 lanyard doctor --check-timeout 5s',
   ]);

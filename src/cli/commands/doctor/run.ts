@@ -113,6 +113,14 @@ function render(ctx: Context, choice: ProfileChoice, keychain: Check, services: 
   }
   const failed: string[] = services.filter((s) => s.status === 'fail').map((s) => s.service);
   if (keychain.status === 'fail') failed.unshift('credential store');
-  lines.push('', failed.length ? `Problems with: ${failed.join(', ')}.` : 'Everything works.');
+  const none = services.every((s) => s.status === 'skip');
+  lines.push(
+    '',
+    failed.length
+      ? `Problems with: ${failed.join(', ')}.`
+      : none
+        ? `No service is configured in profile ${choice.name}: see \`lanyard profile list\` (\`lanyard emulator start\` makes the profile "emulator").`
+        : 'Everything works.',
+  );
   ctx.io.out(lines.join('\n'));
 }
