@@ -100,7 +100,12 @@ describe('a private CA', () => {
     expect(r.stderr).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ has expired \(CERT_HAS_EXPIRED\)/);
     expect(r.stderr).toMatch(/renew its certificate; also check this machine's clock/);
     // The error and its fix (after the warning that the URL is not the profile's, so no credential goes to it).
-    expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('! '))).toHaveLength(2);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('! ')),
+    ).toHaveLength(2);
     await world.run(['--profile', 'emulator', 'config', 'set', 'echo.baseUrl', expiredUrl]);
     try {
       const d = await world.run(['--profile', 'emulator', 'doctor', '--json'], { env: { LANYARD_CA_FILE: caFile } });
