@@ -129,7 +129,7 @@ _lanyard_flags() {
     'profile remove') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'doctor') echo '--check-timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'emulator start') echo '--port --host --data-dir --tls --tls-cert --tls-key --allow-host --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'emulator start') echo '--port --host --data-dir --tls --tls-cert --tls-key --allow-host --public-host --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator info') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator advance') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -157,7 +157,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -170,7 +170,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
+    --add|--add-marker|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--domain|--elicitation|--email|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
       COMPREPLY=(); return 0
       ;;
     --user|-u)

@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --check-timeout --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --check-timeout --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --public-host --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -897,6 +897,7 @@ complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls -d 'serve HT
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-key -r -F -d 'and this PEM private key'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l allow-host -x -d 'also answer requests whose Host is this name (repeatable; others are refused)'
+complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l public-host -x -d 'the host name it gives itself in its URLs and the profile (one that reaches it, e.g. through a proxy); also accepted in Host'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l no-profile -d 'do not create or update the "emulator" profile'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l quiet -s q -d 'no request log on stderr'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l version -s V -d 'print the version'
