@@ -2,7 +2,7 @@
 # Install: source this file, or copy it to /usr/share/bash-completion/completions/lanyard
 _lanyard_subcommands() {
   case "$1" in
-    '') echo 'auth ratelimit api exec echo protocol mailbox health config profile emulator completion' ;;
+    '') echo 'auth ratelimit api exec echo protocol mailbox health config profile doctor emulator completion' ;;
     'auth') echo 'device login token status refresh switch logout git-credential setup-git' ;;
     'auth device') echo '' ;;
     'auth login') echo '' ;;
@@ -54,6 +54,7 @@ _lanyard_subcommands() {
     'profile list') echo '' ;;
     'profile use') echo '' ;;
     'profile remove') echo '' ;;
+    'doctor') echo '' ;;
     'emulator') echo 'start info reset advance requests fault budget budgets secondary limits admin service-account' ;;
     'emulator start') echo '' ;;
     'emulator info') echo '' ;;
@@ -128,8 +129,9 @@ _lanyard_flags() {
     'profile list') echo '--json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'profile use') echo '--dir --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'profile remove') echo '--dir --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'doctor') echo '--check-timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'emulator start') echo '--port --host --data-dir --tls --tls-cert --tls-key --allow-host --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'emulator start') echo '--port --host --data-dir --tls --tls-cert --tls-key --allow-host --public-host --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator info') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator advance') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -157,7 +159,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -170,7 +172,7 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--allow-host|--api-version|--audience|--caller|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
+    --add|--add-marker|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
       COMPREPLY=(); return 0
       ;;
     --user|-u)

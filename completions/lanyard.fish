@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --dir --domain --elicitation --email --expires-within --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --check-timeout --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --dir --domain --elicitation --email --expires-within --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --public-host --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -25,7 +25,7 @@ end
 function __lanyard_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' 'auth' 'ratelimit' 'api' 'exec' 'echo' 'protocol' 'mailbox' 'health' 'config' 'profile' 'emulator' 'completion'
+            printf '%s\n' 'auth' 'ratelimit' 'api' 'exec' 'echo' 'protocol' 'mailbox' 'health' 'config' 'profile' 'doctor' 'emulator' 'completion'
         case 'auth'
             printf '%s\n' 'device' 'login' 'token' 'status' 'refresh' 'switch' 'logout' 'git-credential' 'setup-git'
         case 'auth device'
@@ -87,6 +87,7 @@ function __lanyard_subcommands
         case 'profile list'
         case 'profile use'
         case 'profile remove'
+        case 'doctor'
         case 'emulator'
             printf '%s\n' 'start' 'info' 'reset' 'advance' 'requests' 'fault' 'budget' 'budgets' 'secondary' 'limits' 'admin' 'service-account'
         case 'emulator start'
@@ -125,6 +126,7 @@ complete -c lanyard -n '__lanyard_at '\'''\''' -a 'mailbox' -d 'list, read, stor
 complete -c lanyard -n '__lanyard_at '\'''\''' -a 'health' -d 'list service-health events of a subscription (outages, maintenance, advisories, billing)'
 complete -c lanyard -n '__lanyard_at '\'''\''' -a 'config' -d 'read and change the settings of a profile (never secrets)'
 complete -c lanyard -n '__lanyard_at '\'''\''' -a 'profile' -d 'list, select and remove profiles; bind a profile to a directory'
+complete -c lanyard -n '__lanyard_at '\'''\''' -a 'doctor' -d 'check the profile'\''s services, credentials, keychain, proxy and clock, and say how to fix what is wrong. For each service of the profile in turn (hosting, echo, protocol, mailbox, health): the endpoint (DNS, TCP, TLS; through the proxy when one applies), the credential a command would use and where it comes from (environment, keychain, file), whether the service accepts it (one cheap call) and when it expires, the clock skew against the server'\''s Date and the rate-limit budget; and the credential store. Exit 0 when everything works, 1 otherwise'
 complete -c lanyard -n '__lanyard_at '\'''\''' -a 'emulator' -d 'run the local emulator of every service, and steer it (time, faults, fixtures)'
 complete -c lanyard -n '__lanyard_at '\'''\''' -a 'completion' -d 'print a shell completion script (bash, zsh, fish)'
 complete -c lanyard -n '__lanyard_at '\'''\''' -l version -s V -d 'print the version'
@@ -875,6 +877,19 @@ complete -c lanyard -n '__lanyard_at '\''profile remove'\''' -l timeout -x -d 'd
 complete -c lanyard -n '__lanyard_at '\''profile remove'\''' -l basic-client -d 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)'
 complete -c lanyard -n '__lanyard_at '\''profile remove'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''profile remove'\''' -l help -s h -d 'display help for command'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l check-timeout -x -d 'time limit of each check (default 10s)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l json -d 'print JSON for scripts'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l jq -s q -x -d 'filter the JSON with a jq expression; strings print raw'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l template -s t -x -d 'format the JSON with a Liquid template (see docs/scripts-and-ci.md)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l version -s V -d 'print the version'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l wait -d 'wait out rate limits instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l max-wait -x -d 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l timeout -x -d 'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for a sign-in or `ratelimit wait`, also its longest wait'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l basic-client -d 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
+complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l help -s h -d 'display help for command'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'start' -d 'start the emulator on 127.0.0.1 and register the "emulator" profile'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'info' -d 'list the seeded users, apps, tokens, keys and endpoints'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'reset' -d 'restore every service to its seeded state, clear faults and the clock offset'
@@ -903,6 +918,7 @@ complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls -d 'serve HT
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l tls-key -r -F -d 'and this PEM private key'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l allow-host -x -d 'also answer requests whose Host is this name (repeatable; others are refused)'
+complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l public-host -x -d 'the host name it gives itself in its URLs and the profile (one that reaches it, e.g. through a proxy); also accepted in Host'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l no-profile -d 'do not create or update the "emulator" profile'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l quiet -s q -d 'no request log on stderr'
 complete -c lanyard -n '__lanyard_at '\''emulator start'\''' -l version -s V -d 'print the version'

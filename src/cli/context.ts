@@ -92,6 +92,11 @@ export interface Context {
   close(): Promise<void>;
 }
 
+/**
+ * Why a profile applies: `--profile`, LANYARD_PROFILE, the active profile
+ * (`lanyard profile use`), else the default. A kind may be added (a binding
+ * of a directory, say); `via` names what chose it.
+ */
 export interface CredentialStorage {
   primary: CredentialStore;
   /** Why the keychain is not used, when it is not. */

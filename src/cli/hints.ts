@@ -4,7 +4,8 @@
  * its advice — a `lanyard …` command or a `LANYARD_*` variable — through the
  * service registry.
  */
-import type { LanyardError, Remedy } from '../core/errors.js';
+import type { LanyardError, Remedy, ServiceName } from '../core/errors.js';
+import type { Check } from '../core/doctor/checks.js';
 import { SERVICES } from './services/registry.js';
 
 /** The advice line of a remedy, or undefined when the CLI has none to give. */
@@ -53,4 +54,53 @@ export function hintOf(err: LanyardError): string | undefined {
   const advice = err.remedy && adviceFor(err.remedy);
   if (err.hint && advice) return `${err.hint}: ${advice}`;
   return err.hint ?? advice;
+}
+
+/** What a proxy or a name that does not resolve asks of the user (the transport's proxy hint, as advice). */
+const PROXY_FIX = 'check HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (or `lanyard config set network.proxy URL`) and NO_PROXY';
+
+/**
+ * The fix line of a problem `lanyard doctor` found (core/doctor/checks.ts):
+ * the remedy's advice when the library gave one, else the CLI's words for
+ * the problem, through the service registry for credentials.
+ */
+export function doctorFix(c: Check, of: { service?: ServiceName; source?: string; url?: string } = {}): string | undefined {
+  if (!c.problem || c.status === 'ok' || c.status === 'skip') return undefined;
+  const s = of.service ? SERVICES[of.service] : undefined;
+  const source = of.source;
+  switch (c.problem) {
+    case 'refused':
+      return s?.refused(source ?? 'anonymous');
+    case 'no-credential':
+      return (c.remedy && adviceFor(c.remedy)) ?? s?.signIn({ serverUrl: of.url });
+    case 'expired':
+    case 'expires-soon':
+      return s?.signIn({ again: true, serverUrl: of.url }) ?? 'get a new credential';
+    case 'dns':
+      return `the host name does not resolve here: check the service's URL in the profile (\`lanyard config list\`), or, when only a proxy can resolve it, ${PROXY_FIX}`;
+    case 'connect':
+      return "nothing answers at that address: start the service (the emulator: `lanyard emulator start`) or fix the service's URL in the profile (`lanyard config list`)";
+    case 'timeout':
+      return `the host did not answer in time: check the URL (\`lanyard config list\`), the firewall, and ${PROXY_FIX}`;
+    case 'proxy':
+      return `${PROXY_FIX} (the proxy's user and password go in its URL, percent-encoded)`;
+    case 'tls':
+      return (c.remedy && adviceFor(c.remedy)) ?? "the server must renew its certificate; also check this machine's clock";
+    case 'network':
+      return 'check the network connection and the URL (`lanyard --debug doctor` shows the exchange)';
+    case 'forbidden':
+      return 'the credential lacks access to this resource: check the subscription or scopes, or sign in as another account';
+    case 'server-error':
+      return 'the service is failing or the URL is not its API: check the URL, try again later (`lanyard --debug doctor` shows the exchange)';
+    case 'clock-skew':
+      return "set this machine's clock right (turn on time synchronisation: `timedatectl set-ntp true`, or your system's settings)";
+    case 'rate-limited':
+      return 'wait for the reset (`lanyard ratelimit wait`), or use another account';
+    case 'rate-limit-low':
+      return 'little budget left: `lanyard ratelimit status` shows it, `lanyard --wait …` waits for the reset';
+    case 'keychain-fallback':
+      return 'start or unlock the Secret Service of this session (gnome-keyring, KWallet), or choose the file with LANYARD_KEYCHAIN=off';
+    default:
+      return c.remedy ? adviceFor(c.remedy) : undefined;
+  }
 }

@@ -20,6 +20,7 @@ import * as health from './commands/health/index.js';
 import * as api from './commands/api/index.js';
 import * as exec from './commands/exec/index.js';
 import * as completion from './commands/completion/index.js';
+import * as doctor from './commands/doctor/index.js';
 import { NETWORK_HELP } from './network-help.js';
 
 interface Group {
@@ -43,6 +44,7 @@ const GROUPS: readonly Group[] = [
   { name: 'health', summary: health.summary, declare: health.healthCommand },
   { name: 'config', summary: config.summary, declare: config.configCommand },
   { name: 'profile', summary: profile.summary, declare: profile.profileCommand },
+  { name: 'doctor', summary: doctor.summary, declare: doctor.doctorCommand, leaf: true },
   { name: 'emulator', summary: emulator.summary, declare: emulator.emulatorCommand },
   { name: 'completion', summary: completion.summary, declare: completion.completionCommand, leaf: true },
 ];

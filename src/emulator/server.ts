@@ -36,6 +36,12 @@ export interface EmulatorOptions {
   tlsSelfSigned?: boolean;
   /** Host names accepted in `Host` besides loopback names and the certificate's (a name in /etc/hosts, or one a proxy resolves). */
   allowedHosts?: readonly string[];
+  /**
+   * The host name the emulator gives itself in its URLs (metadata, links, the
+   * profile) instead of the address it listens on: a name that reaches it
+   * another way (through a proxy that resolves it, /etc/hosts). Also accepted in `Host`.
+   */
+  publicHost?: string;
   log?: (line: string) => void;
 }
 
@@ -124,7 +130,10 @@ async function listen(
   const journal = new Journal();
   router.use('', journalMiddleware(journal, router, clock));
   // First the guard (Host, origin, form tokens), then the injected faults, then the services.
-  new Guard([...certificateNames((files ?? pair)?.cert ?? ''), ...(o.allowedHosts ?? []).map((h) => h.toLowerCase())]).install(router);
+  new Guard([
+    ...certificateNames((files ?? pair)?.cert ?? ''),
+    ...[...(o.allowedHosts ?? []), ...(o.publicHost ? [o.publicHost] : [])].map((h) => h.toLowerCase()),
+  ]).install(router);
   const faults = new FaultTable();
   router.use('', faults.middleware());
 
@@ -174,7 +183,7 @@ async function listen(
     server.listen(o.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  baseUrl = originOf(tls ? 'https' : 'http', host, port);
+  baseUrl = originOf(tls ? 'https' : 'http', o.publicHost ?? host, port);
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl,

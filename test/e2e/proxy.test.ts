@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
 import { privateCa } from './private-ca.js';
 import { startSquid, type Squid } from './squid.js';
-import { PERSONAL_TOKEN } from './auth-helpers.js';
+import { PERSONAL_TOKEN, start, USER_CODE } from './auth-helpers.js';
+import { readFileSync } from 'node:fs';
 
 const HOST = 'lanyard-emu.test';
 const PASSWORD = 'pr0xy-S3cret-pass';
@@ -21,6 +22,8 @@ let dir: string;
 let squid: Squid;
 let tls: World;
 let plain: World;
+/** The TLS emulator that names itself HOST (--public-host): its metadata, its profile and its URL. */
+let pub: World;
 let caFile: string;
 let squidDir: string;
 
@@ -47,11 +50,12 @@ beforeAll(async () => {
     startWorld({ emulatorArgs: ['--tls-cert', leaf.cert, '--tls-key', leaf.key], env: { LANYARD_CA_FILE: caFile } }),
     startWorld({ emulatorArgs: ['--allow-host', HOST] }),
   ]);
+  pub = await startWorld({ emulatorArgs: ['--tls-cert', leaf.cert, '--tls-key', leaf.key, '--public-host', HOST], env: { LANYARD_CA_FILE: caFile } });
   await addProfile(tls, 'corp');
   await addProfile(plain, 'corp');
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([squid?.stop(), tls?.stop(), plain?.stop()]);
+  await Promise.all([squid?.stop(), tls?.stop(), plain?.stop(), pub?.stop()]);
   await rm(dir, { recursive: true, force: true });
   if (squidDir) await rm(squidDir, { recursive: true, force: true });
 });
@@ -141,6 +145,109 @@ describe('through a proxy (squid, basic auth, CONNECT)', () => {
     expect(raw.stdout).toMatch(/^[A-Za-z-]+: /m);
     const log = (await squid.accessLog()).split('\n').slice(before - 1);
     expect(log.filter((l) => l.includes(`CONNECT ${HOST}`)).length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+/** POST /_emulator/<path> of `world` (a name only squid resolves) through squid. */
+async function adminThroughProxy(world: World, path: string, body: unknown): Promise<unknown> {
+  const [{ HttpsProxyAgent }, https] = await Promise.all([import('https-proxy-agent'), import('node:https')]);
+  const agent = new HttpsProxyAgent(squid.url());
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      `${world.url}/_emulator/${path}`,
+      { method: 'POST', agent, ca: readFileSync(caFile), headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () =>
+          (res.statusCode ?? 500) < 300 ? resolve(text ? JSON.parse(text) : undefined) : reject(new Error(`${path}: ${res.statusCode} ${text}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('sign-ins and the protocol through the proxy (the emulator named HOST with --public-host)', () => {
+  it('the emulator names itself HOST: its URL and profile, so a request that bypasses squid cannot find it', async () => {
+    expect(new URL(pub.url).hostname).toBe(HOST);
+    const direct = await pub.run(['--profile', 'emulator', 'api', '/rate_limit']);
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toMatch(/ENOTFOUND|EAI_AGAIN|not found/i);
+  });
+
+  it('protocol: sign-in (discovery, metadata, token) and a request, all through squid', async () => {
+    const before = (await squid.accessLog()).split('\n').length;
+    const mcp = `${pub.url}/mcp`;
+    const login = await pub.run(['--profile', 'emulator', 'auth', 'login', '--server', mcp, '--client-id', 'ctx-service', '--client-credentials'], {
+      input: 'ctx-service-secret\n',
+      env: through(),
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const r = await pub.run(['--profile', 'emulator', 'protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: through() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: { tools: expect.any(Array) } });
+    const log = (await squid.accessLog()).split('\n').slice(before - 1);
+    expect(log.filter((l) => l.includes(`CONNECT ${HOST}:${new URL(pub.url).port}`)).length).toBeGreaterThanOrEqual(2);
+    expect(r.stdout + r.stderr + login.stdout + login.stderr).not.toContain(PASSWORD);
+    const direct = await pub.run(['--profile', 'emulator', 'protocol', 'request', mcp, '--method', 'tools/list', '--json']);
+    expect(direct.code).not.toBe(0);
+  });
+
+  it('auth device: the device code and the token requests through squid; approved, the token is stored', async () => {
+    await adminThroughProxy(pub, 'hosting/device-policy', { interval: 1 });
+    const run = start(pub, ['auth', 'device'], { env: through() });
+    const [, code] = await run.waitForStderr(USER_CODE);
+    await adminThroughProxy(pub, 'hosting/device-approve', { user_code: code });
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain(PASSWORD);
+    const status = await pub.run(['--profile', 'emulator', 'auth', 'status', '--json'], { env: through() });
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout).accounts[0]).toMatchObject({ service: 'hosting', account: 'mona', valid: true });
+  });
+});
+
+describe('lanyard doctor through the proxy', () => {
+  interface Report {
+    ok: boolean;
+    services: Array<{
+      service: string;
+      status: string;
+      proxy?: string;
+      checks: Array<{ name: string; status: string; problem?: string; summary: string; fix?: string }>;
+    }>;
+  }
+
+  it('every service reached through squid (the proxy named without its password); without it, the DNS step fails with its fix', async () => {
+    const before = (await squid.accessLog()).split('\n').length;
+    const r = await tls.run(['--profile', 'corp', 'doctor', '--json'], { env: through({ LANYARD_TOKEN: PERSONAL_TOKEN }) });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as Report;
+    for (const s of j.services) {
+      expect(s.proxy, s.service).toBe(`http://alice@127.0.0.1:${squid.port}`);
+      expect(s.checks[0], s.service).toMatchObject({ name: 'endpoint', status: 'ok', summary: expect.stringContaining('through the proxy') });
+    }
+    expect(j.services.find((s) => s.service === 'hosting')!.checks.find((c) => c.name === 'accepted')?.status).toBe('ok');
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    expect(r.stdout + r.stderr).not.toContain(PERSONAL_TOKEN);
+    const log = (await squid.accessLog()).split('\n').slice(before - 1);
+    // One tunnel serves every service of the emulator (one host:port, kept alive).
+    expect(log.filter((l) => l.includes(`CONNECT ${HOST}`)).length).toBeGreaterThanOrEqual(1);
+    const direct = await tls.run(['--profile', 'corp', 'doctor', '--json'], { env: { LANYARD_TOKEN: PERSONAL_TOKEN } });
+    expect(direct.code).toBe(1);
+    const hosting = (JSON.parse(direct.stdout) as Report).services.find((s) => s.service === 'hosting')!;
+    expect(hosting.checks[0]).toMatchObject({ name: 'endpoint', status: 'fail', problem: 'dns', fix: expect.stringContaining('HTTPS_PROXY') });
+  });
+
+  it('a wrong proxy password: the proxy step fails, naming the proxy, never the password', async () => {
+    const wrong = 'wr0ng-D0ctor-pass';
+    const r = await tls.run(['--profile', 'corp', 'doctor'], { env: { HTTPS_PROXY: squid.url('alice', wrong), LANYARD_TOKEN: PERSONAL_TOKEN } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`FAIL endpoint +the proxy http://alice@127\\.0\\.0\\.1:${squid.port} refused the credentials \\(407`));
+    expect(r.stdout).toMatch(/fix: check HTTPS_PROXY/);
+    expect(r.stdout + r.stderr).not.toContain(wrong);
   });
 });
 

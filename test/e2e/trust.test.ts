@@ -20,6 +20,8 @@ let world: World;
 let caFile: string;
 let selfSigned: Server;
 let selfSignedUrl: string;
+let expired: Server;
+let expiredUrl: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-trust-'));
@@ -36,9 +38,15 @@ beforeAll(async () => {
   selfSigned = createServer({ cert: readFileSync(own.cert), key: readFileSync(own.key) }, (_req, res) => res.end('{}'));
   await new Promise<void>((r) => selfSigned.listen(0, '127.0.0.1', r));
   selfSignedUrl = `https://127.0.0.1:${(selfSigned.address() as AddressInfo).port}/x`;
+  // A certificate of the trusted CA that expired in 2020.
+  const old = ca.issueExpired('expired', ['lanyard-old.test']);
+  expired = createServer({ cert: readFileSync(old.cert), key: readFileSync(old.key) }, (_req, res) => res.end('{}'));
+  await new Promise<void>((r) => expired.listen(0, '127.0.0.1', r));
+  expiredUrl = `https://127.0.0.1:${(expired.address() as AddressInfo).port}`;
 }, 60_000);
 afterAll(async () => {
   selfSigned?.close();
+  expired?.close();
   await world?.stop();
   await rm(dir, { recursive: true, force: true });
 });
@@ -84,6 +92,32 @@ describe('a private CA', () => {
     const r = await api([selfSignedUrl], { LANYARD_CA_FILE: caFile });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/is self-signed and not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\)/);
+  });
+
+  it('an expired certificate (of a trusted CA): one line naming "expired" and what to do, exit 1; doctor says the same', async () => {
+    const r = await api([`${expiredUrl}/x`], { LANYARD_CA_FILE: caFile });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ has expired \(CERT_HAS_EXPIRED\)/);
+    expect(r.stderr).toMatch(/renew its certificate; also check this machine's clock/);
+    // The error and its fix (after the warning that the URL is not the profile's, so no credential goes to it).
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('! ')),
+    ).toHaveLength(2);
+    await world.run(['--profile', 'emulator', 'config', 'set', 'echo.baseUrl', expiredUrl]);
+    try {
+      const d = await world.run(['--profile', 'emulator', 'doctor', '--json'], { env: { LANYARD_CA_FILE: caFile } });
+      expect(d.code).toBe(1);
+      const echo = (JSON.parse(d.stdout) as { services: Array<{ service: string; checks: Array<Record<string, string>> }> }).services.find(
+        (s) => s.service === 'echo',
+      )!;
+      expect(echo.checks[0]).toMatchObject({ name: 'endpoint', status: 'fail', problem: 'tls', summary: expect.stringContaining('has expired') });
+      expect(echo.checks[0]!.fix).toMatch(/renew its certificate/);
+    } finally {
+      await world.run(['--profile', 'emulator', 'config', 'unset', 'echo.baseUrl']);
+    }
   });
 
   it('LANYARD_SYSTEM_CA=1: the OS store where this Node has one, else one warning and the default trust', async () => {

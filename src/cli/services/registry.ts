@@ -11,6 +11,8 @@ import { type CredentialProvider, fixedCredential } from '../../core/auth/provid
 import { type ProfileSettings, requireSetting } from '../../core/config/settings.js';
 import type { ServiceName } from '../../core/errors.js';
 import { pathSegment } from '../../core/path-segment.js';
+import type { Probe } from '../../core/doctor/checks.js';
+import { Echo, Health } from '../../shared/constants.js';
 
 /** How a sign-in is asked for (the fields of the library's `sign-in` remedy). */
 export interface SignInAsk {
@@ -31,7 +33,14 @@ export interface ServiceEntry {
   signIn(ask: SignInAsk): string | undefined;
   /** After a 401 on a request of `lanyard api`: which credential was refused (its source, whose) and what to do. */
   refused(source: string, login?: string): string;
+  /**
+   * `lanyard doctor`: the endpoint it checks (default: `base`) and the cheap
+   * authenticated call that tells whether the service accepts the credential.
+   */
+  doctor: { url?(settings: ProfileSettings, profile: string): string; probe(url: string, settings: ProfileSettings): Probe };
 }
+
+const under = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
 
 /** `the token from LANYARD_TOKEN was refused: …`: a credential of the environment. */
 const fromEnv = (name: string, what: string, fix: string) => `the ${what} from ${name} was refused: set a valid one, or unset it and ${fix}`;
@@ -68,13 +77,15 @@ const hosting: ServiceEntry = {
     if (source === 'anonymous') return 'authentication needed: no token was sent; sign in with `lanyard auth device` (or set LANYARD_TOKEN)';
     return `the stored token of ${login ?? 'this account'} was refused (revoked or expired): sign in again with \`lanyard auth device\``;
   },
+  // GET /rate_limit: every credential may call it, it costs no budget, and its headers carry the budget.
+  doctor: { probe: (url) => ({ url: under(url, '/rate_limit') }) },
 };
 
 const health: ServiceEntry = {
   base: (settings, profile) => requireSetting(settings, 'health.managementUrl', profile),
   async provider(ctx, settings) {
     const t = await (await import('./health.js')).resolveToken(ctx, settings);
-    return fixedCredential({ scheme: 'bearer', token: t.token }, t.source);
+    return fixedCredential({ scheme: 'bearer', token: t.token }, t.source === 'environment' ? 'env:LANYARD_HEALTH_TOKEN' : t.source, t.expiresAt);
   },
   exec: {
     signIn: 'lanyard auth login --health (or set LANYARD_HEALTH_TOKEN)',
@@ -83,8 +94,17 @@ const health: ServiceEntry = {
   signIn: ({ again }) => (again ? 'run `lanyard auth login --health` again' : 'run `lanyard auth login --health` (or set LANYARD_HEALTH_TOKEN)'),
   refused(source) {
     const fix = 'sign in with `lanyard auth login --health`';
-    if (source === 'environment') return fromEnv('LANYARD_HEALTH_TOKEN', 'health token', fix);
+    if (source === 'environment' || source === 'env:LANYARD_HEALTH_TOKEN') return fromEnv('LANYARD_HEALTH_TOKEN', 'health token', fix);
     return `the stored health token was refused (revoked or expired): ${fix.replace('sign in', 'sign in again')}`;
+  },
+  // The first page of the default subscription's events.
+  doctor: {
+    probe: (url, settings) => ({
+      url: under(
+        url,
+        `/subscriptions/${pathSegment(requireSetting(settings, 'health.subscriptionId', 'this'), 'subscription')}/providers/${pathSegment(settings['health.vendor'] || Health.defaultVendor, 'vendor')}.ResourceHealth/events?api-version=${Health.defaultApiVersion}`,
+      ),
+    }),
   },
 };
 
@@ -105,6 +125,8 @@ const echo: ServiceEntry = {
     if (source === 'anonymous') return 'authentication needed: no API key was sent; set LANYARD_API_KEY or store one with `lanyard echo key set`';
     return 'the stored echo API key was refused: store a valid one with `lanyard echo key set`';
   },
+  // The API's one call that takes the key: an echo of a short message.
+  doctor: { probe: (url) => ({ method: 'POST', url: under(url, Echo.paths.echo), json: { message: 'lanyard doctor' } }) },
 };
 
 const protocol: ServiceEntry = {
@@ -134,6 +156,17 @@ const protocol: ServiceEntry = {
     if (source === 'anonymous') return `authentication needed: no protocol token was sent; ${fix}`;
     return `the stored protocol token was refused after a refresh: ${fix.replace('sign in', 'sign in again')}`;
   },
+  // A JSON-RPC ping to the server URL: a token that passes the server's check gets any answer but 401 (without a session, 400).
+  doctor: {
+    url: (settings, profile) => requireSetting(settings, 'protocol.serverUrl', profile),
+    probe: (url) => ({
+      method: 'POST',
+      url,
+      headers: { accept: 'application/json, text/event-stream' },
+      json: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      accepted: (status) => status < 500 && status !== 403,
+    }),
+  },
 };
 
 const mailbox: ServiceEntry = {
@@ -147,6 +180,8 @@ const mailbox: ServiceEntry = {
   provider: async () => NONE(),
   signIn: () => undefined,
   refused: () => 'the mailbox API refused the request (it defines no authentication of its own)',
+  // The message list of the profile's mailbox.
+  doctor: { probe: (url) => ({ url }) },
 };
 
 /** Every service, by name: the one table the CLI consults about a service. */

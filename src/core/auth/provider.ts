@@ -14,8 +14,8 @@ import type { Credential, CredentialProvider, RequestSpec } from '../http/types.
 export type { CredentialProvider } from '../http/types.js';
 
 /** A credential that cannot be refreshed (environment tokens, API keys, Basic client credentials, anonymous). */
-export function fixedCredential(credential: Credential, source: string): CredentialProvider {
-  return { source, credential: async () => credential };
+export function fixedCredential(credential: Credential, source: string, expiresAt?: number): CredentialProvider {
+  return { source, credential: async () => credential, ...(expiresAt !== undefined ? { expiresAt: () => expiresAt } : {}) };
 }
 
 /** Whether two credentials are the same secret (the refresh hook compares the one a request used). */

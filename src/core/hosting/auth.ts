@@ -119,6 +119,12 @@ export class HostingAuth implements CredentialProvider {
     return this.#credential;
   }
 
+  /** When the stored token in use expires (epoch ms); undefined for one without expiry or from the environment. */
+  expiresAt(): number | undefined {
+    const at = this.#found?.record.expiresAt;
+    return at ? Date.parse(at) : undefined;
+  }
+
   /** Refreshes now when the stored token expires within the margin (installable apps); throws when that fails. */
   async refreshIfDue(): Promise<void> {
     const { canRefresh, refreshDue } = await import('./refresh.js');

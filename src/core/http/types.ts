@@ -151,4 +151,6 @@ export interface CredentialProvider {
    * refreshed meanwhile is returned without refreshing again.
    */
   refresh?(used: Credential): Promise<Credential | undefined>;
+  /** When the credential in use expires (epoch ms), when the provider knows. */
+  expiresAt?(): number | undefined;
 }

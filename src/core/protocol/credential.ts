@@ -17,6 +17,7 @@ export async function protocolAuth(deps: ProtocolAuthDeps, serverUrl: string): P
   return {
     source: deps.credentials.store.kind,
     credential: async () => bearer(current!),
+    expiresAt: () => current!.expiresAt,
     async refresh(used) {
       if (used.scheme === 'bearer' && used.token !== current!.accessToken) return bearer(current!);
       const next = await refreshTokens(deps, current!);

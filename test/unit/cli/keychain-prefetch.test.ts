@@ -63,7 +63,7 @@ describe('wantsKeychain', () => {
     const ctx = createContext({ io: { out() {}, err() {} } as never, env: {}, signal: new AbortController().signal, version: '0', globals: () => ({}) });
     const groups = buildProgram(ctx, 'full').commands.map((c) => c.name());
     const wanted = groups.filter((g) => wantsKeychain(g, [g], bus));
-    expect(wanted.sort()).toEqual(['api', 'auth', 'echo', 'exec', 'health', 'mailbox', 'protocol', 'ratelimit']);
+    expect(wanted.sort()).toEqual(['api', 'auth', 'doctor', 'echo', 'exec', 'health', 'mailbox', 'protocol', 'ratelimit']);
     expect(groups.filter((g) => !wanted.includes(g)).sort()).toEqual(['__complete', 'completion', 'config', 'emulator', 'profile']);
   });
 });

@@ -27,6 +27,10 @@ export function emulatorCommand(ctx: Context): Command {
         ...all,
         v,
       ])
+      .option(
+        '--public-host <name>',
+        'the host name it gives itself in its URLs and the profile (one that reaches it, e.g. through a proxy); also accepted in Host',
+      )
       .option('--no-profile', 'do not create or update the "emulator" profile')
       .option('-q, --quiet', 'no request log on stderr')
       .action(async (opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts)),

@@ -8,6 +8,7 @@ export interface EmulatorStartOptions {
   tlsCert?: string;
   tlsKey?: string;
   allowHost?: string[];
+  publicHost?: string;
   profile?: boolean;
   quiet?: boolean;
 }

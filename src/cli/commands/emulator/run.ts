@@ -32,6 +32,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     tlsKeyFile: opts.tlsKey,
     tlsSelfSigned: opts.tls,
     allowedHosts: opts.allowHost,
+    ...(opts.publicHost ? { publicHost: publicHostOption(opts.publicHost) } : {}),
     log: opts.quiet ? undefined : (line) => ctx.io.err(line),
   }).catch((err: unknown) => {
     const code = (err as { code?: string }).code;
@@ -187,4 +188,10 @@ export async function runEmulatorRequests(ctx: Context, opts: EmulatorRequestsOp
     next.requests.forEach(show);
     since = next.last;
   }
+}
+
+/** `--public-host`: a host name (letters, digits, dots, hyphens), as URLs will carry it. */
+function publicHostOption(name: string): string {
+  if (!/^[a-z0-9]([a-z0-9-]{0,62}\.)*[a-z0-9-]{1,63}$/i.test(name)) throw new UsageError(`--public-host: ${JSON.stringify(name)} is not a host name`);
+  return name.toLowerCase();
 }

@@ -1,0 +1,138 @@
+/**
+ * `lanyard doctor`: the library's checks (core/doctor/checks.ts) for every
+ * service of the registry, with the credential each service's commands would
+ * use; the fix of each problem through hints.ts; human lines or --json.
+ */
+import type { ProfileSelection } from '../../../core/config/bindings.js';
+import type { Context } from '../../context.js';
+import { LanyardError } from '../../../core/errors.js';
+import {
+  type Check,
+  DEFAULT_LIMIT_MS,
+  type DoctorTarget,
+  diagnose,
+  keychainCheck,
+  keychainRequiredCheck,
+  type ServiceReport,
+} from '../../../core/doctor/checks.js';
+import { proxySettings } from '../../../core/http/proxy.js';
+import { SERVICES } from '../../services/registry.js';
+import { doctorFix } from '../../hints.js';
+import { parseDuration, printJson } from '../../output.js';
+import { ExitStatus } from '../../exit.js';
+import { UsageError } from '../../usage-error.js';
+import type { DoctorOptions } from './options.js';
+import type { ServiceName } from '../../../core/errors.js';
+
+/** A check as --json shows it: the library's fields and the fix line, never the remedy object. */
+interface CheckJson {
+  name: Check['name'];
+  status: Check['status'];
+  summary: string;
+  problem?: string;
+  fix?: string;
+}
+
+const checkJson = (c: Check, s?: ServiceReport): CheckJson => {
+  const fix = doctorFix(c, fixOf(s));
+  return { name: c.name, status: c.status, summary: c.summary, ...(c.problem ? { problem: c.problem } : {}), ...(fix ? { fix } : {}) };
+};
+
+const fixOf = (s: ServiceReport | undefined) => (s ? { service: s.service, source: s.credential?.source, url: s.url } : {});
+
+/** The credential store as opened, or why a required keychain cannot be used. */
+async function storeCheck(ctx: Context): Promise<{ check: Check; kind?: string }> {
+  try {
+    const st = await ctx.credentialStorage();
+    const chosen = ctx.env.LANYARD_KEYCHAIN === 'off' || ctx.env.LANYARD_INSECURE_STORAGE === '1';
+    return { check: keychainCheck({ kind: st.primary.kind, fallbackReason: st.fallbackReason, path: st.file.path, chosen }), kind: st.primary.kind };
+  } catch (err) {
+    if (err instanceof LanyardError && err.code === 'credential_store') return { check: keychainRequiredCheck(err) };
+    throw err;
+  }
+}
+
+/** The profile's reason as doctor's --json says it (docs/doctor.md). */
+function reasonJson(r: ProfileSelection['reason']): { kind: string; via?: string; dir?: string } {
+  if (r.kind === 'flag') return { kind: 'flag', via: '--profile' };
+  if (r.kind === 'env') return { kind: 'environment', via: r.variable };
+  if (r.kind === 'binding') return { kind: 'binding', dir: r.dir };
+  if (r.kind === 'active') return { kind: 'active', via: 'profile use' };
+  return { kind: 'default' };
+}
+
+const why = (c: ProfileSelection): string => {
+  const r = c.reason;
+  if (r.kind === 'flag') return 'chosen with --profile';
+  if (r.kind === 'env') return `chosen with ${r.variable}`;
+  if (r.kind === 'binding') return `bound to ${r.dir} (\`lanyard profile use NAME --dir DIR\`)`;
+  if (r.kind === 'active') return 'the active profile (`lanyard profile use`)';
+  return 'the default (no --profile, no LANYARD_PROFILE, no binding, no active profile)';
+};
+
+export async function runDoctor(ctx: Context, o: DoctorOptions): Promise<void> {
+  const limitMs = o.checkTimeout !== undefined ? parseDuration(o.checkTimeout, '--check-timeout') : DEFAULT_LIMIT_MS;
+  if (limitMs <= 0) throw new UsageError('--check-timeout must be more than 0');
+  const choice = await ctx.profileSelection();
+  const { name, settings } = await ctx.profile();
+  const store = await storeCheck(ctx);
+  const http = await ctx.http();
+  const targets: DoctorTarget[] = (Object.keys(SERVICES) as ServiceName[]).map((service) => {
+    const e = SERVICES[service];
+    return {
+      service,
+      url: () => (e.doctor.url ? e.doctor.url(settings, name) : e.base(settings, name)),
+      probe: (url) => e.doctor.probe(url, settings),
+      credential: () => e.provider(ctx, settings, name, {}),
+      needsCredential: e.signIn({}) !== undefined,
+    };
+  });
+  const report = await diagnose(targets, store.check, {
+    http,
+    clock: ctx.clock,
+    proxy: proxySettings(ctx.env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] }),
+    limitMs,
+    signal: ctx.signal,
+    ...(store.kind ? { storeKind: store.kind } : {}),
+  });
+  if (o.json) {
+    printJson(ctx.io, {
+      ok: report.ok,
+      profile: { name, reason: reasonJson(choice.reason) },
+      keychain: checkJson(report.keychain),
+      services: report.services.map(({ checks, ...s }) => ({ ...s, checks: checks.map((c) => checkJson(c, { ...s, checks })) })),
+    });
+  } else render(ctx, choice, report.keychain, report.services);
+  if (!report.ok) throw new ExitStatus(1);
+}
+
+function render(ctx: Context, choice: ProfileSelection, keychain: Check, services: readonly ServiceReport[]): void {
+  const color = ctx.io.color;
+  const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[39m` : text);
+  const mark = (s: Check['status']) =>
+    s === 'ok' ? paint(32, 'ok  ') : s === 'warn' ? paint(33, 'warn') : s === 'fail' ? paint(31, 'FAIL') : paint(90, 'skip');
+  const lines: string[] = [`Profile ${choice.name}: ${why(choice)}`];
+  const line = (c: Check, s?: ServiceReport) => {
+    lines.push(`  ${mark(c.status)} ${c.name.padEnd(10)} ${c.summary}`);
+    const fix = doctorFix(c, fixOf(s));
+    if (fix) lines.push(`       ${''.padEnd(10)} fix: ${fix}`);
+  };
+  lines.push('', 'credential store');
+  line(keychain);
+  for (const s of services) {
+    lines.push('', `${s.service}${s.url ? `  ${s.url}` : ''}`);
+    for (const c of s.checks) line(c, s);
+  }
+  const failed: string[] = services.filter((s) => s.status === 'fail').map((s) => s.service);
+  if (keychain.status === 'fail') failed.unshift('credential store');
+  const none = services.every((s) => s.status === 'skip');
+  lines.push(
+    '',
+    failed.length
+      ? `Problems with: ${failed.join(', ')}.`
+      : none
+        ? `No service is configured in profile ${choice.name}: see \`lanyard profile list\` (\`lanyard emulator start\` makes the profile "emulator").`
+        : 'Everything works.',
+  );
+  ctx.io.out(lines.join('\n'));
+}
