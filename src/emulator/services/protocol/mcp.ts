@@ -9,38 +9,37 @@ import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
 import { DEFAULT_SCOPE, type EmuAccessToken, type ProtocolState } from './state.js';
+import { STATELESS_REVISION, StatelessServer } from './stateless.js';
 import type { ThirdPartyAuthServer } from './third-party.js';
+import { CONFIRM_SCHEMA, SERVER_INFO, callTool, toolsOf } from './tools.js';
 
-const SERVER_INFO = { name: 'lanyard-emulator-tools', version: '1.0.0' };
-const TOOLS = [
-  { name: 'echo', description: 'Returns the text it is given.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
-  { name: 'time', description: 'Returns the emulator clock as an ISO date.', inputSchema: { type: 'object', properties: {} } },
-  {
-    name: 'confirm',
-    description: 'Asks the user a yes/no question (elicitation) and returns the answer (revisions 2025-06-18 and later).',
-    inputSchema: { type: 'object', properties: { question: { type: 'string' } } },
-  },
-];
 /** How long the confirm tool waits for the client's answer. */
 const ELICITATION_WAIT_MS = 30_000;
 /** Scope each method needs. */
 const METHOD_SCOPE: Record<string, string | undefined> = { 'tools/list': 'tools:read', 'tools/call': 'tools:call' };
+/** The caller of a server that asks for no token (the `open` switch). */
+const OPEN_CALLER: EmuAccessToken = { clientId: 'anonymous', scope: 'tools:read tools:call', expiresAt: Number.POSITIVE_INFINITY, family: '', revoked: false };
 
 export class ProtocolServer {
   /** Elicitations in flight: request id → what to do with the client's answer. */
   readonly #pending = new Map<string, (answer: { result?: unknown; error?: unknown }) => void>();
   #eventId = 0;
+  readonly #stateless: StatelessServer;
 
   constructor(
     readonly state: ProtocolState,
     readonly as: ProtocolAuthServer,
     readonly thirdParty: ThirdPartyAuthServer,
-  ) {}
+  ) {
+    this.#stateless = new StatelessServer(state);
+  }
 
   register(router: Router): void {
     router.post(MCP_PATH, (req, res) => this.#post(req, res));
     router.get(MCP_PATH, (_req, res) => res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST, DELETE' }));
     router.delete(MCP_PATH, (req, res) => {
+      // 2026-07-28 has no sessions to end.
+      if (this.state.settings.revision === STATELESS_REVISION) return res.json(405, { message: 'this server has no sessions' }, { allow: 'POST' });
       const id = req.header(Protocol.sessionHeader);
       if (!this.#bearer(req, res, 'DELETE')) return;
       if (!id || !this.state.sessions.delete(id)) return res.json(404, { message: 'unknown session' });
@@ -51,13 +50,20 @@ export class ProtocolServer {
 
   #challenge(extra = ''): string {
     const rm = this.as.servesResourceMetadata() ? `, resource_metadata="${this.as.baseUrl()}${Protocol.resourceMetadataPath}${MCP_PATH}"` : '';
-    // 2025-11-25: the scope a request needs is named in the challenge (unless the error names its own).
-    const scope = this.state.settings.revision === '2025-11-25' && !extra.includes('scope=') ? `, scope="${DEFAULT_SCOPE}"` : '';
+    // From 2025-11-25 on: the scope a request needs is named in the challenge (unless the error names its own).
+    const scope =
+      (this.state.settings.revision === '2025-11-25' || this.state.settings.revision === STATELESS_REVISION) && !extra.includes('scope=')
+        ? `, scope="${DEFAULT_SCOPE}"`
+        : '';
     return `Bearer realm="ctx-emulator"${rm}${scope}${extra}`;
   }
 
   /** The caller's token, or undefined after answering 401. */
   #bearer(req: EmuRequest, res: EmuResponse, method: string): EmuAccessToken | undefined {
+    if (this.state.settings.open) {
+      this.state.stats.mcpRequests.push({ method, status: 200, auth: 'none' });
+      return OPEN_CALLER;
+    }
     const auth = req.header('authorization') ?? '';
     const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(auth.trim());
     const record = (status: number, kind: 'none' | 'bearer') => this.state.stats.mcpRequests.push({ method, status, auth: kind });
@@ -122,8 +128,15 @@ export class ProtocolServer {
         },
       );
     }
-    let sessionHeader: Record<string, string> = {};
     const revision = this.state.settings.revision;
+    if (revision === STATELESS_REVISION) {
+      const last = this.state.stats.mcpRequests.at(-1)!;
+      return this.#stateless.handle(req, res, msg, token.clientId, (status, version) => {
+        last.status = status;
+        last.version = version;
+      });
+    }
+    let sessionHeader: Record<string, string> = {};
     if (msg.method === 'initialize') {
       const id = randomUUID();
       this.state.sessions.set(id, { clientId: token.clientId, revision });
@@ -189,7 +202,7 @@ export class ProtocolServer {
       method: 'elicitation/create',
       params: {
         message: question,
-        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Confirm', default: false } }, required: ['confirm'] },
+        requestedSchema: CONFIRM_SCHEMA,
       },
     };
     out.write(`event: message\nid: ${++this.#eventId}\ndata: ${JSON.stringify(ask)}\n\n`);
@@ -252,16 +265,9 @@ export class ProtocolServer {
       case 'ping':
         return { result: {} };
       case 'tools/list':
-        return { result: { tools: TOOLS } };
-      case 'tools/call': {
-        const args = (p.arguments ?? {}) as Record<string, unknown>;
-        if (p.name === 'echo') {
-          if (typeof args.text !== 'string') return { error: { code: -32602, message: 'echo needs arguments.text (string)' } };
-          return { result: { content: [{ type: 'text', text: args.text }], isError: false } };
-        }
-        if (p.name === 'time') return { result: { content: [{ type: 'text', text: new Date(this.state.clock.now()).toISOString() }], isError: false } };
-        return { error: { code: -32602, message: `unknown tool ${String(p.name)}` } };
-      }
+        return { result: { tools: toolsOf(this.state.settings.revision) } };
+      case 'tools/call':
+        return callTool(p.name, p.arguments, this.state.clock.now(), this.state.settings.revision);
       default:
         return { error: { code: -32601, message: `Method not found: ${msg.method}` } };
     }

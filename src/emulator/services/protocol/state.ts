@@ -58,15 +58,17 @@ export interface EmuRefreshToken extends EmuGrant {
 }
 
 /** The protocol revisions the emulated server can speak (one at a time, chosen through the admin API). */
-export type EmuRevision = '2025-03-26' | '2025-06-18' | '2025-11-25';
-export const EMU_REVISIONS: readonly EmuRevision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+export type EmuRevision = '2025-03-26' | '2025-06-18' | '2025-11-25' | '2026-07-28';
+export const EMU_REVISIONS: readonly EmuRevision[] = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 
 export interface ProtocolSettings {
   /**
    * The revision the server speaks: 2025-03-26 (the spec: no protected
    * resource metadata, CTX-Protocol-Version), 2025-06-18 (protected resource
    * metadata, MCP-Protocol-Version required after initialize), 2025-11-25
-   * (also the scope in the 401 challenge).
+   * (also the scope in the 401 challenge), 2026-07-28 (stateless: no
+   * initialize and no session, `_meta` and the SEP-2243 headers on every
+   * request, multi round-trip requests; stateless.ts).
    */
   revision: EmuRevision;
   /** Redirect URIs: loopback ones match on any port (RFC 8252 §7.3), or everything exactly. */
@@ -90,6 +92,8 @@ export interface ProtocolSettings {
   endpointOrigin?: string;
   /** Refuse every token with 401 (tests of the "second 401" rule). */
   rejectAllTokens: boolean;
+  /** Serve /mcp without a token (clients and conformance tools that do not sign in). */
+  open: boolean;
 }
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
@@ -105,6 +109,7 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   thirdPartyTokenTtlSec: 3600,
   sse: false,
   rejectAllTokens: false,
+  open: false,
 };
 
 export const SCOPES = ['tools:read', 'tools:call'] as const;
