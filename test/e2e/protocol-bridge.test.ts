@@ -72,6 +72,59 @@ describe('protocol bridge against the emulator', () => {
   });
 });
 
+describe('protocol bridge to a server of 2026-07-28 (stateless)', () => {
+  it('the host speaks initialize and sessions; the server gets server/discover, stateless requests with its headers, and the host answers the input request', async () => {
+    await configure(w, { revision: '2026-07-28' });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--scopes', 'tools:read tools:call'] });
+    // initialize was answered from server/discover.
+    expect(b.client.getServerVersion()).toEqual({ name: 'lanyard-emulator-tools', version: '1.0.0' });
+    expect(b.client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(b.client.getInstructions()).toMatch(/echo_region/);
+    await b.client.ping();
+    const tools = await b.client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'time', 'confirm', 'echo_region']);
+    const r = await b.client.callTool({ name: 'echo', arguments: { text: 'stateless' } });
+    expect(JSON.stringify(r.content)).toContain('stateless');
+    // The server checks Mcp-Param-Region against the argument: the bridge read the tool's schema.
+    const region = await b.client.callTool({ name: 'echo_region', arguments: { region: 'north' } });
+    expect(JSON.stringify(region.content)).toContain('region: north');
+    // input_required → elicitation/create to the host → its answer and the request state go back with the retry.
+    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'Ship it?' } });
+    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
+    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'Ship it?', mode: 'form' })]);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: true } } }]);
+    const answered = s.mcpRequests.filter((m) => m.status === 200).map((m) => m.method);
+    expect(answered).toContain('server/discover');
+    expect(answered).not.toContain('initialize');
+    expect(answered).not.toContain('ping');
+    expect(s.mcpRequests.filter((m) => m.status >= 400 && m.status !== 401)).toEqual([]);
+    expect(s.sessionsEnded).toBe(0);
+    expect(await c.urls()).toHaveLength(1);
+    expect(b.stderr()).not.toMatch(/ctxat_|ctxrt_/);
+  });
+
+  it("a host that declines: the server hears the decline; log messages follow the host's logging/setLevel", async () => {
+    await configure(w, { revision: '2026-07-28', open: true, sse: true });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), elicit: () => ({ action: 'decline' }) });
+    const logs: unknown[] = [];
+    b.client.fallbackNotificationHandler = async (n) => void logs.push(n);
+    await b.client.callTool({ name: 'time', arguments: {} });
+    expect(logs).toEqual([]);
+    await b.client.setLoggingLevel('info');
+    await b.client.callTool({ name: 'time', arguments: {} });
+    expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message', params: { level: 'info', data: 'handling tools/call' } }));
+    const declined = await b.client.callTool({ name: 'confirm', arguments: { question: 'Really?' } });
+    expect(JSON.stringify(declined.content)).toContain('the user chose decline');
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+  });
+});
+
 describe('protocol bridge: many at once, recovery, a sign-in that waits', () => {
   it('four bridges started at once after the access token expired: one refresh, all four work, still signed in', async () => {
     const c = await newClient('allow');
