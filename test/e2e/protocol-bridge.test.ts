@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { BIN, cleanEnv, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
 import { CONSENT_BROWSER, configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
 import { hostBridge } from './bridge-helpers.js';
+import { lock as takeLock } from 'proper-lockfile';
+import { mkdir } from 'node:fs/promises';
+import { serverKeyOf } from '../../src/core/protocol/endpoints.js';
 
 let w: World;
 let mcp: string;
@@ -69,6 +72,52 @@ describe('protocol bridge against the emulator', () => {
     expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message', params: { level: 'info', data: 'handling tools/call' } }));
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
+  });
+});
+
+describe('protocol bridge: a stream that breaks', () => {
+  it('is resumed with Last-Event-ID: the answer, and an elicitation asked after the break, still arrive', async () => {
+    await configure(w, { sse: true, breakNextStream: true });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--scopes', 'tools:read tools:call'] });
+    const logs: unknown[] = [];
+    b.client.fallbackNotificationHandler = async (n) => void logs.push(n);
+    // initialize's answer is the stream that breaks (after its first event, a log message).
+    const r = await b.client.callTool({ name: 'time', arguments: {} });
+    expect(JSON.stringify(r.content)).toMatch(/\d{4}-\d\d-\d\d/);
+    await configure(w, { breakNextStream: true });
+    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'After the break?' } });
+    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
+    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'After the break?' })]);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.streamsResumed).toHaveLength(2);
+    expect(s.mcpRequests.filter((m) => m.method === 'GET').map((m) => m.status)).toEqual([200, 200]);
+    expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message' }));
+  });
+});
+
+describe('the lock wait (LANYARD_LOCK_WAIT)', () => {
+  it('a process that waits for another sign-in gives up after LANYARD_LOCK_WAIT, with one line; a malformed value is a usage error', async () => {
+    const c = await newClient('allow');
+    // Another process signing in to this server holds its lock.
+    const target = join(c.dir, 'locks', `protocol-${serverKeyOf(mcp)}`.replace(/[^A-Za-z0-9._-]/g, '_'));
+    await mkdir(join(c.dir, 'locks'), { recursive: true });
+    const release = await takeLock(target, { realpath: false, lockfilePath: `${target}.lock`, stale: 60_000, update: 5_000 });
+    try {
+      const started = Date.now();
+      const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list'], { env: c.env({ LANYARD_LOCK_WAIT: '1s' }) });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/cannot take the lock/);
+      // The default for a sign-in is the browser timeout (5m) and more: only the setting ends it this soon.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const bad = await w.run(['protocol', 'request', mcp, '--method', 'tools/list'], { env: c.env({ LANYARD_LOCK_WAIT: 'soon' }) });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/LANYARD_LOCK_WAIT: invalid duration "soon"/);
+    } finally {
+      await release();
+    }
   });
 });
 

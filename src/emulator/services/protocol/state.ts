@@ -94,6 +94,8 @@ export interface ProtocolSettings {
   rejectAllTokens: boolean;
   /** Serve /mcp without a token (clients and conformance tools that do not sign in). */
   open: boolean;
+  /** Close the next event stream after its first event, once (resumption with Last-Event-ID; not 2026-07-28). */
+  breakNextStream: boolean;
 }
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
@@ -110,6 +112,7 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   sse: false,
   rejectAllTokens: false,
   open: false,
+  breakNextStream: false,
 };
 
 export const SCOPES = ['tools:read', 'tools:call'] as const;
@@ -158,6 +161,8 @@ export interface Stats {
   /** Answers to the server's own requests (elicitation), as the client sent them. */
   clientAnswers: Array<{ method: string; result?: unknown; error?: unknown }>;
   thirdPartyChecks: number;
+  /** Event streams resumed with GET and Last-Event-ID. */
+  streamsResumed: Array<{ lastEventId: string }>;
 }
 
 export function emptyStats(): Stats {
@@ -173,6 +178,7 @@ export function emptyStats(): Stats {
     thirdPartyChecks: 0,
     sessionsEnded: 0,
     clientAnswers: [],
+    streamsResumed: [],
   };
 }
 
