@@ -21,6 +21,13 @@ import { serverKeyOf } from '../../src/core/protocol/endpoints.js';
 let w: World;
 let mcp: string;
 
+/** The host calls confirm; the server's question reaches it (as the only one so far) and its yes comes back as the tool's answer. */
+async function confirmThrough(b: Awaited<ReturnType<typeof hostBridge>>, question: string, asked: Record<string, unknown> = {}): Promise<void> {
+  const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question } });
+  expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
+  expect(b.elicitations).toEqual([expect.objectContaining({ message: question, ...asked })]);
+}
+
 useProtocolWorld((world, url) => {
   w = world;
   mcp = url;
@@ -35,9 +42,7 @@ describe('protocol bridge against the emulator', () => {
     const r = await b.client.callTool({ name: 'echo', arguments: { text: 'through the bridge' } });
     expect(JSON.stringify(r.content)).toContain('through the bridge');
     // The server asks the host (elicitation/create on the call's event stream); the host's answer is posted back.
-    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'Ship it?' } });
-    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
-    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'Ship it?' })]);
+    await confirmThrough(b, 'Ship it?');
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
     const s = await stats(w);
@@ -86,9 +91,7 @@ describe('protocol bridge: a stream that breaks', () => {
     const r = await b.client.callTool({ name: 'time', arguments: {} });
     expect(JSON.stringify(r.content)).toMatch(/\d{4}-\d\d-\d\d/);
     await configure(w, { breakNextStream: true });
-    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'After the break?' } });
-    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
-    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'After the break?' })]);
+    await confirmThrough(b, 'After the break?');
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
     const s = await stats(w);
@@ -139,9 +142,7 @@ describe('protocol bridge to a server of 2026-07-28 (stateless)', () => {
     const region = await b.client.callTool({ name: 'echo_region', arguments: { region: 'north' } });
     expect(JSON.stringify(region.content)).toContain('region: north');
     // input_required → elicitation/create to the host → its answer and the request state go back with the retry.
-    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'Ship it?' } });
-    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
-    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'Ship it?', mode: 'form' })]);
+    await confirmThrough(b, 'Ship it?', { mode: 'form' });
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
     const s = await stats(w);
