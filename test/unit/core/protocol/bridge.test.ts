@@ -139,4 +139,77 @@ describe('runBridge', () => {
     await done;
     expect(sent.map((m) => (m as JsonRpcResponseWire).error?.code)).toEqual([-32700, -32600]);
   });
+  it("a stateless server (2026-07-28): initialize answered from server/discover, the host's capabilities in _meta, an input request put to the host and withdrawn when the host cancels", async () => {
+    const replies: Record<string, (id: unknown) => unknown> = {
+      'server/discover': (id) => ({
+        jsonrpc: '2.0',
+        id,
+        result: {
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: {} },
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'stub', version: '2' } },
+        },
+      }),
+      'tools/list': (id) => ({ jsonrpc: '2.0', id, result: { resultType: 'complete', tools: [{ name: 'ask', inputSchema: { type: 'object' } }] } }),
+      'tools/call': (id) => ({
+        jsonrpc: '2.0',
+        id,
+        result: { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: 'Sure?' } } }, requestState: 's1' },
+      }),
+    };
+    stub.on(
+      'POST',
+      '/mcp',
+      (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        return { status: 200, body: replies[m.method]!(m.id) as object };
+      },
+      3,
+    );
+    const lines = hostLines();
+    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
+    const done = runBridge(
+      {
+        http,
+        clock,
+        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
+        loopbackTimeoutMs: 1000,
+        clientSecret: async () => undefined,
+        presentAuthorizationUrl: async () => undefined,
+      },
+      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+      { lines, send: (m) => void sent.push(m) },
+    );
+    const host = { name: 'host', version: '9' };
+    lines.push({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: host } });
+    lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    lines.push({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } });
+    await until(() => sent.some((m) => 'method' in m && m.method === 'elicitation/create'));
+    expect(sent[0]).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stub', version: '2' } },
+    });
+    const asked = sent.find((m) => 'method' in m && m.method === 'elicitation/create') as JsonRpcRequestWire;
+    expect(asked.params).toEqual({ message: 'Sure?' });
+    lines.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    await until(() => sent.some((m) => 'method' in m && m.method === 'notifications/cancelled'));
+    lines.end();
+    await done;
+    expect(sent.find((m) => 'method' in m && m.method === 'notifications/cancelled')).toMatchObject({ params: { requestId: asked.id } });
+    // The host's request was cancelled: no answer to it.
+    expect(sent.filter((m) => !('method' in m) && m.id === 2)).toEqual([]);
+    const call = stub.requests.find((r) => r.body.includes('"tools/call"'))!;
+    expect(call.headers['mcp-method']).toBe('tools/call');
+    expect(call.headers['mcp-name']).toBe('ask');
+    expect(call.headers['mcp-protocol-version']).toBe('2026-07-28');
+    expect(JSON.parse(call.body).params._meta).toEqual({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': host,
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+    });
+    // notifications/initialized and notifications/cancelled were not posted (the revision takes no notifications).
+    expect(stub.requests).toHaveLength(3);
+  });
 });
