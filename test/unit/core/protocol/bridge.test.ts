@@ -49,6 +49,26 @@ function hostLines() {
   };
 }
 
+/** A bridge to the stub's /mcp (ports as given, else ones that never sign in), with the host's lines and what it sent the host. */
+function plainBridge(deps: Partial<Parameters<typeof runBridge>[0]> = {}) {
+  const lines = hostLines();
+  const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
+  const done = runBridge(
+    {
+      http,
+      clock,
+      credentials: new ProtocolCredentials(new MemoryCredentialStore()),
+      loopbackTimeoutMs: 1000,
+      clientSecret: async () => undefined,
+      presentAuthorizationUrl: async () => undefined,
+      ...deps,
+    },
+    { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+    { lines, send: (m) => void sent.push(m) },
+  );
+  return { lines, sent, done };
+}
+
 const until = async (ok: () => boolean) => {
   for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
   expect(ok()).toBe(true);
@@ -60,30 +80,20 @@ describe('runBridge', () => {
     stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer realm="x"' }, body: {} }, 2);
     stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 });
     stub.on('POST', '/register', { status: 201, body: { client_id: 'dyn-1', token_endpoint_auth_method: 'none' } });
-    const lines = hostLines();
-    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
     const notes: string[] = [];
     const remedies: unknown[] = [];
     const presented: string[] = [];
     const ac = new AbortController();
-    const done = runBridge(
-      {
-        http,
-        clock,
-        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-        loopbackTimeoutMs: 300_000,
-        clientSecret: async () => undefined,
-        signal: ac.signal,
-        notify: (l, remedy) => {
-          notes.push(l);
-          if (remedy) remedies.push(remedy);
-        },
-        // The user never comes back from the browser.
-        presentAuthorizationUrl: async (url) => void presented.push(url),
+    const { lines, sent, done } = plainBridge({
+      loopbackTimeoutMs: 300_000,
+      signal: ac.signal,
+      notify: (l, remedy) => {
+        notes.push(l);
+        if (remedy) remedies.push(remedy);
       },
-      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-      { lines, send: (m) => void sent.push(m) },
-    );
+      // The user never comes back from the browser.
+      presentAuthorizationUrl: async (url) => void presented.push(url),
+    });
     lines.push({
       jsonrpc: '2.0',
       id: 7,
@@ -119,20 +129,7 @@ describe('runBridge', () => {
   });
 
   it('a line that is not JSON, and a value that is not JSON-RPC, get their JSON-RPC errors; stdout gets nothing else', async () => {
-    const lines = hostLines();
-    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
-    const done = runBridge(
-      {
-        http,
-        clock,
-        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-        loopbackTimeoutMs: 1000,
-        clientSecret: async () => undefined,
-        presentAuthorizationUrl: async () => undefined,
-      },
-      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-      { lines, send: (m) => void sent.push(m) },
-    );
+    const { lines, sent, done } = plainBridge();
     lines.raw('{not json');
     lines.push({ hello: 'world' });
     lines.end();
@@ -167,20 +164,7 @@ describe('runBridge', () => {
       },
       3,
     );
-    const lines = hostLines();
-    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
-    const done = runBridge(
-      {
-        http,
-        clock,
-        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-        loopbackTimeoutMs: 1000,
-        clientSecret: async () => undefined,
-        presentAuthorizationUrl: async () => undefined,
-      },
-      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-      { lines, send: (m) => void sent.push(m) },
-    );
+    const { lines, sent, done } = plainBridge();
     const host = { name: 'host', version: '9' };
     lines.push({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: host } });
     lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
