@@ -79,6 +79,12 @@ export interface Context {
   credentialStorageWaiting(): Promise<void>;
   /** The cross-process lock of the config directory (refreshes and store writes hold it). */
   credentialLock(): Promise<CredentialLock>;
+  /**
+   * How long to wait for a lock another process holds (a refresh, a sign-in)
+   * before failing: LANYARD_LOCK_WAIT, else this (set by commands whose
+   * sign-in can outlast the default, before they take the lock), else 60 s.
+   */
+  lockWaitMs?: number;
   /** warn(), at most once per process for a given key (the keychain fallback is said once, whoever notices it). */
   warnOnce(key: string, text: string): void;
   browser(): Promise<Browser>;
@@ -212,7 +218,10 @@ export function createContext(o: ContextOptions): Context {
       return p;
     },
     credentialLock() {
-      lockP ??= Promise.all([import('../core/credentials/lock.js'), ctx.configPath()]).then(([{ FileLock }, path]) => new FileLock(dirname(path)));
+      lockP ??= Promise.all([import('../core/credentials/lock.js'), ctx.configPath()]).then(([{ FileLock }, path]) => {
+        const waitMs = o.env.LANYARD_LOCK_WAIT ? parseDuration(o.env.LANYARD_LOCK_WAIT, 'LANYARD_LOCK_WAIT') : ctx.lockWaitMs;
+        return new FileLock(dirname(path), waitMs === undefined ? {} : { waitMs });
+      });
       return lockP;
     },
     config() {

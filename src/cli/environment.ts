@@ -30,6 +30,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['LANYARD_INSECURE_STORAGE=1', 'credentials in a 0600 file, not the keychain'],
   ['LANYARD_KEYCHAIN=off', 'never use the OS keychain'],
   ['LANYARD_KEYCHAIN_TIMEOUT_MS', 'wait for the keychain (default 3000)'],
+  ['LANYARD_LOCK_WAIT', "wait for another process's lock (default 60s)"],
   ['LANYARD_KEYCHAIN_PREFETCH=0', 'the launcher does not open the keychain early'],
   ['LANYARD_PAGER, PAGER', 'pager of long output on a terminal (empty: none)'],
   ['LANYARD_BROWSER, BROWSER', 'command that opens sign-in URLs'],

@@ -14,9 +14,19 @@ import { join } from 'node:path';
 import { BIN, cleanEnv, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
 import { CONSENT_BROWSER, configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
 import { hostBridge } from './bridge-helpers.js';
+import { lock as takeLock } from 'proper-lockfile';
+import { mkdir } from 'node:fs/promises';
+import { serverKeyOf } from '../../src/core/protocol/endpoints.js';
 
 let w: World;
 let mcp: string;
+
+/** The host calls confirm; the server's question reaches it (as the only one so far) and its yes comes back as the tool's answer. */
+async function confirmThrough(b: Awaited<ReturnType<typeof hostBridge>>, question: string, asked: Record<string, unknown> = {}): Promise<void> {
+  const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question } });
+  expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
+  expect(b.elicitations).toEqual([expect.objectContaining({ message: question, ...asked })]);
+}
 
 useProtocolWorld((world, url) => {
   w = world;
@@ -32,9 +42,7 @@ describe('protocol bridge against the emulator', () => {
     const r = await b.client.callTool({ name: 'echo', arguments: { text: 'through the bridge' } });
     expect(JSON.stringify(r.content)).toContain('through the bridge');
     // The server asks the host (elicitation/create on the call's event stream); the host's answer is posted back.
-    const confirmed = await b.client.callTool({ name: 'confirm', arguments: { question: 'Ship it?' } });
-    expect(JSON.stringify(confirmed.content)).toContain('confirmed: true');
-    expect(b.elicitations).toEqual([expect.objectContaining({ message: 'Ship it?' })]);
+    await confirmThrough(b, 'Ship it?');
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
     const s = await stats(w);
@@ -67,6 +75,101 @@ describe('protocol bridge against the emulator', () => {
     const r = await b.client.callTool({ name: 'time', arguments: {} });
     expect(JSON.stringify(r.content)).toMatch(/\d{4}-\d\d-\d\d/);
     expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message', params: { level: 'info', data: 'handling tools/call' } }));
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+  });
+});
+
+describe('protocol bridge: a stream that breaks', () => {
+  it('is resumed with Last-Event-ID: the answer, and an elicitation asked after the break, still arrive', async () => {
+    await configure(w, { sse: true, breakNextStream: true });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--scopes', 'tools:read tools:call'] });
+    const logs: unknown[] = [];
+    b.client.fallbackNotificationHandler = async (n) => void logs.push(n);
+    // initialize's answer is the stream that breaks (after its first event, a log message).
+    const r = await b.client.callTool({ name: 'time', arguments: {} });
+    expect(JSON.stringify(r.content)).toMatch(/\d{4}-\d\d-\d\d/);
+    await configure(w, { breakNextStream: true });
+    await confirmThrough(b, 'After the break?');
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.streamsResumed).toHaveLength(2);
+    expect(s.mcpRequests.filter((m) => m.method === 'GET').map((m) => m.status)).toEqual([200, 200]);
+    expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message' }));
+  });
+});
+
+describe('the lock wait (LANYARD_LOCK_WAIT)', () => {
+  it('a process that waits for another sign-in gives up after LANYARD_LOCK_WAIT, with one line; a malformed value is a usage error', async () => {
+    const c = await newClient('allow');
+    // Another process signing in to this server holds its lock.
+    const target = join(c.dir, 'locks', `protocol-${serverKeyOf(mcp)}`.replace(/[^A-Za-z0-9._-]/g, '_'));
+    await mkdir(join(c.dir, 'locks'), { recursive: true });
+    const release = await takeLock(target, { realpath: false, lockfilePath: `${target}.lock`, stale: 60_000, update: 5_000 });
+    try {
+      const started = Date.now();
+      const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list'], { env: c.env({ LANYARD_LOCK_WAIT: '1s' }) });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/cannot take the lock/);
+      // The default for a sign-in is the browser timeout (5m) and more: only the setting ends it this soon.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const bad = await w.run(['protocol', 'request', mcp, '--method', 'tools/list'], { env: c.env({ LANYARD_LOCK_WAIT: 'soon' }) });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/LANYARD_LOCK_WAIT: invalid duration "soon"/);
+    } finally {
+      await release();
+    }
+  });
+});
+
+describe('protocol bridge to a server of 2026-07-28 (stateless)', () => {
+  it('the host speaks initialize and sessions; the server gets server/discover, stateless requests with its headers, and the host answers the input request', async () => {
+    await configure(w, { revision: '2026-07-28' });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--scopes', 'tools:read tools:call'] });
+    // initialize was answered from server/discover.
+    expect(b.client.getServerVersion()).toEqual({ name: 'lanyard-emulator-tools', version: '1.0.0' });
+    expect(b.client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(b.client.getInstructions()).toMatch(/echo_region/);
+    await b.client.ping();
+    const tools = await b.client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'time', 'confirm', 'echo_region']);
+    const r = await b.client.callTool({ name: 'echo', arguments: { text: 'stateless' } });
+    expect(JSON.stringify(r.content)).toContain('stateless');
+    // The server checks Mcp-Param-Region against the argument: the bridge read the tool's schema.
+    const region = await b.client.callTool({ name: 'echo_region', arguments: { region: 'north' } });
+    expect(JSON.stringify(region.content)).toContain('region: north');
+    // input_required → elicitation/create to the host → its answer and the request state go back with the retry.
+    await confirmThrough(b, 'Ship it?', { mode: 'form' });
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: true } } }]);
+    const answered = s.mcpRequests.filter((m) => m.status === 200).map((m) => m.method);
+    expect(answered).toContain('server/discover');
+    expect(answered).not.toContain('initialize');
+    expect(answered).not.toContain('ping');
+    expect(s.mcpRequests.filter((m) => m.status >= 400 && m.status !== 401)).toEqual([]);
+    expect(s.sessionsEnded).toBe(0);
+    expect(await c.urls()).toHaveLength(1);
+    expect(b.stderr()).not.toMatch(/ctxat_|ctxrt_/);
+  });
+
+  it("a host that declines: the server hears the decline; log messages follow the host's logging/setLevel", async () => {
+    await configure(w, { revision: '2026-07-28', open: true, sse: true });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env(), elicit: () => ({ action: 'decline' }) });
+    const logs: unknown[] = [];
+    b.client.fallbackNotificationHandler = async (n) => void logs.push(n);
+    await b.client.callTool({ name: 'time', arguments: {} });
+    expect(logs).toEqual([]);
+    await b.client.setLoggingLevel('info');
+    await b.client.callTool({ name: 'time', arguments: {} });
+    expect(logs).toContainEqual(expect.objectContaining({ method: 'notifications/message', params: { level: 'info', data: 'handling tools/call' } }));
+    const declined = await b.client.callTool({ name: 'confirm', arguments: { question: 'Really?' } });
+    expect(JSON.stringify(declined.content)).toContain('the user chose decline');
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
   });

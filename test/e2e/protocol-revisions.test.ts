@@ -46,6 +46,86 @@ describe('each revision', () => {
   }
 });
 
+describe('2026-07-28 (stateless)', () => {
+  it('no handshake and no session: server/discover, tools/list, a tool with an Mcp-Param header, a multi round-trip elicitation', async () => {
+    await configure(w, { revision: '2026-07-28' });
+    const c = await newClient('allow');
+    const run = (...a: string[]) => w.run(['protocol', 'request', mcp, ...a], { env: c.env() });
+    const list = await run('--method', 'tools/list', '--json');
+    expect(list.code, list.stderr).toBe(0);
+    const listed = JSON.parse(list.stdout).result;
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'time', 'confirm', 'echo_region']);
+    expect(listed).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+    // The server checks Mcp-Param-Region against arguments.region (400 -32020 when missing or different).
+    const region = await run('--method', 'tools/call', '--params', '{"name":"echo_region","arguments":{"region":"eu-west 1"}}', '--json');
+    expect(region.code, region.stderr).toBe(0);
+    expect(JSON.parse(region.stdout).result.content[0].text).toBe('region: eu-west 1');
+    // confirm answers input_required (an elicitation and a request state); the retry carries the answer and the state.
+    const confirm = await run(
+      '--elicitation',
+      'defaults',
+      '--method',
+      'tools/call',
+      '--params',
+      '{"name":"confirm","arguments":{"question":"Ship?"}}',
+      '--json',
+    );
+    expect(confirm.code, confirm.stderr).toBe(0);
+    expect(JSON.parse(confirm.stdout).result.content[0].text).toBe('confirmed: false');
+    const discover = await run();
+    expect(discover.code, discover.stderr).toBe(0);
+    expect(discover.stdout).toMatch(/protocol:\s+2026-07-28/);
+    expect(discover.stdout).toMatch(/server:\s+lanyard-emulator-tools 1\.0\.0/);
+    expect(discover.stdout).not.toMatch(/session:/);
+    const s = await stats(w);
+    expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: false } } }]);
+    expect(s.sessionsEnded).toBe(0);
+    const ok = s.mcpRequests.filter((m) => m.status === 200);
+    expect(ok.map((m) => m.method)).not.toContain('initialize');
+    expect(new Set(ok.map((m) => m.version))).toEqual(new Set(['2026-07-28']));
+    // Two sign-ins for the four commands: tools:read, then the step-up to tools:call (403 insufficient_scope); the tokens were used again after that.
+    expect(await c.urls()).toHaveLength(2);
+  });
+
+  it('the server refuses what the revision forbids: a missing header, a forged request state, initialize', async () => {
+    await configure(w, { revision: '2026-07-28', open: true });
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const post = async (body: Record<string, unknown>, headers: Record<string, string>) => {
+      const r = await fetch(mcp, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, ...body }),
+      });
+      return { status: r.status, body: (await r.json()) as { result?: Record<string, unknown>; error?: { code: number; data?: unknown } } };
+    };
+    const std = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo_region' };
+    const call = { method: 'tools/call', params: { name: 'echo_region', arguments: { region: 'x' }, _meta: meta } };
+    expect(await post(call, std)).toMatchObject({ status: 400, body: { error: { code: -32020 } } });
+    expect(await post(call, { ...std, 'mcp-param-region': '=?base64?eA==?=' })).toMatchObject({ status: 200, body: { result: { resultType: 'complete' } } });
+    const ask = { method: 'tools/call', params: { name: 'confirm', arguments: { question: 'Q' }, _meta: meta } };
+    const first = await post(ask, { ...std, 'mcp-name': 'confirm' });
+    expect(first.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } });
+    const state = String(first.body.result!.requestState);
+    const retry = (requestState: string) =>
+      post(
+        { ...ask, params: { ...ask.params, requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } } },
+        { ...std, 'mcp-name': 'confirm' },
+      );
+    expect(await retry(`${state.slice(0, -2)}xx`)).toMatchObject({ status: 400, body: { error: { code: -32602 } } });
+    expect((await retry(state)).body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'confirmed: true' }] });
+    const noCaps = await post(
+      { ...ask, params: { ...ask.params, _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': {} } } },
+      { ...std, 'mcp-name': 'confirm' },
+    );
+    expect(noCaps).toMatchObject({ status: 400, body: { error: { code: -32021, data: { requiredCapabilities: { elicitation: {} } } } } });
+    const init = await post(
+      { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } },
+      {},
+    );
+    expect(init).toMatchObject({ status: 400, body: { error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2025-11-25' } } } });
+  });
+});
+
 describe('requests from the server', () => {
   const confirm = ['--method', 'tools/call', '--params', '{"name":"confirm","arguments":{"question":"Deploy?"}}', '--json'];
 

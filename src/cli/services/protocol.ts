@@ -32,9 +32,14 @@ export interface ProtocolClientAuthOptions {
   idpClientId?: string;
 }
 
+/** The lock wait when nothing says otherwise (FileLock's default). */
+const LOCK_WAIT_MS = 60_000;
+
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
-  const [http, store, lock] = await Promise.all([ctx.http(), ctx.credentials(), ctx.credentialLock()]);
   const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
+  // A sign-in holds the server's lock while the browser is out: another process (a second bridge) waits that long, and a little more.
+  ctx.lockWaitMs ??= Math.max(LOCK_WAIT_MS, timeoutMs + LOCK_WAIT_MS / 2);
+  const [http, store, lock] = await Promise.all([ctx.http(), ctx.credentials(), ctx.credentialLock()]);
   const mode = o.stdinIsMessages ? 'decline' : elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {

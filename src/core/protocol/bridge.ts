@@ -8,8 +8,18 @@
  * host, whose answers are posted back. A host request that waits on a sign-in
  * longer than `signInWaitMs` is answered with an error (the host would time
  * out otherwise) while the sign-in goes on. Takes its ports; prints nothing.
+ *
+ * A server of the stateless revision 2026-07-28 (no handshake, no session)
+ * is found by the probe the revision names for stdio, `server/discover`, sent
+ * when the host says `initialize`: the host (which speaks a revision with
+ * the handshake) gets an `initialize` answer made from the discovery, each
+ * of its requests goes out statelessly with `_meta` (its own client info and
+ * capabilities) and the `Mcp-*` headers, and the server's input requests
+ * (SEP-2322) become requests to the host whose answers go back with the
+ * request state. A server that refuses the probe gets the handshake as before.
  */
 import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
+import { Protocol } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import { AuthorizedSession, type ProtocolCallOptions, type ProtocolSessionDeps } from './session.js';
 import { classify } from './jsonrpc.js';
@@ -41,17 +51,41 @@ export interface BridgeOptions extends Omit<ProtocolCallOptions, 'method' | 'par
   readonly signInWaitMs: number;
 }
 
-type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification'>;
+type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification' | 'answerInput'>;
 
 /** Runs until the host closes stdin (or the signal aborts); then ends the server's session. */
 export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts): Promise<void> {
   const watch = new AuthWatch(deps);
   let userAsked = false;
+  /** How the server is spoken to: not known before the host's initialize, then with a session or stateless (2026-07-28). */
+  let mode: 'unknown' | 'session' | 'stateless' = 'unknown';
+  /** The host's `logging/setLevel`, carried in each stateless request's `_meta` (the revision has no such method). */
+  let logLevel: unknown;
+  /** Input requests of a stateless server put to the host, by the id the bridge gave them. */
+  const asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
+  let askedSeq = 0;
   const session = new AuthorizedSession(
     {
       ...deps,
       relay: (m) => ports.send(m),
       authorizing: () => watch.begin(),
+      answerInput: (method, params, signal) =>
+        new Promise<unknown>((resolve) => {
+          const id = `lanyard-input-${++askedSeq}`;
+          const give = (r: JsonRpcResponseWire | undefined) => {
+            asked.delete(id);
+            signal?.removeEventListener('abort', onAbort);
+            resolve(r && !r.error ? r.result : undefined);
+          };
+          const onAbort = () => {
+            ports.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the request was cancelled' } });
+            give(undefined);
+          };
+          if (signal?.aborted) return resolve(undefined);
+          signal?.addEventListener('abort', onAbort, { once: true });
+          asked.set(id, give);
+          ports.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+        }),
       async presentAuthorizationUrl(url) {
         userAsked = true;
         await deps.presentAuthorizationUrl(url);
@@ -75,6 +109,11 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
     if (!('method' in m) || id === undefined || id === null) {
       try {
         await after;
+        if (mode === 'stateless' || (!('method' in m) && m.id !== null && asked.has(String(m.id)))) {
+          // The host's answer to an input request; a stateless server takes no notifications (cancellation closes the stream).
+          if (!('method' in m)) asked.get(String(m.id))?.(m);
+          return;
+        }
         // The session's initialize has sent it already.
         if ('method' in m && m.method === 'notifications/initialized' && initialized) return;
         await session.send(m);
@@ -90,7 +129,20 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
     try {
       const answer = (async () => {
         await after;
+        if (mode === 'stateless') return statelessRequest(req, ac.signal);
         if (req.method !== 'initialize') return session.send(req, ac.signal);
+        // The probe of 2026-07-28 (server/discover); a refusal that is not one of that revision's errors: the handshake.
+        const host = (req.params ?? {}) as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown };
+        session.client = {
+          clientInfo: isClientInfo(host.clientInfo) ? host.clientInfo : o.clientInfo,
+          capabilities: host.capabilities && typeof host.capabilities === 'object' ? (host.capabilities as Record<string, unknown>) : {},
+        };
+        const discovered = await session.stateless('server/discover', undefined, ac.signal);
+        if (discovered) {
+          mode = 'stateless';
+          return discovered.error ? discovered : { ...discovered, result: initializeAnswer(discovered.result, host.protocolVersion) };
+        }
+        mode = 'session';
         const r = await session.initialize(req.params);
         initialized = !r.error;
         return r;
@@ -126,6 +178,23 @@ export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts
       answered.abort();
       if (inFlight.get(req.id) === ac) inFlight.delete(req.id);
     }
+  };
+
+  /** One host request to a stateless server; ping and logging/setLevel (gone from the revision) are answered here. */
+  const statelessRequest = async (req: JsonRpcRequestWire & { id: string | number }, signal: AbortSignal): Promise<JsonRpcResponseWire> => {
+    if (req.method === 'ping') return { jsonrpc: '2.0', id: req.id, result: {} };
+    if (req.method === 'logging/setLevel') {
+      logLevel = (req.params as { level?: unknown } | undefined)?.level;
+      return { jsonrpc: '2.0', id: req.id, result: {} };
+    }
+    let params = req.params;
+    if (logLevel !== undefined) {
+      const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+      params = { ...p, _meta: { ...((p._meta as object | undefined) ?? {}), 'io.modelcontextprotocol/logLevel': logLevel } };
+    }
+    const r = await session.stateless(req.method, params, signal);
+    if (!r) throw new LanyardError('protocol_error', `${o.serverUrl} stopped answering as a stateless server`);
+    return r;
   };
 
   const onMessage = (value: unknown): void => {
@@ -246,6 +315,26 @@ function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
+}
+
+function isClientInfo(v: unknown): v is { name: string; version: string } {
+  return !!v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { version?: unknown }).version === 'string';
+}
+
+/**
+ * The host's `initialize` answered from a stateless server's discovery: the
+ * revision the host asked for when Lanyard speaks it (else Lanyard's newest
+ * with the handshake), the server's capabilities, identity and instructions.
+ */
+function initializeAnswer(discovered: unknown, asked: unknown): Record<string, unknown> {
+  const d = (discovered ?? {}) as { capabilities?: unknown; instructions?: unknown; _meta?: Record<string, unknown> };
+  const serverInfo = d._meta?.['io.modelcontextprotocol/serverInfo'];
+  return {
+    protocolVersion: (Protocol.revisions as readonly unknown[]).includes(asked) ? asked : Protocol.revisions[0],
+    capabilities: d.capabilities && typeof d.capabilities === 'object' ? d.capabilities : {},
+    serverInfo: isClientInfo(serverInfo) ? serverInfo : { name: 'lanyard-bridge', version: '0' },
+    ...(typeof d.instructions === 'string' ? { instructions: d.instructions } : {}),
+  };
 }
 
 /** A one-line reason for the host and the log (no stack, no body beyond the error's own message). */

@@ -36,7 +36,7 @@ import {
 } from './jsonrpc.js';
 import type { StoredTokens } from './store.js';
 import { OAuthErrorCode } from './token.js';
-import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta } from './stateless.js';
+import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta, type ClientDescription } from './stateless.js';
 
 /** What the user answers to a server's `elicitation/create` (the protocol's ElicitResult). */
 export interface ElicitResult {
@@ -57,6 +57,12 @@ export interface ProtocolSessionDeps extends ProtocolAuthDeps {
   relay?(message: JsonRpcRequestWire): void;
   /** Told when the session starts to refresh or authorize; the returned function when that is over. */
   authorizing?(): () => void;
+  /**
+   * Answers a stateless server's input requests (SEP-2322: elicitation,
+   * sampling, roots) instead of `elicit` — the bridge asks its host;
+   * undefined leaves the request unanswered.
+   */
+  answerInput?(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
 }
 
 export interface ProtocolCallOptions {
@@ -154,12 +160,15 @@ export class AuthorizedSession {
   /** A stateless server answered (a refusal is now an error, not a sign of the handshake). */
   #statelessKnown = false;
   #listener?: { stop(): void; done: Promise<unknown> };
+  /** Who stateless requests speak for (`_meta` clientInfo and capabilities): Lanyard, or the bridge's host. */
+  client: ClientDescription;
 
   constructor(
     readonly deps: ProtocolSessionDeps,
     readonly o: ProtocolCallOptions,
   ) {
     this.state = { signal: deps.signal };
+    this.client = { clientInfo: o.clientInfo, capabilities: CAPABILITIES };
   }
 
   async start(): Promise<void> {
@@ -183,18 +192,18 @@ export class AuthorizedSession {
    * met (the user answers elicitations) and the request sent again with the
    * answers and the server's request state, up to MAX_INPUT_ROUNDS.
    */
-  async stateless(method: string, params?: unknown): Promise<JsonRpcResponseWire | undefined> {
+  async stateless(method: string, params?: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
     this.state.revision = this.o.revision ?? Protocol.statelessRevisions[0];
     let extra: Record<string, string> = {};
     if (method === 'tools/call') {
       const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
-      const tool = await this.#findTool(p.name);
+      const tool = await this.#findTool(p.name, signal);
       if (tool === HANDSHAKE) return undefined;
       extra = paramHeaders(tool?.inputSchema, p.arguments);
     }
     let next = params;
     for (let round = 0; ; round++) {
-      const r = await this.#statelessRequest(method, next, extra);
+      const r = await this.#statelessRequest(method, next, extra, signal);
       if (r === HANDSHAKE) return undefined;
       // A server that answers server/discover without the versions it speaks took the request under an older revision's rules.
       if (method === 'server/discover' && !Array.isArray((r.result as { supportedVersions?: unknown } | undefined)?.supportedVersions)) {
@@ -209,7 +218,7 @@ export class AuthorizedSession {
       }
       // Each retry starts from the original params: answers and state belong to this round only.
       const base = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
-      const inputResponses = await this.#inputResponses(result.inputRequests);
+      const inputResponses = await this.#inputResponses(result.inputRequests, signal);
       next = {
         ...base,
         ...(inputResponses ? { inputResponses } : {}),
@@ -219,10 +228,10 @@ export class AuthorizedSession {
   }
 
   /** The tool's definition from tools/list (following pages), undefined when not listed. */
-  async #findTool(name: unknown): Promise<{ inputSchema?: unknown } | undefined | typeof HANDSHAKE> {
+  async #findTool(name: unknown, signal?: AbortSignal): Promise<{ inputSchema?: unknown } | undefined | typeof HANDSHAKE> {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await this.#statelessRequest('tools/list', cursor === undefined ? undefined : { cursor }, {});
+      const r = await this.#statelessRequest('tools/list', cursor === undefined ? undefined : { cursor }, {}, signal);
       if (r === HANDSHAKE) return HANDSHAKE;
       const result = (r.result ?? {}) as { tools?: unknown; nextCursor?: unknown };
       const tools = Array.isArray(result.tools) ? (result.tools as Array<{ name?: unknown; inputSchema?: unknown }>) : [];
@@ -235,12 +244,17 @@ export class AuthorizedSession {
   }
 
   /** The client's answers to an input_required result's requests, by key (a request Lanyard cannot answer is left out). */
-  async #inputResponses(requests: unknown): Promise<Record<string, unknown> | undefined> {
+  async #inputResponses(requests: unknown, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     if (!requests || typeof requests !== 'object') return undefined;
     const out: Record<string, unknown> = {};
     for (const [key, req] of Object.entries(requests as Record<string, unknown>)) {
       const r = (req ?? {}) as { method?: unknown; params?: unknown };
-      const answer = typeof r.method === 'string' ? await this.#inputAnswer(r.method, r.params) : undefined;
+      const answer =
+        typeof r.method !== 'string'
+          ? undefined
+          : this.deps.answerInput
+            ? await this.deps.answerInput(r.method, r.params, signal)
+            : await this.#inputAnswer(r.method, r.params);
       if (answer !== undefined) out[key] = answer;
     }
     return out;
@@ -263,19 +277,20 @@ export class AuthorizedSession {
    * lists; any other refusal before that shows a server that needs the
    * handshake (HANDSHAKE).
    */
-  async #statelessRequest(method: string, params: unknown, extra: Record<string, string>): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
+  async #statelessRequest(
+    method: string,
+    params: unknown,
+    extra: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
+    const stateNow = this.#stateWith(signal);
     for (let retried = false; ; retried = true) {
       const revision = this.state.revision!;
-      const message: JsonRpcRequestWire = {
-        jsonrpc: '2.0',
-        id: randomUUID(),
-        method,
-        params: withRequestMeta(params, revision, { clientInfo: this.o.clientInfo, capabilities: CAPABILITIES }),
-      };
-      const res = await this.#send(message, { ...standardHeaders(method, params), ...extra });
+      const message: JsonRpcRequestWire = { jsonrpc: '2.0', id: randomUUID(), method, params: withRequestMeta(params, revision, this.client) };
+      const res = await this.#send(message, { ...standardHeaders(method, params), ...extra }, stateNow);
       if (res.status >= 200 && res.status <= 299) {
         this.#statelessKnown = true;
-        return this.#answerOf(res, message.id!);
+        return this.#answerOf(res, message.id!, stateNow);
       }
       const body = await res.text().catch(() => '');
       let parsed: unknown = body;

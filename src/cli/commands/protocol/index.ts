@@ -13,6 +13,9 @@ stdout carries only JSON-RPC messages; every notice (the sign-in URL, errors,
 --debug traces) goes to stderr, which hosts show in their logs. Tokens are kept
 in the OS keychain (else the 0600 credentials file) and refreshed; bridges
 started together for one server share one sign-in and one refresh.
+Servers of every revision Lanyard speaks: a stateless 2026-07-28 server
+(found with server/discover) is spoken to without a session while the host
+keeps its initialize; the server's input requests go to the host.
 
 Host configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
   {

@@ -11,7 +11,17 @@ import { ProtocolServer } from './mcp.js';
 import { DEFAULT_SETTINGS, EMU_REVISIONS, ProtocolState, SCOPES, SEED_CLIENTS, type EmuRevision, type ProtocolSettings } from './state.js';
 import { ThirdPartyAuthServer, THIRD_PARTY_PREFIX } from './third-party.js';
 
-const BOOL_KEYS = ['metadata', 'registration', 'resourceMetadata', 'thirdParty', 'sse', 'rejectAllTokens', 'loseNextSession'] as const;
+const BOOL_KEYS = [
+  'metadata',
+  'registration',
+  'resourceMetadata',
+  'thirdParty',
+  'sse',
+  'rejectAllTokens',
+  'loseNextSession',
+  'open',
+  'breakNextStream',
+] as const;
 const TTL_KEYS = { accessTokenTtl: 'accessTokenTtlSec', refreshTokenTtl: 'refreshTokenTtlSec', thirdPartyTokenTtl: 'thirdPartyTokenTtlSec' } as const;
 
 export function createProtocolService(env: EmulatorEnv): EmulatorService {

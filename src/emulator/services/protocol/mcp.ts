@@ -9,38 +9,38 @@ import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
 import { DEFAULT_SCOPE, type EmuAccessToken, type ProtocolState } from './state.js';
+import { STATELESS_REVISION, StatelessServer } from './stateless.js';
+import { EventStreams, type EventStream } from './streams.js';
 import type { ThirdPartyAuthServer } from './third-party.js';
+import { CONFIRM_SCHEMA, SERVER_INFO, callTool, toolsOf } from './tools.js';
 
-const SERVER_INFO = { name: 'lanyard-emulator-tools', version: '1.0.0' };
-const TOOLS = [
-  { name: 'echo', description: 'Returns the text it is given.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
-  { name: 'time', description: 'Returns the emulator clock as an ISO date.', inputSchema: { type: 'object', properties: {} } },
-  {
-    name: 'confirm',
-    description: 'Asks the user a yes/no question (elicitation) and returns the answer (revisions 2025-06-18 and later).',
-    inputSchema: { type: 'object', properties: { question: { type: 'string' } } },
-  },
-];
 /** How long the confirm tool waits for the client's answer. */
 const ELICITATION_WAIT_MS = 30_000;
 /** Scope each method needs. */
 const METHOD_SCOPE: Record<string, string | undefined> = { 'tools/list': 'tools:read', 'tools/call': 'tools:call' };
+/** The caller of a server that asks for no token (the `open` switch). */
+const OPEN_CALLER: EmuAccessToken = { clientId: 'anonymous', scope: 'tools:read tools:call', expiresAt: Number.POSITIVE_INFINITY, family: '', revoked: false };
 
 export class ProtocolServer {
   /** Elicitations in flight: request id → what to do with the client's answer. */
   readonly #pending = new Map<string, (answer: { result?: unknown; error?: unknown }) => void>();
-  #eventId = 0;
+  readonly #streams = new EventStreams();
+  readonly #stateless: StatelessServer;
 
   constructor(
     readonly state: ProtocolState,
     readonly as: ProtocolAuthServer,
     readonly thirdParty: ThirdPartyAuthServer,
-  ) {}
+  ) {
+    this.#stateless = new StatelessServer(state);
+  }
 
   register(router: Router): void {
     router.post(MCP_PATH, (req, res) => this.#post(req, res));
-    router.get(MCP_PATH, (_req, res) => res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST, DELETE' }));
+    router.get(MCP_PATH, (req, res) => this.#get(req, res));
     router.delete(MCP_PATH, (req, res) => {
+      // 2026-07-28 has no sessions to end.
+      if (this.state.settings.revision === STATELESS_REVISION) return res.json(405, { message: 'this server has no sessions' }, { allow: 'POST' });
       const id = req.header(Protocol.sessionHeader);
       if (!this.#bearer(req, res, 'DELETE')) return;
       if (!id || !this.state.sessions.delete(id)) return res.json(404, { message: 'unknown session' });
@@ -51,13 +51,20 @@ export class ProtocolServer {
 
   #challenge(extra = ''): string {
     const rm = this.as.servesResourceMetadata() ? `, resource_metadata="${this.as.baseUrl()}${Protocol.resourceMetadataPath}${MCP_PATH}"` : '';
-    // 2025-11-25: the scope a request needs is named in the challenge (unless the error names its own).
-    const scope = this.state.settings.revision === '2025-11-25' && !extra.includes('scope=') ? `, scope="${DEFAULT_SCOPE}"` : '';
+    // From 2025-11-25 on: the scope a request needs is named in the challenge (unless the error names its own).
+    const scope =
+      (this.state.settings.revision === '2025-11-25' || this.state.settings.revision === STATELESS_REVISION) && !extra.includes('scope=')
+        ? `, scope="${DEFAULT_SCOPE}"`
+        : '';
     return `Bearer realm="ctx-emulator"${rm}${scope}${extra}`;
   }
 
   /** The caller's token, or undefined after answering 401. */
   #bearer(req: EmuRequest, res: EmuResponse, method: string): EmuAccessToken | undefined {
+    if (this.state.settings.open) {
+      this.state.stats.mcpRequests.push({ method, status: 200, auth: 'none' });
+      return OPEN_CALLER;
+    }
     const auth = req.header('authorization') ?? '';
     const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(auth.trim());
     const record = (status: number, kind: 'none' | 'bearer') => this.state.stats.mcpRequests.push({ method, status, auth: kind });
@@ -122,8 +129,15 @@ export class ProtocolServer {
         },
       );
     }
-    let sessionHeader: Record<string, string> = {};
     const revision = this.state.settings.revision;
+    if (revision === STATELESS_REVISION) {
+      const last = this.state.stats.mcpRequests.at(-1)!;
+      return this.#stateless.handle(req, res, msg, token.clientId, (status, version) => {
+        last.status = status;
+        last.version = version;
+      });
+    }
+    let sessionHeader: Record<string, string> = {};
     if (msg.method === 'initialize') {
       const id = randomUUID();
       this.state.sessions.set(id, { clientId: token.clientId, revision });
@@ -157,17 +171,18 @@ export class ProtocolServer {
       }
     }
     if (msg.id === undefined) return res.empty(202, sessionHeader);
+    const session = sessionHeader[Protocol.sessionHeader] ?? req.header(Protocol.sessionHeader);
     if (msg.method === 'tools/call' && (msg.params as { name?: unknown } | undefined)?.name === 'confirm' && revision !== '2025-03-26') {
-      return this.#confirm(res, msg, sessionHeader);
+      return this.#confirm(this.#openStream(res, sessionHeader, session), msg);
     }
     const reply = { jsonrpc: '2.0', id: msg.id, ...this.#dispatch(msg) };
     if (this.state.settings.sse) {
-      const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
-      out.write(
-        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `handling ${msg.method}` } })}\n\n`,
-      );
-      out.write(`event: message\nid: 1\ndata: ${JSON.stringify(reply)}\n\n`);
-      out.end();
+      const stream = this.#openStream(res, sessionHeader, session);
+      const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `handling ${msg.method}` } };
+      // A stream about to break names a short reconnection delay.
+      stream.write(note, stream.breakAfter ? 200 : undefined);
+      stream.write(reply);
+      stream.end();
       return;
     }
     res.json(200, reply, sessionHeader);
@@ -178,31 +193,30 @@ export class ProtocolServer {
    * client (elicitation/create) and answers the call once the client's answer
    * arrives as its own POST — or with an error after ELICITATION_WAIT_MS.
    */
-  #confirm(res: EmuResponse, msg: JsonRpcRequestWire, sessionHeader: Record<string, string>): void {
+  #confirm(out: EventStream, msg: JsonRpcRequestWire): void {
     const question = String((msg.params as { arguments?: { question?: unknown } } | undefined)?.arguments?.question ?? 'Go ahead?');
-    const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
     const elicitId = `elicit-${randomUUID()}`;
-    out.write(`id: ${++this.#eventId}\nretry: 1000\ndata: \n\n`);
+    out.write(undefined, out.breakAfter ? 200 : 1000);
     const ask = {
       jsonrpc: '2.0',
       id: elicitId,
       method: 'elicitation/create',
       params: {
         message: question,
-        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Confirm', default: false } }, required: ['confirm'] },
+        requestedSchema: CONFIRM_SCHEMA,
       },
     };
-    out.write(`event: message\nid: ${++this.#eventId}\ndata: ${JSON.stringify(ask)}\n\n`);
+    out.write(ask);
     const finish = (result: unknown) => {
       clearTimeout(timer);
       this.#pending.delete(elicitId);
-      if (out.writableEnded || out.destroyed) return;
-      out.write(`event: message\nid: ${++this.#eventId}\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result })}\n\n`);
+      if (out.ended) return;
+      out.write({ jsonrpc: '2.0', id: msg.id, result });
       out.end();
     };
     const timer = setTimeout(() => finish({ content: [{ type: 'text', text: 'no answer' }], isError: true }), ELICITATION_WAIT_MS);
     timer.unref();
-    out.on('close', () => {
+    out.onAbandon(() => {
       clearTimeout(timer);
       this.#pending.delete(elicitId);
     });
@@ -215,6 +229,32 @@ export class ProtocolServer {
           : `the user chose ${String(r.action)}`;
       finish({ content: [{ type: 'text', text }], isError: false });
     });
+  }
+
+  /** GET: only the resumption of a stream (Last-Event-ID) of one of the caller's sessions; there is no server-initiated stream. */
+  #get(req: EmuRequest, res: EmuResponse): void {
+    const last = req.header('last-event-id');
+    if (last === undefined || this.state.settings.revision === STATELESS_REVISION) {
+      return res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST, DELETE' });
+    }
+    const token = this.#bearer(req, res, 'GET');
+    if (!token) return;
+    const session = req.header(Protocol.sessionHeader);
+    const stream = session && this.state.sessions.get(session)?.clientId === token.clientId ? this.#streams.find(last, session) : undefined;
+    if (!stream) {
+      this.state.stats.mcpRequests.at(-1)!.status = 404;
+      return res.json(404, { message: `no stream of this session has the event ${last}` });
+    }
+    this.state.stats.streamsResumed.push({ lastEventId: last });
+    stream.resume(res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }), Number(last));
+  }
+
+  /** An event stream for one request; the `breakNextStream` switch closes it after its first event (once). */
+  #openStream(res: EmuResponse, sessionHeader: Record<string, string>, session: string | undefined): EventStream {
+    const breakIt = this.state.settings.breakNextStream;
+    this.state.settings.breakNextStream = false;
+    const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...sessionHeader });
+    return this.#streams.open(out, session, breakIt ? 1 : undefined);
   }
 
   /** A JSON-RPC response from the client to one of the server's requests. */
@@ -252,16 +292,9 @@ export class ProtocolServer {
       case 'ping':
         return { result: {} };
       case 'tools/list':
-        return { result: { tools: TOOLS } };
-      case 'tools/call': {
-        const args = (p.arguments ?? {}) as Record<string, unknown>;
-        if (p.name === 'echo') {
-          if (typeof args.text !== 'string') return { error: { code: -32602, message: 'echo needs arguments.text (string)' } };
-          return { result: { content: [{ type: 'text', text: args.text }], isError: false } };
-        }
-        if (p.name === 'time') return { result: { content: [{ type: 'text', text: new Date(this.state.clock.now()).toISOString() }], isError: false } };
-        return { error: { code: -32602, message: `unknown tool ${String(p.name)}` } };
-      }
+        return { result: { tools: toolsOf(this.state.settings.revision) } };
+      case 'tools/call':
+        return callTool(p.name, p.arguments, this.state.clock.now(), this.state.settings.revision);
       default:
         return { error: { code: -32601, message: `Method not found: ${msg.method}` } };
     }

@@ -58,15 +58,17 @@ export interface EmuRefreshToken extends EmuGrant {
 }
 
 /** The protocol revisions the emulated server can speak (one at a time, chosen through the admin API). */
-export type EmuRevision = '2025-03-26' | '2025-06-18' | '2025-11-25';
-export const EMU_REVISIONS: readonly EmuRevision[] = ['2025-03-26', '2025-06-18', '2025-11-25'];
+export type EmuRevision = '2025-03-26' | '2025-06-18' | '2025-11-25' | '2026-07-28';
+export const EMU_REVISIONS: readonly EmuRevision[] = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 
 export interface ProtocolSettings {
   /**
    * The revision the server speaks: 2025-03-26 (the spec: no protected
    * resource metadata, CTX-Protocol-Version), 2025-06-18 (protected resource
    * metadata, MCP-Protocol-Version required after initialize), 2025-11-25
-   * (also the scope in the 401 challenge).
+   * (also the scope in the 401 challenge), 2026-07-28 (stateless: no
+   * initialize and no session, `_meta` and the SEP-2243 headers on every
+   * request, multi round-trip requests; stateless.ts).
    */
   revision: EmuRevision;
   /** Redirect URIs: loopback ones match on any port (RFC 8252 §7.3), or everything exactly. */
@@ -90,6 +92,10 @@ export interface ProtocolSettings {
   endpointOrigin?: string;
   /** Refuse every token with 401 (tests of the "second 401" rule). */
   rejectAllTokens: boolean;
+  /** Serve /mcp without a token (clients and conformance tools that do not sign in). */
+  open: boolean;
+  /** Close the next event stream after its first event, once (resumption with Last-Event-ID; not 2026-07-28). */
+  breakNextStream: boolean;
 }
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
@@ -105,6 +111,8 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   thirdPartyTokenTtlSec: 3600,
   sse: false,
   rejectAllTokens: false,
+  open: false,
+  breakNextStream: false,
 };
 
 export const SCOPES = ['tools:read', 'tools:call'] as const;
@@ -153,6 +161,8 @@ export interface Stats {
   /** Answers to the server's own requests (elicitation), as the client sent them. */
   clientAnswers: Array<{ method: string; result?: unknown; error?: unknown }>;
   thirdPartyChecks: number;
+  /** Event streams resumed with GET and Last-Event-ID. */
+  streamsResumed: Array<{ lastEventId: string }>;
 }
 
 export function emptyStats(): Stats {
@@ -168,6 +178,7 @@ export function emptyStats(): Stats {
     thirdPartyChecks: 0,
     sessionsEnded: 0,
     clientAnswers: [],
+    streamsResumed: [],
   };
 }
 

@@ -49,6 +49,26 @@ function hostLines() {
   };
 }
 
+/** A bridge to the stub's /mcp (ports as given, else ones that never sign in), with the host's lines and what it sent the host. */
+function plainBridge(deps: Partial<Parameters<typeof runBridge>[0]> = {}) {
+  const lines = hostLines();
+  const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
+  const done = runBridge(
+    {
+      http,
+      clock,
+      credentials: new ProtocolCredentials(new MemoryCredentialStore()),
+      loopbackTimeoutMs: 1000,
+      clientSecret: async () => undefined,
+      presentAuthorizationUrl: async () => undefined,
+      ...deps,
+    },
+    { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+    { lines, send: (m) => void sent.push(m) },
+  );
+  return { lines, sent, done };
+}
+
 const until = async (ok: () => boolean) => {
   for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
   expect(ok()).toBe(true);
@@ -60,30 +80,20 @@ describe('runBridge', () => {
     stub.on('POST', '/mcp', { status: 401, headers: { 'www-authenticate': 'Bearer realm="x"' }, body: {} }, 2);
     stub.on('GET', '/.well-known/oauth-authorization-server', { status: 404 });
     stub.on('POST', '/register', { status: 201, body: { client_id: 'dyn-1', token_endpoint_auth_method: 'none' } });
-    const lines = hostLines();
-    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
     const notes: string[] = [];
     const remedies: unknown[] = [];
     const presented: string[] = [];
     const ac = new AbortController();
-    const done = runBridge(
-      {
-        http,
-        clock,
-        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-        loopbackTimeoutMs: 300_000,
-        clientSecret: async () => undefined,
-        signal: ac.signal,
-        notify: (l, remedy) => {
-          notes.push(l);
-          if (remedy) remedies.push(remedy);
-        },
-        // The user never comes back from the browser.
-        presentAuthorizationUrl: async (url) => void presented.push(url),
+    const { lines, sent, done } = plainBridge({
+      loopbackTimeoutMs: 300_000,
+      signal: ac.signal,
+      notify: (l, remedy) => {
+        notes.push(l);
+        if (remedy) remedies.push(remedy);
       },
-      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-      { lines, send: (m) => void sent.push(m) },
-    );
+      // The user never comes back from the browser.
+      presentAuthorizationUrl: async (url) => void presented.push(url),
+    });
     lines.push({
       jsonrpc: '2.0',
       id: 7,
@@ -119,24 +129,71 @@ describe('runBridge', () => {
   });
 
   it('a line that is not JSON, and a value that is not JSON-RPC, get their JSON-RPC errors; stdout gets nothing else', async () => {
-    const lines = hostLines();
-    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
-    const done = runBridge(
-      {
-        http,
-        clock,
-        credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-        loopbackTimeoutMs: 1000,
-        clientSecret: async () => undefined,
-        presentAuthorizationUrl: async () => undefined,
-      },
-      { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-      { lines, send: (m) => void sent.push(m) },
-    );
+    const { lines, sent, done } = plainBridge();
     lines.raw('{not json');
     lines.push({ hello: 'world' });
     lines.end();
     await done;
     expect(sent.map((m) => (m as JsonRpcResponseWire).error?.code)).toEqual([-32700, -32600]);
+  });
+  it("a stateless server (2026-07-28): initialize answered from server/discover, the host's capabilities in _meta, an input request put to the host and withdrawn when the host cancels", async () => {
+    const replies: Record<string, (id: unknown) => unknown> = {
+      'server/discover': (id) => ({
+        jsonrpc: '2.0',
+        id,
+        result: {
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: {} },
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'stub', version: '2' } },
+        },
+      }),
+      'tools/list': (id) => ({ jsonrpc: '2.0', id, result: { resultType: 'complete', tools: [{ name: 'ask', inputSchema: { type: 'object' } }] } }),
+      'tools/call': (id) => ({
+        jsonrpc: '2.0',
+        id,
+        result: { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: 'Sure?' } } }, requestState: 's1' },
+      }),
+    };
+    stub.on(
+      'POST',
+      '/mcp',
+      (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        return { status: 200, body: replies[m.method]!(m.id) as object };
+      },
+      3,
+    );
+    const { lines, sent, done } = plainBridge();
+    const host = { name: 'host', version: '9' };
+    lines.push({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: host } });
+    lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    lines.push({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } });
+    await until(() => sent.some((m) => 'method' in m && m.method === 'elicitation/create'));
+    expect(sent[0]).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stub', version: '2' } },
+    });
+    const asked = sent.find((m) => 'method' in m && m.method === 'elicitation/create') as JsonRpcRequestWire;
+    expect(asked.params).toEqual({ message: 'Sure?' });
+    lines.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    await until(() => sent.some((m) => 'method' in m && m.method === 'notifications/cancelled'));
+    lines.end();
+    await done;
+    expect(sent.find((m) => 'method' in m && m.method === 'notifications/cancelled')).toMatchObject({ params: { requestId: asked.id } });
+    // The host's request was cancelled: no answer to it.
+    expect(sent.filter((m) => !('method' in m) && m.id === 2)).toEqual([]);
+    const call = stub.requests.find((r) => r.body.includes('"tools/call"'))!;
+    expect(call.headers['mcp-method']).toBe('tools/call');
+    expect(call.headers['mcp-name']).toBe('ask');
+    expect(call.headers['mcp-protocol-version']).toBe('2026-07-28');
+    expect(JSON.parse(call.body).params._meta).toEqual({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': host,
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+    });
+    // notifications/initialized and notifications/cancelled were not posted (the revision takes no notifications).
+    expect(stub.requests).toHaveLength(3);
   });
 });

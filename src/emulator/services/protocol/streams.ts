@@ -1,0 +1,100 @@
+/**
+ * The protocol server's event streams (revisions 2025-03-26 to 2025-11-25):
+ * every event has an id, the events are kept, and a client that lost a
+ * stream resumes it with `GET` and `Last-Event-ID` (the events after that
+ * one are sent again, then the stream goes on). The `breakNextStream`
+ * switch closes the next stream after its first event, as a proxy or a
+ * flaky network would, so clients' resumption can be tested.
+ */
+import type { ServerResponse } from 'node:http';
+
+/** Streams kept for resumption (the oldest are forgotten). */
+const KEPT = 200;
+
+export class EventStream {
+  readonly events: Array<{ id: number; text: string }> = [];
+  #out?: ServerResponse;
+  #ended = false;
+  #broken = false;
+  #abandoned?: () => void;
+
+  constructor(
+    readonly session: string | undefined,
+    out: ServerResponse,
+    readonly nextId: () => number,
+    /** Close the connection after this many events (the client resumes). */
+    readonly breakAfter?: number,
+  ) {
+    this.#attach(out);
+  }
+
+  /** Called when the client goes away for good (not when the stream was broken on purpose). */
+  onAbandon(f: () => void): void {
+    this.#abandoned = f;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** One event (`data` undefined: a priming event with only an id); its id. */
+  write(data: unknown, retryMs?: number): number {
+    const id = this.nextId();
+    const text = `${data === undefined ? '' : 'event: message\n'}id: ${id}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: ${data === undefined ? '' : JSON.stringify(data)}\n\n`;
+    this.events.push({ id, text });
+    this.#out?.write(text);
+    if (this.breakAfter !== undefined && this.events.length === this.breakAfter && this.#out) {
+      this.#broken = true;
+      const out = this.#out;
+      this.#out = undefined;
+      out.end();
+    }
+    return id;
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#out?.end();
+    this.#out = undefined;
+  }
+
+  /** A GET with Last-Event-ID: the events after `after`, then the rest as it comes. */
+  resume(out: ServerResponse, after: number): void {
+    for (const e of this.events) if (e.id > after) out.write(e.text);
+    if (this.#ended) return void out.end();
+    this.#broken = false;
+    this.#attach(out);
+  }
+
+  #attach(out: ServerResponse): void {
+    this.#out = out;
+    out.on('close', () => {
+      if (this.#out !== out) return;
+      this.#out = undefined;
+      if (!this.#ended && !this.#broken) this.#abandoned?.();
+    });
+  }
+}
+
+export class EventStreams {
+  #seq = 0;
+  readonly #streams: EventStream[] = [];
+
+  open(out: ServerResponse, session: string | undefined, breakAfter?: number): EventStream {
+    const s = new EventStream(session, out, () => ++this.#seq, breakAfter);
+    this.#streams.push(s);
+    if (this.#streams.length > KEPT) this.#streams.shift();
+    return s;
+  }
+
+  /** The stream of the session that sent event `lastEventId`. */
+  find(lastEventId: string, session: string | undefined): EventStream | undefined {
+    const id = Number(lastEventId);
+    if (!Number.isSafeInteger(id)) return undefined;
+    return this.#streams.find((s) => s.session === session && s.events.some((e) => e.id === id));
+  }
+
+  reset(): void {
+    this.#streams.length = 0;
+  }
+}
