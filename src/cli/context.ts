@@ -15,7 +15,7 @@ import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
-import { parseDuration } from './output.js';
+import { parseDuration } from './option-parse.js';
 import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
 import { rememberSecret, safeText } from './safe-text.js';

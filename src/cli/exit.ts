@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { ExitCode } from '../shared/exit-codes.js';
 import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../core/errors.js';
-import { localTime, relativeTime } from './output.js';
+import { localTime, relativeTime } from './time-text.js';
 import { hintOf } from './hints.js';
 import { SERVICES } from './services/registry.js';
 

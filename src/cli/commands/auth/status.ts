@@ -7,7 +7,8 @@
 import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { localTime, printJson, relativeTime, renderTable } from '../../output.js';
+import { printJson, renderTable } from '../../output.js';
+import { localTime, relativeTime } from '../../time-text.js';
 import { openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';

@@ -1,6 +1,8 @@
 /** `lanyard echo auth-info` and `echo token`: a bearer token per scheme. */
 import type { Context } from '../../context.js';
-import { parseDuration, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
+import { printJson, renderTable } from '../../output.js';
+import { parseDuration, waitTimeoutMs } from '../../option-parse.js';
+import { relativeTime } from '../../time-text.js';
 import { UsageError } from '../../usage-error.js';
 import { isEchoTokenScheme } from '../../../shared/echo.js';
 import { fetchAuthInfo } from '../../../core/echo/api.js';

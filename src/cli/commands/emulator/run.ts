@@ -1,6 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { parseDuration, parseIntOption, printJson, printNdjson, sanitize } from '../../output.js';
+import { printJson, printNdjson, sanitize } from '../../output.js';
+import { parseDuration, parseIntOption } from '../../option-parse.js';
 import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';

@@ -1,6 +1,8 @@
 import type { Context } from '../../context.js';
 import { appendStepSummary, ciEvent } from '../../ci.js';
-import { localTime, parseIntOption, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
+import { printJson, renderTable } from '../../output.js';
+import { parseIntOption, waitTimeoutMs } from '../../option-parse.js';
+import { localTime, relativeTime } from '../../time-text.js';
 import { hostingTarget } from '../../hosting.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
 import type { SharedBudget } from '../../../core/http/pacing.js';
