@@ -15,6 +15,7 @@ import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
+import { Output } from './output.js';
 import { parseDuration } from './option-parse.js';
 import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
@@ -79,6 +80,12 @@ export interface Context {
   readonly rateLimits: Map<string, RateLimitState>;
   /** Writes a warning on stderr (yellow on a colour terminal). */
   warn(text: string): void;
+  /**
+   * The run's output: built by the root hook (command-kit.ts's prepareOutput)
+   * from --json, --ndjson, --jq, --template and the pager before the run
+   * function runs; human output to the IO until then.
+   */
+  output: Output;
   /** Set by long-running commands (emulator start) whose normal end is Ctrl-C: exit 0, not 130. */
   interruptHandled: boolean;
   /** Closes pools; called by main before exit. */
@@ -144,6 +151,7 @@ export function createContext(o: ContextOptions): Context {
     globals: o.globals,
     rateLimits,
     interruptHandled: false,
+    output: new Output(o.io),
     warn(text) {
       const line = safeText(`! ${text}`);
       o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);

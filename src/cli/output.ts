@@ -1,26 +1,102 @@
 /** Shared rendering: JSON, NDJSON and tables. */
 import type { IO } from './io.js';
-import { shaperOf } from './shape/registry.js';
+import type { JsonShaper } from './shape/registry.js';
+import type { Pager } from './pager.js';
 import { stripControls } from './safe-text.js';
 
-/** Prints a command's JSON value (or what `--jq` / `--template` make of it). */
-export function printJson(io: IO, value: unknown, o: { compact?: boolean } = {}): void {
-  const shaper = shaperOf(io);
-  if (shaper) io.print(shaper.format(value));
-  else io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
+/** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
+export type OutputFormat = 'human' | 'json' | 'ndjson';
+
+/** What the root hook builds a run's Output from (command-kit.ts's prepareOutput). */
+export interface OutputChoice {
+  format?: OutputFormat;
+  /** What `--jq` / `--template` make of the JSON. */
+  shaper?: JsonShaper;
+  /** The pager stdout goes into (pager.ts). */
+  pager?: Pager;
 }
 
-/** Prints one item of a stream (`--ndjson`): a line of JSON, or what `--jq` / `--template` make of the item. */
-export function printNdjson(io: IO, value: unknown): void {
-  io.print(ndjsonLine(io, value));
-}
+/**
+ * The output of one run: built by the root hook from `--json`, `--ndjson`,
+ * `--jq`, `--template` and the pager, and reached by the run function as
+ * `ctx.output`. The run function says what it has — a document, rows with
+ * columns, the items of a stream — and the Output decides how they are shown.
+ * Everything it writes goes through the IO, whose terminal writes pass the
+ * one sanitiser (terminal-text.ts).
+ */
+export class Output {
+  readonly format: OutputFormat;
+  readonly #shaper: JsonShaper | undefined;
+  readonly #pager: Pager | undefined;
 
-/** The text `printNdjson` writes for one item. */
-export function ndjsonLine(io: IO, value: unknown): string {
-  const shaper = shaperOf(io);
-  if (!shaper) return JSON.stringify(value) + '\n';
-  const text = shaper.format(value);
-  return text && !text.endsWith('\n') ? text + '\n' : text;
+  constructor(
+    readonly io: IO,
+    o: OutputChoice = {},
+  ) {
+    this.format = o.format ?? 'human';
+    this.#shaper = o.shaper;
+    this.#pager = o.pager;
+  }
+
+  /** A program reads the output (`--json`, `--ndjson`, `--jq`, `--template`): notes meant for a person are left out. */
+  get forProgram(): boolean {
+    return this.format !== 'human';
+  }
+
+  /** `--jq` or `--template` shape the JSON. */
+  get shaped(): boolean {
+    return this.#shaper !== undefined;
+  }
+
+  /**
+   * A document: JSON (or what `--jq` / `--template` make of it) for a
+   * program; else what `human` prints. Without `human` it is JSON either way
+   * (`lanyard api`), `compact` on one line.
+   */
+  document<T, R = void>(value: T, human?: (value: T) => R, o: { compact?: boolean } = {}): R | undefined {
+    if (human && this.format === 'human') return human(value);
+    if (this.#shaper) this.io.print(this.#shaper.format(value));
+    else this.io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
+    return undefined;
+  }
+
+  /** Rows: the JSON value (the rows unless `json` is given) for a program, else a table (renderTable). */
+  rows<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, json: unknown = rows): void {
+    this.document(json, () => renderTable(this.io, rows, columns));
+  }
+
+  /**
+   * One item of a stream as it arrives: a line of NDJSON with `--ndjson` (or
+   * what `--jq` / `--template` make of it), else `human(item)` (without
+   * `human`, the NDJSON line either way).
+   */
+  item<T>(value: T, human?: (value: T) => void): void {
+    if (human && this.format !== 'ndjson') human(value);
+    else this.io.print(this.line(value));
+  }
+
+  /** Items all at hand: one JSON array (`--json`), a line each (`--ndjson`), else `human(item)` each. */
+  items<T>(values: readonly T[], human: (value: T) => void): void {
+    if (this.format === 'json') this.document(values);
+    else for (const v of values) this.item(v, human);
+  }
+
+  /** The text of one stream item as `--ndjson` writes it. */
+  line(value: unknown): string {
+    if (!this.#shaper) return JSON.stringify(value) + '\n';
+    const text = this.#shaper.format(value);
+    return text && !text.endsWith('\n') ? text + '\n' : text;
+  }
+
+  /** Whether a pager shows the output (main's Ctrl-C handler then waits for it). */
+  pagerRunning(): boolean {
+    return !!this.#pager?.running();
+  }
+
+  /** Waits until the person has left the pager, if there is one (main, before exiting). */
+  async finish(): Promise<void> {
+    await this.#pager?.finish();
+  }
 }
 
 export interface Column<T> {

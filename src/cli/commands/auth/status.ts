@@ -7,7 +7,7 @@
 import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { printJson, renderTable } from '../../output.js';
+import { renderTable } from '../../output.js';
 import { localTime, relativeTime } from '../../time-text.js';
 import { openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
@@ -184,37 +184,7 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
   }
   // Said once: listing the other services' credentials may have said it already.
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
-  if (o.json) {
-    printJson(ctx.io, { accounts: entries, storage: storage ?? null });
-  } else if (entries.length) {
-    const now = ctx.clock.now();
-    const expiry = (e: AuthStatusEntry) => (e.expiresAt ? Date.parse(e.expiresAt) : Number.NaN);
-    const expired = (e: AuthStatusEntry) => expiry(e) <= now;
-    renderTable(ctx.io, entries, [
-      { header: 'service', value: (e) => e.service },
-      { header: 'host', value: (e) => e.host, flexible: true, shrink: 2, min: 15 },
-      { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}` },
-      { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
-      { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
-      {
-        header: 'status',
-        value: (e) =>
-          `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
-        style: (c, e) => (e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
-        flexible: true,
-        min: 20,
-      },
-      {
-        header: 'expires',
-        value: (e) => (Number.isNaN(expiry(e)) ? '-' : `${localTime(expiry(e))} (${relativeTime(expiry(e), now)})`),
-        raw: (e) => (Number.isNaN(expiry(e)) ? '' : String(Math.floor(expiry(e) / 1000))),
-      },
-      { header: 'token', value: (e) => e.token ?? '-' },
-    ]);
-    if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
-  } else {
-    ctx.io.err('Not signed in anywhere.');
-  }
+  ctx.output.document({ accounts: entries, storage: storage ?? null }, () => showStatus(ctx, entries, storage));
   const active = hosting.find((e) => e.active);
   if (!entries.some((e) => e.valid)) {
     throw new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
@@ -224,4 +194,34 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
       hint: 'sign in again with `lanyard auth device`, or fix the environment variable',
     });
   }
+}
+
+/** The table of `auth status` on a terminal (tab-separated into a pipe). */
+function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage | undefined): void {
+  if (!entries.length) return ctx.io.err('Not signed in anywhere.');
+  const now = ctx.clock.now();
+  const expiry = (e: AuthStatusEntry) => (e.expiresAt ? Date.parse(e.expiresAt) : Number.NaN);
+  const expired = (e: AuthStatusEntry) => expiry(e) <= now;
+  renderTable(ctx.io, entries, [
+    { header: 'service', value: (e) => e.service },
+    { header: 'host', value: (e) => e.host, flexible: true, shrink: 2, min: 15 },
+    { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}` },
+    { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
+    { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
+    {
+      header: 'status',
+      value: (e) =>
+        `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
+      style: (c, e) => (e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
+      flexible: true,
+      min: 20,
+    },
+    {
+      header: 'expires',
+      value: (e) => (Number.isNaN(expiry(e)) ? '-' : `${localTime(expiry(e))} (${relativeTime(expiry(e), now)})`),
+      raw: (e) => (Number.isNaN(expiry(e)) ? '' : String(Math.floor(expiry(e) / 1000))),
+    },
+    { header: 'token', value: (e) => e.token ?? '-' },
+  ]);
+  if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
 }

@@ -1,6 +1,5 @@
 /** `lanyard echo auth-info` and `echo token`: a bearer token per scheme. */
 import type { Context } from '../../context.js';
-import { printJson, renderTable } from '../../output.js';
 import { parseDuration, waitTimeoutMs } from '../../option-parse.js';
 import { relativeTime } from '../../time-text.js';
 import { UsageError } from '../../usage-error.js';
@@ -63,27 +62,24 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
 export async function runEchoAuthInfo(ctx: Context, opts: EchoTokenOptions): Promise<void> {
   const { token, baseUrl } = await obtain(ctx, opts);
   const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, token: token.token, signal: ctx.signal });
-  if (opts.json) return printJson(ctx.io, info);
-  renderTable(
-    ctx.io,
+  ctx.output.rows(
     [info],
     [
       { header: 'id', value: (i) => i.id },
       { header: 'email', value: (i) => i.email },
     ],
+    info,
   );
 }
 
 export async function runEchoToken(ctx: Context, opts: EchoTokenOptions): Promise<void> {
   const { token } = await obtain(ctx, opts);
-  if (opts.json) {
-    return printJson(ctx.io, {
-      token: token.token,
-      scheme: opts.scheme,
-      path: token.path,
-      source: token.source,
-      expiresAt: new Date(token.expiresAt).toISOString(),
-    });
-  }
-  ctx.io.out(token.token);
+  const json = {
+    token: token.token,
+    scheme: opts.scheme,
+    path: token.path,
+    source: token.source,
+    expiresAt: new Date(token.expiresAt).toISOString(),
+  };
+  ctx.output.document(json, () => ctx.io.out(token.token));
 }

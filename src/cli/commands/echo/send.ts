@@ -1,6 +1,5 @@
 /** `lanyard echo send`: POST /echo with the API key. */
 import type { Context } from '../../context.js';
-import { printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
@@ -24,6 +23,5 @@ export async function runEchoSend(ctx: Context, message: string | undefined, opt
     });
   }
   const echoed = await sendEcho(await ctx.http(), { baseUrl, apiKey: apiKey.key, message: text, signal: ctx.signal });
-  if (opts.json) printJson(ctx.io, echoed);
-  else ctx.io.out(echoed.message);
+  ctx.output.document(echoed, () => ctx.io.out(echoed.message));
 }

@@ -11,7 +11,6 @@ import type { HealthEvent } from '../../../shared/health.js';
 import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import { pathSegment } from '../../../core/path-segment.js';
-import { printJson, printNdjson } from '../../output.js';
 import { parseIntOption } from '../../option-parse.js';
 import { resolveToken } from '../../services/health.js';
 import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './options.js';
@@ -61,7 +60,6 @@ async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
 
 export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Promise<void> {
   if (o.all && o.max !== undefined) throw new UsageError('--all and --max cannot be used together');
-  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson cannot be used together');
   const max = o.max === undefined ? undefined : parseIntOption(o.max, '--max', 1);
   const p = await prepare(ctx, o);
   const it = iterateEvents(p.http, p.query, p.token, { all: !!o.all, ...(max !== undefined ? { max } : {}), signal: ctx.signal });
@@ -73,14 +71,14 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
     seen.push(key);
     return !state?.previous?.has(key);
   };
-  if (o.ndjson) {
+  if (ctx.output.format === 'ndjson') {
     for (;;) {
       const r = await it.next();
       if (r.done) {
         await state?.save(seen);
         return moreHint(ctx, r.value.nextLink, false);
       }
-      if (fresh(r.value)) printNdjson(ctx.io, r.value);
+      if (fresh(r.value)) ctx.output.item(r.value);
     }
   }
   const events: HealthEvent[] = [];
@@ -94,12 +92,12 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
     if (fresh(r.value)) events.push(r.value);
   }
   await state?.save(seen);
-  if (o.json) printJson(ctx.io, events);
-  else if (events.length === 0)
+  ctx.output.document(events, () => {
+    if (events.length) return renderEventsTable(ctx.io, events);
     ctx.io.err(
       `No ${state ? 'new ' : ''}health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`,
     );
-  else renderEventsTable(ctx.io, events);
+  });
   moreHint(ctx, rest, max !== undefined);
 }
 
@@ -121,8 +119,7 @@ export async function runHealthEvent(ctx: Context, trackingId: string, o: Health
       },
     );
   }
-  if (o.json) printJson(ctx.io, ev);
-  else renderEventDetail(ctx.io, ev);
+  ctx.output.document(ev, () => renderEventDetail(ctx.io, ev));
 }
 
 const LEVELS = ['informational', 'warning', 'error', 'critical'] as const;
@@ -143,8 +140,9 @@ export async function runHealthCheck(ctx: Context, o: HealthCheckOptions): Promi
   for await (const e of iterateEvents(p.http, p.query, p.token, { all: true, signal: ctx.signal })) {
     if (e.properties?.status === 'Active' && levelOf(e) >= min) active.push(e);
   }
-  if (o.json) printJson(ctx.io, { active: active.length, events: active });
-  else if (active.length) renderEventsTable(ctx.io, active);
+  ctx.output.document({ active: active.length, events: active }, () => {
+    if (active.length) renderEventsTable(ctx.io, active);
+  });
   const what = `active health event${active.length === 1 ? '' : 's'}${o.impact ? ` at level ${o.impact} or worse` : ''} in subscription ${p.query.subscriptionId}`;
   if (!active.length) ctx.io.err(`No ${what}.`);
   else if (o.failIfActive) {

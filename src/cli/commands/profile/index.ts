@@ -8,9 +8,7 @@ export const summary = 'list, select and remove profiles';
 export function profileCommand(ctx: Context): Command {
   const cmd = new Command('profile').description(summary);
   examples(
-    withJson(cmd.command('list').description('list profiles; * marks the active one')).action(async (opts: { json?: boolean }) =>
-      (await import('./run.js')).runProfileList(ctx, opts),
-    ),
+    withJson(cmd.command('list').description('list profiles; * marks the active one')).action(async () => (await import('./run.js')).runProfileList(ctx)),
     ['lanyard profile list', 'lanyard profile list --json'],
   );
   examples(

@@ -1,18 +1,20 @@
 import type { Context } from '../../context.js';
-import { printJson, renderTable } from '../../output.js';
 import { ConfigError } from '../../../core/errors.js';
 
-export async function runProfileList(ctx: Context, opts: { json?: boolean }): Promise<void> {
+export async function runProfileList(ctx: Context): Promise<void> {
   const store = await ctx.config();
   const active = store.activeProfile;
   const rows = Object.entries(store.profiles()).map(([name, settings]) => ({ name, active: name === active, settings }));
-  if (opts.json) return printJson(ctx.io, { active: active ?? null, profiles: rows });
-  renderTable(ctx.io, rows, [
-    { header: ' ', value: (r) => (r.active ? '*' : '') },
-    { header: 'name', value: (r) => r.name },
-    { header: 'hosting', value: (r) => r.settings['hosting.apiUrl'] ?? '', flexible: true },
-    { header: 'settings', value: (r) => String(Object.keys(r.settings).length), align: 'right' },
-  ]);
+  ctx.output.rows(
+    rows,
+    [
+      { header: ' ', value: (r) => (r.active ? '*' : '') },
+      { header: 'name', value: (r) => r.name },
+      { header: 'hosting', value: (r) => r.settings['hosting.apiUrl'] ?? '', flexible: true },
+      { header: 'settings', value: (r) => String(Object.keys(r.settings).length), align: 'right' },
+    ],
+    { active: active ?? null, profiles: rows },
+  );
 }
 
 export async function runProfileUse(ctx: Context, name: string): Promise<void> {
