@@ -235,3 +235,15 @@ describe('no module-level mutable state in src/cli', () => {
     expect(moduleState('  let n = 0;\nconst PAGED = Symbol();')).toEqual([]);
   });
 });
+
+describe('one home per credential', () => {
+  it('the echo key and the health token are resolved from a profile in their service file only', () => {
+    const homes: Record<string, string> = { 'resolveApiKey(': 'cli/services/echo.ts', 'resolveHealthToken(': 'cli/services/health.ts' };
+    const bad: string[] = [];
+    for (const f of all.filter((f) => rel(f).startsWith('cli/'))) {
+      const code = withoutComments(readFileSync(f, 'utf8'));
+      for (const [call, home] of Object.entries(homes)) if (code.includes(call) && rel(f) !== home) bad.push(`${rel(f)}: ${call}`);
+    }
+    expect(bad).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@ import { relativeTime } from '../../time-text.js';
 import { UsageError } from '../../usage-error.js';
 import { isEchoTokenScheme } from '../../../shared/echo.js';
 import { fetchAuthInfo } from '../../../core/echo/api.js';
-import { obtainSchemeToken, type SchemeToken } from '../../../core/echo/tokens.js';
+import { obtainSchemeToken, type SchemeToken, schemeTokenCredential } from '../../../core/echo/tokens.js';
 import type { EchoTokenOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { requirePerson } from '../../interactive.js';
@@ -61,7 +61,7 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
 
 export async function runEchoAuthInfo(ctx: Context, opts: EchoTokenOptions): Promise<void> {
   const { token, baseUrl } = await obtain(ctx, opts);
-  const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, token: token.token, signal: ctx.signal });
+  const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, auth: schemeTokenCredential(token), signal: ctx.signal });
   ctx.output.rows(
     [info],
     [

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { renderTable } from '../../output.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../core/echo/credentials.js';
+import { apiKeyAccount, maskSecret, normaliseApiKey } from '../../../core/echo/credentials.js';
+import { echoApiKey } from '../../services/echo.js';
 import type { EchoKeyOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../stdin.js';
@@ -22,7 +23,7 @@ export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promis
 export async function runEchoKeyStatus(ctx: Context): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);
   const host = hostOf(baseUrl);
-  const found = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
+  const found = await echoApiKey(ctx, baseUrl);
   const status = { host, configured: !!found, source: found?.source ?? null, key: found ? maskSecret(found.key) : null };
   ctx.output.document(status, () => {
     if (found)
