@@ -39,7 +39,6 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   not_signed_in: ExitCode.Error,
   forbidden: ExitCode.Error,
   bad_response: ExitCode.Error,
-  protocol: ExitCode.Error,
   protocol_error: ExitCode.Error,
   rpc_error: ExitCode.Error,
   session_expired: ExitCode.Error,

@@ -97,7 +97,7 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
   if (res.encoding && res.encoding !== 'deflate') {
     discard(res);
     await out?.abort();
-    throw new LanyardError('protocol', `unsupported Content-Encoding "${res.encoding}"`);
+    throw new LanyardError('protocol_error', `unsupported Content-Encoding "${res.encoding}"`);
   }
   try {
     if (res.encoding === 'deflate') stages.push(await inflaterFor(res.body));
@@ -113,7 +113,7 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
     if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();
     if (err instanceof LanyardError) throw err;
     const code = (err as { code?: string }).code;
-    if (code && /^Z_/.test(code)) throw new LanyardError('protocol', `the deflate stream from the server is corrupt (${code})`);
+    if (code && /^Z_/.test(code)) throw new LanyardError('protocol_error', `the deflate stream from the server is corrupt (${code})`);
     throw new LanyardError('network_error', `transfer failed: ${(err as Error).message}`);
   }
   await out?.commit();
