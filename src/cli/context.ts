@@ -111,6 +111,27 @@ export interface ContextOptions {
   clock?: Clock;
   /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
   keychain?: KeychainOpening;
+  /** Ports handed in instead of the defaults (command tests use fakes: no config directory, keychain or network set-up). */
+  ports?: ContextPorts;
+}
+
+/** The ports of a context a caller may hand in; each one left out is built from the environment as usual. */
+export interface ContextPorts {
+  /** The HTTP client (default: built from the profile, the environment and the root options). */
+  http?: HttpClient;
+  /** The credential store (default: the OS keychain, else the 0600 file); the only one looked in. */
+  credentials?: CredentialStore;
+  /** The browser opener (default: LANYARD_BROWSER, else the system's). */
+  browser?: Browser;
+  /** The profiles (default: the config file). */
+  profiles?: { active?: string; profiles: Readonly<Record<string, ProfileSettings>> };
+}
+
+/** What the context reads profiles from: the config file, or the profiles handed in as a port. */
+type ProfileSource = Pick<ConfigReader, 'path' | 'activeProfile' | 'profile'>;
+
+function profilesPort(p: NonNullable<ContextPorts['profiles']>): ProfileSource {
+  return { path: '(profiles handed in)', activeProfile: p.active, profile: (name: string) => p.profiles[name] };
 }
 
 export function createContext(o: ContextOptions): Context {
@@ -120,8 +141,11 @@ export function createContext(o: ContextOptions): Context {
   const configOptions = { dir: o.env.LANYARD_CONFIG_DIR || undefined };
   // Reads go through the plain-JSON reader (no conf on the hot path), or
   // through the writable store once a command has opened it.
-  const reader = (): Promise<ConfigReader> =>
-    configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions)));
+  const given = o.ports ?? {};
+  const reader = (): Promise<ProfileSource> =>
+    given.profiles
+      ? Promise.resolve(profilesPort(given.profiles))
+      : (configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions))));
   let httpP: Promise<HttpClient> | undefined;
   let lockP: Promise<CredentialLock> | undefined;
   let credP: Promise<CredentialStore> | undefined;
@@ -234,6 +258,7 @@ export function createContext(o: ContextOptions): Context {
       return { name, settings };
     },
     http() {
+      if (given.http) return Promise.resolve(given.http);
       httpP ??= (async () => {
         const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, { networkOptions }, lock, configPath, settings] = await Promise.all([
           import('../core/http/client.js'),
@@ -299,6 +324,7 @@ export function createContext(o: ContextOptions): Context {
       return httpP;
     },
     credentials() {
+      if (given.credentials) return Promise.resolve(given.credentials);
       credP ??= ctx.credentialStorage().then(({ primary: store, fallbackReason: why, dir }) => {
         const explicit = o.env.LANYARD_INSECURE_STORAGE === '1' || o.env.LANYARD_KEYCHAIN === 'off';
         if (store.kind !== 'file' || !why) return store;
@@ -323,10 +349,11 @@ export function createContext(o: ContextOptions): Context {
     },
     async credentialsForLookup() {
       const primary = await ctx.credentials();
-      if (primary.kind === 'file' || (await keychainRequired())) return [primary];
+      if (given.credentials || primary.kind === 'file' || (await keychainRequired())) return [primary];
       return [primary, (await ctx.credentialStorage()).file];
     },
     async browser() {
+      if (given.browser) return given.browser;
       const { createBrowser } = await import('./browser.js');
       return createBrowser(o.env);
     },
