@@ -1,8 +1,13 @@
 /**
- * What every command declaration shares: the `--json`/`--ndjson` options and
- * the "Examples:" block. Command modules import this, never program.ts.
+ * What every command declaration shares: the `--json`/`--ndjson` options, the
+ * run's Output they make (prepareOutput, the root hook) and the "Examples:"
+ * block. Command modules import this, never program.ts.
  */
 import type { Command } from 'commander';
+import type { Context } from './context.js';
+import { Output, type OutputFormat } from './output.js';
+import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './pager.js';
+import { UsageError } from './usage-error.js';
 
 /** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
 export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
@@ -13,13 +18,46 @@ export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command
 
 /**
  * `--jq` and `--template` (src/cli/shape/), for a command that prints JSON;
- * program.ts's preAction hook sets them up before the action runs.
+ * prepareOutput sets them up before the action runs.
  */
 export function withShaping(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
   const each = opts.ndjson ? ' (with --ndjson: to each item)' : '';
   cmd.option('-q, --jq <expression>', `filter the JSON with a jq expression${each}; strings print raw`);
   cmd.option('-t, --template <text>', `format the JSON with a Liquid template${each} (see docs/scripts-and-ci.md)`);
   return cmd;
+}
+
+/** The output options withJson and withShaping declare. */
+export interface OutputOptions {
+  json?: boolean;
+  ndjson?: boolean;
+  jq?: string;
+  template?: string;
+}
+
+/**
+ * The root hook's part (program.ts's preAction): the Output of the command
+ * about to run, from its `--json`, `--ndjson`, `--jq`, `--template` and, for
+ * a `paged()` command, the pager. `--jq` / `--template` imply `--json` (a bad
+ * expression is exit 2 before any request).
+ */
+export async function prepareOutput(ctx: Context, action: Command): Promise<Output> {
+  const o = action.opts<OutputOptions>();
+  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson cannot be used together');
+  const pager = isPaged(action) ? await startCommandPager(ctx, o) : undefined;
+  const shaper = o.jq === undefined && o.template === undefined ? undefined : await (await import('./shape/prepare.js')).prepareShaping(ctx, o);
+  const json = o.json || (shaper !== undefined && !o.ndjson && action.options.some((opt) => opt.long === '--json'));
+  if (json) action.setOptionValue('json', true);
+  const format: OutputFormat = o.ndjson ? 'ndjson' : json ? 'json' : 'human';
+  return new Output(ctx.io, { format, shaper, pager });
+}
+
+/** The pager of a `paged()` command: the pager setting of the profile, and the process's ends. */
+async function startCommandPager(ctx: Context, opts: PagerRequest['opts']): Promise<Pager | undefined> {
+  if (!ctx.io.stdoutIsTTY) return undefined;
+  // A profile that does not exist is the command's error to report, not the pager's.
+  const setting = (await ctx.profile().catch(() => undefined))?.settings.pager;
+  return startPager({ io: ctx.io, env: ctx.env, setting, opts, onGone: exitQuietly, warn: (t) => ctx.warn(t) });
 }
 
 /** Appends an "Examples:" block to a command's help. */

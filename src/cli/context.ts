@@ -16,7 +16,8 @@ import type { RateLimitState } from '../core/ratelimit/headers.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
-import { parseDuration } from './output.js';
+import { Output } from './output.js';
+import { parseDuration } from './option-parse.js';
 import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
 import { rememberSecret, safeText } from './safe-text.js';
@@ -92,6 +93,12 @@ export interface Context {
   readonly rateLimits: Map<string, RateLimitState>;
   /** Writes a warning on stderr (yellow on a colour terminal). */
   warn(text: string): void;
+  /**
+   * The run's output: built by the root hook (command-kit.ts's prepareOutput)
+   * from --json, --ndjson, --jq, --template and the pager before the run
+   * function runs; human output to the IO until then.
+   */
+  output: Output;
   /** Set by long-running commands (emulator start) whose normal end is Ctrl-C: exit 0, not 130. */
   interruptHandled: boolean;
   /** Closes pools; called by main before exit. */
@@ -124,6 +131,27 @@ export interface ContextOptions {
   cwd?: string;
   /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
   keychain?: KeychainOpening;
+  /** Ports handed in instead of the defaults (command tests use fakes: no config directory, keychain or network set-up). */
+  ports?: ContextPorts;
+}
+
+/** The ports of a context a caller may hand in; each one left out is built from the environment as usual. */
+export interface ContextPorts {
+  /** The HTTP client (default: built from the profile, the environment and the root options). */
+  http?: HttpClient;
+  /** The credential store (default: the OS keychain, else the 0600 file); the only one looked in. */
+  credentials?: CredentialStore;
+  /** The browser opener (default: LANYARD_BROWSER, else the system's). */
+  browser?: Browser;
+  /** The profiles (default: the config file). */
+  profiles?: { active?: string; profiles: Readonly<Record<string, ProfileSettings>> };
+}
+
+/** What the context reads profiles from: the config file, or the profiles handed in as a port. */
+type ProfileSource = Pick<ConfigReader, 'path' | 'activeProfile' | 'profile' | 'bindings'>;
+
+function profilesPort(p: NonNullable<ContextPorts['profiles']>): ProfileSource {
+  return { path: '(profiles handed in)', activeProfile: p.active, profile: (name: string) => p.profiles[name], bindings: () => [] };
 }
 
 export function createContext(o: ContextOptions): Context {
@@ -133,8 +161,11 @@ export function createContext(o: ContextOptions): Context {
   const configOptions = { dir: o.env.LANYARD_CONFIG_DIR || undefined };
   // Reads go through the plain-JSON reader (no conf on the hot path), or
   // through the writable store once a command has opened it.
-  const reader = (): Promise<ConfigReader> =>
-    configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions)));
+  const given = o.ports ?? {};
+  const reader = (): Promise<ProfileSource> =>
+    given.profiles
+      ? Promise.resolve(profilesPort(given.profiles))
+      : (configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions))));
   let httpP: Promise<HttpClient> | undefined;
   let lockP: Promise<CredentialLock> | undefined;
   let credP: Promise<CredentialStore> | undefined;
@@ -165,6 +196,7 @@ export function createContext(o: ContextOptions): Context {
     globals: o.globals,
     rateLimits,
     interruptHandled: false,
+    output: new Output(o.io),
     warn(text) {
       const line = safeText(`! ${text}`);
       o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
@@ -259,6 +291,7 @@ export function createContext(o: ContextOptions): Context {
       return { name, settings };
     },
     http() {
+      if (given.http) return Promise.resolve(given.http);
       httpP ??= (async () => {
         const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, { networkOptions }, lock, configPath, settings] = await Promise.all([
           import('../core/http/client.js'),
@@ -328,6 +361,7 @@ export function createContext(o: ContextOptions): Context {
       return httpP;
     },
     credentials() {
+      if (given.credentials) return Promise.resolve(given.credentials);
       credP ??= ctx.credentialStorage().then(({ primary: store, fallbackReason: why, dir }) => {
         const explicit = o.env.LANYARD_INSECURE_STORAGE === '1' || o.env.LANYARD_KEYCHAIN === 'off';
         if (store.kind !== 'file' || !why) return store;
@@ -352,10 +386,11 @@ export function createContext(o: ContextOptions): Context {
     },
     async credentialsForLookup() {
       const primary = await ctx.credentials();
-      if (primary.kind === 'file' || (await keychainRequired())) return [primary];
+      if (given.credentials || primary.kind === 'file' || (await keychainRequired())) return [primary];
       return [primary, (await ctx.credentialStorage()).file];
     },
     async browser() {
+      if (given.browser) return given.browser;
       const { createBrowser } = await import('./browser.js');
       return createBrowser(o.env);
     },

@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { ExitCode } from '../shared/exit-codes.js';
 import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../core/errors.js';
-import { localTime, relativeTime } from './output.js';
+import { localTime, relativeTime } from './time-text.js';
 import { hintOf } from './hints.js';
 import { SERVICES } from './services/registry.js';
 
@@ -39,7 +39,6 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   not_signed_in: ExitCode.Error,
   forbidden: ExitCode.Error,
   bad_response: ExitCode.Error,
-  protocol: ExitCode.Error,
   protocol_error: ExitCode.Error,
   rpc_error: ExitCode.Error,
   session_expired: ExitCode.Error,

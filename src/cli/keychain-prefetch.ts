@@ -15,7 +15,7 @@ import { type KeychainOpening, startKeychainOpen } from '../core/credentials/key
 import { keychainTimeoutMs } from './keychain-env.js';
 
 /** Command groups whose commands read the credential store. */
-const READS_CREDENTIALS = new Set(['auth', 'api', 'ratelimit', 'exec', 'echo', 'protocol', 'mailbox', 'health', 'doctor']);
+const READS_CREDENTIALS: ReadonlySet<string> = new Set(['auth', 'api', 'ratelimit', 'exec', 'echo', 'protocol', 'mailbox', 'health', 'doctor']);
 
 /**
  * Should the keychain's opening start before the CLI loads, for the command

@@ -6,7 +6,7 @@ import { ExitStatus, exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { rememberSecretEnv, safeText } from './safe-text.js';
-import { exitQuietly, finishPager, pagerRunning } from './pager.js';
+import { exitQuietly } from './pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
 /** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
@@ -31,11 +31,12 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   let interrupted = false;
   let firstSignalAt = 0;
   let terminated = false;
+  let pagerRunning = () => false;
   const onSigint = (signal?: NodeJS.Signals) => {
     // A second Ctrl-C forces the exit. A repeat within 300 ms is not a person's:
     // conf's atomic writer (when-exit) re-raises every signal on this process.
     if (interrupted) {
-      // While a pager shows the output, it has the terminal: Lanyard waits for it to end (finishPager).
+      // While a pager shows the output, it has the terminal: Lanyard waits for it to end (Output.finish).
       if (performance.now() - firstSignalAt < 300 || pagerRunning()) return;
       process.exit(terminated ? ExitCode.Terminated : ExitCode.Interrupted);
     }
@@ -57,6 +58,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     globals: () => globals(),
     ...(options.keychain ? { keychain: options.keychain } : {}),
   });
+  pagerRunning = () => ctx.output.pagerRunning();
   const args = helpArgs(argv.slice(2));
   argv = [...argv.slice(0, 2), ...args];
   const scope = treeScope(args);
@@ -81,7 +83,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     await ctx.close();
     // The terminal goes back to the shell once the person has left the pager (Ctrl-C meanwhile is the pager's).
     process.exitCode = code;
-    await finishPager();
+    await ctx.output.finish();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
     // conf's atomic writer (when-exit) answers a signal by raising it again on

@@ -1,27 +1,102 @@
-/** Shared rendering: JSON, NDJSON, tables, times and durations. */
+/** Shared rendering: JSON, NDJSON and tables. */
 import type { IO } from './io.js';
-import { UsageError } from './usage-error.js';
-import { shaperOf } from './shape/registry.js';
+import type { JsonShaper } from './shape/registry.js';
+import type { Pager } from './pager.js';
 import { stripControls } from './safe-text.js';
 
-/** Prints a command's JSON value (or what `--jq` / `--template` make of it). */
-export function printJson(io: IO, value: unknown, o: { compact?: boolean } = {}): void {
-  const shaper = shaperOf(io);
-  if (shaper) io.print(shaper.format(value));
-  else io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
+/** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
+export type OutputFormat = 'human' | 'json' | 'ndjson';
+
+/** What the root hook builds a run's Output from (command-kit.ts's prepareOutput). */
+export interface OutputChoice {
+  format?: OutputFormat;
+  /** What `--jq` / `--template` make of the JSON. */
+  shaper?: JsonShaper;
+  /** The pager stdout goes into (pager.ts). */
+  pager?: Pager;
 }
 
-/** Prints one item of a stream (`--ndjson`): a line of JSON, or what `--jq` / `--template` make of the item. */
-export function printNdjson(io: IO, value: unknown): void {
-  io.print(ndjsonLine(io, value));
-}
+/**
+ * The output of one run: built by the root hook from `--json`, `--ndjson`,
+ * `--jq`, `--template` and the pager, and reached by the run function as
+ * `ctx.output`. The run function says what it has — a document, rows with
+ * columns, the items of a stream — and the Output decides how they are shown.
+ * Everything it writes goes through the IO, whose terminal writes pass the
+ * one sanitiser (terminal-text.ts).
+ */
+export class Output {
+  readonly format: OutputFormat;
+  readonly #shaper: JsonShaper | undefined;
+  readonly #pager: Pager | undefined;
 
-/** The text `printNdjson` writes for one item. */
-export function ndjsonLine(io: IO, value: unknown): string {
-  const shaper = shaperOf(io);
-  if (!shaper) return JSON.stringify(value) + '\n';
-  const text = shaper.format(value);
-  return text && !text.endsWith('\n') ? text + '\n' : text;
+  constructor(
+    readonly io: IO,
+    o: OutputChoice = {},
+  ) {
+    this.format = o.format ?? 'human';
+    this.#shaper = o.shaper;
+    this.#pager = o.pager;
+  }
+
+  /** A program reads the output (`--json`, `--ndjson`, `--jq`, `--template`): notes meant for a person are left out. */
+  get forProgram(): boolean {
+    return this.format !== 'human';
+  }
+
+  /** `--jq` or `--template` shape the JSON. */
+  get shaped(): boolean {
+    return this.#shaper !== undefined;
+  }
+
+  /**
+   * A document: JSON (or what `--jq` / `--template` make of it) for a
+   * program; else what `human` prints. Without `human` it is JSON either way
+   * (`lanyard api`), `compact` on one line.
+   */
+  document<T, R = void>(value: T, human?: (value: T) => R, o: { compact?: boolean } = {}): R | undefined {
+    if (human && this.format === 'human') return human(value);
+    if (this.#shaper) this.io.print(this.#shaper.format(value));
+    else this.io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
+    return undefined;
+  }
+
+  /** Rows: the JSON value (the rows unless `json` is given) for a program, else a table (renderTable). */
+  rows<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, json: unknown = rows): void {
+    this.document(json, () => renderTable(this.io, rows, columns));
+  }
+
+  /**
+   * One item of a stream as it arrives: a line of NDJSON with `--ndjson` (or
+   * what `--jq` / `--template` make of it), else `human(item)` (without
+   * `human`, the NDJSON line either way).
+   */
+  item<T>(value: T, human?: (value: T) => void): void {
+    if (human && this.format !== 'ndjson') human(value);
+    else this.io.print(this.line(value));
+  }
+
+  /** Items all at hand: one JSON array (`--json`), a line each (`--ndjson`), else `human(item)` each. */
+  items<T>(values: readonly T[], human: (value: T) => void): void {
+    if (this.format === 'json') this.document(values);
+    else for (const v of values) this.item(v, human);
+  }
+
+  /** The text of one stream item as `--ndjson` writes it. */
+  line(value: unknown): string {
+    if (!this.#shaper) return JSON.stringify(value) + '\n';
+    const text = this.#shaper.format(value);
+    return text && !text.endsWith('\n') ? text + '\n' : text;
+  }
+
+  /** Whether a pager shows the output (main's Ctrl-C handler then waits for it). */
+  pagerRunning(): boolean {
+    return !!this.#pager?.running();
+  }
+
+  /** Waits until the person has left the pager, if there is one (main, before exiting). */
+  async finish(): Promise<void> {
+    await this.#pager?.finish();
+  }
 }
 
 export interface Column<T> {
@@ -112,72 +187,4 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
 /** One line of server data for a table cell or a field: control characters removed (safe-text.ts), line breaks folded. */
 export function sanitize(s: string): string {
   return stripControls(s.replace(/\s*[\r\n]\s*/g, ' '));
-}
-
-/** "in 12m", "3h ago", "now". */
-export function relativeTime(targetMs: number, nowMs: number): string {
-  const d = Math.round((targetMs - nowMs) / 1000);
-  const a = Math.abs(d);
-  const text =
-    a < 5 ? '' : a < 90 ? `${a}s` : a < 90 * 60 ? `${Math.round(a / 60)}m` : a < 36 * 3600 ? `${Math.round(a / 3600)}h` : `${Math.round(a / 86400)}d`;
-  if (!text) return 'now';
-  return d > 0 ? `in ${text}` : `${text} ago`;
-}
-
-/** Local time "2026-11-22 14:05:09". */
-export function localTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
-
-/** The longest a timer can wait (Node's setTimeout limit, about 24.8 days): the default bound of a duration option. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Parses "90", "90s", "5m", "1h30m", "250ms" into milliseconds, at most `maxMs` (usage error otherwise). */
-export function parseDuration(text: string, flag: string, maxMs = MAX_TIMER_MS): number {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return Number(t) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    const n = Number(m[1]);
-    total += n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
-    matched = re.lastIndex;
-  }
-  if (!t || matched !== t.length) throw new UsageError(`${flag}: invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
-  if (!(total <= maxMs)) throw new UsageError(`${flag}: "${text}" is too long (at most ${Math.floor(maxMs / 86_400_000)} days)`);
-  return Math.round(total);
-}
-
-/** What waitTimeoutMs needs of the Context: the root options. */
-type WithRootTimeout = { globals(): { timeout?: string } };
-
-/**
- * The bound of a command's own wait (a sign-in, `ratelimit wait`) from its
- * `--timeout`, in ms. `--timeout` is also a root option (each request's
- * deadline), and commander gives a root option the value wherever it stands on
- * the command line: so the command's own value, else the root's, else
- * `byDefault` (undefined: no bound). The command's option must have no
- * commander default, or the root's value would never be seen.
- */
-export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault: string): number;
-export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined): number | undefined;
-export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault?: string): number | undefined {
-  const text = own ?? ctx.globals().timeout ?? byDefault;
-  return text === undefined ? undefined : parseDuration(text, '--timeout');
-}
-
-/** Parses a non-negative integer option. */
-export function parseIntOption(text: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: "${text}" is too large`);
-  if (n < min || n > max) {
-    throw new UsageError(
-      max === Number.MAX_SAFE_INTEGER ? `${flag}: must be at least ${min}, got ${n}` : `${flag}: must be between ${min} and ${max}, got ${n}`,
-    );
-  }
-  return n;
 }

@@ -6,7 +6,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from './context.js';
-import { ndjsonLine } from './output.js';
 import { UsageError } from './usage-error.js';
 import { Checkpoint, type CheckpointRun, type PageOutput, type PagedRunResult } from '../core/api/checkpoint.js';
 
@@ -24,7 +23,7 @@ export function ndjsonPageOutput(ctx: Context): PageOutput {
     }
   };
   return {
-    render: (items) => items.map((i) => ndjsonLine(ctx.io, i)).join(''),
+    render: (items) => items.map((i) => ctx.output.line(i)).join(''),
     write: (data) => new Promise((res, rej) => void out.write(data, (err) => (err ? rej(err) : res()))),
     fileState: regular,
     async readTail(from, length) {

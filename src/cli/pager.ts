@@ -16,20 +16,20 @@
  * that ends early (q) is a reader that went away, as with `| head`: the next
  * write ends Lanyard quietly, with the command's status (0). Ctrl-C reaches
  * both: the pager handles it, Lanyard cancels its work and waits for the
- * pager to end (`finishPager`) before it exits, so the terminal is left to
- * the shell only once the pager has restored it.
+ * pager to end (`Pager.finish`, through the run's Output) before it exits, so
+ * the terminal is left to the shell only once the pager has restored it.
  */
 import type { Command } from 'commander';
-import type { Context } from './context.js';
 import type { IO } from './io.js';
 import { UsageError } from './usage-error.js';
 import { terminalText } from './terminal-text.js';
 
-const PAGED = new WeakSet<Command>();
+/** The mark `paged()` leaves on a command (a property of the command, not a table of this module). */
+const PAGED = Symbol('lanyard.paged');
 
 /** Marks a command whose human output may be long: it goes through the pager on a terminal. */
 export function paged(cmd: Command): Command {
-  PAGED.add(cmd);
+  (cmd as Command & { [PAGED]?: true })[PAGED] = true;
   return cmd.addHelpText(
     'after',
     '\nOn a terminal the output goes through a pager: LANYARD_PAGER, else the `pager` setting,\n' +
@@ -39,7 +39,7 @@ export function paged(cmd: Command): Command {
 }
 
 export function isPaged(cmd: Command): boolean {
-  return PAGED.has(cmd);
+  return (cmd as Command & { [PAGED]?: true })[PAGED] === true;
 }
 
 /**
@@ -131,24 +131,26 @@ interface Paging {
   alive: boolean;
 }
 
-let paging: Paging | undefined;
-
-/** Whether a pager process runs (main's Ctrl-C handler then waits for it instead of forcing the exit). */
-export function pagerRunning(): boolean {
-  return !!paging?.alive;
+/** A pager a run's output goes into (one per run, held by its Output). */
+export interface Pager {
+  /** Whether the pager process runs (main's Ctrl-C handler then waits for it instead of forcing the exit). */
+  running(): boolean;
+  /** Ends the pager's input and waits until the person has left it (q); main calls this (through the Output) before exiting. */
+  finish(): Promise<void>;
 }
 
 /**
- * Sends the IO's stdout into the pager when paging applies; returns whether
- * it will. The pager starts at the first byte of output, so a command that
- * fails first, prompts or prints nothing never starts one. A pager that cannot
- * be started is said on stderr and the output printed directly.
+ * Sends the IO's stdout into a pager when paging applies, and returns it
+ * (undefined: no paging). The pager starts at the first byte of output, so a
+ * command that fails first, prompts or prints nothing never starts one. A
+ * pager that cannot be started is said on stderr and the output printed
+ * directly.
  */
-export function startPager(r: PagerRequest): boolean {
+export function startPager(r: PagerRequest): Pager | undefined {
   const { io, env, opts } = r;
-  if (paging || !io.stdoutIsTTY || opts.json || opts.ndjson || opts.jq !== undefined || opts.template !== undefined) return false;
+  if (!io.stdoutIsTTY || opts.json || opts.ndjson || opts.jq !== undefined || opts.template !== undefined) return undefined;
   const words = pagerCommand(env, r.setting);
-  if (!words) return false;
+  if (!words) return undefined;
   const { Writable } = process.getBuiltinModule('node:stream') as typeof import('node:stream');
   const terminal = Object.getOwnPropertyDescriptor(io, 'stdout')?.get?.bind(io) ?? (() => process.stdout);
   let gone = false;
@@ -204,38 +206,26 @@ export function startPager(r: PagerRequest): boolean {
     },
   });
   const state: Paging = { sink, alive: false };
-  paging = state;
   // What goes to the pager goes to the terminal: through the one sanitiser (terminal-text.ts).
   const write = (text: string) => void sink.write(terminalText(text, io.color));
   io.print = write;
   io.out = (t) => write(t.endsWith('\n') ? t : `${t}\n`);
   Object.defineProperty(io, 'stdout', { get: () => sink, configurable: true });
-  return true;
-}
-
-/** Ends the pager's input and waits until the person has left it (q); main calls this before exiting. */
-export async function finishPager(): Promise<void> {
-  const state = paging;
-  if (!state) return;
-  // Everything written reaches the pager first (a write that finds it gone ends the process).
-  await new Promise<void>((resolve) => state.sink.end(() => resolve()));
-  const p = await state.pager;
-  if (p) {
-    p.stdin.end();
-    await p.exited;
-  }
-  paging = undefined;
+  return {
+    running: () => state.alive,
+    async finish() {
+      // Everything written reaches the pager first (a write that finds it gone ends the process).
+      await new Promise<void>((resolve) => state.sink.end(() => resolve()));
+      const p = await state.pager;
+      if (p) {
+        p.stdin.end();
+        await p.exited;
+      }
+    },
+  };
 }
 
 /** Ends the process with the status so far, as when stdout's reader goes away (`| head`). */
 export function exitQuietly(): never {
   process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-}
-
-/** program.ts's preAction for a `paged()` command: the pager setting of the profile, and the process's ends. */
-export async function startCommandPager(ctx: Context, opts: PagerRequest['opts']): Promise<void> {
-  if (!ctx.io.stdoutIsTTY) return;
-  // A profile that does not exist is the command's error to report, not the pager's.
-  const setting = (await ctx.profile().catch(() => undefined))?.settings.pager;
-  startPager({ io: ctx.io, env: ctx.env, setting, opts, onGone: exitQuietly, warn: (t) => ctx.warn(t) });
 }

@@ -6,8 +6,7 @@ import { Command, Option } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
 import { environmentHelp } from './environment.js';
-import { examples } from './command-kit.js';
-import { isPaged, startCommandPager } from './pager.js';
+import { examples, prepareOutput } from './command-kit.js';
 import * as config from './commands/config/index.js';
 import * as profile from './commands/profile/index.js';
 import * as ratelimit from './commands/ratelimit/index.js';
@@ -177,12 +176,8 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .exitOverride();
   program.hook('preAction', async (_root, action) => {
     if (program.opts().color === false) (ctx.io as { color: boolean }).color = false;
-    // --jq / --template (withShaping): checked before the action; they imply --json.
-    const o = action.opts<{ jq?: string; template?: string; json?: boolean; ndjson?: boolean }>();
-    if (isPaged(action)) await startCommandPager(ctx, o);
-    if (o.jq === undefined && o.template === undefined) return;
-    await (await import('./shape/prepare.js')).prepareShaping(ctx, o);
-    if (!o.ndjson && action.options.some((opt) => opt.long === '--json')) action.setOptionValue('json', true);
+    // The run's output (--json, --ndjson, --jq, --template, the pager), which the run function reaches as ctx.output.
+    ctx.output = await prepareOutput(ctx, action);
   });
   for (const g of GROUPS) {
     if (typeof scope === 'object') {

@@ -33,7 +33,7 @@ export const ERROR_CODES = [
   'not_signed_in',
   'forbidden',
   'bad_response',
-  'protocol',
+  // the server broke its protocol (an unexpected answer, a truncated stream, a refused next-page link)
   'protocol_error',
   'rpc_error',
   'session_expired',

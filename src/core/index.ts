@@ -94,6 +94,8 @@ export type { RateLimitOverview, ResourceBudget } from './hosting/rate-limit.js'
 // Echo API
 export { fetchAuthInfo, sendEcho } from './echo/api.js';
 export type { EchoCall } from './echo/api.js';
+export { apiKeyCredential, resolveApiKey } from './echo/credentials.js';
+export type { ResolvedApiKey } from './echo/credentials.js';
 export type { AuthInfoResponse, EchoMessage } from '../shared/echo.js';
 export { mintServiceAccountJwt, parseServiceAccountKey, readServiceAccountKeyFile } from './echo/service-account.js';
 export type { ServiceAccountClaims, ServiceAccountClaimsInput, ServiceAccountKey } from './echo/service-account.js';
@@ -124,7 +126,7 @@ export type { EventsQuery, PageOptions } from './health/events.js';
 export { buildEventsFilter } from './health/filter.js';
 export { runHealthSignIn } from './health/signin.js';
 export type { HealthSignInOptions } from './health/signin.js';
-export { listHealthTokens, resolveHealthToken } from './health/token.js';
+export { healthCredential, listHealthTokens, resolveHealthToken } from './health/token.js';
 export type { HealthTokenRecord, ResolvedHealthToken, StoredHealthToken } from './health/token.js';
 export type {
   EventLevel as HealthEventLevel,

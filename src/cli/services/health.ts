@@ -1,10 +1,12 @@
 /**
  * The service-health credential as commands use it: `LANYARD_HEALTH_TOKEN`
- * from the environment takes precedence (CI), else the stored token.
+ * from the environment takes precedence (CI), else the stored token. The one
+ * place a profile becomes the health service's credential strategy.
  */
 import type { Context } from '../context.js';
+import type { CredentialProvider } from '../../core/auth/provider.js';
 import type { ProfileSettings } from '../../core/config/settings.js';
-import { resolveHealthToken, type ResolvedHealthToken } from '../../core/health/token.js';
+import { healthCredential, resolveHealthToken, type ResolvedHealthToken } from '../../core/health/token.js';
 
 export const HEALTH_TOKEN_ENV = 'LANYARD_HEALTH_TOKEN';
 
@@ -13,4 +15,11 @@ export async function resolveToken(ctx: Context, settings: ProfileSettings): Pro
   const envToken = ctx.env[HEALTH_TOKEN_ENV];
   const authUrl = settings['health.authUrl'];
   return resolveHealthToken({ envToken, ...(authUrl ? { authUrl, stores: () => ctx.credentialsForLookup() } : {}), nowMs: ctx.clock.now() });
+}
+
+/** The health API's credential strategy for a profile (resolved once: exit 4 when missing or expired). */
+export async function healthAuth(ctx: Context, settings: ProfileSettings): Promise<CredentialProvider> {
+  const t = await resolveToken(ctx, settings);
+  // Where it came from, as doctor and errors name it: the variable, or the store.
+  return healthCredential({ ...t, source: t.source === 'environment' ? 'env:LANYARD_HEALTH_TOKEN' : t.source });
 }

@@ -83,10 +83,7 @@ const hosting: ServiceEntry = {
 
 const health: ServiceEntry = {
   base: (settings, profile) => requireSetting(settings, 'health.managementUrl', profile),
-  async provider(ctx, settings) {
-    const t = await (await import('./health.js')).resolveToken(ctx, settings);
-    return fixedCredential({ scheme: 'bearer', token: t.token }, t.source === 'environment' ? 'env:LANYARD_HEALTH_TOKEN' : t.source, t.expiresAt);
-  },
+  provider: async (ctx, settings) => (await import('./health.js')).healthAuth(ctx, settings),
   exec: {
     signIn: 'lanyard auth login --health (or set LANYARD_HEALTH_TOKEN)',
     variables: (secret) => ({ LANYARD_HEALTH_TOKEN: secret }),
@@ -110,11 +107,7 @@ const health: ServiceEntry = {
 
 const echo: ServiceEntry = {
   base: (settings, profile) => requireSetting(settings, 'echo.baseUrl', profile),
-  async provider(ctx, settings, profile) {
-    const { resolveApiKey } = await import('../../core/echo/credentials.js');
-    const k = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl: echo.base(settings, profile) });
-    return k ? fixedCredential({ scheme: 'query', name: 'key', value: k.key }, k.source) : NONE();
-  },
+  provider: async (ctx, settings, profile) => (await (await import('./echo.js')).echoAuth(ctx, echo.base(settings, profile))) ?? NONE(),
   exec: {
     signIn: 'lanyard echo key set (or set LANYARD_API_KEY)',
     variables: (secret, settings, profile) => ({ LANYARD_API_KEY: secret, LANYARD_ECHO_URL: requireSetting(settings, 'echo.baseUrl', profile) }),

@@ -1,25 +1,27 @@
 /**
- * Sets up `--jq` / `--template` for a command before its action runs (the
- * root program's preAction hook): the engine is loaded and the expression
- * checked first, so a bad one is exit 2 before any request or stored state.
+ * The shaper of `--jq` / `--template` for a command, made before its action
+ * runs (the root hook, command-kit.ts's prepareOutput): the engine is loaded
+ * and the expression checked first, so a bad one is exit 2 before any
+ * request or stored state.
  */
 import type { Context } from '../context.js';
 import { UsageError } from '../usage-error.js';
-import { setShaper } from './registry.js';
+import type { JsonShaper } from './registry.js';
 
 export interface ShapeOptions {
   jq?: string;
   template?: string;
 }
 
-export async function prepareShaping(ctx: Context, o: ShapeOptions): Promise<void> {
+export async function prepareShaping(ctx: Context, o: ShapeOptions): Promise<JsonShaper | undefined> {
   if (o.jq !== undefined && o.template !== undefined) throw new UsageError('--jq and --template cannot be used together');
   const color = ctx.io.color && ctx.io.stdoutIsTTY;
   if (o.jq !== undefined) {
     const { jqShaper } = await import('./jq.js');
-    setShaper(ctx.io, await jqShaper(o.jq, { pretty: ctx.io.stdoutIsTTY, color }));
+    return jqShaper(o.jq, { pretty: ctx.io.stdoutIsTTY, color });
   } else if (o.template !== undefined) {
     const { templateShaper } = await import('./template.js');
-    setShaper(ctx.io, await templateShaper(o.template, { tty: ctx.io.stdoutIsTTY, color, now: () => ctx.clock.now() }));
+    return templateShaper(o.template, { tty: ctx.io.stdoutIsTTY, color, now: () => ctx.clock.now() });
   }
+  return undefined;
 }

@@ -8,7 +8,7 @@
  */
 import type { Context as LiquidContext, Liquid as LiquidEngine, TagToken, Template, TopLevelToken, Value as LiquidValue } from 'liquidjs';
 import { LanyardError } from '../../core/errors.js';
-import { relativeTime } from '../output.js';
+import { relativeTime } from '../time-text.js';
 import { UsageError } from '../usage-error.js';
 import type { JsonShaper } from './registry.js';
 

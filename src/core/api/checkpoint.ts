@@ -234,7 +234,7 @@ export class Checkpoint {
       const secret = secretInUrl(position.next);
       if (secret)
         throw new LanyardError(
-          'protocol',
+          'protocol_error',
           `--checkpoint: the next-page link carries a credential (${secret}); stopped before that page so none is written to ${basename(this.file)}`,
         );
     }

@@ -100,7 +100,7 @@ export function apiPager(o: { service: PagedService; firstUrl: string; get: (url
       } else next = nextFromLinkHeader(headers.link);
       if (next === undefined) return { items, emptyPages: guard.emptyPages };
       const checked = guard.next(next, url, items.length);
-      if (typeof checked === 'string') throw new LanyardError('protocol', `--paginate: ${checked}`);
+      if (typeof checked === 'string') throw new LanyardError('protocol_error', `--paginate: ${checked}`);
       return { items, next: checked.toString(), emptyPages: guard.emptyPages };
     },
   };

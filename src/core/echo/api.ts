@@ -6,21 +6,24 @@ import { Echo } from '../../shared/constants.js';
 import type { AuthInfoResponse, EchoMessage } from '../../shared/echo.js';
 import { AuthRequiredError, HttpError, LanyardError, oneLine } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import type { CredentialProvider } from '../auth/provider.js';
 
 export interface EchoCall {
   baseUrl: string;
+  /** The credential strategy: the API key (`apiKeyCredential`) for /echo, a bearer token for /auth/info. */
+  auth: CredentialProvider;
   signal?: AbortSignal;
 }
 
 /** POST /echo with the API key as query parameter `key`. */
-export async function sendEcho(http: HttpClient, o: EchoCall & { apiKey: string; message: string }): Promise<EchoMessage> {
+export async function sendEcho(http: HttpClient, o: EchoCall & { message: string }): Promise<EchoMessage> {
   try {
     const res = await http.request({
       method: 'POST',
       url: Echo.paths.echo,
       baseUrl: o.baseUrl,
       json: { message: o.message },
-      credential: { scheme: 'query', name: 'key', value: o.apiKey },
+      auth: o.auth,
       signal: o.signal,
     });
     return processEchoResponse(await res.json());
@@ -36,10 +39,10 @@ export function processEchoResponse(body: unknown): EchoMessage {
   return { message: (body as EchoMessage).message };
 }
 
-/** GET an auth-info path with `Authorization: Bearer <token>`. */
-export async function fetchAuthInfo(http: HttpClient, o: EchoCall & { path: string; token: string }): Promise<AuthInfoResponse> {
+/** GET an auth-info path with `Authorization: Bearer <token>` (the provider's credential). */
+export async function fetchAuthInfo(http: HttpClient, o: EchoCall & { path: string }): Promise<AuthInfoResponse> {
   try {
-    const res = await http.request({ url: o.path, baseUrl: o.baseUrl, credential: { scheme: 'bearer', token: o.token }, signal: o.signal });
+    const res = await http.request({ url: o.path, baseUrl: o.baseUrl, auth: o.auth, signal: o.signal });
     return processAuthInfoResponse(await res.json());
   } catch (err) {
     throw refusal(err, 'token');

@@ -7,6 +7,7 @@
  *   echo:appplatform:<app platform host>:<project>
  */
 import type { CredentialStore } from '../deps.js';
+import { type CredentialProvider, fixedCredential } from '../auth/provider.js';
 import { ValidationError } from '../errors.js';
 import { accountKey, hostOf } from '../credentials/accounts.js';
 
@@ -27,6 +28,11 @@ export async function resolveApiKey(o: { envKey?: string; store: () => Promise<C
   const store = await o.store();
   const key = await store.get(apiKeyAccount(o.baseUrl));
   return key ? { key, source: store.kind } : undefined;
+}
+
+/** The echo API's credential strategy: the key as query parameter `key` (an API key cannot be refreshed). */
+export function apiKeyCredential(k: ResolvedApiKey): CredentialProvider {
+  return fixedCredential({ scheme: 'query', name: 'key', value: k.key }, k.source);
 }
 
 /** Checks a key read from stdin: one token of printable characters. */

@@ -6,6 +6,7 @@
 import { EchoTokenSchemes, type EchoTokenScheme } from '../../shared/echo.js';
 import type { CredentialStore } from '../deps.js';
 import { ValidationError } from '../errors.js';
+import { type CredentialProvider, fixedCredential } from '../auth/provider.js';
 import { appPlatformAccount, idTokenAccount, readCachedToken, writeCachedToken } from './credentials.js';
 import { mintServiceAccountJwt, readServiceAccountKeyFile } from './service-account.js';
 import { signInWithBrowser, type SignInDeps } from './signin.js';
@@ -40,6 +41,11 @@ export interface SchemeToken {
   path: string;
   /** Who the token names (service account, or signed-in user), when known. */
   principal?: string;
+}
+
+/** The credential strategy of a scheme's token: a bearer token, good until it expires (no refresh; a new one comes from obtainSchemeToken). */
+export function schemeTokenCredential(t: SchemeToken): CredentialProvider {
+  return fixedCredential({ scheme: 'bearer', token: t.token }, t.source);
 }
 
 export interface SchemeTokenDeps extends SignInDeps {

@@ -3,6 +3,7 @@
  * function for its body, and a pager that follows `nextLink` exactly as given.
  */
 import type { HttpClient } from '../http/client.js';
+import type { CredentialProvider } from '../auth/provider.js';
 import { AuthRequiredError, HttpError, LanyardError, oneLine, ValidationError } from '../errors.js';
 import type { HealthErrorResponse, HealthEvent, HealthEventsPage } from '../../shared/health.js';
 import { HealthQuery } from '../../shared/health.js';
@@ -63,10 +64,10 @@ export function eventsUrl(q: EventsQuery): string {
 }
 
 /** GET one page (first page URL or a `nextLink`); throws HealthApiError / AuthRequiredError. */
-export async function eventsPageRequest(http: HttpClient, url: string, token: string, signal?: AbortSignal): Promise<HealthEventsPage> {
+export async function eventsPageRequest(http: HttpClient, url: string, auth: CredentialProvider, signal?: AbortSignal): Promise<HealthEventsPage> {
   let res: Awaited<ReturnType<HttpClient['request']>>;
   try {
-    res = await http.request({ url, credential: { scheme: 'bearer', token }, signal });
+    res = await http.request({ url, auth, signal });
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     const err = new HealthApiError(e.status, 'GET', e.url, parseErrorResponse(e.body), e.body, e.headers);
@@ -115,14 +116,19 @@ export interface PageOptions {
  * read. A nextLink is followed exactly as given, but only on the origin of the
  * first request (the bearer token is never sent to another host).
  */
-export async function* iterateEvents(http: HttpClient, q: EventsQuery, token: string, o: PageOptions = {}): AsyncGenerator<HealthEvent, { nextLink?: string }> {
+export async function* iterateEvents(
+  http: HttpClient,
+  q: EventsQuery,
+  auth: CredentialProvider,
+  o: PageOptions = {},
+): AsyncGenerator<HealthEvent, { nextLink?: string }> {
   let url: string | undefined = eventsUrl(q);
   const origin = new URL(url).origin;
   let yielded = 0;
   let page = 0;
   const seen = new Set<string>();
   while (url) {
-    const p = await eventsPageRequest(http, url, token, o.signal);
+    const p = await eventsPageRequest(http, url, auth, o.signal);
     page++;
     o.onPage?.({ page, count: p.value.length, nextLink: p.nextLink });
     for (const ev of p.value) {
@@ -150,9 +156,15 @@ export async function* iterateEvents(http: HttpClient, q: EventsQuery, token: st
 }
 
 /** The event with this tracking id (`name`) among the events of the query, or undefined. */
-export async function findEvent(http: HttpClient, q: EventsQuery, token: string, trackingId: string, signal?: AbortSignal): Promise<HealthEvent | undefined> {
+export async function findEvent(
+  http: HttpClient,
+  q: EventsQuery,
+  auth: CredentialProvider,
+  trackingId: string,
+  signal?: AbortSignal,
+): Promise<HealthEvent | undefined> {
   const want = trackingId.toLowerCase();
-  for await (const ev of iterateEvents(http, q, token, { all: true, signal })) {
+  for await (const ev of iterateEvents(http, q, auth, { all: true, signal })) {
     if (ev.name?.toLowerCase() === want || ev.id?.toLowerCase().endsWith(`/events/${want}`)) return ev;
   }
   return undefined;

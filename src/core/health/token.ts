@@ -5,6 +5,7 @@
  */
 import type { CredentialStore, RandomBytes } from '../deps.js';
 import { accountKey, hostOf } from '../credentials/accounts.js';
+import { type CredentialProvider, fixedCredential } from '../auth/provider.js';
 import { AuthRequiredError, OAuthError, ValidationError } from '../errors.js';
 import { isLoopbackHost } from '../http/plain-http.js';
 
@@ -138,6 +139,11 @@ export async function resolveHealthToken(o: {
     });
   }
   return { token: rec.access_token, source: 'store', expiresAt: rec.expires_at };
+}
+
+/** The health API's credential strategy: the bearer token (the implicit flow gives no refresh token: none after a 401). */
+export function healthCredential(t: { token: string; source: string; expiresAt?: number }): CredentialProvider {
+  return fixedCredential({ scheme: 'bearer', token: t.token }, t.source, t.expiresAt);
 }
 
 /** One stored health token, as {@link listHealthTokens} finds it. */

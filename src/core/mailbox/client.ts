@@ -172,7 +172,7 @@ export class MailboxClient {
     await res.dump();
     const loc = res.headers.location;
     if (res.status < 300 || res.status >= 400 || !loc) {
-      throw new LanyardError('protocol', `expected a redirect with a Location header, got HTTP ${res.status}`);
+      throw new LanyardError('protocol_error', `expected a redirect with a Location header, got HTTP ${res.status}`);
     }
     return new URL(loc, this.apiUrl).toString();
   }
@@ -240,12 +240,12 @@ export function processListBody(body: unknown): ListedMessage[] {
   if (body && typeof body === 'object') {
     return Object.entries(body as Record<string, MailboxMetadata>).map(([id, metadata]) => ({ id, metadata }));
   }
-  throw new LanyardError('protocol', 'unexpected list response from the mailbox server');
+  throw new LanyardError('protocol_error', 'unexpected list response from the mailbox server');
 }
 
 /** `{message, prev, next}` with adjacent, else the metadata itself. */
 export function processMessageBody(id: string, body: unknown): MessageView {
-  if (!body || typeof body !== 'object') throw new LanyardError('protocol', 'unexpected message response from the mailbox server');
+  if (!body || typeof body !== 'object') throw new LanyardError('protocol_error', 'unexpected message response from the mailbox server');
   const b = body as Record<string, unknown>;
   if (b.message && typeof b.message === 'object' && !Array.isArray(b.message) && ('prev' in b || 'next' in b || !('labels' in b))) {
     return { id, message: b.message as MailboxMetadata, prev: (b.prev as string | null) ?? null, next: (b.next as string | null) ?? null };
@@ -255,6 +255,6 @@ export function processMessageBody(id: string, body: unknown): MessageView {
 
 export function processCreated(body: unknown): string {
   const id = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
-  if (typeof id !== 'string') throw new LanyardError('protocol', 'the mailbox server did not return the new message id');
+  if (typeof id !== 'string') throw new LanyardError('protocol_error', 'the mailbox server did not return the new message id');
   return id;
 }

@@ -39,7 +39,7 @@ export async function inflaterFor(body: Readable): Promise<Transform> {
     });
   }
   if (n === 0) return new PassThrough();
-  if (n < 2) throw new LanyardError('protocol', 'the deflate stream from the server is truncated');
+  if (n < 2) throw new LanyardError('protocol_error', 'the deflate stream from the server is truncated');
   const head = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   body.unshift(head);
   const opts = { chunkSize: 256 * 1024 };

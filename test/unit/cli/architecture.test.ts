@@ -192,3 +192,58 @@ describe('one registry of services', () => {
     expect(serviceSwitches("// case 'echo':\nconst x = 1;")).toEqual([]);
   });
 });
+
+/**
+ * Module-level mutable state: a top-level `let`/`var`, or a Map, Set, WeakMap
+ * or WeakSet made at the top level that is not declared read-only. What a run
+ * needs lives in its context (the output, the stores, the pager), so two runs
+ * in one process (tests, the library) never share it.
+ */
+export function moduleState(text: string): string[] {
+  return withoutComments(text)
+    .split('\n')
+    .filter(
+      (l) => /^(?:export )?(?:let|var) /.test(l) || /^(?:export )?const \w+\b(?!\s*:\s*Readonly)\s*(?::[^=]+)?=\s*new (?:Map|Set|WeakMap|WeakSet)\b/.test(l),
+    );
+}
+
+/** The exceptions, each with its reason; the registry of services is the one by design. */
+const PROCESS_STATE: Readonly<Record<string, string>> = {
+  'cli/shape/jq.ts': 'the jq WebAssembly runtime, loaded once per process like a module (no data of a run)',
+  'cli/commands/mailbox/memory.ts': "the process's garbage-collector settings and page count (V8 flags are per process)",
+  'cli/safe-text.ts': 'the secrets to redact from every line the process writes, main.ts and context.ts feed it (to move into the context)',
+  'cli/hosting.ts': 'the hosting stores cached per context (to go with the one credential-storage port)',
+};
+
+describe('no module-level mutable state in src/cli', () => {
+  it('only the registry and the listed process-wide exceptions keep state at module level', () => {
+    const bad = all
+      .filter((f) => rel(f).startsWith('cli/') && rel(f) !== 'cli/services/registry.ts' && !(rel(f) in PROCESS_STATE))
+      .flatMap((f) => moduleState(readFileSync(f, 'utf8')).map((l) => `${rel(f)}: ${l.trim()}`));
+    expect(bad).toEqual([]);
+  });
+
+  it('each listed exception still has state (else it leaves the list)', () => {
+    for (const f of Object.keys(PROCESS_STATE)) expect(moduleState(readFileSync(join(SRC, f), 'utf8')), f).not.toEqual([]);
+  });
+
+  it('the check finds state, not constants', () => {
+    expect(moduleState('let paging: Paging | undefined;')).toHaveLength(1);
+    expect(moduleState('const shapers = new WeakMap<IO, JsonShaper>();')).toHaveLength(1);
+    expect(moduleState("export const SEEN: Set<string> = new Set(['a']);")).toHaveLength(1);
+    expect(moduleState("const METHODS: ReadonlySet<string> = new Set(['GET']);")).toEqual([]);
+    expect(moduleState('  let n = 0;\nconst PAGED = Symbol();')).toEqual([]);
+  });
+});
+
+describe('one home per credential', () => {
+  it('the echo key and the health token are resolved from a profile in their service file only', () => {
+    const homes: Record<string, string> = { 'resolveApiKey(': 'cli/services/echo.ts', 'resolveHealthToken(': 'cli/services/health.ts' };
+    const bad: string[] = [];
+    for (const f of all.filter((f) => rel(f).startsWith('cli/'))) {
+      const code = withoutComments(readFileSync(f, 'utf8'));
+      for (const [call, home] of Object.entries(homes)) if (code.includes(call) && rel(f) !== home) bad.push(`${rel(f)}: ${call}`);
+    }
+    expect(bad).toEqual([]);
+  });
+});

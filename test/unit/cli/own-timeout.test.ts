@@ -8,7 +8,7 @@
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { type Context, createContext } from '../../../src/cli/context.js';
-import { waitTimeoutMs } from '../../../src/cli/output.js';
+import { waitTimeoutMs } from '../../../src/cli/option-parse.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { createTestIO } from '../../fakes/io.js';
 

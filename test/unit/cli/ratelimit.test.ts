@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, type Context } from '../../../src/cli/context.js';
+import { Output } from '../../../src/cli/output.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../src/cli/commands/ratelimit/run.js';
 import { ConfigStore } from '../../../src/core/config/store.js';
 import { RateLimitError } from '../../../src/core/errors.js';
@@ -86,7 +87,9 @@ describe('ratelimit status', () => {
   it('--fail-under on the chosen resource', async () => {
     stub.on('GET', '/api/v3/rate_limit', overview({ remaining: 5, reset: S + 600 }), 2);
     await expect(runRatelimitStatus(context(false), { failUnder: '5' })).resolves.toBeUndefined();
-    const err = (await runRatelimitStatus(context(false), { failUnder: '6', json: true }).catch((e: unknown) => e)) as RateLimitError;
+    const json = context(false);
+    json.output = new Output(io, { format: 'json' });
+    const err = (await runRatelimitStatus(json, { failUnder: '6' }).catch((e: unknown) => e)) as RateLimitError;
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.kind).toBe('budget');
     expect(err.resetAt).toBe((S + 600) * 1000);

@@ -2,8 +2,6 @@ import { type FileHandle, open, readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './options.js';
 import { UsageError } from '../../usage-error.js';
-import { printJson, printNdjson } from '../../output.js';
-import { shaperOf } from '../../shape/registry.js';
 import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { apiPager, type FetchedPage, PageGuard } from '../../../core/api/pagination.js';
@@ -12,7 +10,7 @@ import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, 
 import { type ApiTarget, refusedCredentialHint, resolveApiTarget } from './targets.js';
 import { readStdinText } from '../../stdin.js';
 
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** Parses -f/-F into a parameter object (gh's typing rules for -F). */
 export async function buildParams(raw: string[], typed: string[], readStdin: () => Promise<string>): Promise<Record<string, unknown>> {
@@ -126,11 +124,11 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   const all: unknown[] = [];
   for (let url: string | undefined = spec.url; url; ) {
     const page = await pager.fetch(url);
-    if (opts.ndjson) for (const item of page.items) printNdjson(ctx.io, item);
+    if (ctx.output.format === 'ndjson') for (const item of page.items) ctx.output.item(item);
     else all.push(...page.items);
     url = page.next;
   }
-  if (!opts.ndjson && !opts.silent) printJson(ctx.io, all, { compact: !ctx.io.stdoutIsTTY });
+  if (ctx.output.format !== 'ndjson' && !opts.silent) ctx.output.document(all, undefined, { compact: !ctx.io.stdoutIsTTY });
 }
 
 /** `--paginate --ndjson --checkpoint FILE`: resumes where an interrupted run of the same request stopped. */
@@ -198,7 +196,7 @@ function printHead(ctx: Context, res: HttpResponse): void {
 
 async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
   const ct = res.headers['content-type'] ?? '';
-  if (shaperOf(ctx.io)) {
+  if (ctx.output.shaped) {
     const text = await res.text();
     let body: unknown;
     try {
@@ -206,7 +204,7 @@ async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
     } catch {
       throw new ValidationError(`--jq/--template need a JSON response; the server answered ${ct || 'without a content type'}`);
     }
-    return printJson(ctx.io, body);
+    return ctx.output.document(body);
   }
   if (ctx.io.stdoutIsTTY && ct.includes('json')) {
     const text = await res.text();

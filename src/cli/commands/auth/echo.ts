@@ -2,14 +2,15 @@
 import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { listCachedIdentityTokens, maskSecret, resolveApiKey } from '../../../core/echo/credentials.js';
+import { listCachedIdentityTokens, maskSecret } from '../../../core/echo/credentials.js';
+import { echoApiKey } from '../../services/echo.js';
 
 export async function echoStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
   const out: AuthStatusEntry[] = [];
   const { settings } = await ctx.profile();
   const baseUrl = settings['echo.baseUrl'];
   if (baseUrl) {
-    const key = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
+    const key = await echoApiKey(ctx, baseUrl);
     if (key) {
       out.push({
         service: 'echo',

@@ -15,7 +15,8 @@ import { maskSecret } from '../../../core/credentials/mask.js';
 import { LanyardError } from '../../../core/errors.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
 import { healthAccount, listHealthTokens } from '../../../core/health/token.js';
-import { localTime, relativeTime, waitTimeoutMs } from '../../output.js';
+import { waitTimeoutMs } from '../../option-parse.js';
+import { localTime, relativeTime } from '../../time-text.js';
 import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
 
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {

@@ -4,7 +4,7 @@
  * it is never taken from arguments, printed or stored.
  */
 import type { Context } from '../../context.js';
-import { waitTimeoutMs } from '../../output.js';
+import { waitTimeoutMs } from '../../option-parse.js';
 import { UsageError } from '../../usage-error.js';
 import type { AuthLoginOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';

@@ -5,7 +5,7 @@ import { AuthRequiredError } from '../../../core/errors.js';
 import { authorize, currentTokens } from '../../../core/protocol/flow.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { ProtocolCredentials } from '../../../core/protocol/store.js';
-import { localTime } from '../../output.js';
+import { localTime } from '../../time-text.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';

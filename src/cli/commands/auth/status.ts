@@ -7,7 +7,8 @@
 import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { localTime, printJson, relativeTime, renderTable } from '../../output.js';
+import { renderTable } from '../../output.js';
+import { localTime, relativeTime } from '../../time-text.js';
 import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
@@ -16,7 +17,7 @@ import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { canRefresh } from '../../../core/hosting/refresh.js';
 import { describeReason } from '../../../core/config/bindings.js';
-import { parseDuration } from '../../output.js';
+import { parseDuration } from '../../option-parse.js';
 
 interface Storage {
   kind: string;
@@ -213,40 +214,13 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
   const selection = await ctx.profileSelection();
   const profile = { name: selection.name, reason: selection.reason.kind, ...(selection.reason.kind === 'binding' ? { dir: selection.reason.dir } : {}) };
-  if (o.json) {
-    printJson(ctx.io, { profile, accounts: entries, storage: storage ?? null });
-  } else if (entries.length) {
-    const now = ctx.clock.now();
-    const expiry = (e: AuthStatusEntry) => (e.expiresAt ? Date.parse(e.expiresAt) : Number.NaN);
-    const expired = (e: AuthStatusEntry) => expiry(e) <= now;
-    renderTable(ctx.io, entries, [
-      { header: 'service', value: (e) => e.service },
-      { header: 'host', value: (e) => e.host, flexible: true, shrink: 2, min: 15 },
-      { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}` },
-      { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
-      { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
-      {
-        header: 'status',
-        value: (e) =>
-          `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
-        style: (c, e) => (e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
-        flexible: true,
-        min: 20,
-      },
-      {
-        header: 'expires',
-        value: (e) => (Number.isNaN(expiry(e)) ? '-' : `${localTime(expiry(e))} (${relativeTime(expiry(e), now)})`),
-        raw: (e) => (Number.isNaN(expiry(e)) ? '' : String(Math.floor(expiry(e) / 1000))),
-      },
-      { header: 'token', value: (e) => e.token ?? '-' },
-    ]);
-    if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
+  ctx.output.document({ profile, accounts: entries, storage: storage ?? null }, () => {
+    showStatus(ctx, entries, storage);
+    if (!entries.length) return;
     ctx.io.err(`Profile: ${selection.name} (${describeReason(selection.reason)})`);
     const used = hosting.find((e) => e.active);
     if (used?.selectedBy === 'binding') ctx.io.err(`Hosting account here: ${used.account} (bound to ${used.boundDir})`);
-  } else {
-    ctx.io.err('Not signed in anywhere.');
-  }
+  });
   const active = hosting.find((e) => e.active);
   if (o.expiresWithin !== undefined) return expiresWithin(ctx, entries, parseDuration(o.expiresWithin, '--expires-within', Number.MAX_SAFE_INTEGER));
   if (!entries.some((e) => e.valid)) {
@@ -279,4 +253,34 @@ function expiresWithin(ctx: Context, entries: readonly AuthStatusEntry[], ms: nu
     return `${e.service} ${e.account ?? e.host} (${e.source}) ${!e.valid ? 'is not valid' : `expires ${until ? `at ${until}` : ''}`.trim()}`;
   };
   throw new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: 'renew it with `lanyard auth refresh` (or sign in again)' });
+}
+
+/** The table of `auth status` on a terminal (tab-separated into a pipe). */
+function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage | undefined): void {
+  if (!entries.length) return ctx.io.err('Not signed in anywhere.');
+  const now = ctx.clock.now();
+  const expiry = (e: AuthStatusEntry) => (e.expiresAt ? Date.parse(e.expiresAt) : Number.NaN);
+  const expired = (e: AuthStatusEntry) => expiry(e) <= now;
+  renderTable(ctx.io, entries, [
+    { header: 'service', value: (e) => e.service },
+    { header: 'host', value: (e) => e.host, flexible: true, shrink: 2, min: 15 },
+    { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}` },
+    { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
+    { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
+    {
+      header: 'status',
+      value: (e) =>
+        `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
+      style: (c, e) => (e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
+      flexible: true,
+      min: 20,
+    },
+    {
+      header: 'expires',
+      value: (e) => (Number.isNaN(expiry(e)) ? '-' : `${localTime(expiry(e))} (${relativeTime(expiry(e), now)})`),
+      raw: (e) => (Number.isNaN(expiry(e)) ? '' : String(Math.floor(expiry(e) / 1000))),
+    },
+    { header: 'token', value: (e) => e.token ?? '-' },
+  ]);
+  if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
 }

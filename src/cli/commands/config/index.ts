@@ -8,8 +8,8 @@ export const summary = 'read and change the settings of a profile (never secrets
 export function configCommand(ctx: Context): Command {
   const cmd = new Command('config').description(summary);
   examples(
-    withJson(cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')).action(
-      async (key: string, opts: { json?: boolean }) => (await import('./run.js')).runConfigGet(ctx, key, opts),
+    withJson(cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')).action(async (key: string) =>
+      (await import('./run.js')).runConfigGet(ctx, key),
     ),
     ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user --json'],
   );

@@ -1,5 +1,4 @@
 import type { Context } from '../../context.js';
-import { printJson } from '../../output.js';
 import { SETTINGS, isSettingKey } from '../../../core/config/settings.js';
 import { ConfigError } from '../../../core/errors.js';
 
@@ -7,13 +6,12 @@ function checkKey(key: string): void {
   if (!isSettingKey(key)) throw new ConfigError(`unknown setting "${key}"`, { hint: 'see `lanyard config list --keys`' });
 }
 
-export async function runConfigGet(ctx: Context, key: string, opts: { json?: boolean } = {}): Promise<void> {
+export async function runConfigGet(ctx: Context, key: string): Promise<void> {
   checkKey(key);
   const { name, settings } = await ctx.profile();
   const v = settings[key as keyof typeof settings];
   if (v === undefined) throw new ConfigError(`profile "${name}" has no ${key}`);
-  if (opts.json) printJson(ctx.io, { profile: name, key, value: v });
-  else ctx.io.out(v);
+  ctx.output.document({ profile: name, key, value: v }, () => ctx.io.out(v));
 }
 
 export async function runConfigSet(ctx: Context, key: string, value: string): Promise<void> {
@@ -49,11 +47,12 @@ export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
 
 export async function runConfigList(ctx: Context, opts: { json?: boolean; keys?: boolean }): Promise<void> {
   if (opts.keys) {
-    if (opts.json) return printJson(ctx.io, SETTINGS);
-    for (const [k, s] of Object.entries(SETTINGS)) ctx.io.out(`${k}\t${s.description}`);
-    return;
+    return ctx.output.document(SETTINGS, () => {
+      for (const [k, s] of Object.entries(SETTINGS)) ctx.io.out(`${k}\t${s.description}`);
+    });
   }
   const { name, settings } = await ctx.profile();
-  if (opts.json) return printJson(ctx.io, { profile: name, settings });
-  for (const [k, v] of Object.entries(settings)) ctx.io.out(`${k}=${v}`);
+  ctx.output.document({ profile: name, settings }, () => {
+    for (const [k, v] of Object.entries(settings)) ctx.io.out(`${k}=${v}`);
+  });
 }

@@ -18,7 +18,7 @@ import {
 import { proxySettings } from '../../../core/http/proxy.js';
 import { SERVICES } from '../../services/registry.js';
 import { doctorFix } from '../../hints.js';
-import { parseDuration, printJson } from '../../output.js';
+import { parseDuration } from '../../option-parse.js';
 import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import type { DoctorOptions } from './options.js';
@@ -95,14 +95,15 @@ export async function runDoctor(ctx: Context, o: DoctorOptions): Promise<void> {
     signal: ctx.signal,
     ...(store.kind ? { storeKind: store.kind } : {}),
   });
-  if (o.json) {
-    printJson(ctx.io, {
+  ctx.output.document(
+    {
       ok: report.ok,
       profile: { name, reason: reasonJson(choice.reason) },
       keychain: checkJson(report.keychain),
       services: report.services.map(({ checks, ...s }) => ({ ...s, checks: checks.map((c) => checkJson(c, { ...s, checks })) })),
-    });
-  } else render(ctx, choice, report.keychain, report.services);
+    },
+    () => render(ctx, choice, report.keychain, report.services),
+  );
   if (!report.ok) throw new ExitStatus(1);
 }
 

@@ -1,10 +1,11 @@
 /** `lanyard echo auth-info` and `echo token`: a bearer token per scheme. */
 import type { Context } from '../../context.js';
-import { parseDuration, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
+import { parseDuration, waitTimeoutMs } from '../../option-parse.js';
+import { relativeTime } from '../../time-text.js';
 import { UsageError } from '../../usage-error.js';
 import { isEchoTokenScheme } from '../../../shared/echo.js';
 import { fetchAuthInfo } from '../../../core/echo/api.js';
-import { obtainSchemeToken, type SchemeToken } from '../../../core/echo/tokens.js';
+import { obtainSchemeToken, type SchemeToken, schemeTokenCredential } from '../../../core/echo/tokens.js';
 import type { EchoTokenOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { requirePerson } from '../../interactive.js';
@@ -60,28 +61,25 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
 
 export async function runEchoAuthInfo(ctx: Context, opts: EchoTokenOptions): Promise<void> {
   const { token, baseUrl } = await obtain(ctx, opts);
-  const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, token: token.token, signal: ctx.signal });
-  if (opts.json) return printJson(ctx.io, info);
-  renderTable(
-    ctx.io,
+  const info = await fetchAuthInfo(await ctx.http(), { baseUrl, path: token.path, auth: schemeTokenCredential(token), signal: ctx.signal });
+  ctx.output.rows(
     [info],
     [
       { header: 'id', value: (i) => i.id },
       { header: 'email', value: (i) => i.email },
     ],
+    info,
   );
 }
 
 export async function runEchoToken(ctx: Context, opts: EchoTokenOptions): Promise<void> {
   const { token } = await obtain(ctx, opts);
-  if (opts.json) {
-    return printJson(ctx.io, {
-      token: token.token,
-      scheme: opts.scheme,
-      path: token.path,
-      source: token.source,
-      expiresAt: new Date(token.expiresAt).toISOString(),
-    });
-  }
-  ctx.io.out(token.token);
+  const json = {
+    token: token.token,
+    scheme: opts.scheme,
+    path: token.path,
+    source: token.source,
+    expiresAt: new Date(token.expiresAt).toISOString(),
+  };
+  ctx.output.document(json, () => ctx.io.out(token.token));
 }

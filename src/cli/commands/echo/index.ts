@@ -79,8 +79,8 @@ export function echoCommand(ctx: Context): Command {
     ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key set < key.txt'],
   );
   examples(
-    withJson(keyCmd.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(
-      async (opts: EchoKeyOptions) => (await key()).runEchoKeyStatus(ctx, opts),
+    withJson(keyCmd.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(async () =>
+      (await key()).runEchoKeyStatus(ctx),
     ),
     ['lanyard echo key status', 'lanyard echo key status --json'],
   );

@@ -1,9 +1,10 @@
 /** `lanyard echo key set|status|delete`: the API key in the credential store. */
 import type { Context } from '../../context.js';
-import { printJson, renderTable } from '../../output.js';
+import { renderTable } from '../../output.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../core/echo/credentials.js';
+import { apiKeyAccount, maskSecret, normaliseApiKey } from '../../../core/echo/credentials.js';
+import { echoApiKey } from '../../services/echo.js';
 import type { EchoKeyOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../stdin.js';
@@ -19,22 +20,23 @@ export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promis
   if (ctx.env.LANYARD_API_KEY) ctx.warn('LANYARD_API_KEY is set and takes precedence over the stored key');
 }
 
-export async function runEchoKeyStatus(ctx: Context, opts: EchoKeyOptions): Promise<void> {
+export async function runEchoKeyStatus(ctx: Context): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);
   const host = hostOf(baseUrl);
-  const found = await resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
+  const found = await echoApiKey(ctx, baseUrl);
   const status = { host, configured: !!found, source: found?.source ?? null, key: found ? maskSecret(found.key) : null };
-  if (opts.json) printJson(ctx.io, status);
-  else if (found)
-    renderTable(
-      ctx.io,
-      [status],
-      [
-        { header: 'host', value: (s) => s.host },
-        { header: 'source', value: (s) => s.source ?? '' },
-        { header: 'key', value: (s) => s.key ?? '' },
-      ],
-    );
+  ctx.output.document(status, () => {
+    if (found)
+      renderTable(
+        ctx.io,
+        [status],
+        [
+          { header: 'host', value: (s) => s.host },
+          { header: 'source', value: (s) => s.source ?? '' },
+          { header: 'key', value: (s) => s.key ?? '' },
+        ],
+      );
+  });
   if (!found) {
     throw new AuthRequiredError(`no API key for the echo API at ${host}`, {
       hint: 'set LANYARD_API_KEY, or store one: `printf %s "$KEY" | lanyard echo key set`',

@@ -1,6 +1,7 @@
 /** `lanyard emulator budget|budgets|secondary|limits`: steer the hosting rate limiter. */
 import type { Context } from '../../context.js';
-import { localTime, parseDuration, parseIntOption, printJson, relativeTime, renderTable } from '../../output.js';
+import { parseDuration, parseIntOption } from '../../option-parse.js';
+import { localTime, relativeTime } from '../../time-text.js';
 import { UsageError } from '../../usage-error.js';
 import type { HostingBucketView, HostingCallerSelector } from '../../../shared/hosting-ratelimit.js';
 import { emulatorAdmin } from './run.js';
@@ -49,17 +50,20 @@ function selector(f: CallerFlags): HostingCallerSelector {
 
 const seconds = (text: string, flag: string) => Math.ceil(parseDuration(text, flag) / 1000);
 
-function showBuckets(ctx: Context, buckets: HostingBucketView[], json: boolean | undefined, extra: Record<string, unknown> = {}): void {
-  if (json) return printJson(ctx.io, { ...extra, buckets });
+function showBuckets(ctx: Context, buckets: HostingBucketView[], json: unknown): void {
   const now = ctx.clock.now();
-  renderTable(ctx.io, buckets, [
-    { header: 'caller', value: (b) => b.caller, flexible: true },
-    { header: 'resource', value: (b) => b.resource },
-    { header: 'limit', value: (b) => String(b.limit), align: 'right' },
-    { header: 'used', value: (b) => String(b.used), align: 'right' },
-    { header: 'remaining', value: (b) => String(b.remaining), align: 'right' },
-    { header: 'reset', value: (b) => `${localTime(b.reset * 1000)} (${relativeTime(b.reset * 1000, now)})` },
-  ]);
+  ctx.output.rows(
+    buckets,
+    [
+      { header: 'caller', value: (b) => b.caller, flexible: true },
+      { header: 'resource', value: (b) => b.resource },
+      { header: 'limit', value: (b) => String(b.limit), align: 'right' },
+      { header: 'used', value: (b) => String(b.used), align: 'right' },
+      { header: 'remaining', value: (b) => String(b.remaining), align: 'right' },
+      { header: 'reset', value: (b) => `${localTime(b.reset * 1000)} (${relativeTime(b.reset * 1000, now)})` },
+    ],
+    json,
+  );
 }
 
 export async function runEmulatorBudget(ctx: Context, f: BudgetFlags): Promise<void> {
@@ -70,14 +74,13 @@ export async function runEmulatorBudget(ctx: Context, f: BudgetFlags): Promise<v
     ...(f.resetIn !== undefined ? { resetInSeconds: seconds(f.resetIn, '--reset-in') } : {}),
   };
   const r = (await emulatorAdmin(ctx, f, 'POST', 'hosting/budget', body)) as { buckets: HostingBucketView[]; appliesTo: string };
-  if (!f.json) ctx.io.err(`Budget set for ${r.appliesTo}`);
-  showBuckets(ctx, r.buckets, f.json, { appliesTo: r.appliesTo });
+  if (!ctx.output.forProgram) ctx.io.err(`Budget set for ${r.appliesTo}`);
+  showBuckets(ctx, r.buckets, { appliesTo: r.appliesTo, buckets: r.buckets });
 }
 
 export async function runEmulatorBudgets(ctx: Context, f: EmulatorTargetOptions): Promise<void> {
   const r = (await emulatorAdmin(ctx, f, 'POST', 'hosting/budgets', {})) as { buckets: HostingBucketView[] };
-  if (f.json) return printJson(ctx.io, r);
-  showBuckets(ctx, r.buckets, false);
+  showBuckets(ctx, r.buckets, r);
 }
 
 export async function runEmulatorSecondary(ctx: Context, f: SecondaryFlags): Promise<void> {
@@ -94,10 +97,11 @@ export async function runEmulatorSecondary(ctx: Context, f: SecondaryFlags): Pro
     if (f.resetIn !== undefined) body.resetInSeconds = seconds(f.resetIn, '--reset-in');
   }
   const r = await emulatorAdmin(ctx, f, 'POST', 'hosting/secondary', body);
-  if (f.json) return printJson(ctx.io, r);
   const a = r as { armed: number; caller: string; status: number; retryAfter: number | null };
-  ctx.io.err(
-    `Next ${a.armed} request(s) from ${a.caller} get a secondary rate limit (HTTP ${a.status}${a.retryAfter !== null ? `, retry-after ${a.retryAfter}` : ', no retry-after'})`,
+  ctx.output.document(a, () =>
+    ctx.io.err(
+      `Next ${a.armed} request(s) from ${a.caller} get a secondary rate limit (HTTP ${a.status}${a.retryAfter !== null ? `, retry-after ${a.retryAfter}` : ', no retry-after'})`,
+    ),
   );
 }
 
@@ -108,6 +112,7 @@ export async function runEmulatorLimits(ctx: Context, f: LimitsFlags): Promise<v
   if (f.contentPerMinute !== undefined) body.contentCreatingPerMinute = parseIntOption(f.contentPerMinute, '--content-per-minute');
   if (f.contentPerHour !== undefined) body.contentCreatingPerHour = parseIntOption(f.contentPerHour, '--content-per-hour');
   const r = (await emulatorAdmin(ctx, f, 'POST', 'hosting/limits', body)) as { secondaryLimits: Record<string, number> };
-  if (f.json) return printJson(ctx.io, r);
-  for (const [k, v] of Object.entries(r.secondaryLimits)) ctx.io.out(`${k}\t${v}`);
+  ctx.output.document(r, () => {
+    for (const [k, v] of Object.entries(r.secondaryLimits)) ctx.io.out(`${k}\t${v}`);
+  });
 }

@@ -1,6 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { parseDuration, parseIntOption, printJson, printNdjson, sanitize } from '../../output.js';
+import { sanitize } from '../../output.js';
+import { parseDuration, parseIntOption } from '../../option-parse.js';
 import { UsageError } from '../../usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
@@ -83,8 +84,7 @@ export async function emulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, m
 
 export async function runEmulatorInfo(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
   const info = await emulatorAdmin(ctx, opts, 'GET', 'info');
-  if (opts.json) printJson(ctx.io, info);
-  else (await import('./render-info.js')).renderInfo(ctx.io, info);
+  await ctx.output.document(info, async () => (await import('./render-info.js')).renderInfo(ctx.io, info));
 }
 
 export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, verb: string, body: unknown): Promise<void> {
@@ -95,8 +95,7 @@ export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions
 export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions & { json?: boolean }, duration: string): Promise<void> {
   const ms = parseDuration(duration, 'duration', 3650 * 86_400_000); // the emulator's clock may move years
   const r = (await emulatorAdmin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
-  if (opts.json) printJson(ctx.io, r);
-  else ctx.io.err(`Emulator clock now ${r.now}`);
+  ctx.output.document(r, () => ctx.io.err(`Emulator clock now ${r.now}`));
 }
 
 export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, string>): Promise<void> {
@@ -111,8 +110,7 @@ export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, str
     body.seed = parseIntOption(opts.seed, '--seed', 0);
   }
   const f = (await emulatorAdmin(ctx, { url: opts.url }, 'POST', 'faults', body)) as { id: number; rate?: number; seed?: number };
-  if (opts.json) printJson(ctx.io, f);
-  else ctx.io.err(`Fault ${f.id} added${f.rate !== undefined ? ` (rate ${f.rate}, seed ${f.seed})` : ''}`);
+  ctx.output.document(f, () => ctx.io.err(`Fault ${f.id} added${f.rate !== undefined ? ` (rate ${f.rate}, seed ${f.seed})` : ''}`));
 }
 
 /** `0.25` or `25%` → 0.25; above 0, at most 1. */
@@ -124,7 +122,7 @@ function parseRate(v: string): number {
 }
 
 export async function runEmulatorFaultList(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
-  printJson(ctx.io, await emulatorAdmin(ctx, opts, 'GET', 'faults'));
+  ctx.output.document(await emulatorAdmin(ctx, opts, 'GET', 'faults'));
 }
 
 export async function runEmulatorFaultClear(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {
@@ -139,7 +137,7 @@ export async function runEmulatorAdminVerb(ctx: Context, opts: EmulatorTargetOpt
   } catch {
     throw new UsageError('--data must be JSON');
   }
-  printJson(ctx.io, await emulatorAdmin(ctx, opts, 'POST', `${service}/${verb}`, body));
+  ctx.output.document(await emulatorAdmin(ctx, opts, 'POST', `${service}/${verb}`, body));
 }
 
 interface JournalLine {
@@ -169,13 +167,10 @@ export async function runEmulatorRequests(ctx: Context, opts: EmulatorRequestsOp
     return (await emulatorAdmin(ctx, opts, 'GET', `requests?${q}`)) as { requests: JournalLine[]; last: number };
   };
   const first = await read(0);
-  if (!opts.follow) {
-    if (opts.json) return printJson(ctx.io, first.requests);
-    for (const e of first.requests) opts.ndjson ? printNdjson(ctx.io, e) : ctx.io.out(journalRow(e));
-    return;
-  }
-  if (opts.json) throw new UsageError('--follow streams: use --ndjson instead of --json');
-  const show = (e: JournalLine) => (opts.ndjson ? printNdjson(ctx.io, e) : ctx.io.out(journalRow(e)));
+  const human = (e: JournalLine) => ctx.io.out(journalRow(e));
+  if (!opts.follow) return ctx.output.items(first.requests, human);
+  if (ctx.output.format === 'json') throw new UsageError('--follow streams: use --ndjson instead of --json');
+  const show = (e: JournalLine) => ctx.output.item(e, human);
   first.requests.forEach(show);
   let since = first.last;
   while (!ctx.signal?.aborted) {

@@ -57,7 +57,7 @@ async function emulatorBase(ctx: Context, url: string | undefined): Promise<stri
 
 async function runServiceAccountCreate(ctx: Context, opts: ServiceAccountCreateOptions): Promise<void> {
   // Loaded on use: declaring the command must stay cheap for start-up.
-  const [{ writeFile, chmod }, { printJson }] = await Promise.all([import('node:fs/promises'), import('../../output.js')]);
+  const { writeFile, chmod } = await import('node:fs/promises');
   const base = await emulatorBase(ctx, opts.url);
   const http = await ctx.http();
   const res = await http.request({
@@ -69,7 +69,7 @@ async function runServiceAccountCreate(ctx: Context, opts: ServiceAccountCreateO
     json: { scheme: opts.scheme, email: opts.email, algorithm: opts.algorithm },
   });
   const keyFile = (await res.json()) as { client_email: string; private_key_id: string };
-  if (!opts.output) return printJson(ctx.io, keyFile);
+  if (!opts.output) return ctx.output.document(keyFile);
   try {
     await writeFile(opts.output, JSON.stringify(keyFile, null, 2) + '\n', { mode: 0o600, flag: opts.force ? 'w' : 'wx' });
   } catch (err) {
@@ -78,6 +78,5 @@ async function runServiceAccountCreate(ctx: Context, opts: ServiceAccountCreateO
   }
   await chmod(opts.output, 0o600);
   const summary = { file: opts.output, client_email: keyFile.client_email, private_key_id: keyFile.private_key_id };
-  if (opts.json) printJson(ctx.io, summary);
-  else ctx.io.err(`Wrote the key file of ${keyFile.client_email} (key ${keyFile.private_key_id}) to ${opts.output}`);
+  ctx.output.document(summary, () => ctx.io.err(`Wrote the key file of ${keyFile.client_email} (key ${keyFile.private_key_id}) to ${opts.output}`));
 }

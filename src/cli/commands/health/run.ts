@@ -1,6 +1,7 @@
 /** Run functions of `lanyard health events` and `lanyard health event`. */
 import type { Context } from '../../context.js';
 import type { HttpClient } from '../../../core/http/client.js';
+import type { CredentialProvider } from '../../../core/auth/provider.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { LanyardError, ValidationError } from '../../../core/errors.js';
 import { buildEventsFilter } from '../../../core/health/filter.js';
@@ -11,8 +12,8 @@ import type { HealthEvent } from '../../../shared/health.js';
 import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import { pathSegment } from '../../../core/path-segment.js';
-import { parseIntOption, printJson, printNdjson } from '../../output.js';
-import { resolveToken } from '../../services/health.js';
+import { parseIntOption } from '../../option-parse.js';
+import { healthAuth } from '../../services/health.js';
 import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './options.js';
 import { seenState } from '../../state.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
@@ -21,10 +22,10 @@ import { renderEventDetail, renderEventsTable } from './render.js';
 interface Prepared {
   http: HttpClient;
   query: EventsQuery;
-  token: string;
+  auth: CredentialProvider;
 }
 
-/** Options → the query (validated before any request), the token and the HTTP client. */
+/** Options → the query (validated before any request), the credential strategy and the HTTP client. */
 async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
   const hasTerms = !!(o.service?.length || o.region?.length);
   if (o.filter !== undefined && hasTerms)
@@ -43,10 +44,10 @@ async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
   }
   pathSegment(subscriptionId, o.subscription !== undefined ? '--subscription' : 'health.subscriptionId'); // refused before any credential is looked up
   const managementUrl = requireSetting(settings, 'health.managementUrl', name);
-  const token = await resolveToken(ctx, settings);
+  const auth = await healthAuth(ctx, settings);
   return {
     http: await ctx.http(),
-    token: token.token,
+    auth,
     query: {
       managementUrl,
       subscriptionId,
@@ -60,10 +61,9 @@ async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
 
 export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Promise<void> {
   if (o.all && o.max !== undefined) throw new UsageError('--all and --max cannot be used together');
-  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson cannot be used together');
   const max = o.max === undefined ? undefined : parseIntOption(o.max, '--max', 1);
   const p = await prepare(ctx, o);
-  const it = iterateEvents(p.http, p.query, p.token, { all: !!o.all, ...(max !== undefined ? { max } : {}), signal: ctx.signal });
+  const it = iterateEvents(p.http, p.query, p.auth, { all: !!o.all, ...(max !== undefined ? { max } : {}), signal: ctx.signal });
   // --new: what the previous --new run saw (tracking id and last update) is left out.
   const state = o.new ? await seenState(ctx, 'health-events', [p.query.subscriptionId]) : undefined;
   const seen: string[] = [];
@@ -72,14 +72,14 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
     seen.push(key);
     return !state?.previous?.has(key);
   };
-  if (o.ndjson) {
+  if (ctx.output.format === 'ndjson') {
     for (;;) {
       const r = await it.next();
       if (r.done) {
         await state?.save(seen);
         return moreHint(ctx, r.value.nextLink, false);
       }
-      if (fresh(r.value)) printNdjson(ctx.io, r.value);
+      if (fresh(r.value)) ctx.output.item(r.value);
     }
   }
   const events: HealthEvent[] = [];
@@ -93,12 +93,12 @@ export async function runHealthEvents(ctx: Context, o: HealthEventsOptions): Pro
     if (fresh(r.value)) events.push(r.value);
   }
   await state?.save(seen);
-  if (o.json) printJson(ctx.io, events);
-  else if (events.length === 0)
+  ctx.output.document(events, () => {
+    if (events.length) return renderEventsTable(ctx.io, events);
     ctx.io.err(
       `No ${state ? 'new ' : ''}health events in subscription ${p.query.subscriptionId}${p.query.queryStartTime ? ` since ${p.query.queryStartTime}` : ' in the last 3 days (see --since)'}${p.query.filter ? ' matching the filter' : ''}.`,
     );
-  else renderEventsTable(ctx.io, events);
+  });
   moreHint(ctx, rest, max !== undefined);
 }
 
@@ -110,7 +110,7 @@ function moreHint(ctx: Context, nextLink: string | undefined, capped: boolean): 
 export async function runHealthEvent(ctx: Context, trackingId: string, o: HealthEventOptions): Promise<void> {
   if (!trackingId.trim()) throw new UsageError('a tracking id is required');
   const p = await prepare(ctx, o);
-  const ev = await findEvent(p.http, p.query, p.token, trackingId.trim(), ctx.signal);
+  const ev = await findEvent(p.http, p.query, p.auth, trackingId.trim(), ctx.signal);
   if (!ev) {
     throw new LanyardError(
       'not_found',
@@ -120,8 +120,7 @@ export async function runHealthEvent(ctx: Context, trackingId: string, o: Health
       },
     );
   }
-  if (o.json) printJson(ctx.io, ev);
-  else renderEventDetail(ctx.io, ev);
+  ctx.output.document(ev, () => renderEventDetail(ctx.io, ev));
 }
 
 const LEVELS = ['informational', 'warning', 'error', 'critical'] as const;
@@ -139,11 +138,12 @@ export async function runHealthCheck(ctx: Context, o: HealthCheckOptions): Promi
   const min = o.impact ? LEVELS.indexOf(o.impact) : 0;
   const p = await prepare(ctx, o);
   const active: HealthEvent[] = [];
-  for await (const e of iterateEvents(p.http, p.query, p.token, { all: true, signal: ctx.signal })) {
+  for await (const e of iterateEvents(p.http, p.query, p.auth, { all: true, signal: ctx.signal })) {
     if (e.properties?.status === 'Active' && levelOf(e) >= min) active.push(e);
   }
-  if (o.json) printJson(ctx.io, { active: active.length, events: active });
-  else if (active.length) renderEventsTable(ctx.io, active);
+  ctx.output.document({ active: active.length, events: active }, () => {
+    if (active.length) renderEventsTable(ctx.io, active);
+  });
   const what = `active health event${active.length === 1 ? '' : 's'}${o.impact ? ` at level ${o.impact} or worse` : ''} in subscription ${p.query.subscriptionId}`;
   if (!active.length) ctx.io.err(`No ${what}.`);
   else if (o.failIfActive) {

@@ -10,8 +10,7 @@ import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
-import { ndjsonLine, printJson, renderTable } from '../../output.js';
-import { shaperOf } from '../../shape/registry.js';
+import { renderTable } from '../../output.js';
 import { terminalText } from '../../terminal-text.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
@@ -34,13 +33,13 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
     if (e) throw e;
     return writeOut(c, text);
   };
-  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are exclusive');
   if (o.checkpoint !== undefined) {
     if (!o.all) throw new UsageError('--checkpoint goes with --all');
     if (o.new) throw new UsageError('--checkpoint and --new are exclusive (--new records what it listed only when a run completes)');
     requireLineOutput(o, 'mailbox list --all');
   }
-  const human = !o.json && !o.ndjson;
+  const out = ctx.output;
+  const human = !out.forProgram;
   const opts: ListOptions = {
     label: validateLabel(o.label),
     count: validateCount(o.count ?? '50'),
@@ -57,21 +56,21 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
   const state = o.new ? await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(opts.label)]) : undefined;
   const source = state ? onlyNew(listed, state) : listed;
 
-  if (o.ndjson) {
+  if (out.format === 'ndjson') {
     let n = 0;
     for await (const m of source) {
-      await write(ctx, ndjsonLine(ctx.io, flat(m)));
+      await write(ctx, out.line(flat(m)));
       if (++n % Mailbox.maxCount === 0) collectAfterPage();
     }
     return;
   }
-  if (o.json && shaperOf(ctx.io)) {
+  if (out.format === 'json' && out.shaped) {
     // --jq / --template see the whole array.
     const all: unknown[] = [];
     for await (const m of source) all.push(flat(m));
-    return printJson(ctx.io, all);
+    return out.document(all);
   }
-  if (o.json) {
+  if (out.format === 'json') {
     // Streamed as a JSON array, so memory stays flat with --all too.
     let n = 0;
     for await (const m of source) {

@@ -6,7 +6,6 @@ import { inflaterFor } from '../../../core/mailbox/inflate.js';
 import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
 import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
-import { printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './options.js';
@@ -19,15 +18,13 @@ export async function runMailboxGet(ctx: Context, idArg: string, o: MailboxGetOp
   const label = o.label !== undefined ? validateLabel(o.label) : undefined;
   const client = await mailboxClient(ctx, o);
   const v = await client.get(id, { adjacent: o.adjacent, label, markSeen: o.markSeen });
-  if (o.json) printJson(ctx.io, v);
-  else renderMessage(ctx.io, v);
+  ctx.output.document(v, () => renderMessage(ctx.io, v));
 }
 
 export async function runMailboxUrl(ctx: Context, idArg: string, o: MailboxTargetOptions): Promise<void> {
   const id = validateMessageId(idArg);
   const url = await (await mailboxClient(ctx, o)).url(id);
-  if (o.json) printJson(ctx.io, { id, url });
-  else ctx.io.out(url);
+  ctx.output.document({ id, url }, () => ctx.io.out(url));
 }
 
 export async function runMailboxRaw(ctx: Context, idArg: string, o: MailboxOutputOptions): Promise<void> {
@@ -100,7 +97,7 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
   if (res.encoding && res.encoding !== 'deflate') {
     discard(res);
     await out?.abort();
-    throw new LanyardError('protocol', `unsupported Content-Encoding "${res.encoding}"`);
+    throw new LanyardError('protocol_error', `unsupported Content-Encoding "${res.encoding}"`);
   }
   try {
     if (res.encoding === 'deflate') stages.push(await inflaterFor(res.body));
@@ -116,7 +113,7 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
     if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();
     if (err instanceof LanyardError) throw err;
     const code = (err as { code?: string }).code;
-    if (code && /^Z_/.test(code)) throw new LanyardError('protocol', `the deflate stream from the server is corrupt (${code})`);
+    if (code && /^Z_/.test(code)) throw new LanyardError('protocol_error', `the deflate stream from the server is corrupt (${code})`);
     throw new LanyardError('network_error', `transfer failed: ${(err as Error).message}`);
   }
   await out?.commit();

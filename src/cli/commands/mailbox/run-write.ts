@@ -1,6 +1,5 @@
 import { validateLabel, validateMarker, validateMessageId, validateRemovableLabel } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
-import { printJson } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import { inputBody, mailboxClient } from './common.js';
 import type { MailboxLabelOptions, MailboxStoreOptions, MailboxTargetOptions } from './options.js';
@@ -11,8 +10,7 @@ export async function runMailboxStore(ctx: Context, file: string | undefined, o:
   const client = await mailboxClient(ctx, o);
   const body = await inputBody(ctx, file);
   const id = await client.store(body, { labels, markers });
-  if (o.json) printJson(ctx.io, { id });
-  else ctx.io.out(id);
+  ctx.output.document({ id }, () => ctx.io.out(id));
 }
 
 export async function runMailboxUpdate(ctx: Context, idArg: string, file: string | undefined, o: MailboxTargetOptions): Promise<void> {
@@ -20,8 +18,7 @@ export async function runMailboxUpdate(ctx: Context, idArg: string, file: string
   const client = await mailboxClient(ctx, o);
   const body = await inputBody(ctx, file);
   const newId = await client.update(id, body);
-  if (o.json) printJson(ctx.io, { id: newId, replaced: id });
-  else ctx.io.out(newId);
+  ctx.output.document({ id: newId, replaced: id }, () => ctx.io.out(newId));
 }
 
 export async function runMailboxLabel(ctx: Context, idArg: string, o: MailboxLabelOptions): Promise<void> {
@@ -40,13 +37,11 @@ export async function runMailboxLabel(ctx: Context, idArg: string, o: MailboxLab
   const mboth = change.addMarkers.filter((m) => change.removeMarkers.includes(m));
   if (mboth.length) throw new UsageError(`marker ${mboth[0]!.toLowerCase()} is both added and removed`);
   await (await mailboxClient(ctx, o)).modify(id, change);
-  if (o.json) printJson(ctx.io, { id, ...change });
-  else ctx.io.err(`Updated ${id}`);
+  ctx.output.document({ id, ...change }, () => ctx.io.err(`Updated ${id}`));
 }
 
 export async function runMailboxDelete(ctx: Context, idArg: string, o: MailboxTargetOptions): Promise<void> {
   const id = validateMessageId(idArg);
   await (await mailboxClient(ctx, o)).delete(id);
-  if (o.json) printJson(ctx.io, { id, deleted: true });
-  else ctx.io.err(`Deleted ${id} (removed from every label; still readable by id until purged)`);
+  ctx.output.document({ id, deleted: true }, () => ctx.io.err(`Deleted ${id} (removed from every label; still readable by id until purged)`));
 }

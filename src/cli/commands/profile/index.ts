@@ -12,7 +12,7 @@ export function profileCommand(ctx: Context): Command {
       cmd
         .command('list')
         .description('list profiles; * marks the one that applies here, and says why (--profile, LANYARD_PROFILE, a directory binding, the active one)'),
-    ).action(async (opts: { json?: boolean }) => (await import('./run.js')).runProfileList(ctx, opts)),
+    ).action(async () => (await import('./run.js')).runProfileList(ctx)),
     ['lanyard profile list', 'lanyard profile list --json'],
   );
   examples(

@@ -1,10 +1,9 @@
 import type { Context } from '../../context.js';
-import { printJson, renderTable } from '../../output.js';
 import { ConfigError } from '../../../core/errors.js';
 import { describeReason, realDir } from '../../../core/config/bindings.js';
 import { UsageError } from '../../usage-error.js';
 
-export async function runProfileList(ctx: Context, opts: { json?: boolean }): Promise<void> {
+export async function runProfileList(ctx: Context): Promise<void> {
   const store = await ctx.config();
   const active = store.activeProfile;
   const selected = await ctx.profileSelection();
@@ -16,21 +15,24 @@ export async function runProfileList(ctx: Context, opts: { json?: boolean }): Pr
     dirs: bindings.filter((b) => b.profile === name).map((b) => b.dir),
     settings,
   }));
-  if (opts.json)
-    return printJson(ctx.io, {
-      active: active ?? null,
-      selected: { name: selected.name, reason: selected.reason.kind, ...(selected.reason.kind === 'binding' ? { dir: selected.reason.dir } : {}) },
-      profiles: rows,
-    });
-  renderTable(ctx.io, rows, [
-    { header: ' ', value: (r) => (r.selected ? '*' : '') },
-    // The globally active profile is named as such where a binding or the environment chose another here.
-    { header: 'name', value: (r) => `${r.name}${r.active && !r.selected ? ' (active)' : ''}` },
-    { header: 'hosting', value: (r) => r.settings['hosting.apiUrl'] ?? '', flexible: true },
-    { header: 'bound to', value: (r) => r.dirs.join(', ') || '-', flexible: true },
-    { header: 'settings', value: (r) => String(Object.keys(r.settings).length), align: 'right' },
-  ]);
-  ctx.io.err(`Profile here: ${selected.name} (${describeReason(selected.reason)})`);
+  const json = {
+    active: active ?? null,
+    selected: { name: selected.name, reason: selected.reason.kind, ...(selected.reason.kind === 'binding' ? { dir: selected.reason.dir } : {}) },
+    profiles: rows,
+  };
+  ctx.output.rows(
+    rows,
+    [
+      { header: ' ', value: (r) => (r.selected ? '*' : '') },
+      // The globally active profile is named as such where a binding or the environment chose another here.
+      { header: 'name', value: (r) => `${r.name}${r.active && !r.selected ? ' (active)' : ''}` },
+      { header: 'hosting', value: (r) => r.settings['hosting.apiUrl'] ?? '', flexible: true },
+      { header: 'bound to', value: (r) => r.dirs.join(', ') || '-', flexible: true },
+      { header: 'settings', value: (r) => String(Object.keys(r.settings).length), align: 'right' },
+    ],
+    json,
+  );
+  if (!ctx.output.forProgram) ctx.io.err(`Profile here: ${selected.name} (${describeReason(selected.reason)})`);
 }
 
 export async function runProfileUse(ctx: Context, name: string, o: { dir?: string } = {}): Promise<void> {

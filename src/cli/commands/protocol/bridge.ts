@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { runBridge } from '../../../core/protocol/bridge.js';
 import { adviceFor } from '../../hints.js';
-import { parseDuration } from '../../output.js';
+import { parseDuration } from '../../option-parse.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 import type { ProtocolBridgeOptions } from './options.js';
 

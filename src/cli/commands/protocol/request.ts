@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ConfigError, LanyardError } from '../../../core/errors.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { callProtocolServer } from '../../../core/protocol/session.js';
-import { printJson, sanitize } from '../../output.js';
+import { sanitize } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { ProtocolRequestOptions } from './options.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
@@ -39,12 +39,14 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     auth: await protocolAuthExtras(o),
   });
   if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
-  if (o.json) printJson(ctx.io, r.response);
+  // A program gets the whole JSON-RPC response, an error too (then the exit status); a person the result.
+  ctx.output.document(r.response, (response) => {
+    if (response.error) return;
+    if (method === 'initialize') printInitialize(ctx, response.result, r.sessionId, r.revision);
+    else ctx.output.document(response.result ?? null);
+  });
   const err = r.response.error;
   if (err) throw new LanyardError('rpc_error', `${method} failed: server error ${err.code}: ${sanitize(String(err.message))}`);
-  if (o.json) return;
-  if (method === 'initialize') return printInitialize(ctx, r.response.result, r.sessionId, r.revision);
-  printJson(ctx.io, r.response.result ?? null);
 }
 
 /** The answer to initialize, or in a stateless revision to server/discover (serverInfo in _meta, no session). */

@@ -1,6 +1,8 @@
 import type { Context } from '../../context.js';
 import { appendStepSummary, ciEvent } from '../../ci.js';
-import { localTime, parseIntOption, printJson, relativeTime, renderTable, waitTimeoutMs } from '../../output.js';
+import { renderTable } from '../../output.js';
+import { parseIntOption, waitTimeoutMs } from '../../option-parse.js';
+import { localTime, relativeTime } from '../../time-text.js';
 import { hostingTarget } from '../../hosting.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
 import type { SharedBudget } from '../../../core/http/pacing.js';
@@ -69,8 +71,8 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
   const o = await overview(ctx, opts.user);
   const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pickServer(o, opts.resource) } : o.resources };
   const shared = o.shared && Object.fromEntries(Object.entries(o.shared).filter(([n]) => !opts.resource || n === opts.resource));
-  if (opts.json) printJson(ctx.io, shared ? { ...shown, shared: Object.fromEntries(Object.entries(shared).map(([n, b]) => [n, sharedJson(b)])) } : shown);
-  else {
+  const json = shared ? { ...shown, shared: Object.fromEntries(Object.entries(shared).map(([n, b]) => [n, sharedJson(b)])) } : shown;
+  ctx.output.document(json, () => {
     const now = ctx.clock.now();
     // Reset times are the server's clock: shown in local time, corrected for the measured skew (as `api` does).
     const resetAt = (epochSec: number) => epochSec * 1000 - (o.skewMs ?? 0);
@@ -99,7 +101,7 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
           ]
         : []),
     ]);
-  }
+  });
   await appendStepSummary(
     ctx.env,
     [

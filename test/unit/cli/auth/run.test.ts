@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Context } from '../../../../src/cli/context.js';
+import { Output } from '../../../../src/cli/output.js';
 import { runAuthDevice, runAuthLogout, runAuthStatus, runAuthToken } from '../../../../src/cli/commands/auth/run.js';
 import { exitCodeFor } from '../../../../src/cli/exit.js';
 import { ConfigStore } from '../../../../src/core/config/store.js';
@@ -72,7 +73,8 @@ describe('runAuthDevice', () => {
     expect(io.stdoutText()).toBe('lyo_secret_token\n');
     const s = context();
     stub.on('GET', '/api/v3/user', { headers: { 'x-oauth-scopes': 'repo' }, body: { login: 'mona' } });
-    await runAuthStatus(s, { json: true });
+    s.output = new Output(io, { format: 'json' });
+    await runAuthStatus(s, {});
     expect(io.stdoutText()).not.toContain('lyo_secret_token');
     expect(JSON.parse(io.stdoutText())).toMatchObject({ accounts: [{ account: 'mona', source: 'file', valid: true, active: true, scopes: ['repo'] }] });
     const l = context();

@@ -5,7 +5,10 @@ import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { AuthRequiredError, type LanyardError } from '../../../../src/core/errors.js';
 import { fetchAuthInfo, sendEcho } from '../../../../src/core/echo/api.js';
-import { apiKeyAccount, maskSecret, normaliseApiKey, resolveApiKey } from '../../../../src/core/echo/credentials.js';
+import { fixedCredential } from '../../../../src/core/auth/provider.js';
+import { apiKeyAccount, apiKeyCredential, maskSecret, normaliseApiKey, resolveApiKey } from '../../../../src/core/echo/credentials.js';
+
+const bearer = (token: string) => fixedCredential({ scheme: 'bearer', token }, 'test');
 
 const KEY = 'AIzaSyTestKeyThatMustNeverLeak000000';
 const gatewayError = (code: number, message: string) => ({
@@ -30,7 +33,9 @@ describe('echo API calls', () => {
 
   it('POSTs {message} with the key as query parameter "key", and never traces it', async () => {
     stub.on('POST', '/echo', (req) => ({ body: { message: JSON.parse(req.body).message } }));
-    expect(await sendEcho(http, { baseUrl: stub.url, apiKey: KEY, message: 'hi there' })).toEqual({ message: 'hi there' });
+    expect(await sendEcho(http, { baseUrl: stub.url, auth: apiKeyCredential({ key: KEY, source: 'test' }), message: 'hi there' })).toEqual({
+      message: 'hi there',
+    });
     const req = stub.requests[0]!;
     expect(req.url.searchParams.get('key')).toBe(KEY);
     expect(JSON.parse(req.body)).toEqual({ message: 'hi there' });
@@ -41,7 +46,7 @@ describe('echo API calls', () => {
 
   it('turns a missing-key and a bad-key refusal into exit-4 errors with the server message, without the key', async () => {
     stub.on('POST', '/echo', { status: 400, body: gatewayError(3, 'API key not valid. Please pass a valid API key.') });
-    const err = await sendEcho(http, { baseUrl: stub.url, apiKey: KEY, message: 'x' }).catch((e: unknown) => e);
+    const err = await sendEcho(http, { baseUrl: stub.url, auth: apiKeyCredential({ key: KEY, source: 'test' }), message: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthRequiredError);
     expect((err as Error).message).toBe('the echo API refused the API key (HTTP 400): API key not valid. Please pass a valid API key.');
     expect(`${(err as Error).message} ${(err as LanyardError).hint} ${(err as Error).stack}`).not.toContain(KEY);
@@ -50,17 +55,17 @@ describe('echo API calls', () => {
 
   it('sends the bearer token and maps 401/403 refusals with a hint', async () => {
     stub.on('GET', '/auth/info/vendorjwt', (req) => ({ body: { id: 'sub-1', email: req.headers.authorization === 'Bearer tok.en.x' ? 'a@b.c' : 'wrong' } }));
-    expect(await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', token: 'tok.en.x' })).toEqual({ id: 'sub-1', email: 'a@b.c' });
+    expect(await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', auth: bearer('tok.en.x') })).toEqual({ id: 'sub-1', email: 'a@b.c' });
     expect(trace.join('\n')).not.toContain('tok.en.x');
 
     stub.on('GET', '/auth/info/vendorjwt', { status: 401, body: gatewayError(16, 'JWT validation failed: TIME_CONSTRAINT_FAILURE') });
-    const e401 = await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', token: 't' }).catch((e: unknown) => e);
+    const e401 = await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', auth: bearer('t') }).catch((e: unknown) => e);
     expect(e401).toBeInstanceOf(AuthRequiredError);
     expect((e401 as LanyardError).message).toContain('JWT validation failed: TIME_CONSTRAINT_FAILURE');
     expect((e401 as LanyardError).hint).toMatch(/expired or is not valid yet/);
 
     stub.on('GET', '/auth/info/vendorjwt', { status: 403, body: gatewayError(7, 'JWT validation failed: Audience not allowed') });
-    const e403 = await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', token: 't' }).catch((e: unknown) => e);
+    const e403 = await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', auth: bearer('t') }).catch((e: unknown) => e);
     expect(e403).not.toBeInstanceOf(AuthRequiredError);
     expect((e403 as LanyardError).code).toBe('forbidden');
     expect((e403 as LanyardError).hint).toMatch(/--audience/);

@@ -1,0 +1,53 @@
+/** Option values: durations, whole numbers and the bound of a command's own wait. */
+import { UsageError } from './usage-error.js';
+
+/** The longest a timer can wait (Node's setTimeout limit, about 24.8 days): the default bound of a duration option. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Parses "90", "90s", "5m", "1h30m", "250ms" into milliseconds, at most `maxMs` (usage error otherwise). */
+export function parseDuration(text: string, flag: string, maxMs = MAX_TIMER_MS): number {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number(t) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    const n = Number(m[1]);
+    total += n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+    matched = re.lastIndex;
+  }
+  if (!t || matched !== t.length) throw new UsageError(`${flag}: invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
+  if (!(total <= maxMs)) throw new UsageError(`${flag}: "${text}" is too long (at most ${Math.floor(maxMs / 86_400_000)} days)`);
+  return Math.round(total);
+}
+
+/** What waitTimeoutMs needs of the Context: the root options. */
+type WithRootTimeout = { globals(): { timeout?: string } };
+
+/**
+ * The bound of a command's own wait (a sign-in, `ratelimit wait`) from its
+ * `--timeout`, in ms. `--timeout` is also a root option (each request's
+ * deadline), and commander gives a root option the value wherever it stands on
+ * the command line: so the command's own value, else the root's, else
+ * `byDefault` (undefined: no bound). The command's option must have no
+ * commander default, or the root's value would never be seen.
+ */
+export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault: string): number;
+export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined): number | undefined;
+export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault?: string): number | undefined {
+  const text = own ?? ctx.globals().timeout ?? byDefault;
+  return text === undefined ? undefined : parseDuration(text, '--timeout');
+}
+
+/** Parses a non-negative integer option. */
+export function parseIntOption(text: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag}: expected a whole number, got "${text}"`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: "${text}" is too large`);
+  if (n < min || n > max) {
+    throw new UsageError(
+      max === Number.MAX_SAFE_INTEGER ? `${flag}: must be at least ${min}, got ${n}` : `${flag}: must be between ${min} and ${max}, got ${n}`,
+    );
+  }
+  return n;
+}
