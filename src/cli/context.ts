@@ -18,7 +18,7 @@ import type { IO } from './io.js';
 import { parseDuration } from './output.js';
 import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
-import { rememberSecret, safeText } from './safe-text.js';
+import { rememberSecret, safeText } from './terminal-text.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {

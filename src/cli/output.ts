@@ -2,7 +2,7 @@
 import type { IO } from './io.js';
 import { UsageError } from './usage-error.js';
 import { shaperOf } from './shape/registry.js';
-import { stripControls } from './safe-text.js';
+import { terminalText } from './terminal-text.js';
 
 /** Prints a command's JSON value (or what `--jq` / `--template` make of it). */
 export function printJson(io: IO, value: unknown, o: { compact?: boolean } = {}): void {
@@ -109,9 +109,9 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
   });
 }
 
-/** One line of server data for a table cell or a field: control characters removed (safe-text.ts), line breaks folded. */
+/** One line of server data for a table cell or a field: line breaks folded, other controls in caret notation (terminal-text.ts). */
 export function sanitize(s: string): string {
-  return stripControls(s.replace(/\s*[\r\n]\s*/g, ' '));
+  return terminalText(s.replace(/\s*[\r\n]\s*/g, ' '));
 }
 
 /** "in 12m", "3h ago", "now". */
