@@ -13,25 +13,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, type GlobalOptions } from '../../src/cli/context.js';
-import { exitCodeFor, formatError } from '../../src/cli/exit.js';
 import type { IO } from '../../src/cli/io.js';
-import { buildProgram } from '../../src/cli/program.js';
 import { safeText, terminalText } from '../../src/cli/terminal-text.js';
 import { createTestIO } from '../fakes/io.js';
 import { hostileWorld, type HostileWorld } from './hostile.js';
-import {
-  type Answers,
-  healthPage,
-  initializeResult,
-  MESSAGE_ID,
-  mailboxList,
-  mailboxMetadata,
-  serveAnswers,
-  TRACKING_ID,
-  toolsListResult,
-  withField,
-} from './wire-samples.js';
+import { inProcessEnv, runInProcess } from './in-process.js';
+import * as samples from './wire-samples.js';
+import { type Answers, MESSAGE_ID, serveAnswers, TRACKING_ID, withField } from './wire-samples.js';
 
 const SEED = 29;
 const RUNS = 25;
@@ -73,7 +61,7 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant([]),
 );
 
-/** Runs argv as main.ts does, on a terminal-like IO; a run still going after 30 s is interrupted (exit 130: fails). */
+/** Runs argv as main.ts does, in this process, on a terminal-like IO; a run still going after 30 s is interrupted (exit 130: fails). */
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const t = createTestIO({ tty: true, stdin: '', columns: 100 });
   // What createProcessIO and main do on a terminal: the sanitiser on every text write, safeText on diagnostics.
@@ -84,33 +72,7 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
     err: (s) => t.err(terminalText(safeText(s))),
     printErr: (s) => t.printErr(terminalText(s)),
   };
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 30_000);
-  const env = {
-    LANYARD_CONFIG_DIR: w.configDir,
-    LANYARD_KEYCHAIN: 'off',
-    LANYARD_BROWSER: 'true',
-    LANYARD_PROMPT_DISABLED: '1',
-    LANYARD_PAGER: '',
-    NO_COLOR: '1',
-    LANYARD_TOKEN: 'fuzz-hosting-token-0001',
-    LANYARD_HEALTH_TOKEN: 'fuzz-health-token-0001',
-    LANYARD_API_KEY: 'fuzz-echo-key-0001',
-  };
-  let globals: () => GlobalOptions = () => ({});
-  const ctx = createContext({ io, env, signal: ac.signal, version: '0.0.0', globals: () => globals() });
-  const program = buildProgram(ctx, 'full');
-  globals = () => program.opts<GlobalOptions>();
-  let code = 0;
-  try {
-    await program.parseAsync(['node', 'lanyard', ...argv]);
-  } catch (err) {
-    code = exitCodeFor(err);
-    if (code !== 0 && !(err as { code?: string })?.code?.startsWith?.('commander.')) io.err(formatError(err, false));
-  } finally {
-    clearTimeout(timer);
-    await ctx.close();
-  }
+  const code = await runInProcess(argv, io, { ...inProcessEnv(w.configDir), LANYARD_PAGER: '' }, 30_000);
   return { code, stdout: t.stdoutText(), stderr: t.stderrText() };
 }
 
@@ -127,15 +89,15 @@ async function spawned(argv: string[]): Promise<{ code: number; stdout: string; 
  * on past 30 s (not reproduced alone; see the report of issue 29).
  */
 const TYPES: Array<[string, string[], () => unknown, keyof Answers, boolean?]> = [
-  ['health events list', ['health', 'events'], healthPage, 'health'],
-  ['health event (detail)', ['health', 'event', TRACKING_ID], healthPage, 'health'],
-  ['mailbox list (metadata)', ['mailbox', 'list', '--metadata'], mailboxList, 'mailboxList'],
+  ['health events list', ['health', 'events'], samples.healthPage, 'health'],
+  ['health event (detail)', ['health', 'event', TRACKING_ID], samples.healthPage, 'health'],
+  ['mailbox list (metadata)', ['mailbox', 'list', '--metadata'], samples.mailboxList, 'mailboxList'],
   ['mailbox list (ids)', ['mailbox', 'list'], () => [MESSAGE_ID], 'mailboxList'],
-  ['mailbox get', ['mailbox', 'get', MESSAGE_ID], mailboxMetadata, 'mailboxGet'],
+  ['mailbox get', ['mailbox', 'get', MESSAGE_ID], samples.mailboxMetadata, 'mailboxGet'],
   ['echo message', ['echo', 'send', 'hi'], () => ({ message: 'hi' }), 'echo'],
   ['hosting rate limit', ['ratelimit', 'status'], () => ({ resources: { core: { limit: 5000, used: 1, remaining: 4999, reset: 1900000000 } } }), 'rateLimit'],
-  ['protocol initialize', ['protocol', 'request'], initializeResult, 'initialize', true],
-  ['protocol tools/list', ['protocol', 'request', '--method', 'tools/list'], toolsListResult, 'tools', true],
+  ['protocol initialize', ['protocol', 'request'], samples.initializeResult, 'initialize', true],
+  ['protocol tools/list', ['protocol', 'request', '--method', 'tools/list'], samples.toolsListResult, 'tools', true],
 ];
 
 describe('fuzzed answers of every wire type (fast-check, seeded)', () => {
