@@ -343,7 +343,7 @@ export function requestDeadlineMs(text: string | undefined): number | undefined 
 
 /**
  * The store, with every secret read from or written to it remembered for
- * redaction (safe-text.ts). The active login of a host (`hosting:<host>`, plain
+ * redaction (terminal-text.ts). The active login of a host (`hosting:<host>`, plain
  * text beside the JSON records) is an identifier, not a secret.
  */
 function remembering<S extends CredentialStore>(store: S): S {
