@@ -1,7 +1,7 @@
 /** Opens URLs: LANYARD_BROWSER or BROWSER name a command; else the `open` package. */
 import { spawn } from 'node:child_process';
 import type { Browser } from '../core/deps.js';
-import { scrubbedEnv } from './safe-text.js';
+import { scrubbedEnv } from './terminal-text.js';
 
 /**
  * The browser gets no secret: it runs with the environment minus every secret

@@ -20,7 +20,7 @@ import { Output } from './output.js';
 import { parseDuration } from './option-parse.js';
 import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
-import { rememberSecret, safeText } from './safe-text.js';
+import { rememberSecret, safeText } from './terminal-text.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {
@@ -415,7 +415,7 @@ export function requestDeadlineMs(text: string | undefined): number | undefined 
 
 /**
  * The store, with every secret read from or written to it remembered for
- * redaction (safe-text.ts). The active login of a host (`hosting:<host>`, plain
+ * redaction (terminal-text.ts). The active login of a host (`hosting:<host>`, plain
  * text beside the JSON records) is an identifier, not a secret.
  */
 function remembering<S extends CredentialStore>(store: S): S {

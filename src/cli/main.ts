@@ -5,7 +5,7 @@ import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from '
 import { ExitStatus, exitCodeFor, formatError } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { rememberSecretEnv, safeText } from './safe-text.js';
+import { rememberSecretEnv, safeText } from './terminal-text.js';
 import { exitQuietly } from './pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
@@ -23,7 +23,7 @@ export interface MainOptions {
 export async function main(argv: string[] = process.argv, options: MainOptions = {}): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
   const io = createProcessIO(process.env, exitQuietly);
-  // Every diagnostic line (errors, notices, --debug traces) goes through safeText: no secret, no terminal control sequence.
+  // Every diagnostic line (errors, notices, --debug traces) goes through safeText: no secret; controls shown in caret notation.
   rememberSecretEnv(process.env);
   const rawErr = io.err;
   io.err = (text) => rawErr(safeText(text));

@@ -7,7 +7,7 @@ import type { ProfileSettings } from '../core/config/settings.js';
 import { ConfigError } from '../core/errors.js';
 import type { HttpClientOptions } from '../core/http/types.js';
 import { PROXY_VARIABLES, proxySettings } from '../core/http/proxy.js';
-import { rememberSecret } from './safe-text.js';
+import { rememberSecret } from './terminal-text.js';
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 

@@ -2,7 +2,7 @@
 import type { IO } from './io.js';
 import type { JsonShaper } from './shape/registry.js';
 import type { Pager } from './pager.js';
-import { stripControls } from './safe-text.js';
+import { terminalText } from './terminal-text.js';
 
 /** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
 export type OutputFormat = 'human' | 'json' | 'ndjson';
@@ -184,7 +184,7 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
   });
 }
 
-/** One line of server data for a table cell or a field: control characters removed (safe-text.ts), line breaks folded. */
+/** One line of server data for a table cell or a field: line breaks folded, other controls in caret notation (terminal-text.ts). */
 export function sanitize(s: string): string {
-  return stripControls(s.replace(/\s*[\r\n]\s*/g, ' '));
+  return terminalText(s.replace(/\s*[\r\n]\s*/g, ' '));
 }

@@ -10,7 +10,7 @@ import type { Clock } from '../core/deps.js';
 import type { PacingStore } from '../core/http/pacing.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { parseDuration } from './option-parse.js';
-import { rememberSecret } from './safe-text.js';
+import { rememberSecret } from './terminal-text.js';
 
 export interface CliPacingOptions {
   env: NodeJS.ProcessEnv;

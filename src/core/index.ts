@@ -43,6 +43,8 @@ export {
   TimeoutError,
   ValidationError,
 } from './errors.js';
+/** A server's answer with a field of the wrong type (checked at the edge against the wire types). */
+export { WireTypeError } from './wire/check.js';
 
 // HTTP
 export { HttpClient } from './http/client.js';

@@ -9,7 +9,8 @@
 // the new report to docs/api-report/ instead of failing the build.
 //
 // The npm packages on the start-up path (commander, conf and its validators,
-// env-paths, chalk, ora, jose, content-disposition) are bundled in: resolving
+// env-paths, chalk, ora, jose, content-disposition, and the few valibot
+// functions the wire types use, tree-shaken) are bundled in: resolving
 // and reading a hundred small files from node_modules cost more than the
 // command itself. Each is pinned to an exact version in package.json, as
 // bundled code must be. Everything else stays external and is resolved from
@@ -29,7 +30,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 /** Packages bundled into dist/ (with their own dependencies). */
-const BUNDLED = new Set(['commander', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition']);
+const BUNDLED = new Set(['commander', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition', 'valibot']);
 
 /**
  * Bundled packages built into dist/vendor/<name>.cjs instead of the CLI (see

@@ -10,11 +10,11 @@
  */
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, type GlobalOptions } from '../../src/cli/context.js';
-import { exitCodeFor, formatError } from '../../src/cli/exit.js';
+import { createContext } from '../../src/cli/context.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createTestIO } from '../fakes/io.js';
 import { hostileWorld, type HostileWorld } from './hostile.js';
+import { inProcessEnv, runInProcess } from './in-process.js';
 
 let w: HostileWorld;
 beforeAll(async () => {
@@ -70,35 +70,10 @@ function cases(): Array<[string, string[]]> {
   return out;
 }
 
-/** Runs argv as main.ts does (parse, run, map the error), in this process; a run still going after 5 s is interrupted. */
+/** Runs argv as main.ts does, in this process; a run still going after 5 s is interrupted. */
 async function run(argv: string[]): Promise<{ code: number; stderr: string }> {
   const io = createTestIO({ stdin: '' });
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 5000);
-  const env = {
-    LANYARD_CONFIG_DIR: w.configDir,
-    LANYARD_KEYCHAIN: 'off',
-    LANYARD_BROWSER: 'true',
-    LANYARD_PROMPT_DISABLED: '1',
-    NO_COLOR: '1',
-    LANYARD_TOKEN: 'fuzz-hosting-token-0001',
-    LANYARD_HEALTH_TOKEN: 'fuzz-health-token-0001',
-    LANYARD_API_KEY: 'fuzz-echo-key-0001',
-  };
-  let globals: () => GlobalOptions = () => ({});
-  const ctx = createContext({ io, env, signal: ac.signal, version: '0.0.0', globals: () => globals() });
-  const program = buildProgram(ctx, 'full');
-  globals = () => program.opts<GlobalOptions>();
-  let code = 0;
-  try {
-    await program.parseAsync(['node', 'lanyard', ...argv]);
-  } catch (err) {
-    code = exitCodeFor(err);
-    if (code !== 0 && !(err as { code?: string })?.code?.startsWith?.('commander.')) io.err(formatError(err, false));
-  } finally {
-    clearTimeout(timer);
-    await ctx.close();
-  }
+  const code = await runInProcess(argv, io, inProcessEnv(w.configDir), 5000);
   return { code, stderr: io.stderrText() };
 }
 

@@ -1,12 +1,14 @@
 /**
  * What reaches a terminal from a hostile server, read on a real
  * pseudo-terminal: `--jq` and `--template` results, pretty JSON, the echoed
- * message and error lines show ESC, BEL, C1 and bidirectional controls in
- * caret notation (terminal-text.ts); piped, JSON keeps its exact bytes.
+ * message, tables, `health event`, `mailbox get` and error lines show ESC,
+ * BEL, C1 and bidirectional controls in caret notation (terminal-text.ts);
+ * piped, JSON keeps its exact bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOnPty } from '../e2e/pty.js';
 import { hostileWorld, type HostileWorld } from './hostile.js';
+import { healthEvent, MESSAGE_ID, mailboxMetadata, serveAnswers, TRACKING_ID } from './wire-samples.js';
 
 const NASTY = 'Mona \u001b]0;PWNED\u0007\u001b[2J\u009b31m\u202eend';
 /** Any control a terminal would act on (the pty turns \n into \r\n; colour is off). */
@@ -50,10 +52,17 @@ describe('hostile text on a terminal', () => {
     expect(r.output).toContain('"name": "Mona \\u001b]0;PWNED\\u0007\\u001b[2J^[[31m<U+202E>end"');
   });
 
-  it('an error line on stderr carries no control (diagnostics drop them, safe-text.ts)', async () => {
+  it('an error line on stderr shows the controls in caret notation (one rule with stdout, terminal-text.ts)', async () => {
     const r = await onPty(['api', '/fail']);
-    expect(r.output).toMatch(/HTTP 500: Mona .*PWNED/);
+    expect(r.output).toContain('HTTP 500: Mona ^[]0;PWNED^G^[[2J^[[31m<U+202E>end');
     expect(r.output).not.toMatch(ACTIVE);
+  });
+
+  it('an error line piped to a file or CI log: caret notation too, never the raw controls', async () => {
+    const r = await w.run(['api', '/fail'], { env: { LANYARD_TOKEN: 'pty-token-0001' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Mona ^[]0;PWNED^G^[[2J^[[31m<U+202E>end');
+    expect(r.stderr).not.toMatch(ACTIVE);
   });
 
   it('piped, the JSON keeps its exact bytes', async () => {
@@ -61,5 +70,43 @@ describe('hostile text on a terminal', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).name).toBe(NASTY);
     expect(r.stdout).toContain('\u009b31m');
+  });
+});
+
+describe('hostile service data on a terminal: tables and detail views', () => {
+  let h: HostileWorld;
+  beforeAll(async () => {
+    h = await hostileWorld();
+    const ev = healthEvent() as { properties: Record<string, unknown> };
+    Object.assign(ev.properties, { title: NASTY, status: NASTY, eventTags: [NASTY], summary: NASTY, lastUpdateTime: NASTY });
+    const region = (ev.properties.impact as Array<{ impactedRegions: Array<Record<string, unknown>> }>)[0]!.impactedRegions[0]!;
+    Object.assign(region, { status: NASTY, lastUpdateTime: NASTY, updates: [{ summary: NASTY, updateDateTime: NASTY, eventTags: [NASTY] }] });
+    (ev.properties.links as Array<Record<string, unknown>>)[0]!.type = NASTY;
+    const meta = {
+      ...mailboxMetadata(),
+      subject: NASTY,
+      from: [{ address: 'eve@example.com', name: NASTY }],
+      textBody: `${NASTY}\nline two`,
+      htmlBody: undefined,
+    };
+    h.server.handle(serveAnswers({ health: { value: [ev] }, mailboxGet: meta, mailboxList: { [MESSAGE_ID]: meta } }));
+  });
+  afterAll(async () => h.close());
+
+  it.each([
+    ['health events (table)', ['health', 'events']],
+    ['health event', ['health', 'event', TRACKING_ID]],
+    ['mailbox list --metadata (table)', ['mailbox', 'list', '--metadata']],
+    ['mailbox get', ['mailbox', 'get', MESSAGE_ID]],
+  ])('%s: no raw ESC, BEL or C1 reaches the terminal; the controls are shown', async (_name, args) => {
+    const r = await runOnPty({
+      args,
+      env: { LANYARD_CONFIG_DIR: h.configDir, LANYARD_PAGER: '', NO_COLOR: '1', LANYARD_HEALTH_TOKEN: 'pty-health-token-0001', COLUMNS: '400' },
+      send: null,
+      cols: 400,
+    });
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).not.toMatch(ACTIVE);
+    expect(r.output).toContain('^[]0;PWNED^G');
   });
 });

@@ -7,6 +7,8 @@
  * actually answers in XML.
  */
 import { OAuthError } from '../errors.js';
+import { checkWire } from '../wire/check.js';
+import { HostingOAuthAnswerSchema } from '../wire/schemas.js';
 
 export type OAuthFields = Readonly<Record<string, string>>;
 
@@ -31,6 +33,7 @@ export function parseJsonBody(text: string): OAuthFields {
     throw invalid('malformed JSON');
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid('the JSON body is not an object');
+  checkWire('hosting', "the OAuth endpoint's answer", HostingOAuthAnswerSchema, data);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(data)) {
     const s = stringify(v);

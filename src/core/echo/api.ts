@@ -7,6 +7,8 @@ import type { AuthInfoResponse, EchoMessage } from '../../shared/echo.js';
 import { AuthRequiredError, HttpError, LanyardError, oneLine } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CredentialProvider } from '../auth/provider.js';
+import { checkWire } from '../wire/check.js';
+import { AuthInfoSchema, EchoMessageSchema } from '../wire/schemas.js';
 
 export interface EchoCall {
   baseUrl: string;
@@ -33,10 +35,7 @@ export async function sendEcho(http: HttpClient, o: EchoCall & { message: string
 }
 
 export function processEchoResponse(body: unknown): EchoMessage {
-  if (!body || typeof body !== 'object' || typeof (body as EchoMessage).message !== 'string') {
-    throw new LanyardError('bad_response', 'the echo API answered without a "message" string');
-  }
-  return { message: (body as EchoMessage).message };
+  return { message: checkWire('echo', 'the answer to POST /echo', EchoMessageSchema, body).message };
 }
 
 /** GET an auth-info path with `Authorization: Bearer <token>` (the provider's credential). */
@@ -50,9 +49,8 @@ export async function fetchAuthInfo(http: HttpClient, o: EchoCall & { path: stri
 }
 
 export function processAuthInfoResponse(body: unknown): AuthInfoResponse {
-  const b = body as Partial<AuthInfoResponse> | null;
-  if (!b || typeof b !== 'object' || typeof b.id !== 'string') throw new LanyardError('bad_response', 'the echo API answered without an "id"');
-  return { id: b.id, email: typeof b.email === 'string' ? b.email : '' };
+  const b = checkWire('echo', 'the auth info answer', AuthInfoSchema, body);
+  return { id: b.id, email: b.email };
 }
 
 /** What each gateway reason means, as a hint for the user. */

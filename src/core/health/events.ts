@@ -9,6 +9,8 @@ import type { HealthErrorResponse, HealthEvent, HealthEventsPage } from '../../s
 import { HealthQuery } from '../../shared/health.js';
 import { encodeQueryValue } from './filter.js';
 import { pathSegment } from '../path-segment.js';
+import { checkWire } from '../wire/check.js';
+import { HealthEventsPageSchema } from '../wire/schemas.js';
 
 export interface EventsQuery {
   /** `health.managementUrl`. */
@@ -89,16 +91,11 @@ export async function eventsPageRequest(http: HttpClient, url: string, auth: Cre
   return processEventsPage(await res.json());
 }
 
-/** Validates the shape of a 200 body. */
+/** Checks a 200 body against the events list's wire type (every event and field; see core/wire). */
 export function processEventsPage(body: unknown): HealthEventsPage {
-  if (!body || typeof body !== 'object' || !Array.isArray((body as HealthEventsPage).value)) {
-    throw new LanyardError('bad_response', 'the health API answered 200 without a `value` array');
-  }
-  const b = body as HealthEventsPage;
-  if (b.nextLink !== undefined && b.nextLink !== null && typeof b.nextLink !== 'string') {
-    throw new LanyardError('bad_response', 'the health API answered with a nextLink that is not a string');
-  }
-  return { value: b.value, ...(b.nextLink ? { nextLink: b.nextLink } : {}) };
+  const b = checkWire('health', 'the events list', HealthEventsPageSchema, body);
+  // Enumerations are checked as strings (a server may add values): the events are passed on as the server sent them.
+  return { value: b.value as HealthEvent[], ...(b.nextLink ? { nextLink: b.nextLink } : {}) };
 }
 
 export interface PageOptions {

@@ -2,6 +2,8 @@
 import { authFields, type CredentialProvider } from '../auth/provider.js';
 import type { Credential, HttpClient } from '../http/client.js';
 import { parseServerDate, type RateLimitState } from '../ratelimit/headers.js';
+import { checkWire } from '../wire/check.js';
+import { RateLimitSchema } from '../wire/schemas.js';
 
 export interface ResourceBudget {
   limit: number;
@@ -33,23 +35,13 @@ export async function fetchRateLimit(
   return overview;
 }
 
-function isBudget(v: unknown): v is ResourceBudget {
-  if (!v || typeof v !== 'object') return false;
-  const b = v as Record<string, unknown>;
-  return ['limit', 'used', 'remaining', 'reset'].every((k) => typeof b[k] === 'number');
-}
-
-/** Validates the body; the header state (if any) overrides its own resource. */
+/** Checks the body against the wire type; the header state (if any) overrides its own resource. */
 export function processRateLimitResponse(body: unknown, headerState?: RateLimitState): RateLimitOverview {
+  const b = checkWire('hosting', 'the answer to GET /rate_limit', RateLimitSchema, body);
   const resources: Record<string, ResourceBudget> = {};
-  const raw = (body as { resources?: unknown })?.resources;
-  if (raw && typeof raw === 'object') {
-    for (const [name, v] of Object.entries(raw)) if (isBudget(v)) resources[name] = { limit: v.limit, used: v.used, remaining: v.remaining, reset: v.reset };
-  }
-  if (!Object.keys(resources).length) {
-    const rate = (body as { rate?: unknown })?.rate;
-    if (isBudget(rate)) resources.core = { limit: rate.limit, used: rate.used, remaining: rate.remaining, reset: rate.reset };
-  }
+  const budget = (v: ResourceBudget): ResourceBudget => ({ limit: v.limit, used: v.used, remaining: v.remaining, reset: v.reset });
+  for (const [name, v] of Object.entries(b.resources ?? {})) resources[name] = budget(v);
+  if (!Object.keys(resources).length && b.rate) resources.core = budget(b.rate);
   if (headerState && headerState.limit !== undefined && headerState.remaining !== undefined && headerState.reset !== undefined) {
     resources[headerState.resource ?? 'core'] = {
       limit: headerState.limit,

@@ -3,6 +3,8 @@ import { AuthRequiredError, LanyardError } from '../errors.js';
 import type { Credential, HttpClient, HttpResponse } from '../http/client.js';
 import { parseScopeList } from './oauth.js';
 import { parseTokenExpiration, TOKEN_EXPIRATION_HEADER } from './token-expiry.js';
+import { checkWire } from '../wire/check.js';
+import { HostingUserSchema } from '../wire/schemas.js';
 
 export interface HostingUser {
   readonly login: string;
@@ -38,8 +40,8 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
       service: 'hosting',
     });
   }
-  const body = await res.json<Record<string, unknown>>();
-  if (!body || typeof body.login !== 'string' || !body.login) throw new AuthRequiredError('the user endpoint did not name a login');
+  const body = checkWire('hosting', 'the answer to GET /user', HostingUserSchema, await res.json());
+  if (!body.login) throw new AuthRequiredError('the user endpoint did not name a login');
   if (!isValidLogin(body.login))
     throw new LanyardError('bad_response', `hosting: GET /user answered a login that is not a valid login (${JSON.stringify(body.login.slice(0, 60))})`);
   const scopesHeader = res.headers['x-oauth-scopes'];
@@ -47,7 +49,7 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
   return Object.freeze({
     ...(tokenExpiresAt ? { tokenExpiresAt } : {}),
     login: body.login,
-    ...(typeof body.id === 'number' ? { id: body.id } : {}),
+    ...(body.id !== undefined ? { id: body.id } : {}),
     ...(typeof body.name === 'string' ? { name: body.name } : {}),
     ...(scopesHeader !== undefined ? { scopes: parseScopeList(scopesHeader) } : {}),
   });

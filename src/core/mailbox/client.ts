@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 import { Mailbox, type MailboxMetadata } from '../../shared/mailbox.js';
 import { HttpError, LanyardError } from '../errors.js';
 import { pathSegment } from '../path-segment.js';
+import { checkWire } from '../wire/check.js';
+import { MailboxAdjacentSchema, MailboxCreatedSchema, MailboxListSchema, MailboxMetadataSchema } from '../wire/schemas.js';
 import type { HttpClient, HttpResponse, QueryValue, RequestSpec } from '../http/client.js';
 
 export interface MailboxTarget {
@@ -234,27 +236,23 @@ function streamed(res: HttpResponse): StreamedBody {
   };
 }
 
-/** Array of ids, or an object keyed by id (insertion order is the server's order). */
+/** Array of ids, or an object keyed by id (insertion order is the server's order); checked against the wire type. */
 export function processListBody(body: unknown): ListedMessage[] {
-  if (Array.isArray(body)) return body.map((id) => ({ id: String(id) }));
-  if (body && typeof body === 'object') {
-    return Object.entries(body as Record<string, MailboxMetadata>).map(([id, metadata]) => ({ id, metadata }));
-  }
-  throw new LanyardError('protocol_error', 'unexpected list response from the mailbox server');
+  const b = checkWire('mailbox', 'the message list', MailboxListSchema, body);
+  if (Array.isArray(b)) return b.map((id) => ({ id: String(id) }));
+  return Object.entries(b).map(([id, metadata]) => ({ id, metadata }));
 }
 
-/** `{message, prev, next}` with adjacent, else the metadata itself. */
+/** `{message, prev, next}` with adjacent, else the metadata itself; checked against the wire type. */
 export function processMessageBody(id: string, body: unknown): MessageView {
-  if (!body || typeof body !== 'object') throw new LanyardError('protocol_error', 'unexpected message response from the mailbox server');
-  const b = body as Record<string, unknown>;
-  if (b.message && typeof b.message === 'object' && !Array.isArray(b.message) && ('prev' in b || 'next' in b || !('labels' in b))) {
-    return { id, message: b.message as MailboxMetadata, prev: (b.prev as string | null) ?? null, next: (b.next as string | null) ?? null };
+  const b = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  if (b?.message && typeof b.message === 'object' && !Array.isArray(b.message) && ('prev' in b || 'next' in b || !('labels' in b))) {
+    const a = checkWire('mailbox', `message ${id}`, MailboxAdjacentSchema, body);
+    return { id, message: a.message, prev: a.prev ?? null, next: a.next ?? null };
   }
-  return { id, message: b as unknown as MailboxMetadata };
+  return { id, message: checkWire('mailbox', `message ${id}`, MailboxMetadataSchema, body) };
 }
 
 export function processCreated(body: unknown): string {
-  const id = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
-  if (typeof id !== 'string') throw new LanyardError('protocol_error', 'the mailbox server did not return the new message id');
-  return id;
+  return checkWire('mailbox', 'the answer to a stored message', MailboxCreatedSchema, body).id;
 }

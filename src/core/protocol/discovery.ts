@@ -8,6 +8,8 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
 import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { AuthorizationServerMetadataWire, ProtectedResourceMetadataWire } from '../../shared/protocol.js';
+import { checkWire } from '../wire/check.js';
+import { AuthorizationServerMetadataSchema, ProtectedResourceMetadataSchema } from '../wire/schemas.js';
 
 export interface AuthServerEndpoints {
   readonly issuer: string;
@@ -120,6 +122,8 @@ export async function processMetadataResponse(
   const issuer = typeof m.issuer === 'string' ? m.issuer : expectedIssuer;
   const sameIssuer = exactIssuer ? issuer === expectedIssuer : isHttpUrl(issuer) && new URL(issuer).origin === new URL(expectedIssuer).origin;
   if (!sameIssuer) throw bad('issuer', `is ${JSON.stringify(issuer)}, expected ${expectedIssuer}`);
+  // The rest of the document against its wire type (the fields above have their own messages).
+  checkWire('protocol', `the authorization server metadata at ${res.url}`, AuthorizationServerMetadataSchema, m);
   return {
     issuer,
     authorizationEndpoint: m.authorization_endpoint as string,
@@ -206,6 +210,7 @@ export async function processProtectedResourceResponse(res: HttpResponse, server
     throw bad('authorization_servers', m.authorization_servers === undefined ? 'is missing' : 'is not a non-empty array of http(s) URLs');
   }
   if (m.scopes_supported !== undefined && !isStringArray(m.scopes_supported)) throw bad('scopes_supported', 'is not an array of strings');
+  checkWire('protocol', `the protected resource metadata at ${res.url}`, ProtectedResourceMetadataSchema, m);
   // RFC 9728 §3.3: the resource must be the server the metadata was fetched for.
   const want = new URL(serverUrl);
   const got = new URL(m.resource);

@@ -2,6 +2,8 @@
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError, OAuthError } from '../errors.js';
 import { ClientAuthMethods, ProtocolClientName, type ClientAuthMethod, type ClientRegistrationWire } from '../../shared/protocol.js';
+import { checkWire } from '../wire/check.js';
+import { ClientRegistrationSchema } from '../wire/schemas.js';
 
 /** A client identity for one authorization server, as stored. */
 export interface ClientIdentity {
@@ -80,6 +82,7 @@ export async function processRegistrationResponse(res: HttpResponse, input: Regi
   }
   if (body.client_secret_expires_at !== undefined && typeof body.client_secret_expires_at !== 'number')
     throw bad('client_secret_expires_at', 'is not a number');
+  checkWire('protocol', `the client registration at ${res.url}`, ClientRegistrationSchema, body);
   const given = body.token_endpoint_auth_method;
   if (given !== undefined && !(ClientAuthMethods as readonly string[]).includes(given))
     throw bad('token_endpoint_auth_method', `is ${JSON.stringify(given)}, which Lanyard does not speak`);

@@ -36,6 +36,8 @@ import {
 } from './jsonrpc.js';
 import type { StoredTokens } from './store.js';
 import { OAuthErrorCode } from './token.js';
+import { checkWire } from '../wire/check.js';
+import { rpcAnswerSchema } from '../wire/schemas.js';
 import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta, type ClientDescription } from './stateless.js';
 
 /** What the user answers to a server's `elicitation/create` (the protocol's ElicitResult). */
@@ -126,6 +128,16 @@ export function initializeParams(clientInfo: { name: string; version: string }, 
 }
 
 export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
+  const r = await callUnchecked(deps, o);
+  // The answers checked at the edge: the error object, and the results Lanyard reads (core/wire).
+  const check = (method: string, answer: JsonRpcResponseWire) => checkWire('protocol', `the answer to ${method}`, rpcAnswerSchema(method), answer);
+  if (r.initialize) check('initialize', r.initialize);
+  const method = o.method ?? 'initialize';
+  check(method === 'initialize' && !r.initialize ? 'server/discover' : method, r.response);
+  return r;
+}
+
+async function callUnchecked(deps: ProtocolSessionDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
   const method = o.method ?? 'initialize';
   const s = new AuthorizedSession(deps, o);
   await s.start();

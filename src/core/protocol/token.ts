@@ -4,6 +4,8 @@ import { LanyardError, OAuthError } from '../errors.js';
 import type { KeyObject } from 'node:crypto';
 import { JwtBearerAssertionType, type TokenResponseWire } from '../../shared/protocol.js';
 import type { ClientIdentity } from './registration.js';
+import { checkWire } from '../wire/check.js';
+import { TokenAnswerSchema } from '../wire/schemas.js';
 
 export interface TokenSet {
   readonly accessToken: string;
@@ -117,6 +119,7 @@ export async function processTokenResponse(res: HttpResponse, now: number): Prom
       `token request refused (HTTP ${res.status}): ${error}${body.error_description ? ': ' + body.error_description : ''}`,
     );
   }
+  checkWire('protocol', "the token endpoint's answer", TokenAnswerSchema, body);
   if (typeof body.access_token !== 'string' || !body.access_token) throw new LanyardError('token_failed', 'token response lacks access_token');
   if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
     throw new LanyardError('token_failed', `unsupported token_type ${String(body.token_type)} (expected Bearer)`);

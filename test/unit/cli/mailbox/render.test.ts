@@ -20,12 +20,12 @@ const meta = {
 };
 
 describe('mailbox rendering', () => {
-  it('the TTY table has id, date, from, subject, labels, markers, size; escapes stripped', () => {
+  it('the TTY table has id, date, from, subject, labels, markers, size; escapes in caret notation', () => {
     const io = createTestIO({ tty: true });
     renderTable(io, [{ id: 'abc', meta }], messageColumns);
     const [head, row] = io.stdoutText().trim().split('\n');
     expect(head!.split(/\s{2,}/)).toEqual(['ID', 'DATE', 'FROM', 'SUBJECT', 'LABELS', 'MARKERS', 'SIZE']);
-    expect(row).toMatch(/^abc\s+2026-11-03 09:30\s+Carol\s+Quarterly\[31m report\s+0,1\s+seen\s+2\.0 KiB$/);
+    expect(row).toMatch(/^abc\s+2026-11-03 09:30\s+Carol\s+Quarterly\^\[\[31m report\s+0,1\s+seen\s+2\.0 KiB$/);
   });
 
   it('parts are listed in IMAP order', () => {
