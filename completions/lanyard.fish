@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user --workload-token-file -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -178,6 +178,9 @@ complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l client-key -x -d 'PE
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l client-metadata-url -x -d 'HTTPS URL of Lanyard'\''s client ID metadata document, used where the server accepts one'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l idp-token-endpoint -x -d 'cross-app access: your identity provider'\''s token endpoint (ID token from LANYARD_ID_TOKEN or stdin)'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l idp-client-id -x -d 'cross-app access: the client id at your identity provider'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l workload-token-file -x -d 'workload identity: a file holding the platform'\''s JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l dpop -d 'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l no-dpop -d 'never ask for DPoP-bound tokens'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l health -d 'sign in to the service-health API (implicit flow)'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
@@ -480,6 +483,9 @@ complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l client-key -x 
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l client-metadata-url -x -d 'HTTPS URL of Lanyard'\''s client ID metadata document, used where the server accepts one'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l idp-token-endpoint -x -d 'cross-app access: your identity provider'\''s token endpoint (ID token from LANYARD_ID_TOKEN or stdin)'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l idp-client-id -x -d 'cross-app access: the client id at your identity provider'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l workload-token-file -x -d 'workload identity: a file holding the platform'\''s JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l dpop -d 'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l no-dpop -d 'never ask for DPoP-bound tokens'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l elicitation -x -d 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l no-browser -d 'print the authorization URL instead of opening a browser'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l timeout -x -d 'give up waiting for the browser after this long (default: 5m)'
@@ -502,6 +508,9 @@ complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l client-key -x -
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l client-metadata-url -x -d 'HTTPS URL of Lanyard'\''s client ID metadata document, used where the server accepts one'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-token-endpoint -x -d 'cross-app access: your identity provider'\''s token endpoint (ID token from LANYARD_ID_TOKEN or stdin)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-client-id -x -d 'cross-app access: the client id at your identity provider'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l workload-token-file -x -d 'workload identity: a file holding the platform'\''s JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l dpop -d 'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-dpop -d 'never ask for DPoP-bound tokens'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-browser -d 'print the authorization URL on stderr instead of opening a browser'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l timeout -x -d 'give up waiting for the browser after this long (default: 5m)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l sign-in-wait -x -d 'answer a host request with an error when a sign-in keeps it waiting this long (default: 45s)'

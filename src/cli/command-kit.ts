@@ -38,5 +38,14 @@ export function withProtocolClientOptions(cmd: Command): Command {
     .option('--client-key <file>', 'PEM private key of the --client-id client (private_key_jwt client authentication)')
     .option('--client-metadata-url <url>', "HTTPS URL of Lanyard's client ID metadata document, used where the server accepts one")
     .option('--idp-token-endpoint <url>', "cross-app access: your identity provider's token endpoint (ID token from LANYARD_ID_TOKEN or stdin)")
-    .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider');
+    .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider')
+    .option(
+      '--workload-token-file <file>',
+      "workload identity: a file holding the platform's JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)",
+    )
+    .option(
+      '--dpop',
+      'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)',
+    )
+    .option('--no-dpop', 'never ask for DPoP-bound tokens');
 }

@@ -21,6 +21,10 @@ export interface AuthorizationServerMetadataWire {
   client_id_metadata_document_supported?: boolean;
   /** RFC 9207. */
   authorization_response_iss_parameter_supported?: boolean;
+  /** RFC 9449 §5.1: the server issues DPoP-bound tokens and accepts proofs signed with these. */
+  dpop_signing_alg_values_supported?: string[];
+  /** RFC 8628 §4. */
+  device_authorization_endpoint?: string;
 }
 
 /** RFC 9728 protected resource metadata. */

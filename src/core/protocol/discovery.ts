@@ -21,6 +21,8 @@ export interface AuthServerEndpoints {
   readonly scopes?: readonly string[];
   /** The server accepts an HTTPS URL naming a client ID metadata document as client_id. */
   readonly clientIdMetadataDocuments?: boolean;
+  /** RFC 9449: the JWS algorithms the server accepts in DPoP proofs (it issues DPoP-bound tokens). */
+  readonly dpopAlgs?: readonly string[];
   /** RFC 9207: the server puts `iss` in every authorization response. */
   readonly issParameter?: boolean;
   /** Where the endpoints came from. */
@@ -132,6 +134,7 @@ export async function processMetadataResponse(
     scopes: m.scopes_supported,
     clientIdMetadataDocuments: m.client_id_metadata_document_supported === true,
     issParameter: m.authorization_response_iss_parameter_supported === true,
+    dpopAlgs: strings(m.dpop_signing_alg_values_supported),
     source,
     url: res.url,
   };
@@ -173,10 +176,10 @@ export async function discoverAuthorizationServer(
   throw new LanyardError('discovery_failed', `the authorization server ${issuer} publishes no metadata (tried ${tried.join(', ')})`);
 }
 
-/** Parses the Bearer challenge of a `WWW-Authenticate` header (auth-params, quoted or token values). */
+/** Parses the Bearer (or RFC 9449 DPoP) challenge of a `WWW-Authenticate` header (auth-params, quoted or token values). */
 export function parseBearerChallenge(header: string | undefined): BearerChallenge | undefined {
   if (!header) return undefined;
-  const m = /(?:^|,\s*)Bearer(?:\s+|$)(.*)$/i.exec(header);
+  const m = /(?:^|,\s*)(?:Bearer|DPoP)(?:\s+|$)(.*)$/i.exec(header);
   if (!m) return undefined;
   const params: Record<string, string> = {};
   const re = /([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*,?\s*/gy;

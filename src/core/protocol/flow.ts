@@ -28,6 +28,8 @@ import type { ProtocolAuthDeps } from './deps.js';
 
 export type { ProtocolAuthDeps } from './deps.js';
 import { OAuthErrorCode, processTokenResponse, tokenRequest, type TokenSet } from './token.js';
+import { chooseDpopAlg, DPOP_ALGS, DpopProver, generateDpopKey } from './dpop.js';
+import type { HttpResponse } from '../http/client.js';
 
 /** Cross-app access: the user's identity provider exchanges their ID token for an identity assertion the server accepts. */
 export interface IdentityProviderOptions {
@@ -53,6 +55,17 @@ export interface AuthorizeOptions {
   readonly clientKey?: string;
   /** Cross-app access: get the token through the user's identity provider. */
   readonly identityProvider?: IdentityProviderOptions;
+  /**
+   * RFC 9449 proof-of-possession: true asks for DPoP-bound tokens, false
+   * never; undefined: when the authorization server advertises
+   * dpop_signing_alg_values_supported.
+   */
+  readonly dpop?: boolean;
+  /**
+   * Workload identity federation: a JWT the workload's platform issued for
+   * this authorization server, presented as an RFC 7523 grant (with clientId).
+   */
+  readonly workloadToken?: string;
   /**
    * The caller's access token the server refused (accessToken undefined: it
    * had none): tokens another process stored meanwhile are used instead of
@@ -96,12 +109,13 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
   const issuer = prm?.authorizationServers[0] ?? authBaseOf(o.serverUrl);
   deps.notify?.(`Discovering the authorization server at ${issuer}`);
   const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision });
-  const grant: Grant = o.identityProvider ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : 'authorization_code';
+  const grant: Grant = o.identityProvider || o.workloadToken ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : 'authorization_code';
   checkEndpoints(endpoints, grant);
-  const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false };
+  const dpop = await dpopFor(deps, o, endpoints);
+  const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
   for (let attempt = 0; ; attempt++) {
     try {
-      if (grant === 'jwt_bearer') return await identityAssertionGrant(ctx);
+      if (grant === 'jwt_bearer') return await (o.workloadToken ? workloadGrant(ctx, o.workloadToken) : identityAssertionGrant(ctx));
       return grant === 'client_credentials' ? await clientCredentialsGrant(ctx) : await codeGrant(ctx);
     } catch (err) {
       const refused = err instanceof RegistrationRefused || (err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient);
@@ -136,6 +150,21 @@ interface FlowContext {
   client?: ClientIdentity;
   how?: ClientResolution['how'];
   ignoreStored: boolean;
+  /** The signer of the token requests when the tokens are to be DPoP-bound. */
+  dpop?: DpopProver;
+}
+
+/** A new key and its signer when the tokens are to be DPoP-bound (see AuthorizeOptions.dpop), else undefined. */
+async function dpopFor(deps: ProtocolAuthDeps, o: AuthorizeOptions, e: AuthServerEndpoints): Promise<DpopProver | undefined> {
+  if (o.dpop === false || (!o.dpop && !e.dpopAlgs)) return undefined;
+  const alg = chooseDpopAlg(e.dpopAlgs);
+  if (!alg) {
+    const msg = `${e.issuer} accepts DPoP proofs signed with ${e.dpopAlgs!.join(', ') || 'nothing'} (dpop_signing_alg_values_supported), none of which Lanyard signs with (${DPOP_ALGS.join(', ')})`;
+    if (o.dpop) throw new LanyardError('dpop_unsupported', msg);
+    deps.notify?.(`${msg}; asking for bearer tokens`);
+    return undefined;
+  }
+  return new DpopProver(await generateDpopKey(alg), () => deps.clock.now());
 }
 
 /**
@@ -295,15 +324,17 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
       client,
       tokenOptions(ctx),
     );
-    return save(ctx, await processTokenResponse(res, deps.clock.now()), 'authorization_code');
+    return save(ctx, await tokensOf(ctx, res), 'authorization_code');
   } finally {
     await receiver.close();
   }
 }
 
 function tokenOptions(ctx: FlowContext) {
-  return { signal: ctx.deps.signal, issuer: ctx.endpoints.issuer, now: ctx.deps.clock.now() };
+  return { signal: ctx.deps.signal, issuer: ctx.endpoints.issuer, now: ctx.deps.clock.now(), dpop: ctx.dpop };
 }
+
+const tokensOf = (ctx: FlowContext, res: HttpResponse) => processTokenResponse(res, ctx.deps.clock.now(), !!ctx.dpop);
 
 async function clientCredentialsGrant(ctx: FlowContext): Promise<StoredTokens> {
   const client = await identity(ctx, undefined, true);
@@ -314,7 +345,7 @@ async function clientCredentialsGrant(ctx: FlowContext): Promise<StoredTokens> {
     client,
     tokenOptions(ctx),
   );
-  return save(ctx, await processTokenResponse(res, ctx.deps.clock.now()), 'client_credentials');
+  return save(ctx, await tokensOf(ctx, res), 'client_credentials');
 }
 
 /**
@@ -387,7 +418,24 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
     client,
     tokenOptions(ctx),
   );
-  return save(ctx, await processTokenResponse(res, deps.clock.now()), 'jwt_bearer');
+  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
+}
+
+/**
+ * Workload identity federation (RFC 7523 §2.1): the platform's JWT is the
+ * grant. A refusal (invalid_grant, invalid_scope, unauthorized_client) is
+ * reported as it is: no retry, no other grant.
+ */
+async function workloadGrant(ctx: FlowContext, assertion: string): Promise<StoredTokens> {
+  const client = await identity(ctx, undefined, false);
+  const res = await tokenRequest(
+    ctx.deps.http,
+    ctx.endpoints.tokenEndpoint,
+    { grant_type: OAuthGrant.jwtBearer, assertion, scope: ctx.scope, resource: ctx.resource },
+    client,
+    tokenOptions(ctx),
+  );
+  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
 }
 
 async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant']): Promise<StoredTokens> {
@@ -400,6 +448,8 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
     resource: ctx.resource,
     grant,
     obtainedAt: ctx.deps.clock.now(),
+    // The key is kept only with a token bound to it (a server may answer a proof with a bearer token).
+    dpopKey: ctx.dpop && t.tokenType === 'DPoP' ? ctx.dpop.key : undefined,
   };
   // The client is stored once a token request has proven it (a new registration replaces a refused one).
   if (ctx.client && ctx.how !== 'stored') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, { ...ctx.client, provenBy: grant });
@@ -445,9 +495,12 @@ async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<S
     if (secret) Object.assign(client, { clientSecret: secret });
   }
   try {
+    // A DPoP-bound refresh token is presented with a proof of the same key (RFC 9449 §5).
+    const dpop = t.dpopKey ? new DpopProver(t.dpopKey, () => deps.clock.now()) : undefined;
     const next = await processTokenResponse(
-      await tokenRequest(deps.http, t.tokenEndpoint, grant, client, { signal: deps.signal, issuer: t.issuer, now: deps.clock.now() }),
+      await tokenRequest(deps.http, t.tokenEndpoint, grant, client, { signal: deps.signal, issuer: t.issuer, now: deps.clock.now(), dpop }),
       deps.clock.now(),
+      !!dpop,
     );
     const record: StoredTokens = {
       ...t,

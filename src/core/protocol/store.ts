@@ -7,6 +7,7 @@ import type { CredentialStore } from '../deps.js';
 import { accountKey } from '../credentials/accounts.js';
 import type { ClientIdentity } from './registration.js';
 import type { TokenSet } from './token.js';
+import type { DpopKey } from './dpop.js';
 
 export interface StoredTokens extends TokenSet {
   readonly server: string;
@@ -16,6 +17,8 @@ export interface StoredTokens extends TokenSet {
   readonly resource?: string;
   readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
   readonly obtainedAt: number;
+  /** The key a DPoP-bound token (tokenType DPoP) is bound to (RFC 9449); its private half is a secret. */
+  readonly dpopKey?: DpopKey;
 }
 
 const TOKENS = 'protocol';

@@ -15,6 +15,8 @@ export interface AuthLoginOptions {
   clientMetadataUrl?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
   health?: boolean;
 }
 

@@ -15,7 +15,7 @@ export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promi
   serverKeyOf(serverUrl);
   const deps = await protocolDeps(ctx, o);
   const t = await authorize(deps, {
-    ...(await protocolAuthExtras(o)),
+    ...(await protocolAuthExtras(o, ctx.env)),
     serverUrl,
     scopes: o.scopes,
     clientId: o.clientId,

@@ -13,6 +13,8 @@ export interface ProtocolRequestOptions {
   clientKey?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
   elicitation?: string;
 }
 
@@ -27,4 +29,6 @@ export interface ProtocolBridgeOptions {
   clientKey?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
 }
