@@ -80,6 +80,8 @@ export const OAuthGrant = {
   authorizationCode: 'authorization_code',
   refreshToken: 'refresh_token',
   clientCredentials: 'client_credentials',
+  /** RFC 8628 §3.4: the device authorization grant. */
+  deviceCode: 'urn:ietf:params:oauth:grant-type:device_code',
   /** RFC 7523 §2.1: an assertion (here an identity assertion from the user's identity provider) as the grant. */
   jwtBearer: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
   /** RFC 8693 token exchange (at the identity provider). */

@@ -14,6 +14,8 @@ export interface AuthServerEndpoints {
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
   readonly registrationEndpoint?: string;
+  /** RFC 8628: where a device authorization request goes. */
+  readonly deviceAuthorizationEndpoint?: string;
   readonly codeChallengeMethods?: readonly string[];
   readonly grantTypes?: readonly string[];
   readonly tokenAuthMethods?: readonly string[];
@@ -112,8 +114,8 @@ export async function processMetadataResponse(
   for (const f of ['authorization_endpoint', 'token_endpoint'] as const) {
     if (typeof m[f] !== 'string' || !isHttpUrl(m[f])) throw bad(f, m[f] === undefined ? 'is missing' : 'is not an http(s) URL');
   }
-  if (m.registration_endpoint !== undefined && (typeof m.registration_endpoint !== 'string' || !isHttpUrl(m.registration_endpoint))) {
-    throw bad('registration_endpoint', 'is not an http(s) URL');
+  for (const f of ['registration_endpoint', 'device_authorization_endpoint'] as const) {
+    if (m[f] !== undefined && (typeof m[f] !== 'string' || !isHttpUrl(m[f]))) throw bad(f, 'is not an http(s) URL');
   }
   for (const f of ['code_challenge_methods_supported', 'grant_types_supported', 'token_endpoint_auth_methods_supported', 'scopes_supported'] as const) {
     if (m[f] !== undefined && !isStringArray(m[f])) throw bad(f, 'is not an array of strings');
@@ -127,6 +129,7 @@ export async function processMetadataResponse(
     authorizationEndpoint: m.authorization_endpoint as string,
     tokenEndpoint: m.token_endpoint as string,
     registrationEndpoint: m.registration_endpoint,
+    deviceAuthorizationEndpoint: m.device_authorization_endpoint,
     codeChallengeMethods: m.code_challenge_methods_supported,
     grantTypes: m.grant_types_supported,
     tokenAuthMethods: m.token_endpoint_auth_methods_supported,

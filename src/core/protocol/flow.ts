@@ -66,6 +66,8 @@ export interface AuthorizeOptions {
    * this authorization server, presented as an RFC 7523 grant (with clientId).
    */
   readonly workloadToken?: string;
+  /** RFC 8628 device authorization grant: a code to enter on another device instead of a loopback redirect. */
+  readonly device?: boolean;
   /**
    * The caller's access token the server refused (accessToken undefined: it
    * had none): tokens another process stored meanwhile are used instead of
@@ -109,13 +111,15 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
   const issuer = prm?.authorizationServers[0] ?? authBaseOf(o.serverUrl);
   deps.notify?.(`Discovering the authorization server at ${issuer}`);
   const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision });
-  const grant: Grant = o.identityProvider || o.workloadToken ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : 'authorization_code';
+  const grant: Grant =
+    o.identityProvider || o.workloadToken ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : o.device ? 'device_code' : 'authorization_code';
   checkEndpoints(endpoints, grant);
   const dpop = await dpopFor(deps, o, endpoints);
   const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
   for (let attempt = 0; ; attempt++) {
     try {
       if (grant === 'jwt_bearer') return await (o.workloadToken ? workloadGrant(ctx, o.workloadToken) : identityAssertionGrant(ctx));
+      if (grant === 'device_code') return await deviceGrant(ctx);
       return grant === 'client_credentials' ? await clientCredentialsGrant(ctx) : await codeGrant(ctx);
     } catch (err) {
       const refused = err instanceof RegistrationRefused || (err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient);
@@ -178,7 +182,8 @@ function chooseScope(o: AuthorizeOptions, prm: ProtectedResource | undefined, e:
   if (explicit) return explicit;
   if (!prm?.scopes?.length) return undefined;
   const scopes = [...prm.scopes];
-  if (grant === 'authorization_code' && e.scopes?.includes('offline_access') && !scopes.includes('offline_access')) scopes.push('offline_access');
+  if ((grant === 'authorization_code' || grant === 'device_code') && e.scopes?.includes('offline_access') && !scopes.includes('offline_access'))
+    scopes.push('offline_access');
   return scopes.join(' ');
 }
 
@@ -214,6 +219,11 @@ function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
   if (grant === 'authorization_code') assertSecureEndpoint(e.authorizationEndpoint, 'authorization');
   assertSecureEndpoint(e.tokenEndpoint, 'token');
   if (e.registrationEndpoint) assertSecureEndpoint(e.registrationEndpoint, 'registration');
+  if (grant === 'device_code') {
+    if (!e.deviceAuthorizationEndpoint)
+      throw new LanyardError('unsupported_grant_type', `${where}: no device_authorization_endpoint; sign in with the browser instead`);
+    assertSecureEndpoint(e.deviceAuthorizationEndpoint, 'device authorization');
+  }
   // PKCE must be verified from metadata; without a document (2025-03-26 fallback endpoints) it is used regardless.
   if (grant === 'authorization_code' && e.source !== 'fallback' && !e.codeChallengeMethods?.includes('S256')) {
     throw new LanyardError(
@@ -221,7 +231,7 @@ function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
       `${where}: code_challenge_methods_supported ${e.codeChallengeMethods ? 'lacks S256' : 'is missing'}; refusing to sign in without PKCE (S256)`,
     );
   }
-  const wire = grant === 'jwt_bearer' ? OAuthGrant.jwtBearer : grant;
+  const wire = grant === 'jwt_bearer' ? OAuthGrant.jwtBearer : grant === 'device_code' ? OAuthGrant.deviceCode : grant;
   if (e.grantTypes && !e.grantTypes.includes(wire)) {
     throw new LanyardError('unsupported_grant_type', `${where}: grant_types_supported (${e.grantTypes.join(', ')}) does not include ${wire}`);
   }
@@ -229,6 +239,7 @@ function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
 
 async function identity(ctx: FlowContext, redirectUri: string | undefined, confidential: boolean): Promise<ClientIdentity> {
   const r = await resolveClient(ctx.deps, ctx.endpoints, {
+    device: ctx.o.device,
     clientId: ctx.o.clientId,
     clientCredentials: confidential,
     redirectUri,
@@ -419,6 +430,41 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
     tokenOptions(ctx),
   );
   return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
+}
+
+/**
+ * RFC 8628: a user code to enter at the verification URI on any device, then
+ * the token endpoint polled under the hosting device flow's rules (interval,
+ * slow_down, expiry, Ctrl-C).
+ */
+async function deviceGrant(ctx: FlowContext): Promise<StoredTokens> {
+  const { deps, endpoints } = ctx;
+  if (!deps.presentDeviceCode) throw new LanyardError('usage', 'the device sign-in needs a way to show its code');
+  const client = await identity(ctx, undefined, false);
+  const { processDeviceAuthorizationResponse } = await import('../hosting/oauth.js');
+  const { pollForDeviceToken } = await import('../hosting/device-flow.js');
+  const code = await processDeviceAuthorizationResponse(
+    await tokenRequest(deps.http, endpoints.deviceAuthorizationEndpoint!, { scope: ctx.scope, resource: ctx.resource }, client, {
+      ...tokenOptions(ctx),
+      dpop: undefined,
+    }),
+  );
+  const issuedAt = deps.clock.monotonic();
+  await deps.presentDeviceCode(code);
+  const t = await pollForDeviceToken({
+    clock: deps.clock,
+    signal: deps.signal,
+    interval: code.interval,
+    expiresIn: code.expiresIn,
+    issuedAt,
+    onEvent: deps.onDeviceEvent,
+    again: { kind: 'sign-in', service: 'protocol', serverUrl: ctx.o.serverUrl, again: true },
+    poll: async () => {
+      const grant = { grant_type: OAuthGrant.deviceCode, device_code: code.deviceCode, resource: ctx.resource };
+      return tokensOf(ctx, await tokenRequest(deps.http, endpoints.tokenEndpoint, grant, client, tokenOptions(ctx)));
+    },
+  });
+  return save(ctx, t, 'device_code');
 }
 
 /**

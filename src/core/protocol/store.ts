@@ -15,7 +15,7 @@ export interface StoredTokens extends TokenSet {
   readonly tokenEndpoint: string;
   /** RFC 8707 resource the tokens were requested for, when the server published one. */
   readonly resource?: string;
-  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'device_code';
   readonly obtainedAt: number;
   /** The key a DPoP-bound token (tokenType DPoP) is bound to (RFC 9449); its private half is a secret. */
   readonly dpopKey?: DpopKey;

@@ -17,6 +17,7 @@ export interface AuthLoginOptions {
   idpClientId?: string;
   workloadTokenFile?: string;
   dpop?: boolean;
+  device?: boolean;
   health?: boolean;
 }
 
