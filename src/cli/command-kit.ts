@@ -2,7 +2,7 @@
  * What every command declaration shares: the `--json`/`--ndjson` options and
  * the "Examples:" block. Command modules import this, never program.ts.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 /** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
 export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
@@ -47,5 +47,17 @@ export function withProtocolClientOptions(cmd: Command): Command {
       '--dpop',
       'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)',
     )
-    .option('--no-dpop', 'never ask for DPoP-bound tokens');
+    .option('--no-dpop', 'never ask for DPoP-bound tokens')
+    .option('--resource <url>', "identity providers that deviate: send this RFC 8707 resource instead of the server's")
+    .option('--no-resource', 'identity providers that deviate: send no resource parameter')
+    .option('--auth-param <name=value>', 'identity providers that deviate: add this parameter to the authorization request (repeatable)', collectParam, {})
+    .option('--authorization-endpoint <url>', 'identity providers that deviate: use this authorization endpoint instead of the discovered one')
+    .option('--token-endpoint <url>', 'identity providers that deviate: use this token endpoint instead of the discovered one');
+}
+
+/** `--auth-param name=value`, repeatable, into one record. */
+function collectParam(v: string, prev: Record<string, string>): Record<string, string> {
+  const i = v.indexOf('=');
+  if (i < 1) throw new InvalidArgumentError('expected name=value');
+  return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
 }

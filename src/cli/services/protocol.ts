@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
 import { ProtocolCredentials } from '../../core/protocol/store.js';
 import { checkClientMetadataUrl } from '../../core/protocol/client-identity.js';
-import type { AuthorizeOptions } from '../../core/protocol/flow.js';
+import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../core/protocol/flow.js';
 import { parseServerUrl } from '../../core/protocol/endpoints.js';
 import { signingAlgOf } from '../../core/protocol/token.js';
 import { sanitize, waitTimeoutMs } from '../output.js';
@@ -32,6 +32,10 @@ export interface ProtocolClientAuthOptions {
   idpClientId?: string;
   workloadTokenFile?: string;
   dpop?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
 }
 
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
@@ -105,7 +109,23 @@ export async function protocolAuthExtras(
     identityProvider?: { tokenEndpoint: string; clientId: string };
     workloadToken?: string;
     dpop?: boolean;
+    resource?: string | false;
+    authorizationParams?: Record<string, string>;
+    authorizationEndpoint?: string;
+    tokenEndpoint?: string;
   } = {};
+  if (o.resource !== undefined) out.resource = o.resource === false ? false : checkResource(o.resource);
+  if (o.authParam && Object.keys(o.authParam).length) {
+    const reserved = Object.keys(o.authParam).find((k) => RESERVED_AUTHORIZATION_PARAMS.includes(k));
+    if (reserved) throw new UsageError(`--auth-param cannot set ${reserved} (Lanyard sets it for the flow's security)`);
+    out.authorizationParams = o.authParam;
+  }
+  for (const k of ['authorizationEndpoint', 'tokenEndpoint'] as const) {
+    if (o[k]) {
+      parseServerUrl(o[k]);
+      out[k] = o[k];
+    }
+  }
   out.dpop = o.dpop ?? dpopSetting(env.LANYARD_DPOP);
   if (o.workloadTokenFile || (env.LANYARD_WORKLOAD_TOKEN && o.clientId)) {
     if (!o.clientId) throw new UsageError('--workload-token-file needs --client-id');
@@ -142,4 +162,15 @@ function dpopSetting(v: string | undefined): boolean | undefined {
   if (/^(1|true|on|yes)$/i.test(v)) return true;
   if (/^(0|false|off|no)$/i.test(v)) return false;
   throw new UsageError(`LANYARD_DPOP must be 1 or 0 (got ${JSON.stringify(v)})`);
+}
+
+/** RFC 8707 §2: an absolute URI without a fragment. */
+function checkResource(v: string): string {
+  try {
+    const u = new URL(v);
+    if (!u.hash) return v;
+  } catch {
+    /* below */
+  }
+  throw new UsageError(`--resource must be an absolute URL without a fragment (got ${JSON.stringify(v)})`);
 }

@@ -69,6 +69,16 @@ export interface AuthorizeOptions {
   /** RFC 8628 device authorization grant: a code to enter on another device instead of a loopback redirect. */
   readonly device?: boolean;
   /**
+   * Escape hatches for identity providers that deviate: the RFC 8707
+   * `resource` to send instead of the server's (false: none at all), extra
+   * authorization request parameters, and endpoints used instead of the
+   * discovered ones.
+   */
+  readonly resource?: string | false;
+  readonly authorizationParams?: Readonly<Record<string, string>>;
+  readonly authorizationEndpoint?: string;
+  readonly tokenEndpoint?: string;
+  /**
    * The caller's access token the server refused (accessToken undefined: it
    * had none): tokens another process stored meanwhile are used instead of
    * signing in again.
@@ -110,12 +120,13 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
   const revision: ProtocolRevision = prm ? (o.revision && o.revision !== '2025-03-26' ? o.revision : Protocol.revisions[0]) : '2025-03-26';
   const issuer = prm?.authorizationServers[0] ?? authBaseOf(o.serverUrl);
   deps.notify?.(`Discovering the authorization server at ${issuer}`);
-  const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision });
+  const endpoints = overridden(await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision }), o);
   const grant: Grant =
     o.identityProvider || o.workloadToken ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : o.device ? 'device_code' : 'authorization_code';
   checkEndpoints(endpoints, grant);
   const dpop = await dpopFor(deps, o, endpoints);
-  const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
+  const resource = o.resource === false ? undefined : (o.resource ?? prm?.resource);
+  const ctx: FlowContext = { deps, o, server, endpoints, resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
   for (let attempt = 0; ; attempt++) {
     try {
       if (grant === 'jwt_bearer') return await (o.workloadToken ? workloadGrant(ctx, o.workloadToken) : identityAssertionGrant(ctx));
@@ -143,6 +154,15 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
 }
 
 type Grant = StoredTokens['grant'];
+
+/** The discovered endpoints with the user's --authorization-endpoint / --token-endpoint in their place. */
+function overridden(e: AuthServerEndpoints, o: AuthorizeOptions): AuthServerEndpoints {
+  if (!o.authorizationEndpoint && !o.tokenEndpoint) return e;
+  return { ...e, authorizationEndpoint: o.authorizationEndpoint ?? e.authorizationEndpoint, tokenEndpoint: o.tokenEndpoint ?? e.tokenEndpoint };
+}
+
+/** Parameters Lanyard sets itself for the code flow's security: --auth-param may not replace them. */
+export const RESERVED_AUTHORIZATION_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state'];
 
 interface FlowContext {
   deps: ProtocolAuthDeps;
@@ -303,6 +323,7 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
     // OpenID Connect Core §11: offline_access is honoured only with prompt=consent.
     if (ctx.scope?.split(' ').includes('offline_access')) q.set('prompt', 'consent');
     if (ctx.resource) q.set('resource', ctx.resource);
+    for (const [k, v] of Object.entries(ctx.o.authorizationParams ?? {})) if (!RESERVED_AUTHORIZATION_PARAMS.includes(k)) q.set(k, v);
     if (ctx.how === 'stored' && client.origin === 'dynamic' && !proven.get(deps)?.has(provenKey(endpoints.issuer, client.clientId))) {
       await preflight(ctx, url.toString(), receiver.redirectUri);
     }

@@ -66,7 +66,18 @@ export function authCommand(ctx: Context): Command {
       .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
       .action(async (opts: AuthLoginOptions) => {
         if (opts.server) return (await import('./protocol.js')).runProtocolLogin(ctx, opts);
-        const protocolOnly = ['clientKey', 'clientMetadataUrl', 'idpTokenEndpoint', 'idpClientId', 'workloadTokenFile', 'dpop', 'device'] as const;
+        const protocolOnly = [
+          'clientKey',
+          'clientMetadataUrl',
+          'idpTokenEndpoint',
+          'idpClientId',
+          'workloadTokenFile',
+          'dpop',
+          'device',
+          'resource',
+          'authorizationEndpoint',
+          'tokenEndpoint',
+        ] as const;
         const given = protocolOnly.find((k) => opts[k] !== undefined);
         if (given) {
           const flag = `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;

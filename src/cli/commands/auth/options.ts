@@ -18,6 +18,10 @@ export interface AuthLoginOptions {
   workloadTokenFile?: string;
   dpop?: boolean;
   device?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
   health?: boolean;
 }
 

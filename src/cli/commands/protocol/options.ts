@@ -15,6 +15,10 @@ export interface ProtocolRequestOptions {
   idpClientId?: string;
   workloadTokenFile?: string;
   dpop?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
   elicitation?: string;
 }
 
@@ -31,4 +35,8 @@ export interface ProtocolBridgeOptions {
   idpClientId?: string;
   workloadTokenFile?: string;
   dpop?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
 }

@@ -302,3 +302,51 @@ describe('authorize (device grant, RFC 8628)', () => {
     expect(await creds.tokens(`${stub.url}/mcp`)).toBeUndefined();
   });
 });
+
+describe('identity-provider escape hatches', () => {
+  const prm = () => ({ resource: `${stub.url}/mcp`, authorization_servers: [stub.url] });
+  const asMetadata = () => ({
+    issuer: stub.url,
+    authorization_endpoint: `${stub.url}/authorize`,
+    token_endpoint: `${stub.url}/token`,
+    code_challenge_methods_supported: ['S256'],
+  });
+  /** An identity provider that refuses `resource` unless it is its own audience name, wants `audience`, and serves its endpoints elsewhere than its metadata says. */
+  const strictIdp = (want: { resource?: string | null }) => {
+    stub.on('GET', '/.well-known/oauth-protected-resource/mcp', { body: prm() });
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: asMetadata() });
+    stub.on('POST', '/real/token', (req) => {
+      const form = new URLSearchParams(req.body);
+      const ok = want.resource === null ? !form.has('resource') : form.get('resource') === want.resource;
+      return ok ? { body: { access_token: 'at-x', token_type: 'Bearer' } } : { status: 400, body: { error: 'invalid_target' } };
+    });
+  };
+
+  it('--no-resource, --auth-param and the endpoint overrides reach the provider that needs them', async () => {
+    strictIdp({ resource: null });
+    const t = await authorize(deps(), {
+      serverUrl: `${stub.url}/mcp`,
+      clientId: 'pre',
+      resource: false,
+      authorizationParams: { audience: 'api://tools', client_id: 'ignored' },
+      authorizationEndpoint: `${stub.url}/real/authorize`,
+      tokenEndpoint: `${stub.url}/real/token`,
+    });
+    expect(t).toMatchObject({ accessToken: 'at-x', tokenEndpoint: `${stub.url}/real/token`, resource: undefined });
+    const authz = new URL(opened[0]!);
+    expect(authz.pathname).toBe('/real/authorize');
+    expect(authz.searchParams.get('audience')).toBe('api://tools');
+    expect(authz.searchParams.get('client_id')).toBe('pre');
+    expect(authz.searchParams.has('resource')).toBe(false);
+  });
+
+  it('--resource replaces the server’s; without a hatch the provider refuses', async () => {
+    strictIdp({ resource: 'api://tools' });
+    await authorize(deps(), { serverUrl: `${stub.url}/mcp`, clientId: 'pre', resource: 'api://tools', tokenEndpoint: `${stub.url}/real/token` });
+    expect(new URL(opened[0]!).searchParams.get('resource')).toBe('api://tools');
+    strictIdp({ resource: 'api://tools' });
+    await expect(authorize(deps(), { serverUrl: `${stub.url}/mcp`, clientId: 'pre', tokenEndpoint: `${stub.url}/real/token` })).rejects.toThrow(
+      /invalid_target/,
+    );
+  });
+});
