@@ -11,7 +11,7 @@ function __lanyard_path
             continue
         end
         switch $t
-            case --add --add-marker --algorithm --allow-host --api-version --audience --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-of --type --url --user --workload-token-file -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
+            case --add --add-marker --algorithm --allow-host --api-version --audience --auth-param --authorization-endpoint --caller --checkpoint --client-id --client-key --client-metadata-url --concurrent --content-per-hour --content-per-minute --count --credentials --data --data-dir --domain --elicitation --email --fail-under --field --filter --header --host --hostname --idp-client-id --idp-token-endpoint --impact --input --issuer --jq --label --latency --lifetime --login --login-hint --marker --max --max-wait --method --min --note --output --params --path --points-per-minute --port --profile --project --protocol-version --rate --raw-field --region --remaining --remove --remove-marker --reset-in --resource --retry-after --scheme --scopes --seed --server --service --sign-in-wait --since --start --status --subscription --template --timeout --tls-cert --tls-key --token-endpoint --token-of --type --url --user --workload-token-file -F -H -X -a -c -f -l -m -n -o -p -q -r -s -t -u
                 set skip 1
             case '-*'
             case '*'
@@ -181,6 +181,12 @@ complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l idp-client-id -x -d 
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l workload-token-file -x -d 'workload identity: a file holding the platform'\''s JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l dpop -d 'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l no-dpop -d 'never ask for DPoP-bound tokens'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l resource -x -a '(lanyard __complete resources 2>/dev/null)' -d 'identity providers that deviate: send this RFC 8707 resource instead of the server'\''s'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l no-resource -d 'identity providers that deviate: send no resource parameter'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l auth-param -x -d 'identity providers that deviate: add this parameter to the authorization request (repeatable)'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l authorization-endpoint -x -d 'identity providers that deviate: use this authorization endpoint instead of the discovered one'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l token-endpoint -x -d 'identity providers that deviate: use this token endpoint instead of the discovered one'
+complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l device -d 'protocol servers: the device authorization grant (a code to enter on another device), where the server'\''s authorization server offers it'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l health -d 'sign in to the service-health API (implicit flow)'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''auth login'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
@@ -486,9 +492,15 @@ complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l idp-client-id 
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l workload-token-file -x -d 'workload identity: a file holding the platform'\''s JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l dpop -d 'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l no-dpop -d 'never ask for DPoP-bound tokens'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l resource -x -a '(lanyard __complete resources 2>/dev/null)' -d 'identity providers that deviate: send this RFC 8707 resource instead of the server'\''s'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l no-resource -d 'identity providers that deviate: send no resource parameter'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l auth-param -x -d 'identity providers that deviate: add this parameter to the authorization request (repeatable)'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l authorization-endpoint -x -d 'identity providers that deviate: use this authorization endpoint instead of the discovered one'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l token-endpoint -x -d 'identity providers that deviate: use this token endpoint instead of the discovered one'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l elicitation -x -d 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l no-browser -d 'print the authorization URL instead of opening a browser'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l timeout -x -d 'give up waiting for the browser after this long (default: 5m)'
+complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l protocol-version -x -a '2026-07-28 2025-11-25 2025-06-18 2025-03-26' -d 'speak this protocol revision instead of choosing one (a stateless one, or the one initialize offers)'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l json -d 'print JSON for scripts'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l jq -s q -x -d 'filter the JSON with a jq expression; strings print raw'
 complete -c lanyard -n '__lanyard_at '\''protocol request'\''' -l template -s t -x -d 'format the JSON with a Liquid template (see docs/scripts-and-ci.md)'
@@ -511,6 +523,11 @@ complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l idp-client-id -
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l workload-token-file -x -d 'workload identity: a file holding the platform'\''s JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l dpop -d 'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-dpop -d 'never ask for DPoP-bound tokens'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l resource -x -a '(lanyard __complete resources 2>/dev/null)' -d 'identity providers that deviate: send this RFC 8707 resource instead of the server'\''s'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-resource -d 'identity providers that deviate: send no resource parameter'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l auth-param -x -d 'identity providers that deviate: add this parameter to the authorization request (repeatable)'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l authorization-endpoint -x -d 'identity providers that deviate: use this authorization endpoint instead of the discovered one'
+complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l token-endpoint -x -d 'identity providers that deviate: use this token endpoint instead of the discovered one'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l no-browser -d 'print the authorization URL on stderr instead of opening a browser'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l timeout -x -d 'give up waiting for the browser after this long (default: 5m)'
 complete -c lanyard -n '__lanyard_at '\''protocol bridge'\''' -l sign-in-wait -x -d 'answer a host request with an error when a sign-in keeps it waiting this long (default: 45s)'

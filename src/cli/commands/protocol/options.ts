@@ -1,4 +1,5 @@
 /** Options of the `protocol` commands, shared by the command declarations and their run modules. */
+import type { ProtocolRevision } from '../../../shared/constants.js';
 
 export interface ProtocolRequestOptions {
   method?: string;
@@ -20,6 +21,7 @@ export interface ProtocolRequestOptions {
   authorizationEndpoint?: string;
   tokenEndpoint?: string;
   elicitation?: string;
+  protocolVersion?: ProtocolRevision;
 }
 
 export interface ProtocolBridgeOptions {

@@ -36,6 +36,7 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     clientId: o.clientId,
     clientCredentials: o.clientCredentials,
     clientInfo: { name: 'lanyard', version: ctx.version },
+    revision: o.protocolVersion,
     auth: await protocolAuthExtras(o, ctx.env),
   });
   if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
