@@ -80,7 +80,7 @@ _lanyard_flags() {
     '') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth device') echo '--scopes -s --no-browser --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'auth login') echo '--scopes -s --no-browser --login --no-signup --select-account --timeout --insecure-storage --server --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --health --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'auth login') echo '--scopes -s --no-browser --login --no-signup --select-account --timeout --insecure-storage --server --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --workload-token-file --dpop --no-dpop --resource --no-resource --auth-param --authorization-endpoint --token-endpoint --device --health --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth token') echo '--with-token --user -u --hostname --server --health --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth token create') echo '--user -u --scopes -s --note --insecure-storage --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'auth status') echo '--json --jq -q --template -t --show-token --expires-within --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -103,8 +103,8 @@ _lanyard_flags() {
     'echo key status') echo '--json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'echo key delete') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'protocol') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --elicitation --no-browser --timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
-    'protocol bridge') echo '--scopes -s --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --no-browser --timeout --sign-in-wait --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'protocol request') echo '--method -m --params --scopes -s --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --workload-token-file --dpop --no-dpop --resource --no-resource --auth-param --authorization-endpoint --token-endpoint --elicitation --no-browser --timeout --protocol-version --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'protocol bridge') echo '--scopes -s --client-id --client-credentials --client-key --client-metadata-url --idp-token-endpoint --idp-client-id --workload-token-file --dpop --no-dpop --resource --no-resource --auth-param --authorization-endpoint --token-endpoint --no-browser --timeout --sign-in-wait --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'protocol forget') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'mailbox list') echo '--json --ndjson --jq -q --template -t --domain --user --label -l --metadata --count -n --start --oldest-first --include-body --all --checkpoint --new --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
@@ -159,7 +159,7 @@ _lanyard() {
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$w" in
-      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-of|--type|--url|--user|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
+      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--auth-param|--authorization-endpoint|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--credentials|--data|--data-dir|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--protocol-version|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-endpoint|--token-of|--type|--url|--user|--workload-token-file|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
       -*) ;;
       *)
         if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
@@ -172,14 +172,14 @@ _lanyard() {
     --profile|-p)
       COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
       ;;
-    --add|--add-marker|--allow-host|--api-version|--audience|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-of|--url|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
+    --add|--add-marker|--allow-host|--api-version|--audience|--auth-param|--authorization-endpoint|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--count|--data|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-endpoint|--token-of|--url|--workload-token-file|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
       COMPREPLY=(); return 0
-      ;;
-    --user|-u)
-      COMPREPLY=($(compgen -W "$(lanyard __complete accounts 2>/dev/null)" -- "$cur")); return 0
       ;;
     --resource|-r)
       COMPREPLY=($(compgen -W "$(lanyard __complete resources 2>/dev/null)" -- "$cur")); return 0
+      ;;
+    --user|-u)
+      COMPREPLY=($(compgen -W "$(lanyard __complete accounts 2>/dev/null)" -- "$cur")); return 0
       ;;
     --credentials|--input|--output|--tls-cert|--tls-key|-c|-o)
       COMPREPLY=($(compgen -f -- "$cur")); return 0
@@ -189,6 +189,9 @@ _lanyard() {
       ;;
     --scheme)
       COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account' -- "$cur")); return 0
+      ;;
+    --protocol-version)
+      COMPREPLY=($(compgen -W '2026-07-28 2025-11-25 2025-06-18 2025-03-26' -- "$cur")); return 0
       ;;
     --impact)
       COMPREPLY=($(compgen -W 'critical error warning informational' -- "$cur")); return 0

@@ -3,7 +3,7 @@
  * run's Output they make (prepareOutput, the root hook) and the "Examples:"
  * block. Command modules import this, never program.ts.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from './context.js';
 import { Output, type OutputFormat } from './output.js';
 import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './pager.js';
@@ -76,5 +76,26 @@ export function withProtocolClientOptions(cmd: Command): Command {
     .option('--client-key <file>', 'PEM private key of the --client-id client (private_key_jwt client authentication)')
     .option('--client-metadata-url <url>', "HTTPS URL of Lanyard's client ID metadata document, used where the server accepts one")
     .option('--idp-token-endpoint <url>', "cross-app access: your identity provider's token endpoint (ID token from LANYARD_ID_TOKEN or stdin)")
-    .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider');
+    .option('--idp-client-id <id>', 'cross-app access: the client id at your identity provider')
+    .option(
+      '--workload-token-file <file>',
+      "workload identity: a file holding the platform's JWT for the authorization server (JWT-bearer grant, with --client-id; or LANYARD_WORKLOAD_TOKEN)",
+    )
+    .option(
+      '--dpop',
+      'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)',
+    )
+    .option('--no-dpop', 'never ask for DPoP-bound tokens')
+    .option('--resource <url>', "identity providers that deviate: send this RFC 8707 resource instead of the server's")
+    .option('--no-resource', 'identity providers that deviate: send no resource parameter')
+    .option('--auth-param <name=value>', 'identity providers that deviate: add this parameter to the authorization request (repeatable)', collectParam, {})
+    .option('--authorization-endpoint <url>', 'identity providers that deviate: use this authorization endpoint instead of the discovered one')
+    .option('--token-endpoint <url>', 'identity providers that deviate: use this token endpoint instead of the discovered one');
+}
+
+/** `--auth-param name=value`, repeatable, into one record. */
+function collectParam(v: string, prev: Record<string, string>): Record<string, string> {
+  const i = v.indexOf('=');
+  if (i < 1) throw new InvalidArgumentError('expected name=value');
+  return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
 }

@@ -22,6 +22,8 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['LANYARD_API_KEY', 'echo API key, used before the stored one'],
   ['LANYARD_HEALTH_TOKEN', 'service-health token, used before the stored one'],
   ['LANYARD_ID_TOKEN', 'ID token for cross-app access (protocol)'],
+  ['LANYARD_WORKLOAD_TOKEN', 'workload JWT for protocol sign-in (--client-id)'],
+  ['LANYARD_DPOP', '1: DPoP-bound protocol tokens, 0: never (--dpop)'],
   ['LANYARD_ELICITATION', 'prompt, decline or defaults (--elicitation)'],
   ['LANYARD_CONFIG_DIR', 'directory of config.json and credentials.json'],
   ['LANYARD_STATE_DIR', 'where CI gates (--new) keep what they saw'],

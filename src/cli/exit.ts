@@ -50,6 +50,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   client_required: ExitCode.Error,
   client_secret_missing: ExitCode.Error,
   pkce_unsupported: ExitCode.Error,
+  dpop_unsupported: ExitCode.Error,
   token_failed: ExitCode.Error,
   device_flow_disabled: ExitCode.Error,
   incorrect_client_credentials: ExitCode.Error,

@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   'client_required',
   'client_secret_missing',
   'pkce_unsupported',
+  'dpop_unsupported',
   'token_failed',
   'device_flow_disabled',
   'incorrect_client_credentials',

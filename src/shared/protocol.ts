@@ -21,6 +21,10 @@ export interface AuthorizationServerMetadataWire {
   client_id_metadata_document_supported?: boolean;
   /** RFC 9207. */
   authorization_response_iss_parameter_supported?: boolean;
+  /** RFC 9449 §5.1: the server issues DPoP-bound tokens and accepts proofs signed with these. */
+  dpop_signing_alg_values_supported?: string[];
+  /** RFC 8628 §4. */
+  device_authorization_endpoint?: string;
 }
 
 /** RFC 9728 protected resource metadata. */
@@ -76,6 +80,8 @@ export const OAuthGrant = {
   authorizationCode: 'authorization_code',
   refreshToken: 'refresh_token',
   clientCredentials: 'client_credentials',
+  /** RFC 8628 §3.4: the device authorization grant. */
+  deviceCode: 'urn:ietf:params:oauth:grant-type:device_code',
   /** RFC 7523 §2.1: an assertion (here an identity assertion from the user's identity provider) as the grant. */
   jwtBearer: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
   /** RFC 8693 token exchange (at the identity provider). */

@@ -126,6 +126,27 @@ describe('2026-07-28 (stateless)', () => {
   });
 });
 
+describe('--protocol-version', () => {
+  it('forces the revision: no stateless attempt, the forced version offered; without it the stateless one is tried first; an unknown one is exit 2', async () => {
+    await configure(w, { revision: '2025-06-18' });
+    const c = await newClient('allow');
+    const plain = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect(plain.code, plain.stderr).toBe(0);
+    // The stateless attempt is a request before any initialize (the emulator refuses it: it needs the handshake).
+    const methods = async () => (await stats(w)).mcpRequests.map((m: { method?: string }) => m.method);
+    const before = await methods();
+    expect(before[0]).not.toBe('initialize');
+    expect(before).toContain('initialize');
+    await configure(w, { revision: '2025-06-18' });
+    const forced = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json', '--protocol-version', '2025-06-18'], { env: c.env() });
+    expect(forced.code, forced.stderr).toBe(0);
+    const seen = (await methods()).slice(before.length);
+    expect(seen[0], JSON.stringify(seen)).toBe('initialize');
+    const bad = await w.run(['protocol', 'request', mcp, '--protocol-version', '1999-01-01'], { env: c.env() });
+    expect(bad.code).toBe(2);
+  });
+});
+
 describe('requests from the server', () => {
   const confirm = ['--method', 'tools/call', '--params', '{"name":"confirm","arguments":{"question":"Deploy?"}}', '--json'];
 

@@ -61,11 +61,18 @@ function runs() {
     env.LANYARD_CLIENT_SECRET = context.client_secret;
     return [[...call('tools/list'), '--client-id', context.client_id]];
   }
-  if (scenario === 'auth/cross-app-access-complete-flow') {
+  // Enterprise-managed authorization (SEP-990) is cross-app access under the extension's name: the same options.
+  if (scenario === 'auth/cross-app-access-complete-flow' || scenario === 'auth/enterprise-managed-authorization') {
     env.LANYARD_CLIENT_SECRET = context.client_secret;
     env.LANYARD_ID_TOKEN = context.idp_id_token;
     const idp = ['--client-id', context.client_id, '--idp-token-endpoint', context.idp_token_endpoint, '--idp-client-id', context.idp_client_id];
     return [login(...idp), call('tools/list'), testTool];
+  }
+  // Workload identity federation (SEP-1933): the platform's JWT in a file, as a Kubernetes or CI job has it.
+  if (scenario === 'auth/wif-jwt-bearer') {
+    const jwt = join(home, 'workload.jwt');
+    writeFileSync(jwt, context.valid_jwt, { mode: 0o600 });
+    return [login('--client-id', context.client_id, '--workload-token-file', jwt), call('tools/list'), testTool];
   }
   // Multi round-trip tool calls (SEP-2322): each tool once, answering the server's questions with the schema's defaults.
   if (scenario === 'sep-2322-client-request-state') {

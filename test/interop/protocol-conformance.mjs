@@ -34,15 +34,14 @@ const onlyLines = valuesOf('--line');
 const CONCURRENCY = Number(process.env.LANYARD_INTEROP_JOBS) || 3;
 
 /**
- * Scenarios of a line that do not pass yet (issue #26: the DPoP, workload-identity
- * and enterprise-managed authorization extensions), by line label: they
- * run and print, a pass is reported, but they do not fail the run. Every
- * other failure does. Remove an entry when the scenario passes.
+ * Scenarios of a line that do not pass yet, by line label: they run and
+ * print, a pass is reported, but they do not fail the run. Every other
+ * failure does. Remove an entry when the scenario passes.
  */
 const KNOWN_FAILURES = {
   '0.1.16': [],
-  '2025-11-25': ['auth/enterprise-managed-authorization', 'auth/wif-jwt-bearer', 'auth/dpop', 'auth/dpop-nonce'],
-  '2026-07-28': ['auth/enterprise-managed-authorization', 'auth/wif-jwt-bearer', 'auth/dpop', 'auth/dpop-nonce'],
+  '2025-11-25': [],
+  '2026-07-28': [],
 };
 
 /**

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
 import { ProtocolCredentials } from '../../core/protocol/store.js';
 import { checkClientMetadataUrl } from '../../core/protocol/client-identity.js';
-import type { AuthorizeOptions } from '../../core/protocol/flow.js';
+import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../core/protocol/flow.js';
 import { parseServerUrl } from '../../core/protocol/endpoints.js';
 import { signingAlgOf } from '../../core/protocol/token.js';
 import { sanitize } from '../output.js';
@@ -31,6 +31,12 @@ export interface ProtocolClientAuthOptions {
   clientKey?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
 }
 
 /** The lock wait when nothing says otherwise (FileLock's default). */
@@ -99,17 +105,43 @@ async function readClientSecret(ctx: Context): Promise<string | undefined> {
 }
 
 /** The client metadata URL, private key and identity provider options (`withProtocolClientOptions`), checked. */
-export async function protocolAuthExtras(o: ProtocolClientAuthOptions): Promise<Partial<AuthorizeOptions>> {
-  const out: { clientMetadataUrl?: string; clientKey?: string; identityProvider?: { tokenEndpoint: string; clientId: string } } = {};
+export async function protocolAuthExtras(
+  o: ProtocolClientAuthOptions,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<Partial<AuthorizeOptions>> {
+  const out: {
+    clientMetadataUrl?: string;
+    clientKey?: string;
+    identityProvider?: { tokenEndpoint: string; clientId: string };
+    workloadToken?: string;
+    dpop?: boolean;
+    resource?: string | false;
+    authorizationParams?: Record<string, string>;
+    authorizationEndpoint?: string;
+    tokenEndpoint?: string;
+  } = {};
+  if (o.resource !== undefined) out.resource = o.resource === false ? false : checkResource(o.resource);
+  if (o.authParam && Object.keys(o.authParam).length) {
+    const reserved = Object.keys(o.authParam).find((k) => RESERVED_AUTHORIZATION_PARAMS.includes(k));
+    if (reserved) throw new UsageError(`--auth-param cannot set ${reserved} (Lanyard sets it for the flow's security)`);
+    out.authorizationParams = o.authParam;
+  }
+  for (const k of ['authorizationEndpoint', 'tokenEndpoint'] as const) {
+    if (o[k]) {
+      parseServerUrl(o[k]);
+      out[k] = o[k];
+    }
+  }
+  out.dpop = o.dpop ?? dpopSetting(env.LANYARD_DPOP);
+  if (o.workloadTokenFile || (env.LANYARD_WORKLOAD_TOKEN && o.clientId)) {
+    if (!o.clientId) throw new UsageError('--workload-token-file needs --client-id');
+    out.workloadToken = o.workloadTokenFile ? (await readOptionFile(o.workloadTokenFile, '--workload-token-file')).trim() : env.LANYARD_WORKLOAD_TOKEN!.trim();
+    if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(out.workloadToken)) throw new UsageError('the workload identity token is not a JWT (header.payload.signature)');
+  }
   if (o.clientMetadataUrl) out.clientMetadataUrl = checkClientMetadataUrl(o.clientMetadataUrl);
   if (o.clientKey) {
     if (!o.clientId) throw new UsageError('--client-key needs --client-id');
-    const { readFile } = await import('node:fs/promises');
-    try {
-      out.clientKey = await readFile(o.clientKey, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read --client-key ${o.clientKey}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    }
+    out.clientKey = await readOptionFile(o.clientKey, '--client-key');
     signingAlgOf(out.clientKey);
   }
   if (o.idpTokenEndpoint || o.idpClientId) {
@@ -119,4 +151,32 @@ export async function protocolAuthExtras(o: ProtocolClientAuthOptions): Promise<
     out.identityProvider = { tokenEndpoint: o.idpTokenEndpoint, clientId: o.idpClientId };
   }
   return out;
+}
+
+async function readOptionFile(path: string, flag: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+/** LANYARD_DPOP: 1/true/on asks for DPoP, 0/false/off never; unset or empty: when the server advertises it. */
+function dpopSetting(v: string | undefined): boolean | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (/^(1|true|on|yes)$/i.test(v)) return true;
+  if (/^(0|false|off|no)$/i.test(v)) return false;
+  throw new UsageError(`LANYARD_DPOP must be 1 or 0 (got ${JSON.stringify(v)})`);
+}
+
+/** RFC 8707 §2: an absolute URI without a fragment. */
+function checkResource(v: string): string {
+  try {
+    const u = new URL(v);
+    if (!u.hash) return v;
+  } catch {
+    /* below */
+  }
+  throw new UsageError(`--resource must be an absolute URL without a fragment (got ${JSON.stringify(v)})`);
 }

@@ -5,7 +5,7 @@
  * HTTP 200, transient network errors are retried, Ctrl-C cancels cleanly.
  */
 import type { Clock } from '../deps.js';
-import { AuthRequiredError, CancelledError, LanyardError, NetworkError, OAuthError, TimeoutError } from '../errors.js';
+import { AuthRequiredError, CancelledError, LanyardError, NetworkError, OAuthError, TimeoutError, type Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import {
   deviceAuthorizationRequest,
@@ -20,7 +20,7 @@ import {
 
 export type PollEvent = { kind: 'pending' } | { kind: 'slow_down'; intervalSec: number } | { kind: 'network_error'; error: LanyardError };
 
-export interface PollOptions {
+export interface PollOptions<T = TokenSet> {
   clock: Clock;
   signal?: AbortSignal;
   /** Seconds, from the device authorization response. */
@@ -28,27 +28,29 @@ export interface PollOptions {
   expiresIn: number;
   /** Monotonic time the code was issued (default: now). */
   issuedAt?: number;
-  /** One poll of the token endpoint (request + process). */
-  poll: () => Promise<TokenSet>;
+  /** One poll of the token endpoint (request + process); OAuth errors as OAuthError (slow_down's interval read from an OAuthResponseError). */
+  poll: () => Promise<T>;
   onEvent?: (e: PollEvent) => void;
+  /** What to do when the code expired or was refused (default: sign in to the hosting service again). */
+  again?: Remedy;
 }
 
 const EXPIRED = new Set<string>([E.expiredToken, E.tokenExpired]);
 
-function expired(): AuthRequiredError {
-  return new AuthRequiredError('the one-time code expired before it was authorized', {
-    remedy: { kind: 'sign-in', service: 'hosting', again: true },
-    service: 'hosting',
-  });
+const HOSTING_AGAIN: Remedy = { kind: 'sign-in', service: 'hosting', again: true };
+const serviceOf = (r: Remedy) => ('service' in r && r.service === 'protocol' ? 'protocol' : 'hosting');
+
+function expired(again: Remedy = HOSTING_AGAIN): AuthRequiredError {
+  return new AuthRequiredError('the one-time code expired before it was authorized', { remedy: again, service: serviceOf(again) });
 }
 
 /** Maps a final OAuth error of the token endpoint to a clear, exit-code-bearing error. */
-export function deviceFlowError(err: OAuthError): LanyardError {
+export function deviceFlowError(err: OAuthError, again: Remedy = HOSTING_AGAIN): LanyardError {
   switch (err.error) {
     case E.accessDenied:
       return new AuthRequiredError('sign-in was cancelled by the user (access denied); the code cannot be used again', {
-        remedy: { kind: 'sign-in', service: 'hosting', again: true },
-        service: 'hosting',
+        remedy: again,
+        service: serviceOf(again),
       });
     case E.deviceFlowDisabled:
       return new LanyardError('device_flow_disabled', 'the device flow is not enabled for this OAuth app', {
@@ -63,13 +65,13 @@ export function deviceFlowError(err: OAuthError): LanyardError {
       });
     case E.incorrectDeviceCode:
       return new LanyardError('incorrect_device_code', 'the server refused the device code (invalid or already used)', {
-        remedy: { kind: 'sign-in', service: 'hosting', again: true },
-        service: 'hosting',
+        remedy: again,
+        service: serviceOf(again),
       });
     case E.unsupportedGrantType:
       return new LanyardError('unsupported_grant_type', 'the server refused the device grant type (unsupported_grant_type)');
     default:
-      if (EXPIRED.has(err.error)) return expired();
+      if (EXPIRED.has(err.error)) return expired(again);
       return err;
   }
 }
@@ -78,7 +80,7 @@ function isTransient(err: unknown): boolean {
   return err instanceof NetworkError || err instanceof TimeoutError || (err instanceof OAuthError && err.error === 'server_error' && (err.status ?? 0) >= 500);
 }
 
-export async function pollForDeviceToken(o: PollOptions): Promise<TokenSet> {
+export async function pollForDeviceToken<T = TokenSet>(o: PollOptions<T>): Promise<T> {
   const { clock } = o;
   const start = o.issuedAt ?? clock.monotonic();
   const deadline = start + o.expiresIn * 1000;
@@ -89,7 +91,7 @@ export async function pollForDeviceToken(o: PollOptions): Promise<TokenSet> {
     const due = last + intervalMs;
     if (due >= deadline) {
       await clock.sleep(Math.max(0, deadline - clock.monotonic()), o.signal);
-      throw expired();
+      throw expired(o.again);
     }
     const wait = due - clock.monotonic();
     if (wait > 0) await clock.sleep(wait, o.signal);
@@ -99,12 +101,12 @@ export async function pollForDeviceToken(o: PollOptions): Promise<TokenSet> {
       // The next wait is measured from this answer, so a poll is never sooner than the interval.
       last = clock.monotonic();
       if (err instanceof CancelledError) throw err;
-      if (err instanceof OAuthResponseError && err.error === E.authorizationPending) {
+      if (err instanceof OAuthError && err.error === E.authorizationPending) {
         o.onEvent?.({ kind: 'pending' });
         continue;
       }
-      if (err instanceof OAuthResponseError && err.error === E.slowDown) {
-        const given = Number(err.fields.interval);
+      if (err instanceof OAuthError && err.error === E.slowDown) {
+        const given = err instanceof OAuthResponseError ? Number(err.fields.interval) : Number.NaN;
         intervalMs = Number.isFinite(given) && given > 0 ? given * 1000 : intervalMs + 5000;
         o.onEvent?.({ kind: 'slow_down', intervalSec: intervalMs / 1000 });
         continue;
@@ -113,7 +115,7 @@ export async function pollForDeviceToken(o: PollOptions): Promise<TokenSet> {
         o.onEvent?.({ kind: 'network_error', error: err as LanyardError });
         continue;
       }
-      if (err instanceof OAuthError) throw deviceFlowError(err);
+      if (err instanceof OAuthError) throw deviceFlowError(err, o.again);
       throw err;
     }
   }

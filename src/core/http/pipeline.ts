@@ -41,6 +41,7 @@ export function credentialForms(c: Credential | undefined): string[] {
   if (!c) return [];
   switch (c.scheme) {
     case 'bearer':
+    case 'dpop':
       return [c.token];
     case 'basic':
       return [c.password, basicValue(c.username, c.password)];
@@ -59,6 +60,10 @@ export function applyCredential(c: Credential | undefined, headers: Record<strin
   switch (c.scheme) {
     case 'bearer':
       headers.authorization = `Bearer ${c.token}`;
+      return;
+    case 'dpop':
+      headers.authorization = `DPoP ${c.token}`;
+      headers.dpop = c.proof;
       return;
     case 'basic':
       headers.authorization = `Basic ${basicValue(c.username, c.password)}`;

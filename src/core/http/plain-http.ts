@@ -37,6 +37,8 @@ function credentialCarried(credential: Credential | undefined, headers: Readonly
   switch (credential?.scheme) {
     case 'bearer':
       return 'a bearer token';
+    case 'dpop':
+      return 'a DPoP-bound token';
     case 'basic':
       return 'a Basic credential';
     case 'query':

@@ -11,6 +11,8 @@ import type { TrustSettings } from './trust.js';
 export type Credential =
   | { scheme: 'none' }
   | { scheme: 'bearer'; token: string }
+  /** RFC 9449: a DPoP-bound access token and the proof for this one request. */
+  | { scheme: 'dpop'; token: string; proof: string }
   | { scheme: 'basic'; username: string; password: string }
   | { scheme: 'query'; name: string; value: string }
   | { scheme: 'header'; name: string; value: string };

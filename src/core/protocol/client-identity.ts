@@ -5,7 +5,7 @@
  * registration, a new dynamic registration.
  */
 import { LanyardError, OAuthError, ValidationError } from '../errors.js';
-import type { ClientAuthMethod } from '../../shared/protocol.js';
+import { OAuthGrant, type ClientAuthMethod } from '../../shared/protocol.js';
 import type { AuthServerEndpoints } from './discovery.js';
 import { processRegistrationResponse, registrationRequest, type ClientIdentity } from './registration.js';
 import type { ProtocolAuthDeps } from './deps.js';
@@ -29,6 +29,8 @@ export interface ResolveClientOptions {
   clientKey?: string;
   /** Skip the stored registration (it was just refused). */
   ignoreStored?: boolean;
+  /** The device authorization grant: a registration asks for it (and needs no redirect URI). */
+  device?: boolean;
 }
 
 /** A confidential client's method: basic unless the server lists only post (RFC 6749 §2.3.1: servers MUST support basic). */
@@ -78,7 +80,8 @@ export async function resolveClient(
   if (!o.clientCredentials && o.clientMetadataUrl && e.clientIdMetadataDocuments) {
     return { client: { clientId: checkClientMetadataUrl(o.clientMetadataUrl), authMethod: 'none', origin: 'metadata-document' }, how: 'metadata-document' };
   }
-  if (stored && !expired(stored, deps.clock.now()) && (o.clientCredentials || stored.provenBy !== 'client_credentials')) {
+  const fits = (c: ClientIdentity) => (o.clientCredentials || c.provenBy !== 'client_credentials') && (!o.device || c.provenBy === 'device_code');
+  if (stored && !expired(stored, deps.clock.now()) && fits(stored)) {
     if (o.clientCredentials && stored.authMethod !== 'private_key_jwt' && !stored.clientSecret) {
       const secret = await deps.clientSecret();
       if (!secret) throw noSecret();
@@ -93,9 +96,11 @@ export async function resolveClient(
     });
   }
   if (!e.registrationEndpoint) throw noRegistration(e.issuer);
-  if (!o.redirectUri) throw new LanyardError('client_required', 'dynamic registration needs a redirect URI');
+  if (!o.redirectUri && !o.device) throw new LanyardError('client_required', 'dynamic registration needs a redirect URI');
   deps.notify?.(`Registering Lanyard as a client at ${e.issuer}`);
-  const input = { redirectUris: [o.redirectUri], grantTypes: ['authorization_code', 'refresh_token'], authMethod: 'none' as const, scope: o.scope };
+  const input = o.device
+    ? { redirectUris: [], grantTypes: [OAuthGrant.deviceCode, 'refresh_token'], authMethod: 'none' as const, scope: o.scope }
+    : { redirectUris: [o.redirectUri!], grantTypes: ['authorization_code', 'refresh_token'], authMethod: 'none' as const, scope: o.scope };
   const res = await registrationRequest(deps.http, e.registrationEndpoint, input, deps.signal);
   if (res.status === 404 || res.status === 405) {
     await res.dump();

@@ -4,6 +4,8 @@ import type { CredentialLock } from '../credentials/lock.js';
 import type { Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { ProtocolCredentials } from './store.js';
+import type { DeviceAuthorization } from '../hosting/oauth.js';
+import type { PollEvent } from '../hosting/device-flow.js';
 
 export interface ProtocolAuthDeps {
   readonly http: HttpClient;
@@ -17,6 +19,10 @@ export interface ProtocolAuthDeps {
   clientSecret(): Promise<string | undefined>;
   /** The user's ID token from their identity provider (cross-app access), read lazily. */
   idToken?(): Promise<string | undefined>;
+  /** Shows the device flow's user code and verification URI (`auth login --server URL --device`); awaited before polling. */
+  presentDeviceCode?(auth: DeviceAuthorization): Promise<void>;
+  /** The device flow's polling events (slow_down, network errors). */
+  onDeviceEvent?(e: PollEvent): void;
   /** How long to wait for the browser to come back. */
   readonly loopbackTimeoutMs: number;
   /** Progress notes for stderr; `remedy` is what the reader can do, for the caller to say in its own words. */

@@ -16,6 +16,8 @@ export interface AuthServerEndpoints {
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
   readonly registrationEndpoint?: string;
+  /** RFC 8628: where a device authorization request goes. */
+  readonly deviceAuthorizationEndpoint?: string;
   readonly codeChallengeMethods?: readonly string[];
   readonly grantTypes?: readonly string[];
   readonly tokenAuthMethods?: readonly string[];
@@ -23,6 +25,8 @@ export interface AuthServerEndpoints {
   readonly scopes?: readonly string[];
   /** The server accepts an HTTPS URL naming a client ID metadata document as client_id. */
   readonly clientIdMetadataDocuments?: boolean;
+  /** RFC 9449: the JWS algorithms the server accepts in DPoP proofs (it issues DPoP-bound tokens). */
+  readonly dpopAlgs?: readonly string[];
   /** RFC 9207: the server puts `iss` in every authorization response. */
   readonly issParameter?: boolean;
   /** Where the endpoints came from. */
@@ -112,8 +116,8 @@ export async function processMetadataResponse(
   for (const f of ['authorization_endpoint', 'token_endpoint'] as const) {
     if (typeof m[f] !== 'string' || !isHttpUrl(m[f])) throw bad(f, m[f] === undefined ? 'is missing' : 'is not an http(s) URL');
   }
-  if (m.registration_endpoint !== undefined && (typeof m.registration_endpoint !== 'string' || !isHttpUrl(m.registration_endpoint))) {
-    throw bad('registration_endpoint', 'is not an http(s) URL');
+  for (const f of ['registration_endpoint', 'device_authorization_endpoint'] as const) {
+    if (m[f] !== undefined && (typeof m[f] !== 'string' || !isHttpUrl(m[f]))) throw bad(f, 'is not an http(s) URL');
   }
   for (const f of ['code_challenge_methods_supported', 'grant_types_supported', 'token_endpoint_auth_methods_supported', 'scopes_supported'] as const) {
     if (m[f] !== undefined && !isStringArray(m[f])) throw bad(f, 'is not an array of strings');
@@ -129,6 +133,7 @@ export async function processMetadataResponse(
     authorizationEndpoint: m.authorization_endpoint as string,
     tokenEndpoint: m.token_endpoint as string,
     registrationEndpoint: m.registration_endpoint,
+    deviceAuthorizationEndpoint: m.device_authorization_endpoint,
     codeChallengeMethods: m.code_challenge_methods_supported,
     grantTypes: m.grant_types_supported,
     tokenAuthMethods: m.token_endpoint_auth_methods_supported,
@@ -136,6 +141,7 @@ export async function processMetadataResponse(
     scopes: m.scopes_supported,
     clientIdMetadataDocuments: m.client_id_metadata_document_supported === true,
     issParameter: m.authorization_response_iss_parameter_supported === true,
+    dpopAlgs: strings(m.dpop_signing_alg_values_supported),
     source,
     url: res.url,
   };
@@ -177,10 +183,10 @@ export async function discoverAuthorizationServer(
   throw new LanyardError('discovery_failed', `the authorization server ${issuer} publishes no metadata (tried ${tried.join(', ')})`);
 }
 
-/** Parses the Bearer challenge of a `WWW-Authenticate` header (auth-params, quoted or token values). */
+/** Parses the Bearer (or RFC 9449 DPoP) challenge of a `WWW-Authenticate` header (auth-params, quoted or token values). */
 export function parseBearerChallenge(header: string | undefined): BearerChallenge | undefined {
   if (!header) return undefined;
-  const m = /(?:^|,\s*)Bearer(?:\s+|$)(.*)$/i.exec(header);
+  const m = /(?:^|,\s*)(?:Bearer|DPoP)(?:\s+|$)(.*)$/i.exec(header);
   if (!m) return undefined;
   const params: Record<string, string> = {};
   const re = /([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*,?\s*/gy;

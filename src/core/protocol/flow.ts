@@ -28,6 +28,8 @@ import type { ProtocolAuthDeps } from './deps.js';
 
 export type { ProtocolAuthDeps } from './deps.js';
 import { OAuthErrorCode, processTokenResponse, tokenRequest, type TokenSet } from './token.js';
+import { chooseDpopAlg, DPOP_ALGS, DpopProver, generateDpopKey } from './dpop.js';
+import type { HttpResponse } from '../http/client.js';
 
 /** Cross-app access: the user's identity provider exchanges their ID token for an identity assertion the server accepts. */
 export interface IdentityProviderOptions {
@@ -53,6 +55,29 @@ export interface AuthorizeOptions {
   readonly clientKey?: string;
   /** Cross-app access: get the token through the user's identity provider. */
   readonly identityProvider?: IdentityProviderOptions;
+  /**
+   * RFC 9449 proof-of-possession: true asks for DPoP-bound tokens, false
+   * never; undefined: when the authorization server advertises
+   * dpop_signing_alg_values_supported.
+   */
+  readonly dpop?: boolean;
+  /**
+   * Workload identity federation: a JWT the workload's platform issued for
+   * this authorization server, presented as an RFC 7523 grant (with clientId).
+   */
+  readonly workloadToken?: string;
+  /** RFC 8628 device authorization grant: a code to enter on another device instead of a loopback redirect. */
+  readonly device?: boolean;
+  /**
+   * Escape hatches for identity providers that deviate: the RFC 8707
+   * `resource` to send instead of the server's (false: none at all), extra
+   * authorization request parameters, and endpoints used instead of the
+   * discovered ones.
+   */
+  readonly resource?: string | false;
+  readonly authorizationParams?: Readonly<Record<string, string>>;
+  readonly authorizationEndpoint?: string;
+  readonly tokenEndpoint?: string;
   /**
    * The caller's access token the server refused (accessToken undefined: it
    * had none): tokens another process stored meanwhile are used instead of
@@ -95,13 +120,17 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
   const revision: ProtocolRevision = prm ? (o.revision && o.revision !== '2025-03-26' ? o.revision : Protocol.revisions[0]) : '2025-03-26';
   const issuer = prm?.authorizationServers[0] ?? authBaseOf(o.serverUrl);
   deps.notify?.(`Discovering the authorization server at ${issuer}`);
-  const endpoints = await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision });
-  const grant: Grant = o.identityProvider ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : 'authorization_code';
+  const endpoints = overridden(await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision }), o);
+  const grant: Grant =
+    o.identityProvider || o.workloadToken ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : o.device ? 'device_code' : 'authorization_code';
   checkEndpoints(endpoints, grant);
-  const ctx: FlowContext = { deps, o, server, endpoints, resource: prm?.resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false };
+  const dpop = await dpopFor(deps, o, endpoints);
+  const resource = o.resource === false ? undefined : (o.resource ?? prm?.resource);
+  const ctx: FlowContext = { deps, o, server, endpoints, resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
   for (let attempt = 0; ; attempt++) {
     try {
-      if (grant === 'jwt_bearer') return await identityAssertionGrant(ctx);
+      if (grant === 'jwt_bearer') return await (o.workloadToken ? workloadGrant(ctx, o.workloadToken) : identityAssertionGrant(ctx));
+      if (grant === 'device_code') return await deviceGrant(ctx);
       return grant === 'client_credentials' ? await clientCredentialsGrant(ctx) : await codeGrant(ctx);
     } catch (err) {
       const refused = err instanceof RegistrationRefused || (err instanceof OAuthError && err.error === OAuthErrorCode.invalidClient);
@@ -126,6 +155,15 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
 
 type Grant = StoredTokens['grant'];
 
+/** The discovered endpoints with the user's --authorization-endpoint / --token-endpoint in their place. */
+function overridden(e: AuthServerEndpoints, o: AuthorizeOptions): AuthServerEndpoints {
+  if (!o.authorizationEndpoint && !o.tokenEndpoint) return e;
+  return { ...e, authorizationEndpoint: o.authorizationEndpoint ?? e.authorizationEndpoint, tokenEndpoint: o.tokenEndpoint ?? e.tokenEndpoint };
+}
+
+/** Parameters Lanyard sets itself for the code flow's security: --auth-param may not replace them. */
+export const RESERVED_AUTHORIZATION_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state'];
+
 interface FlowContext {
   deps: ProtocolAuthDeps;
   o: AuthorizeOptions;
@@ -136,6 +174,21 @@ interface FlowContext {
   client?: ClientIdentity;
   how?: ClientResolution['how'];
   ignoreStored: boolean;
+  /** The signer of the token requests when the tokens are to be DPoP-bound. */
+  dpop?: DpopProver;
+}
+
+/** A new key and its signer when the tokens are to be DPoP-bound (see AuthorizeOptions.dpop), else undefined. */
+async function dpopFor(deps: ProtocolAuthDeps, o: AuthorizeOptions, e: AuthServerEndpoints): Promise<DpopProver | undefined> {
+  if (o.dpop === false || (!o.dpop && !e.dpopAlgs)) return undefined;
+  const alg = chooseDpopAlg(e.dpopAlgs);
+  if (!alg) {
+    const msg = `${e.issuer} accepts DPoP proofs signed with ${e.dpopAlgs!.join(', ') || 'nothing'} (dpop_signing_alg_values_supported), none of which Lanyard signs with (${DPOP_ALGS.join(', ')})`;
+    if (o.dpop) throw new LanyardError('dpop_unsupported', msg);
+    deps.notify?.(`${msg}; asking for bearer tokens`);
+    return undefined;
+  }
+  return new DpopProver(await generateDpopKey(alg), () => deps.clock.now());
 }
 
 /**
@@ -149,7 +202,8 @@ function chooseScope(o: AuthorizeOptions, prm: ProtectedResource | undefined, e:
   if (explicit) return explicit;
   if (!prm?.scopes?.length) return undefined;
   const scopes = [...prm.scopes];
-  if (grant === 'authorization_code' && e.scopes?.includes('offline_access') && !scopes.includes('offline_access')) scopes.push('offline_access');
+  if ((grant === 'authorization_code' || grant === 'device_code') && e.scopes?.includes('offline_access') && !scopes.includes('offline_access'))
+    scopes.push('offline_access');
   return scopes.join(' ');
 }
 
@@ -185,6 +239,11 @@ function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
   if (grant === 'authorization_code') assertSecureEndpoint(e.authorizationEndpoint, 'authorization');
   assertSecureEndpoint(e.tokenEndpoint, 'token');
   if (e.registrationEndpoint) assertSecureEndpoint(e.registrationEndpoint, 'registration');
+  if (grant === 'device_code') {
+    if (!e.deviceAuthorizationEndpoint)
+      throw new LanyardError('unsupported_grant_type', `${where}: no device_authorization_endpoint; sign in with the browser instead`);
+    assertSecureEndpoint(e.deviceAuthorizationEndpoint, 'device authorization');
+  }
   // PKCE must be verified from metadata; without a document (2025-03-26 fallback endpoints) it is used regardless.
   if (grant === 'authorization_code' && e.source !== 'fallback' && !e.codeChallengeMethods?.includes('S256')) {
     throw new LanyardError(
@@ -192,7 +251,7 @@ function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
       `${where}: code_challenge_methods_supported ${e.codeChallengeMethods ? 'lacks S256' : 'is missing'}; refusing to sign in without PKCE (S256)`,
     );
   }
-  const wire = grant === 'jwt_bearer' ? OAuthGrant.jwtBearer : grant;
+  const wire = grant === 'jwt_bearer' ? OAuthGrant.jwtBearer : grant === 'device_code' ? OAuthGrant.deviceCode : grant;
   if (e.grantTypes && !e.grantTypes.includes(wire)) {
     throw new LanyardError('unsupported_grant_type', `${where}: grant_types_supported (${e.grantTypes.join(', ')}) does not include ${wire}`);
   }
@@ -200,6 +259,7 @@ function checkEndpoints(e: AuthServerEndpoints, grant: Grant): void {
 
 async function identity(ctx: FlowContext, redirectUri: string | undefined, confidential: boolean): Promise<ClientIdentity> {
   const r = await resolveClient(ctx.deps, ctx.endpoints, {
+    device: ctx.o.device,
     clientId: ctx.o.clientId,
     clientCredentials: confidential,
     redirectUri,
@@ -263,6 +323,7 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
     // OpenID Connect Core §11: offline_access is honoured only with prompt=consent.
     if (ctx.scope?.split(' ').includes('offline_access')) q.set('prompt', 'consent');
     if (ctx.resource) q.set('resource', ctx.resource);
+    for (const [k, v] of Object.entries(ctx.o.authorizationParams ?? {})) if (!RESERVED_AUTHORIZATION_PARAMS.includes(k)) q.set(k, v);
     if (ctx.how === 'stored' && client.origin === 'dynamic' && !proven.get(deps)?.has(provenKey(endpoints.issuer, client.clientId))) {
       await preflight(ctx, url.toString(), receiver.redirectUri);
     }
@@ -295,15 +356,17 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
       client,
       tokenOptions(ctx),
     );
-    return save(ctx, await processTokenResponse(res, deps.clock.now()), 'authorization_code');
+    return save(ctx, await tokensOf(ctx, res), 'authorization_code');
   } finally {
     await receiver.close();
   }
 }
 
 function tokenOptions(ctx: FlowContext) {
-  return { signal: ctx.deps.signal, issuer: ctx.endpoints.issuer, now: ctx.deps.clock.now() };
+  return { signal: ctx.deps.signal, issuer: ctx.endpoints.issuer, now: ctx.deps.clock.now(), dpop: ctx.dpop };
 }
+
+const tokensOf = (ctx: FlowContext, res: HttpResponse) => processTokenResponse(res, ctx.deps.clock.now(), !!ctx.dpop);
 
 async function clientCredentialsGrant(ctx: FlowContext): Promise<StoredTokens> {
   const client = await identity(ctx, undefined, true);
@@ -314,7 +377,7 @@ async function clientCredentialsGrant(ctx: FlowContext): Promise<StoredTokens> {
     client,
     tokenOptions(ctx),
   );
-  return save(ctx, await processTokenResponse(res, ctx.deps.clock.now()), 'client_credentials');
+  return save(ctx, await tokensOf(ctx, res), 'client_credentials');
 }
 
 /**
@@ -387,7 +450,59 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
     client,
     tokenOptions(ctx),
   );
-  return save(ctx, await processTokenResponse(res, deps.clock.now()), 'jwt_bearer');
+  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
+}
+
+/**
+ * RFC 8628: a user code to enter at the verification URI on any device, then
+ * the token endpoint polled under the hosting device flow's rules (interval,
+ * slow_down, expiry, Ctrl-C).
+ */
+async function deviceGrant(ctx: FlowContext): Promise<StoredTokens> {
+  const { deps, endpoints } = ctx;
+  if (!deps.presentDeviceCode) throw new LanyardError('usage', 'the device sign-in needs a way to show its code');
+  const client = await identity(ctx, undefined, false);
+  const { processDeviceAuthorizationResponse } = await import('../hosting/oauth.js');
+  const { pollForDeviceToken } = await import('../hosting/device-flow.js');
+  const code = await processDeviceAuthorizationResponse(
+    await tokenRequest(deps.http, endpoints.deviceAuthorizationEndpoint!, { scope: ctx.scope, resource: ctx.resource }, client, {
+      ...tokenOptions(ctx),
+      dpop: undefined,
+    }),
+  );
+  const issuedAt = deps.clock.monotonic();
+  await deps.presentDeviceCode(code);
+  const t = await pollForDeviceToken({
+    clock: deps.clock,
+    signal: deps.signal,
+    interval: code.interval,
+    expiresIn: code.expiresIn,
+    issuedAt,
+    onEvent: deps.onDeviceEvent,
+    again: { kind: 'sign-in', service: 'protocol', serverUrl: ctx.o.serverUrl, again: true },
+    poll: async () => {
+      const grant = { grant_type: OAuthGrant.deviceCode, device_code: code.deviceCode, resource: ctx.resource };
+      return tokensOf(ctx, await tokenRequest(deps.http, endpoints.tokenEndpoint, grant, client, tokenOptions(ctx)));
+    },
+  });
+  return save(ctx, t, 'device_code');
+}
+
+/**
+ * Workload identity federation (RFC 7523 §2.1): the platform's JWT is the
+ * grant. A refusal (invalid_grant, invalid_scope, unauthorized_client) is
+ * reported as it is: no retry, no other grant.
+ */
+async function workloadGrant(ctx: FlowContext, assertion: string): Promise<StoredTokens> {
+  const client = await identity(ctx, undefined, false);
+  const res = await tokenRequest(
+    ctx.deps.http,
+    ctx.endpoints.tokenEndpoint,
+    { grant_type: OAuthGrant.jwtBearer, assertion, scope: ctx.scope, resource: ctx.resource },
+    client,
+    tokenOptions(ctx),
+  );
+  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
 }
 
 async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant']): Promise<StoredTokens> {
@@ -400,6 +515,8 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
     resource: ctx.resource,
     grant,
     obtainedAt: ctx.deps.clock.now(),
+    // The key is kept only with a token bound to it (a server may answer a proof with a bearer token).
+    dpopKey: ctx.dpop && t.tokenType === 'DPoP' ? ctx.dpop.key : undefined,
   };
   // The client is stored once a token request has proven it (a new registration replaces a refused one).
   if (ctx.client && ctx.how !== 'stored') await ctx.deps.credentials.saveClient(ctx.endpoints.issuer, { ...ctx.client, provenBy: grant });
@@ -445,9 +562,12 @@ async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<S
     if (secret) Object.assign(client, { clientSecret: secret });
   }
   try {
+    // A DPoP-bound refresh token is presented with a proof of the same key (RFC 9449 §5).
+    const dpop = t.dpopKey ? new DpopProver(t.dpopKey, () => deps.clock.now()) : undefined;
     const next = await processTokenResponse(
-      await tokenRequest(deps.http, t.tokenEndpoint, grant, client, { signal: deps.signal, issuer: t.issuer, now: deps.clock.now() }),
+      await tokenRequest(deps.http, t.tokenEndpoint, grant, client, { signal: deps.signal, issuer: t.issuer, now: deps.clock.now(), dpop }),
       deps.clock.now(),
+      !!dpop,
     );
     const record: StoredTokens = {
       ...t,

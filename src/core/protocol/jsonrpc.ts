@@ -10,9 +10,13 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
 import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
+import type { Credential } from '../http/types.js';
+import type { DpopProver } from './dpop.js';
 
 export interface TransportState {
   accessToken?: string;
+  /** The signer of a DPoP-bound access token (RFC 9449): every request carries a fresh proof. */
+  dpop?: DpopProver;
   sessionId?: string;
   /** The negotiated revision (undefined until initialize answered). */
   revision?: ProtocolRevision;
@@ -29,15 +33,17 @@ function headers(s: TransportState, accept: string): Record<string, string> {
   return h;
 }
 
-function credential(s: TransportState) {
-  return s.accessToken ? { scheme: 'bearer' as const, token: s.accessToken } : { scheme: 'none' as const };
+async function credential(s: TransportState, method: string, url: string): Promise<Credential> {
+  if (!s.accessToken) return { scheme: 'none' };
+  if (s.dpop) return { scheme: 'dpop', token: s.accessToken, proof: await s.dpop.proof(method, url, s.accessToken) };
+  return { scheme: 'bearer', token: s.accessToken };
 }
 
 /** The common part of the transport's streamed requests. */
-function streamed(s: TransportState, accept: string) {
+async function streamed(s: TransportState, accept: string, method: string, url: string) {
   return {
     headers: headers(s, accept),
-    credential: credential(s),
+    credential: await credential(s, method, url),
     signal: s.signal,
     okStatus: () => true,
     streamResponse: true,
@@ -47,20 +53,20 @@ function streamed(s: TransportState, accept: string) {
 }
 
 /** POSTs one message; `extra` adds headers (a stateless revision's `Mcp-*` headers). */
-export function rpcPost(
+export async function rpcPost(
   http: HttpClient,
   url: string,
   message: JsonRpcRequestWire | JsonRpcResponseWire,
   s: TransportState,
   extra?: Record<string, string>,
 ): Promise<HttpResponse> {
-  const spec = streamed(s, 'application/json, text/event-stream');
+  const spec = await streamed(s, 'application/json, text/event-stream', 'POST', url);
   return http.request({ method: 'POST', url, json: message, ...spec, headers: { ...spec.headers, ...extra } });
 }
 
 /** Resumes (or opens) the server's event stream; `lastEventId` names where the broken one stopped. */
-export function rpcGet(http: HttpClient, url: string, s: TransportState, lastEventId?: string): Promise<HttpResponse> {
-  const spec = streamed(s, 'text/event-stream');
+export async function rpcGet(http: HttpClient, url: string, s: TransportState, lastEventId?: string): Promise<HttpResponse> {
+  const spec = await streamed(s, 'text/event-stream', 'GET', url);
   if (lastEventId !== undefined) spec.headers['last-event-id'] = lastEventId;
   return http.request({ method: 'GET', url, ...spec });
 }
@@ -71,7 +77,7 @@ export async function rpcDelete(http: HttpClient, url: string, s: TransportState
     method: 'DELETE',
     url,
     headers: headers(s, 'application/json'),
-    credential: credential(s),
+    credential: await credential(s, 'DELETE', url),
     signal: s.signal,
     okStatus: () => true,
     retry: false,

@@ -24,7 +24,7 @@ export interface ClientIdentity {
    * client proven only by `client_credentials` (a service) is not used for a
    * browser sign-in, which registers its own instead.
    */
-  readonly provenBy?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  readonly provenBy?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'device_code';
 }
 
 export interface RegistrationInput {

@@ -21,6 +21,7 @@ import { isProtocolRevision, isStatelessRevision, Protocol, type ProtocolRevisio
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
+import { DpopProver, USE_DPOP_NONCE } from './dpop.js';
 import { authorize, currentTokens, refreshTokens, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
 import {
   classify,
@@ -186,6 +187,7 @@ export class AuthorizedSession {
   async start(): Promise<void> {
     this.#tokens = await this.#whileAuthorizing(() => currentTokens(this.deps, this.o.serverUrl));
     this.state.accessToken = this.#tokens?.accessToken;
+    this.state.dpop = proverOf(this.#tokens, this.deps.clock);
   }
 
   async #whileAuthorizing<T>(f: () => Promise<T>): Promise<T> {
@@ -417,10 +419,18 @@ export class AuthorizedSession {
     const signal = stateNow().signal;
     let retried401 = false;
     let stepUps = 0;
+    let nonces = 0;
     for (;;) {
       const sent = stateNow();
       const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
       if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
+      // RFC 9449 §9: a resource server's use_dpop_nonce 401 is answered with a proof carrying its new nonce (twice at most).
+      const newNonce = sent.dpop?.remember(res, this.o.serverUrl) ?? false;
+      if (res.status === 401 && newNonce && nonces < 2 && parseBearerChallenge(res.headers['www-authenticate'])?.error === USE_DPOP_NONCE) {
+        await res.dump();
+        nonces++;
+        continue;
+      }
       if (res.status === 401) {
         await res.dump();
         if (retried401) throw unauthorizedAgain(this.o.serverUrl, res.headers['www-authenticate']);
@@ -613,8 +623,14 @@ export class AuthorizedSession {
   #use(t: StoredTokens): void {
     this.#tokens = t;
     this.state.accessToken = t.accessToken;
+    if (t.dpopKey !== this.state.dpop?.key) this.state.dpop = proverOf(t, this.deps.clock);
     this.authorized = true;
   }
+}
+
+/** The signer of a DPoP-bound token's requests; undefined for a bearer token. */
+function proverOf(t: StoredTokens | undefined, clock: { now(): number }): DpopProver | undefined {
+  return t?.tokenType === 'DPoP' && t.dpopKey ? new DpopProver(t.dpopKey, () => clock.now()) : undefined;
 }
 
 export function unionScopes(...lists: Array<string | undefined>): string {

@@ -7,6 +7,7 @@ import type { CredentialStore } from '../deps.js';
 import { accountKey } from '../credentials/accounts.js';
 import type { ClientIdentity } from './registration.js';
 import type { TokenSet } from './token.js';
+import type { DpopKey } from './dpop.js';
 
 export interface StoredTokens extends TokenSet {
   readonly server: string;
@@ -14,8 +15,10 @@ export interface StoredTokens extends TokenSet {
   readonly tokenEndpoint: string;
   /** RFC 8707 resource the tokens were requested for, when the server published one. */
   readonly resource?: string;
-  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  readonly grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'device_code';
   readonly obtainedAt: number;
+  /** The key a DPoP-bound token (tokenType DPoP) is bound to (RFC 9449); its private half is a secret. */
+  readonly dpopKey?: DpopKey;
 }
 
 const TOKENS = 'protocol';

@@ -6,6 +6,7 @@ import { JwtBearerAssertionType, type TokenResponseWire } from '../../shared/pro
 import type { ClientIdentity } from './registration.js';
 import { checkWire } from '../wire/check.js';
 import { TokenAnswerSchema } from '../wire/schemas.js';
+import { USE_DPOP_NONCE, type DpopProver } from './dpop.js';
 
 export interface TokenSet {
   readonly accessToken: string;
@@ -36,10 +37,32 @@ export async function tokenRequest(
   endpoint: string,
   grant: Record<string, string | undefined>,
   client: ClientIdentity,
-  o: { signal?: AbortSignal; issuer: string; now: number },
+  o: { signal?: AbortSignal; issuer: string; now: number; dpop?: DpopProver },
 ): Promise<HttpResponse> {
+  const send = async () => {
+    const { form, credential } = await clientAuthentication(grant, client, o);
+    const headers = o.dpop ? { dpop: await o.dpop.proof('POST', endpoint) } : undefined;
+    return http.request({ method: 'POST', url: endpoint, form, credential, headers, signal: o.signal, okStatus: () => true, oauth: true, retry: false });
+  };
+  const res = await send();
+  if (!o.dpop) return res;
+  // RFC 9449 §8: a 400 use_dpop_nonce with a new DPoP-Nonce is answered once, with a proof that carries it.
+  const newNonce = o.dpop.remember(res, endpoint);
+  if (res.status !== 400 || !newNonce) return res;
+  const text = await res.text();
+  if (oauthErrorOf(text) !== USE_DPOP_NONCE) return replayed(res, text);
+  const again = await send();
+  o.dpop.remember(again, endpoint);
+  return again;
+}
+
+/** The form and credential of a token request with the client authentication the client was registered with. */
+async function clientAuthentication(
+  grant: Record<string, string | undefined>,
+  client: ClientIdentity,
+  o: { issuer: string; now: number },
+): Promise<{ form: Record<string, string | undefined>; credential?: { scheme: 'basic'; username: string; password: string } }> {
   const form: Record<string, string | undefined> = { ...grant };
-  let credential: { scheme: 'basic'; username: string; password: string } | undefined;
   const needSecret = () => {
     if (!client.clientSecret) {
       throw new LanyardError('client_secret_missing', 'this client authenticates with a secret, but none is available', {
@@ -50,18 +73,44 @@ export async function tokenRequest(
     return client.clientSecret;
   };
   if (client.authMethod === 'client_secret_basic') {
-    credential = { scheme: 'basic', username: encodeURIComponent(client.clientId), password: encodeURIComponent(needSecret()) };
-  } else if (client.authMethod === 'private_key_jwt') {
+    return { form, credential: { scheme: 'basic', username: encodeURIComponent(client.clientId), password: encodeURIComponent(needSecret()) } };
+  }
+  if (client.authMethod === 'private_key_jwt') {
     if (!client.privateKey)
       throw new LanyardError('client_required', 'this client authenticates with a private key, but none is available (pass --client-key)');
     form.client_id = client.clientId;
     form.client_assertion_type = JwtBearerAssertionType;
     form.client_assertion = await clientAssertion(client.clientId, client.privateKey, o.issuer, o.now, client.signingAlg);
-  } else {
-    form.client_id = client.clientId;
-    if (client.authMethod === 'client_secret_post') form.client_secret = needSecret();
+    return { form };
   }
-  return http.request({ method: 'POST', url: endpoint, form, credential, signal: o.signal, okStatus: () => true, oauth: true, retry: false });
+  form.client_id = client.clientId;
+  if (client.authMethod === 'client_secret_post') form.client_secret = needSecret();
+  return { form };
+}
+
+function oauthErrorOf(text: string): string | undefined {
+  try {
+    const v = JSON.parse(text) as { error?: unknown };
+    return typeof v?.error === 'string' ? v.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A response whose body was read, readable again. */
+function replayed(res: HttpResponse, text: string): HttpResponse {
+  const bytes = new TextEncoder().encode(text);
+  return {
+    status: res.status,
+    headers: res.headers,
+    url: res.url,
+    rateLimit: res.rateLimit,
+    body: process.getBuiltinModule('node:stream').Readable.from([bytes]),
+    text: async () => text,
+    json: async <T>() => JSON.parse(text) as T,
+    bytes: async () => bytes,
+    dump: async () => {},
+  };
 }
 
 // node:crypto is loaded on first use (≈ 5 ms): `auth status` loads this module without signing anything.
@@ -102,7 +151,8 @@ async function clientAssertion(clientId: string, pem: string, audience: string, 
     .sign(crypto().createPrivateKey(pem));
 }
 
-export async function processTokenResponse(res: HttpResponse, now: number): Promise<TokenSet> {
+/** `dpop`: the request carried a DPoP proof, so a `DPoP` token type is expected (a server that binds nothing may still answer Bearer). */
+export async function processTokenResponse(res: HttpResponse, now: number, dpop = false): Promise<TokenSet> {
   let body: TokenResponseWire;
   try {
     body = (await res.json()) as TokenResponseWire;
@@ -121,13 +171,14 @@ export async function processTokenResponse(res: HttpResponse, now: number): Prom
   }
   checkWire('protocol', "the token endpoint's answer", TokenAnswerSchema, body);
   if (typeof body.access_token !== 'string' || !body.access_token) throw new LanyardError('token_failed', 'token response lacks access_token');
-  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
-    throw new LanyardError('token_failed', `unsupported token_type ${String(body.token_type)} (expected Bearer)`);
+  const type = typeof body.token_type === 'string' ? body.token_type.toLowerCase() : undefined;
+  if (type !== 'bearer' && !(dpop && type === 'dpop')) {
+    throw new LanyardError('token_failed', `unsupported token_type ${String(body.token_type)} (expected ${dpop ? 'DPoP or Bearer' : 'Bearer'})`);
   }
   const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in);
   return {
     accessToken: body.access_token,
-    tokenType: 'Bearer',
+    tokenType: type === 'dpop' ? 'DPoP' : 'Bearer',
     expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? now + expiresIn * 1000 : undefined,
     refreshToken: typeof body.refresh_token === 'string' && body.refresh_token ? body.refresh_token : undefined,
     scope: typeof body.scope === 'string' ? body.scope : undefined,

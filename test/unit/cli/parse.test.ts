@@ -43,7 +43,7 @@ function pathOf(cmd: Command): string[] {
 }
 
 /** Values checked before the action runs (the root's preAction hook compiles them). */
-const VALID: Record<string, string> = { jq: '.', template: '{{ data }}' };
+const VALID: Record<string, string> = { jq: '.', template: '{{ data }}', authParam: 'audience=api://x' };
 
 /** A value commander accepts for an option or argument: its first choice, else a word. */
 const sample = (choices: readonly string[] | undefined, name: string) => choices?.[0] ?? VALID[name] ?? `v-${name}`;

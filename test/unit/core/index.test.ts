@@ -56,7 +56,7 @@ describe('lanyard-cli entry point', () => {
     expectTypeOf<lanyard.FileCredentialStore>().toMatchTypeOf<CredentialStore>();
     expectTypeOf<lanyard.KeychainCredentialStore>().toMatchTypeOf<CredentialStore>();
     expectTypeOf(lanyard.openCredentialStore).returns.toEqualTypeOf<Promise<CredentialStore>>();
-    expectTypeOf<Credential['scheme']>().toEqualTypeOf<'none' | 'bearer' | 'basic' | 'query' | 'header'>();
+    expectTypeOf<Credential['scheme']>().toEqualTypeOf<'none' | 'bearer' | 'dpop' | 'basic' | 'query' | 'header'>();
   });
 
   it('the mailbox streams, the protocol client, the error family', () => {

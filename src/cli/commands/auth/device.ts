@@ -7,6 +7,8 @@ import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { AuthDeviceOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import { announceHeadless, deviceHeadless, expiresInWords } from './device-headless.js';
+import type { DeviceAuthorization } from '../../../core/hosting/oauth.js';
+import type { PollEvent } from '../../../core/hosting/device-flow.js';
 
 export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise<void> {
   const ep = await hostingEndpoints(ctx);
@@ -27,24 +29,32 @@ export async function deviceFlowToken(ctx: Context, ep: HostingEndpoints, scopes
       clientId: ep.clientId,
       scopes,
       signal: ctx.signal,
-      onCode: async (auth) => {
-        if (headless) return announceHeadless(ctx, auth);
-        ctx.io.err(`! First copy your one-time code: ${auth.userCode}`);
-        const browse = o.browser !== false && ctx.io.stderrIsTTY;
-        if (browse && (await (await ctx.browser()).open(auth.verificationUri))) {
-          ctx.io.err(`Opening ${auth.verificationUri} in your browser…`);
-        } else {
-          ctx.io.err(`Then open ${auth.verificationUri} in a browser and enter it.`);
-        }
-        ctx.io.err(`The code expires in ${expiresInWords(auth.expiresIn)}.`);
-        spinner.start();
-      },
-      onEvent: (e) => {
-        if (e.kind === 'slow_down' && !spinner.text(`Waiting for authorization… (server asked to slow down: every ${e.intervalSec} s)`)) {
-          ctx.io.err(`server asked to slow down: polling every ${e.intervalSec} s`);
-        }
-        if (e.kind === 'network_error') ctx.warn(`polling failed (${e.error.message}); retrying`);
-      },
+      onCode: (auth) => showDeviceCode(ctx, auth, { headless, browser: o.browser, spinner }),
+      onEvent: (e) => onPollEvent(ctx, e, spinner),
     }),
   );
+}
+
+type Spinner = Parameters<Parameters<typeof withSpinner>[2]>[0];
+
+/** Shows the one-time code and the verification URI (opening it in a browser on a terminal), then starts the spinner. */
+export async function showDeviceCode(ctx: Context, auth: DeviceAuthorization, o: { headless: boolean; browser?: boolean; spinner?: Spinner }): Promise<void> {
+  if (o.headless) return announceHeadless(ctx, auth);
+  ctx.io.err(`! First copy your one-time code: ${auth.userCode}`);
+  const browse = o.browser !== false && ctx.io.stderrIsTTY;
+  if (browse && (await (await ctx.browser()).open(auth.verificationUri))) {
+    ctx.io.err(`Opening ${auth.verificationUri} in your browser…`);
+  } else {
+    ctx.io.err(`Then open ${auth.verificationUri} in a browser and enter it.`);
+  }
+  ctx.io.err(`The code expires in ${expiresInWords(auth.expiresIn)}.`);
+  o.spinner?.start();
+}
+
+/** Says why polling slows down or failed for a moment. */
+export function onPollEvent(ctx: Context, e: PollEvent, spinner?: Spinner): void {
+  if (e.kind === 'slow_down' && !spinner?.text(`Waiting for authorization… (server asked to slow down: every ${e.intervalSec} s)`)) {
+    ctx.io.err(`server asked to slow down: polling every ${e.intervalSec} s`);
+  }
+  if (e.kind === 'network_error') ctx.warn(`polling failed (${e.error.message}); retrying`);
 }

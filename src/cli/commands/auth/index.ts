@@ -58,10 +58,27 @@ export function authCommand(ctx: Context): Command {
         .option('--client-id <id>', 'pre-registered client id (protocol servers without registration)')
         .option('--client-credentials', 'client-credentials grant, no browser (protocol servers; secret from LANYARD_CLIENT_SECRET or stdin)'),
     )
+      .addOption(
+        new Option(
+          '--device',
+          "protocol servers: the device authorization grant (a code to enter on another device), where the server's authorization server offers it",
+        ).conflicts(['clientCredentials']),
+      )
       .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
       .action(async (opts: AuthLoginOptions) => {
         if (opts.server) return (await import('./protocol.js')).runProtocolLogin(ctx, opts);
-        const protocolOnly = ['clientKey', 'clientMetadataUrl', 'idpTokenEndpoint', 'idpClientId'] as const;
+        const protocolOnly = [
+          'clientKey',
+          'clientMetadataUrl',
+          'idpTokenEndpoint',
+          'idpClientId',
+          'workloadTokenFile',
+          'dpop',
+          'device',
+          'resource',
+          'authorizationEndpoint',
+          'tokenEndpoint',
+        ] as const;
         const given = protocolOnly.find((k) => opts[k] !== undefined);
         if (given) {
           const flag = `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -73,6 +90,7 @@ export function authCommand(ctx: Context): Command {
     [
       'LANYARD_CLIENT_SECRET="$CLIENT_SECRET" lanyard auth login',
       'lanyard auth login --server https://tools.example.com/mcp',
+      'ssh build-host lanyard auth login --server https://tools.example.com/mcp --device',
       'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials',
       'lanyard auth login --health',
     ],

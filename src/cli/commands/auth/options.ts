@@ -15,6 +15,13 @@ export interface AuthLoginOptions {
   clientMetadataUrl?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
+  device?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
   health?: boolean;
 }
 

@@ -2,7 +2,11 @@
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import { AuthRequiredError } from '../../../core/errors.js';
-import { authorize, currentTokens } from '../../../core/protocol/flow.js';
+import { authorize, currentTokens, type AuthorizeOptions, type ProtocolAuthDeps } from '../../../core/protocol/flow.js';
+import type { StoredTokens } from '../../../core/protocol/store.js';
+import { withSpinner } from './common.js';
+import { deviceHeadless } from './device-headless.js';
+import { onPollEvent, showDeviceCode } from './device.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { ProtocolCredentials } from '../../../core/protocol/store.js';
 import { localTime } from '../../time-text.js';
@@ -14,13 +18,15 @@ export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promi
   const serverUrl = o.server!;
   serverKeyOf(serverUrl);
   const deps = await protocolDeps(ctx, o);
-  const t = await authorize(deps, {
-    ...(await protocolAuthExtras(o)),
+  const options = {
+    ...(await protocolAuthExtras(o, ctx.env)),
     serverUrl,
     scopes: o.scopes,
     clientId: o.clientId,
     clientCredentials: o.clientCredentials,
-  });
+    device: o.device,
+  };
+  const t = o.device ? await deviceLogin(ctx, o, deps, options) : await authorize(deps, options);
   const parts = [
     t.scope ? `scope "${t.scope}"` : undefined,
     t.expiresAt ? `token expires ${localTime(t.expiresAt)}` : undefined,
@@ -75,4 +81,19 @@ export async function protocolStatusEntries(ctx: Context, showToken: boolean): P
     });
   }
   return out;
+}
+
+/** `--device`: the protocol server's device grant, shown and polled as `auth device` does (also without a terminal). */
+async function deviceLogin(ctx: Context, o: AuthLoginOptions, deps: ProtocolAuthDeps, options: AuthorizeOptions): Promise<StoredTokens> {
+  const headless = deviceHeadless(ctx, `use \`lanyard auth login --server ${o.server} --client-credentials\` with LANYARD_CLIENT_SECRET`);
+  return withSpinner(ctx, 'Waiting for authorization…', (spinner) =>
+    authorize(
+      {
+        ...deps,
+        presentDeviceCode: (auth) => showDeviceCode(ctx, auth, { headless, browser: o.browser, spinner }),
+        onDeviceEvent: (e) => onPollEvent(ctx, e, spinner),
+      },
+      options,
+    ),
+  );
 }

@@ -1,5 +1,6 @@
 /** `lanyard protocol`: call context-protocol servers (JSON-RPC over HTTP, OAuth 2.1). */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { Protocol } from '../../../shared/constants.js';
 import type { Context } from '../../context.js';
 import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
@@ -46,7 +47,13 @@ export function protocolCommand(ctx: Context): Command {
         )
           .option('--elicitation <mode>', 'answer server questions: prompt (default on a terminal), decline (default elsewhere), defaults')
           .option('--no-browser', 'print the authorization URL instead of opening a browser')
-          .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)'),
+          .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
+          .addOption(
+            new Option(
+              '--protocol-version <revision>',
+              'speak this protocol revision instead of choosing one (a stateless one, or the one initialize offers)',
+            ).choices([...Protocol.statelessRevisions, ...Protocol.revisions]),
+          ),
       ),
     ).action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
     [

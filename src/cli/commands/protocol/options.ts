@@ -1,4 +1,5 @@
 /** Options of the `protocol` commands, shared by the command declarations and their run modules. */
+import type { ProtocolRevision } from '../../../shared/constants.js';
 
 export interface ProtocolRequestOptions {
   method?: string;
@@ -13,7 +14,14 @@ export interface ProtocolRequestOptions {
   clientKey?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
   elicitation?: string;
+  protocolVersion?: ProtocolRevision;
 }
 
 export interface ProtocolBridgeOptions {
@@ -27,4 +35,10 @@ export interface ProtocolBridgeOptions {
   clientKey?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
+  workloadTokenFile?: string;
+  dpop?: boolean;
+  resource?: string | false;
+  authParam?: Record<string, string>;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
 }

@@ -36,7 +36,8 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     clientId: o.clientId,
     clientCredentials: o.clientCredentials,
     clientInfo: { name: 'lanyard', version: ctx.version },
-    auth: await protocolAuthExtras(o),
+    revision: o.protocolVersion,
+    auth: await protocolAuthExtras(o, ctx.env),
   });
   if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
   // A program gets the whole JSON-RPC response, an error too (then the exit status); a person the result.

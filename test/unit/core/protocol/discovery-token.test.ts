@@ -12,6 +12,9 @@ import {
 } from '../../../../src/core/protocol/discovery.js';
 import { processTokenResponse, tokenRequest } from '../../../../src/core/protocol/token.js';
 import { classify, jsonMessages, rpcPost, sessionIdOf, sseEvents } from '../../../../src/core/protocol/jsonrpc.js';
+import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { chooseDpopAlg, DpopProver, generateDpopKey, htuOf, publicJwk } from '../../../../src/core/protocol/dpop.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 
@@ -229,5 +232,108 @@ describe('JSON-RPC over HTTP', () => {
     expect((await jsonMessages(res)).map((m) => m.kind)).toEqual(['response', 'response']);
     expect(stub.requests[0]!.headers['ctx-protocol-version']).toBe('2025-03-26');
     await expect(jsonMessages(await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 3, method: 'm' }, {}))).rejects.toThrow(/body that is not JSON/);
+  });
+});
+
+/** Verifies a proof with the key its header carries (as a server does) and returns its claims. */
+async function verifyProof(proof: string) {
+  const h = decodeProtectedHeader(proof);
+  expect(h.typ).toBe('dpop+jwt');
+  expect(h.jwk).toBeDefined();
+  expect((h.jwk as Record<string, unknown>).d).toBeUndefined();
+  const { payload } = await jwtVerify(proof, await importJWK(h.jwk as JWK, h.alg));
+  return { header: h, payload };
+}
+
+const client = { clientId: 'c1', authMethod: 'none' as const, origin: 'provided' as const };
+
+describe('DPoP proofs (RFC 9449 §4.2)', () => {
+  it('signs htm, htu without query or fragment, the clock’s iat, a fresh jti and ath of the token', async () => {
+    const key = await generateDpopKey('ES256');
+    const prover = new DpopProver(key, () => clock.now());
+    const a = await verifyProof(await prover.proof('post', 'https://rs.example/mcp?x=1#f', 'tok-1'));
+    const b = await verifyProof(await prover.proof('GET', 'https://rs.example/mcp'));
+    expect(a.header.alg).toBe('ES256');
+    expect(a.payload).toMatchObject({ htm: 'POST', htu: 'https://rs.example/mcp', iat: Math.floor(clock.now() / 1000) });
+    expect(a.payload.ath).toBe(createHash('sha256').update('tok-1').digest('base64url'));
+    expect(b.payload.ath).toBeUndefined();
+    expect(a.payload.jti).not.toBe(b.payload.jti);
+    expect(await calculateJwkThumbprint(a.header.jwk as JWK)).toBe(await calculateJwkThumbprint(publicJwk(key) as JWK));
+    expect(htuOf('https://h.example:8443/p/q?z')).toBe('https://h.example:8443/p/q');
+  });
+
+  it('chooses an advertised algorithm it signs with; ES256 when none is listed; none when only foreign ones are', async () => {
+    expect(chooseDpopAlg(['RS256', 'ES256'])).toBe('ES256');
+    expect(chooseDpopAlg(['PS512', 'EdDSA'])).toBe('EdDSA');
+    expect(chooseDpopAlg(undefined)).toBe('ES256');
+    expect(chooseDpopAlg(['HS256'])).toBeUndefined();
+    const ed = await verifyProof(await new DpopProver(await generateDpopKey('EdDSA'), () => clock.now()).proof('POST', 'https://a.example/t'));
+    expect(ed.header.alg).toBe('EdDSA');
+  });
+});
+
+describe('DPoP at the token endpoint', () => {
+  it('answers use_dpop_nonce once with a proof carrying the nonce, and takes a DPoP token', async () => {
+    const proofs: string[] = [];
+    stub.on('POST', '/token', (req) => {
+      proofs.push(String(req.headers.dpop));
+      return { status: 400, headers: { 'dpop-nonce': 'n-1' }, body: { error: 'use_dpop_nonce' } };
+    });
+    stub.on('POST', '/token', (req) => {
+      proofs.push(String(req.headers.dpop));
+      return { headers: { 'dpop-nonce': 'n-2' }, body: { access_token: 'at', token_type: 'DPoP', expires_in: 60 } };
+    });
+    const prover = new DpopProver(await generateDpopKey('ES256'), () => clock.now());
+    const res = await tokenRequest(http, `${stub.url}/token`, { grant_type: 'client_credentials' }, client, {
+      issuer: stub.url,
+      now: clock.now(),
+      dpop: prover,
+    });
+    const t = await processTokenResponse(res, clock.now(), true);
+    expect(t).toMatchObject({ accessToken: 'at', tokenType: 'DPoP' });
+    const [first, second] = await Promise.all(proofs.map(verifyProof));
+    expect(first!.payload.nonce).toBeUndefined();
+    expect(second!.payload).toMatchObject({ nonce: 'n-1', htm: 'POST', htu: `${stub.url}/token` });
+    expect(first!.payload.jti).not.toBe(second!.payload.jti);
+    // The nonce of the last answer goes with the next proof to that server.
+    expect((await verifyProof(await prover.proof('POST', `${stub.url}/token`))).payload.nonce).toBe('n-2');
+  });
+
+  it('does not retry another 400 that brings a nonce, and its error stays readable', async () => {
+    stub.on('POST', '/token', { status: 400, headers: { 'dpop-nonce': 'n-1' }, body: { error: 'invalid_grant', error_description: 'gone' } });
+    const prover = new DpopProver(await generateDpopKey('ES256'), () => clock.now());
+    const res = await tokenRequest(http, `${stub.url}/token`, { grant_type: 'refresh_token', refresh_token: 'r' }, client, {
+      issuer: stub.url,
+      now: clock.now(),
+      dpop: prover,
+    });
+    const err = await processTokenResponse(res, clock.now(), true).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OAuthError);
+    expect((err as OAuthError).error).toBe('invalid_grant');
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('refuses a DPoP token type it did not ask for', async () => {
+    stub.on('POST', '/token', { body: { access_token: 'at', token_type: 'DPoP' } });
+    const res = await tokenRequest(http, `${stub.url}/token`, { grant_type: 'client_credentials' }, client, { issuer: stub.url, now: clock.now() });
+    expect(stub.requests[0]!.headers.dpop).toBeUndefined();
+    await expect(processTokenResponse(res, clock.now())).rejects.toThrow(/unsupported token_type DPoP/);
+  });
+});
+
+describe('DPoP at the resource server', () => {
+  it('parses the DPoP challenge; a request carries Authorization: DPoP and a proof bound to the token', async () => {
+    expect(parseBearerChallenge('DPoP error="use_dpop_nonce", resource_metadata="https://x/.well-known/r"')).toMatchObject({
+      error: 'use_dpop_nonce',
+      resourceMetadata: 'https://x/.well-known/r',
+    });
+    stub.on('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, result: {} } });
+    const dpop = new DpopProver(await generateDpopKey('ES256'), () => clock.now());
+    const res = await rpcPost(http, `${stub.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accessToken: 'at-9', dpop });
+    await res.dump();
+    const req = stub.requests[0]!;
+    expect(req.headers.authorization).toBe('DPoP at-9');
+    const { payload } = await verifyProof(String(req.headers.dpop));
+    expect(payload).toMatchObject({ htm: 'POST', htu: `${stub.url}/mcp`, ath: createHash('sha256').update('at-9').digest('base64url') });
   });
 });

@@ -235,3 +235,118 @@ describe('session: 401, retry once, insufficient scope', () => {
     expect(unionScopes('a b', 'b c', undefined, ' d  a')).toBe('a b c d');
   });
 });
+
+describe('authorize (device grant, RFC 8628)', () => {
+  const metadata = () => ({
+    issuer: stub.url,
+    authorization_endpoint: `${stub.url}/authorize`,
+    token_endpoint: `${stub.url}/token`,
+    device_authorization_endpoint: `${stub.url}/device`,
+    registration_endpoint: `${stub.url}/register`,
+    code_challenge_methods_supported: ['S256'],
+    grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+  });
+
+  it('registers for the device grant, shows the code, polls at the interval (slow_down raises it) and stores the tokens', async () => {
+    clock.autoAdvance = true;
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: metadata() });
+    stub.on('POST', '/register', { status: 201, body: { client_id: 'dev-1', token_endpoint_auth_method: 'none' } });
+    stub.on('POST', '/device', {
+      body: { device_code: 'dc-1', user_code: 'ABCD-EFGH', verification_uri: `${stub.url}/device-page`, expires_in: 600, interval: 5 },
+    });
+    stub.on('POST', '/token', { status: 400, body: { error: 'authorization_pending' } });
+    stub.on('POST', '/token', { status: 400, body: { error: 'slow_down' } });
+    stub.on('POST', '/token', { body: { access_token: 'at-d', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-d' } });
+    const shown: string[] = [];
+    const t = await authorize(deps({ presentDeviceCode: async (a) => void shown.push(`${a.userCode} ${a.verificationUri}`) }), {
+      serverUrl: `${stub.url}/mcp`,
+      scopes: 'tools:read',
+      device: true,
+    });
+    expect(shown).toEqual([`ABCD-EFGH ${stub.url}/device-page`]);
+    expect(opened).toHaveLength(0);
+    const reg = JSON.parse(stub.requests.find((r) => r.path === '/register')!.body);
+    expect(reg.grant_types).toEqual(['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token']);
+    expect(reg.redirect_uris).toEqual([]);
+    const dev = new URLSearchParams(stub.requests.find((r) => r.path === '/device')!.body);
+    expect(Object.fromEntries(dev)).toEqual({ client_id: 'dev-1', scope: 'tools:read' });
+    const polls = stub.requests.filter((r) => r.path === '/token').map((r) => Object.fromEntries(new URLSearchParams(r.body)));
+    expect(polls).toHaveLength(3);
+    expect(polls[0]).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'dc-1', client_id: 'dev-1' });
+    // 5 s, 5 s, then 10 s after slow_down (RFC 8628 §3.5: +5 s).
+    expect(clock.sleeps).toEqual([5000, 5000, 10000]);
+    expect(t).toMatchObject({ accessToken: 'at-d', refreshToken: 'rt-d', grant: 'device_code' });
+    expect(await creds.client(stub.url)).toMatchObject({ clientId: 'dev-1', provenBy: 'device_code' });
+  });
+
+  it('a server without a device authorization endpoint, an expired code and a denial are errors that store nothing', async () => {
+    clock.autoAdvance = true;
+    const { device_authorization_endpoint: _, ...without } = metadata();
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: without });
+    await expect(authorize(deps({ presentDeviceCode: async () => {} }), { serverUrl: `${stub.url}/mcp`, clientId: 'c', device: true })).rejects.toThrow(
+      /no device_authorization_endpoint/,
+    );
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: metadata() }, 2);
+    stub.on('POST', '/device', { body: { device_code: 'dc', user_code: 'U', verification_uri: `${stub.url}/d`, expires_in: 12, interval: 5 } });
+    stub.on('POST', '/token', { status: 400, body: { error: 'authorization_pending' } }, 2);
+    await expect(authorize(deps({ presentDeviceCode: async () => {} }), { serverUrl: `${stub.url}/mcp`, clientId: 'c', device: true })).rejects.toThrow(
+      /expired before it was authorized/,
+    );
+    stub.on('POST', '/device', { body: { device_code: 'dc', user_code: 'U', verification_uri: `${stub.url}/d`, expires_in: 600, interval: 5 } });
+    stub.on('POST', '/token', { status: 400, body: { error: 'access_denied' } });
+    const denied = await authorize(deps({ presentDeviceCode: async () => {} }), { serverUrl: `${stub.url}/mcp`, clientId: 'c', device: true }).catch(
+      (e: unknown) => e,
+    );
+    expect(denied).toBeInstanceOf(AuthRequiredError);
+    expect((denied as AuthRequiredError).remedy).toMatchObject({ kind: 'sign-in', service: 'protocol', serverUrl: `${stub.url}/mcp` });
+    expect(await creds.tokens(`${stub.url}/mcp`)).toBeUndefined();
+  });
+});
+
+describe('identity-provider escape hatches', () => {
+  const prm = () => ({ resource: `${stub.url}/mcp`, authorization_servers: [stub.url] });
+  const asMetadata = () => ({
+    issuer: stub.url,
+    authorization_endpoint: `${stub.url}/authorize`,
+    token_endpoint: `${stub.url}/token`,
+    code_challenge_methods_supported: ['S256'],
+  });
+  /** An identity provider that refuses `resource` unless it is its own audience name, wants `audience`, and serves its endpoints elsewhere than its metadata says. */
+  const strictIdp = (want: { resource?: string | null }) => {
+    stub.on('GET', '/.well-known/oauth-protected-resource/mcp', { body: prm() });
+    stub.on('GET', '/.well-known/oauth-authorization-server', { body: asMetadata() });
+    stub.on('POST', '/real/token', (req) => {
+      const form = new URLSearchParams(req.body);
+      const ok = want.resource === null ? !form.has('resource') : form.get('resource') === want.resource;
+      return ok ? { body: { access_token: 'at-x', token_type: 'Bearer' } } : { status: 400, body: { error: 'invalid_target' } };
+    });
+  };
+
+  it('--no-resource, --auth-param and the endpoint overrides reach the provider that needs them', async () => {
+    strictIdp({ resource: null });
+    const t = await authorize(deps(), {
+      serverUrl: `${stub.url}/mcp`,
+      clientId: 'pre',
+      resource: false,
+      authorizationParams: { audience: 'api://tools', client_id: 'ignored' },
+      authorizationEndpoint: `${stub.url}/real/authorize`,
+      tokenEndpoint: `${stub.url}/real/token`,
+    });
+    expect(t).toMatchObject({ accessToken: 'at-x', tokenEndpoint: `${stub.url}/real/token`, resource: undefined });
+    const authz = new URL(opened[0]!);
+    expect(authz.pathname).toBe('/real/authorize');
+    expect(authz.searchParams.get('audience')).toBe('api://tools');
+    expect(authz.searchParams.get('client_id')).toBe('pre');
+    expect(authz.searchParams.has('resource')).toBe(false);
+  });
+
+  it('--resource replaces the server’s; without a hatch the provider refuses', async () => {
+    strictIdp({ resource: 'api://tools' });
+    await authorize(deps(), { serverUrl: `${stub.url}/mcp`, clientId: 'pre', resource: 'api://tools', tokenEndpoint: `${stub.url}/real/token` });
+    expect(new URL(opened[0]!).searchParams.get('resource')).toBe('api://tools');
+    strictIdp({ resource: 'api://tools' });
+    await expect(authorize(deps(), { serverUrl: `${stub.url}/mcp`, clientId: 'pre', tokenEndpoint: `${stub.url}/real/token` })).rejects.toThrow(
+      /invalid_target/,
+    );
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * RFC 9449 DPoP: a key pair per protocol server (kept beside its tokens in the
+ * credential store; the private half is a secret and is never shown), proofs
+ * for token and resource requests, and the servers' nonces (§8, §9), kept per
+ * origin for the life of the process. jose is loaded on first use.
+ */
+import type { HttpResponse } from '../http/client.js';
+
+/** The algorithms Lanyard signs proofs with, in its order of preference. */
+export const DPOP_ALGS = ['ES256', 'EdDSA', 'ES384', 'RS256'] as const;
+export type DpopAlg = (typeof DPOP_ALGS)[number];
+
+/** A stored DPoP key: the algorithm and the private JWK as JSON (a secret: `privateKey` is a field the redaction knows). */
+export interface DpopKey {
+  readonly alg: DpopAlg;
+  readonly privateKey: string;
+}
+
+/** The header error of a server that wants a (new) nonce in the proof. */
+export const USE_DPOP_NONCE = 'use_dpop_nonce';
+
+/**
+ * The algorithm to use with an authorization server: the first of ours it
+ * lists in `dpop_signing_alg_values_supported`; with none listed (the user
+ * asked for DPoP), ES256; undefined when it lists only ones Lanyard lacks.
+ */
+export function chooseDpopAlg(advertised: readonly string[] | undefined): DpopAlg | undefined {
+  if (!advertised?.length) return 'ES256';
+  return DPOP_ALGS.find((a) => advertised.includes(a));
+}
+
+export async function generateDpopKey(alg: DpopAlg): Promise<DpopKey> {
+  const { generateKeyPair, exportJWK } = await import('jose');
+  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+  return { alg, privateKey: JSON.stringify(await exportJWK(privateKey)) };
+}
+
+/** The public half of a stored key (what a proof's header carries). */
+export function publicJwk(key: DpopKey): Record<string, unknown> {
+  const { kty, crv, x, y, n, e } = JSON.parse(key.privateKey) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries({ kty, crv, x, y, n, e }).filter(([, v]) => v !== undefined));
+}
+
+/** RFC 9449 §4.2: htu is the request URI without query and fragment. */
+export function htuOf(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
+}
+
+/** Base64url SHA-256 of the access token (the `ath` claim). */
+export function accessTokenHash(token: string): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(token, 'ascii').digest('base64url');
+}
+
+/**
+ * A DPoP signer for one key: a fresh proof per request (unique jti, the
+ * clock's iat, the origin's last nonce, `ath` with an access token), and the
+ * nonces servers hand out.
+ */
+export class DpopProver {
+  readonly #nonces = new Map<string, string>();
+
+  constructor(
+    readonly key: DpopKey,
+    readonly now: () => number,
+  ) {}
+
+  async proof(method: string, url: string, accessToken?: string): Promise<string> {
+    const { SignJWT, importJWK } = await import('jose');
+    const crypto = process.getBuiltinModule('node:crypto');
+    const claims: Record<string, unknown> = { htm: method.toUpperCase(), htu: htuOf(url), jti: crypto.randomUUID() };
+    const nonce = this.#nonces.get(new URL(url).origin);
+    if (nonce) claims.nonce = nonce;
+    if (accessToken) claims.ath = accessTokenHash(accessToken);
+    return new SignJWT(claims)
+      .setProtectedHeader({ typ: 'dpop+jwt', alg: this.key.alg, jwk: publicJwk(this.key) })
+      .setIssuedAt(Math.floor(this.now() / 1000))
+      .sign(await importJWK(JSON.parse(this.key.privateKey) as Parameters<typeof importJWK>[0], this.key.alg));
+  }
+
+  /** Keeps the `DPoP-Nonce` of a response for the next proof to its origin; true when it is a new one. */
+  remember(res: Pick<HttpResponse, 'headers' | 'url'>, url: string = res.url): boolean {
+    const nonce = res.headers['dpop-nonce'];
+    // A nonce is a token68-like value (RFC 9449 §8.1): no spaces, quotes or controls.
+    if (!nonce || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) return false;
+    const origin = new URL(url).origin;
+    if (this.#nonces.get(origin) === nonce) return false;
+    this.#nonces.set(origin, nonce);
+    return true;
+  }
+}
