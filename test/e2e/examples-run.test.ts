@@ -55,6 +55,8 @@ const PASTED_AGAINST_EMULATOR: Array<[RegExp, (info: EmulatorInfo) => string]> =
   [/(?<=--audience )echo-api\.example\.com\b/g, (info) => info.echo.audience],
   [/(?<=auth token --hostname )github\.example\.com\b/g, (info) => new URL(info.url).host],
   [/(?<=--client-id )my-app\b/g, (info) => info.protocol.clients.find((c) => !c.client_secret)!.client_id],
+  // the reader's other account of the host (work, corporate): the account the template signed in
+  [/(?<=--user )mona-(work|corp)\b/g, () => 'mona'],
   [/(?<=--project )(my-project|example-project)\b/g, (info) => info.echo.appPlatform.projects[0]!.id],
 ];
 
@@ -360,6 +362,10 @@ describe('every --help and README example runs against the emulator', () => {
     await mkdir(join(home, '.local/share/bash-completion/completions'), { recursive: true });
     await mkdir(join(home, '.config/fish/completions'), { recursive: true });
     await mkdir(join(home, '.zfunc'));
+    // The reader's checkout that the directory-binding examples name (~/src/work); the blocks that remove a
+    // binding, or say which one applies, find one there as after `profile use work --dir` and `auth switch --dir`.
+    await mkdir(join(home, 'src', 'work'), { recursive: true });
+    const prebind = /--dir ~\/src\/work/.test(all);
     const env = cleanEnv({
       ...vars,
       ID: /\$\{?ID\b/.test(all) ? await storeMessage() : undefined,
@@ -374,6 +380,11 @@ describe('every --help and README example runs against the emulator', () => {
       LANYARD_TEST_PERSONS: JSON.stringify(persons),
       CI: undefined,
     });
+    if (prebind) {
+      const bound = join(home, 'src', 'work');
+      await must(['profile', 'use', 'work', '--dir', bound], { env: env as Record<string, string> });
+      await must(['auth', 'switch', '--user', 'mona', '--dir', bound], { env: env as Record<string, string> });
+    }
     const r = await new Promise<{ output: string; timedOut: boolean }>((resolve) => {
       const child = spawn('bash', ['-c', script(lines)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let output = '';

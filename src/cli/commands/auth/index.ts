@@ -144,7 +144,7 @@ export function authCommand(ctx: Context): Command {
       .option('--show-token', 'print tokens in full instead of masked')
       .option('--expires-within <duration>', 'exit 4 when a credential in use here expires (or is invalid) within this long, e.g. 7d or 12h; else 0')
       .action(async (opts: AuthStatusOptions) => (await hosting()).runAuthStatus(ctx, opts)),
-    ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 7d'],
+    ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 30m'],
   );
 
   examples(
@@ -160,7 +160,7 @@ export function authCommand(ctx: Context): Command {
       .option('--timeout <duration>', 'with --web: give up waiting for the browser after this long (default: 5m)')
       .addHelpText('after', '\nWithout a terminal it runs as `auth device` does (code and URL on stderr); LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).')
       .action(async (opts: AuthRefreshOptions) => (await import('./refresh.js')).runAuthRefresh(ctx, opts)),
-    ['lanyard auth refresh', 'lanyard auth refresh --scopes "read:org workflow"', 'lanyard auth refresh --user mona --web'],
+    ['lanyard auth refresh', 'lanyard auth refresh --scopes "read:org workflow"', 'printf %s "$CLIENT_SECRET" | lanyard auth refresh --user mona --web'],
   );
 
   examples(
