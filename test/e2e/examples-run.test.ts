@@ -44,6 +44,8 @@ export const SKIP: Record<string, string> = {
   'npm run build': 'rebuilds dist/ under the examples that run it (`npm test` builds first)',
   'npm link': "changes the machine's global npm prefix",
   'ssh build-host lanyard auth device': 'needs an ssh server and a person (test/e2e/auth-device-headless.test.ts runs auth device without a terminal)',
+  'ssh build-host lanyard auth login --server https://tools.example.com/mcp --device':
+    'needs an ssh server and a person (the device grant of a protocol server is tested without a terminal in test/unit/core/protocol)',
   'lanyard emulator requests --follow --ndjson': 'follows the journal until interrupted (test/e2e/emulator-journal.test.ts follows it)',
   'lanyard exec -- gh repo list': 'gh speaks HTTPS on port 443 only (test/e2e/emulator-gh.test.ts runs gh against the emulator that way)',
 };

@@ -47,7 +47,7 @@ describe('compile cache', () => {
 
     const list = await runCli(['profile', 'list', '--json'], { env });
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.stdout)).toEqual({ active: null, profiles: [] });
+    expect(JSON.parse(list.stdout)).toEqual({ active: null, selected: { name: 'default', reason: 'default' }, profiles: [] });
     expect(readdirSync(t.dir).sort()).toEqual(['main.bin', 'profile.bin']);
   });
 

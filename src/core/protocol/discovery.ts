@@ -40,6 +40,8 @@ export interface ProtectedResource {
   readonly authorizationServers: readonly string[];
   readonly scopes?: readonly string[];
   readonly url: string;
+  /** RFC 9728 §2: the resource takes DPoP-bound tokens (dpop_signing_alg_values_supported) or requires them (dpop_bound_access_tokens_required). */
+  readonly acceptsDpop?: boolean;
 }
 
 export interface BearerChallenge {
@@ -47,6 +49,8 @@ export interface BearerChallenge {
   readonly errorDescription?: string;
   readonly scope?: string;
   readonly resourceMetadata?: string;
+  /** The header offers the DPoP scheme (RFC 9449 §7.1): the resource server takes DPoP-bound tokens. */
+  readonly offersDpop?: boolean;
 }
 
 type WellKnown = 'oauth-authorization-server' | 'openid-configuration' | 'oauth-protected-resource';
@@ -196,7 +200,13 @@ export function parseBearerChallenge(header: string | undefined): BearerChalleng
     const key = pm[1]!.toLowerCase();
     if (!(key in params)) params[key] = pm[2] !== undefined ? pm[2].replace(/\\(.)/g, '$1') : pm[3]!;
   }
-  return { error: params.error, errorDescription: params.error_description, scope: params.scope, resourceMetadata: params.resource_metadata };
+  return {
+    error: params.error,
+    errorDescription: params.error_description,
+    scope: params.scope,
+    resourceMetadata: params.resource_metadata,
+    ...(/(?:^|,\s*)DPoP(?=\s|,|$)/i.test(header) ? { offersDpop: true } : {}),
+  };
 }
 
 export function protectedResourceRequest(http: HttpClient, url: string, revision: ProtocolRevision, signal?: AbortSignal): Promise<HttpResponse> {
@@ -223,7 +233,8 @@ export async function processProtectedResourceResponse(res: HttpResponse, server
   if (got.origin !== want.origin || !want.pathname.startsWith(got.pathname.replace(/\/+$/, ''))) {
     throw bad('resource', `is ${m.resource}, which is not ${serverUrl}; refusing to authorize for another resource`);
   }
-  return { resource: m.resource, authorizationServers: m.authorization_servers, scopes: m.scopes_supported, url: res.url };
+  const acceptsDpop = m.dpop_bound_access_tokens_required === true || (Array.isArray(m.dpop_signing_alg_values_supported) && m.dpop_signing_alg_values_supported.length > 0);
+  return { resource: m.resource, authorizationServers: m.authorization_servers, scopes: m.scopes_supported, url: res.url, ...(acceptsDpop ? { acceptsDpop } : {}) };
 }
 
 async function readJsonObject<T>(res: HttpResponse, what: string): Promise<T> {

@@ -58,7 +58,11 @@ export interface AuthorizeOptions {
   /**
    * RFC 9449 proof-of-possession: true asks for DPoP-bound tokens, false
    * never; undefined: when the authorization server advertises
-   * dpop_signing_alg_values_supported.
+   * dpop_signing_alg_values_supported and the resource server shows it takes
+   * DPoP-bound tokens (its challenge offers the DPoP scheme, or its RFC 9728
+   * metadata lists dpop_signing_alg_values_supported or requires them) — an
+   * authorization server that merely supports DPoP (many do by default) in
+   * front of a Bearer-only server keeps getting bearer tokens.
    */
   readonly dpop?: boolean;
   /**
@@ -124,7 +128,7 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
   const grant: Grant =
     o.identityProvider || o.workloadToken ? 'jwt_bearer' : o.clientCredentials ? 'client_credentials' : o.device ? 'device_code' : 'authorization_code';
   checkEndpoints(endpoints, grant);
-  const dpop = await dpopFor(deps, o, endpoints);
+  const dpop = await dpopFor(deps, o, endpoints, !!(o.challenge?.offersDpop || prm?.acceptsDpop));
   const resource = o.resource === false ? undefined : (o.resource ?? prm?.resource);
   const ctx: FlowContext = { deps, o, server, endpoints, resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
   for (let attempt = 0; ; attempt++) {
@@ -179,8 +183,8 @@ interface FlowContext {
 }
 
 /** A new key and its signer when the tokens are to be DPoP-bound (see AuthorizeOptions.dpop), else undefined. */
-async function dpopFor(deps: ProtocolAuthDeps, o: AuthorizeOptions, e: AuthServerEndpoints): Promise<DpopProver | undefined> {
-  if (o.dpop === false || (!o.dpop && !e.dpopAlgs)) return undefined;
+async function dpopFor(deps: ProtocolAuthDeps, o: AuthorizeOptions, e: AuthServerEndpoints, resourceTakesDpop: boolean): Promise<DpopProver | undefined> {
+  if (o.dpop === false || (!o.dpop && (!e.dpopAlgs || !resourceTakesDpop))) return undefined;
   const alg = chooseDpopAlg(e.dpopAlgs);
   if (!alg) {
     const msg = `${e.issuer} accepts DPoP proofs signed with ${e.dpopAlgs!.join(', ') || 'nothing'} (dpop_signing_alg_values_supported), none of which Lanyard signs with (${DPOP_ALGS.join(', ')})`;
