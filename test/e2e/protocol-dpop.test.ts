@@ -102,6 +102,24 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(body.error_description).toMatch(/another key/);
   });
 
+  it('after the access token expires (emulator clock advanced) the refresh carries a proof of the same key and the new token is DPoP too', async () => {
+    await configure(w, { dpopRequired: true });
+    const c = await newClient('allow');
+    const run = () => w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect((await run()).code).toBe(0);
+    const before = await tokensOf(c, mcp);
+    await w.admin('advance', { seconds: 301 });
+    const r = await run();
+    expect(r.code, r.stderr).toBe(0);
+    const after = await tokensOf(c, mcp);
+    expect(after?.accessToken).not.toBe(before?.accessToken);
+    expect(after?.tokenType).toBe('DPoP');
+    const s = await stats(w);
+    expect(s.tokenRequests.refresh_token).toBe(1);
+    expect(s.authorizeRequests).toBe(1);
+    expect(s.dpop.accepted.token).toBe(2);
+  });
+
   it('with --no-dpop against a server that requires DPoP the sign-in is refused', async () => {
     await configure(w, { dpopRequired: true });
     const c = await newClient('allow');

@@ -85,17 +85,21 @@ export class DpopChecker {
     }
     if (payload.htm !== o.method.toUpperCase()) return bad(`htm must be ${o.method.toUpperCase()}`);
     if (htuOf(payload.htu) !== htuOf(o.url)) return bad(`htu must be ${htuOf(o.url)}`);
-    const now = Math.floor(this.state.clock.now() / 1000);
-    if (typeof payload.iat !== 'number' || payload.iat < now - IAT_PAST_SEC || payload.iat > now + IAT_FUTURE_SEC)
-      return bad('iat is missing or outside the accepted window');
+    const clock = this.state.clock;
+    const now = Math.floor(clock.now() / 1000);
+    // Clients sign with their own clocks: after `emulator advance` (or a freeze) the real time is accepted too.
+    const real = Math.floor((clock.now() - clock.offsetMs) / 1000);
+    const near = (t: number) => typeof payload.iat === 'number' && payload.iat >= t - IAT_PAST_SEC && payload.iat <= t + IAT_FUTURE_SEC;
+    if (!near(now) && !near(real)) return bad('iat is missing or outside the accepted window');
     if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 256) return bad('jti is missing');
     if (o.accessToken !== undefined && payload.ath !== tokenHash(o.accessToken)) return bad('ath does not match the access token');
     if (o.requireNonce && payload.nonce !== this.nonce)
       return { error: 'use_dpop_nonce', description: payload.nonce === undefined ? 'the server requires a nonce in the proof' : 'the nonce is stale' };
     // Replay is checked last: a proof refused for its nonce may be sent again with the nonce (a new jti anyway).
-    for (const [jti, until] of this.#seen) if (until <= now) this.#seen.delete(jti);
+    // A jti is remembered while a proof with it could pass on either clock.
+    for (const [jti, until] of this.#seen) if (until <= Math.min(now, real)) this.#seen.delete(jti);
     if (this.#seen.has(payload.jti)) return bad('jti was already used (replayed proof)');
-    this.#seen.set(payload.jti, now + IAT_PAST_SEC + IAT_FUTURE_SEC);
+    this.#seen.set(payload.jti, Math.max(now, real) + IAT_PAST_SEC + IAT_FUTURE_SEC);
     return { jkt: await calculateJwkThumbprint(header.jwk, 'sha256') };
   }
 }

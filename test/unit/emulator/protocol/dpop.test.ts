@@ -55,6 +55,13 @@ describe('DPoP proofs at the emulator', () => {
     expect(await check(await make())).toMatchObject({ error: 'invalid_dpop_proof', description: expect.stringMatching(why) });
   });
 
+  it('after the emulator clock was advanced, a proof signed at the real time still passes (clients keep their own clocks)', async () => {
+    const real = Math.floor(clock.now() / 1000);
+    clock.advance(3_600_000);
+    expect(await check(await proof({ iat: real }))).toHaveProperty('jkt');
+    expect(await check(await proof({ iat: real - 301 }))).toMatchObject({ error: 'invalid_dpop_proof', description: expect.stringMatching(/iat/) });
+  });
+
   it('demands the current nonce when asked to; a rotated nonce is stale', async () => {
     expect(await check(await proof(), true)).toMatchObject({ error: 'use_dpop_nonce' });
     const old = checker.nonce;
