@@ -102,7 +102,11 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       /** Switches and lifetimes; see the README (protocol section). */
       configure: (b) => ({ settings: configure(b) }),
       /** Back to the default switches (state kept). */
-      defaults: () => ({ settings: configure({ ...DEFAULT_SETTINGS, endpointOrigin: null } as unknown as Record<string, unknown>) }),
+      defaults: () => {
+        state.settings = { ...DEFAULT_SETTINGS };
+        thirdParty.ttlSec = DEFAULT_SETTINGS.thirdPartyTokenTtlSec;
+        return { settings: state.settings };
+      },
       stats: () => state.stats,
       /** A new DPoP nonce: the next proof with the old one gets use_dpop_nonce (with the `dpopNonce` switch). */
       'rotate-dpop-nonce': () => {
