@@ -67,6 +67,17 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(s.mcpRequests.filter((m) => m.auth === 'bearer')).toEqual([]);
   });
 
+  it('2026-07-28 (stateless): every request carries a DPoP proof; the nonce round trip happens as at 2025-11-25', async () => {
+    await configure(w, { revision: '2026-07-28', dpopRequired: true, dpopNonce: true });
+    const c = await newClient('allow');
+    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).result.tools.map((t: { name: string }) => t.name)).toContain('echo_region');
+    const s = await stats(w);
+    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
+    expect(s.mcpRequests.filter((m) => m.method === 'tools/list').at(-1)).toMatchObject({ status: 200, auth: 'dpop', version: '2026-07-28' });
+  });
+
   it('a DPoP-bound token sent as Bearer, without a proof or with the proof of another key is refused with invalid_token', async () => {
     await configure(w, { dpopRequired: true, dpopNonce: true });
     const c = await newClient('allow');
