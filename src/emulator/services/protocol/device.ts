@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import { OAuthGrant } from '../../../shared/protocol.js';
 import { escapeHtml, type Router } from '../../router.js';
-import type { GrantResult } from './grants.js';
+import { type GrantResult, isPublic } from './grants.js';
 import { type EmuClient, type EmuDeviceGrant, type ProtocolState, randomToken } from './state.js';
 
 export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
@@ -85,7 +85,12 @@ export function deviceCodeGrant(state: ProtocolState, client: EmuClient, f: Reco
   state.userCodes.delete(g.userCode);
   state.stats.device.polls.push('issued');
   return {
-    tokens: state.issueTokens({ clientId: g.clientId, scope: g.scope, resource: g.resource, jkt }, g.family, client.grant_types.includes('refresh_token')),
+    tokens: state.issueTokens(
+      { clientId: g.clientId, scope: g.scope, resource: g.resource, jkt },
+      g.family,
+      client.grant_types.includes('refresh_token'),
+      isPublic(client),
+    ),
   };
 }
 

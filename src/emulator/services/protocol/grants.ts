@@ -62,6 +62,6 @@ export function clientCredentialsGrant(state: ProtocolState, client: EmuClient, 
 }
 
 /** A client without a secret or key: its refresh tokens are bound to its DPoP key (RFC 9449 §5). */
-function isPublic(client: EmuClient): boolean {
+export function isPublic(client: EmuClient): boolean {
   return !client.client_secret && !client.public_key;
 }
