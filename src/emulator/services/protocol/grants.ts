@@ -7,7 +7,7 @@ export type GrantResult = { tokens: ReturnType<ProtocolState['issueTokens']> } |
 const fail = (error: string, description: string, status = 400): GrantResult => ({ status, error, description });
 
 /** authorization_code: single use, bound to redirect_uri, PKCE S256 verified. */
-export function codeGrant(state: ProtocolState, client: EmuClient, f: Record<string, string>): GrantResult {
+export function codeGrant(state: ProtocolState, client: EmuClient, f: Record<string, string>, jkt?: string): GrantResult {
   const c = state.codes.get(f.code ?? '');
   if (!c || c.clientId !== client.client_id) return fail('invalid_grant', 'unknown authorization code');
   if (c.used) {
@@ -25,11 +25,11 @@ export function codeGrant(state: ProtocolState, client: EmuClient, f: Record<str
   if (f.resource !== undefined && f.resource !== c.resource) return fail('invalid_target', 'resource differs from the authorization request');
   state.stats.pkceVerified++;
   c.used = true;
-  return { tokens: state.issueTokens(c, c.family, client.grant_types.includes('refresh_token')) };
+  return { tokens: state.issueTokens({ ...c, jkt }, c.family, client.grant_types.includes('refresh_token'), isPublic(client)) };
 }
 
 /** refresh_token: rotation; a used token is reuse and revokes the whole grant; third-party status checked. */
-export function refreshGrant(state: ProtocolState, thirdParty: ThirdPartyAuthServer, client: EmuClient, f: Record<string, string>): GrantResult {
+export function refreshGrant(state: ProtocolState, thirdParty: ThirdPartyAuthServer, client: EmuClient, f: Record<string, string>, jkt?: string): GrantResult {
   const t = state.refreshTokens.get(f.refresh_token ?? '');
   if (!t || t.clientId !== client.client_id) return fail('invalid_grant', 'unknown refresh token');
   if (t.used) {
@@ -38,6 +38,8 @@ export function refreshGrant(state: ProtocolState, thirdParty: ThirdPartyAuthSer
     return fail('invalid_grant', 'refresh token already used: the whole grant is revoked (reuse detected)');
   }
   if (t.revoked || t.expiresAt <= state.clock.now()) return fail('invalid_grant', 'refresh token revoked or expired');
+  // RFC 9449 §5: a public client's refresh token is bound to its DPoP key.
+  if (t.jkt !== undefined && t.jkt !== jkt) return fail('invalid_grant', 'the refresh token is bound to another DPoP key');
   if (t.thirdPartyToken) {
     state.stats.thirdPartyChecks++;
     if (!thirdParty.introspect(t.thirdPartyToken).active) return fail('invalid_grant', 'the third-party authorization behind this grant is no longer active');
@@ -46,15 +48,20 @@ export function refreshGrant(state: ProtocolState, thirdParty: ThirdPartyAuthSer
   if (!scope.split(' ').every((s) => t.scope.split(' ').includes(s))) return fail('invalid_scope', 'a refresh may not widen the scope');
   if (f.resource !== undefined && f.resource !== t.resource) return fail('invalid_target', 'resource differs from the grant');
   t.used = true;
-  return { tokens: state.issueTokens({ ...t, scope }, t.family, true) };
+  return { tokens: state.issueTokens({ ...t, scope, jkt }, t.family, true, isPublic(client)) };
 }
 
 /** client_credentials: confidential clients only, within their registered scope. */
-export function clientCredentialsGrant(state: ProtocolState, client: EmuClient, f: Record<string, string>, resourceUrl: string): GrantResult {
+export function clientCredentialsGrant(state: ProtocolState, client: EmuClient, f: Record<string, string>, resourceUrl: string, jkt?: string): GrantResult {
   if (!client.client_secret && !client.public_key) return fail('unauthorized_client', 'client credentials need a confidential client');
   const scope = normScope(f.scope) ?? client.scope ?? DEFAULT_SCOPE;
   const allowed = client.scope?.split(' ');
   if (!validScope(scope) || (allowed && !scope.split(' ').every((s) => allowed.includes(s)))) return fail('invalid_scope', 'scope not allowed for this client');
   if (f.resource !== undefined && f.resource !== resourceUrl) return fail('invalid_target', `unknown resource ${f.resource}`);
-  return { tokens: state.issueTokens({ clientId: client.client_id, scope, resource: f.resource }, randomToken('fam', 12), false) };
+  return { tokens: state.issueTokens({ clientId: client.client_id, scope, resource: f.resource, jkt }, randomToken('fam', 12), false, false) };
+}
+
+/** A client without a secret or key: its refresh tokens are bound to its DPoP key (RFC 9449 §5). */
+export function isPublic(client: EmuClient): boolean {
+  return !client.client_secret && !client.public_key;
 }

@@ -21,8 +21,18 @@ const BOOL_KEYS = [
   'loseNextSession',
   'open',
   'breakNextStream',
+  'dpop',
+  'dpopRequired',
+  'dpopNonce',
+  'deviceAuthorization',
 ] as const;
-const TTL_KEYS = { accessTokenTtl: 'accessTokenTtlSec', refreshTokenTtl: 'refreshTokenTtlSec', thirdPartyTokenTtl: 'thirdPartyTokenTtlSec' } as const;
+const TTL_KEYS = {
+  accessTokenTtl: 'accessTokenTtlSec',
+  refreshTokenTtl: 'refreshTokenTtlSec',
+  thirdPartyTokenTtl: 'thirdPartyTokenTtlSec',
+  deviceCodeTtl: 'deviceCodeTtlSec',
+  deviceInterval: 'deviceIntervalSec',
+} as const;
 
 export function createProtocolService(env: EmulatorEnv): EmulatorService {
   const state = new ProtocolState(env.clock);
@@ -73,6 +83,7 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
     reset() {
       state.reset();
       thirdParty.reset();
+      as.dpop.reset();
     },
     info() {
       const base = env.baseUrl();
@@ -91,8 +102,17 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       /** Switches and lifetimes; see the README (protocol section). */
       configure: (b) => ({ settings: configure(b) }),
       /** Back to the default switches (state kept). */
-      defaults: () => ({ settings: configure({ ...DEFAULT_SETTINGS, endpointOrigin: null } as unknown as Record<string, unknown>) }),
+      defaults: () => {
+        state.settings = { ...DEFAULT_SETTINGS };
+        thirdParty.ttlSec = DEFAULT_SETTINGS.thirdPartyTokenTtlSec;
+        return { settings: state.settings };
+      },
       stats: () => state.stats,
+      /** A new DPoP nonce: the next proof with the old one gets use_dpop_nonce (with the `dpopNonce` switch). */
+      'rotate-dpop-nonce': () => {
+        as.dpop.rotateNonce();
+        return { rotated: true };
+      },
       /** Forgets a (dynamically registered) client: its next token request gets invalid_client. */
       'delete-client': (b) => {
         const id = String(b.client_id ?? '');

@@ -9,6 +9,7 @@ import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
 import { DEFAULT_SCOPE, type EmuAccessToken, type ProtocolState } from './state.js';
+import { DPOP_ALGS } from './dpop.js';
 import { STATELESS_REVISION, StatelessServer } from './stateless.js';
 import { EventStreams, type EventStream } from './streams.js';
 import type { ThirdPartyAuthServer } from './third-party.js';
@@ -38,61 +39,84 @@ export class ProtocolServer {
   register(router: Router): void {
     router.post(MCP_PATH, (req, res) => this.#post(req, res));
     router.get(MCP_PATH, (req, res) => this.#get(req, res));
-    router.delete(MCP_PATH, (req, res) => {
+    router.delete(MCP_PATH, async (req, res) => {
       // 2026-07-28 has no sessions to end.
       if (this.state.settings.revision === STATELESS_REVISION) return res.json(405, { message: 'this server has no sessions' }, { allow: 'POST' });
       const id = req.header(Protocol.sessionHeader);
-      if (!this.#bearer(req, res, 'DELETE')) return;
+      if (!(await this.#bearer(req, res, 'DELETE'))) return;
       if (!id || !this.state.sessions.delete(id)) return res.json(404, { message: 'unknown session' });
       this.state.stats.sessionsEnded++;
       res.empty(204);
     });
   }
 
-  #challenge(extra = ''): string {
+  #challenge(extra = '', dpop = false): string {
     const rm = this.as.servesResourceMetadata() ? `, resource_metadata="${this.as.baseUrl()}${Protocol.resourceMetadataPath}${MCP_PATH}"` : '';
     // From 2025-11-25 on: the scope a request needs is named in the challenge (unless the error names its own).
     const scope =
       (this.state.settings.revision === '2025-11-25' || this.state.settings.revision === STATELESS_REVISION) && !extra.includes('scope=')
         ? `, scope="${DEFAULT_SCOPE}"`
         : '';
-    return `Bearer realm="ctx-emulator"${rm}${scope}${extra}`;
+    return `${dpop ? `DPoP algs="${DPOP_ALGS.join(' ')}", ` : 'Bearer '}realm="ctx-emulator"${rm}${scope}${extra}`;
   }
 
-  /** The caller's token, or undefined after answering 401. */
-  #bearer(req: EmuRequest, res: EmuResponse, method: string): EmuAccessToken | undefined {
+  /** The caller's token, or undefined after answering 401: a Bearer token, or a DPoP-bound one with its proof (RFC 9449 §7). */
+  async #bearer(req: EmuRequest, res: EmuResponse, method: string): Promise<EmuAccessToken | undefined> {
     if (this.state.settings.open) {
       this.state.stats.mcpRequests.push({ method, status: 200, auth: 'none' });
       return OPEN_CALLER;
     }
     const auth = req.header('authorization') ?? '';
-    const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(auth.trim());
-    const record = (status: number, kind: 'none' | 'bearer') => this.state.stats.mcpRequests.push({ method, status, auth: kind });
+    const m = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i.exec(auth.trim());
+    const kind = m?.[1]?.toLowerCase() === 'dpop' ? 'dpop' : 'bearer';
+    const record = (status: number, k: 'none' | 'bearer' | 'dpop') => this.state.stats.mcpRequests.push({ method, status, auth: k });
     if (!m) {
       record(401, 'none');
       res.json(401, { error: 'unauthorized', error_description: 'authorization required' }, { 'www-authenticate': this.#challenge() });
       return undefined;
     }
-    const t = this.state.accessTokens.get(m[1]!);
+    const t = this.state.accessTokens.get(m[2]!);
     let why: string | undefined;
     if (this.state.settings.rejectAllTokens) why = 'the server refuses every token (admin switch)';
     else if (!t || t.revoked) why = 'unknown or revoked token';
     else if (t.expiresAt <= this.state.clock.now()) why = 'token expired';
     else if (t.resource !== undefined && t.resource !== this.as.resourceUrl()) why = 'token issued for another resource';
-    else if (t.thirdPartyToken) {
+    else if (t.jkt && kind !== 'dpop') why = 'the token is DPoP-bound: it must be sent with the DPoP scheme and a proof';
+    else if (!t.jkt && kind === 'dpop') why = 'the token is not DPoP-bound: it must be sent as Bearer';
+    else if (!t.jkt && this.state.settings.dpopRequired) why = 'this server accepts DPoP-bound tokens only';
+    else if (t.jkt) {
+      const d = await this.as.dpop.check('resource', req.header('dpop'), {
+        method: req.method,
+        url: this.as.resourceUrl(),
+        accessToken: m[2]!,
+        requireNonce: this.state.settings.dpopNonce,
+      });
+      if ('error' in d) {
+        record(401, kind);
+        const nonce: Record<string, string> = d.error === 'use_dpop_nonce' ? { 'dpop-nonce': this.as.dpop.nonce } : {};
+        res.json(
+          401,
+          { error: d.error, error_description: d.description },
+          { 'www-authenticate': `DPoP algs="${DPOP_ALGS.join(' ')}", error="${d.error}", error_description="${quotable(d.description)}"`, ...nonce },
+        );
+        return undefined;
+      }
+      if (d.jkt !== t.jkt) why = 'the DPoP proof is signed by another key than the one the token is bound to';
+    }
+    if (!why && t?.thirdPartyToken) {
       this.state.stats.thirdPartyChecks++;
       if (!this.thirdParty.introspect(t.thirdPartyToken).active) why = 'the third-party authorization behind this token is no longer active';
     }
     if (why || !t) {
-      record(401, 'bearer');
+      record(401, kind);
       res.json(
         401,
         { error: 'invalid_token', error_description: why },
-        { 'www-authenticate': this.#challenge(`, error="invalid_token", error_description="${why}"`) },
+        { 'www-authenticate': this.#challenge(`, error="invalid_token", error_description="${why}"`, t?.jkt !== undefined) },
       );
       return undefined;
     }
-    record(200, 'bearer');
+    record(200, kind);
     return t;
   }
 
@@ -116,7 +140,7 @@ export class ProtocolServer {
     if (msg?.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
       return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
     }
-    const token = this.#bearer(req, res, msg.method);
+    const token = await this.#bearer(req, res, msg.method);
     if (!token) return;
     const need = METHOD_SCOPE[msg.method];
     if (need && !token.scope.split(' ').includes(need)) {
@@ -232,12 +256,12 @@ export class ProtocolServer {
   }
 
   /** GET: only the resumption of a stream (Last-Event-ID) of one of the caller's sessions; there is no server-initiated stream. */
-  #get(req: EmuRequest, res: EmuResponse): void {
+  async #get(req: EmuRequest, res: EmuResponse): Promise<void> {
     const last = req.header('last-event-id');
     if (last === undefined || this.state.settings.revision === STATELESS_REVISION) {
       return res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST, DELETE' });
     }
-    const token = this.#bearer(req, res, 'GET');
+    const token = await this.#bearer(req, res, 'GET');
     if (!token) return;
     const session = req.header(Protocol.sessionHeader);
     const stream = session && this.state.sessions.get(session)?.clientId === token.clientId ? this.#streams.find(last, session) : undefined;
@@ -258,8 +282,8 @@ export class ProtocolServer {
   }
 
   /** A JSON-RPC response from the client to one of the server's requests. */
-  #clientAnswer(req: EmuRequest, res: EmuResponse, msg: JsonRpcRequestWire & { result?: unknown; error?: unknown }): void {
-    if (!this.#bearer(req, res, 'response')) return;
+  async #clientAnswer(req: EmuRequest, res: EmuResponse, msg: JsonRpcRequestWire & { result?: unknown; error?: unknown }): Promise<void> {
+    if (!(await this.#bearer(req, res, 'response'))) return;
     const done = this.#pending.get(String(msg.id));
     if (!done) return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `no request ${String(msg.id)} is waiting for an answer` } });
     this.state.stats.clientAnswers.push({ method: 'elicitation/create', result: msg.result, error: msg.error });
@@ -299,4 +323,9 @@ export class ProtocolServer {
         return { error: { code: -32601, message: `Method not found: ${msg.method}` } };
     }
   }
+}
+
+/** A description inside a quoted header parameter: no quotes or backslashes. */
+function quotable(text: string): string {
+  return text.replace(/["\\\r\n]/g, "'");
 }

@@ -21,6 +21,8 @@ import {
 } from './state.js';
 import { THIRD_PARTY_CLIENT, THIRD_PARTY_PREFIX, type ThirdPartyAuthServer } from './third-party.js';
 import { clientCredentialsGrant, codeGrant, refreshGrant } from './grants.js';
+import { DPOP_ALGS, DpopChecker } from './dpop.js';
+import { DEVICE_AUTHORIZATION_PATH, DEVICE_GRANT, deviceCodeGrant, registerDevicePage, startDeviceAuthorization } from './device.js';
 
 export const MCP_PATH = '/mcp';
 const TP_CALLBACK = '/oauth/third-party/callback';
@@ -60,11 +62,25 @@ export function redirectUriMatches(registered: readonly string[], uri: string, e
 }
 
 export class ProtocolAuthServer {
+  readonly dpop: DpopChecker;
+
   constructor(
     readonly state: ProtocolState,
     readonly thirdParty: ThirdPartyAuthServer,
     readonly baseUrl: () => string,
-  ) {}
+  ) {
+    this.dpop = new DpopChecker(state);
+  }
+
+  /** The grants offered: the device grant only with its switch. */
+  grants(): string[] {
+    return this.state.settings.deviceAuthorization ? [...GRANTS, DEVICE_GRANT] : GRANTS;
+  }
+
+  /** DPoP is offered (advertised, and tokens bound when a proof comes with the token request). */
+  dpopOffered(): boolean {
+    return this.state.settings.dpop || this.state.settings.dpopRequired;
+  }
 
   resourceUrl(): string {
     return this.baseUrl() + MCP_PATH;
@@ -86,10 +102,12 @@ export class ProtocolAuthServer {
       scopes_supported: [...SCOPES],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: GRANTS,
+      grant_types_supported: this.grants(),
+      ...(this.state.settings.deviceAuthorization ? { device_authorization_endpoint: ep + DEVICE_AUTHORIZATION_PATH } : {}),
       token_endpoint_auth_methods_supported: [...AUTH_METHODS, 'private_key_jwt'],
       token_endpoint_auth_signing_alg_values_supported: Object.keys(ASSERTION_ALGS),
       code_challenge_methods_supported: ['S256'],
+      ...(this.dpopOffered() ? { dpop_signing_alg_values_supported: [...DPOP_ALGS] } : {}),
       // Every authorization response carries iss (RFC 9207).
       authorization_response_iss_parameter_supported: true,
       service_documentation: issuer + '/_emulator/info',
@@ -126,6 +144,8 @@ export class ProtocolAuthServer {
     router.get(TP_CALLBACK, (req, res) => this.#thirdPartyCallback(req, res));
     router.post(Protocol.fallbackToken, (req, res) => this.#token(req, res));
     router.post(Protocol.fallbackRegister, (req, res) => this.#register(req, res));
+    router.post(DEVICE_AUTHORIZATION_PATH, (req, res) => this.#deviceAuthorization(req, res));
+    registerDevicePage(router, this.state);
   }
 
   #errorPage(res: EmuResponse, status: number, title: string, text: string): void {
@@ -298,16 +318,46 @@ export class ProtocolAuthServer {
     if (req.query.toString()) return err(400, 'invalid_request', 'parameters must not be sent in the query string');
     const client = this.#authenticate(req, res, f);
     if (!client) return;
-    if (!f.grant_type || !GRANTS.includes(f.grant_type)) return err(400, 'unsupported_grant_type', `unsupported grant_type ${f.grant_type ?? ''}`);
+    if (!f.grant_type || !this.grants().includes(f.grant_type)) return err(400, 'unsupported_grant_type', `unsupported grant_type ${f.grant_type ?? ''}`);
     if (!client.grant_types.includes(f.grant_type)) return err(400, 'unauthorized_client', `this client may not use ${f.grant_type}`);
+    // RFC 9449 §5: the proof is checked before the grant, so a nonce challenge does not spend a code.
+    let jkt: string | undefined;
+    const proof = req.header('dpop');
+    if (this.dpopOffered() && (proof !== undefined || this.state.settings.dpopRequired)) {
+      const url = (this.state.settings.endpointOrigin ?? this.baseUrl()) + Protocol.fallbackToken;
+      const d = await this.dpop.check('token', proof, { method: 'POST', url, requireNonce: this.state.settings.dpopNonce });
+      if ('error' in d) {
+        const nonce: Record<string, string> = d.error === 'use_dpop_nonce' ? { 'dpop-nonce': this.dpop.nonce } : {};
+        return res.json(400, { error: d.error, error_description: d.description }, { 'cache-control': 'no-store', ...nonce });
+      }
+      jkt = d.jkt;
+    }
     const r =
       f.grant_type === 'authorization_code'
-        ? codeGrant(this.state, client, f)
+        ? codeGrant(this.state, client, f, jkt)
         : f.grant_type === 'refresh_token'
-          ? refreshGrant(this.state, this.thirdParty, client, f)
-          : clientCredentialsGrant(this.state, client, f, this.resourceUrl());
+          ? refreshGrant(this.state, this.thirdParty, client, f, jkt)
+          : f.grant_type === DEVICE_GRANT
+            ? deviceCodeGrant(this.state, client, f, jkt)
+            : clientCredentialsGrant(this.state, client, f, this.resourceUrl(), jkt);
     if ('error' in r) return err(r.status, r.error, r.description);
     res.json(200, r.tokens, { 'cache-control': 'no-store', pragma: 'no-cache' });
+  }
+
+  /** RFC 8628 §3.1–3.2: a device code and a user code for an authenticated client. */
+  async #deviceAuthorization(req: EmuRequest, res: EmuResponse): Promise<void> {
+    const err = (status: number, error: string, d: string) => res.json(status, { error, error_description: d }, { 'cache-control': 'no-store' });
+    if (!this.state.settings.deviceAuthorization) return err(404, 'not_found', 'the device authorization grant is not offered');
+    if (!(req.header('content-type') ?? '').toLowerCase().includes('application/x-www-form-urlencoded'))
+      return err(400, 'invalid_request', 'the device authorization endpoint takes a form body');
+    const f = await req.params_();
+    const client = this.#authenticate(req, res, f);
+    if (!client) return;
+    if (!client.grant_types.includes(DEVICE_GRANT)) return err(400, 'unauthorized_client', 'this client may not use the device authorization grant');
+    const scope = normScope(f.scope) ?? client.scope ?? DEFAULT_SCOPE;
+    if (!validScope(scope)) return err(400, 'invalid_scope', `unknown scope; supported: ${SCOPES.join(' ')}`);
+    if (f.resource !== undefined && f.resource !== this.resourceUrl()) return err(400, 'invalid_target', `unknown resource ${f.resource}`);
+    res.json(200, startDeviceAuthorization(this.state, client, scope, f.resource, this.baseUrl()), { 'cache-control': 'no-store' });
   }
 
   async #register(req: EmuRequest, res: EmuResponse): Promise<void> {
@@ -324,7 +374,7 @@ export class ProtocolAuthServer {
     const method = (m.token_endpoint_auth_method ?? 'client_secret_basic') as string;
     if (!AUTH_METHODS.includes(method)) return bad('invalid_client_metadata', `unsupported token_endpoint_auth_method ${method}`);
     const grants = (m.grant_types ?? ['authorization_code']) as unknown;
-    if (!Array.isArray(grants) || !grants.every((g) => typeof g === 'string' && GRANTS.includes(g)))
+    if (!Array.isArray(grants) || !grants.every((g) => typeof g === 'string' && this.grants().includes(g)))
       return bad('invalid_client_metadata', 'unsupported grant_types');
     if (method === 'none' && grants.includes('client_credentials')) return bad('invalid_client_metadata', 'a public client cannot use client_credentials');
     const uris = (m.redirect_uris ?? []) as unknown;

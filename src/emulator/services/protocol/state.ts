@@ -26,6 +26,8 @@ export interface EmuGrant {
   resource?: string;
   /** Third-party token this grant is bound to (delegated flow). */
   thirdPartyToken?: string;
+  /** RFC 9449: the thumbprint of the DPoP key the tokens are bound to (cnf.jkt). */
+  jkt?: string;
 }
 
 export interface PendingAuthorization extends EmuGrant {
@@ -41,6 +43,18 @@ export interface EmuCode extends EmuGrant {
   codeChallenge: string;
   expiresAt: number;
   used: boolean;
+  family: string;
+}
+
+/** RFC 8628: a device authorization in progress. */
+export interface EmuDeviceGrant extends EmuGrant {
+  deviceCode: string;
+  userCode: string;
+  expiresAt: number;
+  /** Seconds between polls (raised by each slow_down). */
+  intervalSec: number;
+  lastPollAt?: number;
+  status: 'pending' | 'approved' | 'denied' | 'used';
   family: string;
 }
 
@@ -96,6 +110,17 @@ export interface ProtocolSettings {
   open: boolean;
   /** Close the next event stream after its first event, once (resumption with Last-Event-ID; not 2026-07-28). */
   breakNextStream: boolean;
+  /** RFC 9449: advertise dpop_signing_alg_values_supported and bind tokens to the key of a proof sent with the token request. */
+  dpop: boolean;
+  /** Refuse token requests without a DPoP proof (implies `dpop`). */
+  dpopRequired: boolean;
+  /** Demand the server's nonce in every proof (use_dpop_nonce: 400 at the token endpoint, 401 at the resource). */
+  dpopNonce: boolean;
+  /** RFC 8628: offer the device authorization endpoint (and the device_code grant). */
+  deviceAuthorization: boolean;
+  /** Lifetime of a device code and the polling interval it names. */
+  deviceCodeTtlSec: number;
+  deviceIntervalSec: number;
 }
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
@@ -113,6 +138,12 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   rejectAllTokens: false,
   open: false,
   breakNextStream: false,
+  dpop: false,
+  dpopRequired: false,
+  dpopNonce: false,
+  deviceAuthorization: false,
+  deviceCodeTtlSec: 600,
+  deviceIntervalSec: 5,
 };
 
 export const SCOPES = ['tools:read', 'tools:call'] as const;
@@ -146,6 +177,19 @@ export const SEED_CLIENTS: ReadonlyArray<Omit<EmuClient, 'client_id_issued_at' |
   },
 ];
 
+export interface DpopStats {
+  /** Proofs accepted, by where they were sent. */
+  accepted: { token: number; resource: number };
+  /** Refusals: where, the error and why. */
+  refused: Array<{ where: 'token' | 'resource'; error: string; description: string }>;
+  /** use_dpop_nonce answers given (400 at the token endpoint, 401 at the resource). */
+  nonceChallenges: { token: number; resource: number };
+}
+
+export function emptyDpopStats(): DpopStats {
+  return { accepted: { token: 0, resource: 0 }, refused: [], nonceChallenges: { token: 0, resource: 0 } };
+}
+
 export interface Stats {
   /** `versionHeader`: the value of CTX-Protocol-Version or MCP-Protocol-Version, `header` which of the two. */
   metadataRequests: Array<{ path: string; versionHeader: string | null; header: string | null; served: boolean }>;
@@ -155,7 +199,7 @@ export interface Stats {
   pkceFailed: number;
   tokenRequests: Record<string, number>;
   refreshReuseDetected: number;
-  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer'; version?: string }>;
+  mcpRequests: Array<{ method: string; status: number; auth: 'none' | 'bearer' | 'dpop'; version?: string }>;
   /** Sessions ended by the client (DELETE). */
   sessionsEnded: number;
   /** Answers to the server's own requests (elicitation), as the client sent them. */
@@ -163,6 +207,10 @@ export interface Stats {
   thirdPartyChecks: number;
   /** Event streams resumed with GET and Last-Event-ID. */
   streamsResumed: Array<{ lastEventId: string }>;
+  /** RFC 9449 proofs at the token endpoint and the resource. */
+  dpop: DpopStats;
+  /** RFC 8628: device codes issued, the token endpoint's answers to polls ('issued' for tokens), the page's decisions. */
+  device: { issued: number; polls: string[]; decisions: string[] };
 }
 
 export function emptyStats(): Stats {
@@ -179,6 +227,8 @@ export function emptyStats(): Stats {
     sessionsEnded: 0,
     clientAnswers: [],
     streamsResumed: [],
+    dpop: emptyDpopStats(),
+    device: { issued: 0, polls: [], decisions: [] },
   };
 }
 
@@ -208,6 +258,9 @@ export class ProtocolState {
   codes = new Map<string, EmuCode>();
   accessTokens = new Map<string, EmuAccessToken>();
   refreshTokens = new Map<string, EmuRefreshToken>();
+  /** Device code → device authorization; user code → device code. */
+  devices = new Map<string, EmuDeviceGrant>();
+  userCodes = new Map<string, string>();
   /** Session id → client id and the negotiated revision. */
   sessions = new Map<string, { clientId: string; revision: EmuRevision }>();
   stats: Stats = emptyStats();
@@ -223,6 +276,8 @@ export class ProtocolState {
     this.codes.clear();
     this.accessTokens.clear();
     this.refreshTokens.clear();
+    this.devices.clear();
+    this.userCodes.clear();
     this.sessions.clear();
     this.stats = emptyStats();
     for (const c of SEED_CLIENTS) this.clients.set(c.client_id, { ...c, client_id_issued_at: 0, preRegistered: true });
@@ -237,16 +292,30 @@ export class ProtocolState {
     g: EmuGrant,
     family: string,
     withRefresh: boolean,
-  ): { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token?: string; scope: string } {
+    bindRefresh = true,
+  ): { access_token: string; token_type: 'Bearer' | 'DPoP'; expires_in: number; refresh_token?: string; scope: string } {
     const now = this.clock.now();
     const at = randomToken('ctxat');
     this.accessTokens.set(at, { ...g, family, expiresAt: now + this.settings.accessTokenTtlSec * 1000, revoked: false });
     let rt: string | undefined;
     if (withRefresh) {
       rt = randomToken('ctxrt', 32);
-      this.refreshTokens.set(rt, { ...g, family, expiresAt: now + this.settings.refreshTokenTtlSec * 1000, used: false, revoked: false });
+      this.refreshTokens.set(rt, {
+        ...g,
+        jkt: bindRefresh ? g.jkt : undefined,
+        family,
+        expiresAt: now + this.settings.refreshTokenTtlSec * 1000,
+        used: false,
+        revoked: false,
+      });
     }
-    return { access_token: at, token_type: 'Bearer', expires_in: this.settings.accessTokenTtlSec, ...(rt ? { refresh_token: rt } : {}), scope: g.scope };
+    return {
+      access_token: at,
+      token_type: g.jkt ? 'DPoP' : 'Bearer',
+      expires_in: this.settings.accessTokenTtlSec,
+      ...(rt ? { refresh_token: rt } : {}),
+      scope: g.scope,
+    };
   }
 
   /** Revokes every token of a grant family (refresh-token reuse, code reuse). */

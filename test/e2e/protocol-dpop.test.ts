@@ -1,0 +1,142 @@
+/**
+ * DPoP-bound tokens (RFC 9449) end to end: the built CLI against the
+ * emulator's authorization server and protocol server with DPoP switched on
+ * (required, with server nonces). The proofs the refusal tests send are made
+ * here with jose, not with Lanyard's code.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { describe, expect, it } from 'vitest';
+import type { World } from './harness.js';
+import { configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
+
+let w: World;
+let mcp: string;
+
+useProtocolWorld((world, url) => {
+  w = world;
+  mcp = url;
+});
+
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: {} } };
+
+/** A proof for a POST to the protocol server, signed by a fresh key of our own. */
+async function foreignProof(accessToken: string, nonce?: string): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const ath = createHash('sha256').update(accessToken).digest('base64url');
+  return new SignJWT({ htm: 'POST', htu: mcp, jti: randomUUID(), ath, ...(nonce ? { nonce } : {}) })
+    .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk: await exportJWK(publicKey) })
+    .setIssuedAt()
+    .sign(privateKey);
+}
+
+function post(headers: Record<string, string>): Promise<Response> {
+  return fetch(mcp, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
+    body: JSON.stringify(LIST),
+  });
+}
+
+describe('DPoP-bound tokens from the emulator', () => {
+  it('advertises DPoP only when switched on', async () => {
+    const off = (await (await fetch(`${w.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(off.dpop_signing_alg_values_supported).toBeUndefined();
+    await configure(w, { dpop: true });
+    const on = (await (await fetch(`${w.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(on.dpop_signing_alg_values_supported).toContain('ES256');
+  });
+
+  it('the CLI gets a DPoP token through a nonce challenge, calls the server with proofs, and answers a new nonce at the resource', async () => {
+    await configure(w, { dpopRequired: true, dpopNonce: true });
+    const c = await newClient('allow');
+    const list = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).result.tools.map((t: { name: string }) => t.name)).toContain('echo');
+    const stored = await tokensOf(c, mcp);
+    expect(stored?.tokenType).toBe('DPoP');
+    const s = await stats(w);
+    // The first token request had no nonce: 400 use_dpop_nonce with DPoP-Nonce, then the retry passed;
+    // the first resource request likewise got 401 use_dpop_nonce and was sent again.
+    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
+    expect(s.dpop.accepted.token).toBe(1);
+    expect(s.dpop.refused.map((r) => r.error)).toEqual(['use_dpop_nonce', 'use_dpop_nonce']);
+    const calls = s.mcpRequests.filter((m) => m.method === 'tools/list' && m.auth === 'dpop');
+    expect(calls.map((m) => m.status)).toContain(401);
+    expect(calls.at(-1)).toMatchObject({ status: 200, auth: 'dpop' });
+    expect(s.mcpRequests.filter((m) => m.auth === 'bearer')).toEqual([]);
+  });
+
+  it('2026-07-28 (stateless): every request carries a DPoP proof; the nonce round trip happens as at 2025-11-25', async () => {
+    await configure(w, { revision: '2026-07-28', dpopRequired: true, dpopNonce: true });
+    const c = await newClient('allow');
+    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).result.tools.map((t: { name: string }) => t.name)).toContain('echo_region');
+    const s = await stats(w);
+    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
+    expect(s.mcpRequests.filter((m) => m.method === 'tools/list').at(-1)).toMatchObject({ status: 200, auth: 'dpop', version: '2026-07-28' });
+  });
+
+  it('a DPoP-bound token sent as Bearer, without a proof or with the proof of another key is refused with invalid_token', async () => {
+    await configure(w, { dpopRequired: true, dpopNonce: true });
+    const c = await newClient('allow');
+    const first = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect(first.code, first.stderr).toBe(0);
+    const token = String((await tokensOf(c, mcp))?.accessToken);
+
+    const asBearer = await post({ authorization: `Bearer ${token}` });
+    expect(asBearer.status).toBe(401);
+    expect(((await asBearer.json()) as { error: string }).error).toBe('invalid_token');
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP /);
+
+    const noProof = await post({ authorization: `DPoP ${token}` });
+    expect(noProof.status).toBe(401);
+    expect(((await noProof.json()) as { error: string }).error).toBe('invalid_dpop_proof');
+
+    // A proof without the server's nonce: 401 use_dpop_nonce and the nonce; after a rotation that one is stale.
+    const noNonce = await post({ authorization: `DPoP ${token}`, dpop: await foreignProof(token) });
+    expect(noNonce.status).toBe(401);
+    expect(noNonce.headers.get('www-authenticate')).toMatch(/^DPoP .*error="use_dpop_nonce"/);
+    const nonce = noNonce.headers.get('dpop-nonce')!;
+    expect(nonce).toBeTruthy();
+    await w.admin('protocol/rotate-dpop-nonce', {});
+    const stale = await post({ authorization: `DPoP ${token}`, dpop: await foreignProof(token, nonce) });
+    expect(stale.status).toBe(401);
+    const fresh = stale.headers.get('dpop-nonce')!;
+    expect(fresh).not.toBe(nonce);
+
+    const otherKey = await post({ authorization: `DPoP ${token}`, dpop: await foreignProof(token, fresh) });
+    expect(otherKey.status).toBe(401);
+    const body = (await otherKey.json()) as { error: string; error_description: string };
+    expect(body).toMatchObject({ error: 'invalid_token' });
+    expect(body.error_description).toMatch(/another key/);
+  });
+
+  it('after the access token expires (emulator clock advanced) the refresh carries a proof of the same key and the new token is DPoP too', async () => {
+    await configure(w, { dpopRequired: true });
+    const c = await newClient('allow');
+    const run = () => w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect((await run()).code).toBe(0);
+    const before = await tokensOf(c, mcp);
+    await w.admin('advance', { seconds: 301 });
+    const r = await run();
+    expect(r.code, r.stderr).toBe(0);
+    const after = await tokensOf(c, mcp);
+    expect(after?.accessToken).not.toBe(before?.accessToken);
+    expect(after?.tokenType).toBe('DPoP');
+    const s = await stats(w);
+    expect(s.tokenRequests.refresh_token).toBe(1);
+    expect(s.authorizeRequests).toBe(1);
+    expect(s.dpop.accepted.token).toBe(2);
+  });
+
+  it('with --no-dpop against a server that requires DPoP the sign-in is refused', async () => {
+    await configure(w, { dpopRequired: true });
+    const c = await newClient('allow');
+    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json', '--no-dpop'], { env: c.env() });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/invalid_dpop_proof/);
+    expect((await stats(w)).mcpRequests.some((m) => m.status === 200 && m.method === 'tools/list')).toBe(false);
+  });
+});
