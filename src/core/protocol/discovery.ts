@@ -233,8 +233,15 @@ export async function processProtectedResourceResponse(res: HttpResponse, server
   if (got.origin !== want.origin || !want.pathname.startsWith(got.pathname.replace(/\/+$/, ''))) {
     throw bad('resource', `is ${m.resource}, which is not ${serverUrl}; refusing to authorize for another resource`);
   }
-  const acceptsDpop = m.dpop_bound_access_tokens_required === true || (Array.isArray(m.dpop_signing_alg_values_supported) && m.dpop_signing_alg_values_supported.length > 0);
-  return { resource: m.resource, authorizationServers: m.authorization_servers, scopes: m.scopes_supported, url: res.url, ...(acceptsDpop ? { acceptsDpop } : {}) };
+  const acceptsDpop =
+    m.dpop_bound_access_tokens_required === true || (Array.isArray(m.dpop_signing_alg_values_supported) && m.dpop_signing_alg_values_supported.length > 0);
+  return {
+    resource: m.resource,
+    authorizationServers: m.authorization_servers,
+    scopes: m.scopes_supported,
+    url: res.url,
+    ...(acceptsDpop ? { acceptsDpop } : {}),
+  };
 }
 
 async function readJsonObject<T>(res: HttpResponse, what: string): Promise<T> {

@@ -57,7 +57,12 @@ export class ProtocolServer {
       (this.state.settings.revision === '2025-11-25' || this.state.settings.revision === STATELESS_REVISION) && !extra.includes('scope=')
         ? `, scope="${DEFAULT_SCOPE}"`
         : '';
-    return `${dpop ? `DPoP algs="${DPOP_ALGS.join(' ')}", ` : 'Bearer '}realm="ctx-emulator"${rm}${scope}${extra}`;
+    const params = `realm="ctx-emulator"${rm}${scope}${extra}`;
+    const algs = `DPoP algs="${DPOP_ALGS.join(' ')}"`;
+    // RFC 9449 §7.1: a server that takes DPoP tokens says so in its challenge — the DPoP scheme alone where it
+    // requires them, beside Bearer where it takes both.
+    if (dpop || this.state.settings.dpopRequired) return `${algs}, ${params}`;
+    return `Bearer ${params}${this.state.settings.dpop ? `, ${algs}` : ''}`;
   }
 
   /** The caller's token, or undefined after answering 401: a Bearer token, or a DPoP-bound one with its proof (RFC 9449 §7). */

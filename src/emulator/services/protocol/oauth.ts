@@ -135,6 +135,10 @@ export class ProtocolAuthServer {
         // The minimal set for basic use; tools:call is asked for by step-up (403 insufficient_scope).
         scopes_supported: [DEFAULT_SCOPE],
         bearer_methods_supported: ['header'],
+        // RFC 9728 §2: the resource takes DPoP-bound tokens (and requires them).
+        ...(this.dpopOffered()
+          ? { dpop_signing_alg_values_supported: [...DPOP_ALGS], ...(this.state.settings.dpopRequired ? { dpop_bound_access_tokens_required: true } : {}) }
+          : {}),
       });
     };
     router.get(Protocol.resourceMetadataPath + MCP_PATH, prm);
