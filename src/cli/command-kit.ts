@@ -83,7 +83,7 @@ export function withProtocolClientOptions(cmd: Command): Command {
     )
     .option(
       '--dpop',
-      'ask for DPoP-bound tokens (RFC 9449) even where the authorization server does not advertise them (default: when it does; LANYARD_DPOP=1|0)',
+      'ask for DPoP-bound tokens (RFC 9449) always (default: when the authorization server advertises DPoP and the server takes DPoP tokens; LANYARD_DPOP=1|0)',
     )
     .option('--no-dpop', 'never ask for DPoP-bound tokens')
     .option('--resource <url>', "identity providers that deviate: send this RFC 8707 resource instead of the server's")
