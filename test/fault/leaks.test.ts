@@ -161,6 +161,8 @@ describe('every encoding of a credential is a secret; identifiers are not', () =
     expect(r.stderr).not.toContain(basic('lanyard-cli-emulator', 'client-secret+/=4721'));
     expect(r.stderr).not.toContain('client-secret+/=4721');
     expect(r.stderr).toContain('[REDACTED]');
+    // the hint names what Lanyard reads: the profile's client id (there is no LANYARD_CLIENT_ID)
+    expect(r.stderr).toContain("check the profile's hosting.clientId and LANYARD_CLIENT_SECRET");
   });
 
   it('an API key sent in a query string is redacted in its URL-encoded form too', async () => {

@@ -73,7 +73,7 @@ const hosting: ServiceEntry = {
     const fix = 'sign in with `lanyard auth device`';
     if (source === 'env:LANYARD_TOKEN') return fromEnv('LANYARD_TOKEN', 'token', fix);
     if (source === 'env:WORKFLOW_TOKEN') return fromEnv('WORKFLOW_TOKEN', 'token', fix);
-    if (source === 'basic-client') return 'the client id and secret were refused: check LANYARD_CLIENT_ID and LANYARD_CLIENT_SECRET';
+    if (source === 'basic-client') return "the client id and secret were refused: check the profile's hosting.clientId and LANYARD_CLIENT_SECRET";
     if (source === 'anonymous') return 'authentication needed: no token was sent; sign in with `lanyard auth device` (or set LANYARD_TOKEN)';
     return `the stored token of ${login ?? 'this account'} was refused (revoked or expired): sign in again with \`lanyard auth device\``;
   },
