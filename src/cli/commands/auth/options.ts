@@ -1,6 +1,8 @@
 /** Options of the `auth` commands, shared by the command declarations and their run modules. */
+import type { ProtocolClientAuthOptions } from '../../services/protocol.js';
 
-export interface AuthLoginOptions {
+/** `auth login`; with `--server`, the protocol client's options too. */
+export interface AuthLoginOptions extends ProtocolClientAuthOptions {
   scopes?: string;
   browser?: boolean;
   login?: string;
@@ -9,19 +11,8 @@ export interface AuthLoginOptions {
   timeout?: string;
   insecureStorage?: boolean;
   server?: string;
-  clientId?: string;
   clientCredentials?: boolean;
-  clientKey?: string;
-  clientMetadataUrl?: string;
-  idpTokenEndpoint?: string;
-  idpClientId?: string;
-  workloadTokenFile?: string;
-  dpop?: boolean;
   device?: boolean;
-  resource?: string | false;
-  authParam?: Record<string, string>;
-  authorizationEndpoint?: string;
-  tokenEndpoint?: string;
   health?: boolean;
 }
 
