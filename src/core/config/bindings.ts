@@ -112,6 +112,11 @@ export function boundAccount(bindings: readonly DirBinding[], host: string, cwd:
   return b ? { login: b.accounts![host]!, dir: b.dir } : undefined;
 }
 
+/** A selection as `profile list --json` and `auth status --json` give it: the reason's kind, and the bound directory for a binding. */
+export function selectionJson(s: ProfileSelection): { name: string; reason: SelectionReason['kind']; dir?: string } {
+  return { name: s.name, reason: s.reason.kind, ...(s.reason.kind === 'binding' ? { dir: s.reason.dir } : {}) };
+}
+
 /** A reason in words: `bound to /work/acme`, `--profile`, `LANYARD_PROFILE`, `the active profile`, `no profile is active`. */
 export function describeReason(r: SelectionReason): string {
   switch (r.kind) {

@@ -16,7 +16,7 @@ import type { AuthStatusEntry, AuthStatusOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { canRefresh } from '../../../core/hosting/refresh.js';
-import { describeReason } from '../../../core/config/bindings.js';
+import { describeReason, selectionJson } from '../../../core/config/bindings.js';
 import { parseDuration } from '../../option-parse.js';
 
 interface Storage {
@@ -213,7 +213,7 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
   // Said once: listing the other services' credentials may have said it already.
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
   const selection = await ctx.profileSelection();
-  const profile = { name: selection.name, reason: selection.reason.kind, ...(selection.reason.kind === 'binding' ? { dir: selection.reason.dir } : {}) };
+  const profile = selectionJson(selection);
   ctx.output.document({ profile, accounts: entries, storage: storage ?? null }, () => {
     showStatus(ctx, entries, storage);
     if (!entries.length) return;

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { ConfigError } from '../../../core/errors.js';
-import { describeReason, realDir } from '../../../core/config/bindings.js';
+import { describeReason, realDir, selectionJson } from '../../../core/config/bindings.js';
 import { UsageError } from '../../usage-error.js';
 
 export async function runProfileList(ctx: Context): Promise<void> {
@@ -17,7 +17,7 @@ export async function runProfileList(ctx: Context): Promise<void> {
   }));
   const json = {
     active: active ?? null,
-    selected: { name: selected.name, reason: selected.reason.kind, ...(selected.reason.kind === 'binding' ? { dir: selected.reason.dir } : {}) },
+    selected: selectionJson(selected),
     profiles: rows,
   };
   ctx.output.rows(
