@@ -67,6 +67,15 @@ export function exitCodeFor(err: unknown): number {
   return ExitCode.Error;
 }
 
+/**
+ * Whether a failure still owes its line on stderr: not a success, not an exit
+ * status a command chose (it has said its piece: doctor's problems, exec's
+ * child), not commander's own (it printed the usage error itself).
+ */
+export function owesErrorLine(err: unknown, code: number): boolean {
+  return code !== 0 && !(err instanceof ExitStatus) && !(err as { code?: string })?.code?.startsWith?.('commander.');
+}
+
 /** One line (plus an optional hint line) for stderr. Stack traces only with --debug. */
 export function formatError(err: unknown, debug: boolean): string {
   let msg: string;

@@ -2,7 +2,7 @@
 import { createProcessIO } from './io.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
-import { ExitStatus, exitCodeFor, formatError } from './exit.js';
+import { exitCodeFor, formatError, owesErrorLine } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { rememberSecretEnv, safeText } from './terminal-text.js';
@@ -70,9 +70,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     if (interrupted && !ctx.interruptHandled) code = ExitCode.Interrupted;
   } catch (err) {
     code = exitCodeFor(err);
-    if (code !== 0 && !(err instanceof ExitStatus) && !(err as { code?: string })?.code?.startsWith?.('commander.')) {
-      io.err(formatError(err, ctx.debug));
-    }
+    if (owesErrorLine(err, code)) io.err(formatError(err, ctx.debug));
     if ((err as { code?: string })?.code === 'commander.unknownCommand') {
       const guess = suggestionFor(commandWords(args));
       if (guess) io.err(`Did you mean ${guess}?`);

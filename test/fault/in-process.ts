@@ -1,6 +1,6 @@
 /** The fault suite's in-process runs: a command through the same parse → run → error line path as main.ts, without a process per case. */
 import { createContext, type GlobalOptions } from '../../src/cli/context.js';
-import { ExitStatus, exitCodeFor, formatError } from '../../src/cli/exit.js';
+import { exitCodeFor, formatError, owesErrorLine } from '../../src/cli/exit.js';
 import type { IO } from '../../src/cli/io.js';
 import { buildProgram } from '../../src/cli/program.js';
 
@@ -35,8 +35,7 @@ export async function runInProcess(argv: string[], io: IO, env: Record<string, s
     await program.parseAsync(['node', 'lanyard', ...argv]);
   } catch (err) {
     code = exitCodeFor(err);
-    // As main.ts: an exit status a command chose (doctor's problems, exec's child) has said its piece already.
-    if (code !== 0 && !(err instanceof ExitStatus) && !(err as { code?: string })?.code?.startsWith?.('commander.')) io.err(formatError(err, false));
+    if (owesErrorLine(err, code)) io.err(formatError(err, false));
   } finally {
     clearTimeout(timer);
     await ctx.close();
