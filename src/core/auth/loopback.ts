@@ -62,78 +62,16 @@ const fragmentRelay = (path: string) =>
 
 export async function startLoopbackReceiver(o: LoopbackOptions): Promise<LoopbackReceiver> {
   const path = o.path ?? '/callback';
-  const mode = o.responseMode ?? 'query';
-  const product = o.productName ?? 'Lanyard';
-  let settle: { resolve: (p: URLSearchParams) => void; reject: (e: Error) => void } | undefined;
-  let outcome: { params?: URLSearchParams; error?: Error } | undefined;
-  const finish = (r: { params?: URLSearchParams; error?: Error }) => {
-    if (outcome) return;
-    outcome = r;
-    if (settle) r.error ? settle.reject(r.error) : settle.resolve(r.params!);
-  };
-
-  const handleParams = (params: URLSearchParams, res: ServerResponse, html: boolean) => {
-    const send = (status: number, title: string, text: string) => {
-      if (html)
-        res
-          .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': NO_SCRIPT })
-          .end(page(title, text));
-      else res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(title);
-    };
-    if (outcome) return send(409, 'This sign-in link was already used', 'Return to the terminal.');
-    if (params.get('state') !== o.state) {
-      send(400, 'Sign-in refused: state mismatch', 'The response did not carry the state this sign-in sent. Nothing was stored; run the command again.');
-      return finish({
-        error: new OAuthError(
-          'state_mismatch',
-          undefined,
-          undefined,
-          'sign-in aborted: the returned state does not match the one sent (possible forged request)',
-        ),
-      });
-    }
-    const error = params.get('error');
-    if (error) {
-      send(400, 'Sign-in was not completed', `${error}${params.get('error_description') ? ': ' + params.get('error_description') : ''}`);
-      return finish({ error: new OAuthError(error, params.get('error_description') ?? undefined, undefined) });
-    }
-    send(200, `Signed in to ${product}`, 'You can close this window and return to the terminal.');
-    finish({ params });
-  };
-
+  const outcome = new Outcome();
   let port = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== path) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-      return;
-    }
-    if (mode === 'query' && req.method === 'GET') return handleParams(url.searchParams, res, true);
-    if (mode === 'fragment' && req.method === 'GET') {
-      res
-        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
-        .end(fragmentRelay(path));
-      return;
-    }
-    if (mode === 'fragment' && req.method === 'POST') {
-      // Only the page we served posts here: a cross-origin post (another site in the browser) is refused
-      // without touching the flow, so it can neither complete nor abort it.
-      const origin = req.headers.origin;
-      if (origin !== undefined && origin !== `http://127.0.0.1:${port}`) {
-        res.writeHead(403, { 'content-type': 'text/plain' }).end('Cross-origin request refused');
-        return;
-      }
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => {
-        body += c;
-        if (body.length > 64 * 1024) req.destroy();
-      });
-      req.on('end', () => handleParams(new URLSearchParams(body), res, false));
-      return;
-    }
-    res.writeHead(405, { 'content-type': 'text/plain' }).end('Method not allowed');
-  });
+  const server = createServer(
+    callbackHandler(
+      path,
+      o.responseMode ?? 'query',
+      () => `http://127.0.0.1:${port}`,
+      (params, res, html) => answerCallback(params, reply(res, html), o, outcome),
+    ),
+  );
   const listen = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -152,39 +90,154 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
     server.closeAllConnections?.();
     await new Promise<void>((r) => server.close(() => r()));
   };
+  const redirectUri = `http://127.0.0.1:${port}${path}`;
   return {
-    redirectUri: `http://127.0.0.1:${port}${path}`,
+    redirectUri,
     async wait(timeoutMs, sleep) {
-      const timer = new AbortController();
-      const abortAll = () => timer.abort();
-      o.signal?.addEventListener('abort', abortAll, { once: true });
       try {
-        return await Promise.race([
-          new Promise<URLSearchParams>((resolve, reject) => {
-            settle = { resolve, reject };
-            if (outcome) outcome.error ? reject(outcome.error) : resolve(outcome.params!);
-          }),
-          sleep(timeoutMs, timer.signal).then(
-            () => {
-              throw new TimeoutError(
-                'GET',
-                `http://127.0.0.1:${port}${path}`,
-                'total',
-                `sign-in timed out: the browser did not come back to ${`http://127.0.0.1:${port}${path}`} within ${Math.round(timeoutMs / 1000)} s (run again, or raise --timeout)`,
-              );
-            },
-            () => {
-              throw new CancelledError();
-            },
-          ),
-        ]);
+        return await waitForCallback(outcome, redirectUri, timeoutMs, sleep, o.signal);
       } finally {
-        o.signal?.removeEventListener('abort', abortAll);
-        timer.abort();
         // Let the browser receive its page before closing.
         setImmediate(() => void close());
       }
     },
     close,
+  };
+}
+
+/** The one outcome of a sign-in's callback (the first counts), and whoever waits for it. */
+class Outcome {
+  #settle?: { resolve: (p: URLSearchParams) => void; reject: (e: Error) => void };
+  #result?: { params?: URLSearchParams; error?: Error };
+
+  get settled(): boolean {
+    return this.#result !== undefined;
+  }
+
+  finish(r: { params?: URLSearchParams; error?: Error }): void {
+    if (this.#result) return;
+    this.#result = r;
+    if (this.#settle) r.error ? this.#settle.reject(r.error) : this.#settle.resolve(r.params!);
+  }
+
+  wait(): Promise<URLSearchParams> {
+    return new Promise<URLSearchParams>((resolve, reject) => {
+      this.#settle = { resolve, reject };
+      if (this.#result) this.#result.error ? reject(this.#result.error) : resolve(this.#result.params!);
+    });
+  }
+}
+
+/** The callback's parameters, within `timeoutMs` on `sleep` (a TimeoutError after; CancelledError when `signal` aborts). */
+async function waitForCallback(
+  outcome: Outcome,
+  redirectUri: string,
+  timeoutMs: number,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<URLSearchParams> {
+  const timer = new AbortController();
+  const abortAll = () => timer.abort();
+  signal?.addEventListener('abort', abortAll, { once: true });
+  try {
+    return await Promise.race([
+      outcome.wait(),
+      sleep(timeoutMs, timer.signal).then(
+        () => {
+          throw new TimeoutError(
+            'GET',
+            redirectUri,
+            'total',
+            `sign-in timed out: the browser did not come back to ${redirectUri} within ${Math.round(timeoutMs / 1000)} s (run again, or raise --timeout)`,
+          );
+        },
+        () => {
+          throw new CancelledError();
+        },
+      ),
+    ]);
+  } finally {
+    signal?.removeEventListener('abort', abortAll);
+    timer.abort();
+  }
+}
+
+/** How the receiver answers one callback: a page for the browser, or plain text to the fragment page's post. */
+type Reply = (status: number, title: string, text: string) => void;
+
+function reply(res: ServerResponse, html: boolean): Reply {
+  return (status, title, text) => {
+    if (html)
+      res
+        .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': NO_SCRIPT })
+        .end(page(title, text));
+    else res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(title);
+  };
+}
+
+/** One callback's parameters: the outcome (state checked, an `error` refused) and the answer to the browser. */
+function answerCallback(params: URLSearchParams, send: Reply, o: LoopbackOptions, outcome: Outcome): void {
+  if (outcome.settled) return send(409, 'This sign-in link was already used', 'Return to the terminal.');
+  if (params.get('state') !== o.state) {
+    send(400, 'Sign-in refused: state mismatch', 'The response did not carry the state this sign-in sent. Nothing was stored; run the command again.');
+    return outcome.finish({
+      error: new OAuthError(
+        'state_mismatch',
+        undefined,
+        undefined,
+        'sign-in aborted: the returned state does not match the one sent (possible forged request)',
+      ),
+    });
+  }
+  const error = params.get('error');
+  if (error) {
+    send(400, 'Sign-in was not completed', `${error}${params.get('error_description') ? ': ' + params.get('error_description') : ''}`);
+    return outcome.finish({ error: new OAuthError(error, params.get('error_description') ?? undefined, undefined) });
+  }
+  send(200, `Signed in to ${o.productName ?? 'Lanyard'}`, 'You can close this window and return to the terminal.');
+  outcome.finish({ params });
+}
+
+/**
+ * The listener's requests: the callback (query mode), or the fragment relay
+ * page and its post (fragment mode); `origin` is the listener's own.
+ */
+function callbackHandler(
+  path: string,
+  mode: 'query' | 'fragment',
+  origin: () => string,
+  onParams: (params: URLSearchParams, res: ServerResponse, html: boolean) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== path) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    if (mode === 'query' && req.method === 'GET') return onParams(url.searchParams, res, true);
+    if (mode === 'fragment' && req.method === 'GET') {
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+        .end(fragmentRelay(path));
+      return;
+    }
+    if (mode === 'fragment' && req.method === 'POST') {
+      // Only the page we served posts here: a cross-origin post (another site in the browser) is refused
+      // without touching the flow, so it can neither complete nor abort it.
+      const from = req.headers.origin;
+      if (from !== undefined && from !== origin()) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('Cross-origin request refused');
+        return;
+      }
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        body += c;
+        if (body.length > 64 * 1024) req.destroy();
+      });
+      req.on('end', () => onParams(new URLSearchParams(body), res, false));
+      return;
+    }
+    res.writeHead(405, { 'content-type': 'text/plain' }).end('Method not allowed');
   };
 }

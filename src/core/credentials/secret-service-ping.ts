@@ -139,6 +139,27 @@ function variantBoolean(body: Buffer): boolean | undefined {
 }
 
 /**
+ * The client's whole side of the exchange: SASL EXTERNAL as `uid`, `Hello`
+ * (serial 1), the ping (serial 2) and, when asked, the default collection's
+ * `Locked` property (serial 3).
+ */
+function greeting(uid: number, askLocked: boolean): Buffer {
+  return Buffer.concat([
+    Buffer.from(`\0AUTH EXTERNAL ${Buffer.from(String(uid)).toString('hex')}\r\nBEGIN\r\n`),
+    methodCall(1, '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'Hello', 'org.freedesktop.DBus'),
+    methodCall(2, '/org/freedesktop/secrets', 'org.freedesktop.DBus.Peer', 'Ping', 'org.freedesktop.secrets'),
+    ...(askLocked
+      ? [
+          methodCall(3, '/org/freedesktop/secrets/aliases/default', 'org.freedesktop.DBus.Properties', 'Get', 'org.freedesktop.secrets', [
+            'org.freedesktop.Secret.Collection',
+            'Locked',
+          ]),
+        ]
+      : []),
+  ]);
+}
+
+/**
  * Pings `org.freedesktop.secrets` on the bus at `address` within `timeoutMs`.
  * `ok` when it answered (a reply or an error reply: either way it is alive);
  * otherwise why not. An address that is not a unix socket is reported `ok`
@@ -166,21 +187,7 @@ export function pingSecretService(address: string, uid: number, timeoutMs: numbe
     // One write, queued before the connection is even up: the handshake, Hello
     // and the ping pipelined (as sd-bus does), so the answer costs one round
     // trip through the bus instead of two turns of this process's event loop.
-    socket.write(
-      Buffer.concat([
-        Buffer.from(`\0AUTH EXTERNAL ${Buffer.from(String(uid)).toString('hex')}\r\nBEGIN\r\n`),
-        methodCall(1, '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'Hello', 'org.freedesktop.DBus'),
-        methodCall(2, '/org/freedesktop/secrets', 'org.freedesktop.DBus.Peer', 'Ping', 'org.freedesktop.secrets'),
-        ...(o.askLocked
-          ? [
-              methodCall(3, '/org/freedesktop/secrets/aliases/default', 'org.freedesktop.DBus.Properties', 'Get', 'org.freedesktop.secrets', [
-                'org.freedesktop.Secret.Collection',
-                'Locked',
-              ]),
-            ]
-          : []),
-      ]),
-    );
+    socket.write(greeting(uid, !!o.askLocked));
     let pinged = false;
     let locked: boolean | undefined;
     let lockAnswered = !o.askLocked;

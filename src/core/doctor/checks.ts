@@ -214,62 +214,116 @@ async function expiryOf(provider: CredentialProvider, sent: { scheme: string; to
 
 /** The checks of one service, in turn; each under the time limit. */
 export async function diagnoseService(t: DoctorTarget, deps: DoctorDeps): Promise<ServiceReport> {
-  const limitMs = deps.limitMs ?? DEFAULT_LIMIT_MS;
-  const checks: Check[] = [];
-  const report: ServiceReport = { service: t.service, status: 'ok', checks };
-  let url: URL;
-  let probe: Probe;
-  try {
-    const base = t.url();
-    url = new URL(base);
-    probe = t.probe(base);
-  } catch (err) {
-    checks.push({ name: 'endpoint', status: 'skip', summary: `not configured: ${(err as Error).message}`, problem: 'not-configured' });
-    report.status = 'skip';
-    return report;
-  }
-  report.url = `${url.origin}${url.pathname}`;
-  const host = url.host;
-  const proxy = deps.proxy ? proxyFor(url, deps.proxy) : undefined;
-  if (proxy) report.proxy = proxyDisplay(proxy);
-
+  const d = new Diagnosis(t, deps);
+  const target = d.target();
+  if (!target) return d.end('skip');
   // DNS (direct connections: through a proxy, the proxy resolves the name).
-  if (!proxy) {
-    const lookup = deps.lookup ?? defaultLookup;
+  if (!d.report.proxy && !(await d.resolve(target.url))) return d.end('fail');
+  const provider = await d.credential();
+  const sent = provider ? await provider.credential() : { scheme: 'none' as const };
+  if (provider) d.origin(provider, sent);
+  const answer = await d.call(target.probe, provider);
+  if (!answer) return d.report;
+  if (answer.res.status >= 500) d.serverError(answer.res.status);
+  else if (provider && sent.scheme !== 'none') {
+    d.acceptance(answer.res.status, target.probe);
+    await d.expiry(provider, sent as { scheme: string; token?: string });
+  }
+  d.clock(answer);
+  d.rateLimit(answer.res);
+  return d.end(worst(d.checks));
+}
+
+/** The probe's answer, and when it was sent and came (the clock check's bounds). */
+interface Answer {
+  res: HttpResponse;
+  sentAt: number;
+  answeredAt: number;
+}
+
+/** One service's checks under way: the report they fill, in the order `diagnoseService` runs them. */
+class Diagnosis {
+  readonly checks: Check[] = [];
+  readonly report: ServiceReport;
+  readonly #limitMs: number;
+  #host = '';
+
+  constructor(
+    private readonly t: DoctorTarget,
+    private readonly deps: DoctorDeps,
+  ) {
+    this.report = { service: t.service, status: 'ok', checks: this.checks };
+    this.#limitMs = deps.limitMs ?? DEFAULT_LIMIT_MS;
+  }
+
+  end(status: CheckStatus): ServiceReport {
+    this.report.status = status;
+    return this.report;
+  }
+
+  #within<T>(f: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withinLimit(this.deps.clock, this.#limitMs, this.deps.signal, f);
+  }
+
+  /** The endpoint and its probe, and the proxy that applies; undefined (and a `skip` check) when the service is not configured. */
+  target(): { url: URL; probe: Probe } | undefined {
+    let url: URL;
+    let probe: Probe;
     try {
-      report.addresses = await withinLimit(deps.clock, limitMs, deps.signal, () => lookup(url.hostname.replace(/^\[|\]$/g, '')));
+      const base = this.t.url();
+      url = new URL(base);
+      probe = this.t.probe(base);
+    } catch (err) {
+      this.checks.push({ name: 'endpoint', status: 'skip', summary: `not configured: ${(err as Error).message}`, problem: 'not-configured' });
+      return undefined;
+    }
+    this.report.url = `${url.origin}${url.pathname}`;
+    this.#host = url.host;
+    const proxy = this.deps.proxy ? proxyFor(url, this.deps.proxy) : undefined;
+    if (proxy) this.report.proxy = proxyDisplay(proxy);
+    return { url, probe };
+  }
+
+  /** The addresses of a direct connection's host; false (and the endpoint's failure) when they cannot be had. */
+  async resolve(url: URL): Promise<boolean> {
+    const lookup = this.deps.lookup ?? defaultLookup;
+    try {
+      this.report.addresses = await this.#within(() => lookup(url.hostname.replace(/^\[|\]$/g, '')));
+      return true;
     } catch (err) {
       if (err instanceof CancelledError) throw err;
-      checks.push(endpointFailure(err, host, limitMs));
-      report.status = 'fail';
-      return report;
+      this.checks.push(endpointFailure(err, this.#host, this.#limitMs));
+      return false;
     }
   }
 
-  // The credential a command would use, and where it comes from.
-  let provider: CredentialProvider | undefined;
-  if (t.credential) {
+  /** The credential a command would use; undefined (and a check saying why) when it cannot be had. */
+  async credential(): Promise<CredentialProvider | undefined> {
+    if (!this.t.credential) return undefined;
     try {
-      provider = await withinLimit(deps.clock, limitMs, deps.signal, () => t.credential!());
+      return await this.#within(() => this.t.credential!());
     } catch (err) {
       if (err instanceof CancelledError) throw err;
       const le = err instanceof LanyardError ? err : undefined;
       const missing = le?.code === 'auth_required' || le?.code === 'not_signed_in';
-      checks.push({
+      this.checks.push({
         name: 'credential',
         status: missing ? 'warn' : 'fail',
-        summary: err instanceof LimitReached ? `the credential store did not answer within ${Math.ceil(limitMs / 1000)} s` : (le?.message ?? String(err)),
+        summary: err instanceof LimitReached ? `the credential store did not answer within ${Math.ceil(this.#limitMs / 1000)} s` : (le?.message ?? String(err)),
         problem: missing ? 'no-credential' : 'credential-unavailable',
         ...(le?.remedy ? { remedy: le.remedy } : {}),
       });
+      return undefined;
     }
   }
-  const sent = provider ? await provider.credential() : { scheme: 'none' as const };
-  if (provider) {
-    report.credential = credentialOrigin(provider.source, deps.storeKind);
+
+  /** Where the credential comes from, and whether there is one where one is needed. */
+  origin(provider: CredentialProvider, sent: { scheme: string }): void {
+    const { report, t } = this;
+    report.credential = credentialOrigin(provider.source, this.deps.storeKind);
     const none = sent.scheme === 'none';
     if (none && t.needsCredential === false) report.credential = { from: 'none', source: provider.source };
-    checks.push(
+    this.checks.push(
       !none
         ? { name: 'credential', status: 'ok', summary: `from ${describeOrigin(report.credential)}` }
         : t.needsCredential === false
@@ -278,105 +332,119 @@ export async function diagnoseService(t: DoctorTarget, deps: DoctorDeps): Promis
     );
   }
 
-  // One cheap authenticated call: endpoint (TCP, TLS, proxy), acceptance, clock, budget.
-  let res: HttpResponse;
-  let sentAt = 0;
-  let answeredAt = 0;
-  try {
-    res = await withinLimit(deps.clock, limitMs, deps.signal, async (signal) => {
-      sentAt = deps.clock.now();
-      const r = await deps.http.request({
-        method: probe.method ?? 'GET',
-        url: probe.url,
-        ...(probe.json !== undefined ? { json: probe.json } : {}),
-        ...(probe.headers ? { headers: probe.headers } : {}),
-        ...(provider ? { auth: provider } : {}),
-        signal,
-        okStatus: () => true,
-        redirect: 'manual',
-        retry: false,
-        timeouts: { connectMs: limitMs, headersMs: limitMs, bodyMs: limitMs, totalMs: limitMs },
-      });
-      answeredAt = deps.clock.now();
-      await r.dump();
-      return r;
-    });
-  } catch (err) {
-    if (err instanceof CancelledError) throw err;
-    if ((err as LanyardError)?.code === 'rate_limited') {
-      checks.push({ name: 'endpoint', status: 'ok', summary: endpointSummary(host, report) });
-      checks.push({ name: 'rate-limit', status: 'fail', summary: (err as Error).message, problem: 'rate-limited' });
-      report.status = worst(checks);
-      return report;
+  /** One cheap authenticated call: the endpoint's check (TCP, TLS, proxy); undefined when it failed (the report is then done). */
+  async call(probe: Probe, provider: CredentialProvider | undefined): Promise<Answer | undefined> {
+    const { deps, checks } = this;
+    const limitMs = this.#limitMs;
+    try {
+      const answer = await this.#within((signal) => sendProbe(deps, probe, provider, limitMs, signal));
+      checks.unshift({ name: 'endpoint', status: 'ok', summary: endpointSummary(this.#host, this.report) });
+      return answer;
+    } catch (err) {
+      if (err instanceof CancelledError) throw err;
+      if ((err as LanyardError)?.code === 'rate_limited') {
+        checks.push({ name: 'endpoint', status: 'ok', summary: endpointSummary(this.#host, this.report) });
+        checks.push({ name: 'rate-limit', status: 'fail', summary: (err as Error).message, problem: 'rate-limited' });
+        this.end(worst(checks));
+        return undefined;
+      }
+      checks.unshift(endpointFailure(err, this.#host, this.#limitMs));
+      this.end('fail');
+      return undefined;
     }
-    checks.unshift(endpointFailure(err, host, limitMs));
-    report.status = 'fail';
-    return report;
   }
-  checks.unshift({ name: 'endpoint', status: 'ok', summary: endpointSummary(host, report) });
 
-  const status = res.status;
-  if (status >= 500) checks.push({ name: 'accepted', status: 'fail', summary: `the service answered HTTP ${status}`, problem: 'server-error' });
-  else if (provider && sent.scheme !== 'none') {
+  serverError(status: number): void {
+    this.checks.push({ name: 'accepted', status: 'fail', summary: `the service answered HTTP ${status}`, problem: 'server-error' });
+  }
+
+  /** Whether the service took the credential, by the probe's status. */
+  acceptance(status: number, probe: Probe): void {
     const accepted = probe.accepted ?? ((s: number) => s >= 200 && s < 300);
     if (status === 401)
-      checks.push({
+      this.checks.push({
         name: 'accepted',
         status: 'fail',
-        summary: `the service refused the credential from ${describeOrigin(report.credential!)} (HTTP 401)`,
+        summary: `the service refused the credential from ${describeOrigin(this.report.credential!)} (HTTP 401)`,
         problem: 'refused',
       });
     else if (status === 403)
-      checks.push({ name: 'accepted', status: 'fail', summary: 'the service accepted the credential but refused the call (HTTP 403)', problem: 'forbidden' });
-    else if (accepted(status)) checks.push({ name: 'accepted', status: 'ok', summary: `accepted (HTTP ${status})` });
-    else checks.push({ name: 'accepted', status: 'fail', summary: `the service answered HTTP ${status}`, problem: 'server-error' });
-    const exp = await expiryOf(provider, sent as { scheme: string; token?: string });
-    if (exp !== undefined) {
-      report.expiresAt = new Date(exp).toISOString();
-      const left = exp - deps.clock.now();
-      // A provider that refreshes renews the credential when due (its acceptance was checked above).
-      if (provider.refresh) checks.push({ name: 'expiry', status: 'ok', summary: `expires at ${report.expiresAt}; renewed when due` });
-      else if (left <= 0) checks.push({ name: 'expiry', status: 'fail', summary: `expired at ${report.expiresAt}`, problem: 'expired' });
-      else if (left < EXPIRY_WARN_MS)
-        checks.push({
-          name: 'expiry',
-          status: 'warn',
-          summary: `expires at ${report.expiresAt} (in ${Math.round(left / 60_000)} min)`,
-          problem: 'expires-soon',
-        });
-      else checks.push({ name: 'expiry', status: 'ok', summary: `expires at ${report.expiresAt}` });
-    }
+      this.checks.push({
+        name: 'accepted',
+        status: 'fail',
+        summary: 'the service accepted the credential but refused the call (HTTP 403)',
+        problem: 'forbidden',
+      });
+    else if (accepted(status)) this.checks.push({ name: 'accepted', status: 'ok', summary: `accepted (HTTP ${status})` });
+    else this.serverError(status);
   }
 
-  const serverNow = parseServerDate(res.headers.date);
-  if (serverNow !== undefined) {
+  /** When the credential expires, when that can be known. */
+  async expiry(provider: CredentialProvider, sent: { scheme: string; token?: string }): Promise<void> {
+    const exp = await expiryOf(provider, sent);
+    if (exp === undefined) return;
+    const at = new Date(exp).toISOString();
+    this.report.expiresAt = at;
+    const left = exp - this.deps.clock.now();
+    // A provider that refreshes renews the credential when due (its acceptance was checked above).
+    if (provider.refresh) this.checks.push({ name: 'expiry', status: 'ok', summary: `expires at ${at}; renewed when due` });
+    else if (left <= 0) this.checks.push({ name: 'expiry', status: 'fail', summary: `expired at ${at}`, problem: 'expired' });
+    else if (left < EXPIRY_WARN_MS)
+      this.checks.push({ name: 'expiry', status: 'warn', summary: `expires at ${at} (in ${Math.round(left / 60_000)} min)`, problem: 'expires-soon' });
+    else this.checks.push({ name: 'expiry', status: 'ok', summary: `expires at ${at}` });
+  }
+
+  /** The skew of this clock against the answer's Date header. */
+  clock({ res, sentAt, answeredAt }: Answer): void {
+    const serverNow = parseServerDate(res.headers.date);
+    if (serverNow === undefined) return;
     // The Date header is whole seconds, stamped between sending and the answer.
     const skew = serverNow - (sentAt + answeredAt) / 2;
     const slack = (answeredAt - sentAt) / 2 + 1000;
     const off = Math.max(0, Math.abs(skew) - slack);
-    report.skewMs = Math.round(skew);
+    this.report.skewMs = Math.round(skew);
     const said = `${skew > 0 ? 'behind' : 'ahead of'} the server by ${formatSkew(Math.abs(skew))}`;
-    if (off >= SKEW_FAIL_MS) checks.push({ name: 'clock', status: 'fail', summary: `this clock is ${said}`, problem: 'clock-skew' });
-    else if (off >= SKEW_WARN_MS) checks.push({ name: 'clock', status: 'warn', summary: `this clock is ${said}`, problem: 'clock-skew' });
-    else checks.push({ name: 'clock', status: 'ok', summary: `within ${formatSkew(Math.max(slack, Math.abs(skew)))} of the server` });
+    if (off >= SKEW_FAIL_MS) this.checks.push({ name: 'clock', status: 'fail', summary: `this clock is ${said}`, problem: 'clock-skew' });
+    else if (off >= SKEW_WARN_MS) this.checks.push({ name: 'clock', status: 'warn', summary: `this clock is ${said}`, problem: 'clock-skew' });
+    else this.checks.push({ name: 'clock', status: 'ok', summary: `within ${formatSkew(Math.max(slack, Math.abs(skew)))} of the server` });
   }
 
-  const rl = res.rateLimit;
-  if (rl && rl.limit !== undefined && rl.remaining !== undefined) {
-    report.rateLimit = {
+  /** The rate-limit budget the answer carries. */
+  rateLimit(res: HttpResponse): void {
+    const rl = res.rateLimit;
+    if (!rl || rl.limit === undefined || rl.remaining === undefined) return;
+    const b: RateLimitBudget = {
       resource: rl.resource ?? 'core',
       limit: rl.limit,
       remaining: rl.remaining,
       ...(rl.reset !== undefined ? { resetAt: new Date(rl.reset * 1000).toISOString() } : {}),
     };
-    const b = report.rateLimit;
+    this.report.rateLimit = b;
     const summary = `${b.remaining} of ${b.limit} requests left (${b.resource})${b.resetAt ? `; resets at ${b.resetAt}` : ''}`;
-    if (b.remaining === 0) checks.push({ name: 'rate-limit', status: 'fail', summary, problem: 'rate-limited' });
-    else if (b.remaining < b.limit / 10) checks.push({ name: 'rate-limit', status: 'warn', summary, problem: 'rate-limit-low' });
-    else checks.push({ name: 'rate-limit', status: 'ok', summary });
+    if (b.remaining === 0) this.checks.push({ name: 'rate-limit', status: 'fail', summary, problem: 'rate-limited' });
+    else if (b.remaining < b.limit / 10) this.checks.push({ name: 'rate-limit', status: 'warn', summary, problem: 'rate-limit-low' });
+    else this.checks.push({ name: 'rate-limit', status: 'ok', summary });
   }
-  report.status = worst(checks);
-  return report;
+}
+
+/** The probe sent once (no retry, no redirect), its body read, every status taken. */
+async function sendProbe(deps: DoctorDeps, probe: Probe, provider: CredentialProvider | undefined, limitMs: number, signal: AbortSignal): Promise<Answer> {
+  const sentAt = deps.clock.now();
+  const res = await deps.http.request({
+    method: probe.method ?? 'GET',
+    url: probe.url,
+    ...(probe.json !== undefined ? { json: probe.json } : {}),
+    ...(probe.headers ? { headers: probe.headers } : {}),
+    ...(provider ? { auth: provider } : {}),
+    signal,
+    okStatus: () => true,
+    redirect: 'manual',
+    retry: false,
+    timeouts: { connectMs: limitMs, headersMs: limitMs, bodyMs: limitMs, totalMs: limitMs },
+  });
+  const answeredAt = deps.clock.now();
+  await res.dump();
+  return { res, sentAt, answeredAt };
 }
 
 function endpointSummary(host: string, r: ServiceReport): string {

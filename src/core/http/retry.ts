@@ -141,29 +141,36 @@ export async function sendWithPolicy(
       return res;
     }
     const body = await readErrorBody(res);
-    if (!spec.oauth) {
-      const message = errorMessage(body);
-      const now = c.clock.now();
-      const cls = classifyRateLimit(res.status, res.headers, message, now);
-      if (cls) {
-        if (cls.kind === 'secondary') await c.onSecondaryLimit?.(spec, res.url, secondaryWaitMs(cls, 0, now, c.policy));
-        const decision = decideRateLimit(cls, rateAttempt, now, c.policy);
-        // A streamed body is spent: such a request cannot be sent again.
-        if (decision.action === 'wait' && !isStream(spec.body)) {
-          c.onRateLimitWait?.({ kind: cls.kind, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url });
-          c.trace?.(`* rate limited (${cls.kind}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
-          await c.clock.sleep(decision.waitMs, spec.signal);
-          rateAttempt++;
-          continue;
-        }
-        const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
-        // Waiting was allowed but not possible (too long, too many retries): say why.
-        if (c.policy.wait)
-          err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
-        throw err;
-      }
+    if (!spec.oauth && (await waitOutRateLimit(c, spec, res, body, rateAttempt))) {
+      rateAttempt++;
+      continue;
     }
     // The code host's single sign-on refusal: one line naming where to authorise the token (exit 4).
     throw ssoRequiredError(res.status, res.headers) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
   }
+}
+
+/**
+ * An error answer that is a rate limit: waits it out when the policy allows
+ * (true: send again), else throws the RateLimitError (saying why it did not
+ * wait). False when the answer is not a rate limit.
+ */
+async function waitOutRateLimit(c: RetryContext, spec: RequestSpec, res: HttpResponse, body: unknown, attempt: number): Promise<boolean> {
+  const message = errorMessage(body);
+  const now = c.clock.now();
+  const cls = classifyRateLimit(res.status, res.headers, message, now);
+  if (!cls) return false;
+  if (cls.kind === 'secondary') await c.onSecondaryLimit?.(spec, res.url, secondaryWaitMs(cls, 0, now, c.policy));
+  const decision = decideRateLimit(cls, attempt, now, c.policy);
+  // A streamed body is spent: such a request cannot be sent again.
+  if (decision.action === 'wait' && !isStream(spec.body)) {
+    c.onRateLimitWait?.({ kind: cls.kind, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url });
+    c.trace?.(`* rate limited (${cls.kind}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
+    await c.clock.sleep(decision.waitMs, spec.signal);
+    return true;
+  }
+  const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
+  // Waiting was allowed but not possible (too long, too many retries): say why.
+  if (c.policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
+  throw err;
 }

@@ -11,7 +11,7 @@
  * first byte sent to the last byte received (`--timeout`), so that a body
  * that trickles cannot hold a command without end.
  */
-import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
 import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
 import { ProxyError, proxyDisplay, proxyFor, type ProxySettings } from './proxy.js';
@@ -73,80 +73,25 @@ export class NodeHttpTransport implements Transport {
   }
 
   async send(req: PreparedRequest, spec: RequestSpec, t: Timeouts): Promise<HttpResponse> {
-    const { method, url, headers, body } = req;
+    const { method, url } = req;
     const safeUrl = redactUrl(url.toString());
     const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
     const proxy = this.o.proxy ? proxyFor(url, this.o.proxy) : undefined;
     if (proxy) this.o.trace?.(`* via proxy ${proxyDisplay(proxy)}${url.protocol === 'https:' ? ' (CONNECT tunnel)' : ''}`);
     const agent = await this.#agent(url, proxy);
     const ca = url.protocol === 'https:' && this.o.trust ? await (this.#ca ??= trustedCa(this.o.trust)) : undefined;
-    let raw: IncomingMessage;
     // The total deadline: armed now, cleared when the body is over (or never read).
-    let deadline: NodeJS.Timeout | undefined;
-    let onDeadline: () => void = () => {};
-    if (t.totalMs > 0) {
-      deadline = setTimeout(() => onDeadline(), t.totalMs);
-      deadline.unref();
-    }
-    const overDeadline = () =>
+    const deadline = new Deadline(t.totalMs, () =>
       Object.assign(
         new TimeoutError(method, safeUrl, 'total', `${method} ${safeUrl}: no complete answer within ${formatDuration(t.totalMs)} (the request deadline)`),
-        {
-          remedy: { kind: 'longer-deadline' } as const,
-        },
-      );
+        { remedy: { kind: 'longer-deadline' } as const },
+      ),
+    );
+    let raw: IncomingMessage;
     try {
-      raw = await new Promise<IncomingMessage>((resolve, reject) => {
-        const req = mod.request(url, { method, headers, agent, signal: spec.signal, ...(ca ? { ca } : {}) });
-        onDeadline = () => req.destroy(overDeadline());
-        if (proxy) {
-          // The tunnel's answer (https-proxy-agent): anything but 200 is the proxy's refusal, not the server's.
-          req.once('proxyConnect', ({ statusCode, statusText }: { statusCode?: number; statusText?: string }) => {
-            if (statusCode !== undefined && statusCode !== 200) req.destroy(proxyRefusal(proxy, statusCode, statusText, url));
-          });
-        }
-        const fail = (phase: 'connect' | 'headers') => req.destroy(new TimeoutError(method, safeUrl, phase));
-        let timer = setTimeout(() => fail('connect'), t.connectMs);
-        req.once('socket', (socket) => {
-          const awaitHeaders = () => {
-            clearTimeout(timer);
-            timer = setTimeout(() => fail('headers'), t.headersMs);
-          };
-          if (socket.connecting) socket.once('connect', awaitHeaders);
-          else awaitHeaders();
-        });
-        req.once('response', (r) => {
-          clearTimeout(timer);
-          // Absolute-form requests (http-proxy-agent): a 407 is the proxy's.
-          if (proxy && r.statusCode === 407) {
-            r.resume();
-            reject(proxyRefusal(proxy, 407, r.statusMessage ?? '', url));
-            return;
-          }
-          onDeadline = () => r.destroy(overDeadline());
-          // Idle timeout between body chunks.
-          const socket = r.socket;
-          const idle = () => r.destroy(new TimeoutError(method, safeUrl, 'body'));
-          socket.setTimeout(t.bodyMs, idle);
-          // The socket may go back to the pool: no timer, no listener left on it.
-          r.once('close', () => {
-            socket.setTimeout(0, idle);
-            clearTimeout(deadline);
-          });
-          resolve(r);
-        });
-        req.once('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
-        if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
-        else
-          void import('node:stream/promises')
-            .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
-            .catch((err: unknown) => req.destroy(err as Error));
-      });
+      raw = await exchange(mod.request, req, { agent, signal: spec.signal, ...(ca ? { ca } : {}) }, { timeouts: t, deadline, proxy, safeUrl });
     } catch (err) {
-      clearTimeout(deadline);
+      deadline.clear();
       if (err instanceof ProxyError) throw err;
       if (proxy && isProxyUnreachable(err, proxy)) {
         throw new ProxyError(`cannot reach the proxy ${proxyDisplay(proxy)} (${(err as { code?: string }).code})`, PROXY_HINT);
@@ -159,6 +104,106 @@ export class NodeHttpTransport implements Transport {
   async close(): Promise<void> {
     for (const a of this.#agents.values()) a.destroy();
   }
+}
+
+/**
+ * The total deadline of one exchange: armed when made, it destroys what
+ * `aim` last named (the request, then the response) with the error `over`
+ * makes; cleared when the body is over.
+ */
+class Deadline {
+  readonly #timer?: NodeJS.Timeout;
+  #target?: { destroy(err: Error): void };
+
+  constructor(
+    ms: number,
+    private readonly over: () => Error,
+  ) {
+    if (ms > 0) {
+      this.#timer = setTimeout(() => this.#target?.destroy(this.over()), ms);
+      this.#timer.unref();
+    }
+  }
+
+  aim(target: { destroy(err: Error): void }): void {
+    this.#target = target;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** What an exchange is bounded by and goes through. */
+interface ExchangeBounds {
+  timeouts: Timeouts;
+  deadline: Deadline;
+  proxy: URL | undefined;
+  /** The URL as errors show it. */
+  safeUrl: string;
+}
+
+/**
+ * Sends the request and resolves with the response head: the connect and
+ * head timeouts, then the idle timeout between body chunks; a proxy's
+ * refusal (the tunnel's answer, or a 407) rejects as the proxy's.
+ */
+function exchange(request: typeof import('node:http').request, r: PreparedRequest, options: RequestOptions, b: ExchangeBounds): Promise<IncomingMessage> {
+  const { method, url, headers, body } = r;
+  const { timeouts: t, deadline, proxy, safeUrl } = b;
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request(url, { method, headers, ...options });
+    deadline.aim(req);
+    if (proxy) {
+      // The tunnel's answer (https-proxy-agent): anything but 200 is the proxy's refusal, not the server's.
+      req.once('proxyConnect', ({ statusCode, statusText }: { statusCode?: number; statusText?: string }) => {
+        if (statusCode !== undefined && statusCode !== 200) req.destroy(proxyRefusal(proxy, statusCode, statusText, url));
+      });
+    }
+    const fail = (phase: 'connect' | 'headers') => req.destroy(new TimeoutError(method, safeUrl, phase));
+    let timer = setTimeout(() => fail('connect'), t.connectMs);
+    req.once('socket', (socket) => {
+      const awaitHeaders = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => fail('headers'), t.headersMs);
+      };
+      if (socket.connecting) socket.once('connect', awaitHeaders);
+      else awaitHeaders();
+    });
+    req.once('response', (res) => {
+      clearTimeout(timer);
+      // Absolute-form requests (http-proxy-agent): a 407 is the proxy's.
+      if (proxy && res.statusCode === 407) {
+        res.resume();
+        reject(proxyRefusal(proxy, 407, res.statusMessage ?? '', url));
+        return;
+      }
+      deadline.aim(res);
+      watchBody(res, t.bodyMs, () => new TimeoutError(method, safeUrl, 'body'), deadline);
+      resolve(res);
+    });
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+    else
+      void import('node:stream/promises')
+        .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
+        .catch((err: unknown) => req.destroy(err as Error));
+  });
+}
+
+/** The idle timeout between body chunks; when the body is over, the deadline cleared and the socket left as found. */
+function watchBody(res: IncomingMessage, idleMs: number, idleError: () => Error, deadline: Deadline): void {
+  const socket = res.socket;
+  const idle = () => res.destroy(idleError());
+  socket.setTimeout(idleMs, idle);
+  // The socket may go back to the pool: no timer, no listener left on it.
+  res.once('close', () => {
+    socket.setTimeout(0, idle);
+    deadline.clear();
+  });
 }
 
 const PROXY_HINT = 'check HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (or the profile setting network.proxy), or list the host in NO_PROXY';

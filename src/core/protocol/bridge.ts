@@ -53,201 +53,244 @@ export interface BridgeOptions extends Omit<ProtocolCallOptions, 'method' | 'par
 
 type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification' | 'answerInput'>;
 
+type HostRequest = JsonRpcRequestWire & { id: string | number };
+
 /** Runs until the host closes stdin (or the signal aborts); then ends the server's session. */
 export async function runBridge(deps: Deps, o: BridgeOptions, ports: BridgePorts): Promise<void> {
-  const watch = new AuthWatch(deps);
-  let userAsked = false;
+  await new Bridge(deps, o, ports).run();
+}
+
+/** One bridge's state: the session, the host's requests in flight and how the server is spoken to. */
+class Bridge {
+  readonly #watch: AuthWatch;
+  /** Whether the user was shown an authorization URL (what a sign-in that keeps a request waiting is waiting for). */
+  #userAsked = false;
   /** How the server is spoken to: not known before the host's initialize, then with a session or stateless (2026-07-28). */
-  let mode: 'unknown' | 'session' | 'stateless' = 'unknown';
+  #mode: 'unknown' | 'session' | 'stateless' = 'unknown';
   /** The host's `logging/setLevel`, carried in each stateless request's `_meta` (the revision has no such method). */
-  let logLevel: unknown;
+  #logLevel: unknown;
   /** Input requests of a stateless server put to the host, by the id the bridge gave them. */
-  const asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
-  let askedSeq = 0;
-  const session = new AuthorizedSession(
-    {
-      ...deps,
-      relay: (m) => ports.send(m),
-      authorizing: () => watch.begin(),
-      answerInput: (method, params, signal) =>
-        new Promise<unknown>((resolve) => {
-          const id = `lanyard-input-${++askedSeq}`;
-          const give = (r: JsonRpcResponseWire | undefined) => {
-            asked.delete(id);
-            signal?.removeEventListener('abort', onAbort);
-            resolve(r && !r.error ? r.result : undefined);
-          };
-          const onAbort = () => {
-            ports.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the request was cancelled' } });
-            give(undefined);
-          };
-          if (signal?.aborted) return resolve(undefined);
-          signal?.addEventListener('abort', onAbort, { once: true });
-          asked.set(id, give);
-          ports.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-        }),
-      async presentAuthorizationUrl(url) {
-        userAsked = true;
-        await deps.presentAuthorizationUrl(url);
+  readonly #asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
+  #askedSeq = 0;
+  readonly #session: AuthorizedSession;
+  readonly #inFlight = new Map<string | number, AbortController>();
+  readonly #tasks = new Set<Promise<void>>();
+  #initialized = false;
+  /** What a host message waits for before it goes out: the stored tokens, then the host's initialize. */
+  #gate: Promise<unknown>;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly o: BridgeOptions,
+    private readonly ports: BridgePorts,
+  ) {
+    this.#watch = new AuthWatch(deps);
+    this.#session = new AuthorizedSession(
+      {
+        ...deps,
+        relay: (m) => ports.send(m),
+        authorizing: () => this.#watch.begin(),
+        answerInput: (method, params, signal) => this.#askHost(method, params, signal),
+        presentAuthorizationUrl: async (url) => {
+          this.#userAsked = true;
+          await deps.presentAuthorizationUrl(url);
+        },
       },
-    },
-    o,
-  );
-  // Stored tokens, refreshed when due; a failure here is met again (and reported) by the first 401.
-  const started = session.start().catch((err: unknown) => deps.notify?.(`could not use the stored tokens: ${messageOf(err, o.serverUrl)}`));
-  const inFlight = new Map<string | number, AbortController>();
-  const tasks = new Set<Promise<void>>();
-  let initialized = false;
-  let gate: Promise<unknown> = started;
+      o,
+    );
+    // Stored tokens, refreshed when due; a failure here is met again (and reported) by the first 401.
+    this.#gate = this.#session.start().catch((err: unknown) => deps.notify?.(`could not use the stored tokens: ${messageOf(err, o.serverUrl)}`));
+  }
 
-  const fail = (id: string | number | null, code: number, message: string, data?: unknown) =>
-    ports.send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
-
-  /** Sends one host message on once `after` has settled, answering a host request with what came back (or an error). */
-  const forward = async (m: JsonRpcRequestWire | JsonRpcResponseWire, after: Promise<unknown>): Promise<void> => {
-    const id = 'method' in m ? m.id : undefined;
-    if (!('method' in m) || id === undefined || id === null) {
-      try {
-        await after;
-        if (mode === 'stateless' || (!('method' in m) && m.id !== null && asked.has(String(m.id)))) {
-          // The host's answer to an input request; a stateless server takes no notifications (cancellation closes the stream).
-          if (!('method' in m)) asked.get(String(m.id))?.(m);
-          return;
-        }
-        // The session's initialize has sent it already.
-        if ('method' in m && m.method === 'notifications/initialized' && initialized) return;
-        await session.send(m);
-      } catch (err) {
-        deps.notify?.(`could not pass on ${'method' in m ? m.method : `the answer to ${String(m.id)}`}: ${messageOf(err, o.serverUrl)}`);
+  async run(): Promise<void> {
+    const { deps, o } = this;
+    const stop = new Promise<void>((resolve) => {
+      for (const s of [this.ports.stop, deps.signal]) {
+        if (s?.aborted) resolve();
+        s?.addEventListener('abort', () => resolve(), { once: true });
       }
-      return;
+    });
+    await Promise.race([this.#read(), stop]);
+    // stdin's end: what is in flight is still answered; a signal: nothing more is.
+    void stop.then(() => {
+      for (const ac of this.#inFlight.values()) ac.abort();
+    });
+    await Promise.allSettled([...this.#tasks]);
+    // A sign-in under way is finished, so the next start finds the tokens.
+    if (this.#watch.busy && !deps.signal?.aborted) {
+      deps.notify?.(`the host has gone while a sign-in to ${o.serverUrl} is under way; finishing it before exiting (a second signal stops it)`);
+      await this.#watch.idle();
     }
-    const req = m as JsonRpcRequestWire & { id: string | number };
-    const ac = new AbortController();
-    const answered = new AbortController();
-    inFlight.set(req.id, ac);
-    try {
-      const answer = (async () => {
-        await after;
-        if (mode === 'stateless') return statelessRequest(req, ac.signal);
-        if (req.method !== 'initialize') return session.send(req, ac.signal);
-        // The probe of 2026-07-28 (server/discover); a refusal that is not one of that revision's errors: the handshake.
-        const host = (req.params ?? {}) as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown };
-        session.client = {
-          clientInfo: isClientInfo(host.clientInfo) ? host.clientInfo : o.clientInfo,
-          capabilities: host.capabilities && typeof host.capabilities === 'object' ? (host.capabilities as Record<string, unknown>) : {},
-        };
-        const discovered = await session.stateless('server/discover', undefined, ac.signal);
-        if (discovered) {
-          mode = 'stateless';
-          return discovered.error ? discovered : { ...discovered, result: initializeAnswer(discovered.result, host.protocolVersion) };
-        }
-        mode = 'session';
-        const r = await session.initialize(req.params);
-        initialized = !r.error;
-        return r;
-      })();
-      const overdue = watch.overdue(o.signInWaitMs, AbortSignal.any([ac.signal, answered.signal])).catch(() => new Promise<never>(() => undefined));
-      const r = await Promise.race([answer, overdue]);
-      if (r === OVERDUE) {
-        ac.abort();
-        answer.catch(() => undefined);
-        const where = userAsked ? 'in the browser (the URL is in the log above)' : 'in this or another Lanyard process';
-        deps.notify?.(
-          `answered ${req.method} with an error: the sign-in to ${o.serverUrl} waits for you ${where}; finish it, then try again in the host, or sign in to the server once at a terminal first`,
-          { kind: 'sign-in', service: 'protocol', serverUrl: o.serverUrl },
-        );
-        fail(
-          req.id,
-          BridgeErrorCode.signInPending,
-          `Lanyard is waiting for you to sign in to ${o.serverUrl}: finish the sign-in (see this server's log in the host), then try again`,
-          {
-            reason: 'sign_in_pending',
-            server: o.serverUrl,
-          },
-        );
-        return;
-      }
-      if (ac.signal.aborted) return;
-      if (r) ports.send({ ...r, id: req.id });
-    } catch (err) {
-      if (ac.signal.aborted) return;
-      deps.notify?.(`${req.method} failed: ${messageOf(err, o.serverUrl)}`);
-      fail(req.id, BridgeErrorCode.serverUnavailable, messageOf(err, o.serverUrl));
-    } finally {
-      answered.abort();
-      if (inFlight.get(req.id) === ac) inFlight.delete(req.id);
-    }
-  };
+    await this.#session.close(new AbortController().signal);
+  }
 
-  /** One host request to a stateless server; ping and logging/setLevel (gone from the revision) are answered here. */
-  const statelessRequest = async (req: JsonRpcRequestWire & { id: string | number }, signal: AbortSignal): Promise<JsonRpcResponseWire> => {
-    if (req.method === 'ping') return { jsonrpc: '2.0', id: req.id, result: {} };
-    if (req.method === 'logging/setLevel') {
-      logLevel = (req.params as { level?: unknown } | undefined)?.level;
-      return { jsonrpc: '2.0', id: req.id, result: {} };
-    }
-    let params = req.params;
-    if (logLevel !== undefined) {
-      const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
-      params = { ...p, _meta: { ...((p._meta as object | undefined) ?? {}), 'io.modelcontextprotocol/logLevel': logLevel } };
-    }
-    const r = await session.stateless(req.method, params, signal);
-    if (!r) throw new LanyardError('protocol_error', `${o.serverUrl} stopped answering as a stateless server`);
-    return r;
-  };
-
-  const onMessage = (value: unknown): void => {
-    const messages = classify(value);
-    if (!messages.length) return fail(null, BridgeErrorCode.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
-    for (const { kind, message } of messages) {
-      if (kind === 'notification') {
-        if (message.method === 'notifications/cancelled') {
-          const rid = (message.params as { requestId?: unknown } | undefined)?.requestId;
-          const ac = typeof rid === 'string' || typeof rid === 'number' ? inFlight.get(rid) : undefined;
-          // The server hears of it; the host expects no answer any more.
-          if (ac) queueMicrotask(() => ac.abort());
-        }
-      }
-      const t = forward(message, gate);
-      // What follows an initialize waits for its answer (a host writing ahead must not overtake the session).
-      if (kind === 'request' && message.method === 'initialize') gate = t;
-      tasks.add(t);
-      void t.finally(() => tasks.delete(t));
-    }
-  };
-
-  const stop = new Promise<void>((resolve) => {
-    for (const s of [ports.stop, deps.signal]) {
-      if (s?.aborted) resolve();
-      s?.addEventListener('abort', () => resolve(), { once: true });
-    }
-  });
-  const reading = (async () => {
-    for await (const line of ports.lines) {
+  /** The host's lines, each parsed and handed on, until stdin ends. */
+  async #read(): Promise<void> {
+    for await (const line of this.ports.lines) {
       if (!line.trim()) continue;
       let value: unknown;
       try {
         value = JSON.parse(line);
       } catch {
-        fail(null, BridgeErrorCode.parseError, 'Parse error: a line of stdin is not JSON');
+        this.#fail(null, BridgeErrorCode.parseError, 'Parse error: a line of stdin is not JSON');
         continue;
       }
-      onMessage(value);
+      this.#onMessage(value);
     }
-  })();
-  await Promise.race([reading, stop]);
-  // stdin's end: what is in flight is still answered; a signal: nothing more is.
-  void stop.then(() => {
-    for (const ac of inFlight.values()) ac.abort();
-  });
-  await Promise.allSettled([...tasks]);
-  // A sign-in under way is finished, so the next start finds the tokens.
-  if (watch.busy && !deps.signal?.aborted) {
-    deps.notify?.(`the host has gone while a sign-in to ${o.serverUrl} is under way; finishing it before exiting (a second signal stops it)`);
-    await watch.idle();
   }
-  await session.close(new AbortController().signal);
+
+  #fail(id: string | number | null, code: number, message: string, data?: unknown): void {
+    this.ports.send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+  }
+
+  #onMessage(value: unknown): void {
+    const messages = classify(value);
+    if (!messages.length) return this.#fail(null, BridgeErrorCode.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
+    for (const { kind, message } of messages) {
+      if (kind === 'notification') {
+        if (message.method === 'notifications/cancelled') {
+          const rid = (message.params as { requestId?: unknown } | undefined)?.requestId;
+          const ac = typeof rid === 'string' || typeof rid === 'number' ? this.#inFlight.get(rid) : undefined;
+          // The server hears of it; the host expects no answer any more.
+          if (ac) queueMicrotask(() => ac.abort());
+        }
+      }
+      const t = this.#forward(message, this.#gate);
+      // What follows an initialize waits for its answer (a host writing ahead must not overtake the session).
+      if (kind === 'request' && message.method === 'initialize') this.#gate = t;
+      this.#tasks.add(t);
+      void t.finally(() => this.#tasks.delete(t));
+    }
+  }
+
+  /** Sends one host message on once `after` has settled, answering a host request with what came back (or an error). */
+  #forward(m: JsonRpcRequestWire | JsonRpcResponseWire, after: Promise<unknown>): Promise<void> {
+    const id = 'method' in m ? m.id : undefined;
+    if (!('method' in m) || id === undefined || id === null) return this.#pass(m, after);
+    return this.#request(m as HostRequest, after);
+  }
+
+  /** A host notification, or the host's answer to a request of the server's: passed on, answering nothing. */
+  async #pass(m: JsonRpcRequestWire | JsonRpcResponseWire, after: Promise<unknown>): Promise<void> {
+    try {
+      await after;
+      if (this.#mode === 'stateless' || (!('method' in m) && m.id !== null && this.#asked.has(String(m.id)))) {
+        // The host's answer to an input request; a stateless server takes no notifications (cancellation closes the stream).
+        if (!('method' in m)) this.#asked.get(String(m.id))?.(m);
+        return;
+      }
+      // The session's initialize has sent it already.
+      if ('method' in m && m.method === 'notifications/initialized' && this.#initialized) return;
+      await this.#session.send(m);
+    } catch (err) {
+      this.deps.notify?.(`could not pass on ${'method' in m ? m.method : `the answer to ${String(m.id)}`}: ${messageOf(err, this.o.serverUrl)}`);
+    }
+  }
+
+  /** A host request: answered with the server's answer, or with an error when it fails or waits on a sign-in too long. */
+  async #request(req: HostRequest, after: Promise<unknown>): Promise<void> {
+    const ac = new AbortController();
+    const answered = new AbortController();
+    this.#inFlight.set(req.id, ac);
+    try {
+      const answer = this.#answer(req, after, ac.signal);
+      const overdue = this.#watch.overdue(this.o.signInWaitMs, AbortSignal.any([ac.signal, answered.signal])).catch(() => new Promise<never>(() => undefined));
+      const r = await Promise.race([answer, overdue]);
+      if (r === OVERDUE) {
+        ac.abort();
+        answer.catch(() => undefined);
+        return this.#signInPending(req);
+      }
+      if (ac.signal.aborted) return;
+      if (r) this.ports.send({ ...r, id: req.id });
+    } catch (err) {
+      if (ac.signal.aborted) return;
+      this.deps.notify?.(`${req.method} failed: ${messageOf(err, this.o.serverUrl)}`);
+      this.#fail(req.id, BridgeErrorCode.serverUnavailable, messageOf(err, this.o.serverUrl));
+    } finally {
+      answered.abort();
+      if (this.#inFlight.get(req.id) === ac) this.#inFlight.delete(req.id);
+    }
+  }
+
+  /** The server's answer to a host request, once `after` has settled. */
+  async #answer(req: HostRequest, after: Promise<unknown>, signal: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+    await after;
+    if (this.#mode === 'stateless') return this.#statelessRequest(req, signal);
+    if (req.method !== 'initialize') return this.#session.send(req, signal);
+    return this.#initialize(req, signal);
+  }
+
+  /** The host's initialize: the probe of 2026-07-28 (server/discover); a refusal that is not one of that revision's errors: the handshake. */
+  async #initialize(req: HostRequest, signal: AbortSignal): Promise<JsonRpcResponseWire> {
+    const host = (req.params ?? {}) as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown };
+    this.#session.client = {
+      clientInfo: isClientInfo(host.clientInfo) ? host.clientInfo : this.o.clientInfo,
+      capabilities: host.capabilities && typeof host.capabilities === 'object' ? (host.capabilities as Record<string, unknown>) : {},
+    };
+    const discovered = await this.#session.stateless('server/discover', undefined, signal);
+    if (discovered) {
+      this.#mode = 'stateless';
+      return discovered.error ? discovered : { ...discovered, result: initializeAnswer(discovered.result, host.protocolVersion) };
+    }
+    this.#mode = 'session';
+    const r = await this.#session.initialize(req.params);
+    this.#initialized = !r.error;
+    return r;
+  }
+
+  /** A host request that has waited on a sign-in for `signInWaitMs`: answered with an error while the sign-in goes on. */
+  #signInPending(req: HostRequest): void {
+    const { serverUrl } = this.o;
+    const where = this.#userAsked ? 'in the browser (the URL is in the log above)' : 'in this or another Lanyard process';
+    this.deps.notify?.(
+      `answered ${req.method} with an error: the sign-in to ${serverUrl} waits for you ${where}; finish it, then try again in the host, or sign in to the server once at a terminal first`,
+      { kind: 'sign-in', service: 'protocol', serverUrl },
+    );
+    this.#fail(
+      req.id,
+      BridgeErrorCode.signInPending,
+      `Lanyard is waiting for you to sign in to ${serverUrl}: finish the sign-in (see this server's log in the host), then try again`,
+      { reason: 'sign_in_pending', server: serverUrl },
+    );
+  }
+
+  /** One host request to a stateless server; ping and logging/setLevel (gone from the revision) are answered here. */
+  async #statelessRequest(req: HostRequest, signal: AbortSignal): Promise<JsonRpcResponseWire> {
+    if (req.method === 'ping') return { jsonrpc: '2.0', id: req.id, result: {} };
+    if (req.method === 'logging/setLevel') {
+      this.#logLevel = (req.params as { level?: unknown } | undefined)?.level;
+      return { jsonrpc: '2.0', id: req.id, result: {} };
+    }
+    let params = req.params;
+    if (this.#logLevel !== undefined) {
+      const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+      params = { ...p, _meta: { ...((p._meta as object | undefined) ?? {}), 'io.modelcontextprotocol/logLevel': this.#logLevel } };
+    }
+    const r = await this.#session.stateless(req.method, params, signal);
+    if (!r) throw new LanyardError('protocol_error', `${this.o.serverUrl} stopped answering as a stateless server`);
+    return r;
+  }
+
+  /** An input request of a stateless server (SEP-2322) put to the host; its answer's result (undefined: none, or cancelled). */
+  #askHost(method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+    return new Promise<unknown>((resolve) => {
+      const id = `lanyard-input-${++this.#askedSeq}`;
+      const give = (r: JsonRpcResponseWire | undefined) => {
+        this.#asked.delete(id);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(r && !r.error ? r.result : undefined);
+      };
+      const onAbort = () => {
+        this.ports.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the request was cancelled' } });
+        give(undefined);
+      };
+      if (signal?.aborted) return resolve(undefined);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#asked.set(id, give);
+      this.ports.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+    });
+  }
 }
 
 const OVERDUE = Symbol('overdue');

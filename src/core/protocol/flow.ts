@@ -401,20 +401,33 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
       service: 'protocol',
     });
   const client = await identity(ctx, undefined, true);
-  const exchange = await deps.http.request({
+  const assertion = await exchangeIdToken(ctx, idp, idToken);
+  const res = await tokenRequest(
+    deps.http,
+    endpoints.tokenEndpoint,
+    { grant_type: OAuthGrant.jwtBearer, assertion, scope: ctx.scope },
+    client,
+    tokenOptions(ctx),
+  );
+  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
+}
+
+/** RFC 8693 at the identity provider: the user's ID token for an identity assertion (ID-JAG) naming this server and resource. */
+async function exchangeIdToken(ctx: FlowContext, idp: NonNullable<AuthorizeOptions['identityProvider']>, idToken: string): Promise<string> {
+  const exchange = await ctx.deps.http.request({
     method: 'POST',
     url: idp.tokenEndpoint,
     form: {
       grant_type: OAuthGrant.tokenExchange,
       requested_token_type: TokenTypes.idJag,
-      audience: endpoints.issuer,
+      audience: ctx.endpoints.issuer,
       resource: ctx.resource ?? serverKeyOf(ctx.o.serverUrl),
       scope: ctx.scope,
       subject_token: idToken,
       subject_token_type: TokenTypes.idToken,
       client_id: idp.clientId,
     },
-    signal: deps.signal,
+    signal: ctx.deps.signal,
     okStatus: () => true,
     oauth: true,
     retry: false,
@@ -447,14 +460,7 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
       `token exchange response from ${idp.tokenEndpoint}: issued_token_type is ${JSON.stringify(body.issued_token_type)}, expected ${TokenTypes.idJag}`,
     );
   }
-  const res = await tokenRequest(
-    deps.http,
-    endpoints.tokenEndpoint,
-    { grant_type: OAuthGrant.jwtBearer, assertion: body.access_token, scope: ctx.scope },
-    client,
-    tokenOptions(ctx),
-  );
-  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
+  return body.access_token;
 }
 
 /**
