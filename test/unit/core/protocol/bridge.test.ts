@@ -136,6 +136,44 @@ describe('runBridge', () => {
     await done;
     expect(sent.map((m) => (m as JsonRpcResponseWire).error?.code)).toEqual([-32700, -32600]);
   });
+  it("a server with the handshake: the host's initialize becomes the session's, which sends notifications/initialized itself; the host's own is not sent again", async () => {
+    const replies: Record<string, (id: unknown) => { status?: number; body?: object }> = {
+      // No supportedVersions: the server took the probe under an older revision's rules.
+      'server/discover': (id) => ({ body: { jsonrpc: '2.0', id, result: {} } }),
+      initialize: (id) => ({
+        body: { jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'stub', version: '1' } } },
+      }),
+      'notifications/initialized': () => ({ status: 202 }),
+      'tools/list': (id) => ({ body: { jsonrpc: '2.0', id, result: { tools: [] } } }),
+    };
+    stub.on(
+      'POST',
+      '/mcp',
+      (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        return replies[m.method]!(m.id);
+      },
+      4,
+    );
+    const { lines, sent, done } = plainBridge();
+    lines.push({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+    });
+    lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    lines.push({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await until(() => sent.some((m) => !('method' in m) && m.id === 2));
+    lines.end();
+    await done;
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'stub', version: '1' } } },
+      { jsonrpc: '2.0', id: 2, result: { tools: [] } },
+    ]);
+    const methods = stub.requests.filter((r) => r.path === '/mcp').map((r) => (JSON.parse(r.body) as { method: string }).method);
+    expect(methods).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
+  });
   it("a stateless server (2026-07-28): initialize answered from server/discover, the host's capabilities in _meta, an input request put to the host and withdrawn when the host cancels", async () => {
     const replies: Record<string, (id: unknown) => unknown> = {
       'server/discover': (id) => ({
