@@ -85,8 +85,9 @@ describe('startKeychainOpen', () => {
 
 /**
  * A session bus on a socket that accepts any client and answers each call by
- * its serial: Hello and Ping with an empty return, and the default
- * collection's `Locked` as `answer` says (a boolean, or an error reply).
+ * its serial: Hello and Ping with an empty return, and, when the client
+ * asks for it, the default collection's `Locked` as `answer` says (a
+ * boolean, or an error reply).
  */
 async function fakeBus(answer: boolean | 'error'): Promise<{ address: string; close: () => Promise<void> }> {
   const path = join(dir, `bus-${String(answer)}-${Math.random().toString(36).slice(2)}`);
@@ -116,7 +117,9 @@ async function fakeBus(answer: boolean | 'error'): Promise<{ address: string; cl
     return padded(b);
   };
   const server = createServer((socket) => {
-    socket.once('data', () => {
+    // The client's side comes in one write; the Locked reply only when it asked (Properties.Get of the collection's Locked).
+    socket.once('data', (chunk: Buffer) => {
+      const asked = chunk.includes('org.freedesktop.Secret.Collection');
       const locked = Buffer.alloc(8);
       locked.set([1, 0x62, 0], 0); // variant of signature "b"
       locked.writeUInt32LE(answer === true ? 1 : 0, 4);
@@ -125,7 +128,7 @@ async function fakeBus(answer: boolean | 'error'): Promise<{ address: string; cl
           Buffer.from('OK 1234deadbeef\r\n'),
           message(2, 1, [], Buffer.alloc(0)),
           message(2, 2, [], Buffer.alloc(0)),
-          answer === 'error' ? message(3, 3, [errorName()], Buffer.alloc(0)) : message(2, 3, [padded(signature('v'))], locked),
+          ...(!asked ? [] : answer === 'error' ? [message(3, 3, [errorName()], Buffer.alloc(0))] : [message(2, 3, [padded(signature('v'))], locked)]),
         ]),
       );
     });
