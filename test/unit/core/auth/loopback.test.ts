@@ -46,3 +46,19 @@ describe('fragment relay', () => {
     await rx.close();
   });
 });
+
+describe('query mode', () => {
+  it('the first callback counts: a page without script for the browser, a second callback is told the link was used; a wait begun later still gets the first', async () => {
+    const rx = await startLoopbackReceiver({ state: 'st-3', productName: 'Lanyard test' });
+    const first = await fetch(`${rx.redirectUri}?code=c1&state=st-3`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    expect(await first.text()).toContain('Signed in to Lanyard test');
+    const second = await fetch(`${rx.redirectUri}?code=c2&state=st-3`);
+    expect(second.status).toBe(409);
+    expect(await second.text()).toContain('This sign-in link was already used');
+    const params = await rx.wait(60_000, sleep);
+    expect(params.get('code')).toBe('c1');
+    await rx.close();
+  });
+});

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { credentialOrigin, type DoctorDeps, type DoctorTarget, diagnose, diagnoseService, keychainCheck } from '../../../../src/core/doctor/checks.js';
 import { fixedCredential } from '../../../../src/core/auth/provider.js';
-import { AuthRequiredError, NetworkError } from '../../../../src/core/errors.js';
+import { AuthRequiredError, NetworkError, RateLimitError } from '../../../../src/core/errors.js';
 import { TlsError } from '../../../../src/core/http/trust.js';
 import type { HttpResponse, RequestSpec } from '../../../../src/core/http/types.js';
 import { FakeClock } from '../../../fakes/clock.js';
@@ -218,6 +218,24 @@ describe('diagnoseService', () => {
       deps(http(async () => response(200, {}, { rateLimit: { limit: 60, remaining: 0, used: 60, reset: NOW / 1000 + 60 } }))),
     );
     expect(empty.checks.find((c) => c.name === 'rate-limit')).toMatchObject({ status: 'fail', problem: 'rate-limited' });
+  });
+
+  it('a probe refused by the rate limit: the endpoint answered, the budget fails, and so does the service', async () => {
+    const r = await diagnoseService(
+      target(),
+      deps(
+        http(async () => {
+          throw new RateLimitError('API rate limit exceeded (primary); resets in 10 min', 'primary', NOW + 600_000);
+        }),
+      ),
+    );
+    expect(r.status).toBe('fail');
+    expect(r.checks.map((c) => [c.name, c.status, c.problem])).toEqual([
+      ['credential', 'ok', undefined],
+      ['endpoint', 'ok', undefined],
+      ['rate-limit', 'fail', 'rate-limited'],
+    ]);
+    expect(r.checks[2]!.summary).toBe('API rate limit exceeded (primary); resets in 10 min');
   });
 });
 
