@@ -255,6 +255,17 @@ function selector(o: { login?: string; anonymous?: boolean; caller?: string }): 
 
 export { isLoopback };
 
+/** The certificate a client must trust: your own (written to the data directory as a file too), the self-signed one, or none. */
+async function trustOf(emu: Emulator, own: { cert: string } | undefined): Promise<RunningEmulator['tls']> {
+  if (own) {
+    const caFile = join(emu.dataDir, CA_FILE);
+    await writeFile(caFile, own.cert, { mode: 0o644 });
+    return { ca: own.cert, caFile };
+  }
+  if (emu.selfSigned) return { ca: emu.selfSigned.cert, caFile: emu.selfSigned.caFile };
+  return undefined;
+}
+
 /** Starts every emulated service in this process on a loopback address. */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const host = options.host ?? '127.0.0.1';
@@ -269,14 +280,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     allowedHosts: options.allowedHosts,
     log: options.log,
   });
-  let tls: RunningEmulator['tls'];
-  if (own) {
-    const caFile = join(emu.dataDir, CA_FILE);
-    await writeFile(caFile, own.cert, { mode: 0o644 });
-    tls = { ca: own.cert, caFile };
-  } else if (emu.selfSigned) {
-    tls = { ca: emu.selfSigned.cert, caFile: emu.selfSigned.caFile };
-  }
+  const tls = await trustOf(emu, own);
   const a = emu.admin;
   let stopping: Promise<void> | undefined;
   return {

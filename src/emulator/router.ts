@@ -259,8 +259,8 @@ function underPrefix(path: string, prefix: string): boolean {
   return !prefix || path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : prefix + '/');
 }
 
-function createRequest(raw: IncomingMessage): EmuRequest {
-  const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
+/** Reads a request's body once, whole (at most MAX_BODY: then an HttpError 413), and keeps it for the journal. */
+function bodyReader(raw: IncomingMessage): { bytes: () => Promise<Buffer>; bodyIfRead: () => Buffer | undefined } {
   let bodyP: Promise<Buffer> | undefined;
   let body: Buffer | undefined;
   const bytes = () =>
@@ -277,6 +277,35 @@ function createRequest(raw: IncomingMessage): EmuRequest {
       raw.on('end', () => resolve((body = Buffer.concat(chunks))));
       raw.on('error', reject);
     }));
+  return { bytes, bodyIfRead: () => body };
+}
+
+/** The query's fields, then a form's or a JSON object's (strings; arrays joined by spaces), the body's winning. */
+async function mergedParams(req: EmuRequest): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of req.query) out[k] = v;
+  const ct = (req.raw.headers['content-type'] ?? '').toLowerCase();
+  if (req.method === 'GET' || req.method === 'HEAD') return out;
+  const text = (await req.bytes()).toString('utf8');
+  if (!text) return out;
+  if (ct.includes('json')) {
+    try {
+      const j = JSON.parse(text) as Record<string, unknown>;
+      if (j && typeof j === 'object')
+        for (const [k, v] of Object.entries(j))
+          if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : String(v);
+    } catch {
+      /* malformed JSON: no body params */
+    }
+  } else {
+    for (const [k, v] of new URLSearchParams(text)) out[k] = v;
+  }
+  return out;
+}
+
+function createRequest(raw: IncomingMessage): EmuRequest {
+  const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
+  const { bytes, bodyIfRead } = bodyReader(raw);
   const req: EmuRequest = {
     raw,
     method: (raw.method ?? 'GET').toUpperCase(),
@@ -288,7 +317,7 @@ function createRequest(raw: IncomingMessage): EmuRequest {
     ip: raw.socket.remoteAddress ?? '127.0.0.1',
     locals: {},
     bytes,
-    bodyIfRead: () => body,
+    bodyIfRead,
     text: async () => (await bytes()).toString('utf8'),
     json: async <T>() => {
       const text = (await bytes()).toString('utf8');
@@ -303,27 +332,7 @@ function createRequest(raw: IncomingMessage): EmuRequest {
       const v = raw.headers[name.toLowerCase()];
       return Array.isArray(v) ? v[0] : v;
     },
-    async params_() {
-      const out: Record<string, string> = {};
-      for (const [k, v] of url.searchParams) out[k] = v;
-      const ct = (raw.headers['content-type'] ?? '').toLowerCase();
-      if (req.method === 'GET' || req.method === 'HEAD') return out;
-      const text = (await bytes()).toString('utf8');
-      if (!text) return out;
-      if (ct.includes('json')) {
-        try {
-          const j = JSON.parse(text) as Record<string, unknown>;
-          if (j && typeof j === 'object')
-            for (const [k, v] of Object.entries(j))
-              if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : String(v);
-        } catch {
-          /* malformed JSON: no body params */
-        }
-      } else {
-        for (const [k, v] of new URLSearchParams(text)) out[k] = v;
-      }
-      return out;
-    },
+    params_: () => mergedParams(req),
   };
   return req;
 }

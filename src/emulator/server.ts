@@ -14,7 +14,7 @@ import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
 import { certificateNames, Guard } from './guard.js';
 import { Journal, type JournalEntry, type JournalQuery, redactBody, redactHeaders, redactQuery } from './journal.js';
-import { Router, type Handler, type Middleware } from './router.js';
+import { Router, type EmuRequest, type Handler, type Middleware } from './router.js';
 import type { EmulatorEnv, EmulatorService } from './service.js';
 import { serviceFactories } from './services/index.js';
 import { dataDirCertificate } from './tls.js';
@@ -121,17 +121,62 @@ async function listen(
   const clock = new EmulatorClock();
   let baseUrl = '';
   const env: EmulatorEnv = { clock, baseUrl: () => baseUrl, dataDir, log: o.log ?? (() => undefined) };
+  const tls = await tlsOf(o, host, dataDir);
+  const { router, services, admin } = await routerOf(o, env, tls);
+  const { server, sockets } = createServer(tls, requestHandler(o, env, router));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  baseUrl = originOf(tls.on ? 'https' : 'http', o.publicHost ?? host, port);
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrl,
+    port,
+    clock,
+    dataDir,
+    ...(tls.own ? { selfSigned: { cert: tls.own.cert, caFile: tls.own.caFile, reused: tls.own.reused } } : {}),
+    temporaryDataDir: data.temporary,
+    services,
+    admin,
+    routes: () => router.routes(),
+    close() {
+      closing ??= shutDown(server, sockets, services, removeOwnData);
+      return closing;
+    },
+  };
+}
+
+/** The TLS material of a start: certificate files, a PEM pair in memory, or the data directory's self-signed certificate. */
+interface TlsMaterial {
+  files?: { cert: Buffer; key: Buffer };
+  own?: Awaited<ReturnType<typeof dataDirCertificate>>;
+  pair?: { cert: string; key: string };
+  /** Serving HTTPS. */
+  on: boolean;
+}
+
+async function tlsOf(o: EmulatorOptions, host: string, dataDir: string): Promise<TlsMaterial> {
   const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
   const files = tlsFiles ? await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]).then(([cert, key]) => ({ cert, key })) : undefined;
   const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
   const pair = o.tls ?? own;
-  const tls = tlsFiles || !!pair;
+  return { files, own, pair, on: tlsFiles || !!pair };
+}
+
+/** The router: the journal, the guard (Host, origin, form tokens), the injected faults, the admin API, then every service. */
+async function routerOf(
+  o: EmulatorOptions,
+  env: EmulatorEnv,
+  tls: TlsMaterial,
+): Promise<{ router: Router; services: EmulatorService[]; admin: EmulatorAdmin }> {
   const router = new Router();
   const journal = new Journal();
-  router.use('', journalMiddleware(journal, router, clock));
+  router.use('', journalMiddleware(journal, router, env.clock));
   // First the guard (Host, origin, form tokens), then the injected faults, then the services.
   new Guard([
-    ...certificateNames((files ?? pair)?.cert ?? ''),
+    ...certificateNames((tls.files ?? tls.pair)?.cert ?? ''),
     ...[...(o.allowedHosts ?? []), ...(o.publicHost ? [o.publicHost] : [])].map((h) => h.toLowerCase()),
   ]).install(router);
   const faults = new FaultTable();
@@ -139,15 +184,19 @@ async function listen(
 
   const services: EmulatorService[] = [];
   for (const factory of serviceFactories) services.push(await factory(env));
-  const admin = adminOf(services, clock, faults, journal, () => baseUrl, dataDir);
+  const admin = adminOf(services, env.clock, faults, journal, env.baseUrl, env.dataDir);
   router.owner('admin');
   registerAdmin(router, admin);
   for (const s of services) {
     router.owner(s.name);
     s.register(router);
   }
+  return { router, services, admin };
+}
 
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+/** Answers a request through the router (which never rejects), with the emulator's Date; logs it when asked. */
+function requestHandler(o: EmulatorOptions, env: EmulatorEnv, router: Router): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     if (o.log) {
       // Request log: path only (query strings may carry keys and codes).
       const started = performance.now();
@@ -157,15 +206,19 @@ async function listen(
     void router.handle(
       req,
       res,
-      () => ({ date: new Date(clock.now()).toUTCString() }),
+      () => ({ date: new Date(env.clock.now()).toUTCString() }),
       (err) => env.log(`error on ${req.method} ${(req.url ?? '/').split('?')[0]}: ${(err as Error)?.stack ?? err}`),
     );
   };
+}
+
+/** The HTTP or HTTPS server, with its time limits, and the sockets it holds (destroyed on close). */
+function createServer(tls: TlsMaterial, handler: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; sockets: Set<Socket> } {
   let server: Server;
-  if (files) {
-    server = createHttpsServer(files, handler) as unknown as Server;
-  } else if (pair) {
-    server = createHttpsServer({ cert: pair.cert, key: pair.key }, handler) as unknown as Server;
+  if (tls.files) {
+    server = createHttpsServer(tls.files, handler) as unknown as Server;
+  } else if (tls.pair) {
+    server = createHttpsServer({ cert: tls.pair.cert, key: tls.pair.key }, handler) as unknown as Server;
   } else {
     server = createHttpServer(handler);
   }
@@ -178,38 +231,20 @@ async function listen(
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, host, () => resolve());
+  return { server, sockets };
+}
+
+/** Stops listening (connections still open after a second are destroyed), closes the services, removes a temporary data directory. */
+async function shutDown(server: Server, sockets: Set<Socket>, services: EmulatorService[], removeOwnData: () => Promise<unknown> | undefined): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections?.();
+    setTimeout(() => {
+      for (const s of sockets) s.destroy();
+    }, 1000).unref();
   });
-  const port = (server.address() as AddressInfo).port;
-  baseUrl = originOf(tls ? 'https' : 'http', o.publicHost ?? host, port);
-  let closing: Promise<void> | undefined;
-  return {
-    url: baseUrl,
-    port,
-    clock,
-    dataDir,
-    ...(own ? { selfSigned: { cert: own.cert, caFile: own.caFile, reused: own.reused } } : {}),
-    temporaryDataDir: data.temporary,
-    services,
-    admin,
-    routes: () => router.routes(),
-    close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections?.();
-          setTimeout(() => {
-            for (const s of sockets) s.destroy();
-          }, 1000).unref();
-        });
-        for (const s of services) await s.close?.();
-        await removeOwnData();
-      })();
-      return closing;
-    },
-  };
+  for (const s of services) await s.close?.();
+  await removeOwnData();
 }
 
 function adminOf(
@@ -285,44 +320,47 @@ function journalMiddleware(journal: Journal, router: Router, clock: EmulatorCloc
   };
 }
 
+/** An admin request's body: a JSON object, or `{}` when empty. */
+async function adminBody(req: EmuRequest): Promise<Record<string, unknown>> {
+  const t = await req.text();
+  if (!t.trim()) return {};
+  const j = JSON.parse(t) as unknown;
+  if (!j || typeof j !== 'object' || Array.isArray(j)) throw new Error('body must be a JSON object');
+  return j as Record<string, unknown>;
+}
+
+/** Runs an admin operation: its result as JSON, a bad body or a refused verb as 400. */
+function adminOp(status: number, fn: (b: Record<string, unknown>, params: Record<string, string>) => unknown): Handler {
+  return async (req, res) => {
+    let b: Record<string, unknown>;
+    try {
+      b = await adminBody(req);
+    } catch (err) {
+      return res.json(400, { message: (err as Error).message });
+    }
+    try {
+      const r = await fn(b, req.params);
+      if (r === undefined) res.empty(204);
+      else res.json(status, r);
+    } catch (err) {
+      res.json(err instanceof UnknownAdminVerb ? 404 : 400, { message: (err as Error).message });
+    }
+  };
+}
+
 function registerAdmin(router: Router, admin: EmulatorAdmin): void {
   const p = EmulatorAdminPrefix;
-  const body = async (req: Parameters<Parameters<Router['get']>[1]>[0]) => {
-    const t = await req.text();
-    if (!t.trim()) return {};
-    const j = JSON.parse(t) as unknown;
-    if (!j || typeof j !== 'object' || Array.isArray(j)) throw new Error('body must be a JSON object');
-    return j as Record<string, unknown>;
-  };
-  /** Runs an admin operation: its result as JSON, a bad body or a refused verb as 400. */
-  const op =
-    (status: number, fn: (b: Record<string, unknown>, params: Record<string, string>) => unknown): Handler =>
-    async (req, res) => {
-      let b: Record<string, unknown>;
-      try {
-        b = await body(req);
-      } catch (err) {
-        return res.json(400, { message: (err as Error).message });
-      }
-      try {
-        const r = await fn(b, req.params);
-        if (r === undefined) res.empty(204);
-        else res.json(status, r);
-      } catch (err) {
-        res.json(err instanceof UnknownAdminVerb ? 404 : 400, { message: (err as Error).message });
-      }
-    };
   router.get(`${p}/info`, (_req, res) => res.json(200, admin.info()));
   router.post(
     `${p}/reset`,
-    op(200, async () => {
+    adminOp(200, async () => {
       await admin.reset();
       return { reset: true };
     }),
   );
   router.post(
     `${p}/advance`,
-    op(200, (b) =>
+    adminOp(200, (b) =>
       admin.advance(
         b.ms !== undefined ? Number(b.ms) : b.seconds !== undefined ? Number(b.seconds) * 1000 : 0,
         typeof b.freeze === 'boolean' ? b.freeze : undefined,
@@ -342,7 +380,7 @@ function registerAdmin(router: Router, admin: EmulatorAdmin): void {
   });
   router.post(
     `${p}/faults`,
-    op(201, (b) => admin.addFault(b)),
+    adminOp(201, (b) => admin.addFault(b)),
   );
   router.delete(`${p}/faults`, (_req, res) => {
     admin.clearFaults();
@@ -350,6 +388,6 @@ function registerAdmin(router: Router, admin: EmulatorAdmin): void {
   });
   router.post(
     `${p}/:service/:verb`,
-    op(200, (b, params) => admin.verb(params.service!, params.verb!, b)),
+    adminOp(200, (b, params) => admin.verb(params.service!, params.verb!, b)),
   );
 }

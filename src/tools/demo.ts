@@ -325,9 +325,18 @@ const SAMPLE_MESSAGE = [
 ].join('\r\n');
 
 async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
-  const hosting = info.hosting;
-  const mona = (hosting.users as { login: string; password: string }[]).find((u) => u.login === 'mona')!;
+  await setupSection(t, info);
+  await hostingSignIn(t, info);
+  await hostingBudget(t);
+  await echoSection(t, info, workDir);
+  await protocolSection(t, info);
+  await mailboxSection(t);
+  await healthSection(t, info);
+  await credentialsSection(t, info);
+}
 
+/** The emulator profile selected, and what it holds. */
+async function setupSection(t: Tour, info: Info): Promise<void> {
   t.section(
     'Setup',
     `The emulator runs inside this process at ${info.url}; the profile "emulator" points every service at it.\nEach step below is a separate \`lanyard\` process (config in a fresh temporary directory, no keychain).`,
@@ -341,10 +350,15 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     args: ['config', 'list'],
     expect: 0,
     explain: 'the endpoints of all five services, as `lanyard emulator start` would register them; no secret is ever in this file',
-    check: (r) => (r.stdout.includes(`hosting.apiUrl=${hosting.apiUrl}`) ? undefined : 'hosting.apiUrl is not the emulator'),
+    check: (r) => (r.stdout.includes(`hosting.apiUrl=${info.hosting.apiUrl}`) ? undefined : 'hosting.apiUrl is not the emulator'),
   });
+}
 
-  /* ---- hosting */
+/** Hosting, part 1: nobody signed in, the device flow (the demo plays the user in a browser), then the token used. */
+async function hostingSignIn(t: Tour, info: Info): Promise<void> {
+  const hosting = info.hosting;
+  const mona = (hosting.users as { login: string; password: string }[]).find((u) => u.login === 'mona')!;
+
   t.section(
     '1. Hosting: sign in, call the API, watch the rate-limit budget',
     'Device-flow sign-in (what a user on a headless machine does), then the token is used for everything.',
@@ -392,6 +406,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     explain: 'a generic authenticated call: the stored token is injected as Authorization: Bearer, never on the command line',
     check: (r) => (/"login":\s*"mona"/.test(r.stdout) ? undefined : 'the body does not say login "mona"'),
   });
+}
+
+/** Hosting, part 2: the rate-limit budget checked, spent (an emulator knob), refused with exit 3, then waited for. */
+async function hostingBudget(t: Tour): Promise<void> {
   await t.step({
     args: ['ratelimit', 'status', '--resource', 'core'],
     expect: 0,
@@ -429,8 +447,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     // In CI (CI=true) the wait is announced as a JSON event line instead of a sentence.
     check: (r) => (/waiting|"event":"rate_limit_wait"/.test(r.stderr) || Date.now() - r.ms >= resetAt ? undefined : 'it did not say it was waiting'),
   });
+}
 
-  /* ---- echo */
+/** Echo: an API key from stdin, then a self-signed service-account JWT. */
+async function echoSection(t: Tour, info: Info, workDir: string): Promise<void> {
   t.section(
     '2. Echo API: an API key and a self-signed service-account JWT',
     'The API key comes from stdin (never argv); the JWT is minted locally from a key file.',
@@ -468,8 +488,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     explain: 'an RS256 JWT signed with that key is checked by the gateway (issuer, audience, JWKS) and GET /auth/info/vendorjwt answers who we are',
     check: (r) => (r.stdout.includes('jwt-client@') ? undefined : 'the account e-mail is not in the answer'),
   });
+}
 
-  /* ---- protocol */
+/** The context-protocol server: client credentials found by discovery, then a tool call with the stored token. */
+async function protocolSection(t: Tour, info: Info): Promise<void> {
   t.section(
     '3. Context-protocol server: OAuth 2.1 client credentials, then JSON-RPC',
     'Discovery (RFC 9728 + RFC 8414) and the client-credentials grant, no browser; the secret comes from the environment.',
@@ -492,8 +514,10 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     explain: 'the stored token is reused (no new sign-in); tools/call answers with the echoed text',
     check: (r) => (r.stdout.includes('hi from the demo') ? undefined : 'the text did not come back'),
   });
+}
 
-  /* ---- mailbox */
+/** Mailbox: a message stored from stdin, listed, read, labelled, downloaded and deleted. */
+async function mailboxSection(t: Tour): Promise<void> {
   t.section('4. Mailbox: store, list, read, label, download, delete', 'A mail store REST API without authentication; the message comes from stdin.');
   let id = '';
   await t.step({
@@ -546,13 +570,18 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
     explain: 'one id per line when piped: the deleted message is gone from label 0',
     check: (r) => (r.stdout.includes(uuid) ? 'the deleted message is still listed' : undefined),
   });
+}
 
-  /* ---- health */
+/** The token of the health service for scripts, in the environment (never on the command line). */
+const healthEnvOf = (info: Info) => ({ LANYARD_HEALTH_TOKEN: String(info.health.token) });
+
+/** Service health: refused without a token, then events with the token from the environment. */
+async function healthSection(t: Tour, info: Info): Promise<void> {
+  const healthEnv = healthEnvOf(info);
   t.section(
     '5. Service health: events of a subscription',
     'CI style: the token comes from LANYARD_HEALTH_TOKEN (a long-lived token the emulator seeds for scripts).',
   );
-  const healthEnv = { LANYARD_HEALTH_TOKEN: String(info.health.token) };
   await t.step({
     args: ['health', 'events'],
     expect: 4,
@@ -589,13 +618,15 @@ async function tour(t: Tour, info: Info, workDir: string): Promise<void> {
       }
     },
   });
+}
 
-  /* ---- all together */
+/** Every credential of the tour, masked. */
+async function credentialsSection(t: Tour, info: Info): Promise<void> {
   t.section('All credentials at a glance', 'Hosting, echo, protocol and health credentials, all masked.');
   await t.step({
     prefix: 'LANYARD_HEALTH_TOKEN="$HEALTH_TOKEN"',
     args: ['auth', 'status'],
-    env: healthEnv,
+    env: healthEnvOf(info),
     expect: 0,
     explain: 'one line per credential with its source and validity; tokens masked (--show-token would reveal them)',
   });

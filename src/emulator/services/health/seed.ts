@@ -85,18 +85,86 @@ interface GenOptions {
   subType?: EventSubType;
 }
 
+/** The word of an event type in titles and summaries. */
+const TITLE_WORDS: Record<EventType, string> = {
+  ServiceIssue: 'Service issue',
+  PlannedMaintenance: 'Planned maintenance',
+  HealthAdvisory: 'Advisory',
+  RCA: 'Post-incident review',
+  EmergingIssues: 'Emerging issue',
+  SecurityAdvisory: 'Security advisory',
+  Billing: 'Billing update',
+};
+
+/** What the parts of a generated event are made from (all deterministic in its index). */
+interface Basis {
+  o: GenOptions;
+  i: number;
+  type: EventType;
+  eventLevel: EventLevel;
+  status: EventStatus;
+  name: string;
+  mainService: string;
+  mainRegion: string;
+  titleWord: string;
+  summary: string;
+}
+
 /** One generated event; deterministic in its index. */
 export function generateEvent(o: GenOptions): HealthEvent {
   const { i } = o;
   const type = EventTypeValues[i % EventTypeValues.length]!;
-  const eventLevel = EventLevelValues[i % EventLevelValues.length]!;
   const status: EventStatus = i % 3 === 2 ? 'Resolved' : 'Active';
-  const sensitive = i % 5 === 4;
-  const hir = i % 8 === 1;
+  const impact = impactOf(o, status);
+  const mainService = impact[0]!.impactedService!;
+  const mainRegion = impact[0]!.impactedRegions![0]!.impactedRegion!;
+  const titleWord = TITLE_WORDS[type];
+  const summary = `${titleWord} affecting ${mainService} in ${mainRegion}. More information will be provided as it is known.`;
+  const b: Basis = {
+    o,
+    i,
+    type,
+    eventLevel: EventLevelValues[i % EventLevelValues.length]!,
+    status,
+    name: trackingId(i),
+    mainService,
+    mainRegion,
+    titleWord,
+    summary,
+  };
+  const props: HealthEvent['properties'] = {
+    ...textOf(b),
+    ...severityOf(b),
+    ...timesOf(b),
+    ...portalFieldsOf(b),
+    impact,
+    links: linksOf(o.vendor, b.name),
+    recommendedActions: {
+      message: 'Recommended actions',
+      localeCode: 'en',
+      actions: [
+        { actionText: `Check the health of your ${mainService} resources`, groupId: 1000 + i },
+        { actionText: 'Set up service health alerts', groupId: 2000 + i },
+      ],
+    },
+    faqs: i % 3 === 0 ? [{ question: 'Do I need to do anything?', answer: 'No action is needed unless an action is recommended.', localeCode: 'en' }] : [],
+    ...(type === 'Billing'
+      ? { billingId: `BILL-${4000 + i}`, currencyType: ['USD', 'EUR', 'GBP'][i % 3]!, oldRate: 1 + i / 100, newRate: 1.05 + i / 100 }
+      : {}),
+  };
+  return {
+    id: `/providers/${o.vendor}.ResourceHealth/events/${b.name}`,
+    name: b.name,
+    type: `/providers/${o.vendor}.ResourceHealth/events`,
+    properties: props,
+  };
+}
+
+/** The services and regions an event impacts, each region with its updates. */
+function impactOf(o: GenOptions, status: EventStatus): HealthImpact[] {
+  const { i } = o;
   const regionCount = i % 4 === 0 ? 3 : i % 4 === 2 ? 2 : 1;
   const serviceCount = i % 6 === 0 ? 2 : 1;
-  const start = o.lastUpdateMs - (2 + (i % 5)) * HOUR;
-  const name = trackingId(i);
   const impact: HealthImpact[] = [];
   for (let s = 0; s < serviceCount; s++) {
     const service = SERVICES[(i + s * 3) % SERVICES.length]!;
@@ -121,21 +189,14 @@ export function generateEvent(o: GenOptions): HealthEvent {
       }),
     });
   }
-  const mainService = impact[0]!.impactedService!;
-  const mainRegion = impact[0]!.impactedRegions![0]!.impactedRegion!;
+  return impact;
+}
+
+/** What the event is and what it says: type, sub-type, source, status, title, summary, description, header. */
+function textOf({ o, i, type, status, titleWord, mainService, mainRegion, summary }: Basis): HealthEvent['properties'] {
   const subType: EventSubType | undefined =
     o.subType ?? (type === 'HealthAdvisory' ? 'Retirement' : type === 'SecurityAdvisory' ? 'UnauthorizedPartyAbuse' : undefined);
-  const titleWord = {
-    ServiceIssue: 'Service issue',
-    PlannedMaintenance: 'Planned maintenance',
-    HealthAdvisory: 'Advisory',
-    RCA: 'Post-incident review',
-    EmergingIssues: 'Emerging issue',
-    SecurityAdvisory: 'Security advisory',
-    Billing: 'Billing update',
-  }[type];
-  const summary = `${titleWord} affecting ${mainService} in ${mainRegion}. More information will be provided as it is known.`;
-  const props: HealthEvent['properties'] = {
+  return {
     eventType: type,
     ...(subType ? { eventSubType: subType } : {}),
     eventSource: EventSourceValues[i % 2]!,
@@ -145,56 +206,65 @@ export function generateEvent(o: GenOptions): HealthEvent {
     summary,
     description: `<p>${summary}</p>`,
     header: `Your ${mainService} resources might be impacted by this ${titleWord.toLowerCase()}`,
+  };
+}
+
+/** How grave the event is: levels, sensitive, high-impact (HIR), incident id, impact type, priority. */
+function severityOf({ i, type, eventLevel, status }: Basis): HealthEvent['properties'] {
+  const hir = i % 8 === 1;
+  return {
     level: eventLevel === 'Critical' || eventLevel === 'Error' ? 'Critical' : 'Warning',
     eventLevel,
-    isEventSensitive: sensitive,
+    isEventSensitive: i % 5 === 4,
     isHIR: hir,
     ...(hir ? { hirStage: status === 'Active' ? 'active' : 'resolved' } : {}),
     externalIncidentId: `INC${100200 + i}`,
     impactType: type === 'PlannedMaintenance' ? 'Planned' : 'Unplanned',
     platformInitiated: i % 2 === 0,
     priority: priorityOf(type, eventLevel, status),
+  };
+}
+
+/** Duration, reason, and when the impact started, was mitigated and last updated. */
+function timesOf({ o, i, type, status }: Basis): HealthEvent['properties'] {
+  return {
     duration: status === 'Resolved' ? 3 * 3600 : 0,
     reason: type === 'PlannedMaintenance' ? 'Scheduled platform update' : 'Under investigation',
-    impactStartTime: iso7(start),
+    impactStartTime: iso7(o.lastUpdateMs - (2 + (i % 5)) * HOUR),
     ...(status === 'Resolved' ? { impactMitigationTime: iso7(o.lastUpdateMs - 30 * 60_000) } : {}),
     lastUpdateTime: iso7(o.lastUpdateMs),
+  };
+}
+
+/** What the portal shows around it: tags, the chat and support switches, the article, additional information. */
+function portalFieldsOf({ o, i, name, summary }: Basis): HealthEvent['properties'] {
+  return {
     eventTags: [EventTagValues[i % EventTagValues.length]!],
     enableChatWithUs: i % 4 === 1,
     [`enable${o.vendor}Support`]: i % 4 !== 3,
     article: { articleContent: `<html>${summary}</html>`, articleId: `article-${name}`, parameters: { trackingId: name } },
     additionalInformation: { message: i % 2 ? 'Subscribe to alerts to be notified of updates.' : '' },
-    impact,
-    links: [
-      {
-        type: 'Hyperlink',
-        bladeName: 'RequestRCABlade',
-        extensionName: `${o.vendor}_Azure_Health`,
-        displayText: { localizedValue: 'Request RCA', value: 'Request RCA' },
-        parameters: { rcaRequested: 'False', trackingId: name },
-      },
-      {
-        type: 'Button',
-        bladeName: 'AzureHealthBrowseBlade',
-        extensionName: `${o.vendor}_Azure_Health`,
-        displayText: { localizedValue: 'Sign up for updates', value: 'Sign up for updates' },
-        parameters: { trackingId: name },
-      },
-    ],
-    recommendedActions: {
-      message: 'Recommended actions',
-      localeCode: 'en',
-      actions: [
-        { actionText: `Check the health of your ${mainService} resources`, groupId: 1000 + i },
-        { actionText: 'Set up service health alerts', groupId: 2000 + i },
-      ],
-    },
-    faqs: i % 3 === 0 ? [{ question: 'Do I need to do anything?', answer: 'No action is needed unless an action is recommended.', localeCode: 'en' }] : [],
-    ...(type === 'Billing'
-      ? { billingId: `BILL-${4000 + i}`, currencyType: ['USD', 'EUR', 'GBP'][i % 3]!, oldRate: 1 + i / 100, newRate: 1.05 + i / 100 }
-      : {}),
   };
-  return { id: `/providers/${o.vendor}.ResourceHealth/events/${name}`, name, type: `/providers/${o.vendor}.ResourceHealth/events`, properties: props };
+}
+
+/** The portal links of an event: request a root-cause analysis, sign up for updates. */
+function linksOf(vendor: string, name: string): NonNullable<HealthEvent['properties']>['links'] {
+  return [
+    {
+      type: 'Hyperlink',
+      bladeName: 'RequestRCABlade',
+      extensionName: `${vendor}_Azure_Health`,
+      displayText: { localizedValue: 'Request RCA', value: 'Request RCA' },
+      parameters: { rcaRequested: 'False', trackingId: name },
+    },
+    {
+      type: 'Button',
+      bladeName: 'AzureHealthBrowseBlade',
+      extensionName: `${vendor}_Azure_Health`,
+      displayText: { localizedValue: 'Sign up for updates', value: 'Sign up for updates' },
+      parameters: { trackingId: name },
+    },
+  ];
 }
 
 function guidFor(text: string): string {

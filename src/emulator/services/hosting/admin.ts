@@ -15,6 +15,11 @@ function scopesOf(v: unknown): string[] {
 }
 
 export function hostingAdmin(state: HostingState): Record<string, AdminVerb> {
+  return { ...deviceVerbs(state), ...tokenVerbs(state), ...accountVerbs(state) };
+}
+
+/** The device flow: its policy, answering a code as the user, the grants and their polls. */
+function deviceVerbs(state: HostingState): Record<string, AdminVerb> {
   return {
     /** {interval?, expiresIn?, slowDownNext?}: device-flow policy for new codes / the next polls. */
     'device-policy': (b) => {
@@ -47,6 +52,12 @@ export function hostingAdmin(state: HostingState): Record<string, AdminVerb> {
         polls: g.polls,
       })),
     }),
+  };
+}
+
+/** Tokens: listed (with their values), issued as a completed flow would, revoked. */
+function tokenVerbs(state: HostingState): Record<string, AdminVerb> {
+  return {
     /** {login?, clientId?}: tokens (values included: this is a test oracle). */
     tokens: (b) => ({
       tokens: [...state.tokens.values()]
@@ -79,6 +90,12 @@ export function hostingAdmin(state: HostingState): Record<string, AdminVerb> {
       t.revoked = true;
       return { revoked: true };
     },
+  };
+}
+
+/** Accounts: users, apps and SSH keys added at run time. */
+function accountVerbs(state: HostingState): Record<string, AdminVerb> {
+  return {
     /** {login, password, name?, email?} */
     'add-user': (b) => {
       const login = str(b.login, 'login');

@@ -9,7 +9,7 @@ import type { EmulatorEnv } from '../../service.js';
 import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
 import type { HostingState } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
-import { reposOf, type RepoRecord } from './ratelimit/fixtures.js';
+import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -125,6 +125,22 @@ function apiRoot(api: string): Record<string, string> {
   };
 }
 
+/** How many public and private repositories a user owns (their user object says). */
+function repoCounts(repos: RepoStore, login: string): { publicRepos: number; privateRepos: number } {
+  const own = [...repos.repos.values()].filter((r) => r.owner === login);
+  return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private).length };
+}
+
+/** What the REST routes share: the state, the repositories and their JSON. */
+interface Rest {
+  state: HostingState;
+  env: EmulatorEnv;
+  repos: RepoStore;
+  repoJson(r: RepoRecord): Record<string, unknown>;
+  /** A repository the request may see: public, or its own. */
+  visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
+}
+
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const api = Hosting.apiPathPrefix;
   const repos = reposOf(state, () => env.clock.now());
@@ -145,12 +161,19 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
       created_at: new Date(r.createdAt).toISOString(),
     };
   };
-  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
-  const repoCounts = (login: string) => {
-    const own = [...repos.repos.values()].filter((r) => r.owner === login);
-    return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private).length };
-  };
+  const rest: Rest = { state, env, repos, repoJson, visible: (req, r) => !!r && (!r.private || userOf(req) === r.owner) };
+  registerUserRoutes(router, rest);
+  registerRepoRoutes(router, rest);
+  registerSearchRoutes(router, rest);
+  registerAuditLog(router, rest);
+  registerQueryApi(router);
+  registerLfsBatch(router, rest);
+}
 
+/** The API root, the caller (`/user`) and any user (`/users/{login}`). */
+function registerUserRoutes(router: Router, rest: Rest): void {
+  const { state, env, repos } = rest;
+  const api = Hosting.apiPathPrefix;
   // The API root: a map of URL templates (clients such as the code host's own CLI call it to check a token and read its scopes).
   router.get(api, (_req, res) => res.json(200, apiRoot(env.baseUrl() + api)));
 
@@ -158,15 +181,19 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
     const u = state.users.get(login)!;
-    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(login) }));
+    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(repos, login) }));
   });
 
   router.get(`${api}/users/:login`, (req, res) => {
     const u = state.users.get(req.params.login!);
     if (!u) return notFound(res);
-    res.json(200, userJson(env.baseUrl(), u, repoCounts(u.login)));
+    res.json(200, userJson(env.baseUrl(), u, repoCounts(repos, u.login)));
   });
+}
 
+/** A repository; the caller's repositories, created and listed (paged like the real API). */
+function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: Rest): void {
+  const api = Hosting.apiPathPrefix;
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {
     const r = repos.get(req.params.owner!, req.params.repo!);
     if (!visible(req, r)) return notFound(res);
@@ -215,7 +242,11 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
     res.json(200, mine.slice((page - 1) * perPage, page * perPage).map(repoJson), links.length ? { link: links.join(', ') } : {});
   });
+}
 
+/** Repository search (visible repositories whose name or description has every term) and code search (always empty). */
+function registerSearchRoutes(router: Router, { repos, repoJson, visible }: Rest): void {
+  const api = Hosting.apiPathPrefix;
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
     if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
@@ -241,7 +272,11 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
       return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
     res.json(200, { total_count: 0, incomplete_results: false, items: [] });
   });
+}
 
+/** The enterprise audit log: repositories created by ent-corp and its enterprise members. */
+function registerAuditLog(router: Router, { state, repos }: Rest): void {
+  const api = Hosting.apiPathPrefix;
   router.get(`${api}/enterprises/:enterprise/audit-log`, (req, res) => {
     const login = userOf(req);
     if (!isAuthenticated(req)) return requiresAuth(res);
@@ -252,7 +287,10 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
       .map((r) => ({ '@timestamp': r.createdAt, action: 'repo.create', actor: r.owner, repo: `${r.owner}/${r.name}` }));
     res.json(200, events);
   });
+}
 
+/** The query API: `viewer` and `rateLimit`, read from the rate limiter's headers. */
+function registerQueryApi(router: Router): void {
   router.post('/api/graphql', async (req, res) => {
     if (!isAuthenticated(req)) return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
     let query = '';
@@ -277,7 +315,10 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     }
     res.json(200, { data });
   });
+}
 
+/** The LFS batch API of a repository (`<repo>.git/info/lfs/objects/batch`). */
+function registerLfsBatch(router: Router, { env, repos, visible }: Rest): void {
   router.post('/:owner/:repo/info/lfs/objects/batch', async (req, res) => {
     const lfs = { 'content-type': 'application/vnd.git-lfs+json' };
     const repoName = req.params.repo!.replace(/\.git$/, '');

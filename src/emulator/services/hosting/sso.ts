@@ -64,25 +64,27 @@ function tokenOf(state: HostingState, req: EmuRequest): HostingToken | undefined
 /** `2026-12-31 23:59:59 UTC` */
 const expirationText = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
+/** Held back by single sign-on: the org enforces it and the request's token is not authorised (password requests are not). */
+function blocked(state: HostingState, req: EmuRequest, o: Org): boolean {
+  if (!o.sso) return false;
+  const t = tokenOf(state, req);
+  return !!t && (t.kind === 'personal' || t.kind === 'oauth') && !o.authorized.has(t.value);
+}
+
 export function registerSso(router: Router, state: HostingState, env: EmulatorEnv): Record<string, AdminVerb> {
   const api = Hosting.apiPathPrefix;
-  /** Held back by single sign-on: the org enforces it and the request's token is not authorised (password requests are not). */
-  const blocked = (req: EmuRequest, o: Org) => {
-    if (!o.sso) return false;
-    const t = tokenOf(state, req);
-    return !!t && (t.kind === 'personal' || t.kind === 'oauth') && !o.authorized.has(t.value);
-  };
-  const login = (req: EmuRequest) => {
-    const t = tokenOf(state, req);
-    return t?.login;
-  };
-
   router.use(api, async (req, res, next) => {
     const t = tokenOf(state, req);
     if (t?.kind === 'personal' && t.expiresAt !== undefined) res.extraHeaders['github-authentication-token-expiration'] = expirationText(t.expiresAt);
     return next();
   });
+  registerOrgRoutes(router, state, env);
+  return ssoAdmin(state);
+}
 
+/** The signed-in user's organisations, one organisation, and the single sign-on page a 403 names. */
+function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv): void {
+  const api = Hosting.apiPathPrefix;
   const orgJson = (o: Org) => ({
     login: o.login,
     id: o.id,
@@ -92,10 +94,10 @@ export function registerSso(router: Router, state: HostingState, env: EmulatorEn
   });
 
   router.get(`${api}/user/orgs`, (req, res) => {
-    const who = login(req);
+    const who = tokenOf(state, req)?.login;
     if (!who) return res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
     const mine = [...orgs(state).values()].filter((o) => o.members.includes(who));
-    const left = mine.filter((o) => blocked(req, o));
+    const left = mine.filter((o) => blocked(state, req, o));
     res.json(
       200,
       mine.filter((o) => !left.includes(o)).map(orgJson),
@@ -106,7 +108,7 @@ export function registerSso(router: Router, state: HostingState, env: EmulatorEn
   router.get(`${api}/orgs/:org`, (req, res) => {
     const o = orgs(state).get(req.params.org!);
     if (!o) return res.json(404, { message: 'Not Found', documentation_url: DOCS });
-    if (blocked(req, o)) {
+    if (blocked(state, req, o)) {
       const url = `${env.baseUrl()}/orgs/${o.login}/sso?authorization_request=${randomBytes(12).toString('hex')}`;
       return res.json(
         403,
@@ -126,7 +128,10 @@ export function registerSso(router: Router, state: HostingState, env: EmulatorEn
     if (!o) return res.html(404, layout('Single sign-on', '<p id="error">No such organisation.</p>'));
     res.html(200, layout('Single sign-on', `<p id="sso">Authorise your token for <strong>${esc(o.login)}</strong> with its identity provider.</p>`));
   });
+}
 
+/** Admin verbs: single sign-on of an organisation, authorising a token for it, an (expiring) personal token. */
+function ssoAdmin(state: HostingState): Record<string, AdminVerb> {
   const org = (v: unknown) => {
     const o = orgs(state).get(String(v));
     if (!o) throw new Error(`no organisation ${String(v)} (seeded: ${SEED_ORGS.map((x) => x.login).join(', ')})`);

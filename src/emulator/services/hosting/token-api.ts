@@ -51,64 +51,72 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
 const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
 const caller = (req: EmuRequest) => req.locals.rateLimitCaller as Caller | undefined;
 
+/** The app named in the path, authenticated with its own client id and secret; else answered. */
+function appOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
+  const c = caller(req);
+  if (!c || c.kind === 'anonymous') {
+    res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+    return undefined;
+  }
+  if (c.kind !== 'app' || c.clientId !== req.params.client_id) {
+    notFound(res);
+    return undefined;
+  }
+  return state.apps.get(c.clientId);
+}
+
+/** The app's live token named by `access_token` in the body; else answered. */
+async function tokenOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
+  const app = appOf(state, req, res);
+  if (!app) return undefined;
+  const b = await readJsonObject(req);
+  if (typeof b.access_token !== 'string' || !b.access_token) {
+    res.json(422, {
+      message: 'Invalid request.\n\n"access_token" wasn\'t supplied.',
+      documentation_url: DOCS,
+    });
+    return undefined;
+  }
+  const t = state.activeToken(b.access_token);
+  if (!t || t.clientId !== app.clientId) {
+    notFound(res);
+    return undefined;
+  }
+  return { app, t, body: b };
+}
+
 export function registerTokenApi(router: Router, state: HostingState, base: () => string): void {
+  registerAppTokenRoutes(router, state, base);
+  registerAuthorizationRoutes(router, state, base);
+  registerTokensPage(router, state);
+}
+
+/** An OAuth app's view of its users' tokens: check, reset, delete, delete the grant, scope (Basic: client id and secret). */
+function registerAppTokenRoutes(router: Router, state: HostingState, base: () => string): void {
   const apps = `${Hosting.apiPathPrefix}/applications/:client_id`;
 
-  /** The app named in the path, authenticated with its own client id and secret; else answered. */
-  const appOf = (req: EmuRequest, res: EmuResponse) => {
-    const c = caller(req);
-    if (!c || c.kind === 'anonymous') {
-      res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
-      return undefined;
-    }
-    if (c.kind !== 'app' || c.clientId !== req.params.client_id) {
-      notFound(res);
-      return undefined;
-    }
-    return state.apps.get(c.clientId);
-  };
-  /** The app's live token named by `access_token` in the body; else answered. */
-  const tokenOf = async (req: EmuRequest, res: EmuResponse) => {
-    const app = appOf(req, res);
-    if (!app) return undefined;
-    const b = await readJsonObject(req);
-    if (typeof b.access_token !== 'string' || !b.access_token) {
-      res.json(422, {
-        message: 'Invalid request.\n\n"access_token" wasn\'t supplied.',
-        documentation_url: DOCS,
-      });
-      return undefined;
-    }
-    const t = state.activeToken(b.access_token);
-    if (!t || t.clientId !== app.clientId) {
-      notFound(res);
-      return undefined;
-    }
-    return { app, t, body: b };
-  };
-
   router.post(`${apps}/token`, async (req, res) => {
-    const r = await tokenOf(req, res);
+    const r = await tokenOf(state, req, res);
     if (r) res.json(200, authorizationJson(state, base(), r.t));
   });
   router.route('PATCH', `${apps}/token`, async (req, res) => {
-    const r = await tokenOf(req, res);
+    const r = await tokenOf(state, req, res);
     if (r) res.json(200, authorizationJson(state, base(), state.newValueFor(r.t, true)));
   });
   router.delete(`${apps}/token`, async (req, res) => {
-    const r = await tokenOf(req, res);
+    const r = await tokenOf(state, req, res);
     if (!r) return;
     r.t.revoked = true;
     res.empty(204);
   });
   router.delete(`${apps}/grant`, async (req, res) => {
-    const r = await tokenOf(req, res);
+    const r = await tokenOf(state, req, res);
     if (!r) return;
     state.revokeApp(r.t.login!, r.app.clientId);
     res.empty(204);
   });
   router.post(`${apps}/token/scoped`, async (req, res) => {
-    const r = await tokenOf(req, res);
+    const r = await tokenOf(state, req, res);
     if (!r) return;
     if (r.app.kind !== 'installable') {
       return res.json(422, { message: 'Only user access tokens of installable apps can be scoped.', documentation_url: DOCS });
@@ -118,8 +126,10 @@ export function registerTokenApi(router: Router, state: HostingState, base: () =
     const perms = r.body.permissions;
     res.json(200, { ...json, ...(perms && typeof perms === 'object' ? { permissions: perms } : {}) });
   });
+}
 
-  // A user's personal tokens, with Basic authentication (login and password).
+/** A user's personal tokens, with Basic authentication (login and password): list, read, revoke. */
+function registerAuthorizationRoutes(router: Router, state: HostingState, base: () => string): void {
   const auths = `${Hosting.apiPathPrefix}/authorizations`;
   const userOf = (req: EmuRequest, res: EmuResponse) => {
     const c = caller(req);
@@ -154,8 +164,6 @@ export function registerTokenApi(router: Router, state: HostingState, base: () =
     t.revoked = true;
     res.empty(204);
   });
-
-  registerTokensPage(router, state);
 }
 
 /** `/settings/tokens`: the signed-in user's personal tokens, each with a Delete button. */

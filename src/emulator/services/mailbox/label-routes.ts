@@ -48,23 +48,7 @@ function ageOf(req: EmuRequest): number {
 }
 
 export function registerLabelRoutes(router: Router, store: MailStore, baseUrl: () => string, wrap: Wrap, base: string): void {
-  const account = `${Mailbox.pathPrefix}/:domain/:user`;
-  // The account: its information is not implemented by the server (204), adding answers 201 {"ok":true}.
-  router.get(
-    account,
-    wrap((_req, res) => res.empty(204)),
-  );
-  router.post(
-    account,
-    wrap((req, res) => res.json(201, { ok: true }, { location: `${baseUrl()}${req.path.replace(/\/+$/, '')}/mailbox` })),
-  );
-  router.delete(
-    account,
-    wrap(async (_req, res, mb) => {
-      await dropAccount(store, mb);
-      res.empty(204);
-    }),
-  );
+  registerAccountRoutes(router, store, baseUrl, wrap);
 
   // The label list: id → name, or with metadata id → {name, total, unread[, size]}.
   router.get(
@@ -104,7 +88,31 @@ export function registerLabelRoutes(router: Router, store: MailStore, baseUrl: (
     }),
   );
 
-  // Batch: a JSON array of message ids in the body.
+  registerBatchRoutes(router, store, wrap, base);
+}
+
+/** The account (`/rest/v2/:domain/:user`): its information is not implemented by the server (204), adding answers 201 {"ok":true}. */
+function registerAccountRoutes(router: Router, store: MailStore, baseUrl: () => string, wrap: Wrap): void {
+  const account = `${Mailbox.pathPrefix}/:domain/:user`;
+  router.get(
+    account,
+    wrap((_req, res) => res.empty(204)),
+  );
+  router.post(
+    account,
+    wrap((req, res) => res.json(201, { ok: true }, { location: `${baseUrl()}${req.path.replace(/\/+$/, '')}/mailbox` })),
+  );
+  router.delete(
+    account,
+    wrap(async (_req, res, mb) => {
+      await dropAccount(store, mb);
+      res.empty(204);
+    }),
+  );
+}
+
+/** Batch operations on the messages a JSON array of ids in the body names: modify, delete. */
+function registerBatchRoutes(router: Router, store: MailStore, wrap: Wrap, base: string): void {
   router.put(
     `${base}/message`,
     wrap(async (req, res, mb) => {

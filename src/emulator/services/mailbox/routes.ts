@@ -16,28 +16,50 @@ export const OBJECT_PREFIX = '/_objects/mailbox';
 
 type Handler = (req: EmuRequest, res: EmuResponse, mb: string) => Promise<void> | void;
 
+/** Runs a handler for the request's mailbox (`domain/user`), answering a MailError as `{"message": ...}`. */
+const wrap: Wrap = (h: Handler) => async (req: EmuRequest, res: EmuResponse) => {
+  try {
+    await h(req, res, mailboxKey(req.params.domain!, req.params.user!));
+  } catch (err) {
+    if (res.sent) return void res.raw.destroy();
+    if (err instanceof MailError) {
+      req.raw.resume();
+      return res.json(err.status, { message: err.message });
+    }
+    throw err;
+  }
+};
+
+/** The message id of the path, lower-cased; a MailError unless it is a UUID. */
+function msgId(req: EmuRequest): string {
+  const id = req.params.uuid!;
+  if (!isUuid(id)) throw new MailError(`Invalid message id: ${id}`);
+  return id.toLowerCase();
+}
+
+/** What the message routes share: the store, the base path of a mailbox, and a message's locations and metadata. */
+interface MailRoutes {
+  store: MailStore;
+  baseUrl: () => string;
+  /** `/rest/v2/:domain/:user/mailbox`. */
+  base: string;
+  objectUrl(rec: MessageRecord): string;
+  meta(rec: MessageRecord, bodies: boolean): Record<string, unknown>;
+}
+
 export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl: () => string): void {
   const base = `${Mailbox.pathPrefix}/:domain/:user/mailbox`;
-  const wrap: Wrap = (h: Handler) => async (req: EmuRequest, res: EmuResponse) => {
-    try {
-      await h(req, res, mailboxKey(req.params.domain!, req.params.user!));
-    } catch (err) {
-      if (res.sent) return void res.raw.destroy();
-      if (err instanceof MailError) {
-        req.raw.resume();
-        return res.json(err.status, { message: err.message });
-      }
-      throw err;
-    }
-  };
-  const msgId = (req: EmuRequest) => {
-    const id = req.params.uuid!;
-    if (!isUuid(id)) throw new MailError(`Invalid message id: ${id}`);
-    return id.toLowerCase();
-  };
   const objectUrl = (rec: MessageRecord) => `${baseUrl()}${OBJECT_PREFIX}/${rec.object.key.split('/').map(encodeURIComponent).join('/')}`;
-  const meta = (rec: MessageRecord, bodies: boolean) => toMetadata(rec, objectUrl(rec), bodies && store.config.preparsedBodies);
+  const m: MailRoutes = { store, baseUrl, base, objectUrl, meta: (rec, bodies) => toMetadata(rec, objectUrl(rec), bodies && store.config.preparsedBodies) };
+  registerListAndStoreRoutes(router, m);
+  registerMessageReadRoutes(router, m);
+  registerMessageWriteRoutes(router, m);
+  registerLabelRoutes(router, store, baseUrl, wrap, base);
+  registerObjectRoute(router, store);
+}
 
+/** A label's messages (ids, or metadata by id) and storing a new message. */
+function registerListAndStoreRoutes(router: Router, { store, baseUrl, base, meta }: MailRoutes): void {
   router.get(
     `${base}/label/:labelid`,
     wrap((req, res, mb) => {
@@ -73,7 +95,10 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
       created(res, req, rec.id, baseUrl());
     }),
   );
+}
 
+/** A message: raw, its object-store URL, one part, its metadata (with its neighbours in a label). */
+function registerMessageReadRoutes(router: Router, { store, base, objectUrl, meta }: MailRoutes): void {
   router.get(
     `${base}/message/:uuid/raw`,
     wrap(async (req, res, mb) => {
@@ -124,7 +149,10 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
       res.json(200, { message: m });
     }),
   );
+}
 
+/** A message replaced, its labels and markers changed, deleted. */
+function registerMessageWriteRoutes(router: Router, { store, baseUrl, base }: MailRoutes): void {
   router.post(
     `${base}/message/:uuid`,
     wrap(async (req, res, mb) => {
@@ -148,10 +176,10 @@ export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl:
       res.empty(204);
     }),
   );
+}
 
-  registerLabelRoutes(router, store, baseUrl, wrap, base);
-
-  // The object store itself (what `/url` points at).
+/** The object store itself (what `/url` points at). */
+function registerObjectRoute(router: Router, store: MailStore): void {
   router.get(
     `${OBJECT_PREFIX}/:domain/:user/:object`,
     wrap(async (req, res, mb) => {

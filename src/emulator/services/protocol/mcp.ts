@@ -8,7 +8,7 @@ import { Protocol } from '../../../shared/constants.js';
 import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
-import { DEFAULT_SCOPE, type EmuAccessToken, type ProtocolState } from './state.js';
+import { DEFAULT_SCOPE, type EmuAccessToken, type EmuRevision, type ProtocolState } from './state.js';
 import { DPOP_ALGS } from './dpop.js';
 import { STATELESS_REVISION, StatelessServer } from './stateless.js';
 import { EventStreams, type EventStream } from './streams.js';
@@ -126,20 +126,9 @@ export class ProtocolServer {
   }
 
   async #post(req: EmuRequest, res: EmuResponse): Promise<void> {
-    // DNS-rebinding protection (the transport requires servers to validate Origin).
-    const origin = req.header('origin');
-    if (origin && !this.#originAllowed(origin))
-      return res.json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } });
-    const accept = (req.header('accept') ?? '').toLowerCase();
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-      return res.json(406, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Accept must list application/json and text/event-stream' } });
-    }
-    let msg: JsonRpcRequestWire;
-    try {
-      msg = await req.json<JsonRpcRequestWire>();
-    } catch {
-      return res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-    }
+    const read = await this.#readMessage(req, res);
+    if (!read) return;
+    const { msg } = read;
     if (msg?.jsonrpc === '2.0' && typeof msg.method !== 'string' && msg.id !== undefined && ('result' in msg || 'error' in msg))
       return this.#clientAnswer(req, res, msg);
     if (msg?.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
@@ -166,39 +155,67 @@ export class ProtocolServer {
         last.version = version;
       });
     }
-    let sessionHeader: Record<string, string> = {};
+    const sessionHeader = this.#session(req, res, msg, token, revision);
+    if (sessionHeader) this.#reply(req, res, msg, sessionHeader, revision);
+  }
+
+  /** The request's JSON-RPC message, after the Origin and Accept checks; undefined after answering a refusal. */
+  async #readMessage(req: EmuRequest, res: EmuResponse): Promise<{ msg: JsonRpcRequestWire } | undefined> {
+    // DNS-rebinding protection (the transport requires servers to validate Origin).
+    const origin = req.header('origin');
+    if (origin && !this.#originAllowed(origin)) {
+      res.json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } });
+      return undefined;
+    }
+    const accept = (req.header('accept') ?? '').toLowerCase();
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      res.json(406, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Accept must list application/json and text/event-stream' } });
+      return undefined;
+    }
+    try {
+      return { msg: await req.json<JsonRpcRequestWire>() };
+    } catch {
+      res.json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      return undefined;
+    }
+  }
+
+  /**
+   * The session of a request: a new one for `initialize` (its header to send),
+   * else the one `Mcp-Session-Id` names, with the version header of its
+   * revision; undefined after answering 400 or 404.
+   */
+  #session(req: EmuRequest, res: EmuResponse, msg: JsonRpcRequestWire, token: EmuAccessToken, revision: EmuRevision): Record<string, string> | undefined {
     if (msg.method === 'initialize') {
       const id = randomUUID();
       this.state.sessions.set(id, { clientId: token.clientId, revision });
-      sessionHeader = { [Protocol.sessionHeader]: id };
-    } else {
-      const id = req.header(Protocol.sessionHeader);
-      if (!id) {
-        this.state.stats.mcpRequests.at(-1)!.status = 400;
-        return res.json(400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header required' } });
-      }
-      const session = this.state.sessions.get(id);
-      if (this.state.settings.loseNextSession && session) {
-        this.state.settings.loseNextSession = false;
-        this.state.sessions.delete(id);
-      }
-      if (this.state.sessions.get(id)?.clientId !== token.clientId) {
-        this.state.stats.mcpRequests.at(-1)!.status = 404;
-        return res.json(404, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32001, message: 'Session not found' } });
-      }
-      // The version header of the negotiated revision: required from 2025-06-18 on, checked when sent for 2025-03-26.
-      const name = session!.revision === '2025-03-26' ? Protocol.versionHeader : Protocol.laterVersionHeader;
-      const sent = req.header(name);
-      this.state.stats.mcpRequests.at(-1)!.version = sent;
-      if ((sent === undefined && session!.revision !== '2025-03-26') || (sent !== undefined && sent !== session!.revision)) {
-        this.state.stats.mcpRequests.at(-1)!.status = 400;
-        return res.json(400, {
-          jsonrpc: '2.0',
-          id: msg.id ?? null,
-          error: { code: -32600, message: `Bad Request: ${name} must be ${session!.revision} (got ${sent ?? 'none'})` },
-        });
-      }
+      return { [Protocol.sessionHeader]: id };
     }
+    const refuse = (status: number, code: number, message: string) => {
+      this.state.stats.mcpRequests.at(-1)!.status = status;
+      res.json(status, { jsonrpc: '2.0', id: msg.id ?? null, error: { code, message } });
+      return undefined;
+    };
+    const id = req.header(Protocol.sessionHeader);
+    if (!id) return refuse(400, -32000, 'Bad Request: Mcp-Session-Id header required');
+    const session = this.state.sessions.get(id);
+    if (this.state.settings.loseNextSession && session) {
+      this.state.settings.loseNextSession = false;
+      this.state.sessions.delete(id);
+    }
+    if (this.state.sessions.get(id)?.clientId !== token.clientId) return refuse(404, -32001, 'Session not found');
+    // The version header of the negotiated revision: required from 2025-06-18 on, checked when sent for 2025-03-26.
+    const name = session!.revision === '2025-03-26' ? Protocol.versionHeader : Protocol.laterVersionHeader;
+    const sent = req.header(name);
+    this.state.stats.mcpRequests.at(-1)!.version = sent;
+    if ((sent === undefined && session!.revision !== '2025-03-26') || (sent !== undefined && sent !== session!.revision)) {
+      return refuse(400, -32600, `Bad Request: ${name} must be ${session!.revision} (got ${sent ?? 'none'})`);
+    }
+    return {};
+  }
+
+  /** The answer of a request in a session: 202 for a notification, an event stream (confirm, the `sse` switch) or JSON. */
+  #reply(req: EmuRequest, res: EmuResponse, msg: JsonRpcRequestWire, sessionHeader: Record<string, string>, revision: EmuRevision): void {
     if (msg.id === undefined) return res.empty(202, sessionHeader);
     const session = sessionHeader[Protocol.sessionHeader] ?? req.header(Protocol.sessionHeader);
     if (msg.method === 'tools/call' && (msg.params as { name?: unknown } | undefined)?.name === 'confirm' && revision !== '2025-03-26') {

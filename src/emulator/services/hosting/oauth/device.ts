@@ -47,6 +47,12 @@ function lookup(state: HostingState, code: string): { grant?: DeviceGrant; error
 }
 
 export function registerDeviceFlow(router: Router, state: HostingState, webBase: () => string): void {
+  registerDeviceCodeRoute(router, state, webBase);
+  registerDevicePages(router, state);
+}
+
+/** `POST /login/device/code`: an app asks for a device code and a user code. */
+function registerDeviceCodeRoute(router: Router, state: HostingState, webBase: () => string): void {
   router.post(HostingOAuthPath.deviceCode, async (req, res) => {
     const p = await oauthParams(req);
     const app = p.client_id ? state.apps.get(p.client_id) : undefined;
@@ -77,7 +83,10 @@ export function registerDeviceFlow(router: Router, state: HostingState, webBase:
     });
   });
   router.route('OPTIONS', HostingOAuthPath.deviceCode, (_req, res) => res.json(405, { message: 'CORS pre-flight requests are not supported' }));
+}
 
+/** `/login/device` and its `/authorize`: the user signs in, enters the code, then authorizes or cancels. */
+function registerDevicePages(router: Router, state: HostingState): void {
   router.get(HostingOAuthPath.device, (req, res) => {
     res.html(200, codePage(sessionUser(state, req), undefined, normaliseUserCode(req.query.get('user_code') ?? '')));
   });
