@@ -198,6 +198,21 @@ await buildLibrary();
  * fails the build until `npm run api:update` accepts it.
  */
 async function buildLibrary() {
+  await bundleLibrary();
+  const require = createRequire(import.meta.url);
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.lib.json')], { stdio: 'inherit' });
+  const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
+  const update = process.argv.includes('--update-api');
+  const problems = [];
+  for (const l of LIBRARY) problems.push(...checkApiReport(Extractor, ExtractorConfig.prepare(extractorConfig(l)), l, update));
+  if (problems.length) {
+    for (const p of problems) console.error(`build: ${p}`);
+    process.exitCode = 1;
+  }
+}
+
+/** The library's modules: its entry points and the emulator's host, with the chunks they share. */
+async function bundleLibrary() {
   await build({
     absWorkingDir: root,
     // Plus the emulator's host (src/emulator/server.ts), which the CLI's
@@ -216,57 +231,56 @@ async function buildLibrary() {
     sourcemap: false,
     logLevel: 'warning',
   });
-  const require = createRequire(import.meta.url);
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.lib.json')], { stdio: 'inherit' });
-  const { Extractor, ExtractorConfig } = await import('@microsoft/api-extractor');
-  const update = process.argv.includes('--update-api');
-  const problems = [];
-  for (const l of LIBRARY) {
-    const config = ExtractorConfig.prepare({
-      configObject: {
-        projectFolder: root,
-        mainEntryPointFilePath: join(DTS, l.source.replace(/^src\//, '').replace(/\.ts$/, '.d.ts')),
-        compiler: { tsconfigFilePath: join(root, 'tsconfig.lib.json') },
-        apiReport: { enabled: true, reportFileName: l.report, reportFolder: API_REPORTS, reportTempFolder: join(DTS, 'api') },
-        docModel: { enabled: false },
-        dtsRollup: { enabled: true, untrimmedFilePath: join(root, 'dist', 'lib', `${l.name}.d.ts`) },
-        tsdocMetadata: { enabled: false },
-        messages: {
-          compilerMessageReporting: { default: { logLevel: 'error' } },
-          extractorMessageReporting: {
-            default: { logLevel: 'error' },
-            // Release tags (@public/@beta) are not used: everything exported is public.
-            'ae-missing-release-tag': { logLevel: 'none' },
-            // Doc comments are checked by TypeDoc (npm run docs); the report marks what has none.
-            'ae-undocumented': { logLevel: 'none' },
-            // A type the surface uses without exporting it (e.g. the wire types' value lists) is declared in the
-            // rolled-up .d.ts and listed in the report, where a new one shows up in review.
-            'ae-forgotten-export': { logLevel: 'none', addToApiReportFile: true },
-          },
-          tsdocMessageReporting: { default: { logLevel: 'none' } },
+}
+
+/** API Extractor's configuration of one entry point: its rolled-up .d.ts and its report in docs/api-report/. */
+function extractorConfig(l) {
+  return {
+    configObject: {
+      projectFolder: root,
+      mainEntryPointFilePath: join(DTS, l.source.replace(/^src\//, '').replace(/\.ts$/, '.d.ts')),
+      compiler: { tsconfigFilePath: join(root, 'tsconfig.lib.json') },
+      apiReport: { enabled: true, reportFileName: l.report, reportFolder: API_REPORTS, reportTempFolder: join(DTS, 'api') },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: true, untrimmedFilePath: join(root, 'dist', 'lib', `${l.name}.d.ts`) },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: { logLevel: 'error' } },
+        extractorMessageReporting: {
+          default: { logLevel: 'error' },
+          // Release tags (@public/@beta) are not used: everything exported is public.
+          'ae-missing-release-tag': { logLevel: 'none' },
+          // Doc comments are checked by TypeDoc (npm run docs); the report marks what has none.
+          'ae-undocumented': { logLevel: 'none' },
+          // A type the surface uses without exporting it (e.g. the wire types' value lists) is declared in the
+          // rolled-up .d.ts and listed in the report, where a new one shows up in review.
+          'ae-forgotten-export': { logLevel: 'none', addToApiReportFile: true },
         },
+        tsdocMessageReporting: { default: { logLevel: 'none' } },
       },
-      configObjectFullPath: join(API_REPORTS, `${l.report}.api.json`),
-      packageJsonFullPath: join(root, 'package.json'),
-    });
-    const messages = [];
-    const result = Extractor.invoke(config, {
-      localBuild: update,
-      messageCallback: (m) => {
-        m.handled = true;
-        if (m.logLevel === 'error' || m.logLevel === 'warning')
-          messages.push(`${m.sourceFilePath ? `${relative(root, m.sourceFilePath)}:${m.sourceFileLine}: ` : ''}${m.text} (${m.messageId})`);
-      },
-    });
-    if (result.apiReportChanged && !update)
-      problems.push(
-        `the public API of ${l.specifier} changed: compare docs/api-report/${l.report}.api.md with ${relative(root, join(DTS, 'api', `${l.report}.api.md`))}; if the change is meant, run \`npm run api:update\` and commit docs/api-report/`,
-      );
-    else if (result.apiReportChanged) console.log(`build: docs/api-report/${l.report}.api.md updated (${l.specifier})`);
-    problems.push(...messages.filter((m) => !/\(console-api-report-/.test(m)));
-  }
-  if (problems.length) {
-    for (const p of problems) console.error(`build: ${p}`);
-    process.exitCode = 1;
-  }
+    },
+    configObjectFullPath: join(API_REPORTS, `${l.report}.api.json`),
+    packageJsonFullPath: join(root, 'package.json'),
+  };
+}
+
+/** Rolls up one entry point's declarations and compares its report; returns what is wrong (with `update`: writes the new report). */
+function checkApiReport(Extractor, config, l, update) {
+  const problems = [];
+  const messages = [];
+  const result = Extractor.invoke(config, {
+    localBuild: update,
+    messageCallback: (m) => {
+      m.handled = true;
+      if (m.logLevel === 'error' || m.logLevel === 'warning')
+        messages.push(`${m.sourceFilePath ? `${relative(root, m.sourceFilePath)}:${m.sourceFileLine}: ` : ''}${m.text} (${m.messageId})`);
+    },
+  });
+  if (result.apiReportChanged && !update)
+    problems.push(
+      `the public API of ${l.specifier} changed: compare docs/api-report/${l.report}.api.md with ${relative(root, join(DTS, 'api', `${l.report}.api.md`))}; if the change is meant, run \`npm run api:update\` and commit docs/api-report/`,
+    );
+  else if (result.apiReportChanged) console.log(`build: docs/api-report/${l.report}.api.md updated (${l.specifier})`);
+  problems.push(...messages.filter((m) => !/\(console-api-report-/.test(m)));
+  return problems;
 }

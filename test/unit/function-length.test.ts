@@ -2,8 +2,9 @@
  * Issue #30: a function a reader takes in at once. The body of every
  * function (declarations, methods, arrows, accessors) in the folders below is
  * at most MAX_LINES lines, measured with the TypeScript compiler's own parse
- * from the line of its opening brace to the line of its closing one. A folder
- * joins the list once its functions are short.
+ * from the line of its opening brace to the line of its closing one (in
+ * TypeScript files and the tools' .mjs/.cjs scripts). A folder joins the list
+ * once its functions are short.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,7 +20,7 @@ function sources(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) sources(p, out);
-    else if (/\.m?ts$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
+    else if (/\.(m?ts|mjs|cjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
   }
   return out;
 }

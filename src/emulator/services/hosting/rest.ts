@@ -141,6 +141,7 @@ interface Rest {
   visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
 }
 
+/** The REST API's route groups, in the order the router matches them. */
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const api = Hosting.apiPathPrefix;
   const repos = reposOf(state, () => env.clock.now());

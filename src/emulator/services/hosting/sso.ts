@@ -71,6 +71,7 @@ function blocked(state: HostingState, req: EmuRequest, o: Org): boolean {
   return !!t && (t.kind === 'personal' || t.kind === 'oauth') && !o.authorized.has(t.value);
 }
 
+/** The expiration header of expiring personal tokens and the organisations' routes; returns the admin verbs of single sign-on. */
 export function registerSso(router: Router, state: HostingState, env: EmulatorEnv): Record<string, AdminVerb> {
   const api = Hosting.apiPathPrefix;
   router.use(api, async (req, res, next) => {

@@ -85,6 +85,7 @@ async function tokenOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
   return { app, t, body: b };
 }
 
+/** Tokens as an app sees them, as their user sees them (Basic authentication), and the settings page. */
 export function registerTokenApi(router: Router, state: HostingState, base: () => string): void {
   registerAppTokenRoutes(router, state, base);
   registerAuthorizationRoutes(router, state, base);

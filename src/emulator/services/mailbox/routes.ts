@@ -47,6 +47,7 @@ interface MailRoutes {
   meta(rec: MessageRecord, bodies: boolean): Record<string, unknown>;
 }
 
+/** Every route of the mail store, in the order the router matches them (`/raw` and `/url` before `/:partid`). */
 export function registerMailboxRoutes(router: Router, store: MailStore, baseUrl: () => string): void {
   const base = `${Mailbox.pathPrefix}/:domain/:user/mailbox`;
   const objectUrl = (rec: MessageRecord) => `${baseUrl()}${OBJECT_PREFIX}/${rec.object.key.split('/').map(encodeURIComponent).join('/')}`;

@@ -46,6 +46,7 @@ function lookup(state: HostingState, code: string): { grant?: DeviceGrant; error
   return { grant: g };
 }
 
+/** The device flow: the app's code request, then the pages where the user enters the code and authorizes. */
 export function registerDeviceFlow(router: Router, state: HostingState, webBase: () => string): void {
   registerDeviceCodeRoute(router, state, webBase);
   registerDevicePages(router, state);
