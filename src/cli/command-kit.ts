@@ -66,6 +66,15 @@ export function examples(cmd: Command, lines: string[]): Command {
   return cmd;
 }
 
+/** Declares one subcommand of a group (`auth login`, `mailbox list`, …) on it. */
+export type DeclareSubcommand = (group: Command, ctx: Context) => void;
+
+/** A group of subcommands: each declared by its own function, in help order, then the group's "Examples:" block. */
+export function commandGroup(group: Command, ctx: Context, subcommands: readonly DeclareSubcommand[], lines: string[]): Command {
+  for (const declare of subcommands) declare(group, ctx);
+  return examples(group, lines);
+}
+
 /**
  * How Lanyard identifies itself to a protocol server's authorization server,
  * beyond `--client-id` and `--client-credentials`: declared alike on

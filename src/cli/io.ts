@@ -79,6 +79,40 @@ function columnsFrom(text: string | undefined): number | undefined {
 
 const withNewline = (t: string) => (t.endsWith('\n') ? t : t + '\n');
 
+/** Colour: never with NO_COLOR, always with FORCE_COLOR (but 0), else when stderr is a terminal. */
+function colorFrom(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): boolean {
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
+  return !noColor && (forceColor || stderrIsTTY);
+}
+
+/**
+ * process.stdout and process.stderr, and whether a command has built them
+ * yet; building stdout installs the broken-pipe handler.
+ */
+function processStreams(onBrokenPipe: (() => void) | undefined) {
+  let stdoutBuilt = false;
+  let stderrBuilt = false;
+  return {
+    stdout: () => {
+      if (!stdoutBuilt) {
+        stdoutBuilt = true;
+        process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code === 'EPIPE' && onBrokenPipe) return onBrokenPipe();
+          throw err;
+        });
+      }
+      return process.stdout;
+    },
+    stderr: () => {
+      stderrBuilt = true;
+      return process.stderr;
+    },
+    stdoutBuilt: () => stdoutBuilt,
+    stderrBuilt: () => stderrBuilt,
+  };
+}
+
 /** `onBrokenPipe`: what to do when stdout's reader goes away (`lanyard … | head`); main.ts ends the process quietly. */
 export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPipe?: () => void): IO {
   // The process.stdin/stdout/stderr getters each build a stream (a few ms
@@ -87,30 +121,13 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
   // write to the file descriptor directly (terminals always get the stream).
   const stdoutIsTTY = isTerminal(1);
   const stderrIsTTY = isTerminal(2);
-  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
-  const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
-  let stdoutBuilt = false;
-  let stderrBuilt = false;
-  const stdout = () => {
-    if (!stdoutBuilt) {
-      stdoutBuilt = true;
-      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EPIPE' && onBrokenPipe) return onBrokenPipe();
-        throw err;
-      });
-    }
-    return process.stdout;
-  };
-  const stderr = () => {
-    stderrBuilt = true;
-    return process.stderr;
-  };
-  const color = !noColor && (forceColor || stderrIsTTY);
+  const { stdout, stderr, stdoutBuilt, stderrBuilt } = processStreams(onBrokenPipe);
+  const color = colorFrom(env, stderrIsTTY);
   // A terminal gets every text through the one sanitiser (terminal-text.ts); a pipe or a file gets the bytes.
   const onTerminal = (isTTY: boolean, write: (text: string) => void) => (isTTY ? (text: string) => write(terminalText(text, color)) : write);
   const print = onTerminal(
     stdoutIsTTY,
-    fdWriter(1, stdout, () => stdoutBuilt || stdoutIsTTY, onBrokenPipe ?? (() => undefined)),
+    fdWriter(1, stdout, () => stdoutBuilt() || stdoutIsTTY, onBrokenPipe ?? (() => undefined)),
   );
   // A closed stderr is not worth failing the command for.
   const printErr = onTerminal(
@@ -118,7 +135,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     fdWriter(
       2,
       stderr,
-      () => stderrBuilt || stderrIsTTY,
+      () => stderrBuilt() || stderrIsTTY,
       () => undefined,
     ),
   );

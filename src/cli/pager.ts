@@ -122,13 +122,23 @@ export interface PagerRequest {
   warn: (text: string) => void;
 }
 
+/** A pager's input, and its end (when the person has left it). */
+interface PagerProcess {
+  stdin: NodeJS.WritableStream;
+  exited: Promise<void>;
+}
+
 interface Paging {
   /** stdout while paging: what commands write goes through it into the pager. */
   sink: NodeJS.WritableStream & { end(cb?: () => void): unknown };
   /** The pager's input and end, once the first write has started it (undefined: printing directly). */
-  pager?: Promise<{ stdin: NodeJS.WritableStream; exited: Promise<void> } | undefined>;
+  pager?: Promise<PagerProcess | undefined>;
   /** The pager process is alive. */
   alive: boolean;
+  /** The pager process has ended (the person left it). */
+  gone: boolean;
+  /** A write waiting for the pager to drain: what to do if it ends instead. */
+  waiting?: () => void;
 }
 
 /** A pager a run's output goes into (one per run, held by its Output). */
@@ -151,66 +161,13 @@ export function startPager(r: PagerRequest): Pager | undefined {
   if (!io.stdoutIsTTY || opts.json || opts.ndjson || opts.jq !== undefined || opts.template !== undefined) return undefined;
   const words = pagerCommand(env, r.setting);
   if (!words) return undefined;
-  const { Writable } = process.getBuiltinModule('node:stream') as typeof import('node:stream');
   const terminal = Object.getOwnPropertyDescriptor(io, 'stdout')?.get?.bind(io) ?? (() => process.stdout);
-  let gone = false;
-  let waiting: (() => void) | undefined;
-  const open = async (state: Paging) => {
-    const { spawn } = await import('node:child_process');
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(words[0]!, words.slice(1), {
-        stdio: ['pipe', 'inherit', 'inherit'],
-        env: { ...env, LESS: env.LESS ?? 'FRX', LV: env.LV ?? '-c' },
-      });
-    } catch (err) {
-      // A command spawn refuses outright (an empty name).
-      r.warn(`could not start the pager "${words[0]}" (${(err as Error).message}); printing directly (LANYARD_PAGER= turns it off)`);
-      return undefined;
-    }
-    const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-      child.once('spawn', () => resolve(undefined));
-      child.once('error', resolve);
-    });
-    if (failed) {
-      r.warn(`could not start the pager "${words[0]}" (${failed.code ?? failed.message}); printing directly (LANYARD_PAGER= turns it off)`);
-      return undefined;
-    }
-    state.alive = true;
-    const stdin = child.stdin!;
-    // A pager that has ended (q): the write that finds it gone ends the command, like EPIPE on a pipe.
-    stdin.on('error', () => r.onGone());
-    const exited = new Promise<void>((resolve) =>
-      child.once('close', () => {
-        state.alive = false;
-        gone = true;
-        waiting?.();
-        resolve();
-      }),
-    );
-    return { stdin, exited };
-  };
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      state.pager ??= open(state);
-      state.pager.then((p) => {
-        const out = p?.stdin ?? terminal();
-        if (gone) return r.onGone();
-        if (out.write(chunk)) return done();
-        waiting = () => r.onGone();
-        out.once('drain', () => {
-          waiting = undefined;
-          done();
-        });
-      }, done);
-    },
-  });
-  const state: Paging = { sink, alive: false };
+  const state = paging(r, words, terminal);
   // What goes to the pager goes to the terminal: through the one sanitiser (terminal-text.ts).
-  const write = (text: string) => void sink.write(terminalText(text, io.color));
+  const write = (text: string) => void state.sink.write(terminalText(text, io.color));
   io.print = write;
   io.out = (t) => write(t.endsWith('\n') ? t : `${t}\n`);
-  Object.defineProperty(io, 'stdout', { get: () => sink, configurable: true });
+  Object.defineProperty(io, 'stdout', { get: () => state.sink, configurable: true });
   return {
     running: () => state.alive,
     async finish() {
@@ -223,6 +180,70 @@ export function startPager(r: PagerRequest): Pager | undefined {
       }
     },
   };
+}
+
+/**
+ * The stream stdout becomes: its first write starts the pager; each write
+ * goes into the pager (or to the terminal when it could not start), waiting
+ * for it to drain; a write that finds the pager gone calls `onGone`.
+ */
+function paging(r: PagerRequest, words: string[], terminal: () => NodeJS.WritableStream): Paging {
+  const { Writable } = process.getBuiltinModule('node:stream') as typeof import('node:stream');
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      state.pager ??= openPager(r, words, state);
+      state.pager.then((p) => {
+        const out = p?.stdin ?? terminal();
+        if (state.gone) return r.onGone();
+        if (out.write(chunk)) return done();
+        state.waiting = () => r.onGone();
+        out.once('drain', () => {
+          state.waiting = undefined;
+          done();
+        });
+      }, done);
+    },
+  });
+  const state: Paging = { sink, alive: false, gone: false };
+  return state;
+}
+
+/** Starts the pager (`words`) on the terminal; undefined, said on stderr, when it cannot start. */
+async function openPager(r: PagerRequest, words: string[], state: Paging): Promise<PagerProcess | undefined> {
+  const { env } = r;
+  const { spawn } = await import('node:child_process');
+  const cannot = (why: string) => {
+    r.warn(`could not start the pager "${words[0]}" (${why}); printing directly (LANYARD_PAGER= turns it off)`);
+    return undefined;
+  };
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(words[0]!, words.slice(1), {
+      stdio: ['pipe', 'inherit', 'inherit'],
+      env: { ...env, LESS: env.LESS ?? 'FRX', LV: env.LV ?? '-c' },
+    });
+  } catch (err) {
+    // A command spawn refuses outright (an empty name).
+    return cannot((err as Error).message);
+  }
+  const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', resolve);
+  });
+  if (failed) return cannot(failed.code ?? failed.message);
+  state.alive = true;
+  const stdin = child.stdin!;
+  // A pager that has ended (q): the write that finds it gone ends the command, like EPIPE on a pipe.
+  stdin.on('error', () => r.onGone());
+  const exited = new Promise<void>((resolve) =>
+    child.once('close', () => {
+      state.alive = false;
+      state.gone = true;
+      state.waiting?.();
+      resolve();
+    }),
+  );
+  return { stdin, exited };
 }
 
 /** Ends the process with the status so far, as when stdout's reader goes away (`| head`). */

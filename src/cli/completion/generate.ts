@@ -112,6 +112,22 @@ function valueCase(kinds: Map<string, ValueKind>, render: (v: ValueKind) => stri
   return [...groups].map(([body, flags]) => `    ${flags.sort().join('|')})\n      ${body}\n      ;;`).join('\n');
 }
 
+/** bash: how the word after a flag that takes a value is completed. */
+function bashValue(v: ValueKind): string {
+  switch (v.kind) {
+    case 'words':
+      return `COMPREPLY=($(compgen -W ${sq(v.words.join(' '))} -- "$cur")); return 0`;
+    case 'dynamic':
+      return `COMPREPLY=($(compgen -W "$(lanyard __complete ${v.name} 2>/dev/null)" -- "$cur")); return 0`;
+    case 'file':
+      return `COMPREPLY=($(compgen -f -- "$cur")); return 0`;
+    case 'dir':
+      return `COMPREPLY=($(compgen -d -- "$cur")); return 0`;
+    default:
+      return 'COMPREPLY=(); return 0';
+  }
+}
+
 function bash(specs: CommandSpec[]): string {
   const kinds = valueFlags(specs);
   const subsCase = specs.map((s) => `    ${sq(s.path)}) echo ${sq(s.subcommands.map((c) => c.name).join(' '))} ;;`).join('\n');
@@ -148,20 +164,7 @@ _lanyard() {
     esac
   done
   case "$prev" in
-${valueCase(kinds, (v) => {
-  switch (v.kind) {
-    case 'words':
-      return `COMPREPLY=($(compgen -W ${sq(v.words.join(' '))} -- "$cur")); return 0`;
-    case 'dynamic':
-      return `COMPREPLY=($(compgen -W "$(lanyard __complete ${v.name} 2>/dev/null)" -- "$cur")); return 0`;
-    case 'file':
-      return `COMPREPLY=($(compgen -f -- "$cur")); return 0`;
-    case 'dir':
-      return `COMPREPLY=($(compgen -d -- "$cur")); return 0`;
-    default:
-      return 'COMPREPLY=(); return 0';
-  }
-})}
+${valueCase(kinds, bashValue)}
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_lanyard_flags "$path")" -- "$cur"))
@@ -172,6 +175,22 @@ ${valueCase(kinds, (v) => {
 }
 complete -F _lanyard lanyard
 `;
+}
+
+/** zsh: how the word after a flag that takes a value is completed. */
+function zshValue(v: ValueKind): string {
+  switch (v.kind) {
+    case 'words':
+      return `compadd -- ${v.words.map(sq).join(' ')}; return`;
+    case 'dynamic':
+      return `compadd -- \${(f)"$(lanyard __complete ${v.name} 2>/dev/null)"}; return`;
+    case 'file':
+      return '_files; return';
+    case 'dir':
+      return '_files -/; return';
+    default:
+      return 'return';
+  }
 }
 
 function zsh(specs: CommandSpec[]): string {
@@ -203,20 +222,7 @@ _lanyard() {
     esac
   done
   case "$prev" in
-${valueCase(kinds, (v) => {
-  switch (v.kind) {
-    case 'words':
-      return `compadd -- ${v.words.map(sq).join(' ')}; return`;
-    case 'dynamic':
-      return `compadd -- \${(f)"$(lanyard __complete ${v.name} 2>/dev/null)"}; return`;
-    case 'file':
-      return '_files; return';
-    case 'dir':
-      return '_files -/; return';
-    default:
-      return 'return';
-  }
-})}
+${valueCase(kinds, zshValue)}
   esac
   if [[ "$cur" == -* ]]; then
     _lanyard_flags "$path_"

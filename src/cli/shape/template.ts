@@ -42,15 +42,48 @@ function renderRows(rows: string[][], tty: boolean): string {
   return rows.map((r) => `${r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ')}\n`).join('');
 }
 
-export async function templateShaper(source: string, o: { tty: boolean; color: boolean; now: () => number }): Promise<JsonShaper> {
-  const { Liquid, Tag, Value } = await import('liquidjs');
-  const liquid: LiquidEngine = new Liquid({ strictFilters: true, jsTruthy: false, ownPropertyOnly: true });
-  let rows: string[][] = [];
-  const flush = () => {
-    const text = renderRows(rows, o.tty);
-    rows = [];
+/** The rows `{% tablerow %}` collected since the render began or the last `{% tablerender %}`. */
+class RowBuffer {
+  rows: string[][] = [];
+  constructor(private readonly tty: boolean) {}
+  /** The rows as aligned text, and an empty buffer. */
+  flush(): string {
+    const text = renderRows(this.rows, this.tty);
+    this.rows = [];
     return text;
+  }
+}
+
+export async function templateShaper(source: string, o: { tty: boolean; color: boolean; now: () => number }): Promise<JsonShaper> {
+  const liquidjs = await import('liquidjs');
+  const liquid: LiquidEngine = new liquidjs.Liquid({ strictFilters: true, jsTruthy: false, ownPropertyOnly: true });
+  const table = new RowBuffer(o.tty);
+  registerTableTags(liquid, liquidjs, table);
+  registerFilters(liquid, o);
+  let parsed: Template[];
+  try {
+    parsed = liquid.parse(source);
+  } catch (err) {
+    throw new UsageError(`--template: ${position((err as Error).message)}`);
+  }
+  return {
+    format(value) {
+      table.rows = [];
+      const scope: Record<string, unknown> =
+        value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as object), data: value } : { data: value };
+      let text: string;
+      try {
+        text = String(liquid.renderSync(parsed, scope));
+      } catch (err) {
+        throw new LanyardError('template_error', `--template: ${position((err as Error).message)}`);
+      }
+      return text + table.flush();
+    },
   };
+}
+
+/** `{% tablerow a, b | filter, … %}` adds a row of cells to `table`; `{% tablerender %}` prints the rows so far, aligned. */
+function registerTableTags(liquid: LiquidEngine, { Tag, Value }: typeof import('liquidjs'), table: RowBuffer): void {
   class TableRow extends Tag {
     private readonly cells: LiquidValue[] = [];
     constructor(token: TagToken, remain: TopLevelToken[], engine: LiquidEngine) {
@@ -72,16 +105,20 @@ export async function templateShaper(source: string, o: { tty: boolean; color: b
         const v = yield c.value(ctx, false);
         row.push(v === undefined || v === null ? '' : String(v).replace(/[\t\n\r]+/g, ' '));
       }
-      rows.push(row);
+      table.rows.push(row);
     }
   }
   class TableRender extends Tag {
     render(_ctx: LiquidContext, emitter: { write(html: unknown): void }): void {
-      emitter.write(flush());
+      emitter.write(table.flush());
     }
   }
   liquid.registerTag('tablerow', TableRow);
   liquid.registerTag('tablerender', TableRender);
+}
+
+/** The code host's CLI's helpers: `timeago`, `color` (plain without colour), `pluck`. */
+function registerFilters(liquid: LiquidEngine, o: { color: boolean; now: () => number }): void {
   liquid.registerFilter('timeago', (v: unknown) => {
     const ms = typeof v === 'number' ? (v < 1e12 ? v * 1000 : v) : Date.parse(String(v));
     return Number.isNaN(ms) ? v : relativeTime(ms, o.now());
@@ -94,25 +131,4 @@ export async function templateShaper(source: string, o: { tty: boolean; color: b
   liquid.registerFilter('pluck', (v: unknown, key: string) =>
     Array.isArray(v) ? v.map((x) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[key] : undefined)) : v,
   );
-
-  let parsed: Template[];
-  try {
-    parsed = liquid.parse(source);
-  } catch (err) {
-    throw new UsageError(`--template: ${position((err as Error).message)}`);
-  }
-  return {
-    format(value) {
-      rows = [];
-      const scope: Record<string, unknown> =
-        value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as object), data: value } : { data: value };
-      let text: string;
-      try {
-        text = String(liquid.renderSync(parsed, scope));
-      } catch (err) {
-        throw new LanyardError('template_error', `--template: ${position((err as Error).message)}`);
-      }
-      return text + flush();
-    },
-  };
 }

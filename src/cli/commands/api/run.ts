@@ -57,26 +57,14 @@ async function openInput(file: string): Promise<FileHandle> {
 }
 
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
-  if (opts.method !== undefined && !METHODS.has(opts.method.toUpperCase()))
-    throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
-  if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
-  if (opts.checkpoint !== undefined && !opts.paginate) throw new UsageError('--checkpoint goes with --paginate');
-  if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
-    throw new UsageError('--input and fields together: fields become query parameters only with -X GET');
-  }
-  const headers: Record<string, string> = {};
-  for (const h of opts.header) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header expects "Name: value", got "${h}"`);
-    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
-  }
+  checkOptions(opts);
+  const headers = headerOptions(opts.header);
   const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
   const hasParams = Object.keys(params).length > 0;
   const method = (opts.method ?? (hasParams || opts.input ? 'POST' : 'GET')).toUpperCase();
   const input = opts.input && opts.input !== '-' ? await openInput(opts.input) : undefined;
   const t = await resolveApiTarget(ctx, target, opts.service, { login: opts.user });
   const http = await ctx.http();
-
   const spec: RequestSpec = {
     method,
     url: t.url,
@@ -93,15 +81,45 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
     spec.body = input ? input.createReadStream() : ctx.io.stdin;
     spec.headers = { 'content-type': 'application/json', ...spec.headers };
   }
+  if (opts.paginate) return paginate(ctx, opts, { http, t, spec, headers });
+  const res = await send(http, spec, ctx, opts, t);
+  if (opts.silent) return void (await res.dump());
+  await pipeBody(ctx, res);
+}
 
-  if (!opts.paginate) {
-    const res = await send(http, spec, ctx, opts, t);
-    if (opts.silent) return void (await res.dump());
-    await pipeBody(ctx, res);
-    return;
+/** The option combinations refused before anything is read or sent (exit 2). */
+function checkOptions(opts: ApiOptions): void {
+  if (opts.method !== undefined && !METHODS.has(opts.method.toUpperCase()))
+    throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
+  if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
+  if (opts.checkpoint !== undefined && !opts.paginate) throw new UsageError('--checkpoint goes with --paginate');
+  if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
+    throw new UsageError('--input and fields together: fields become query parameters only with -X GET');
   }
+}
 
-  if (method !== 'GET') throw new UsageError('--paginate works with GET requests only');
+/** `-H "Name: value"` options as headers (names in lower case). */
+function headerOptions(lines: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of lines) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new UsageError(`--header expects "Name: value", got "${h}"`);
+    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+  }
+  return headers;
+}
+
+/** The request and what sends it, for `--paginate`. */
+interface Paging {
+  http: Awaited<ReturnType<Context['http']>>;
+  t: ApiTarget;
+  spec: RequestSpec;
+  headers: Record<string, string>;
+}
+
+/** `--paginate`: every page of a GET, as one JSON array or (--ndjson) one item per line; with --checkpoint, resumable. */
+async function paginate(ctx: Context, opts: ApiOptions, { http, t, spec, headers }: Paging): Promise<void> {
+  if (spec.method !== 'GET') throw new UsageError('--paginate works with GET requests only');
   if (opts.checkpoint !== undefined && spec.query) {
     // Resumed from a saved URL: the query is part of the first page's URL, not added to every page again.
     const u = new URL(spec.url);
@@ -169,16 +187,12 @@ async function paginateWithCheckpoint(
 async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, t: ApiTarget): Promise<HttpResponse> {
   try {
     const res = await http.request(spec);
-    if (opts.include) printHead(ctx, res);
+    if (opts.include) printHead(ctx, res.status, res.headers);
     return res;
   } catch (err) {
     if (err instanceof HttpError) {
       if (err.status === 401 && !err.hint) err.hint = refusedCredentialHint(t);
-      if (opts.include) {
-        ctx.io.out(`HTTP ${err.status}`);
-        for (const [k, v] of Object.entries(err.headers)) ctx.io.out(`${k}: ${v}`);
-        ctx.io.out('');
-      }
+      if (opts.include) printHead(ctx, err.status, err.headers);
       // Like the code host's CLI: the error body is data (stdout); the message goes to stderr.
       // Not with --checkpoint: stdout is the listing a resumed run continues.
       if (!opts.silent && opts.checkpoint === undefined && err.body !== undefined && err.body !== '')
@@ -188,9 +202,10 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
   }
 }
 
-function printHead(ctx: Context, res: HttpResponse): void {
-  ctx.io.out(`HTTP ${res.status}`);
-  for (const [k, v] of Object.entries(res.headers)) ctx.io.out(`${k}: ${v}`);
+/** `--include`: the status line and headers of a response (or of an error's), then a blank line. */
+function printHead(ctx: Context, status: number, headers: HttpResponse['headers']): void {
+  ctx.io.out(`HTTP ${status}`);
+  for (const [k, v] of Object.entries(headers)) ctx.io.out(`${k}: ${v}`);
   ctx.io.out('');
 }
 

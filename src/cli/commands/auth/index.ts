@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
+import { commandGroup, examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type {
   AuthLoginOptions,
   AuthDeviceOptions,
@@ -21,12 +21,28 @@ import type {
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'sign in to the hosting service, context-protocol servers and the health API; manage tokens';
 
-export function authCommand(ctx: Context): Command {
-  const cmd = new Command('auth').description(summary);
-  const hosting = () => import('./run.js');
+/** The hosting commands' run module (loaded when one of them runs). */
+const hosting = () => import('./run.js');
+const git = () => import('./git.js');
 
+export function authCommand(ctx: Context): Command {
+  const subcommands = [device, login, token, status, refresh, switchAccount, logout, gitCredential, setupGit];
+  return commandGroup(new Command('auth').description(summary), ctx, subcommands, [
+    'lanyard auth device',
+    'echo "$TOKEN" | lanyard auth token --with-token',
+    'lanyard auth login --server https://tools.example.com/mcp',
+    'lanyard auth login --health',
+    'lanyard auth status --json',
+    'lanyard auth switch --user mona',
+    'lanyard auth refresh --scopes read:org',
+    'lanyard auth logout --user mona',
+  ]);
+}
+
+/** `auth device`: the hosting device flow. */
+function device(auth: Command, ctx: Context): void {
   examples(
-    cmd
+    auth
       .command('device')
       .description('sign in to the hosting service with the device flow (the default interactive path)')
       .option('-s, --scopes <scopes>', 'space-separated scopes to request')
@@ -41,10 +57,13 @@ export function authCommand(ctx: Context): Command {
       .action(async (opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts)),
     ['lanyard auth device', 'lanyard auth device --scopes "repo read:org" --no-browser', 'ssh build-host lanyard auth device'],
   );
+}
 
+/** `auth login`: the hosting web flow, a protocol server (`--server`) or the health API (`--health`). */
+function login(auth: Command, ctx: Context): void {
   examples(
     withProtocolClientOptions(
-      cmd
+      auth
         .command('login')
         .description('sign in with the web flow in a browser (hosting), or to a protocol server (--server) or the health API (--health)')
         .option('-s, --scopes <scopes>', 'space-separated scopes to request')
@@ -65,28 +84,7 @@ export function authCommand(ctx: Context): Command {
         ).conflicts(['clientCredentials']),
       )
       .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
-      .action(async (opts: AuthLoginOptions) => {
-        if (opts.server) return (await import('./protocol.js')).runProtocolLogin(ctx, opts);
-        const protocolOnly = [
-          'clientKey',
-          'clientMetadataUrl',
-          'idpTokenEndpoint',
-          'idpClientId',
-          'workloadTokenFile',
-          'dpop',
-          'device',
-          'resource',
-          'authorizationEndpoint',
-          'tokenEndpoint',
-        ] as const;
-        const given = protocolOnly.find((k) => opts[k] !== undefined);
-        if (given) {
-          const flag = `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-          throw new (await import('../../usage-error.js')).UsageError(`${flag} applies to protocol servers (--server)`);
-        }
-        if (opts.health) return (await import('./health.js')).runHealthLogin(ctx, opts);
-        return (await hosting()).runAuthLogin(ctx, opts);
-      }),
+      .action((opts: AuthLoginOptions) => runLogin(ctx, opts)),
     [
       'LANYARD_CLIENT_SECRET="$CLIENT_SECRET" lanyard auth login',
       'lanyard auth login --server https://tools.example.com/mcp',
@@ -95,8 +93,36 @@ export function authCommand(ctx: Context): Command {
       'lanyard auth login --health',
     ],
   );
+}
 
-  const token = cmd
+/** The options of `auth login` that only a protocol server's sign-in reads. */
+const PROTOCOL_ONLY = [
+  'clientKey',
+  'clientMetadataUrl',
+  'idpTokenEndpoint',
+  'idpClientId',
+  'workloadTokenFile',
+  'dpop',
+  'device',
+  'resource',
+  'authorizationEndpoint',
+  'tokenEndpoint',
+] as const;
+
+async function runLogin(ctx: Context, opts: AuthLoginOptions): Promise<void> {
+  if (opts.server) return (await import('./protocol.js')).runProtocolLogin(ctx, opts);
+  const given = PROTOCOL_ONLY.find((k) => opts[k] !== undefined);
+  if (given) {
+    const flag = `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new (await import('../../usage-error.js')).UsageError(`${flag} applies to protocol servers (--server)`);
+  }
+  if (opts.health) return (await import('./health.js')).runHealthLogin(ctx, opts);
+  return (await hosting()).runAuthLogin(ctx, opts);
+}
+
+/** `auth token` (print or store a token) and its `auth token create`. */
+function token(auth: Command, ctx: Context): void {
+  const cmd = auth
     .command('token')
     .description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
     .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
@@ -114,13 +140,18 @@ export function authCommand(ctx: Context): Command {
       if (opts.health) return (await import('./health.js')).runHealthToken(ctx, opts);
       return (await hosting()).runAuthToken(ctx, opts);
     });
-  examples(token, [
+  examples(cmd, [
     'export TOKEN=$(lanyard auth token)',
     'export TOKEN=$(lanyard auth token --user mona)',
     'lanyard auth token --hostname github.example.com',
     'echo "$MY_TOKEN" | lanyard auth token --with-token',
     'lanyard auth token create --user mona --scopes repo --note ci',
   ]);
+  tokenCreate(cmd, ctx);
+}
+
+/** `auth token create`: a personal access token with Basic authentication. */
+function tokenCreate(token: Command, ctx: Context): void {
   examples(
     token
       .command('create')
@@ -138,17 +169,21 @@ export function authCommand(ctx: Context): Command {
       }),
     ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],
   );
+}
 
+function status(auth: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('status').description('show every account and server Lanyard can authenticate as; exit 4 when none is valid'))
+    withJson(auth.command('status').description('show every account and server Lanyard can authenticate as; exit 4 when none is valid'))
       .option('--show-token', 'print tokens in full instead of masked')
       .option('--expires-within <duration>', 'exit 4 when a credential in use here expires (or is invalid) within this long, e.g. 7d or 12h; else 0')
       .action(async (opts: AuthStatusOptions) => (await hosting()).runAuthStatus(ctx, opts)),
     ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 30m'],
   );
+}
 
+function refresh(auth: Command, ctx: Context): void {
   examples(
-    cmd
+    auth
       .command('refresh')
       .description(
         'sign the account in use in again (device flow; --web: the browser) with its scopes plus --scopes, replacing its token in place — also an expired one',
@@ -162,9 +197,11 @@ export function authCommand(ctx: Context): Command {
       .action(async (opts: AuthRefreshOptions) => (await import('./refresh.js')).runAuthRefresh(ctx, opts)),
     ['lanyard auth refresh', 'lanyard auth refresh --scopes "read:org workflow"', 'printf %s "$CLIENT_SECRET" | lanyard auth refresh --user mona --web'],
   );
+}
 
+function switchAccount(auth: Command, ctx: Context): void {
   examples(
-    cmd
+    auth
       .command('switch')
       .description('make another stored hosting account the active one (with two, the other; with more, --user or a prompt)')
       .option('--hostname <host>', "the host whose accounts to switch, as `auth status` shows it (default: the profile's API host)")
@@ -173,9 +210,11 @@ export function authCommand(ctx: Context): Command {
       .action(async (opts: AuthSwitchOptions) => (await import('./switch.js')).runAuthSwitch(ctx, opts)),
     ['lanyard auth switch', 'lanyard auth switch --user mona', 'lanyard auth switch --user mona-work --dir ~/src/work'],
   );
+}
 
+function logout(auth: Command, ctx: Context): void {
   examples(
-    cmd
+    auth
       .command('logout')
       .description('delete a stored token (hosting by default) and show where to revoke the grant')
       .option('-u, --user <login>', 'hosting account to sign out (default: the only one; with several, a prompt); its directory bindings go too')
@@ -189,31 +228,26 @@ export function authCommand(ctx: Context): Command {
       }),
     ['lanyard auth logout', 'lanyard auth logout --dir ~/src/work', 'lanyard auth logout --server https://tools.example.com/mcp'],
   );
-  const git = () => import('./git.js');
+}
+
+function gitCredential(auth: Command, ctx: Context): void {
   examples(
-    cmd
+    auth
       .command('git-credential')
       .description("git's credential helper for the hosting service's web host (set up by `lanyard auth setup-git`)")
       .argument('<operation>', 'get, store or erase (git passes it)')
       .action(async (operation: string) => (await git()).runGitCredential(ctx, operation)),
     ["printf 'protocol=https\\nhost=github.com\\n\\n' | lanyard auth git-credential get"],
   );
+}
+
+function setupGit(auth: Command, ctx: Context): void {
   examples(
-    cmd
+    auth
       .command('setup-git')
       .description('configure git to use Lanyard as the credential helper of the hosting web host (credential.<url>.helper)')
       .option('--hostname <host>', "the host to configure (default: the host of the profile's hosting.webUrl)")
       .action(async (opts: AuthSetupGitOptions) => (await git()).runSetupGit(ctx, opts)),
     ['lanyard auth setup-git', 'lanyard --profile work auth setup-git --hostname git.example.com'],
   );
-  return examples(cmd, [
-    'lanyard auth device',
-    'echo "$TOKEN" | lanyard auth token --with-token',
-    'lanyard auth login --server https://tools.example.com/mcp',
-    'lanyard auth login --health',
-    'lanyard auth status --json',
-    'lanyard auth switch --user mona',
-    'lanyard auth refresh --scopes read:org',
-    'lanyard auth logout --user mona',
-  ]);
 }

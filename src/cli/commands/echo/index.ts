@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson } from '../../command-kit.js';
 import { EchoTokenSchemes } from '../../../shared/echo.js';
 import type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
 
@@ -28,26 +28,41 @@ function tokenOptions(cmd: Command): Command {
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'call the echo sample API (API key and JWT schemes)';
 
-export function echoCommand(ctx: Context): Command {
-  const cmd = new Command('echo').description(summary);
-  const send = () => import('./send.js');
-  const auth = () => import('./auth-info.js');
-  const key = () => import('./key.js');
+const sendModule = () => import('./send.js');
+const authInfoModule = () => import('./auth-info.js');
+const keyModule = () => import('./key.js');
 
+export function echoCommand(ctx: Context): Command {
+  return commandGroup(
+    new Command('echo').description(summary),
+    ctx,
+    [send, authInfo, token, key],
+    [
+      'printf %s "$API_KEY" | lanyard echo key set',
+      'lanyard echo send "hello world"',
+      'lanyard echo auth-info --scheme service-account -c sa.json --json',
+      'lanyard echo token --scheme vendor-jwt -c sa.json',
+    ],
+  );
+}
+
+function send(echo: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('send').argument('[message]', 'the message to echo').description('POST /echo with the API key; prints the echoed message'))
+    withJson(echo.command('send').argument('[message]', 'the message to echo').description('POST /echo with the API key; prints the echoed message'))
       .option('--stdin', 'read the message from stdin instead of the argument')
-      .action(async (message: string | undefined, opts: EchoSendOptions) => (await send()).runEchoSend(ctx, message, opts)),
+      .action(async (message: string | undefined, opts: EchoSendOptions) => (await sendModule()).runEchoSend(ctx, message, opts)),
     [
       'lanyard echo send "hello world"',
       'printf "multi\\nline" | lanyard echo send --stdin --json',
       'LANYARD_API_KEY="$API_KEY" lanyard --profile emulator echo send hi',
     ],
   );
+}
 
+function authInfo(echo: Command, ctx: Context): void {
   examples(
-    withJson(tokenOptions(cmd.command('auth-info').description('call /auth/info/* with a bearer token of the chosen scheme; prints {id, email}'))).action(
-      async (opts: EchoTokenOptions) => (await auth()).runEchoAuthInfo(ctx, opts),
+    withJson(tokenOptions(echo.command('auth-info').description('call /auth/info/* with a bearer token of the chosen scheme; prints {id, email}'))).action(
+      async (opts: EchoTokenOptions) => (await authInfoModule()).runEchoAuthInfo(ctx, opts),
     ),
     [
       'lanyard echo auth-info --scheme vendor-jwt --credentials sa.json --audience echo-api.example.com',
@@ -56,10 +71,12 @@ export function echoCommand(ctx: Context): Command {
       'lanyard echo auth-info --scheme app-platform --project my-project --no-browser',
     ],
   );
+}
 
+function token(echo: Command, ctx: Context): void {
   examples(
-    withJson(tokenOptions(cmd.command('token').description('print the bearer token a scheme would send (for curl); --json adds its expiry'))).action(
-      async (opts: EchoTokenOptions) => (await auth()).runEchoToken(ctx, opts),
+    withJson(tokenOptions(echo.command('token').description('print the bearer token a scheme would send (for curl); --json adds its expiry'))).action(
+      async (opts: EchoTokenOptions) => (await authInfoModule()).runEchoToken(ctx, opts),
     ),
     [
       'lanyard echo token --scheme service-account -c sa.json',
@@ -67,35 +84,46 @@ export function echoCommand(ctx: Context): Command {
       'curl -H "Authorization: Bearer $(lanyard echo token --scheme service-account -c sa.json)" "$URL/auth/info/vendorjwt"',
     ],
   );
+}
 
-  const keyCmd = cmd
+/** `echo key` and its set, status and delete. */
+function key(echo: Command, ctx: Context): void {
+  const cmd = echo
     .command('key')
     .description('manage the API key of the echo API (OS keychain, or a 0600 file with LANYARD_INSECURE_STORAGE=1; LANYARD_API_KEY wins)');
+  commandGroup(
+    cmd,
+    ctx,
+    [keySet, keyStatus, keyDelete],
+    ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key status --json', 'lanyard echo key delete'],
+  );
+}
+
+function keySet(key: Command, ctx: Context): void {
   examples(
-    keyCmd
+    key
       .command('set')
       .description("store the API key read from stdin for the profile's echo API")
-      .action(async (opts: EchoKeyOptions) => (await key()).runEchoKeySet(ctx, opts)),
+      .action(async (opts: EchoKeyOptions) => (await keyModule()).runEchoKeySet(ctx, opts)),
     ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key set < key.txt'],
   );
+}
+
+function keyStatus(key: Command, ctx: Context): void {
   examples(
-    withJson(keyCmd.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(async () =>
-      (await key()).runEchoKeyStatus(ctx),
+    withJson(key.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(async () =>
+      (await keyModule()).runEchoKeyStatus(ctx),
     ),
     ['lanyard echo key status', 'lanyard echo key status --json'],
   );
+}
+
+function keyDelete(key: Command, ctx: Context): void {
   examples(
-    keyCmd
+    key
       .command('delete')
       .description("delete the stored API key of the profile's echo API")
-      .action(async (opts: EchoKeyOptions) => (await key()).runEchoKeyDelete(ctx, opts)),
+      .action(async (opts: EchoKeyOptions) => (await keyModule()).runEchoKeyDelete(ctx, opts)),
     ['lanyard echo key delete'],
   );
-  examples(keyCmd, ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key status --json', 'lanyard echo key delete']);
-  return examples(cmd, [
-    'printf %s "$API_KEY" | lanyard echo key set',
-    'lanyard echo send "hello world"',
-    'lanyard echo auth-info --scheme service-account -c sa.json --json',
-    'lanyard echo token --scheme vendor-jwt -c sa.json',
-  ]);
 }

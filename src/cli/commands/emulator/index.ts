@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson } from '../../command-kit.js';
 import { paged } from '../../pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
@@ -10,11 +10,24 @@ const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'run the local emulator of every service, and steer it (time, faults, fixtures)';
 
+const run = () => import('./run.js');
+const rl = () => import('./ratelimit.js');
+
 export function emulatorCommand(ctx: Context): Command {
-  const cmd = new Command('emulator').description(summary);
-  const run = () => import('./run.js');
+  const subcommands = [start, info, reset, advance, requests, fault, budget, budgets, secondary, limits, admin, serviceAccount];
+  return commandGroup(new Command('emulator').description(summary), ctx, subcommands, [
+    'lanyard emulator start --port 0',
+    'lanyard --profile emulator ratelimit status',
+    'lanyard emulator info --json',
+    'lanyard emulator advance 15m',
+    'lanyard emulator admin mailbox generate --data \'{"count":100}\'',
+    'lanyard emulator reset',
+  ]);
+}
+
+function start(emulator: Command, ctx: Context): void {
   examples(
-    cmd
+    emulator
       .command('start')
       .description('start the emulator on 127.0.0.1 and register the "emulator" profile')
       .option('--port <n>', 'port (0 = any free port)', '0')
@@ -36,29 +49,41 @@ export function emulatorCommand(ctx: Context): Command {
       .action(async (opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts)),
     ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data', 'lanyard emulator start --tls --data-dir ./emu-data'],
   );
+}
+
+function info(emulator: Command, ctx: Context): void {
   examples(
-    paged(withJson(cmd.command('info').description('list the seeded users, apps, tokens, keys and endpoints')))
+    paged(withJson(emulator.command('info').description('list the seeded users, apps, tokens, keys and endpoints')))
       .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorInfo(ctx, opts)),
     ['lanyard emulator info --json'],
   );
+}
+
+function reset(emulator: Command, ctx: Context): void {
   examples(
-    cmd
+    emulator
       .command('reset')
       .description('restore every service to its seeded state, clear faults and the clock offset')
       .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorAdmin(ctx, opts, 'reset', {})),
     ['lanyard emulator reset'],
   );
+}
+
+function advance(emulator: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward'))
+    withJson(emulator.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward'))
       .option(...urlOption)
       .action(async (duration: string, opts: EmulatorTargetOptions & { json?: boolean }) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
   );
+}
+
+function requests(emulator: Command, ctx: Context): void {
   examples(
     withJson(
-      cmd
+      emulator
         .command('requests')
         .description(
           'the request journal: every request the emulator answered (time, service, caller, method, path, status, duration, fault), secrets redacted',
@@ -71,7 +96,20 @@ export function emulatorCommand(ctx: Context): Command {
       .action(async (opts: EmulatorRequestsOptions) => (await run()).runEmulatorRequests(ctx, opts)),
     ['lanyard emulator requests', 'lanyard emulator requests --service hosting --json', 'lanyard emulator requests --follow --ndjson'],
   );
-  const fault = cmd.command('fault').description('inject faults on chosen routes');
+}
+
+/** `emulator fault` and its add, list and clear. */
+function fault(emulator: Command, ctx: Context): void {
+  const cmd = emulator.command('fault').description('inject faults on chosen routes');
+  commandGroup(
+    cmd,
+    ctx,
+    [faultAdd, faultList, faultClear],
+    ['lanyard emulator fault add --type reset --path /api/v3/user --count 1', 'lanyard emulator fault list --json', 'lanyard emulator fault clear'],
+  );
+}
+
+function faultAdd(fault: Command, ctx: Context): void {
   examples(
     withJson(fault.command('add').description('add a fault: latency, reset, status (5xx) or truncate'))
       .addOption(new Option('--type <type>', 'kind of fault').choices(['latency', 'reset', 'status', 'truncate']).makeOptionMandatory())
@@ -90,12 +128,18 @@ export function emulatorCommand(ctx: Context): Command {
       'lanyard emulator fault add --type latency --latency 2s --path /echo --json',
     ],
   );
+}
+
+function faultList(fault: Command, ctx: Context): void {
   examples(
     withJson(fault.command('list').description('list active faults'))
       .option(...urlOption)
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts)),
     ['lanyard emulator fault list', 'lanyard emulator fault list --json'],
   );
+}
+
+function faultClear(fault: Command, ctx: Context): void {
   examples(
     fault
       .command('clear')
@@ -104,20 +148,20 @@ export function emulatorCommand(ctx: Context): Command {
       .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts)),
     ['lanyard emulator fault clear', 'lanyard emulator fault clear --url http://127.0.0.1:8765'],
   );
-  examples(fault, [
-    'lanyard emulator fault add --type reset --path /api/v3/user --count 1',
-    'lanyard emulator fault list --json',
-    'lanyard emulator fault clear',
-  ]);
-  const rl = () => import('./ratelimit.js');
-  const callerOptions = (c: Command) =>
-    c
-      .option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
-      .option('--token-of <login>', 'same as --user: the bucket every token of that user spends')
-      .option('--anonymous', 'the unauthenticated bucket of 127.0.0.1')
-      .option('--caller <key>', 'a bucket key: ip:<addr>, user:<login>, app:<client id>, installation:<id>, workflow:<owner/repo>');
+}
+
+/** Which caller's hosting rate-limit bucket a command acts on. */
+function callerOptions(c: Command): Command {
+  return c
+    .option('--user <login>', "the user's bucket (shared by all of the user's tokens and apps)")
+    .option('--token-of <login>', 'same as --user: the bucket every token of that user spends')
+    .option('--anonymous', 'the unauthenticated bucket of 127.0.0.1')
+    .option('--caller <key>', 'a bucket key: ip:<addr>, user:<login>, app:<client id>, installation:<id>, workflow:<owner/repo>');
+}
+
+function budget(emulator: Command, ctx: Context): void {
   examples(
-    withJson(callerOptions(cmd.command('budget').description('set what a caller has left of a hosting rate-limit budget (default: every caller)')))
+    withJson(callerOptions(emulator.command('budget').description('set what a caller has left of a hosting rate-limit budget (default: every caller)')))
       .option('--remaining <n>', 'requests left', '0')
       .option('--reset-in <duration>', 'the window resets after this long, e.g. 5s (default: keep / a full window)')
       .option('-r, --resource <name>', 'core, search, graphql, code_search, lfs, audit_log, ...', 'core')
@@ -129,14 +173,20 @@ export function emulatorCommand(ctx: Context): Command {
       'lanyard emulator budget --resource search --remaining 0 --reset-in 30s',
     ],
   );
+}
+
+function budgets(emulator: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('budgets').description('list the hosting rate-limit buckets in use'))
+    withJson(emulator.command('budgets').description('list the hosting rate-limit buckets in use'))
       .option(...urlOption)
       .action(async (opts) => (await rl()).runEmulatorBudgets(ctx, opts)),
     ['lanyard emulator budgets', 'lanyard emulator budgets --json'],
   );
+}
+
+function secondary(emulator: Command, ctx: Context): void {
   examples(
-    withJson(callerOptions(cmd.command('secondary').description('make the next requests hit a hosting secondary rate limit')))
+    withJson(callerOptions(emulator.command('secondary').description('make the next requests hit a hosting secondary rate limit')))
       .option('--count <n>', 'how many requests to refuse', '1')
       .option('--retry-after <duration>', 'send retry-after with this many seconds (default: no header)')
       .option('--status <code>', '403 or 429', '403')
@@ -150,9 +200,12 @@ export function emulatorCommand(ctx: Context): Command {
       'lanyard emulator secondary --exhaust-budget --reset-in 3s',
     ],
   );
+}
+
+function limits(emulator: Command, ctx: Context): void {
   examples(
     withJson(
-      cmd.command('limits').description('tune the hosting secondary limits (defaults: 100 concurrent, 900 points/min, 80/min and 500/h content-creating)'),
+      emulator.command('limits').description('tune the hosting secondary limits (defaults: 100 concurrent, 900 points/min, 80/min and 500/h content-creating)'),
     )
       .option('--concurrent <n>', 'concurrent requests per caller')
       .option('--points-per-minute <n>', 'REST points per minute per endpoint')
@@ -162,8 +215,18 @@ export function emulatorCommand(ctx: Context): Command {
       .action(async (opts) => (await rl()).runEmulatorLimits(ctx, opts)),
     ['lanyard emulator limits --content-per-minute 3', 'lanyard emulator limits --json'],
   );
+}
+
+/** `emulator service-account` (./service-account.ts). */
+function serviceAccount(emulator: Command, ctx: Context): void {
+  emulator.addCommand(emulatorServiceAccountCommand(ctx));
+}
+
+function admin(emulator: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('admin').argument('<service>').argument('<verb>').description('call any admin verb of a service (POST /_emulator/<service>/<verb>)'))
+    withJson(
+      emulator.command('admin').argument('<service>').argument('<verb>').description('call any admin verb of a service (POST /_emulator/<service>/<verb>)'),
+    )
       .option('--data <json>', 'JSON body of the verb', '{}')
       .option(...urlOption)
       .action(async (service: string, verb: string, opts: EmulatorTargetOptions & { data: string }) =>
@@ -171,13 +234,4 @@ export function emulatorCommand(ctx: Context): Command {
       ),
     ['lanyard emulator admin hosting budget --data \'{"remaining":0,"resetInSeconds":5}\''],
   );
-  cmd.addCommand(emulatorServiceAccountCommand(ctx));
-  return examples(cmd, [
-    'lanyard emulator start --port 0',
-    'lanyard --profile emulator ratelimit status',
-    'lanyard emulator info --json',
-    'lanyard emulator advance 15m',
-    'lanyard emulator admin mailbox generate --data \'{"count":100}\'',
-    'lanyard emulator reset',
-  ]);
 }

@@ -1,5 +1,5 @@
 /** Human rendering of health events: the list table and the full detail of one event. */
-import type { HealthEvent, HealthImpact } from '../../../shared/health.js';
+import type { HealthEvent, HealthEventProperties, HealthFaq, HealthImpact, HealthLink, RecommendedActions } from '../../../shared/health.js';
 import type { IO } from '../../io.js';
 import { renderTable, sanitize, type Column } from '../../output.js';
 
@@ -73,22 +73,45 @@ export function plainText(html: string): string {
     .trim();
 }
 
-/** The full detail of one event, for a terminal or a pager. */
-export function renderEventDetail(io: IO, e: HealthEvent): void {
-  const c = io.color;
-  const p = e.properties ?? {};
+/** The detail page's writing: lines, headings (bold with colour) and "Label:  value" fields, server text sanitised. */
+function detailWriter(io: IO) {
   const out = (s = '') => io.out(s);
   const clean = (s: string | undefined) => sanitize(s ?? '');
-  const heading = (s: string) => out(c ? bold(s) : s);
-  const field = (label: string, value: string | undefined) => {
-    if (value) out(`${(label + ':').padEnd(18)}${clean(value)}`);
+  return {
+    color: io.color,
+    out,
+    clean,
+    heading: (s: string) => out(io.color ? bold(s) : s),
+    field: (label: string, value: string | undefined) => {
+      if (value) out(`${(label + ':').padEnd(18)}${clean(value)}`);
+    },
   };
-  heading(clean(p.title ?? e.name));
+}
+
+type DetailWriter = ReturnType<typeof detailWriter>;
+
+/** The full detail of one event, for a terminal or a pager: one section after the other. */
+export function renderEventDetail(io: IO, e: HealthEvent): void {
+  const w = detailWriter(io);
+  const p = e.properties ?? {};
+  renderOverview(w, e);
+  renderSummary(w, p);
+  renderImpact(w, p.impact ?? []);
+  renderActions(w, p.recommendedActions);
+  renderLinks(w, p.links ?? []);
+  renderFaqs(w, p.faqs ?? []);
+}
+
+/** The title and the event's fields (tracking id, status, type, level, times, flags, billing). */
+function renderOverview(w: DetailWriter, e: HealthEvent): void {
+  const { out, clean, field } = w;
+  const p = e.properties ?? {};
+  w.heading(clean(p.title ?? e.name));
   if (p.header) out(clean(p.header));
   out();
   field('Tracking id', e.name);
   const status = p.status ?? '';
-  if (status) out(`${'Status:'.padEnd(18)}${c ? statusStyle(status, e) : status}`);
+  if (status) out(`${'Status:'.padEnd(18)}${w.color ? statusStyle(status, e) : status}`);
   field('Type', [p.eventType, p.eventSubType].filter(Boolean).join(' / '));
   field('Level', [p.eventLevel, p.level && p.level !== p.eventLevel ? `(level ${p.level})` : ''].filter(Boolean).join(' '));
   field('Source', p.eventSource);
@@ -109,43 +132,52 @@ export function renderEventDetail(io: IO, e: HealthEvent): void {
     if (p.oldRate !== undefined || p.newRate !== undefined)
       field('Rate', `${p.oldRate ?? '?'} → ${p.newRate ?? '?'}${p.currencyType ? ' ' + p.currencyType : ''}`);
   }
+}
+
+/** The summary (else the description or the article as plain text), the sensitivity note, additional information. */
+function renderSummary(w: DetailWriter, p: HealthEventProperties): void {
   const summary = p.summary || (p.description ? plainText(p.description) : '') || (p.article?.articleContent ? plainText(p.article.articleContent) : '');
-  out();
+  w.out();
   if (summary)
-    out(
+    w.out(
       summary
         .split('\n')
         .map((l) => sanitize(l))
         .join('\n'),
     );
-  if (p.isEventSensitive) out(dimIf(c, 'This event is sensitive: its details are only available through the fetchEventDetails operation.'));
-  if (p.additionalInformation?.message) out(clean(p.additionalInformation.message));
-  renderImpact(io, p.impact ?? []);
-  const actions = p.recommendedActions;
-  if (actions?.actions?.length) {
-    out();
-    heading(clean(actions.message) || 'Recommended actions');
-    for (const a of actions.actions) out(`  • ${clean(a.actionText)}`);
+  if (p.isEventSensitive) w.out(dimIf(w.color, 'This event is sensitive: its details are only available through the fetchEventDetails operation.'));
+  if (p.additionalInformation?.message) w.out(w.clean(p.additionalInformation.message));
+}
+
+function renderActions(w: DetailWriter, actions: RecommendedActions | undefined): void {
+  if (!actions?.actions?.length) return;
+  w.out();
+  w.heading(w.clean(actions.message) || 'Recommended actions');
+  for (const a of actions.actions) w.out(`  • ${w.clean(a.actionText)}`);
+}
+
+function renderLinks(w: DetailWriter, links: readonly HealthLink[]): void {
+  if (!links.length) return;
+  const { out, clean } = w;
+  out();
+  w.heading('Links');
+  for (const l of links) {
+    const params = Object.entries(l.parameters ?? {})
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(', ');
+    out(
+      `  • ${clean(l.displayText?.localizedValue ?? l.displayText?.value ?? l.bladeName)} [${l.type ?? 'link'}] ${clean([l.extensionName, l.bladeName].filter(Boolean).join('/'))}${params ? ` (${clean(params)})` : ''}`,
+    );
   }
-  if (p.links?.length) {
-    out();
-    heading('Links');
-    for (const l of p.links) {
-      const params = Object.entries(l.parameters ?? {})
-        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-        .join(', ');
-      out(
-        `  • ${clean(l.displayText?.localizedValue ?? l.displayText?.value ?? l.bladeName)} [${l.type ?? 'link'}] ${clean([l.extensionName, l.bladeName].filter(Boolean).join('/'))}${params ? ` (${clean(params)})` : ''}`,
-      );
-    }
-  }
-  if (p.faqs?.length) {
-    out();
-    heading('FAQs');
-    for (const f of p.faqs) {
-      out(`  Q: ${clean(f.question)}`);
-      out(`  A: ${clean(f.answer)}`);
-    }
+}
+
+function renderFaqs(w: DetailWriter, faqs: readonly HealthFaq[]): void {
+  if (!faqs.length) return;
+  w.out();
+  w.heading('FAQs');
+  for (const f of faqs) {
+    w.out(`  Q: ${w.clean(f.question)}`);
+    w.out(`  A: ${w.clean(f.answer)}`);
   }
 }
 
@@ -153,20 +185,19 @@ function dimIf(color: boolean, s: string): string {
   return color ? dim(s) : s;
 }
 
-function renderImpact(io: IO, impact: readonly HealthImpact[]): void {
+function renderImpact(w: DetailWriter, impact: readonly HealthImpact[]): void {
   if (!impact.length) return;
-  const c = io.color;
-  io.out('');
-  io.out(c ? bold('Impact') : 'Impact');
+  w.out();
+  w.heading('Impact');
   for (const imp of impact) {
-    io.out(`  ${sanitize(imp.impactedService ?? '(unknown service)')}`);
+    w.out(`  ${sanitize(imp.impactedService ?? '(unknown service)')}`);
     for (const r of imp.impactedRegions ?? []) {
       const st = r.status ?? '';
-      const stText = c && st ? (st === 'Active' ? bold(red(st)) : green(st)) : st;
-      io.out(`    ${sanitize(r.impactedRegion ?? '')}${st ? ` — ${stText}` : ''}${r.lastUpdateTime ? `, updated ${shortTime(r.lastUpdateTime)}` : ''}`);
+      const stText = w.color && st ? (st === 'Active' ? bold(red(st)) : green(st)) : st;
+      w.out(`    ${sanitize(r.impactedRegion ?? '')}${st ? ` — ${stText}` : ''}${r.lastUpdateTime ? `, updated ${shortTime(r.lastUpdateTime)}` : ''}`);
       for (const u of r.updates ?? []) {
         const tags = u.eventTags?.length ? ` [${u.eventTags.join(', ')}]` : '';
-        io.out(`      ${shortTime(u.updateDateTime)}${tags}  ${sanitize(u.summary ?? '')}`);
+        w.out(`      ${shortTime(u.updateDateTime)}${tags}  ${sanitize(u.summary ?? '')}`);
       }
     }
   }

@@ -27,72 +27,79 @@ export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promi
   }
 }
 
+/** Writes a piece of the listing to stdout (waiting while the pipe is full). */
+type Write = (text: string) => Promise<void> | void;
+type Messages = AsyncIterable<ListedMessage> | Iterable<ListedMessage>;
+
 async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | undefined): Promise<void> {
-  const write = (c: Context, text: string) => {
+  const write: Write = (text) => {
     const e = broken();
     if (e) throw e;
-    return writeOut(c, text);
+    return writeOut(ctx, text);
   };
   if (o.checkpoint !== undefined) {
     if (!o.all) throw new UsageError('--checkpoint goes with --all');
     if (o.new) throw new UsageError('--checkpoint and --new are exclusive (--new records what it listed only when a run completes)');
     requireLineOutput(o, 'mailbox list --all');
   }
-  const out = ctx.output;
-  const human = !out.forProgram;
+  // A table needs the metadata; ids alone are printed one per line for scripts.
+  const metadata = !!o.metadata || !!o.includeBody || (!ctx.output.forProgram && ctx.io.stdoutIsTTY);
   const opts: ListOptions = {
     label: validateLabel(o.label),
     count: validateCount(o.count ?? '50'),
     start: o.start !== undefined ? validateMessageId(o.start, '--start') : undefined,
     oldestFirst: !!o.oldestFirst,
     includeBody: !!o.includeBody,
-    // A table needs the metadata; ids alone are printed one per line for scripts.
-    metadata: !!o.metadata || !!o.includeBody || (human && ctx.io.stdoutIsTTY),
+    metadata,
   };
   const client = await mailboxClient(ctx, o);
   if (o.checkpoint !== undefined) return listWithCheckpoint(ctx, o, opts, client, o.checkpoint);
-  const listed: AsyncIterable<ListedMessage> | Iterable<ListedMessage> = o.all ? client.listAll(opts) : await client.listPage(opts);
+  const listed: Messages = o.all ? client.listAll(opts) : await client.listPage(opts);
   // --new: the messages the previous --new run of this profile and label did not list.
   const state = o.new ? await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(opts.label)]) : undefined;
   const source = state ? onlyNew(listed, state) : listed;
+  if (ctx.output.forProgram) return printJson(ctx, source, write);
+  return printHuman(ctx, source, metadata, write);
+}
 
+/** --ndjson (a line per message), --jq/--template (the whole array), --json (an array streamed as it comes). */
+async function printJson(ctx: Context, source: Messages, write: Write): Promise<void> {
+  const out = ctx.output;
   if (out.format === 'ndjson') {
     let n = 0;
     for await (const m of source) {
-      await write(ctx, out.line(flat(m)));
+      await write(out.line(flat(m)));
       if (++n % Mailbox.maxCount === 0) collectAfterPage();
     }
     return;
   }
-  if (out.format === 'json' && out.shaped) {
-    // --jq / --template see the whole array.
+  if (out.shaped) {
     const all: unknown[] = [];
     for await (const m of source) all.push(flat(m));
     return out.document(all);
   }
-  if (out.format === 'json') {
-    // Streamed as a JSON array, so memory stays flat with --all too.
-    let n = 0;
-    for await (const m of source) {
-      await write(ctx, (n++ ? ',\n  ' : '[\n  ') + JSON.stringify(flat(m)));
-      if (n % Mailbox.maxCount === 0) collectAfterPage();
-    }
-    await write(ctx, n ? '\n]\n' : '[]\n');
+  // Streamed as a JSON array, so memory stays flat with --all too.
+  let n = 0;
+  for await (const m of source) {
+    await write((n++ ? ',\n  ' : '[\n  ') + JSON.stringify(flat(m)));
+    if (n % Mailbox.maxCount === 0) collectAfterPage();
+  }
+  await write(n ? '\n]\n' : '[]\n');
+}
+
+/** Ids one per line (no metadata), tab-separated rows into a pipe, else a table. */
+async function printHuman(ctx: Context, source: Messages, metadata: boolean, write: Write): Promise<void> {
+  if (!metadata) {
+    for await (const m of source) await write(m.id + '\n');
     return;
   }
-  if (!opts.metadata) {
-    for await (const m of source) await write(ctx, m.id + '\n');
-    return;
-  }
+  const row = (m: ListedMessage): MessageRow => ({ id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) });
   if (!ctx.io.stdoutIsTTY) {
-    for await (const m of source) {
-      const row: MessageRow = { id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) };
-      await write(ctx, messageColumns.map((c) => c.value(row)).join('\t') + '\n');
-    }
+    for await (const m of source) await write(messageColumns.map((c) => c.value(row(m))).join('\t') + '\n');
     return;
   }
   const rows: MessageRow[] = [];
-  for await (const m of source) rows.push({ id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) });
+  for await (const m of source) rows.push(row(m));
   if (!rows.length) {
     ctx.io.err('No messages.');
     return;
@@ -158,7 +165,7 @@ function writeOut(ctx: Context, raw: string): Promise<void> | void {
 }
 
 /** The messages the previous run did not list; once all are listed (not when the reader goes away), the state records them all. */
-async function* onlyNew(source: AsyncIterable<ListedMessage> | Iterable<ListedMessage>, state: SeenState): AsyncGenerator<ListedMessage> {
+async function* onlyNew(source: Messages, state: SeenState): AsyncGenerator<ListedMessage> {
   const seen: string[] = [];
   for await (const m of source) {
     seen.push(m.id);

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { Protocol } from '../../../shared/constants.js';
 import type { Context } from '../../context.js';
-import { examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
+import { commandGroup, examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
 import { paged } from '../../pager.js';
 
@@ -30,12 +30,24 @@ Host configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
 `;
 
 export function protocolCommand(ctx: Context): Command {
-  const cmd = new Command('protocol').description(summary);
+  return commandGroup(
+    new Command('protocol').description(summary),
+    ctx,
+    [request, bridge, forget],
+    [
+      'lanyard protocol request https://tools.example.com/mcp',
+      'lanyard --profile emulator protocol request --method tools/list --json',
+      'lanyard auth login --server https://tools.example.com/mcp',
+    ],
+  );
+}
+
+function request(protocol: Command, ctx: Context): void {
   examples(
     paged(
       withJson(
         withProtocolClientOptions(
-          cmd
+          protocol
             .command('request')
             .description('send one JSON-RPC request (after initialize); signs in when the server answers 401')
             .argument('[server-url]', "the protocol server, e.g. https://tools.example.com/mcp (default: the profile's protocol.serverUrl)")
@@ -63,9 +75,12 @@ export function protocolCommand(ctx: Context): Command {
       `lanyard protocol request http://127.0.0.1:8080/mcp --method tools/call --params '{"name":"echo","arguments":{"text":"hi"}}'`,
     ],
   );
+}
+
+function bridge(protocol: Command, ctx: Context): void {
   examples(
     withProtocolClientOptions(
-      cmd
+      protocol
         .command('bridge')
         .description("a remote protocol server as a host's local (stdio) server: JSON-RPC lines on stdin/stdout, signs in when needed")
         .argument('<server-url>', 'the protocol server, e.g. https://tools.example.com/mcp')
@@ -83,17 +98,15 @@ export function protocolCommand(ctx: Context): Command {
       'lanyard protocol bridge https://tools.example.com/mcp --client-id ctx-cli --scopes "tools:read tools:call"',
     ],
   );
+}
+
+function forget(protocol: Command, ctx: Context): void {
   examples(
-    cmd
+    protocol
       .command('forget')
       .description("forget a server's tokens and Lanyard's registration at its authorization server (the next call registers again)")
       .argument('<server-url>', 'the protocol server, e.g. https://tools.example.com/mcp')
       .action(async (url: string) => (await import('./forget.js')).runProtocolForget(ctx, url)),
     ['lanyard protocol forget https://tools.example.com/mcp'],
   );
-  return examples(cmd, [
-    'lanyard protocol request https://tools.example.com/mcp',
-    'lanyard --profile emulator protocol request --method tools/list --json',
-    'lanyard auth login --server https://tools.example.com/mcp',
-  ]);
 }

@@ -8,7 +8,7 @@ import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../
 import type { SharedBudget } from '../../../core/http/pacing.js';
 import { RateLimitError } from '../../../core/errors.js';
 import { UsageError } from '../../usage-error.js';
-import { createSpinner } from '../../spinner.js';
+import { createSpinner, type Spinner } from '../../spinner.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
 interface Overview extends RateLimitOverview {
@@ -28,11 +28,6 @@ async function overview(ctx: Context, login: string | undefined): Promise<Overvi
   return o;
 }
 
-/**
- * The budget to act on: the server's, unless the fleet saw less left in the
- * same window or a later one (answers may lag between regions; headers are
- * authoritative over GET /rate_limit).
- */
 /** The server's budget of a resource (an unknown one: exit 2). */
 function pickServer(o: RateLimitOverview, resource: string): ResourceBudget {
   const b = o.resources[resource];
@@ -40,6 +35,11 @@ function pickServer(o: RateLimitOverview, resource: string): ResourceBudget {
   return b;
 }
 
+/**
+ * The budget to act on: the server's, unless the fleet saw less left in the
+ * same window or a later one (answers may lag between regions; headers are
+ * authoritative over GET /rate_limit).
+ */
 function pick(o: Overview, resource: string): ResourceBudget {
   const b = pickServer(o, resource);
   const s = o.shared?.[resource];
@@ -138,17 +138,7 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
       const o = await overview(ctx, opts.user);
       const b = pick(o, resource);
       if (min > b.limit) throw new UsageError(`--min ${min} is more than the ${resource} limit (${b.limit})`);
-      if (b.remaining >= min) {
-        const done = `${resource}: ${b.remaining} of ${b.limit} requests available`;
-        if (spinner.live) spinner.succeed(done);
-        else ctx.io.err(done);
-        const waited = Math.round((ctx.clock.monotonic() - start) / 1000);
-        await appendStepSummary(
-          ctx.env,
-          `**ratelimit wait**: ${resource} has ${b.remaining} of ${b.limit} requests available${waited ? ` after waiting ${waited} s` : ''}.\n`,
-        );
-        return;
-      }
+      if (b.remaining >= min) return await reportAvailable(ctx, spinner, resource, b, start);
       const now = ctx.clock.now();
       // The reset is in server time: convert with the measured skew, plus a
       // second of margin for the header's 1 s resolution.
@@ -166,28 +156,49 @@ export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions)
         waitMs = Math.max(0, left);
         lastTry = true;
       }
-      const evented = ciEvent(ctx.io, ctx.env, now, 'rate_limit_wait', {
-        kind: 'budget',
-        resource,
-        remaining: b.remaining,
-        limit: b.limit,
-        min,
-        wait_ms: Math.round(waitMs),
-        reset_at: new Date(resetLocal).toISOString(),
-      });
-      // A countdown that moves on a terminal; one line per wait elsewhere.
-      const text = () => `waiting for ${resource} budget: ${b.remaining} left, resets ${countdown(resetLocal, ctx.clock.now())}`;
-      // In CI the event line says it (stderr stays machine-readable); a terminal still gets the countdown.
-      if (!evented || spinner.live) spinner.show(text());
-      const tick = spinner.live ? setInterval(() => spinner.update(text()), 1000) : undefined;
-      try {
-        await ctx.clock.sleep(waitMs, ctx.signal);
-      } finally {
-        clearInterval(tick);
-      }
+      await waitForBudget(ctx, spinner, { resource, budget: b, min, waitMs, resetLocal, now });
     }
   } finally {
     spinner.stop();
+  }
+}
+
+/** `ratelimit wait` is done (it began at `start`, monotonic): the budget on stderr and in the CI step summary. */
+async function reportAvailable(ctx: Context, spinner: Spinner, resource: string, b: ResourceBudget, start: number): Promise<void> {
+  const done = `${resource}: ${b.remaining} of ${b.limit} requests available`;
+  if (spinner.live) spinner.succeed(done);
+  else ctx.io.err(done);
+  const waited = Math.round((ctx.clock.monotonic() - start) / 1000);
+  await appendStepSummary(
+    ctx.env,
+    `**ratelimit wait**: ${resource} has ${b.remaining} of ${b.limit} requests available${waited ? ` after waiting ${waited} s` : ''}.\n`,
+  );
+}
+
+/** One wait of `ratelimit wait`, said as a CI event and/or a countdown (moving on a terminal, one line elsewhere). */
+async function waitForBudget(
+  ctx: Context,
+  spinner: Spinner,
+  w: { resource: string; budget: ResourceBudget; min: number; waitMs: number; resetLocal: number; now: number },
+): Promise<void> {
+  const { resource, budget: b } = w;
+  const evented = ciEvent(ctx.io, ctx.env, w.now, 'rate_limit_wait', {
+    kind: 'budget',
+    resource,
+    remaining: b.remaining,
+    limit: b.limit,
+    min: w.min,
+    wait_ms: Math.round(w.waitMs),
+    reset_at: new Date(w.resetLocal).toISOString(),
+  });
+  const text = () => `waiting for ${resource} budget: ${b.remaining} left, resets ${countdown(w.resetLocal, ctx.clock.now())}`;
+  // In CI the event line says it (stderr stays machine-readable); a terminal still gets the countdown.
+  if (!evented || spinner.live) spinner.show(text());
+  const tick = spinner.live ? setInterval(() => spinner.update(text()), 1000) : undefined;
+  try {
+    await ctx.clock.sleep(w.waitMs, ctx.signal);
+  } finally {
+    clearInterval(tick);
   }
 }
 
