@@ -30,7 +30,19 @@ export function baseOf(service: ServiceName, settings: ProfileSettings, profile:
   return SERVICES[service].base(settings, profile);
 }
 
-/** The credential each service's own commands would use (loaded only for that service); `o.login` picks a stored hosting account. */
+/** The provider each service's own commands would use (loaded only for that service); `o.login` picks a stored hosting account. */
+export async function providerFor(
+  ctx: Context,
+  service: ServiceName,
+  settings: ProfileSettings,
+  profile: string,
+  o: { login?: string } = {},
+): Promise<CredentialProvider> {
+  if (o.login !== undefined && service !== 'hosting') throw new UsageError(`--user picks a hosting account; this request goes to the ${service} service`);
+  return SERVICES[service].provider(ctx, settings, profile, o);
+}
+
+/** providerFor, with the credential as resolved now (what `lanyard exec` hands over). */
 export async function credentialFor(
   ctx: Context,
   service: ServiceName,
@@ -38,6 +50,5 @@ export async function credentialFor(
   profile: string,
   o: { login?: string } = {},
 ): Promise<ServiceAuth> {
-  if (o.login !== undefined && service !== 'hosting') throw new UsageError(`--user picks a hosting account; this request goes to the ${service} service`);
-  return of(await SERVICES[service].provider(ctx, settings, profile, o));
+  return of(await providerFor(ctx, service, settings, profile, o));
 }

@@ -49,7 +49,7 @@ const NONE = (): CredentialProvider => fixedCredential({ scheme: 'none' }, 'anon
 
 const hosting: ServiceEntry = {
   base: (settings, profile) => requireSetting(settings, 'hosting.apiUrl', profile),
-  provider: async (ctx, _settings, _profile, o) => (await (await import('../hosting.js')).hostingTarget(ctx, o)).auth,
+  provider: async (ctx, settings, profile, o) => (await import('./hosting.js')).hostingAuth(ctx, { name: profile, settings }, o),
   exec: {
     signIn: 'lanyard auth device (or set LANYARD_TOKEN)',
     variables(secret, settings, profile) {

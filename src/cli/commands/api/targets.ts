@@ -6,7 +6,7 @@
  */
 import type { Context } from '../../context.js';
 import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
-import { baseOf, credentialFor, type ServiceName } from '../../services/credentials.js';
+import { baseOf, providerFor, type ServiceName } from '../../services/credentials.js';
 import { SERVICES } from '../../services/registry.js';
 import { UsageError } from '../../usage-error.js';
 
@@ -45,7 +45,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
       } catch {
         continue;
       }
-      if (within(url, base)) return { url: url.toString(), service: s, auth: (await credentialFor(ctx, s, settings, name, o)).auth };
+      if (within(url, base)) return { url: url.toString(), service: s, auth: await providerFor(ctx, s, settings, name, o) };
     }
     if (o.login !== undefined) throw new UsageError(`--user picks a hosting account; ${url.origin} is not an endpoint of profile "${name}"`);
     ctx.warn(`${url.origin} is not an endpoint of profile "${name}"; sending the request without credentials`);
@@ -54,7 +54,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
   if (!target.startsWith('/')) target = '/' + target;
   const base = baseOf(service, settings, name);
   const url = base.replace(/\/+$/, '') + target;
-  return { url, service, auth: (await credentialFor(ctx, service, settings, name, o)).auth };
+  return { url, service, auth: await providerFor(ctx, service, settings, name, o) };
 }
 
 /**
