@@ -11,6 +11,7 @@ import type { HttpClient } from '../core/http/client.js';
 import type { CredentialLock } from '../core/credentials/lock.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
+import type { ProfileSettings } from '../core/config/settings.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { Output } from './output.js';
@@ -115,18 +116,15 @@ export interface ContextPorts {
 }
 
 export function createContext(o: ContextOptions): Context {
-  const clock = o.clock ?? systemClock;
   const warned = new Set<string>();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
   const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
-  let httpP: Promise<HttpClient> | undefined;
   let lockP: Promise<CredentialLock> | undefined;
   const lock = () => (lockP ??= openLock(o.env, ctx.configPath(), () => ctx.lockWaitMs));
-  const settings = () => ctx.profile().then((p) => p.settings);
   const ctx: Context = {
     io: o.io,
     env: o.env,
-    clock,
+    clock: o.clock ?? systemClock,
     signal: o.signal,
     version: o.version,
     cwd: o.cwd ?? '',
@@ -147,29 +145,41 @@ export function createContext(o: ContextOptions): Context {
       warned.add(key);
       ctx.warn(text);
     },
-    credentialStorage: storageDoor(o, {
-      env: o.env,
-      configPath: () => ctx.configPath(),
-      lock,
-      // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
-      keychainRequired: async () =>
-        o.env.LANYARD_KEYCHAIN ? o.env.LANYARD_KEYCHAIN === 'required' : (await settings().catch(() => ({}) as { keychain?: string })).keychain === 'required',
-      ...(o.keychain ? { keychain: o.keychain } : {}),
-      warnOnce: (key, text) => ctx.warnOnce(key, text),
-      get trace() {
-        return trace();
-      },
-    }),
+    credentialStorage: storageDoor(o, () => ctx, lock, trace),
     credentialLock: lock,
+    ...httpDoor(o, () => ctx, lock, trace),
+    async browser() {
+      return o.ports?.browser ?? (await import('./browser.js')).createBrowser(o.env);
+    },
+  };
+  return ctx;
+}
+
+/** A profile that does not exist is reported by the command that needs it: the ports built from it take no settings then. */
+const settingsOf = (ctx: Context): Promise<ProfileSettings> =>
+  ctx.profile().then(
+    (p) => p.settings,
+    () => ({}),
+  );
+
+/** `ctx.http()`, built once (or the client handed in), and `ctx.close()`, which closes its pools. */
+function httpDoor(
+  o: ContextOptions,
+  self: () => Context,
+  lock: () => Promise<CredentialLock>,
+  trace: () => StorageEnv['trace'],
+): Pick<Context, 'http' | 'close'> {
+  let httpP: Promise<HttpClient> | undefined;
+  return {
     http() {
       if (o.ports?.http) return Promise.resolve(o.ports.http);
-      httpP ??= Promise.all([lock(), ctx.configPath(), settings().catch(() => ({}))]).then(([lk, configPath, s]) =>
-        // A profile that does not exist is reported by the command that needs it.
+      const ctx = self();
+      httpP ??= Promise.all([lock(), ctx.configPath(), settingsOf(ctx)]).then(([lk, configPath, settings]) =>
         buildHttpClient({
           ...o,
-          clock,
+          clock: ctx.clock,
           globals: o.globals(),
-          settings: s,
+          settings,
           configPath,
           lock: lk,
           trace: trace(),
@@ -180,15 +190,11 @@ export function createContext(o: ContextOptions): Context {
       );
       return httpP;
     },
-    async browser() {
-      return o.ports?.browser ?? (await import('./browser.js')).createBrowser(o.env);
-    },
     async close() {
       // A client that failed to build (bad --max-wait) was already reported: nothing to close.
       if (httpP) await httpP.then((h) => h.close()).catch(() => undefined);
     },
   };
-  return ctx;
 }
 
 /** The config directory's lock; LANYARD_LOCK_WAIT, else the command's own wait, else the lock's default. */
@@ -202,7 +208,24 @@ async function openLock(env: NodeJS.ProcessEnv, configPath: Promise<string>, com
  * `ctx.credentialStorage(o)`: one opening per `insecure`, shared by every
  * service; a store handed in (`ports.credentials`) is the port's only store.
  */
-function storageDoor(o: ContextOptions, s: Omit<StorageEnv, 'onWaiting'>): Context['credentialStorage'] {
+function storageDoor(
+  o: ContextOptions,
+  self: () => Context,
+  lock: () => Promise<CredentialLock>,
+  trace: () => StorageEnv['trace'],
+): Context['credentialStorage'] {
+  const env: Omit<StorageEnv, 'onWaiting'> = {
+    env: o.env,
+    configPath: () => self().configPath(),
+    lock,
+    // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
+    keychainRequired: async () => (o.env.LANYARD_KEYCHAIN ? o.env.LANYARD_KEYCHAIN === 'required' : (await settingsOf(self())).keychain === 'required'),
+    ...(o.keychain ? { keychain: o.keychain } : {}),
+    warnOnce: (key, text) => self().warnOnce(key, text),
+    get trace() {
+      return trace();
+    },
+  };
   const openings = new Map<boolean, Promise<CredentialStoragePort>>();
   let idle!: () => void;
   const waiting = new Promise<void>((resolve) => (idle = resolve));
@@ -211,7 +234,7 @@ function storageDoor(o: ContextOptions, s: Omit<StorageEnv, 'onWaiting'>): Conte
     let p = openings.get(insecure);
     if (!p) {
       const given = o.ports?.credentials;
-      p = given ? s.configPath().then((path) => givenStoragePort(given, dirname(path))) : openStoragePort({ ...s, onWaiting: idle }, insecure);
+      p = given ? env.configPath().then((path) => givenStoragePort(given, dirname(path))) : openStoragePort({ ...env, onWaiting: idle }, insecure);
       // A store that fails to open ends the wait too.
       p.then(idle, idle);
       openings.set(insecure, p);

@@ -5,7 +5,7 @@
  * (client_id:client_secret Basic). The stored accounts come from the
  * context's credential-storage port, which caches them per API URL.
  */
-import type { Context } from '../context.js';
+import type { Context, CredentialStoragePort } from '../context.js';
 import { type ProfileSettings, requireSetting } from '../../core/config/settings.js';
 import { basicClientCredential, type HostingCredentialSource } from '../../core/hosting/credential.js';
 import type { HostingAccounts, HostingTokenRecord } from '../../core/hosting/accounts.js';
@@ -45,8 +45,14 @@ export interface HostingStores {
  * file when the keychain is unavailable or insecure storage is chosen.
  */
 export async function openHostingStores(ctx: Context, apiUrl: string, o: { insecure?: boolean } = {}): Promise<HostingStores> {
-  const storage = await ctx.credentialStorage(o);
-  return { accounts: await storage.hostingAccounts(apiUrl), fallbackReason: storage.fallbackReason, filePath: storage.file.path, file: storage.file };
+  const [storage, accounts] = await accountsOf(ctx, apiUrl, o);
+  return { accounts, fallbackReason: storage.fallbackReason, filePath: storage.file.path, file: storage.file };
+}
+
+/** The storage port and the accounts of `apiUrl` on it; their module loads while the store opens (the keychain's search). */
+async function accountsOf(ctx: Context, apiUrl: string, o: { insecure?: boolean } = {}): Promise<[CredentialStoragePort, HostingAccounts]> {
+  const [, storage] = await Promise.all([import('../../core/hosting/accounts.js'), ctx.credentialStorage(o)]);
+  return [storage, await storage.hostingAccounts(apiUrl)];
 }
 
 export function basicClientMode(ctx: Context): boolean {
@@ -94,7 +100,7 @@ export async function hostingAuth(
   const { HostingAuth, envTokenSource } = await import('../../core/hosting/auth.js');
   // An environment token wins: the stored accounts (the keychain) are not opened then.
   const [accounts, options] = await Promise.all([
-    envTokenSource(ctx.env) ? undefined : ctx.credentialStorage().then((storage) => storage.hostingAccounts(apiUrl)),
+    envTokenSource(ctx.env) ? undefined : accountsOf(ctx, apiUrl).then(([, accounts]) => accounts),
     hostingAuthOptions(ctx, apiUrl, settings['hosting.webUrl']),
   ]);
   return HostingAuth.resolve({ ...options, ...(accounts ? { accounts } : {}), login: o.login });

@@ -13,6 +13,7 @@ import type { ServiceName } from '../../core/errors.js';
 import { pathSegment } from '../../core/path-segment.js';
 import type { Probe } from '../../core/doctor/checks.js';
 import { Echo, Health } from '../../shared/constants.js';
+import { UsageError } from '../usage-error.js';
 
 /** How a sign-in is asked for (the fields of the library's `sign-in` remedy). */
 export interface SignInAsk {
@@ -179,3 +180,15 @@ const mailbox: ServiceEntry = {
 
 /** Every service, by name: the one table the CLI consults about a service. */
 export const SERVICES: Readonly<Record<ServiceName, ServiceEntry>> = { hosting, echo, protocol, mailbox, health };
+
+/** The provider a service's own commands would use (its code loaded only then); `o.login` picks a stored hosting account. */
+export async function providerFor(
+  ctx: Context,
+  service: ServiceName,
+  settings: ProfileSettings,
+  profile: string,
+  o: { login?: string } = {},
+): Promise<CredentialProvider> {
+  if (o.login !== undefined && service !== 'hosting') throw new UsageError(`--user picks a hosting account; this request goes to the ${service} service`);
+  return SERVICES[service].provider(ctx, settings, profile, o);
+}

@@ -6,8 +6,8 @@
  */
 import type { Context } from '../../context.js';
 import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
-import { baseOf, providerFor, type ServiceName } from '../../services/credentials.js';
-import { SERVICES } from '../../services/registry.js';
+import type { ServiceName } from '../../../core/errors.js';
+import { providerFor, SERVICES } from '../../services/registry.js';
 import { UsageError } from '../../usage-error.js';
 
 export type ApiService = ServiceName;
@@ -41,7 +41,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
     for (const s of order) {
       let base: string;
       try {
-        base = baseOf(s, settings, name);
+        base = SERVICES[s].base(settings, name);
       } catch {
         continue;
       }
@@ -52,7 +52,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
     return { url: url.toString(), service, auth: fixedCredential({ scheme: 'none' }, 'anonymous') };
   }
   if (!target.startsWith('/')) target = '/' + target;
-  const base = baseOf(service, settings, name);
+  const base = SERVICES[service].base(settings, name);
   const url = base.replace(/\/+$/, '') + target;
   return { url, service, auth: await providerFor(ctx, service, settings, name, o) };
 }
