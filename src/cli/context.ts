@@ -16,7 +16,7 @@ import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { Output } from './output.js';
 import { parseDuration } from './option-parse.js';
-import { safeText } from './terminal-text.js';
+import { Secrets } from './terminal-text.js';
 import { type GivenProfiles, type ProfileDoors, profileDoors } from './profile-source.js';
 import { type CredentialStorageOpening, type CredentialStoragePort, givenStoragePort, openStoragePort, type StorageEnv } from './credential-port.js';
 import { buildHttpClient } from './http-port.js';
@@ -74,6 +74,8 @@ export interface Context extends ProfileDoors {
   browser(): Promise<Browser>;
   /** The latest rate-limit state seen per resource (headers win over /rate_limit). */
   readonly rateLimits: Map<string, RateLimitState>;
+  /** The secrets of this run, redacted from every warning and (in main) every line on stderr. */
+  readonly secrets: Secrets;
   /** Writes a warning on stderr (yellow on a colour terminal). */
   warn(text: string): void;
   /**
@@ -99,6 +101,8 @@ export interface ContextOptions {
   cwd?: string;
   /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
   keychain?: KeychainOpening;
+  /** The secrets to redact from diagnostics (main's, which also redacts its own error line); default: a new set. */
+  secrets?: Secrets;
   /** Ports handed in instead of the defaults (command tests use fakes: no config directory, keychain or network set-up). */
   ports?: ContextPorts;
 }
@@ -117,6 +121,7 @@ export interface ContextPorts {
 
 export function createContext(o: ContextOptions): Context {
   const warned = new Set<string>();
+  const secrets = o.secrets ?? new Secrets();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
   const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
   let lockP: Promise<CredentialLock> | undefined;
@@ -135,9 +140,10 @@ export function createContext(o: ContextOptions): Context {
     rateLimits: new Map<string, RateLimitState>(),
     interruptHandled: false,
     output: new Output(o.io),
+    secrets,
     ...profileDoors({ env: o.env, flag: () => o.globals().profile, cwd: o.cwd, given: o.ports?.profiles, lock }),
     warn(text) {
-      const line = safeText(`! ${text}`);
+      const line = secrets.safe(`! ${text}`);
       o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
     },
     warnOnce(key, text) {
@@ -186,6 +192,7 @@ function httpDoor(
           rateLimits: ctx.rateLimits,
           warn: ctx.warn,
           warnOnce: ctx.warnOnce,
+          secrets: ctx.secrets,
         }),
       );
       return httpP;
@@ -222,6 +229,7 @@ function storageDoor(
     keychainRequired: async () => (o.env.LANYARD_KEYCHAIN ? o.env.LANYARD_KEYCHAIN === 'required' : (await settingsOf(self())).keychain === 'required'),
     ...(o.keychain ? { keychain: o.keychain } : {}),
     warnOnce: (key, text) => self().warnOnce(key, text),
+    remember: (secret) => self().secrets.remember(secret),
     get trace() {
       return trace();
     },

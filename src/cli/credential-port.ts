@@ -11,7 +11,6 @@ import type { CredentialLock } from '../core/credentials/lock.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 import type { HostingAccounts } from '../core/hosting/accounts.js';
 import { keychainTimeoutMs } from './keychain-env.js';
-import { rememberSecret } from './terminal-text.js';
 
 export interface CredentialStoragePort {
   /** The primary store as opened (the OS keychain, else the 0600 file), no warnings; every secret through it is redacted from output. */
@@ -47,6 +46,8 @@ export interface StorageEnv {
   /** The keychain's opening, when bin/lanyard.js started it (keychain-prefetch.ts). */
   keychain?: KeychainOpening;
   warnOnce(key: string, text: string): void;
+  /** Remembers a secret read or written, to redact it from output. */
+  remember(secret: string | undefined): void;
   /** The --debug trace, when on. */
   trace?: (line: string) => void;
   /** Told when opening leaves the process idle. */
@@ -82,7 +83,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
-  const opened = { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
+  const opened = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember), dir };
   const store = once(() => warningStore(s, opened));
   const behind = primary.kind === 'file' ? [] : [opened.file];
   return storagePort(opened, store, () => (requireKeychain ? [store()] : [store(), ...behind]), [opened.primary, ...behind]);
@@ -155,10 +156,10 @@ function warningStore(
 
 /**
  * The store, with every secret read from or written to it remembered for
- * redaction (terminal-text.ts). The active login of a host (`hosting:<host>`, plain
+ * redaction (the context's Secrets). The active login of a host (`hosting:<host>`, plain
  * text beside the JSON records) is an identifier, not a secret.
  */
-function remembering<S extends CredentialStore>(store: S): S {
+function remembering<S extends CredentialStore>(store: S, rememberSecret: (secret: string | undefined) => void): S {
   const remember = (account: string, v: string | undefined) => {
     if (!(account.startsWith('hosting:') && v !== undefined && !v.startsWith('{'))) rememberSecret(v);
   };

@@ -13,7 +13,7 @@ import type { IO } from './io.js';
 import { parseDuration } from './option-parse.js';
 import { ciEvent, eventUrl } from './ci.js';
 import { UsageError } from './usage-error.js';
-import { rememberSecret } from './terminal-text.js';
+import type { Secrets } from './terminal-text.js';
 
 /** What the client is built from. */
 export interface HttpPortEnv {
@@ -32,6 +32,8 @@ export interface HttpPortEnv {
   rateLimits: Map<string, RateLimitState>;
   warn(text: string): void;
   warnOnce(key: string, text: string): void;
+  /** Every credential sent, and the proxy's and the pacing store's passwords, are remembered here for redaction. */
+  secrets: Secrets;
 }
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
@@ -49,11 +51,13 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
     clock: h.clock,
     userAgent: `lanyard/${h.version}`,
     plainHttpHosts: parsePlainHttpHosts(h.env.LANYARD_ALLOW_PLAIN_HTTP),
-    ...(await networkOptions(h.env, h.settings, h.warnOnce)),
+    ...(await networkOptions(h.env, h.settings, h.warnOnce, h.secrets)),
     // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
     ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
     trace: h.trace,
-    onCredential: (forms) => forms.forEach(rememberSecret),
+    onCredential: (forms) => {
+      for (const form of forms) h.secrets.remember(form);
+    },
     rateLimitPolicy: {
       ...defaultRateLimitPolicy,
       wait: !!g.wait || h.env.LANYARD_RATE_LIMIT_WAIT === '1',
@@ -84,6 +88,7 @@ async function pacingOptions(h: HttpPortEnv): Promise<Pick<HttpClientOptions, 'o
       clock: h.clock,
       local: new FilePacing(join(dirname(h.configPath), 'pacing.json'), h.lock, { onFallback: (why) => h.warnOnce('pacing', why) }),
       warnOnce: h.warnOnce,
+      secrets: h.secrets,
       trace: h.trace,
     }),
     onPacingWait: ({ waitMs, url }) => {
