@@ -1,26 +1,27 @@
 /**
  * The factory of dependencies handed to every command (cli/cli's Factory):
  * cheap things eagerly, costly ones (config file, HTTP pool, keychain) lazily.
+ * Each port is built by a plain function of its own: the profiles
+ * (profile-source.ts), the HTTP client (http-port.ts), the credential storage
+ * (credential-port.ts).
  */
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
-import type { FileCredentialStore } from '../core/credentials/file-store.js';
 import type { CredentialLock } from '../core/credentials/lock.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
-import { keychainTimeoutMs } from './keychain-env.js';
-import type { ConfigReader, ConfigStore } from '../core/config/store.js';
-import type { ProfileSettings } from '../core/config/settings.js';
-import { type DirBinding, type ProfileSelection, selectProfile } from '../core/config/bindings.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
-import { ConfigError } from '../core/errors.js';
+import type { ProfileSettings } from '../core/config/settings.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { Output } from './output.js';
 import { parseDuration } from './option-parse.js';
-import { ciEvent, eventUrl } from './ci.js';
-import { UsageError } from './usage-error.js';
-import { rememberSecret, safeText } from './terminal-text.js';
+import { Secrets } from './terminal-text.js';
+import { type GivenProfiles, type ProfileDoors, profileDoors } from './profile-source.js';
+import { type CredentialStorageOpening, type CredentialStoragePort, givenStoragePort, openStoragePort, type StorageEnv } from './credential-port.js';
+import { buildHttpClient } from './http-port.js';
+
+export type { CredentialStoragePort, CredentialStorageOpening } from './credential-port.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {
@@ -35,7 +36,7 @@ export interface GlobalOptions {
   basicClient?: boolean;
 }
 
-export interface Context {
+export interface Context extends ProfileDoors {
   readonly io: IO;
   readonly env: NodeJS.ProcessEnv;
   readonly clock: Clock;
@@ -44,41 +45,23 @@ export interface Context {
   readonly version: string;
   readonly debug: boolean;
   globals(): GlobalOptions;
-  /** The config file, writable (loads conf): for commands that change it. */
-  config(): Promise<ConfigStore>;
-  /** The config file's path (the credential file lives in the same directory). */
-  configPath(): Promise<string>;
   /** The working directory the command runs in (directory bindings are matched against it). */
   readonly cwd: string;
-  /** The selected profile: --profile, LANYARD_PROFILE, the directory's binding, the active one, else "default". */
-  profile(): Promise<{ name: string; settings: ProfileSettings }>;
-  /** Which profile applies here and why (`profile list`, `auth status`, doctor). */
-  profileSelection(): Promise<ProfileSelection>;
-  /** The directory bindings of the config file. */
-  bindings(): Promise<DirBinding[]>;
-  /** The selected profile's name, whether or not it exists yet (config set creates it). */
-  profileName(): Promise<string>;
   http(): Promise<HttpClient>;
-  credentials(): Promise<CredentialStore>;
   /**
-   * Where to look a credential up: the store above, then (when that is the
-   * keychain) the 0600 file, which holds what was saved with --insecure-storage.
+   * The credential storage port: the OS keychain, else the 0600 file, opened
+   * once per process and shared by every service (one keychain probe);
+   * `insecure` (`--insecure-storage`) takes the file without probing. The
+   * opening's `idle` resolves when opening leaves this process idle — the
+   * keychain's search is under way — so CPU work that can wait (loading
+   * modules) runs then instead of before the search.
    */
-  credentialsForLookup(): Promise<CredentialStore[]>;
+  credentialStorage(o?: { insecure?: boolean }): CredentialStorageOpening;
   /**
-   * The stores as opened (no warnings): the primary one (the OS keychain,
-   * else the 0600 file), why the keychain is not used, and the 0600 file.
-   * One keychain probe per process, shared by every service; `insecure`
-   * (`--insecure-storage`) takes the file without probing.
+   * The cross-process lock of the config directory: credential refreshes and
+   * store writes hold it, and so do config writes and pacing (hence a port of
+   * its own, beside the storage).
    */
-  credentialStorage(o?: { insecure?: boolean }): Promise<CredentialStorage>;
-  /**
-   * Resolves when opening the credential store (credentialStorage()) leaves
-   * this process idle — the keychain's search is under way — so CPU work
-   * that can wait (loading modules) runs then instead of before the search.
-   */
-  credentialStorageWaiting(): Promise<void>;
-  /** The cross-process lock of the config directory (refreshes and store writes hold it). */
   credentialLock(): Promise<CredentialLock>;
   /**
    * How long to wait for a lock another process holds (a refresh, a sign-in)
@@ -91,6 +74,8 @@ export interface Context {
   browser(): Promise<Browser>;
   /** The latest rate-limit state seen per resource (headers win over /rate_limit). */
   readonly rateLimits: Map<string, RateLimitState>;
+  /** The secrets of this run, redacted from every warning and (in main) every line on stderr. */
+  readonly secrets: Secrets;
   /** Writes a warning on stderr (yellow on a colour terminal). */
   warn(text: string): void;
   /**
@@ -105,21 +90,6 @@ export interface Context {
   close(): Promise<void>;
 }
 
-/**
- * Why a profile applies: `--profile`, LANYARD_PROFILE, the active profile
- * (`lanyard profile use`), else the default. A kind may be added (a binding
- * of a directory, say); `via` names what chose it.
- */
-export interface CredentialStorage {
-  primary: CredentialStore;
-  /** Why the keychain is not used, when it is not. */
-  fallbackReason?: string;
-  /** The 0600 file store (also read behind the keychain, for what --insecure-storage saved). */
-  file: CredentialStore & { path: string };
-  /** The directory of the config and of the file store. */
-  dir: string;
-}
-
 export interface ContextOptions {
   io: IO;
   env: NodeJS.ProcessEnv;
@@ -131,6 +101,8 @@ export interface ContextOptions {
   cwd?: string;
   /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
   keychain?: KeychainOpening;
+  /** The secrets to redact from diagnostics (main's, which also redacts its own error line); default: a new set. */
+  secrets?: Secrets;
   /** Ports handed in instead of the defaults (command tests use fakes: no config directory, keychain or network set-up). */
   ports?: ContextPorts;
 }
@@ -139,54 +111,25 @@ export interface ContextOptions {
 export interface ContextPorts {
   /** The HTTP client (default: built from the profile, the environment and the root options). */
   http?: HttpClient;
-  /** The credential store (default: the OS keychain, else the 0600 file); the only one looked in. */
+  /** The credential store the storage port is built from (default: the OS keychain, else the 0600 file); the only one looked in. */
   credentials?: CredentialStore;
   /** The browser opener (default: LANYARD_BROWSER, else the system's). */
   browser?: Browser;
   /** The profiles (default: the config file). */
-  profiles?: { active?: string; profiles: Readonly<Record<string, ProfileSettings>> };
-}
-
-/** What the context reads profiles from: the config file, or the profiles handed in as a port. */
-type ProfileSource = Pick<ConfigReader, 'path' | 'activeProfile' | 'profile' | 'bindings'>;
-
-function profilesPort(p: NonNullable<ContextPorts['profiles']>): ProfileSource {
-  return { path: '(profiles handed in)', activeProfile: p.active, profile: (name: string) => p.profiles[name], bindings: () => [] };
+  profiles?: GivenProfiles;
 }
 
 export function createContext(o: ContextOptions): Context {
-  const clock = o.clock ?? systemClock;
-  let configP: Promise<ConfigStore> | undefined;
-  let readerP: Promise<ConfigReader> | undefined;
-  const configOptions = { dir: o.env.LANYARD_CONFIG_DIR || undefined };
-  // Reads go through the plain-JSON reader (no conf on the hot path), or
-  // through the writable store once a command has opened it.
-  const given = o.ports ?? {};
-  const reader = (): Promise<ProfileSource> =>
-    given.profiles
-      ? Promise.resolve(profilesPort(given.profiles))
-      : (configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions))));
-  let httpP: Promise<HttpClient> | undefined;
-  let lockP: Promise<CredentialLock> | undefined;
-  let credP: Promise<CredentialStore> | undefined;
-  const storageP = new Map<boolean, Promise<CredentialStorage>>();
-  let storageIdle!: () => void;
-  const storageWaiting = new Promise<void>((resolve) => (storageIdle = resolve));
   const warned = new Set<string>();
-  const rateLimits = new Map<string, RateLimitState>();
+  const secrets = o.secrets ?? new Secrets();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
-  // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
-  const keychainRequired = async (): Promise<boolean> =>
-    o.env.LANYARD_KEYCHAIN
-      ? o.env.LANYARD_KEYCHAIN === 'required'
-      : (await ctx.profile().then(
-          (p) => p.settings.keychain,
-          () => undefined,
-        )) === 'required';
+  const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
+  let lockP: Promise<CredentialLock> | undefined;
+  const lock = () => (lockP ??= openLock(o.env, ctx.configPath(), () => ctx.lockWaitMs));
   const ctx: Context = {
     io: o.io,
     env: o.env,
-    clock,
+    clock: o.clock ?? systemClock,
     signal: o.signal,
     version: o.version,
     cwd: o.cwd ?? '',
@@ -194,11 +137,13 @@ export function createContext(o: ContextOptions): Context {
       return debug();
     },
     globals: o.globals,
-    rateLimits,
+    rateLimits: new Map<string, RateLimitState>(),
     interruptHandled: false,
     output: new Output(o.io),
+    secrets,
+    ...profileDoors({ env: o.env, flag: () => o.globals().profile, cwd: o.cwd, given: o.ports?.profiles, lock }),
     warn(text) {
-      const line = safeText(`! ${text}`);
+      const line = secrets.safe(`! ${text}`);
       o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
     },
     warnOnce(key, text) {
@@ -206,238 +151,102 @@ export function createContext(o: ContextOptions): Context {
       warned.add(key);
       ctx.warn(text);
     },
-    credentialStorageWaiting() {
-      // Opens the store if nobody has yet; a store that fails to open ends the wait too.
-      ctx.credentialStorage().then(storageIdle, storageIdle);
-      return storageWaiting;
-    },
-    credentialStorage(so = {}) {
-      const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
-      let p = storageP.get(insecure);
-      if (!p) {
-        p = Promise.all([
-          import('../core/credentials/open.js'),
-          import('../core/credentials/file-store.js'),
-          ctx.configPath(),
-          ctx.credentialLock(),
-          keychainRequired(),
-        ]).then(async ([{ openCredentialStore }, { FileCredentialStore }, configPath, lock, requireKeychain]) => {
-          const dir = dirname(configPath);
-          let fallbackReason: string | undefined;
-          const primary = await openCredentialStore({
-            configDir: dir,
-            lock,
-            insecure,
-            disableKeychain: o.env.LANYARD_KEYCHAIN === 'off',
-            requireKeychain,
-            timeoutMs: keychainTimeoutMs(o.env),
-            sessionBus: o.env.DBUS_SESSION_BUS_ADDRESS,
-            ...(o.keychain && !insecure ? { keychain: o.keychain } : {}),
-            onFallback: (why) => (fallbackReason = why),
-            onWaiting: storageIdle,
-          });
-          if (debug()) {
-            const opener = o.keychain && !insecure ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
-            o.io.err(
-              `* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`,
-            );
-          }
-          const file = primary.kind === 'file' ? (primary as FileCredentialStore) : FileCredentialStore.inDir(dir, lock);
-          return { primary: remembering(primary), fallbackReason, file: remembering(file), dir };
-        });
-        storageP.set(insecure, p);
-      }
-      return p;
-    },
-    credentialLock() {
-      lockP ??= Promise.all([import('../core/credentials/lock.js'), ctx.configPath()]).then(([{ FileLock }, path]) => {
-        const waitMs = o.env.LANYARD_LOCK_WAIT ? parseDuration(o.env.LANYARD_LOCK_WAIT, 'LANYARD_LOCK_WAIT') : ctx.lockWaitMs;
-        return new FileLock(dirname(path), waitMs === undefined ? {} : { waitMs });
-      });
-      return lockP;
-    },
-    config() {
-      configP ??= Promise.all([import('../core/config/store.js'), ctx.credentialLock()]).then(([{ ConfigStore }, lock]) =>
-        ConfigStore.open(configOptions, lock),
-      );
-      return configP;
-    },
-    async configPath() {
-      return (await reader()).path;
-    },
-    async profileName() {
-      return (await ctx.profileSelection()).name;
-    },
-    async bindings() {
-      return (await reader()).bindings();
-    },
-    async profileSelection() {
-      const store = await reader();
-      return selectProfile({ flag: o.globals().profile, env: o.env, bindings: store.bindings(), active: store.activeProfile, cwd: o.cwd });
-    },
-    async profile() {
-      const store = await reader();
-      const { name, reason } = await ctx.profileSelection();
-      const settings = store.profile(name);
-      if (!settings) {
-        if (reason.kind === 'binding')
-          throw new ConfigError(`no profile named "${name}" (bound to ${reason.dir})`, {
-            hint: 'see `lanyard profile list`; `lanyard profile remove --dir DIR` removes the binding',
-          });
-        if (reason.kind === 'flag' || reason.kind === 'env')
-          throw new ConfigError(`no profile named "${name}"`, { hint: 'see `lanyard profile list`; `lanyard emulator start` creates the "emulator" profile' });
-        return { name, settings: {} };
-      }
-      return { name, settings };
-    },
-    http() {
-      if (given.http) return Promise.resolve(given.http);
-      httpP ??= (async () => {
-        const [{ HttpClient }, { FilePacing }, { parsePlainHttpHosts }, { networkOptions }, lock, configPath, settings] = await Promise.all([
-          import('../core/http/client.js'),
-          import('../core/http/pacing.js'),
-          import('../core/http/plain-http.js'),
-          import('./network.js'),
-          ctx.credentialLock(),
-          ctx.configPath(),
-          // A profile that does not exist is reported by the command that needs it.
-          ctx.profile().then(
-            (p) => p.settings,
-            () => ({}),
-          ),
-        ]);
-        const g = o.globals();
-        const wait = !!g.wait || o.env.LANYARD_RATE_LIMIT_WAIT === '1';
-        // An empty --max-wait is an error; an empty variable is as good as unset.
-        const maxWaitText = g.maxWait ?? (o.env.LANYARD_RATE_LIMIT_MAX_WAIT || undefined);
-        const { defaultRateLimitPolicy } = await import('../core/ratelimit/policy.js');
-        const deadline = requestDeadlineMs(g.timeout ?? (o.env.LANYARD_TIMEOUT || undefined));
-        return new HttpClient({
-          clock,
-          userAgent: `lanyard/${o.version}`,
-          plainHttpHosts: parsePlainHttpHosts(o.env.LANYARD_ALLOW_PLAIN_HTTP),
-          ...(await networkOptions(o.env, settings, ctx.warnOnce)),
-          // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
-          ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
-          trace: debug() ? (line) => o.io.err(line) : undefined,
-          onCredential: (forms) => forms.forEach(rememberSecret),
-          rateLimitPolicy: {
-            ...defaultRateLimitPolicy,
-            wait,
-            maxWaitMs: maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
-          },
-          onRateLimit: (state) => rateLimits.set(state.resource ?? 'core', state),
-          onSsoPartialResults: (organizations, url) =>
-            ctx.warn(
-              `results are partial: single sign-on left out the organisation${organizations.length > 1 ? 's' : ''} ${organizations.join(', ')} (${url}); authorise the token for ${organizations.length > 1 ? 'them' : 'it'} to see everything`,
-            ),
-          onRateLimitWait: ({ kind, waitMs, resetAt, url }) => {
-            const fields = { kind, wait_ms: Math.round(waitMs), reset_at: new Date(resetAt).toISOString(), url: eventUrl(url) };
-            if (!ciEvent(o.io, o.env, clock.now(), 'rate_limit_wait', fields))
-              ctx.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`);
-          },
-          // Content-creating requests are paced across every process of this config directory (80/min, 500/h per API origin).
-          pacing: await (await import('./pacing.js')).cliPacing({
-            env: o.env,
-            settings: await ctx.profile().then(
-              (p) => p.settings,
-              () => ({}),
-            ),
-            clock,
-            local: new FilePacing(join(dirname(configPath), 'pacing.json'), lock, { onFallback: (why) => ctx.warnOnce('pacing', why) }),
-            warnOnce: ctx.warnOnce,
-            trace: debug() ? (line) => o.io.err(line) : undefined,
-          }),
-          onPacingWait: ({ waitMs, url }) => {
-            if (!ciEvent(o.io, o.env, clock.now(), 'pacing_wait', { wait_ms: Math.round(waitMs), url: eventUrl(url) }) && waitMs >= 1000)
-              ctx.warn(
-                `pacing content-creating requests to ${new URL(url).origin} (80 a minute, 500 an hour, counted across Lanyard processes): waiting ${Math.ceil(waitMs / 1000)} s`,
-              );
-          },
-          onRetry: ({ reason, attempt, waitMs, url }) =>
-            ciEvent(o.io, o.env, clock.now(), 'retry', { reason, attempt, wait_ms: Math.round(waitMs), url: eventUrl(url) }),
-        });
-      })();
-      return httpP;
-    },
-    credentials() {
-      if (given.credentials) return Promise.resolve(given.credentials);
-      credP ??= ctx.credentialStorage().then(({ primary: store, fallbackReason: why, dir }) => {
-        const explicit = o.env.LANYARD_INSECURE_STORAGE === '1' || o.env.LANYARD_KEYCHAIN === 'off';
-        if (store.kind !== 'file' || !why) return store;
-        const where = `a plain file (mode 0600) in ${dir}`;
-        // An unexpected fallback is said at once; a chosen one only when a secret is written.
-        if (!explicit) {
-          ctx.warnOnce('credential-fallback', `${why}; credentials are kept in ${where}`);
-          return store;
-        }
-        return {
-          kind: store.kind,
-          get: (account) => store.get(account),
-          delete: (account) => store.delete(account),
-          list: () => store.list(),
-          async set(account, secret) {
-            ctx.warnOnce('credential-fallback', `${why}: storing the credential in ${where}`);
-            await store.set(account, secret);
-          },
-        } satisfies CredentialStore;
-      });
-      return credP;
-    },
-    async credentialsForLookup() {
-      const primary = await ctx.credentials();
-      if (given.credentials || primary.kind === 'file' || (await keychainRequired())) return [primary];
-      return [primary, (await ctx.credentialStorage()).file];
-    },
+    credentialStorage: storageDoor(o, () => ctx, lock, trace),
+    credentialLock: lock,
+    ...httpDoor(o, () => ctx, lock, trace),
     async browser() {
-      if (given.browser) return given.browser;
-      const { createBrowser } = await import('./browser.js');
-      return createBrowser(o.env);
+      return o.ports?.browser ?? (await import('./browser.js')).createBrowser(o.env);
+    },
+  };
+  return ctx;
+}
+
+/** A profile that does not exist is reported by the command that needs it: the ports built from it take no settings then. */
+const settingsOf = (ctx: Context): Promise<ProfileSettings> =>
+  ctx.profile().then(
+    (p) => p.settings,
+    () => ({}),
+  );
+
+/** `ctx.http()`, built once (or the client handed in), and `ctx.close()`, which closes its pools. */
+function httpDoor(
+  o: ContextOptions,
+  self: () => Context,
+  lock: () => Promise<CredentialLock>,
+  trace: () => StorageEnv['trace'],
+): Pick<Context, 'http' | 'close'> {
+  let httpP: Promise<HttpClient> | undefined;
+  return {
+    http() {
+      if (o.ports?.http) return Promise.resolve(o.ports.http);
+      const ctx = self();
+      httpP ??= Promise.all([lock(), ctx.configPath(), settingsOf(ctx)]).then(([lk, configPath, settings]) =>
+        buildHttpClient({
+          ...o,
+          clock: ctx.clock,
+          globals: o.globals(),
+          settings,
+          configPath,
+          lock: lk,
+          trace: trace(),
+          rateLimits: ctx.rateLimits,
+          warn: ctx.warn,
+          warnOnce: ctx.warnOnce,
+          secrets: ctx.secrets,
+        }),
+      );
+      return httpP;
     },
     async close() {
       // A client that failed to build (bad --max-wait) was already reported: nothing to close.
       if (httpP) await httpP.then((h) => h.close()).catch(() => undefined);
     },
   };
-  return ctx;
 }
 
-/** The longest deadline a timer holds (about 24 days); beyond it Node would fire at once. */
-const MAX_DEADLINE_MS = 2 ** 31 - 1;
-
-/** `--timeout` / LANYARD_TIMEOUT in ms (0: none), or undefined for the client's defaults. */
-export function requestDeadlineMs(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseDuration(text, '--timeout');
-  if (ms > MAX_DEADLINE_MS) throw new UsageError(`--timeout: at most 24d, got "${text}" (0 for no deadline)`);
-  return ms;
+/** The config directory's lock; LANYARD_LOCK_WAIT, else the command's own wait, else the lock's default. */
+async function openLock(env: NodeJS.ProcessEnv, configPath: Promise<string>, commandWaitMs: () => number | undefined): Promise<CredentialLock> {
+  const [{ FileLock }, path] = await Promise.all([import('../core/credentials/lock.js'), configPath]);
+  const waitMs = env.LANYARD_LOCK_WAIT ? parseDuration(env.LANYARD_LOCK_WAIT, 'LANYARD_LOCK_WAIT') : commandWaitMs();
+  return new FileLock(dirname(path), waitMs === undefined ? {} : { waitMs });
 }
 
 /**
- * The store, with every secret read from or written to it remembered for
- * redaction (terminal-text.ts). The active login of a host (`hosting:<host>`, plain
- * text beside the JSON records) is an identifier, not a secret.
+ * `ctx.credentialStorage(o)`: one opening per `insecure`, shared by every
+ * service; a store handed in (`ports.credentials`) is the port's only store.
  */
-function remembering<S extends CredentialStore>(store: S): S {
-  const remember = (account: string, v: string | undefined) => {
-    if (!(account.startsWith('hosting:') && v !== undefined && !v.startsWith('{'))) rememberSecret(v);
-  };
-  return new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'get')
-        return async (account: string) => {
-          const v = await target.get(account);
-          remember(account, v);
-          return v;
-        };
-      if (prop === 'set')
-        return async (account: string, secret: string) => {
-          remember(account, secret);
-          return target.set(account, secret);
-        };
-      const v = Reflect.get(target, prop, target) as unknown;
-      if (prop === 'opened') for (const [account, secret] of (v as CredentialStore['opened']) ?? []) remember(account, secret);
-      return typeof v === 'function' ? v.bind(target) : v;
+function storageDoor(
+  o: ContextOptions,
+  self: () => Context,
+  lock: () => Promise<CredentialLock>,
+  trace: () => StorageEnv['trace'],
+): Context['credentialStorage'] {
+  const env: Omit<StorageEnv, 'onWaiting'> = {
+    env: o.env,
+    configPath: () => self().configPath(),
+    lock,
+    // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
+    keychainRequired: async () => (o.env.LANYARD_KEYCHAIN ? o.env.LANYARD_KEYCHAIN === 'required' : (await settingsOf(self())).keychain === 'required'),
+    ...(o.keychain ? { keychain: o.keychain } : {}),
+    warnOnce: (key, text) => self().warnOnce(key, text),
+    remember: (secret) => self().secrets.remember(secret),
+    get trace() {
+      return trace();
     },
-  });
+  };
+  const openings = new Map<boolean, Promise<CredentialStoragePort>>();
+  let idle!: () => void;
+  const waiting = new Promise<void>((resolve) => (idle = resolve));
+  return (so = {}) => {
+    const insecure = !!so.insecure || o.env.LANYARD_INSECURE_STORAGE === '1';
+    let p = openings.get(insecure);
+    if (!p) {
+      const given = o.ports?.credentials;
+      p = given ? env.configPath().then((path) => givenStoragePort(given, dirname(path))) : openStoragePort({ ...env, onWaiting: idle }, insecure);
+      // A store that fails to open ends the wait too.
+      p.then(idle, idle);
+      openings.set(insecure, p);
+    }
+    return Object.assign(p, { idle: waiting });
+  };
 }

@@ -5,7 +5,7 @@ import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from '
 import { exitCodeFor, formatError, owesErrorLine } from './exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { rememberSecretEnv, safeText } from './terminal-text.js';
+import { Secrets } from './terminal-text.js';
 import { exitQuietly } from './pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
@@ -23,10 +23,11 @@ export interface MainOptions {
 export async function main(argv: string[] = process.argv, options: MainOptions = {}): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
   const io = createProcessIO(process.env, exitQuietly);
-  // Every diagnostic line (errors, notices, --debug traces) goes through safeText: no secret; controls shown in caret notation.
-  rememberSecretEnv(process.env);
+  // Every diagnostic line (errors, notices, --debug traces) goes through secrets.safe: no secret; controls shown in caret notation.
+  const secrets = new Secrets();
+  secrets.rememberEnv(process.env);
   const rawErr = io.err;
-  io.err = (text) => rawErr(safeText(text));
+  io.err = (text) => rawErr(secrets.safe(text));
   const ac = new AbortController();
   let interrupted = false;
   let firstSignalAt = 0;
@@ -56,6 +57,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     version: VERSION,
     cwd: process.cwd(),
     globals: () => globals(),
+    secrets,
     ...(options.keychain ? { keychain: options.keychain } : {}),
   });
   pagerRunning = () => ctx.output.pagerRunning();

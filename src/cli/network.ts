@@ -7,7 +7,7 @@ import type { ProfileSettings } from '../core/config/settings.js';
 import { ConfigError } from '../core/errors.js';
 import type { HttpClientOptions } from '../core/http/types.js';
 import { PROXY_VARIABLES, proxySettings } from '../core/http/proxy.js';
-import { rememberSecret } from './terminal-text.js';
+import type { Secrets } from './terminal-text.js';
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 
@@ -15,8 +15,9 @@ export async function networkOptions(
   env: NodeJS.ProcessEnv,
   settings: ProfileSettings,
   warnOnce: (key: string, text: string) => void,
+  secrets: Secrets,
 ): Promise<Pick<HttpClientOptions, 'proxy' | 'trust'>> {
-  for (const name of [...PROXY_VARIABLES.httpsProxy, ...PROXY_VARIABLES.httpProxy, ...PROXY_VARIABLES.allProxy]) rememberProxyPassword(env[name]);
+  for (const name of [...PROXY_VARIABLES.httpsProxy, ...PROXY_VARIABLES.httpProxy, ...PROXY_VARIABLES.allProxy]) rememberProxyPassword(env[name], secrets);
   const proxy = proxySettings(env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] });
   const out: Pick<HttpClientOptions, 'proxy' | 'trust'> = Object.keys(proxy).length ? { proxy } : {};
   const caFile = env.LANYARD_CA_FILE || settings['network.caFile'];
@@ -47,12 +48,12 @@ export async function networkOptions(
   return { ...out, trust: { extraCa: extraCa.filter(Boolean), systemCa } };
 }
 
-function rememberProxyPassword(text: string | undefined): void {
+function rememberProxyPassword(text: string | undefined, secrets: Secrets): void {
   const m = text ? /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:([^/@]+)@/i.exec(text.trim()) : null;
   if (!m) return;
-  rememberSecret(m[1]!);
+  secrets.remember(m[1]!);
   try {
-    rememberSecret(decodeURIComponent(m[1]!));
+    secrets.remember(decodeURIComponent(m[1]!));
   } catch {
     /* not percent-encoded */
   }

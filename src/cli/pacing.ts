@@ -10,7 +10,7 @@ import type { Clock } from '../core/deps.js';
 import type { PacingStore } from '../core/http/pacing.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { parseDuration } from './option-parse.js';
-import { rememberSecret } from './terminal-text.js';
+import type { Secrets } from './terminal-text.js';
 
 export interface CliPacingOptions {
   env: NodeJS.ProcessEnv;
@@ -19,6 +19,8 @@ export interface CliPacingOptions {
   /** This machine's store (pacing.json under the lock): the fallback. */
   local: PacingStore;
   warnOnce: (key: string, text: string) => void;
+  /** The run's secrets: the store URL's password is remembered there for redaction. */
+  secrets: Secrets;
   trace?: (line: string) => void;
 }
 
@@ -35,7 +37,7 @@ export async function cliPacing(o: CliPacingOptions): Promise<PacingStore> {
   const timeoutText = o.env.LANYARD_PACING_TIMEOUT || undefined;
   const { RedisPacing, parsePacingUrl } = await import('../core/http/redis-pacing.js');
   // The URL's password is redacted from everything shown, as LANYARD_PACING_PASSWORD is.
-  rememberSecret(decodeURIComponent(parsePacingUrl(url).password));
+  o.secrets.remember(decodeURIComponent(parsePacingUrl(url).password));
   const store = new RedisPacing({
     url,
     password: o.env.LANYARD_PACING_PASSWORD || undefined,

@@ -12,7 +12,7 @@
  * escape sequence is shown. Output that is not a terminal (a pipe, a file) is
  * never changed: JSON keeps its exact bytes there.
  *
- * `safeText`: every diagnostic line on stderr (main's error line, warnings,
+ * `Secrets.safe`: every diagnostic line on stderr (main's error line, warnings,
  * notices) goes through it, terminal or not (a CI log renders escapes too):
  * known secrets replaced by [REDACTED], then the same caret notation, so a
  * server message shows what it held instead of acting on the terminal or
@@ -58,54 +58,63 @@ export function scrubbedEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Shorter values are not redacted (they would blank out ordinary words). */
 const MIN_SECRET_LENGTH = 8;
-const secrets = new Set<string>();
 
 /**
- * Remembers a secret to redact from everything shown. A JSON value (a stored
- * token set, a client registration) gives its secret fields (accessToken,
- * refresh_token, clientSecret, ...), not the rest (an email, a login).
+ * The secrets of one run to redact from every diagnostic line: what the
+ * environment, the credential store, the HTTP client (every credential it
+ * sends) and the network settings reveal. main makes one per process and
+ * hands it to the context (`ctx.secrets`), which feeds it.
  */
-export function rememberSecret(value: string | undefined): void {
-  if (!value) return;
-  // As sent in a URL or a form body too (`a+b/c` is `a%2Bb%2Fc` there).
-  const add = (v: unknown): void => {
-    if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) return;
-    secrets.add(v);
-    secrets.add(encodeURIComponent(v));
-    secrets.add(new URLSearchParams({ v }).toString().slice(2));
-  };
-  const fields = (o: unknown): void => {
-    if (!o || typeof o !== 'object') return;
-    for (const [k, v] of Object.entries(o)) {
-      if (typeof v === 'object') fields(v);
-      else if (isSecretField(k.replace(/([a-z])([A-Z])/g, '$1_$2'))) add(v);
+export class Secrets {
+  readonly #known = new Set<string>();
+
+  /**
+   * Remembers a secret to redact from everything shown. A JSON value (a stored
+   * token set, a client registration) gives its secret fields (accessToken,
+   * refresh_token, clientSecret, ...), not the rest (an email, a login).
+   */
+  remember(value: string | undefined): void {
+    if (!value) return;
+    // As sent in a URL or a form body too (`a+b/c` is `a%2Bb%2Fc` there).
+    const add = (v: unknown): void => {
+      if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) return;
+      this.#known.add(v);
+      this.#known.add(encodeURIComponent(v));
+      this.#known.add(new URLSearchParams({ v }).toString().slice(2));
+    };
+    const fields = (o: unknown): void => {
+      if (!o || typeof o !== 'object') return;
+      for (const [k, v] of Object.entries(o)) {
+        if (typeof v === 'object') fields(v);
+        else if (isSecretField(k.replace(/([a-z])([A-Z])/g, '$1_$2'))) add(v);
+      }
+    };
+    if (value.startsWith('{')) {
+      try {
+        fields(JSON.parse(value));
+        return;
+      } catch {
+        /* not JSON: the value itself */
+      }
     }
-  };
-  if (value.startsWith('{')) {
-    try {
-      fields(JSON.parse(value));
-      return;
-    } catch {
-      /* not JSON: the value itself */
-    }
+    add(value);
   }
-  add(value);
-}
 
-/** Remembers the values of the secret variables of `env`. */
-export function rememberSecretEnv(env: NodeJS.ProcessEnv): void {
-  for (const [k, v] of Object.entries(env)) if (isSecretVariable(k)) rememberSecret(v);
-}
+  /** Remembers the values of the secret variables of `env`. */
+  rememberEnv(env: NodeJS.ProcessEnv): void {
+    for (const [k, v] of Object.entries(env)) if (isSecretVariable(k)) this.remember(v);
+  }
 
-/** Known secrets and token shapes replaced by [REDACTED]. */
-export function redactSecrets(text: string): string {
-  let out = text;
-  // Longest first, so a secret that contains another is replaced whole.
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (out.includes(s)) out = out.split(s).join(REDACTED);
-  return out.replace(TOKEN_SHAPES, REDACTED);
-}
+  /** Known secrets and token shapes replaced by [REDACTED]. */
+  redact(text: string): string {
+    let out = text;
+    // Longest first, so a secret that contains another is replaced whole.
+    for (const s of [...this.#known].sort((a, b) => b.length - a.length)) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    return out.replace(TOKEN_SHAPES, REDACTED);
+  }
 
-/** Text fit for a terminal or a CI log: secrets redacted, control characters in caret notation. */
-export function safeText(text: string): string {
-  return terminalText(redactSecrets(text));
+  /** Text fit for a terminal or a CI log: secrets redacted, control characters in caret notation. */
+  safe(text: string): string {
+    return terminalText(this.redact(text));
+  }
 }

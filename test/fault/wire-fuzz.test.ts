@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../src/cli/io.js';
-import { safeText, terminalText } from '../../src/cli/terminal-text.js';
+import { Secrets, terminalText } from '../../src/cli/terminal-text.js';
 import { createTestIO } from '../fakes/io.js';
 import { hostileWorld, type HostileWorld } from './hostile.js';
 import { inProcessEnv, runInProcess } from './in-process.js';
@@ -62,12 +62,12 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 /** Runs argv as main.ts does, in this process, on a terminal-like IO; a run still going after 30 s is interrupted (exit 130: fails). */
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const t = createTestIO({ tty: true, stdin: '', columns: 100 });
-  // What createProcessIO and main do on a terminal: the sanitiser on every text write, safeText on diagnostics.
+  // What createProcessIO and main do on a terminal: the sanitiser on every text write, Secrets.safe on diagnostics.
   const io: IO = {
     ...t,
     out: (s) => t.out(terminalText(s)),
     print: (s) => t.print(terminalText(s)),
-    err: (s) => t.err(terminalText(safeText(s))),
+    err: (s) => t.err(terminalText(new Secrets().safe(s))),
     printErr: (s) => t.printErr(terminalText(s)),
   };
   const code = await runInProcess(argv, io, { ...inProcessEnv(w.configDir), LANYARD_PAGER: '' }, 30_000);

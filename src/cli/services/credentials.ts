@@ -1,16 +1,14 @@
 /**
- * The credential of each service of a profile, as its own commands would use
- * it (refreshed when it is about to expire), for `lanyard api` and
- * `lanyard exec`; and the base URL of each service. Both come from the
- * service registry (registry.ts).
+ * The credential of each service of a profile as resolved now (refreshed
+ * when it was about to expire), for `lanyard exec`; the provider comes from
+ * the service registry (registry.ts's providerFor).
  */
 import type { Context } from '../context.js';
 import type { CredentialProvider } from '../../core/auth/provider.js';
 import type { Credential } from '../../core/http/client.js';
 import type { ProfileSettings } from '../../core/config/settings.js';
-import { UsageError } from '../usage-error.js';
 import type { ServiceName } from '../../core/errors.js';
-import { SERVICES } from './registry.js';
+import { providerFor } from './registry.js';
 
 export type { ServiceName } from '../../core/errors.js';
 
@@ -25,12 +23,7 @@ async function of(auth: CredentialProvider): Promise<ServiceAuth> {
   return { credential: await auth.credential(), auth };
 }
 
-/** The base URL of each service in a profile. */
-export function baseOf(service: ServiceName, settings: ProfileSettings, profile: string): string {
-  return SERVICES[service].base(settings, profile);
-}
-
-/** The credential each service's own commands would use (loaded only for that service); `o.login` picks a stored hosting account. */
+/** providerFor, with the credential as resolved now (what `lanyard exec` hands over). */
 export async function credentialFor(
   ctx: Context,
   service: ServiceName,
@@ -38,6 +31,5 @@ export async function credentialFor(
   profile: string,
   o: { login?: string } = {},
 ): Promise<ServiceAuth> {
-  if (o.login !== undefined && service !== 'hosting') throw new UsageError(`--user picks a hosting account; this request goes to the ${service} service`);
-  return of(await SERVICES[service].provider(ctx, settings, profile, o));
+  return of(await providerFor(ctx, service, settings, profile, o));
 }

@@ -9,7 +9,7 @@ import { apiKeyCredential, resolveApiKey, type ResolvedApiKey } from '../../core
 
 /** The API key for `baseUrl`: LANYARD_API_KEY, else the stored one; undefined when there is none. */
 export function echoApiKey(ctx: Context, baseUrl: string): Promise<ResolvedApiKey | undefined> {
-  return resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: () => ctx.credentials(), baseUrl });
+  return resolveApiKey({ envKey: ctx.env.LANYARD_API_KEY, store: async () => (await ctx.credentialStorage()).store(), baseUrl });
 }
 
 /** The echo API's credential strategy for `baseUrl`; undefined without a key. */

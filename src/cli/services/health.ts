@@ -14,7 +14,11 @@ export const HEALTH_TOKEN_ENV = 'LANYARD_HEALTH_TOKEN';
 export async function resolveToken(ctx: Context, settings: ProfileSettings): Promise<ResolvedHealthToken> {
   const envToken = ctx.env[HEALTH_TOKEN_ENV];
   const authUrl = settings['health.authUrl'];
-  return resolveHealthToken({ envToken, ...(authUrl ? { authUrl, stores: () => ctx.credentialsForLookup() } : {}), nowMs: ctx.clock.now() });
+  return resolveHealthToken({
+    envToken,
+    ...(authUrl ? { authUrl, stores: async () => (await ctx.credentialStorage()).lookup() } : {}),
+    nowMs: ctx.clock.now(),
+  });
 }
 
 /** The health API's credential strategy for a profile (resolved once: exit 4 when missing or expired). */

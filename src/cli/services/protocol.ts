@@ -46,12 +46,12 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
   const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   // A sign-in holds the server's lock while the browser is out: another process (a second bridge) waits that long, and a little more.
   ctx.lockWaitMs ??= Math.max(LOCK_WAIT_MS, timeoutMs + LOCK_WAIT_MS / 2);
-  const [http, store, lock] = await Promise.all([ctx.http(), ctx.credentials(), ctx.credentialLock()]);
+  const [http, storage, lock] = await Promise.all([ctx.http(), ctx.credentialStorage(), ctx.credentialLock()]);
   const mode = o.stdinIsMessages ? 'decline' : elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {
     http,
-    credentials: new ProtocolCredentials(store),
+    credentials: new ProtocolCredentials(storage.store()),
     lock,
     clock: ctx.clock,
     signal: ctx.signal,

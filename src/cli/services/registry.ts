@@ -13,6 +13,7 @@ import type { ServiceName } from '../../core/errors.js';
 import { pathSegment } from '../../core/path-segment.js';
 import type { Probe } from '../../core/doctor/checks.js';
 import { Echo, Health } from '../../shared/constants.js';
+import { UsageError } from '../usage-error.js';
 
 /** How a sign-in is asked for (the fields of the library's `sign-in` remedy). */
 export interface SignInAsk {
@@ -49,7 +50,7 @@ const NONE = (): CredentialProvider => fixedCredential({ scheme: 'none' }, 'anon
 
 const hosting: ServiceEntry = {
   base: (settings, profile) => requireSetting(settings, 'hosting.apiUrl', profile),
-  provider: async (ctx, _settings, _profile, o) => (await (await import('../hosting.js')).hostingTarget(ctx, o)).auth,
+  provider: async (ctx, settings, profile, o) => (await import('./hosting.js')).hostingAuth(ctx, { name: profile, settings }, o),
   exec: {
     signIn: 'lanyard auth device (or set LANYARD_TOKEN)',
     variables(secret, settings, profile) {
@@ -179,3 +180,15 @@ const mailbox: ServiceEntry = {
 
 /** Every service, by name: the one table the CLI consults about a service. */
 export const SERVICES: Readonly<Record<ServiceName, ServiceEntry>> = { hosting, echo, protocol, mailbox, health };
+
+/** The provider a service's own commands would use (its code loaded only then); `o.login` picks a stored hosting account. */
+export async function providerFor(
+  ctx: Context,
+  service: ServiceName,
+  settings: ProfileSettings,
+  profile: string,
+  o: { login?: string } = {},
+): Promise<CredentialProvider> {
+  if (o.login !== undefined && service !== 'hosting') throw new UsageError(`--user picks a hosting account; this request goes to the ${service} service`);
+  return SERVICES[service].provider(ctx, settings, profile, o);
+}

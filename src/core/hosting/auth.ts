@@ -36,8 +36,12 @@ export interface HostingAuthOptions {
    * instead of the active one; an environment token and `login` still win.
    */
   bound?: { login: string; dir: string };
-  /** The stored accounts, opened only when no environment token applies. */
-  accounts: () => Promise<HostingAccounts>;
+  /**
+   * The stored accounts, or a function that opens them (called only when no
+   * environment token applies). None: no stored account applies (an
+   * environment token, else anonymous; an account asked for is unknown).
+   */
+  accounts?: HostingAccounts | (() => Promise<HostingAccounts>);
   http: HttpClient;
   clock: Clock;
   /** Sent when known (LANYARD_CLIENT_SECRET); public clients refresh without it. */
@@ -89,7 +93,11 @@ export class HostingAuth implements CredentialProvider {
         `cannot use the stored account ${JSON.stringify(o.login)}: ${env} is set in the environment and takes precedence (unset it to use stored accounts)`,
       );
     if (env) return new HostingAuth(`env:${env}`, { scheme: 'bearer', token: o.env[env]! });
-    const accounts = await o.accounts();
+    const accounts = typeof o.accounts === 'function' ? await o.accounts() : o.accounts;
+    if (!accounts) {
+      if (o.login !== undefined) throw new ValidationError(`no stored hosting account "${o.login}" (no stored accounts were given)`);
+      return new HostingAuth('anonymous', { scheme: 'none' });
+    }
     const bound = o.login === undefined ? o.bound : undefined;
     const found = o.login !== undefined ? await accounts.find(o.login) : bound ? await accounts.get(bound.login) : await accounts.active();
     if (!found && bound)

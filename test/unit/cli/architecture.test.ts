@@ -211,8 +211,6 @@ export function moduleState(text: string): string[] {
 const PROCESS_STATE: Readonly<Record<string, string>> = {
   'cli/shape/jq.ts': 'the jq WebAssembly runtime, loaded once per process like a module (no data of a run)',
   'cli/commands/mailbox/memory.ts': "the process's garbage-collector settings and page count (V8 flags are per process)",
-  'cli/terminal-text.ts': 'the secrets to redact from every line the process writes, main.ts and context.ts feed it (to move into the context)',
-  'cli/hosting.ts': 'the hosting stores cached per context (to go with the one credential-storage port)',
 };
 
 describe('no module-level mutable state in src/cli', () => {

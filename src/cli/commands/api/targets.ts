@@ -6,8 +6,8 @@
  */
 import type { Context } from '../../context.js';
 import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
-import { baseOf, credentialFor, type ServiceName } from '../../services/credentials.js';
-import { SERVICES } from '../../services/registry.js';
+import type { ServiceName } from '../../../core/errors.js';
+import { providerFor, SERVICES } from '../../services/registry.js';
 import { UsageError } from '../../usage-error.js';
 
 export type ApiService = ServiceName;
@@ -41,20 +41,20 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
     for (const s of order) {
       let base: string;
       try {
-        base = baseOf(s, settings, name);
+        base = SERVICES[s].base(settings, name);
       } catch {
         continue;
       }
-      if (within(url, base)) return { url: url.toString(), service: s, auth: (await credentialFor(ctx, s, settings, name, o)).auth };
+      if (within(url, base)) return { url: url.toString(), service: s, auth: await providerFor(ctx, s, settings, name, o) };
     }
     if (o.login !== undefined) throw new UsageError(`--user picks a hosting account; ${url.origin} is not an endpoint of profile "${name}"`);
     ctx.warn(`${url.origin} is not an endpoint of profile "${name}"; sending the request without credentials`);
     return { url: url.toString(), service, auth: fixedCredential({ scheme: 'none' }, 'anonymous') };
   }
   if (!target.startsWith('/')) target = '/' + target;
-  const base = baseOf(service, settings, name);
+  const base = SERVICES[service].base(settings, name);
   const url = base.replace(/\/+$/, '') + target;
-  return { url, service, auth: (await credentialFor(ctx, service, settings, name, o)).auth };
+  return { url, service, auth: await providerFor(ctx, service, settings, name, o) };
 }
 
 /**

@@ -4,7 +4,7 @@ import { requireSetting } from '../../../core/config/settings.js';
 import { CancelledError, CredentialStoreError, HttpError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
-import { openHostingStores } from '../../hosting.js';
+import { openHostingStores } from '../../services/hosting.js';
 import { createSpinner } from '../../spinner.js';
 
 export interface HostingEndpoints {

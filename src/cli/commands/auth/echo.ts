@@ -25,7 +25,7 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
       });
     }
   }
-  const store = await ctx.credentials();
+  const store = (await ctx.credentialStorage()).store();
   for (const t of await listCachedIdentityTokens(store, ctx.clock.now())) {
     const rec = t.record;
     out.push({

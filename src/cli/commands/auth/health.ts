@@ -5,7 +5,6 @@
  * `LANYARD_HEALTH_TOKEN` from the environment takes precedence (CI).
  */
 import { requirePerson } from '../../interactive.js';
-import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import type { CredentialStore } from '../../../core/deps.js';
@@ -19,10 +18,10 @@ import { waitTimeoutMs } from '../../option-parse.js';
 import { localTime, relativeTime } from '../../time-text.js';
 import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
 
+/** `--insecure-storage`: the 0600 file as opened (said by the sign-in, not as a fallback). */
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {
-  if (!insecure) return ctx.credentials();
-  const { openCredentialStore } = await import('../../../core/credentials/open.js');
-  return openCredentialStore({ configDir: dirname(await ctx.configPath()), insecure: true });
+  const storage = await ctx.credentialStorage({ insecure });
+  return insecure ? storage.primary : storage.store();
 }
 
 export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
@@ -63,7 +62,7 @@ export async function runHealthLogout(ctx: Context, _o: AuthLogoutOptions): Prom
   const { name, settings } = await ctx.profile();
   const authUrl = requireSetting(settings, 'health.authUrl', name);
   let removed = false;
-  for (const store of await ctx.credentialsForLookup()) removed = (await store.delete(healthAccount(authUrl))) || removed;
+  for (const store of (await ctx.credentialStorage()).lookup()) removed = (await store.delete(healthAccount(authUrl))) || removed;
   if (!removed) throw new LanyardError('not_signed_in', `not signed in to the service-health API at ${hostOf(authUrl)}`);
   ctx.io.err(
     `✓ Removed the service-health token for ${hostOf(authUrl)}. Implicit-flow tokens cannot be revoked from here; it stays valid at the service until it expires.`,
@@ -104,7 +103,7 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
       active: true,
     });
   }
-  for (const t of await listHealthTokens(await ctx.credentialsForLookup(), ctx.clock.now())) {
+  for (const t of await listHealthTokens((await ctx.credentialStorage()).lookup(), ctx.clock.now())) {
     const rec = t.record;
     entries.push({
       service: 'health',

@@ -47,14 +47,14 @@ export async function runProtocolToken(ctx: Context, o: AuthTokenOptions): Promi
 
 export async function runProtocolLogout(ctx: Context, o: AuthLogoutOptions): Promise<void> {
   const key = serverKeyOf(o.server!);
-  const creds = new ProtocolCredentials(await ctx.credentials());
+  const creds = new ProtocolCredentials((await ctx.credentialStorage()).store());
   const removed = await creds.deleteTokens(key);
   ctx.io.err(removed ? `Forgot the tokens of ${key}` : `No tokens were stored for ${key}`);
 }
 
 /** Lines for `auth status`; called by the hosting status command. */
 export async function protocolStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
-  const store = await ctx.credentials();
+  const store = (await ctx.credentialStorage()).store();
   const creds = new ProtocolCredentials(store);
   const now = ctx.clock.now();
   const out: AuthStatusEntry[] = [];

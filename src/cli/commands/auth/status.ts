@@ -9,7 +9,7 @@ import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { renderTable } from '../../output.js';
 import { localTime, relativeTime } from '../../time-text.js';
-import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../hosting.js';
+import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../services/hosting.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './options.js';
@@ -67,7 +67,7 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
  */
 function preloadCheck(ctx: Context, apiUrl: string): void {
   // Once the keychain's search is under way (it runs on the binding's thread): loading them earlier would delay it.
-  void ctx.credentialStorageWaiting().then(() => {
+  void ctx.credentialStorage().idle.then(() => {
     ctx.http().catch(() => undefined);
     void import(apiUrl.startsWith('https:') ? 'node:https' : 'node:http');
     void import('../../../core/hosting/user.js');
@@ -202,7 +202,7 @@ const actsForNoUser = (e: AuthStatusEntry) => e.tokenKind === 'installation' || 
 
 export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
   // Started once the keychain's search is under way, so their modules load while it runs.
-  const others = ctx.credentialStorageWaiting().then(() => otherEntries(ctx, !!o.showToken));
+  const others = ctx.credentialStorage().idle.then(() => otherEntries(ctx, !!o.showToken));
   const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
   const entries = [...hosting];
   for (const r of await others) {

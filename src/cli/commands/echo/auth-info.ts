@@ -44,7 +44,7 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
       clock: ctx.clock,
       browser: { open: async (url) => (gate(), (await ctx.browser()).open(url)) },
       signal: ctx.signal,
-      store: () => ctx.credentials(),
+      store: async () => (await ctx.credentialStorage()).store(),
       onAuthorizationUrl: (url, opened) => {
         gate();
         ctx.io.err(opened ? `Opened a browser to sign in. If it did not open, visit:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);

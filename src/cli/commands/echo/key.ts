@@ -14,7 +14,7 @@ export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promis
   const key = normaliseApiKey(
     await readStdinText(ctx.io, { what: 'the API key', hint: 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', maxBytes: 4096 }),
   );
-  const store = await ctx.credentials();
+  const store = (await ctx.credentialStorage()).store();
   await store.set(apiKeyAccount(baseUrl), key);
   ctx.io.err(`API key ${maskSecret(key)} stored for ${hostOf(baseUrl)} (${store.kind})`);
   if (ctx.env.LANYARD_API_KEY) ctx.warn('LANYARD_API_KEY is set and takes precedence over the stored key');
@@ -46,7 +46,7 @@ export async function runEchoKeyStatus(ctx: Context): Promise<void> {
 
 export async function runEchoKeyDelete(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);
-  const store = await ctx.credentials();
+  const store = (await ctx.credentialStorage()).store();
   const deleted = await store.delete(apiKeyAccount(baseUrl));
   ctx.io.err(deleted ? `Deleted the stored API key for ${hostOf(baseUrl)}` : `No API key was stored for ${hostOf(baseUrl)}`);
   if (ctx.env.LANYARD_API_KEY) ctx.warn('LANYARD_API_KEY is still set in the environment');

@@ -5,7 +5,7 @@ import { ProtocolCredentials } from '../../../core/protocol/store.js';
 
 export async function runProtocolForget(ctx: Context, url: string): Promise<void> {
   const key = serverKeyOf(url);
-  const creds = new ProtocolCredentials(await ctx.credentials());
+  const creds = new ProtocolCredentials((await ctx.credentialStorage()).store());
   const t = await creds.tokens(key);
   // The registration is kept per authorization server: the one the tokens name, else the server's own origin (2025-03-26).
   const issuer = t?.issuer ?? authBaseOf(url);

@@ -35,7 +35,7 @@ afterEach(async () => rm(dir, { recursive: true, force: true }));
 describe('healthStatusEntries', () => {
   it('lists the stored token masked with its expiry, valid until it expires', async () => {
     const ctx = context();
-    await saveHealthToken(await ctx.credentials(), authUrl, {
+    await saveHealthToken((await ctx.credentialStorage()).store(), authUrl, {
       access_token: 'emu-secret-token',
       token_type: 'Bearer',
       expires_at: clock.now() + 600_000,
@@ -68,7 +68,7 @@ describe('healthStatusEntries', () => {
     const exp = Math.floor(clock.now() / 1000) + 600;
     const jwt = ['e30', Buffer.from(JSON.stringify({ upn: 'ada@contoso.example', appid: 'cid', exp })).toString('base64url'), 'c2ln'].join('.');
     const ctx = context();
-    await saveHealthToken(await ctx.credentials(), authUrl, {
+    await saveHealthToken((await ctx.credentialStorage()).store(), authUrl, {
       access_token: jwt,
       token_type: 'Bearer',
       expires_at: exp * 1000,

@@ -4,7 +4,7 @@
  * credential store and the HTTP client are the test's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createContext, type Context, type ContextPorts } from '../../../../src/cli/context.js';
+import type { Context, ContextPorts } from '../../../../src/cli/context.js';
 import { runEchoSend } from '../../../../src/cli/commands/echo/send.js';
 import { Output } from '../../../../src/cli/output.js';
 import { apiKeyAccount } from '../../../../src/core/echo/credentials.js';
@@ -13,6 +13,7 @@ import { FakeClock } from '../../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { createTestIO, type TestIO } from '../../../fakes/io.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
+import { contextOnFakes } from '../../../fakes/context.js';
 
 const KEY = 'echo-key-of-the-fake-store-0001';
 let stub: StubHttp;
@@ -33,15 +34,7 @@ afterEach(async () => {
 
 function context(env: NodeJS.ProcessEnv = {}, ports: ContextPorts = {}): Context {
   io = createTestIO();
-  return createContext({
-    io,
-    env,
-    signal: new AbortController().signal,
-    version: '0.0.0',
-    globals: () => ({}),
-    clock: new FakeClock(),
-    ports: { http, credentials: store, profiles: { active: 'fake', profiles: { fake: { 'echo.baseUrl': stub.url } } }, ...ports },
-  });
+  return contextOnFakes(io, env, { http, credentials: store, profiles: { active: 'fake', profiles: { fake: { 'echo.baseUrl': stub.url } } }, ...ports });
 }
 
 describe('echo send with fake ports', () => {

@@ -1,5 +1,5 @@
 /**
- * The hosting credential as commands get it (src/cli/hosting.ts): precedence,
+ * The hosting credential as commands get it (src/cli/services/hosting.ts): precedence,
  * --basic-client, and a stored installable-app token refreshed before expiry
  * and after a 401, with the rotated refresh token saved.
  */
@@ -7,14 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createContext, type Context, type GlobalOptions } from '../../../src/cli/context.js';
-import { hostingTarget } from '../../../src/cli/hosting.js';
-import { ConfigStore } from '../../../src/core/config/store.js';
-import { FileCredentialStore } from '../../../src/core/credentials/file-store.js';
-import { HostingAccounts, type HostingTokenRecord } from '../../../src/core/hosting/accounts.js';
-import { FakeClock } from '../../fakes/clock.js';
-import { createTestIO } from '../../fakes/io.js';
-import { StubHttp } from '../../fakes/stub-http.js';
+import { createContext, type Context, type GlobalOptions } from '../../../../src/cli/context.js';
+import { hostingTarget } from '../../../../src/cli/services/hosting.js';
+import { ConfigStore } from '../../../../src/core/config/store.js';
+import { FileCredentialStore } from '../../../../src/core/credentials/file-store.js';
+import { HostingAccounts, type HostingTokenRecord } from '../../../../src/core/hosting/accounts.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { createTestIO } from '../../../fakes/io.js';
+import { StubHttp } from '../../../fakes/stub-http.js';
 
 let dir: string;
 let stub: StubHttp;

@@ -1,0 +1,61 @@
+/**
+ * The context's one door to credential storage (credential-port.ts): one
+ * opening per process, the fallback said once, the lookup list, the hosting
+ * accounts cached per API URL, and a store handed in as the only store.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext, type Context, type ContextPorts } from '../../../src/cli/context.js';
+import { MemoryCredentialStore } from '../../fakes/credential-store.js';
+import { createTestIO, type TestIO } from '../../fakes/io.js';
+
+let dir: string;
+let io: TestIO;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-port-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function context(env: NodeJS.ProcessEnv, ports?: ContextPorts): Context {
+  io = createTestIO();
+  return createContext({ io, env: { LANYARD_CONFIG_DIR: dir, ...env }, signal: new AbortController().signal, version: 't', globals: () => ({}), ports });
+}
+
+describe('ctx.credentialStorage()', () => {
+  it('opens once: the same port for every caller, idle resolved, the file when the keychain is off', async () => {
+    const ctx = context({ LANYARD_KEYCHAIN: 'off' });
+    const opening = ctx.credentialStorage();
+    await opening.idle;
+    const port = await opening;
+    expect(await ctx.credentialStorage()).toBe(port);
+    expect(port.primary.kind).toBe('file');
+    expect(port.file.path.startsWith(dir)).toBe(true);
+    expect(port.lookup()).toEqual([port.store()]);
+    expect(await port.hostingAccounts('https://api.example.test')).toBe(await port.hostingAccounts('https://api.example.test'));
+    expect(await port.hostingAccounts('https://other.example.test')).not.toBe(await port.hostingAccounts('https://api.example.test'));
+  });
+
+  it('a chosen fallback is said once, when a secret is written', async () => {
+    const ctx = context({ LANYARD_KEYCHAIN: 'off' });
+    const store = (await ctx.credentialStorage()).store();
+    expect(io.stderrText()).toBe('');
+    await store.set('echo:example.test', 'a-secret-of-the-test');
+    await store.set('echo:other.test', 'another-secret-of-it');
+    expect(io.stderrText().match(/storing the credential in a plain file/g)).toHaveLength(1);
+  });
+
+  it('a store handed in is the only store: looked in, written to, and the hosting accounts', async () => {
+    const given = new MemoryCredentialStore();
+    const port = await context({}, { credentials: given, profiles: { profiles: {} } }).credentialStorage();
+    expect([port.primary, port.store(), ...port.lookup()]).toEqual([given, given, given]);
+    await (await port.hostingAccounts('https://api.example.test')).save(
+      { login: 'mona', token: 'lyu_x', scopes: [], origin: 'pasted', clientId: '', createdAt: new Date(0).toISOString() },
+      { activate: true },
+    );
+    expect([...given.data.keys()].sort()).toEqual(['hosting:api.example.test', 'hosting:api.example.test:mona']);
+  });
+});
