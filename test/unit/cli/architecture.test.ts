@@ -210,7 +210,7 @@ export function moduleState(text: string): string[] {
 /** The exceptions, each with its reason; the registry of services is the one by design. */
 const PROCESS_STATE: Readonly<Record<string, string>> = {
   'cli/shape/jq.ts': 'the jq WebAssembly runtime, loaded once per process like a module (no data of a run)',
-  'cli/commands/mailbox/memory.ts': "the process's garbage-collector settings and page count (V8 flags are per process)",
+  'cli/commands/mailbox/memory.ts': "the process's V8 flags and the gc() they expose (V8 flags are per process)",
 };
 
 describe('no module-level mutable state in src/cli', () => {

@@ -59,15 +59,14 @@ export function guardMemory(stream: Readable, everyBytes = 1024 * 1024, maxBuffe
   });
 }
 
-let pages = 0;
-
 /**
- * After each page of a long listing: a young-generation collection (the
- * page's parsed JSON is garbage once printed), and every tenth page a full
- * one, so what got promoted does not pile up until V8's own threshold.
+ * After page `page` (1, 2, …) of a long listing: a young-generation
+ * collection (the page's parsed JSON is garbage once printed), and every
+ * tenth page a full one, so what got promoted does not pile up until V8's
+ * own threshold. The listing counts its pages (no count kept here).
  */
-export function collectAfterPage(): void {
+export function collectAfterPage(page: number): void {
   // gc() without options is a full collection (Node 20 reads {type: 'major'} as minor).
-  if (++pages % 10 === 0) collect();
+  if (page % 10 === 0) collect();
   else collect({ type: 'minor' });
 }

@@ -69,7 +69,7 @@ async function printJson(ctx: Context, source: Messages, write: Write): Promise<
     let n = 0;
     for await (const m of source) {
       await write(out.line(flat(m)));
-      if (++n % Mailbox.maxCount === 0) collectAfterPage();
+      if (++n % Mailbox.maxCount === 0) collectAfterPage(n / Mailbox.maxCount);
     }
     return;
   }
@@ -82,7 +82,7 @@ async function printJson(ctx: Context, source: Messages, write: Write): Promise<
   let n = 0;
   for await (const m of source) {
     await write((n++ ? ',\n  ' : '[\n  ') + JSON.stringify(flat(m)));
-    if (n % Mailbox.maxCount === 0) collectAfterPage();
+    if (n % Mailbox.maxCount === 0) collectAfterPage(n / Mailbox.maxCount);
   }
   await write(n ? '\n]\n' : '[]\n');
 }
@@ -127,13 +127,14 @@ async function listWithCheckpoint(ctx: Context, o: MailboxListOptions, opts: Lis
     }
   };
   const cp = await openCheckpoint(ctx, file, run, checkCursor);
+  let pages = 0;
   try {
     const r = await runPages({
       // The first page has no cursor yet (an empty one); later pages start after the saved message id.
       first: '',
       fetch: async (after) => {
         const page = await client.listAfter(opts, after || undefined);
-        collectAfterPage();
+        collectAfterPage(++pages);
         return { items: page.messages.map(flat), next: page.next, emptyPages: 0 };
       },
       output: ndjsonPageOutput(ctx),
