@@ -464,7 +464,7 @@ async function identityAssertionGrant(ctx: FlowContext): Promise<StoredTokens> {
  */
 async function deviceGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
-  if (!deps.presentDeviceCode) throw new LanyardError('usage', 'the device sign-in needs a way to show its code');
+  if (!deps.presentDeviceCode) throw new LanyardError('validation', 'the device sign-in needs a way to show its code (presentDeviceCode)');
   const client = await identity(ctx, undefined, false);
   const { processDeviceAuthorizationResponse } = await import('../hosting/oauth.js');
   const { pollForDeviceToken } = await import('../hosting/device-flow.js');
