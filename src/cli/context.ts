@@ -99,8 +99,6 @@ export interface Context {
    * function runs; human output to the IO until then.
    */
   output: Output;
-  /** Set by long-running commands (emulator start) whose normal end is Ctrl-C: exit 0, not 130. */
-  interruptHandled: boolean;
   /** Closes pools; called by main before exit. */
   close(): Promise<void>;
 }
@@ -195,7 +193,6 @@ export function createContext(o: ContextOptions): Context {
     },
     globals: o.globals,
     rateLimits,
-    interruptHandled: false,
     output: new Output(o.io),
     warn(text) {
       const line = safeText(`! ${text}`);

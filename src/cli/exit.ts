@@ -9,8 +9,9 @@ import { SERVICES } from './services/registry.js';
 
 /**
  * The command's own exit status, thrown by its run function instead of an
- * error: another program's (`exec`), a failed CI gate (`health check`).
- * Nothing is printed for it.
+ * error: another program's (`exec`), a failed CI gate (`health check`), 0
+ * when a signal is the normal end (`emulator start`, `protocol bridge`: not
+ * 130). Nothing is printed for it; no other way carries an exit status.
  */
 export class ExitStatus extends Error {
   constructor(readonly status: number) {

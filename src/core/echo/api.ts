@@ -86,8 +86,8 @@ export function refusal(err: unknown, credential: 'key' | 'token'): unknown {
   }
   if (credential === 'token' && (err.status === 401 || err.status === 403)) {
     const hint = JWT_HINTS.find(([re]) => re.test(message))?.[1];
-    if (err.status === 401) return new AuthRequiredError(text, hint ? { hint } : undefined);
-    return new LanyardError('forbidden', text, hint ? { hint } : undefined);
+    if (err.status === 401) return new AuthRequiredError(text, { service: 'echo', ...(hint ? { hint } : {}) });
+    return new LanyardError('forbidden', text, { service: 'echo', ...(hint ? { hint } : {}) });
   }
-  return new LanyardError('http_error', text);
+  return new LanyardError('http_error', text, { service: 'echo' });
 }

@@ -336,7 +336,9 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
       .wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s))
       .catch((err: unknown) => {
         if (err instanceof OAuthError && err.error === 'access_denied') {
-          throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`);
+          throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`, {
+            service: 'protocol',
+          });
         }
         throw err;
       });

@@ -3,8 +3,8 @@ import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
-import { AuthRequiredError, type LanyardError } from '../../../../src/core/errors.js';
-import { fetchAuthInfo, sendEcho } from '../../../../src/core/echo/api.js';
+import { AuthRequiredError, HttpError, type LanyardError } from '../../../../src/core/errors.js';
+import { fetchAuthInfo, refusal, sendEcho } from '../../../../src/core/echo/api.js';
 import { fixedCredential } from '../../../../src/core/auth/provider.js';
 import { apiKeyAccount, apiKeyCredential, maskSecret, normaliseApiKey, resolveApiKey } from '../../../../src/core/echo/credentials.js';
 
@@ -69,6 +69,25 @@ describe('echo API calls', () => {
     expect(e403).not.toBeInstanceOf(AuthRequiredError);
     expect((e403 as LanyardError).code).toBe('forbidden');
     expect((e403 as LanyardError).hint).toMatch(/--audience/);
+  });
+});
+
+describe('echo refusals carry their service', () => {
+  it('a refused key or token, a forbidden token and another refusal all say service echo (no service to parse from the message)', () => {
+    const refused = (status: number, message: string) => new HttpError(status, 'POST', 'https://echo.test/echo', gatewayError(status, message), {});
+    const cases = [
+      refusal(refused(401, 'API key not valid'), 'key'),
+      refusal(refused(401, 'Jwt issuer is not configured: Issuer not allowed'), 'token'),
+      refusal(refused(403, 'Audience not allowed'), 'token'),
+      refusal(refused(404, 'no such method'), 'token'),
+    ] as LanyardError[];
+    expect(cases.map((e) => [e.code, e.service])).toEqual([
+      ['auth_required', 'echo'],
+      ['auth_required', 'echo'],
+      ['forbidden', 'echo'],
+      ['http_error', 'echo'],
+    ]);
+    expect(cases[1]!.hint).toMatch(/does not trust this issuer/);
   });
 });
 
