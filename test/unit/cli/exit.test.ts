@@ -1,4 +1,5 @@
 /** Every error code has its exit code in the one table; the error family maps as the README's exit codes say. */
+import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CLI_EXIT_CODES, EXIT_CODES, exitCodeFor, formatError } from '../../../src/cli/exit.js';
@@ -54,6 +55,13 @@ describe('exit codes', () => {
     expect(exitCodeFor(jq)).toBe(1);
     expect(formatError(jq, false)).toBe('--jq: jq: error (at <stdin>:0): cannot iterate over null');
     expect(formatError(new UsageError('--json and --ndjson together', 'pick one'), false)).toBe('--json and --ndjson together\npick one');
+  });
+
+  it("docs/library.md says of every library code what a caller does about it, and names no CLI code as the library's", () => {
+    const doc = readFileSync(new URL('../../../docs/library.md', import.meta.url), 'utf8');
+    const listed = new Set([...doc.matchAll(/^- (`[a-z_]+`(?:, `[a-z_]+`)*):/gm)].flatMap((m) => m[1]!.match(/[a-z_]+/g)!));
+    expect(ERROR_CODES.filter((c) => !listed.has(c))).toEqual([]);
+    expect([...listed].filter((c) => !(ERROR_CODES as readonly string[]).includes(c))).toEqual([]);
   });
 
   it('maps the error family', () => {
