@@ -68,7 +68,8 @@ describe('echo API calls', () => {
     const e403 = await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', auth: bearer('t') }).catch((e: unknown) => e);
     expect(e403).not.toBeInstanceOf(AuthRequiredError);
     expect((e403 as LanyardError).code).toBe('forbidden');
-    expect((e403 as LanyardError).hint).toMatch(/--audience/);
+    expect((e403 as LanyardError).hint).toBe('the API does not accept this audience');
+    expect((e403 as LanyardError).remedy).toMatchObject({ kind: 'set-setting', setting: 'echo.audience', option: '--audience' });
   });
 });
 
@@ -88,6 +89,11 @@ describe('echo refusals carry their service', () => {
       ['http_error', 'echo'],
     ]);
     expect(cases[1]!.hint).toMatch(/does not trust this issuer/);
+    // The audience is a setting: a remedy the CLI turns into its flag and `config set`, not a flag named by the library.
+    expect([cases[2]!.hint, cases[2]!.remedy]).toEqual([
+      'the API does not accept this audience',
+      { kind: 'set-setting', setting: 'echo.audience', example: '<audience>', option: '--audience' },
+    ]);
   });
 });
 
