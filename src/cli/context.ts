@@ -84,8 +84,6 @@ export interface Context extends ProfileDoors {
    * function runs; human output to the IO until then.
    */
   output: Output;
-  /** Set by long-running commands (emulator start) whose normal end is Ctrl-C: exit 0, not 130. */
-  interruptHandled: boolean;
   /** Closes pools; called by main before exit. */
   close(): Promise<void>;
 }
@@ -138,7 +136,6 @@ export function createContext(o: ContextOptions): Context {
     },
     globals: o.globals,
     rateLimits: new Map<string, RateLimitState>(),
-    interruptHandled: false,
     output: new Output(o.io),
     secrets,
     ...profileDoors({ env: o.env, flag: () => o.globals().profile, cwd: o.cwd, given: o.ports?.profiles, lock }),

@@ -2,14 +2,16 @@
 import { CommanderError } from 'commander';
 import { ExitCode } from '../shared/exit-codes.js';
 import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../core/errors.js';
+import { CliError, type CliErrorCode } from './cli-error.js';
 import { localTime, relativeTime } from './time-text.js';
 import { hintOf } from './hints.js';
 import { SERVICES } from './services/registry.js';
 
 /**
  * The command's own exit status, thrown by its run function instead of an
- * error: another program's (`exec`), a failed CI gate (`health check`).
- * Nothing is printed for it.
+ * error: another program's (`exec`), a failed CI gate (`health check`), 0
+ * when a signal is the normal end (`emulator start`, `protocol bridge`: not
+ * 130). Nothing is printed for it; no other way carries an exit status.
  */
 export class ExitStatus extends Error {
   constructor(readonly status: number) {
@@ -18,12 +20,13 @@ export class ExitStatus extends Error {
   }
 }
 
-/** The exit code of every error code: the one table (a test checks it covers them all). */
+/** The exit code of every library error code: the one table (a test checks it covers them all). */
 export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
-  usage: ExitCode.Usage,
   validation: ExitCode.Usage,
   config: ExitCode.Usage,
   insecure_transport: ExitCode.Usage,
+  checkpoint_unusable: ExitCode.Usage,
+  checkpoint_busy: ExitCode.Usage,
   rate_limited: ExitCode.RateLimit,
   auth_required: ExitCode.AuthRequired,
   unauthorized: ExitCode.AuthRequired,
@@ -56,6 +59,11 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
   incorrect_client_credentials: ExitCode.Error,
   incorrect_device_code: ExitCode.Error,
   unsupported_grant_type: ExitCode.Error,
+};
+
+/** The exit code of every code of the CLI's own errors (cli-error.ts), beside the library's. */
+export const CLI_EXIT_CODES: Readonly<Record<CliErrorCode, ExitCode>> = {
+  usage: ExitCode.Usage,
   jq_error: ExitCode.Error,
   template_error: ExitCode.Error,
 };
@@ -63,6 +71,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, ExitCode>> = {
 export function exitCodeFor(err: unknown): number {
   if (err instanceof ExitStatus) return err.status;
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : ExitCode.Usage;
+  if (err instanceof CliError) return CLI_EXIT_CODES[err.code] ?? ExitCode.Error;
   if (err instanceof LanyardError) return EXIT_CODES[err.code] ?? ExitCode.Error;
   return ExitCode.Error;
 }
@@ -79,12 +88,9 @@ export function owesErrorLine(err: unknown, code: number): boolean {
 /** One line (plus an optional hint line) for stderr. Stack traces only with --debug. */
 export function formatError(err: unknown, debug: boolean): string {
   let msg: string;
-  if (err instanceof LanyardError) {
-    msg = err.message;
-    if (err instanceof HttpError && err.status === 401 && !err.hint && !err.remedy) err.hint = unauthorizedHint(err);
-    if (err instanceof RateLimitError && !err.hint && err.kind !== 'budget') err.hint = rateLimitHint(err);
-    const hint = hintOf(err);
-    if (hint) msg += `\n${hint}`;
+  if (err instanceof LanyardError || err instanceof CliError) {
+    const hint = err instanceof LanyardError ? libraryHint(err) : err.hint;
+    msg = hint ? `${err.message}\n${hint}` : err.message;
   } else if (err instanceof Error) {
     msg = `unexpected error: ${err.message.split('\n')[0]}`;
   } else {
@@ -92,6 +98,13 @@ export function formatError(err: unknown, debug: boolean): string {
   }
   if (debug && err instanceof Error && err.stack) msg += `\n${err.stack}`;
   return msg;
+}
+
+/** The hint line of a library error: its own hint and remedy, else the CLI's words for a bare 401 or rate limit. */
+function libraryHint(err: LanyardError): string | undefined {
+  if (err instanceof HttpError && err.status === 401 && !err.hint && !err.remedy) err.hint = unauthorizedHint(err);
+  if (err instanceof RateLimitError && !err.hint && err.kind !== 'budget') err.hint = rateLimitHint(err);
+  return hintOf(err);
 }
 
 /** A 401 nobody explained: the sign-in of its service (the hosting service's when it is not known). */

@@ -28,70 +28,95 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   secrets.rememberEnv(process.env);
   const rawErr = io.err;
   io.err = (text) => rawErr(secrets.safe(text));
-  const ac = new AbortController();
-  let interrupted = false;
-  let firstSignalAt = 0;
-  let terminated = false;
-  let pagerRunning = () => false;
-  const onSigint = (signal?: NodeJS.Signals) => {
-    // A second Ctrl-C forces the exit. A repeat within 300 ms is not a person's:
-    // conf's atomic writer (when-exit) re-raises every signal on this process.
-    if (interrupted) {
-      // While a pager shows the output, it has the terminal: Lanyard waits for it to end (Output.finish).
-      if (performance.now() - firstSignalAt < 300 || pagerRunning()) return;
-      process.exit(terminated ? ExitCode.Terminated : ExitCode.Interrupted);
-    }
-    interrupted = true;
-    terminated = signal === 'SIGTERM';
-    firstSignalAt = performance.now();
-    ac.abort();
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  const signals = watchSignals();
   let globals: () => GlobalOptions = () => ({});
   // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
   const ctx = createContext({
     io,
     env: { ...process.env },
-    signal: ac.signal,
+    signal: signals.signal,
     version: VERSION,
     cwd: process.cwd(),
     globals: () => globals(),
     secrets,
     ...(options.keychain ? { keychain: options.keychain } : {}),
   });
-  pagerRunning = () => ctx.output.pagerRunning();
+  signals.pagerRunning = () => ctx.output.pagerRunning();
   const args = helpArgs(argv.slice(2));
-  argv = [...argv.slice(0, 2), ...args];
   const scope = treeScope(args);
   const program = buildProgram(ctx, scope);
   globals = () => program.opts<GlobalOptions>();
   let code: number = ExitCode.Ok;
   try {
-    await program.parseAsync(argv);
-    if (interrupted && !ctx.interruptHandled) code = ExitCode.Interrupted;
+    await program.parseAsync([...argv.slice(0, 2), ...args]);
+    if (signals.interrupted) code = ExitCode.Interrupted;
   } catch (err) {
     code = exitCodeFor(err);
-    if (owesErrorLine(err, code)) io.err(formatError(err, ctx.debug));
-    if ((err as { code?: string })?.code === 'commander.unknownCommand') {
-      const guess = suggestionFor(commandWords(args));
-      if (guess) io.err(`Did you mean ${guess}?`);
-    }
+    reportFailure(io, err, code, ctx.debug, args);
   } finally {
     // Ended by SIGTERM rather than Ctrl-C: 143, as a shell would report it.
-    if (terminated && code === ExitCode.Interrupted) code = ExitCode.Terminated;
+    if (signals.terminated && code === ExitCode.Interrupted) code = ExitCode.Terminated;
     await ctx.close();
     // The terminal goes back to the shell once the person has left the pager (Ctrl-C meanwhile is the pager's).
     process.exitCode = code;
     await ctx.output.finish();
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
-    // conf's atomic writer (when-exit) answers a signal by raising it again on
-    // this process. Should that arrive after the command has ended, it would
-    // kill the process by the signal and lose the exit status (`emulator
-    // start` ends with 0 on SIGTERM): one more of each is swallowed.
-    if (interrupted) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => undefined);
+    signals.stop();
   }
   process.exitCode = code;
   return { group: typeof scope === 'object' ? scope.group : undefined };
+}
+
+/** The error's line on stderr when it owes one, and for an unknown command the nearest known one. */
+function reportFailure(io: { err(text: string): void }, err: unknown, code: number, debug: boolean, args: string[]): void {
+  if (owesErrorLine(err, code)) io.err(formatError(err, debug));
+  if ((err as { code?: string })?.code === 'commander.unknownCommand') {
+    const guess = suggestionFor(commandWords(args));
+    if (guess) io.err(`Did you mean ${guess}?`);
+  }
+}
+
+/** Ctrl-C and SIGTERM while main runs: the first aborts the run, a second one forces the exit. */
+interface SignalWatch {
+  readonly signal: AbortSignal;
+  readonly interrupted: boolean;
+  readonly terminated: boolean;
+  /** Whether a pager has the terminal (then a second Ctrl-C is the pager's). */
+  pagerRunning: () => boolean;
+  stop(): void;
+}
+
+function watchSignals(): SignalWatch {
+  const ac = new AbortController();
+  let firstSignalAt = 0;
+  const watch = {
+    signal: ac.signal,
+    interrupted: false,
+    terminated: false,
+    pagerRunning: () => false,
+    stop() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      // conf's atomic writer (when-exit) answers a signal by raising it again on
+      // this process. Should that arrive after the command has ended, it would
+      // kill the process by the signal and lose the exit status (`emulator
+      // start` ends with 0 on SIGTERM): one more of each is swallowed.
+      if (watch.interrupted) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => undefined);
+    },
+  };
+  function onSignal(signal?: NodeJS.Signals): void {
+    // A second Ctrl-C forces the exit. A repeat within 300 ms is not a person's:
+    // conf's atomic writer (when-exit) re-raises every signal on this process.
+    if (watch.interrupted) {
+      // While a pager shows the output, it has the terminal: Lanyard waits for it to end (Output.finish).
+      if (performance.now() - firstSignalAt < 300 || watch.pagerRunning()) return;
+      process.exit(watch.terminated ? ExitCode.Terminated : ExitCode.Interrupted);
+    }
+    watch.interrupted = true;
+    watch.terminated = signal === 'SIGTERM';
+    firstSignalAt = performance.now();
+    ac.abort();
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return watch;
 }

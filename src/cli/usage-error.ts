@@ -1,8 +1,8 @@
 /** A usage error (bad flags or arguments, conflicting options): exit 2. */
-import { LanyardError } from '../core/errors.js';
+import { CliError } from './cli-error.js';
 
-export class UsageError extends LanyardError {
+export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
-    super('usage', message, hint ? { hint } : undefined);
+    super('usage', message, hint);
   }
 }

@@ -9,11 +9,14 @@ import type { RateLimitState } from './ratelimit/headers.js';
  * its exit code in one table (a test fails when one is missing).
  */
 export const ERROR_CODES = [
-  // exit 2: usage
-  'usage',
+  // exit 2: the input must change
   'validation',
   'config',
   'insecure_transport',
+  // a resumable listing's checkpoint is another run's, damaged or unsafe (use another file)
+  'checkpoint_unusable',
+  // another run holds the checkpoint, or moved it on meanwhile (try again when it has ended)
+  'checkpoint_busy',
   // exit 3: rate limit or budget
   'rate_limited',
   // exit 4: authentication needed
@@ -51,8 +54,6 @@ export const ERROR_CODES = [
   'incorrect_client_credentials',
   'incorrect_device_code',
   'unsupported_grant_type',
-  'jq_error',
-  'template_error',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

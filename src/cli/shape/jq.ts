@@ -4,7 +4,7 @@
  * request is made, so a typo costs nothing and leaves no state behind.
  */
 import type { JqRuntime } from 'jq-web';
-import { LanyardError } from '../../core/errors.js';
+import { CliError } from '../cli-error.js';
 import { UsageError } from '../usage-error.js';
 import type { JsonShaper } from './registry.js';
 
@@ -119,7 +119,7 @@ export async function jqShaper(expr: string, o: { pretty: boolean; color: boolea
         const f = failure(err);
         // A compile error here is one the check missed: still the expression's fault.
         if (f.exitCode === 3) throw new UsageError(`--jq: ${describe(f)}`);
-        throw new LanyardError('jq_error', `--jq: ${describe(f)}`);
+        throw new CliError('jq_error', `--jq: ${describe(f)}`);
       }
       return out === undefined ? '' : `${out}\n`;
     },

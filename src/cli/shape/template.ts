@@ -7,7 +7,7 @@
  * which line cells up in columns.
  */
 import type { Context as LiquidContext, Liquid as LiquidEngine, TagToken, Template, TopLevelToken, Value as LiquidValue } from 'liquidjs';
-import { LanyardError } from '../../core/errors.js';
+import { CliError } from '../cli-error.js';
 import { relativeTime } from '../time-text.js';
 import { UsageError } from '../usage-error.js';
 import type { JsonShaper } from './registry.js';
@@ -75,7 +75,7 @@ export async function templateShaper(source: string, o: { tty: boolean; color: b
       try {
         text = String(liquid.renderSync(parsed, scope));
       } catch (err) {
-        throw new LanyardError('template_error', `--template: ${position((err as Error).message)}`);
+        throw new CliError('template_error', `--template: ${position((err as Error).message)}`);
       }
       return text + table.flush();
     },

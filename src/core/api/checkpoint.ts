@@ -68,7 +68,7 @@ interface CheckpointFile {
 /** A checkpoint that cannot be used: another run's, corrupt, or unsafe. Exit 2; the file is left as it was. */
 export class CheckpointError extends LanyardError {
   constructor(message: string) {
-    super('usage', message);
+    super('checkpoint_unusable', message);
   }
 }
 
@@ -199,7 +199,7 @@ export class Checkpoint {
   /**
    * Reads FILE: missing → a fresh run; corrupt, of another format version, of
    * another run or with an unusable cursor → {@link CheckpointError}, and the
-   * file is not written. A file another run holds → an error (exit 1).
+   * file is not written. A file another run holds → `checkpoint_busy`.
    */
   static async open(file: string, run: CheckpointRun, o: CheckpointOptions): Promise<Checkpoint> {
     const name = o.name ?? basename(file);
@@ -219,7 +219,7 @@ export class Checkpoint {
     });
     if (JSON.stringify(again?.position) !== JSON.stringify(parsed?.position)) {
       await cp.close();
-      throw new LanyardError('usage', `checkpoint ${name} changed while being opened (another run?); try again`);
+      throw new LanyardError('checkpoint_busy', `checkpoint ${name} changed while being opened (another run?); try again`);
     }
     return cp;
   }
@@ -290,7 +290,8 @@ async function holdLock(lock: string, name: string): Promise<() => Promise<void>
     const holder = await readFile(lock, 'utf8').catch(() => '');
     const m = /^(\d+)@(.*)$/.exec(holder);
     const alive = m ? m[2] !== hostname() || isRunning(Number(m[1])) : false;
-    if (alive || attempt > 0) throw new LanyardError('usage', `checkpoint ${name} is in use by another run (process ${m?.[1] ?? '?'}); wait for it to end`);
+    if (alive || attempt > 0)
+      throw new LanyardError('checkpoint_busy', `checkpoint ${name} is in use by another run (process ${m?.[1] ?? '?'}); wait for it to end`);
     // The holder is gone (killed): its lock goes, unless another run has just replaced it.
     if ((await readFile(lock, 'utf8').catch(() => '')) === holder) await rm(lock, { force: true });
   }

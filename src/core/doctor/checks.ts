@@ -309,7 +309,12 @@ class Diagnosis {
       this.checks.push({
         name: 'credential',
         status: missing ? 'warn' : 'fail',
-        summary: err instanceof LimitReached ? `the credential store did not answer within ${Math.ceil(this.#limitMs / 1000)} s` : (le?.message ?? String(err)),
+        summary:
+          err instanceof LimitReached
+            ? `the credential store did not answer within ${Math.ceil(this.#limitMs / 1000)} s`
+            : err instanceof Error
+              ? err.message
+              : String(err),
         problem: missing ? 'no-credential' : 'credential-unavailable',
         ...(le?.remedy ? { remedy: le.remedy } : {}),
       });

@@ -4,7 +4,7 @@
  */
 import { Echo } from '../../shared/constants.js';
 import type { AuthInfoResponse, EchoMessage } from '../../shared/echo.js';
-import { AuthRequiredError, HttpError, LanyardError, oneLine } from '../errors.js';
+import { AuthRequiredError, HttpError, LanyardError, oneLine, type Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { CredentialProvider } from '../auth/provider.js';
 import { checkWire } from '../wire/check.js';
@@ -53,14 +53,18 @@ export function processAuthInfoResponse(body: unknown): AuthInfoResponse {
   return { id: b.id, email: b.email };
 }
 
-/** What each gateway reason means, as a hint for the user. */
-const JWT_HINTS: Array<[RegExp, string]> = [
+/** What each gateway reason means, as a hint for the user (and what to change, when it is a setting). */
+const JWT_HINTS: Array<[RegExp, string, Remedy?]> = [
   [/Missing or invalid credentials/, 'no bearer token reached the API'],
   [/BAD_FORMAT/, 'the token is malformed, or lacks iss, sub or aud'],
   [/TIME_CONSTRAINT_FAILURE/, 'the token has expired or is not valid yet (exp/nbf; check the clock)'],
   [/BAD_SUBJECT/, 'an e-mail issuer may only assert itself: sub must equal iss'],
-  [/Issuer not allowed/, 'the API does not trust this issuer: use the key file of an account the scheme trusts, or --issuer'],
-  [/Audience not allowed/, 'the API does not accept this audience: pass --audience (or set echo.audience in the profile)'],
+  [/Issuer not allowed/, 'the API does not trust this issuer: use the key file of an account the scheme trusts, or mint with an issuer it trusts'],
+  [
+    /Audience not allowed/,
+    'the API does not accept this audience',
+    { kind: 'set-setting', setting: 'echo.audience', example: '<audience>', option: '--audience' },
+  ],
   [/KEY_RETRIEVAL_ERROR/, "no key the API can fetch has the token's key id (kid): deleted or unknown key?"],
   [/BAD_SIGNATURE/, "the signature does not verify with the issuer's published key"],
   [/Unable to fetch verification key/, "the API could not fetch the issuer's keys (JWKS)"],
@@ -85,9 +89,9 @@ export function refusal(err: unknown, credential: 'key' | 'token'): unknown {
     return new AuthRequiredError(text, { remedy: { kind: 'sign-in', service: 'echo' }, service: 'echo' });
   }
   if (credential === 'token' && (err.status === 401 || err.status === 403)) {
-    const hint = JWT_HINTS.find(([re]) => re.test(message))?.[1];
-    if (err.status === 401) return new AuthRequiredError(text, hint ? { hint } : undefined);
-    return new LanyardError('forbidden', text, hint ? { hint } : undefined);
+    const [, hint, remedy] = JWT_HINTS.find(([re]) => re.test(message)) ?? [];
+    const options = { service: 'echo' as const, ...(hint ? { hint } : {}), ...(remedy ? { remedy } : {}) };
+    return err.status === 401 ? new AuthRequiredError(text, options) : new LanyardError('forbidden', text, options);
   }
-  return new LanyardError('http_error', text);
+  return new LanyardError('http_error', text, { service: 'echo' });
 }

@@ -94,12 +94,14 @@ export async function obtainSchemeToken(o: SchemeTokenOptions, d: SchemeTokenDep
 function signInTarget(o: SchemeTokenOptions): { issuer: string; clientId: string; account: string; product: string } {
   if (o.scheme === 'id-token') {
     if (!o.idpUrl) throw new ValidationError('no identity provider', { remedy: { kind: 'set-setting', setting: 'echo.idpUrl', example: '<url>' } });
-    if (!o.clientId) throw new ValidationError('no OAuth client id: pass --client-id, or set echo.idpClientId in the profile');
+    if (!o.clientId)
+      throw new ValidationError('no OAuth client id', { remedy: { kind: 'set-setting', setting: 'echo.idpClientId', example: '<id>', option: '--client-id' } });
     const issuer = o.idpUrl.replace(/\/+$/, '');
     return { issuer, clientId: o.clientId, account: idTokenAccount(issuer), product: 'the identity provider' };
   }
   if (!o.appPlatformUrl) throw new ValidationError('no app platform', { remedy: { kind: 'set-setting', setting: 'echo.appPlatformUrl', example: '<url>' } });
-  if (!o.project) throw new ValidationError('no project: pass --project <id>, or set echo.appPlatformProject in the profile');
+  if (!o.project)
+    throw new ValidationError('no project', { remedy: { kind: 'set-setting', setting: 'echo.appPlatformProject', example: '<id>', option: '--project <id>' } });
   if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(o.project))
     throw new ValidationError(`--project: "${o.project}" is not a project id (lower-case letters, digits, hyphens)`);
   const base = o.appPlatformUrl.replace(/\/+$/, '');

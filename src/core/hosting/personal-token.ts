@@ -35,7 +35,7 @@ export function createAuthorizationRequest(http: HttpClient, o: PersonalTokenReq
 
 export async function processCreateAuthorizationResponse(res: HttpResponse): Promise<PersonalToken> {
   const body = (await res.json<Record<string, unknown>>().catch(() => ({}))) as Record<string, unknown>;
-  if (res.status === 401) throw new AuthRequiredError('the server refused the username or password');
+  if (res.status === 401) throw new AuthRequiredError('the server refused the username or password', { service: 'hosting' });
   if (res.status === 422) {
     const errs = Array.isArray(body.errors)
       ? (body.errors as Array<Record<string, unknown>>).map((e) => `${String(e.field)} ${String(e.code)}`).join(', ')

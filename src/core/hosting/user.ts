@@ -41,7 +41,7 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
     });
   }
   const body = checkWire('hosting', 'the answer to GET /user', HostingUserSchema, await res.json());
-  if (!body.login) throw new AuthRequiredError('the user endpoint did not name a login');
+  if (!body.login) throw new AuthRequiredError('the user endpoint did not name a login', { service: 'hosting' });
   if (!isValidLogin(body.login))
     throw new LanyardError('bad_response', `hosting: GET /user answered a login that is not a valid login (${JSON.stringify(body.login.slice(0, 60))})`);
   const scopesHeader = res.headers['x-oauth-scopes'];

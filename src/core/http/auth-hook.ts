@@ -15,15 +15,20 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
   const used = spec.credential ?? (await auth.credential());
   const first: RequestSpec = { ...spec, credential: used };
   const retry = auth.refresh && !isStream(spec.body) ? auth.refresh.bind(auth) : undefined;
+  // A 401 that escapes says whose credential was refused (the provider's source), for the caller to act on.
+  const refused = (err: unknown) => {
+    if (err instanceof HttpError && err.status === 401) err.credentialSource ??= auth.source;
+    return err;
+  };
   let res: HttpResponse;
   try {
     res = await send(first);
   } catch (err) {
     if (retry && err instanceof HttpError && err.status === 401) {
       const next = await retry(used);
-      if (next) return send({ ...spec, credential: next });
+      if (next) return send({ ...spec, credential: next }).catch((e: unknown) => Promise.reject(refused(e)));
     }
-    throw err;
+    throw refused(err);
   }
   if (retry && res.status === 401) {
     const next = await retry(used);

@@ -336,7 +336,9 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
       .wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s))
       .catch((err: unknown) => {
         if (err instanceof OAuthError && err.error === 'access_denied') {
-          throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`);
+          throw new AuthRequiredError(`authorization was denied${err.errorDescription ? ': ' + err.errorDescription : ''}; nothing was stored`, {
+            service: 'protocol',
+          });
         }
         throw err;
       });
@@ -470,7 +472,7 @@ async function exchangeIdToken(ctx: FlowContext, idp: NonNullable<AuthorizeOptio
  */
 async function deviceGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
-  if (!deps.presentDeviceCode) throw new LanyardError('usage', 'the device sign-in needs a way to show its code');
+  if (!deps.presentDeviceCode) throw new LanyardError('validation', 'the device sign-in needs a way to show its code (presentDeviceCode)');
   const client = await identity(ctx, undefined, false);
   const { processDeviceAuthorizationResponse } = await import('../hosting/oauth.js');
   const { pollForDeviceToken } = await import('../hosting/device-flow.js');

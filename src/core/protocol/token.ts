@@ -77,7 +77,10 @@ async function clientAuthentication(
   }
   if (client.authMethod === 'private_key_jwt') {
     if (!client.privateKey)
-      throw new LanyardError('client_required', 'this client authenticates with a private key, but none is available (pass --client-key)');
+      throw new LanyardError('client_required', 'this client authenticates with a private key, but none is available', {
+        remedy: { kind: 'client-id', confidential: true },
+        service: 'protocol',
+      });
     form.client_id = client.clientId;
     form.client_assertion_type = JwtBearerAssertionType;
     form.client_assertion = await clientAssertion(client.clientId, client.privateKey, o.issuer, o.now, client.signingAlg);

@@ -150,6 +150,8 @@ const ADVICE = [
   /\blanyard (auth|config|profile|echo|protocol|mailbox|health|api|exec|emulator|ratelimit|completion)\b/,
   /\b(set|unset|or|via|with|from) LANYARD_[A-Z_]+/i,
   /\(LANYARD_[A-Z_]+ or stdin\)/,
+  // a command-line option to pass (the library takes options, not flags)
+  /\b(pass|use|with|or|add) --[a-z][a-z-]+/i,
 ];
 
 export function adviceLines(text: string): string[] {
@@ -169,6 +171,7 @@ describe('the library gives no CLI advice', () => {
     expect(adviceLines("throw new X('the client secret is missing: set LANYARD_CLIENT_SECRET or pipe it on stdin');")).toHaveLength(1);
     expect(adviceLines('/** for `lanyard api --paginate` */\nconst a = 1; // see `lanyard auth status`')).toEqual([]);
     expect(adviceLines("if (env.LANYARD_TOKEN) return 'LANYARD_TOKEN';")).toEqual([]);
+    expect(adviceLines("throw new X('no project: pass --project <id>');")).toHaveLength(1);
   });
 });
 

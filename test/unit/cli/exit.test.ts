@@ -1,7 +1,9 @@
 /** Every error code has its exit code in the one table; the error family maps as the README's exit codes say. */
+import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES, exitCodeFor } from '../../../src/cli/exit.js';
+import { CLI_EXIT_CODES, EXIT_CODES, exitCodeFor, formatError } from '../../../src/cli/exit.js';
+import { CLI_ERROR_CODES, CliError } from '../../../src/cli/cli-error.js';
 import { UsageError } from '../../../src/cli/usage-error.js';
 import {
   AuthRequiredError,
@@ -17,30 +19,57 @@ import {
 } from '../../../src/core/errors.js';
 import { eventsUrl } from '../../../src/core/health/events.js';
 
-/** Codes of the closed set without an exit code in `table`, and keys of `table` that are not codes. */
-function gaps(table: Partial<Record<string, number>>): { missing: string[]; unknown: string[] } {
+/** Codes of a closed set without an exit code in `table`, and keys of `table` that are not its codes. */
+function gaps(codes: readonly string[], table: Partial<Record<string, number>>): { missing: string[]; unknown: string[] } {
   return {
-    missing: ERROR_CODES.filter((c) => typeof table[c] !== 'number'),
-    unknown: Object.keys(table).filter((k) => !(ERROR_CODES as readonly string[]).includes(k)),
+    missing: codes.filter((c) => typeof table[c] !== 'number'),
+    unknown: Object.keys(table).filter((k) => !codes.includes(k)),
   };
 }
 
 describe('exit codes', () => {
-  it('every error code has exactly one exit code, from the documented set', () => {
-    expect(gaps(EXIT_CODES)).toEqual({ missing: [], unknown: [] });
+  it("every error code, the library's and the CLI's, has exactly one exit code, from the documented set", () => {
+    expect(gaps(ERROR_CODES, EXIT_CODES)).toEqual({ missing: [], unknown: [] });
+    expect(gaps(CLI_ERROR_CODES, CLI_EXIT_CODES)).toEqual({ missing: [], unknown: [] });
     for (const c of ERROR_CODES) expect([1, 2, 3, 4, 130]).toContain(EXIT_CODES[c]);
-    expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
+    for (const c of CLI_ERROR_CODES) expect([1, 2, 3, 4, 130]).toContain(CLI_EXIT_CODES[c]);
+    const all = [...ERROR_CODES, ...CLI_ERROR_CODES];
+    expect(new Set(all).size).toBe(all.length);
   });
 
   it('the check can fail: a code without an exit code is reported', () => {
     const { timeout: _, ...short } = EXIT_CODES;
-    expect(gaps(short).missing).toEqual(['timeout']);
-    expect(gaps({ ...EXIT_CODES, nonsense: 1 }).unknown).toEqual(['nonsense']);
+    expect(gaps(ERROR_CODES, short).missing).toEqual(['timeout']);
+    expect(gaps(ERROR_CODES, { ...EXIT_CODES, nonsense: 1 }).unknown).toEqual(['nonsense']);
+    const { jq_error: __, ...cliShort } = CLI_EXIT_CODES;
+    expect(gaps(CLI_ERROR_CODES, cliShort).missing).toEqual(['jq_error']);
+  });
+
+  it("the library has no CLI-only code: usage, --jq and --template failures are the CLI's", () => {
+    for (const c of ['usage', 'jq_error', 'template_error']) {
+      expect(ERROR_CODES as readonly string[]).not.toContain(c);
+      expect(CLI_ERROR_CODES as readonly string[]).toContain(c);
+    }
+    const jq = new CliError('jq_error', '--jq: jq: error (at <stdin>:0): cannot iterate over null');
+    expect(jq).not.toBeInstanceOf(LanyardError);
+    expect(exitCodeFor(jq)).toBe(1);
+    expect(formatError(jq, false)).toBe('--jq: jq: error (at <stdin>:0): cannot iterate over null');
+    expect(formatError(new UsageError('--json and --ndjson together', 'pick one'), false)).toBe('--json and --ndjson together\npick one');
+  });
+
+  it("docs/library.md says of every library code what a caller does about it, and names no CLI code as the library's", () => {
+    const doc = readFileSync(new URL('../../../docs/library.md', import.meta.url), 'utf8');
+    const listed = new Set([...doc.matchAll(/^- (`[a-z_]+`(?:, `[a-z_]+`)*):/gm)].flatMap((m) => m[1]!.match(/[a-z_]+/g)!));
+    expect(ERROR_CODES.filter((c) => !listed.has(c))).toEqual([]);
+    expect([...listed].filter((c) => !(ERROR_CODES as readonly string[]).includes(c))).toEqual([]);
   });
 
   it('maps the error family', () => {
     const cases: Array<[unknown, number]> = [
       [new UsageError('x'), 2],
+      [new CliError('template_error', 'x'), 1],
+      [new LanyardError('checkpoint_busy', 'x'), 2],
+      [new LanyardError('checkpoint_unusable', 'x'), 2],
       [new ValidationError('x'), 2],
       [new ConfigError('x'), 2],
       [new RateLimitError('x', 'secondary'), 3],

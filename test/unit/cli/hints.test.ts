@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthRequiredError, ConfigError, HttpError, LanyardError, TimeoutError, ValidationError } from '../../../src/core/errors.js';
 import { requireSetting } from '../../../src/core/config/settings.js';
 import { resolveHealthToken } from '../../../src/core/health/token.js';
+import { refusal } from '../../../src/core/echo/api.js';
 import { ExitStatus, exitCodeFor, formatError } from '../../../src/cli/exit.js';
 import { adviceFor } from '../../../src/cli/hints.js';
 
@@ -62,6 +63,13 @@ describe('hints: remedies as the CLI says them', () => {
     );
     expect(formatError(new ConfigError('no profile named "x"', { remedy: { kind: 'choose-profile' } }), false)).toBe(
       'no profile named "x"\nsee `lanyard profile list`',
+    );
+  });
+
+  it("an echo audience the API refuses: the library's reason, then the CLI's flag and setting", () => {
+    const e = refusal(new HttpError(403, 'GET', 'https://x/', { code: 7, message: 'JWT validation failed: Audience not allowed' }, {}), 'token');
+    expect(formatError(e, false)).toBe(
+      'the echo API refused the token (HTTP 403): JWT validation failed: Audience not allowed\nthe API does not accept this audience: pass --audience, or set echo.audience in the profile (`lanyard config set echo.audience <audience>`)',
     );
   });
 

@@ -3,6 +3,8 @@ import type { Context } from '../../context.js';
 import { sanitize } from '../../output.js';
 import { parseDuration, parseIntOption } from '../../option-parse.js';
 import { UsageError } from '../../usage-error.js';
+import { ExitStatus } from '../../exit.js';
+import { ExitCode } from '../../../shared/exit-codes.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
@@ -55,13 +57,14 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     await store.putProfile('emulator', settings);
     ctx.io.err(`Profile "emulator" points at ${emu.url} (use --profile emulator or \`lanyard profile use emulator\`)`);
   }
-  ctx.interruptHandled = true;
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   ctx.io.err('Shutting down the emulator');
   await emu.close();
+  // Ctrl-C or SIGTERM is its normal end: exit 0, not 130.
+  throw new ExitStatus(ExitCode.Ok);
 }
 
 async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {

@@ -3,6 +3,8 @@ import type { Context } from '../../context.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { runBridge } from '../../../core/protocol/bridge.js';
 import { adviceFor } from '../../hints.js';
+import { ExitStatus } from '../../exit.js';
+import { ExitCode } from '../../../shared/exit-codes.js';
 import { parseDuration } from '../../option-parse.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
 import type { ProtocolBridgeOptions } from './options.js';
@@ -41,6 +43,6 @@ export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBr
     rl.close();
     ctx.io.stdin.destroy();
   }
-  // The host stopping the bridge (SIGTERM) is its normal end.
-  ctx.interruptHandled = true;
+  // The host stopping the bridge (SIGTERM) is its normal end: exit 0, not 130.
+  if (ctx.signal.aborted) throw new ExitStatus(ExitCode.Ok);
 }

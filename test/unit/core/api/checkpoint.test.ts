@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Checkpoint, CheckpointError, checkpointRun, type PageOutput, runPages } from '../../../../src/core/api/checkpoint.js';
 import { apiPager, type FetchedPage } from '../../../../src/core/api/pagination.js';
 import { FakeClock } from '../../../fakes/clock.js';
+import type { LanyardError } from '../../../../src/core/errors.js';
 
 const ORIGIN = 'https://api.example.test';
 const FIRST = `${ORIGIN}/user/repos?per_page=2`;
@@ -167,7 +168,7 @@ describe('checkpoint', () => {
     for (const other of others) {
       const err = await open(other).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CheckpointError);
-      expect((err as CheckpointError).code).toBe('usage');
+      expect((err as CheckpointError).code).toBe('checkpoint_unusable');
       messages.push((err as Error).message);
     }
     expect(messages[0]).toMatch(/belongs to another run \(command "api", not "mailbox list"\)/);
@@ -198,6 +199,8 @@ describe('checkpoint', () => {
   it('two runs cannot hold the same checkpoint at once', async () => {
     const a = await open();
     await expect(open()).rejects.toThrow(/in use by another run/);
+    // Busy, not unusable: a caller tries again once the other run has ended.
+    expect(((await open().catch((e: unknown) => e)) as LanyardError).code).toBe('checkpoint_busy');
     await a.close();
     await (await open()).close();
   });

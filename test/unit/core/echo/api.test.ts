@@ -3,8 +3,8 @@ import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
-import { AuthRequiredError, type LanyardError } from '../../../../src/core/errors.js';
-import { fetchAuthInfo, sendEcho } from '../../../../src/core/echo/api.js';
+import { AuthRequiredError, HttpError, type LanyardError } from '../../../../src/core/errors.js';
+import { fetchAuthInfo, refusal, sendEcho } from '../../../../src/core/echo/api.js';
 import { fixedCredential } from '../../../../src/core/auth/provider.js';
 import { apiKeyAccount, apiKeyCredential, maskSecret, normaliseApiKey, resolveApiKey } from '../../../../src/core/echo/credentials.js';
 
@@ -68,7 +68,32 @@ describe('echo API calls', () => {
     const e403 = await fetchAuthInfo(http, { baseUrl: stub.url, path: '/auth/info/vendorjwt', auth: bearer('t') }).catch((e: unknown) => e);
     expect(e403).not.toBeInstanceOf(AuthRequiredError);
     expect((e403 as LanyardError).code).toBe('forbidden');
-    expect((e403 as LanyardError).hint).toMatch(/--audience/);
+    expect((e403 as LanyardError).hint).toBe('the API does not accept this audience');
+    expect((e403 as LanyardError).remedy).toMatchObject({ kind: 'set-setting', setting: 'echo.audience', option: '--audience' });
+  });
+});
+
+describe('echo refusals carry their service', () => {
+  it('a refused key or token, a forbidden token and another refusal all say service echo (no service to parse from the message)', () => {
+    const refused = (status: number, message: string) => new HttpError(status, 'POST', 'https://echo.test/echo', gatewayError(status, message), {});
+    const cases = [
+      refusal(refused(401, 'API key not valid'), 'key'),
+      refusal(refused(401, 'Jwt issuer is not configured: Issuer not allowed'), 'token'),
+      refusal(refused(403, 'Audience not allowed'), 'token'),
+      refusal(refused(404, 'no such method'), 'token'),
+    ] as LanyardError[];
+    expect(cases.map((e) => [e.code, e.service])).toEqual([
+      ['auth_required', 'echo'],
+      ['auth_required', 'echo'],
+      ['forbidden', 'echo'],
+      ['http_error', 'echo'],
+    ]);
+    expect(cases[1]!.hint).toMatch(/does not trust this issuer/);
+    // The audience is a setting: a remedy the CLI turns into its flag and `config set`, not a flag named by the library.
+    expect([cases[2]!.hint, cases[2]!.remedy]).toEqual([
+      'the API does not accept this audience',
+      { kind: 'set-setting', setting: 'echo.audience', example: '<audience>', option: '--audience' },
+    ]);
   });
 });
 

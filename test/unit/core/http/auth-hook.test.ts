@@ -40,6 +40,14 @@ function provider(next: string | undefined): CredentialProvider & { asked: Crede
 const auth = (req: { headers: Record<string, string | string[] | undefined> }) => req.headers.authorization;
 
 describe('auth hook', () => {
+  it('a 401 that escapes names the refused credential by its source, with and without a refresh', async () => {
+    stub.on('GET', '/x', { status: 401, body: { message: 'Bad credentials' } }, 3);
+    const none = (await client.request({ url: `${stub.url}/x`, auth: provider(undefined) }).catch((e: unknown) => e)) as HttpError;
+    expect([none.status, none.credentialSource]).toEqual([401, 'memory']);
+    const again = (await client.request({ url: `${stub.url}/x`, auth: provider('new') }).catch((e: unknown) => e)) as HttpError;
+    expect([again.status, again.credentialSource]).toEqual([401, 'memory']);
+  });
+
   it('sends the provider credential; a thrown 401 refreshes once and retries with the new one', async () => {
     stub.on('GET', '/x', { status: 401, body: { message: 'Bad credentials' } });
     stub.on('GET', '/x', (req) => ({ body: { auth: auth(req) } }));

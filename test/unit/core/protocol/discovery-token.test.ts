@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
-import { OAuthError } from '../../../../src/core/errors.js';
+import { type LanyardError, OAuthError } from '../../../../src/core/errors.js';
 import {
   discoverAuthorizationServer,
   parseBearerChallenge,
@@ -150,6 +150,18 @@ describe('discovery', () => {
 describe('token endpoint', () => {
   const o = { issuer: 'https://as.example.com', now: 0 };
   const grant = { grant_type: 'authorization_code', code: 'c', redirect_uri: 'http://127.0.0.1:1/callback', code_verifier: 'v' };
+
+  it('private_key_jwt without its key: client_required with a remedy, no CLI flag in the message', async () => {
+    const err = (await tokenRequest(http, `${stub.url}/token`, grant, { clientId: 'k', authMethod: 'private_key_jwt', origin: 'provided' }, o).catch(
+      (e: unknown) => e,
+    )) as LanyardError;
+    expect([err.code, err.service, err.remedy, err.message]).toEqual([
+      'client_required',
+      'protocol',
+      { kind: 'client-id', confidential: true },
+      'this client authenticates with a private key, but none is available',
+    ]);
+  });
 
   it('none: client_id in the form; client_secret_post: the secret too; client_secret_basic: an encoded Basic header', async () => {
     stub.on('POST', '/token', { body: { access_token: 'at', token_type: 'bearer', expires_in: 60, refresh_token: 'rt', scope: 's' } }, 3);
