@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAX_LINES = 60;
-const FOLDERS = ['src/core', 'src/emulator', 'src/shared', 'src/tools'];
+const FOLDERS = ['src/cli', 'src/core', 'src/emulator', 'src/shared', 'src/tools'];
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
