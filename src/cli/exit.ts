@@ -107,11 +107,16 @@ function libraryHint(err: LanyardError): string | undefined {
   return hintOf(err);
 }
 
-/** A 401 nobody explained: the sign-in of its service (the hosting service's when it is not known). */
+/**
+ * A 401 nobody explained, in its service's words (the registry; hosting when
+ * the service is not known): which credential was refused when the error
+ * names its source, else how to sign in.
+ */
 function unauthorizedHint(err: HttpError): string {
-  if (!err.service || err.service === 'hosting') return 'authentication needed: run `lanyard auth login` (or set LANYARD_TOKEN)';
-  const advice = SERVICES[err.service].signIn({});
-  return advice ? `authentication needed: ${advice}` : SERVICES[err.service].refused('unknown');
+  const entry = SERVICES[err.service ?? 'hosting'];
+  if (err.credentialSource) return entry.refused(err.credentialSource);
+  const advice = entry.signIn({});
+  return advice ? `authentication needed: ${advice}` : entry.refused('unknown');
 }
 
 /** When to try again, in local time, and how to wait automatically. */

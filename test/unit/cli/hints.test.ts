@@ -75,9 +75,17 @@ describe('hints: remedies as the CLI says them', () => {
 
   it('an unexplained 401 names the sign-in of its service', () => {
     const h = new HttpError(401, 'GET', 'https://x/', {}, {});
-    expect(formatError(h, false)).toMatch(/\nauthentication needed: run `lanyard auth login` \(or set LANYARD_TOKEN\)$/);
+    // The service is not known: the hosting service's entry of the registry.
+    expect(formatError(h, false)).toMatch(/\nauthentication needed: sign in with `lanyard auth device`$/);
     const health = Object.assign(new HttpError(401, 'GET', 'https://x/', {}, {}), { service: 'health' as const });
     expect(formatError(health, false)).toMatch(/\nauthentication needed: run `lanyard auth login --health` \(or set LANYARD_HEALTH_TOKEN\)$/);
+  });
+
+  it('an unexplained 401 that names the refused credential says which one, in its service\'s words', () => {
+    const env = Object.assign(new HttpError(401, 'GET', 'https://x/', {}, {}), { credentialSource: 'env:LANYARD_TOKEN' });
+    expect(formatError(env, false)).toMatch(/\nthe token from LANYARD_TOKEN was refused: set a valid one, or unset it and sign in with `lanyard auth device`$/);
+    const echo = Object.assign(new HttpError(401, 'GET', 'https://x/', {}, {}), { service: 'echo' as const, credentialSource: 'env:LANYARD_API_KEY' });
+    expect(formatError(echo, false)).toMatch(/\nthe API key from LANYARD_API_KEY was refused: set a valid one, or unset it and store one with `lanyard echo key set`$/);
   });
 
   it("a command's own exit status: its code, nothing printed by main", () => {
