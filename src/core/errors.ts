@@ -124,7 +124,9 @@ export class LanyardError extends Error {
     this.code = code;
     if (options?.hint) this.hint = options.hint;
     if (options?.remedy) this.remedy = options.remedy;
-    if (options?.service) this.service = options.service;
+    // A sign-in remedy names its service: the error concerns that service unless told otherwise.
+    const service = options?.service ?? (options?.remedy?.kind === 'sign-in' ? options.remedy.service : undefined);
+    if (service) this.service = service;
     if (options?.credentialSource) this.credentialSource = options.credentialSource;
   }
 }
