@@ -148,7 +148,9 @@ describe('credentials, traces and interruption', () => {
   it('an unknown token: exit 4, naming the refused token and the sign-in', async () => {
     const r = await run(['ratelimit', 'status'], { LANYARD_TOKEN: 'lyp_not_a_real_token_000000000000' });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/HTTP 401: Bad credentials\nthe token from LANYARD_TOKEN was refused: set a valid one, or unset it and sign in with `lanyard auth device`\n/);
+    expect(r.stderr).toMatch(
+      /HTTP 401: Bad credentials\nthe token from LANYARD_TOKEN was refused: set a valid one, or unset it and sign in with `lanyard auth device`\n/,
+    );
     expect(r.stderr).not.toContain('lyp_not_a_real_token');
   });
 

@@ -81,11 +81,13 @@ describe('hints: remedies as the CLI says them', () => {
     expect(formatError(health, false)).toMatch(/\nauthentication needed: run `lanyard auth login --health` \(or set LANYARD_HEALTH_TOKEN\)$/);
   });
 
-  it('an unexplained 401 that names the refused credential says which one, in its service\'s words', () => {
+  it("an unexplained 401 that names the refused credential says which one, in its service's words", () => {
     const env = Object.assign(new HttpError(401, 'GET', 'https://x/', {}, {}), { credentialSource: 'env:LANYARD_TOKEN' });
     expect(formatError(env, false)).toMatch(/\nthe token from LANYARD_TOKEN was refused: set a valid one, or unset it and sign in with `lanyard auth device`$/);
     const echo = Object.assign(new HttpError(401, 'GET', 'https://x/', {}, {}), { service: 'echo' as const, credentialSource: 'env:LANYARD_API_KEY' });
-    expect(formatError(echo, false)).toMatch(/\nthe API key from LANYARD_API_KEY was refused: set a valid one, or unset it and store one with `lanyard echo key set`$/);
+    expect(formatError(echo, false)).toMatch(
+      /\nthe API key from LANYARD_API_KEY was refused: set a valid one, or unset it and store one with `lanyard echo key set`$/,
+    );
   });
 
   it("a command's own exit status: its code, nothing printed by main", () => {
