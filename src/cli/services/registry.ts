@@ -13,6 +13,8 @@ import type { ServiceName } from '../../core/errors.js';
 import { pathSegment } from '../../core/path-segment.js';
 import type { Probe } from '../../core/doctor/checks.js';
 import { Echo, Health } from '../../shared/constants.js';
+import { mailboxApiUrl } from '../../core/mailbox/target.js';
+import { mailboxTarget } from './mailbox.js';
 import { UsageError } from '../usage-error.js';
 
 /** How a sign-in is asked for (the fields of the library's `sign-in` remedy). */
@@ -164,12 +166,7 @@ const protocol: ServiceEntry = {
 };
 
 const mailbox: ServiceEntry = {
-  base(settings, profile) {
-    const base = requireSetting(settings, 'mailbox.baseUrl', profile);
-    const domain = requireSetting(settings, 'mailbox.domain', profile);
-    const user = requireSetting(settings, 'mailbox.user', profile);
-    return `${base}/rest/v2/${pathSegment(domain, 'mailbox domain')}/${pathSegment(user, 'mailbox user')}/mailbox`;
-  },
+  base: (settings, profile) => mailboxApiUrl(mailboxTarget(settings, profile)),
   // The mailbox API defines no authentication.
   provider: async () => NONE(),
   signIn: () => undefined,

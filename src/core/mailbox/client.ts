@@ -7,15 +7,13 @@ import type { Readable } from 'node:stream';
 import { Mailbox, type MailboxMetadata } from '../../shared/mailbox.js';
 import { HttpError, LanyardError } from '../errors.js';
 import { pathSegment } from '../path-segment.js';
+import { type MailboxTarget, mailboxApiUrl } from './target.js';
 import { checkWire } from '../wire/check.js';
 import { MailboxAdjacentSchema, MailboxCreatedSchema, MailboxListSchema, MailboxMetadataSchema } from '../wire/schemas.js';
 import type { HttpClient, HttpResponse, QueryValue, RequestSpec } from '../http/client.js';
 
-export interface MailboxTarget {
-  baseUrl: string;
-  domain: string;
-  user: string;
-}
+export type { MailboxTarget } from './target.js';
+export { mailboxApiUrl } from './target.js';
 
 /** The message does not exist (the store answers 400 "Message not found"; 404 is treated alike). */
 export class MessageNotFoundError extends LanyardError {
@@ -69,8 +67,7 @@ export class MailboxClient {
 
   /** Base URL of this mailbox's API. */
   get apiUrl(): string {
-    const t = this.#t;
-    return `${t.baseUrl.replace(/\/+$/, '')}${Mailbox.pathPrefix}/${pathSegment(t.domain, 'mailbox domain')}/${pathSegment(t.user, 'mailbox user')}/mailbox`;
+    return mailboxApiUrl(this.#t);
   }
 
   async #req(

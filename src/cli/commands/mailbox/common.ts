@@ -3,27 +3,18 @@ import { MIN_DRAW_COLUMNS } from '../../spinner.js';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
-import { MailboxClient } from '../../../core/mailbox/client.js';
-import { requireSetting } from '../../../core/config/settings.js';
+import type { MailboxClient } from '../../../core/mailbox/client.js';
+import { mailboxClient as mailboxTargetClient } from '../../services/mailbox.js';
 import { ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';
 import type { MailboxTargetOptions } from './options.js';
 import { lowMemoryRuntime } from './memory.js';
 
-export async function mailboxClient(ctx: Context, o: MailboxTargetOptions): Promise<MailboxClient> {
-  const { name, settings } = await ctx.profile();
-  const baseUrl = requireSetting(settings, 'mailbox.baseUrl', name);
-  const domain = o.domain ?? requireSetting(settings, 'mailbox.domain', name);
-  const user = o.user ?? requireSetting(settings, 'mailbox.user', name);
-  for (const [flag, v] of [
-    ['--domain', domain],
-    ['--user', user],
-  ] as const) {
-    if (!v.trim() || /[/\\?#%\s]/.test(v)) throw new ValidationError(`${flag}: "${v}" is not a valid mailbox ${flag.slice(2)}`);
-  }
+/** The client of the profile's mailbox (services/mailbox.ts), with the process set up for large transfers first. */
+export function mailboxClient(ctx: Context, o: MailboxTargetOptions): Promise<MailboxClient> {
   lowMemoryRuntime();
-  return new MailboxClient(await ctx.http(), { baseUrl, domain, user }, ctx.signal);
+  return mailboxTargetClient(ctx, o);
 }
 
 /** The message body to upload: a file (checked before any request) or stdin. */
