@@ -10,7 +10,7 @@ const ref = useEmulatorWorld();
 const run = ref.run;
 
 /** `lanyard emulator start --port 0 ARGS` by hand. */
-const spawnEmulator = (args: string[], env: Record<string, string>) => startCliEmulator(['--port', '0', ...args], env);
+const spawnEmulator = (args: string[], env: Record<string, string>, o?: { readyOn?: RegExp }) => startCliEmulator(['--port', '0', ...args], env, o);
 
 describe('lifecycle', () => {
   it('first line, the "emulator" profile, and a graceful exit 0 on SIGTERM and SIGINT', async () => {
@@ -30,6 +30,22 @@ describe('lifecycle', () => {
         expect(Date.now() - t0).toBeLessThan(5000);
         expect(emu.stderr()).toMatch(/Shutting down the emulator/);
         expect(emu.stderr()).not.toMatch(/\n\s+at /);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the "emulator" profile is written before the first line: a script that waits for it finds the new URL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-emu-'));
+    try {
+      for (let round = 0; round < 2; round++) {
+        // Not waiting for the stderr notice (readyOn matches at once): what a script sees after the first line.
+        const emu = await spawnEmulator(['-q'], { LANYARD_CONFIG_DIR: dir }, { readyOn: /(?:)/ });
+        const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, string>> };
+        const url = emu.first.split(' ').pop()!;
+        expect(config.profiles.emulator?.['hosting.webUrl'], `round ${round}`).toBe(url);
+        expect(await emu.stop('SIGTERM')).toBe(0);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -44,19 +44,16 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     if (/PEM|certificate|key/i.test((err as Error).message ?? '')) throw new UsageError(`--tls-cert/--tls-key: ${(err as Error).message}`);
     throw err;
   });
+  // The profile is written before the first line: a script that waits for
+  // "listening on" and then uses --profile emulator must find it updated.
+  if (opts.profile !== false) await writeEmulatorProfile(ctx, emu.services);
   ctx.io.out(`Emulator listening on ${emu.url}`);
   if (emu.selfSigned) {
     const { caFile, reused } = emu.selfSigned;
     ctx.io.err(`HTTPS with a self-signed certificate (${reused ? 'kept from the last start' : 'new'}): ${caFile}`);
     ctx.io.err(`  trust it with NODE_EXTRA_CA_CERTS=${caFile} (Node, lanyard), SSL_CERT_FILE=${caFile} (gh, Go), curl --cacert ${caFile}`);
   }
-  if (opts.profile !== false) {
-    const settings: ProfileSettings = {};
-    for (const s of emu.services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
-    const store = await ctx.config();
-    await store.putProfile('emulator', settings);
-    ctx.io.err(`Profile "emulator" points at ${emu.url} (use --profile emulator or \`lanyard profile use emulator\`)`);
-  }
+  if (opts.profile !== false) ctx.io.err(`Profile "emulator" points at ${emu.url} (use --profile emulator or \`lanyard profile use emulator\`)`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -65,6 +62,13 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   await emu.close();
   // Ctrl-C or SIGTERM is its normal end: exit 0, not 130.
   throw new ExitStatus(ExitCode.Ok);
+}
+
+/** The profile "emulator": every service's endpoints pointing at this emulator. */
+async function writeEmulatorProfile(ctx: Context, services: readonly { info?(): { profile?: unknown } }[]): Promise<void> {
+  const settings: ProfileSettings = {};
+  for (const s of services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
+  await (await ctx.config()).putProfile('emulator', settings);
 }
 
 async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {
