@@ -87,6 +87,7 @@ export async function hostingAuth(
   o: { login?: string } = {},
 ): Promise<CredentialProvider> {
   const apiUrl = requireSetting(settings, 'hosting.apiUrl', name);
+  // The client first, as before the split: a bad --timeout or --max-wait is reported ahead of a --basic-client refusal.
   await ctx.http();
   if (basicClientMode(ctx)) {
     if (o.login !== undefined) throw new UsageError(`--basic-client replaces stored accounts: it cannot be combined with an account (${o.login})`);
