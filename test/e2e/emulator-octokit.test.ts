@@ -85,6 +85,23 @@ describe('conditional requests and the usual headers (as the code host documents
     expect((await rest(hubot.access_token).rest.users.getAuthenticated({ headers: { 'if-none-match': etag } })).status).toBe(200);
   });
 
+  it('a repository says when it was updated and pushed to; its Last-Modified follows updated_at and If-Modified-Since answers 304', async () => {
+    const o = rest(token());
+    const repo = await o.rest.repos.get({ owner: 'mona', repo: 'hello-world' });
+    expect(repo.data).toMatchObject({ full_name: 'mona/hello-world', fork: false, owner: { login: 'mona', type: 'User' } });
+    expect(Date.parse(repo.data.updated_at)).not.toBeNaN();
+    expect(Date.parse(repo.data.pushed_at!)).not.toBeNaN();
+    expect(repo.headers['last-modified']).toBe(new Date(repo.data.updated_at).toUTCString());
+    const again = await o.rest.repos
+      .get({ owner: 'mona', repo: 'hello-world', headers: { 'if-modified-since': repo.headers['last-modified']! } })
+      .catch((e) => e);
+    expect(again.status).toBe(304);
+    // The list items are repositories too, without the counts only one repository carries.
+    const mine = await o.rest.repos.listForAuthenticatedUser();
+    expect(mine.data.find((r) => r.name === 'hello-world')).toMatchObject({ updated_at: repo.data.updated_at, has_downloads: true });
+    expect(mine.data[0]).not.toHaveProperty('subscribers_count');
+  });
+
   it('an anonymous 304 still counts against the address', async () => {
     const anon = rest();
     const first = await anon.rest.repos.get({ owner: 'mona', repo: 'hello-world' });

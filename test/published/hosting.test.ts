@@ -58,3 +58,13 @@ describe('hosting answers satisfy the published description (@octokit/openapi)',
     expectPublished('GET', '/users/nobody-here', await call('GET', '/users/nobody-here'), 404);
   });
 });
+
+describe('hosting repositories satisfy the published description', () => {
+  it('a repository, the caller’s list, a new one and a search', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    expectPublished('GET', '/repos/{owner}/{repo}', await call('GET', '/repos/mona/hello-world', { token }), 200);
+    expectPublished('GET', '/user/repos', await call('GET', '/user/repos', { token }), 200);
+    expectPublished('POST', '/user/repos', await call('POST', '/user/repos', { token, body: { name: 'published-check' } }), 201);
+    expectPublished('GET', '/search/repositories', await call('GET', '/search/repositories?q=hello', { token }), 200);
+  });
+});

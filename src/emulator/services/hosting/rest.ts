@@ -7,9 +7,10 @@
 import { Hosting } from '../../../shared/constants.js';
 import type { EmulatorEnv } from '../../service.js';
 import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
-import type { HostingState } from './state.js';
+import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
+import { repositoryJson } from './repository.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -77,6 +78,18 @@ export function simpleUserJson(base: string, u: UserFields): Record<string, unkn
   };
 }
 
+/** A repository's owner: a user, or (the seeded `ent-corp`, which the users do not hold) an organization with a stable id from its name. */
+function ownerJson(base: string, login: string, user: HostingUser | undefined): Record<string, unknown> {
+  if (user) return simpleUserJson(base, user);
+  let id = 7000;
+  for (const c of login) id = (id * 31 + c.charCodeAt(0)) % 9_000_000;
+  return {
+    ...simpleUserJson(base, { login, id, name: login, email: '' }),
+    node_id: Buffer.from(`04:Organization${id}`).toString('base64'),
+    type: 'Organization',
+  };
+}
+
 /** `public-user` (`GET /users/{username}`); with `own`, `private-user` (`GET /user`: the caller itself). */
 export function userJson(base: string, u: UserFields, o: { own?: boolean; publicRepos?: number; privateRepos?: number } = {}): Record<string, unknown> {
   const pub: Record<string, unknown> = {
@@ -136,32 +149,16 @@ interface Rest {
   state: HostingState;
   env: EmulatorEnv;
   repos: RepoStore;
-  repoJson(r: RepoRecord): Record<string, unknown>;
+  repoJson(r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
   /** A repository the request may see: public, or its own. */
   visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
 }
 
 /** The REST API's route groups, in the order the router matches them. */
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
-  const api = Hosting.apiPathPrefix;
   const repos = reposOf(state, () => env.clock.now());
-  const repoJson = (r: RepoRecord) => {
-    const base = env.baseUrl();
-    const owner = state.users.get(r.owner);
-    return {
-      id: r.id,
-      name: r.name,
-      full_name: `${r.owner}/${r.name}`,
-      private: r.private,
-      description: r.description,
-      owner: { login: r.owner, id: owner?.id ?? 0, type: owner ? 'User' : 'Organization' },
-      html_url: `${base}/${r.owner}/${r.name}`,
-      url: `${base}${api}/repos/${r.owner}/${r.name}`,
-      default_branch: 'main',
-      visibility: r.private ? 'private' : 'public',
-      created_at: new Date(r.createdAt).toISOString(),
-    };
-  };
+  const repoJson = (r: RepoRecord, o: { full?: boolean } = {}) =>
+    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), o);
   const rest: Rest = { state, env, repos, repoJson, visible: (req, r) => !!r && (!r.private || userOf(req) === r.owner) };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
@@ -198,7 +195,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {
     const r = repos.get(req.params.owner!, req.params.repo!);
     if (!visible(req, r)) return notFound(res);
-    res.json(200, repoJson(r!));
+    res.json(200, repoJson(r!, { full: true }));
   });
 
   router.post(`${api}/user/repos`, async (req, res) => {
@@ -221,7 +218,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');
     const r = repos.create(login, name, p.private === 'true', p.description ?? '');
-    res.json(201, repoJson(r), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
+    res.json(201, repoJson(r, { full: true }), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
   });
 
   // The signed-in user's repositories, paged like the real API: per_page (default 30, max 100), page, and a Link header.
@@ -241,7 +238,11 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
     const links: string[] = [];
     if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
     if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
-    res.json(200, mine.slice((page - 1) * perPage, page * perPage).map(repoJson), links.length ? { link: links.join(', ') } : {});
+    res.json(
+      200,
+      mine.slice((page - 1) * perPage, page * perPage).map((r) => repoJson(r)),
+      links.length ? { link: links.join(', ') } : {},
+    );
   });
 }
 

@@ -6,9 +6,12 @@ export interface RepoRecord {
   private: boolean;
   description: string;
   createdAt: number;
+  /** When it last changed (`updated_at`, the reads' `Last-Modified`) and was last pushed to. */
+  updatedAt: number;
+  pushedAt: number;
 }
 
-const SEEDED: Array<Omit<RepoRecord, 'createdAt'>> = [
+const SEEDED: Array<Omit<RepoRecord, 'createdAt' | 'updatedAt' | 'pushedAt'>> = [
   { id: 5001, owner: 'mona', name: 'hello-world', private: false, description: 'My first repository' },
   { id: 5002, owner: 'mona', name: 'lanyard-notes', private: true, description: 'Private notes' },
   { id: 5003, owner: 'ent-corp', name: 'platform', private: false, description: 'Enterprise platform' },
@@ -24,7 +27,10 @@ export class RepoStore {
   reset(): void {
     this.repos.clear();
     this.#nextId = 6000;
-    for (const r of SEEDED) this.repos.set(`${r.owner}/${r.name}`.toLowerCase(), { ...r, createdAt: this.now() });
+    for (const r of SEEDED) {
+      const at = this.now();
+      this.repos.set(`${r.owner}/${r.name}`.toLowerCase(), { ...r, createdAt: at, updatedAt: at, pushedAt: at });
+    }
   }
 
   get(owner: string, name: string): RepoRecord | undefined {
@@ -32,7 +38,8 @@ export class RepoStore {
   }
 
   create(owner: string, name: string, isPrivate: boolean, description: string): RepoRecord {
-    const r = { id: this.#nextId++, owner, name, private: isPrivate, description, createdAt: this.now() };
+    const at = this.now();
+    const r = { id: this.#nextId++, owner, name, private: isPrivate, description, createdAt: at, updatedAt: at, pushedAt: at };
     this.repos.set(`${owner}/${name}`.toLowerCase(), r);
     return r;
   }
