@@ -29,7 +29,7 @@ export interface CredentialStoragePort {
   store(): CredentialStore;
   /** Where to look a credential up: store(), then (behind the keychain, unless it is required) the 0600 file. */
   lookup(): CredentialStore[];
-  /** The hosting accounts of an API URL, over the primary store and the 0600 file (cached per URL for the run). */
+  /** The hosting accounts of an API URL, over the stores lookup() reads (cached per URL for the run). */
   hostingAccounts(apiUrl: string): Promise<HostingAccounts>;
 }
 
@@ -85,8 +85,9 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
   const opened = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember), dir };
   const store = once(() => warningStore(s, opened));
-  const behind = primary.kind === 'file' ? [] : [opened.file];
-  return storagePort(opened, store, () => (requireKeychain ? [store()] : [store(), ...behind]), [opened.primary, ...behind]);
+  // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
+  const behind = primary.kind === 'file' || requireKeychain ? [] : [opened.file];
+  return storagePort(opened, store, () => [store(), ...behind], [opened.primary, ...behind]);
 }
 
 /** The port of a store handed in (`ContextPorts.credentials`): the only store, looked in and written to as it is. */

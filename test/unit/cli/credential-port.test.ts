@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Context, type ContextPorts } from '../../../src/cli/context.js';
+import type { KeychainBinding } from '../../../src/core/credentials/keychain-binding.js';
+import type { KeychainOpening } from '../../../src/core/credentials/keychain-open.js';
+import { FileCredentialStore } from '../../../src/core/credentials/file-store.js';
 import { MemoryCredentialStore } from '../../fakes/credential-store.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
 
@@ -20,9 +23,29 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function context(env: NodeJS.ProcessEnv, ports?: ContextPorts): Context {
+function context(env: NodeJS.ProcessEnv, ports?: ContextPorts, keychain?: KeychainOpening): Context {
   io = createTestIO();
-  return createContext({ io, env: { LANYARD_CONFIG_DIR: dir, ...env }, signal: new AbortController().signal, version: 't', globals: () => ({}), ports });
+  return createContext({
+    io,
+    env: { LANYARD_CONFIG_DIR: dir, ...env },
+    signal: new AbortController().signal,
+    version: 't',
+    globals: () => ({}),
+    ports,
+    ...(keychain ? { keychain } : {}),
+  });
+}
+
+/** An opened keychain of the given entries (the binding's calls on a map). */
+function keychainOf(entries: Record<string, string>): KeychainOpening {
+  const data = new Map(Object.entries(entries));
+  const binding: KeychainBinding = {
+    getPassword: async (_s, account) => data.get(account),
+    setPassword: async (_s, account, password) => void data.set(account, password),
+    deletePassword: async (_s, account) => data.delete(account),
+    findCredentials: async () => [...data].map(([account, password]) => ({ account, password })),
+  };
+  return { sent: Promise.resolve(), result: Promise.resolve({ ok: true, binding, entries: [...data].map(([account, password]) => ({ account, password })) }) };
 }
 
 describe('ctx.credentialStorage()', () => {
@@ -57,5 +80,21 @@ describe('ctx.credentialStorage()', () => {
       { activate: true },
     );
     expect([...given.data.keys()].sort()).toEqual(['hosting:api.example.test', 'hosting:api.example.test:mona']);
+  });
+
+  it('behind the keychain the 0600 file is read, for lookups and hosting accounts alike, unless the keychain is required', async () => {
+    const saved = { login: 'mona', token: 'lyu_saved_in_the_file', scopes: [], origin: 'pasted' as const, clientId: '', createdAt: new Date(0).toISOString() };
+    const inFile = await (await context({ LANYARD_KEYCHAIN: 'off' }).credentialStorage()).hostingAccounts('https://api.example.test');
+    await inFile.save(saved, { activate: true });
+    expect(await FileCredentialStore.inDir(dir).list()).toHaveLength(2);
+
+    const behind = await context({}, undefined, keychainOf({})).credentialStorage();
+    expect(behind.primary.kind).toBe('keychain');
+    expect(behind.lookup()).toHaveLength(2);
+    expect((await (await behind.hostingAccounts('https://api.example.test')).active())?.record.login).toBe('mona');
+
+    const required = await context({ LANYARD_KEYCHAIN: 'required' }, undefined, keychainOf({})).credentialStorage();
+    expect(required.lookup()).toEqual([required.store()]);
+    expect(await (await required.hostingAccounts('https://api.example.test')).active()).toBeUndefined();
   });
 });
