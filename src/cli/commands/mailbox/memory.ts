@@ -1,9 +1,10 @@
 /**
  * Bounded memory for large transfers. Two process-level tweaks, applied by
  * the mailbox commands before the HTTP pool starts:
- * - `--liftoff-only`: undici's HTTP parser (listings, metadata; downloads go
- *   through node:http) is WebAssembly; V8's optimising
- *   tier roughly doubles its code memory (≈35 MiB) for no gain on a CLI run.
+ * - `--liftoff-only`: set when undici's WebAssembly HTTP parser carried the
+ *   listings (V8's optimising tier doubled its code memory, ≈35 MiB). Requests
+ *   now go through node:http, so the only WebAssembly a mailbox command may
+ *   run is the `--jq` filter's; the flag is kept for it, unmeasured since.
  * - a young-generation GC whenever spent buffers of a transfer pass 16 MiB:
  *   socket read buffers are external memory that V8 otherwise lets grow by
  *   ~30–60 MiB before collecting.
