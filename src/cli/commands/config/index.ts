@@ -1,44 +1,58 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'read and change the settings of a profile (never secrets)';
 
+const run = () => import('./run.js');
+
 export function configCommand(ctx: Context): Command {
-  const cmd = new Command('config').description(summary);
+  return commandGroup(
+    new Command('config').description(summary),
+    ctx,
+    [get, set, unset, list],
+    ['lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work', 'lanyard config get hosting.apiUrl', 'lanyard config list --keys'],
+  );
+}
+
+function get(config: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')).action(async (key: string) =>
-      (await import('./run.js')).runConfigGet(ctx, key),
+    withJson(config.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')).action(
+      async (key: string) => (await run()).runConfigGet(ctx, key),
     ),
     ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user --json'],
   );
+}
+
+function set(config: Command, ctx: Context): void {
   examples(
-    cmd
+    config
       .command('set')
       .argument('<key>')
       .argument('<value>')
       .description('change one setting of the profile (created if missing)')
-      .action(async (key: string, value: string) => (await import('./run.js')).runConfigSet(ctx, key, value)),
+      .action(async (key: string, value: string) => (await run()).runConfigSet(ctx, key, value)),
     ['lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work'],
   );
+}
+
+function unset(config: Command, ctx: Context): void {
   examples(
-    cmd
+    config
       .command('unset')
       .argument('<key>')
       .description('remove one setting of the profile')
-      .action(async (key: string) => (await import('./run.js')).runConfigUnset(ctx, key)),
+      .action(async (key: string) => (await run()).runConfigUnset(ctx, key)),
     ['lanyard config unset echo.audience'],
   );
+}
+
+function list(config: Command, ctx: Context): void {
   examples(
-    withJson(cmd.command('list').description('list the settings of the profile, or every known key with --keys'))
+    withJson(config.command('list').description('list the settings of the profile, or every known key with --keys'))
       .option('--keys', 'list every known setting key with its meaning')
-      .action(async (opts: { json?: boolean; keys?: boolean }) => (await import('./run.js')).runConfigList(ctx, opts)),
+      .action(async (opts: { json?: boolean; keys?: boolean }) => (await run()).runConfigList(ctx, opts)),
     ['lanyard config list', 'lanyard config list --json', 'lanyard config list --keys'],
   );
-  return examples(cmd, [
-    'lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work',
-    'lanyard config get hosting.apiUrl',
-    'lanyard config list --keys',
-  ]);
 }

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson } from '../../command-kit.js';
 import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
 import { paged } from '../../pager.js';
 
@@ -23,11 +23,22 @@ function queryOptions(cmd: Command): Command {
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
 export const summary = 'list service-health events of a subscription (outages, maintenance, advisories, billing)';
 
+const run = () => import('./run.js');
+
 export function healthCommand(ctx: Context): Command {
-  const cmd = new Command('health').description(summary);
-  const run = () => import('./run.js');
+  return commandGroup(
+    new Command('health').description(summary),
+    ctx,
+    [events, check, event],
+    ['lanyard auth login --health', 'lanyard health events --since 7d --all --ndjson', 'lanyard health event BC_1-FXZ --since 5/12/2025 --json'],
+  );
+}
+
+function events(health: Command, ctx: Context): void {
   examples(
-    paged(withJson(queryOptions(cmd.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true }))
+    paged(
+      withJson(queryOptions(health.command('events').description('list the health events of a subscription, as the service orders them')), { ndjson: true }),
+    )
       .option('--all', 'follow every page (streams with --ndjson)')
       .option('--max <n>', 'stop after n events, following pages as needed')
       .option('--new', 'only events not seen by the previous --new run of this profile (new or updated since); state in the state directory')
@@ -40,8 +51,11 @@ export function healthCommand(ctx: Context): Command {
       'lanyard health events --all --new --ndjson',
     ],
   );
+}
+
+function check(health: Command, ctx: Context): void {
   examples(
-    withJson(queryOptions(cmd.command('check').description('CI gate: the active events of a subscription; exit 5 with --fail-if-active when there are any')))
+    withJson(queryOptions(health.command('check').description('CI gate: the active events of a subscription; exit 5 with --fail-if-active when there are any')))
       .option('--fail-if-active', 'exit 5 when an active event matches')
       .addOption(new Option('--impact <level>', 'only events of this level or worse').choices(['critical', 'error', 'warning', 'informational']))
       .action(async (opts: HealthCheckOptions) => (await run()).runHealthCheck(ctx, opts)),
@@ -50,15 +64,15 @@ export function healthCommand(ctx: Context): Command {
       "lanyard health check --impact error --service 'Virtual Machines' --fail-if-active --json   # exit 5 while one is active",
     ],
   );
+}
+
+function event(health: Command, ctx: Context): void {
   examples(
-    paged(withJson(queryOptions(cmd.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs'))))
+    paged(
+      withJson(queryOptions(health.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs'))),
+    )
       .argument('<trackingId>', 'tracking id of the event (its name), e.g. LY03-E6P')
       .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
     ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-E6P --json'],
   );
-  return examples(cmd, [
-    'lanyard auth login --health',
-    'lanyard health events --since 7d --all --ndjson',
-    'lanyard health event BC_1-FXZ --since 5/12/2025 --json',
-  ]);
 }
