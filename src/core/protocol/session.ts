@@ -21,7 +21,7 @@ import { isProtocolRevision, isStatelessRevision, Protocol, type ProtocolRevisio
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
-import { DpopProver, USE_DPOP_NONCE } from './dpop.js';
+import { proverOf, USE_DPOP_NONCE } from './dpop.js';
 import { authorize, currentTokens, refreshTokens, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
 import {
   classify,
@@ -626,11 +626,6 @@ export class AuthorizedSession {
     if (t.dpopKey !== this.state.dpop?.key) this.state.dpop = proverOf(t, this.deps.clock);
     this.authorized = true;
   }
-}
-
-/** The signer of a DPoP-bound token's requests; undefined for a bearer token. */
-function proverOf(t: StoredTokens | undefined, clock: { now(): number }): DpopProver | undefined {
-  return t?.tokenType === 'DPoP' && t.dpopKey ? new DpopProver(t.dpopKey, () => clock.now()) : undefined;
 }
 
 export function unionScopes(...lists: Array<string | undefined>): string {
