@@ -109,7 +109,7 @@ export { authorize, currentTokens, refreshTokens } from './protocol/flow.js';
 export type { AuthorizeOptions, IdentityProviderOptions, ProtocolAuthDeps } from './protocol/flow.js';
 export type { ProtocolRevision } from '../shared/constants.js';
 export { ProtocolCredentials } from './protocol/store.js';
-export type { StoredTokens } from './protocol/store.js';
+export type { StoredTokens, WorkloadTokenSource } from './protocol/store.js';
 export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';
 export type { ClientIdentity } from './protocol/registration.js';
 export type { ClientAuthMethod } from '../shared/protocol.js';

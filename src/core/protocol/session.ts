@@ -22,7 +22,7 @@ import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/proto
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
 import { proverOf, USE_DPOP_NONCE } from './dpop.js';
-import { authorize, currentTokens, refreshTokens, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
+import { authorize, currentTokens, refreshTokens, renewable, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
 import {
   classify,
   isEventStream,
@@ -596,7 +596,7 @@ export class AuthorizedSession {
       const challenge = parseBearerChallenge(header);
       const t = this.#tokens;
       let next: StoredTokens | undefined;
-      if (t && (t.refreshToken || t.grant === 'client_credentials') && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
+      if (t && renewable(t) && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
         this.deps.notify?.('The access token was refused; refreshing it');
         next = await refreshTokens(this.deps, t);
       }
