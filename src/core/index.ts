@@ -48,7 +48,7 @@ export { WireTypeError } from './wire/check.js';
 
 // HTTP
 export { HttpClient } from './http/client.js';
-export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
+export type { Credential, CredentialAnswer, CredentialRequest, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
 export { CONTENT_CREATING_WINDOWS, credentialIdentity, FilePacing, isSharedPacing, MemoryPacing } from './http/pacing.js';
 export type { FilePacingOptions, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
 export { RedisPacing } from './http/redis-pacing.js';
@@ -109,7 +109,7 @@ export { authorize, currentTokens, refreshTokens } from './protocol/flow.js';
 export type { AuthorizeOptions, IdentityProviderOptions, ProtocolAuthDeps } from './protocol/flow.js';
 export type { ProtocolRevision } from '../shared/constants.js';
 export { ProtocolCredentials } from './protocol/store.js';
-export type { StoredTokens } from './protocol/store.js';
+export type { StoredTokens, WorkloadTokenSource } from './protocol/store.js';
 export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';
 export type { ClientIdentity } from './protocol/registration.js';
 export type { ClientAuthMethod } from '../shared/protocol.js';

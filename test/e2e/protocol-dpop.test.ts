@@ -5,6 +5,8 @@
  * here with jose, not with Lanyard's code.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { World } from './harness.js';
@@ -17,6 +19,9 @@ useProtocolWorld((world, url) => {
   w = world;
   mcp = url;
 });
+
+/** `lanyard api` fields that build a JSON-RPC initialize (a body that can be sent again; it needs no session). */
+const INIT_FIELDS = ['-f', 'jsonrpc=2.0', '-F', 'id=1', '-f', 'method=initialize'];
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: {} } };
 
@@ -129,6 +134,77 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(s.tokenRequests.refresh_token).toBe(1);
     expect(s.authorizeRequests).toBe(1);
     expect(s.dpop.accepted.token).toBe(2);
+  });
+
+  /** A client signed in to the emulator's protocol server with a DPoP-bound token, its profile pointing there. */
+  async function dpopClient() {
+    await configure(w, { dpopRequired: true, dpopNonce: true });
+    const c = await newClient('allow');
+    expect((await w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() })).code).toBe(0);
+    expect((await tokensOf(c, mcp))?.tokenType).toBe('DPoP');
+    expect((await w.run(['config', 'set', 'protocol.serverUrl', mcp], { env: c.env() })).code).toBe(0);
+    return c;
+  }
+
+  it('lanyard api --service protocol sends the DPoP-bound token with a fresh proof per exchange: the nonce challenge, a revoked token refreshed', async () => {
+    const c = await dpopClient();
+    const api = () =>
+      w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', '-H', 'accept: application/json, text/event-stream', ...INIT_FIELDS], { env: c.env() });
+    const mark = (await stats(w)).mcpRequests.length;
+    const r = await api();
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: expect.any(String) } });
+    let s = await stats(w);
+    // A new run knows no nonce: 401 use_dpop_nonce, then the same request with a new proof carrying it.
+    expect(s.mcpRequests.slice(mark)).toEqual([
+      { method: 'initialize', status: 401, auth: 'dpop' },
+      { method: 'initialize', status: 200, auth: 'dpop' },
+    ]);
+    expect(s.dpop.refused.map((x) => x.error)).not.toContain('invalid_dpop_proof');
+
+    // A revoked token: invalid_token, a refresh (proof of the same key), the retry's nonce challenge, then through.
+    await w.admin('protocol/revoke-access-tokens', {});
+    const before = s.tokenRequests.refresh_token ?? 0;
+    const again = await api();
+    expect(again.code, again.stderr).toBe(0);
+    s = await stats(w);
+    // One refresh: its first request met the token endpoint's nonce challenge (counted too), the second got the token.
+    expect(s.tokenRequests.refresh_token).toBe(before + 2);
+    expect(s.dpop.accepted.token).toBe(2);
+    expect(s.mcpRequests.at(-1)).toMatchObject({ status: 200, auth: 'dpop' });
+    expect(s.mcpRequests.slice(mark).filter((m) => m.auth !== 'dpop')).toEqual([]);
+    // Every proof was new (the emulator refuses a replayed jti) and named this request.
+    expect(s.dpop.refused.filter((x) => x.error !== 'use_dpop_nonce')).toEqual([]);
+  });
+
+  it('lanyard doctor probes the protocol server with a proof', async () => {
+    const c = await dpopClient();
+    const doctor = await w.run(['doctor', '--json'], { env: c.env() });
+    const protocol = (JSON.parse(doctor.stdout) as { services: Array<{ service: string; checks: Array<{ name: string; status: string }> }> }).services.find(
+      (x) => x.service === 'protocol',
+    )!;
+    expect(
+      protocol.checks.find((x) => x.name === 'accepted'),
+      doctor.stdout,
+    ).toMatchObject({ status: 'ok' });
+    // The ping passed the token check (the emulator then wants a session: 400), after the nonce round trip.
+    expect((await stats(w)).mcpRequests.slice(-2)).toEqual([
+      { method: 'ping', status: 401, auth: 'dpop' },
+      { method: 'ping', status: 400, auth: 'dpop' },
+    ]);
+  });
+
+  it('lanyard exec refuses to hand a DPoP-bound token to a program (exit 1, before the program runs)', async () => {
+    const c = await dpopClient();
+    const ran = join(c.dir, 'child-ran');
+    const exec = await w.run(['exec', '--service', 'protocol', '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(ran)}, '')`], {
+      env: c.env(),
+    });
+    expect(exec.code).toBe(1);
+    expect(exec.stderr).toMatch(/^the protocol token is DPoP-bound \(RFC 9449\).*LANYARD_DPOP=0 lanyard auth login --server/);
+    expect(exec.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(ran)).toBe(false);
+    expect(exec.stderr).not.toContain(String((await tokensOf(c, mcp))?.accessToken));
   });
 
   it('with --no-dpop against a server that requires DPoP the sign-in is refused', async () => {

@@ -1,7 +1,8 @@
 /** Wires the protocol core to the terminal: HTTP, credential store, browser, stdin secret, prompts, notices. */
 import type { Context } from '../context.js';
 import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
-import { ProtocolCredentials } from '../../core/protocol/store.js';
+import { ProtocolCredentials, type WorkloadTokenSource } from '../../core/protocol/store.js';
+import { AuthRequiredError } from '../../core/errors.js';
 import { checkClientMetadataUrl } from '../../core/protocol/client-identity.js';
 import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../core/protocol/flow.js';
 import { parseServerUrl } from '../../core/protocol/endpoints.js';
@@ -58,6 +59,7 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
     loopbackTimeoutMs: timeoutMs,
     notify: (line) => ctx.io.err(line),
     clientSecret: () => (secret ??= o.stdinIsMessages ? Promise.resolve(ctx.env.LANYARD_CLIENT_SECRET || undefined) : readClientSecret(ctx)),
+    workloadToken: (from) => readWorkloadToken(ctx, from),
     idToken: async () =>
       ctx.env.LANYARD_ID_TOKEN || (ctx.io.stdinIsTTY || o.stdinIsMessages ? undefined : (await readStdinSecret(ctx.io, 'the ID token')) || undefined),
     elicit: (params) => answerElicitation(ctx, mode, params),
@@ -114,6 +116,7 @@ export async function protocolAuthExtras(
     clientKey?: string;
     identityProvider?: { tokenEndpoint: string; clientId: string };
     workloadToken?: string;
+    workloadTokenFrom?: WorkloadTokenSource;
     dpop?: boolean;
     resource?: string | false;
     authorizationParams?: Record<string, string>;
@@ -135,8 +138,11 @@ export async function protocolAuthExtras(
   out.dpop = o.dpop ?? dpopSetting(env.LANYARD_DPOP);
   if (o.workloadTokenFile || (env.LANYARD_WORKLOAD_TOKEN && o.clientId)) {
     if (!o.clientId) throw new UsageError('--workload-token-file needs --client-id');
+    // Where it came from is stored with the tokens (never the JWT): renewals read it again there.
+    const { resolve } = await import('node:path');
+    out.workloadTokenFrom = o.workloadTokenFile ? { file: resolve(o.workloadTokenFile) } : { env: WORKLOAD_TOKEN_VAR };
     out.workloadToken = o.workloadTokenFile ? (await readOptionFile(o.workloadTokenFile, '--workload-token-file')).trim() : env.LANYARD_WORKLOAD_TOKEN!.trim();
-    if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(out.workloadToken)) throw new UsageError('the workload identity token is not a JWT (header.payload.signature)');
+    if (!isJwt(out.workloadToken)) throw new UsageError('the workload identity token is not a JWT (header.payload.signature)');
   }
   if (o.clientMetadataUrl) out.clientMetadataUrl = checkClientMetadataUrl(o.clientMetadataUrl);
   if (o.clientKey) {
@@ -151,6 +157,35 @@ export async function protocolAuthExtras(
     out.identityProvider = { tokenEndpoint: o.idpTokenEndpoint, clientId: o.idpClientId };
   }
   return out;
+}
+
+const WORKLOAD_TOKEN_VAR = 'LANYARD_WORKLOAD_TOKEN';
+const isJwt = (v: string) => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(v);
+
+/**
+ * A renewal's workload JWT, read again where the sign-in read it (the
+ * platform rotates the file); a file that is gone or unreadable, an unset
+ * variable or something else than a JWT is one line, exit 4 — never a
+ * browser sign-in.
+ */
+async function readWorkloadToken(ctx: Context, from: WorkloadTokenSource): Promise<string> {
+  const cannot = (why: string) => new AuthRequiredError(`cannot renew the protocol access token: ${why}`, { service: 'protocol' });
+  let jwt: string;
+  if ('file' in from) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      jwt = (await readFile(from.file, 'utf8')).trim();
+    } catch (err) {
+      throw cannot(
+        `the workload identity token file ${from.file}, where the sign-in read it, cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
+    }
+  } else {
+    jwt = (ctx.env[from.env] ?? '').trim();
+    if (!jwt) throw cannot(`${from.env}, where the sign-in read the workload identity token, is not set`);
+  }
+  if (!isJwt(jwt)) throw cannot(`the workload identity token in ${'file' in from ? from.file : from.env} is not a JWT (header.payload.signature)`);
+  return jwt;
 }
 
 async function readOptionFile(path: string, flag: string): Promise<string> {

@@ -31,7 +31,12 @@ export interface ServiceEntry {
   /** The credential the service's own commands would use; `o.login` picks a stored hosting account. */
   provider(ctx: Context, settings: ProfileSettings, profile: string, o: { login?: string }): Promise<CredentialProvider>;
   /** `lanyard exec`: how to get a credential to hand over, and the variables its secret goes under. */
-  exec?: { signIn: string; variables(secret: string, settings: ProfileSettings, profile: string): Record<string, string> };
+  exec?: {
+    signIn: string;
+    /** How to get a credential a program can use when the stored one is bound to a key that never leaves Lanyard (DPoP). */
+    unbound?: string;
+    variables(secret: string, settings: ProfileSettings, profile: string): Record<string, string>;
+  };
   /** The advice that gets a credential of this service; undefined when it has none. */
   signIn(ask: SignInAsk): string | undefined;
   /** After a 401 on a request of `lanyard api`: which credential was refused (its source, whose) and what to do. */
@@ -137,6 +142,7 @@ const protocol: ServiceEntry = {
   },
   exec: {
     signIn: 'lanyard auth login --server URL',
+    unbound: 'sign in without DPoP for a bearer token: `LANYARD_DPOP=0 lanyard auth login --server URL` (or `--no-dpop`)',
     variables: (secret, settings, profile) => ({
       LANYARD_PROTOCOL_TOKEN: secret,
       LANYARD_PROTOCOL_URL: requireSetting(settings, 'protocol.serverUrl', profile),

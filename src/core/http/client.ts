@@ -18,9 +18,9 @@ import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate } from './guards.js';
 import { CONTENT_CREATING_WINDOWS, credentialIdentity, isSharedPacing, MemoryPacing, type PacingScope, type PacingStore, type SharedBudget } from './pacing.js';
-import { applyCredential, credentialForms, prepareRequest, traceReceived } from './pipeline.js';
+import { applyCredential, buildUrl, credentialForms, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
-import { backoff, isRetryable, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
+import { backoff, isRetryable, isStream, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
 import { NodeHttpTransport, type Transport } from './transport.js';
 import type { Credential, HttpClientOptions, HttpResponse, RequestSpec, Timeouts } from './types.js';
 
@@ -159,8 +159,25 @@ export class HttpClient {
     return { release, scope };
   }
 
-  /** One exchange: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
+  /**
+   * One exchange. A provider's credential made for each exchange (a DPoP
+   * proof) is made here, for this method and final URL, whatever credential
+   * the request was handed; the provider sees the answer, and when it asks
+   * (a server that wants its new nonce in the proof) the exchange goes once
+   * more with a new one — not with a streamed body, which cannot be sent twice.
+   */
   async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
+    const auth = spec.auth;
+    if (!auth?.perRequest) return this.#exchange(method, spec, timeouts);
+    for (let again = !isStream(spec.body); ; again = false) {
+      const res = await this.#exchange(method, { ...spec, credential: await auth.credential({ method, url: buildUrl(spec).toString() }) }, timeouts);
+      if (!auth.answered?.(res) || !again) return res;
+      await res.dump();
+    }
+  }
+
+  /** One exchange as it is: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
+  async #exchange(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
     if (spec.credential) this.#o.onCredential?.(credentialForms(spec.credential));
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace, this.#o.plainHttpHosts);
     const { release, scope } = await this.#admit(method, spec, req.url);

@@ -90,6 +90,9 @@ export function prepareRequest(
   for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
   // No credential in clear: refused before anything is traced or sent.
   assertNoClearCredential(url, spec.credential, headers, plainHttpHosts);
+  // A DPoP token without a proof of this exchange (a provider's credential() asked without a request) is never sent.
+  if (spec.credential?.scheme === 'dpop' && !spec.credential.proof)
+    throw new TypeError('a DPoP-bound token goes out only with a proof of its request: hand its provider to the request as `auth`');
   applyCredential(spec.credential, headers, url);
   let body: RequestSpec['body'];
   let traceBody: string | undefined;

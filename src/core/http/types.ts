@@ -141,12 +141,35 @@ export interface HttpClientOptions {
   random?: () => number;
 }
 
+/** One exchange a credential is made for: its method and final URL (a DPoP proof signs them, RFC 9449 §4.2). */
+export interface CredentialRequest {
+  /** The method, upper case. */
+  readonly method: string;
+  /** The absolute URL as sent, query included (a proof's `htu` leaves the query out). */
+  readonly url: string;
+}
+
+/** A server's answer as a provider sees it: the status, where it came from and the headers (a 401's challenge, a `DPoP-Nonce`). */
+export interface CredentialAnswer {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The URL that answered. */
+  readonly url: string;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /** The one shape of every credential (see core/auth/provider.ts): the credential to send now and, where the service can, a new one after a 401. */
 export interface CredentialProvider {
   /** Where the credential comes from: `env:LANYARD_TOKEN`, `keychain`, `file`, `anonymous`… */
   readonly source: string;
-  /** The credential to send now; a stored token about to expire is refreshed first. */
-  credential(): Promise<Credential>;
+  /**
+   * The credential to send now; a stored token about to expire is refreshed first.
+   * `request` is given by the HTTP client to a provider that is `perRequest`, for each exchange it sends.
+   * Without it, such a provider's credential names the token but carries no proof (a DPoP one has `proof: ''`):
+   * it may be compared and shown, never sent.
+   */
+  credential(request?: CredentialRequest): Promise<Credential>;
   /**
    * The server refused `used` (HTTP 401): a new credential to retry with once,
    * or undefined when there is none (the 401 stands). A token another process
@@ -155,4 +178,17 @@ export interface CredentialProvider {
   refresh?(used: Credential): Promise<Credential | undefined>;
   /** When the credential in use expires (epoch ms), when the provider knows. */
   expiresAt?(): number | undefined;
+  /**
+   * True when the credential is made for each exchange (a DPoP proof of possession, RFC 9449): the HTTP
+   * client asks `credential(request)` for every exchange it sends — a retry, a redirect, the next page and
+   * the retry after a 401 each get a proof of their own, made once the URL is final — whatever credential
+   * the request was handed, and tells `answered` every answer.
+   */
+  readonly perRequest?: boolean;
+  /**
+   * Every answer to an exchange of a `perRequest` provider (a server hands out DPoP nonces in any answer,
+   * RFC 9449 §8.2). True asks for the exchange to go once more, with a new credential (a `use_dpop_nonce`
+   * refusal with a new nonce, §9): the client does that once per exchange, without a refresh.
+   */
+  answered?(answer: CredentialAnswer): boolean;
 }

@@ -1,29 +1,52 @@
 /**
  * The protocol service's credential provider (for `lanyard api --service
- * protocol`): the stored tokens of a server, refreshed when they expire and
- * once after a 401 — under the cross-process lock (flow.ts refreshTokens).
- * No sign-in from here: without stored tokens the request goes out bare.
+ * protocol` and `lanyard doctor`): the stored tokens of a server, refreshed
+ * when they expire and once after a 401 — under the cross-process lock
+ * (flow.ts refreshTokens). A DPoP-bound token (RFC 9449) goes out with a
+ * proof of each exchange, made by the HTTP client when it sends it
+ * (`perRequest`), carrying the nonce the server last handed out (kept for the
+ * provider's life: the requests of one run); a `use_dpop_nonce` 401 is
+ * answered by sending again with a proof carrying the new nonce, without
+ * refreshing the token. No sign-in from here: without stored tokens the
+ * request goes out bare.
  */
 import { type CredentialProvider, fixedCredential } from '../auth/provider.js';
-import type { Credential } from '../http/types.js';
+import type { Credential, CredentialRequest } from '../http/types.js';
+import { parseBearerChallenge } from './discovery.js';
+import { proverOf, USE_DPOP_NONCE } from './dpop.js';
 import { currentTokens, type ProtocolAuthDeps, refreshTokens } from './flow.js';
-import type { StoredTokens } from './store.js';
-
-const bearer = (t: StoredTokens): Credential => ({ scheme: 'bearer', token: t.accessToken });
 
 export async function protocolAuth(deps: ProtocolAuthDeps, serverUrl: string): Promise<CredentialProvider> {
   let current = await currentTokens(deps, serverUrl);
   if (!current) return fixedCredential({ scheme: 'none' }, 'anonymous');
+  let prover = proverOf(current, deps.clock);
+  // Without a request, a DPoP-bound token carries no proof: it names the token, and is never sent (see CredentialProvider).
+  const credential = async (request?: CredentialRequest): Promise<Credential> => {
+    const token = current!.accessToken;
+    const p = prover;
+    if (!p) return { scheme: 'bearer', token };
+    return { scheme: 'dpop', token, proof: request ? await p.proof(request.method, request.url, token) : '' };
+  };
   return {
     source: deps.credentials.store.kind,
-    credential: async () => bearer(current!),
+    credential,
     expiresAt: () => current!.expiresAt,
+    get perRequest() {
+      return prover !== undefined;
+    },
+    // RFC 9449 §9: a refusal asking for a nonce the proof lacked is answered by a proof with it; the token stands.
+    answered(answer) {
+      const fresh = prover?.remember(answer) ?? false;
+      return fresh && answer.status === 401 && parseBearerChallenge(answer.headers['www-authenticate'])?.error === USE_DPOP_NONCE;
+    },
     async refresh(used) {
-      if (used.scheme === 'bearer' && used.token !== current!.accessToken) return bearer(current!);
+      if ('token' in used && used.token !== current!.accessToken) return credential();
       const next = await refreshTokens(deps, current!);
       if (!next) return undefined;
       current = next;
-      return bearer(next);
+      // The same key keeps its signer (and the nonces it was given); a token bound otherwise gets its own.
+      if (next.tokenType !== 'DPoP' || next.dpopKey?.privateKey !== prover?.key.privateKey) prover = proverOf(next, deps.clock);
+      return credential();
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Clock, RandomBytes } from '../deps.js';
 import type { CredentialLock } from '../credentials/lock.js';
 import type { Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import type { ProtocolCredentials } from './store.js';
+import type { ProtocolCredentials, WorkloadTokenSource } from './store.js';
 import type { DeviceAuthorization } from '../hosting/oauth.js';
 import type { PollEvent } from '../hosting/device-flow.js';
 
@@ -17,6 +17,12 @@ export interface ProtocolAuthDeps {
   presentAuthorizationUrl(url: string): Promise<void>;
   /** The client secret of a confidential client (environment or stdin), read lazily. */
   clientSecret(): Promise<string | undefined>;
+  /**
+   * Workload identity: the platform's JWT read again from where the sign-in read it, to renew tokens
+   * that came without a refresh token (files are rotated by the platform). Throws a one-line error when
+   * it cannot be read; without it such tokens are not renewed.
+   */
+  workloadToken?(from: WorkloadTokenSource): Promise<string>;
   /** The user's ID token from their identity provider (cross-app access), read lazily. */
   idToken?(): Promise<string | undefined>;
   /** Shows the device flow's user code and verification URI (`auth login --server URL --device`); awaited before polling. */

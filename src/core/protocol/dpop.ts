@@ -52,6 +52,12 @@ export function accessTokenHash(token: string): string {
   return process.getBuiltinModule('node:crypto').createHash('sha256').update(token, 'ascii').digest('base64url');
 }
 
+/** The `DPoP-Nonce` of an answer, when it is a well-formed one (RFC 9449 §8.1: no spaces, quotes or controls). */
+export function nonceOf(headers: Readonly<Record<string, string>>): string | undefined {
+  const nonce = headers['dpop-nonce'];
+  return nonce && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce) ? nonce : undefined;
+}
+
 /**
  * A DPoP signer for one key: a fresh proof per request (unique jti, the
  * clock's iat, the origin's last nonce, `ath` with an access token), and the
@@ -80,12 +86,16 @@ export class DpopProver {
 
   /** Keeps the `DPoP-Nonce` of a response for the next proof to its origin; true when it is a new one. */
   remember(res: Pick<HttpResponse, 'headers' | 'url'>, url: string = res.url): boolean {
-    const nonce = res.headers['dpop-nonce'];
-    // A nonce is a token68-like value (RFC 9449 §8.1): no spaces, quotes or controls.
-    if (!nonce || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) return false;
+    const nonce = nonceOf(res.headers);
+    if (!nonce) return false;
     const origin = new URL(url).origin;
     if (this.#nonces.get(origin) === nonce) return false;
     this.#nonces.set(origin, nonce);
     return true;
   }
+}
+
+/** The signer of a DPoP-bound token's requests; undefined for a bearer token. */
+export function proverOf(t: { readonly tokenType?: string; readonly dpopKey?: DpopKey } | undefined, clock: { now(): number }): DpopProver | undefined {
+  return t?.tokenType === 'DPoP' && t.dpopKey ? new DpopProver(t.dpopKey, () => clock.now()) : undefined;
 }

@@ -23,7 +23,7 @@ import { assertRedirectUri, assertSecureEndpoint, authBaseOf, serverKeyOf } from
 import { codeChallengeS256, generateCodeVerifier, generateState } from './pkce.js';
 import { resolveClient, type ClientResolution } from './client-identity.js';
 import type { ClientIdentity } from './registration.js';
-import type { StoredTokens } from './store.js';
+import type { StoredTokens, WorkloadTokenSource } from './store.js';
 import type { ProtocolAuthDeps } from './deps.js';
 
 export type { ProtocolAuthDeps } from './deps.js';
@@ -70,6 +70,8 @@ export interface AuthorizeOptions {
    * this authorization server, presented as an RFC 7523 grant (with clientId).
    */
   readonly workloadToken?: string;
+  /** Where `workloadToken` was read (stored with the tokens, so that a renewal reads it again there). */
+  readonly workloadTokenFrom?: WorkloadTokenSource;
   /** RFC 8628 device authorization grant: a code to enter on another device instead of a loopback redirect. */
   readonly device?: boolean;
   /**
@@ -514,12 +516,13 @@ async function workloadGrant(ctx: FlowContext, assertion: string): Promise<Store
     client,
     tokenOptions(ctx),
   );
-  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer');
+  return save(ctx, await tokensOf(ctx, res), 'jwt_bearer', ctx.o.workloadTokenFrom);
 }
 
-async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant']): Promise<StoredTokens> {
+async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'], workloadTokenFrom?: WorkloadTokenSource): Promise<StoredTokens> {
   const record: StoredTokens = {
     ...t,
+    ...(workloadTokenFrom ? { workloadTokenFrom } : {}),
     scope: t.scope ?? ctx.scope,
     server: ctx.server,
     issuer: ctx.endpoints.issuer,
@@ -542,10 +545,23 @@ async function save(ctx: FlowContext, t: TokenSet, grant: StoredTokens['grant'])
 }
 
 /**
- * Exchanges the refresh token (or repeats the client-credentials grant).
- * undefined when the grant is gone (`invalid_grant`: tokens cleared) or the
- * client is unknown (`invalid_client`: registration dropped) — the caller
- * authorizes again.
+ * Whether stored tokens can be renewed without the user: a refresh token, the
+ * client-credentials grant, or a workload's JWT to read again.
+ */
+export function renewable(t: StoredTokens): boolean {
+  return !!t.refreshToken || t.grant === 'client_credentials' || workloadRenewal(t);
+}
+
+/** Workload identity tokens without a refresh token: renewed by the JWT-bearer grant with the JWT read again. */
+const workloadRenewal = (t: StoredTokens) => !t.refreshToken && t.grant === 'jwt_bearer' && t.workloadTokenFrom !== undefined;
+
+/**
+ * Exchanges the refresh token (or repeats the client-credentials grant, or
+ * the workload's JWT-bearer grant with its JWT read again from where the
+ * sign-in read it). undefined when the grant is gone (`invalid_grant`:
+ * tokens cleared) or the client is unknown (`invalid_client`: registration
+ * dropped) — the caller authorizes again; a workload's refusal is an error
+ * as it is (a workload never signs in with a browser).
  */
 export async function refreshTokens(deps: ProtocolAuthDeps, used: StoredTokens): Promise<StoredTokens | undefined> {
   // Under the lock, from the store as it is now: tokens another process
@@ -563,11 +579,14 @@ async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<S
     await deps.credentials.deleteTokens(t.server);
     return undefined;
   }
+  const workload = workloadRenewal(t) && deps.workloadToken ? t.workloadTokenFrom : undefined;
   const grant: Record<string, string | undefined> = t.refreshToken
     ? { grant_type: 'refresh_token', refresh_token: t.refreshToken, resource: t.resource }
     : t.grant === 'client_credentials'
       ? { grant_type: 'client_credentials', scope: t.scope, resource: t.resource }
-      : {};
+      : workload
+        ? { grant_type: OAuthGrant.jwtBearer, assertion: await deps.workloadToken!(workload), scope: t.scope, resource: t.resource }
+        : {};
   if (!grant.grant_type) return undefined;
   if ((client.authMethod === 'client_secret_basic' || client.authMethod === 'client_secret_post') && !client.clientSecret) {
     const secret = await deps.clientSecret();
@@ -592,6 +611,7 @@ async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<S
     await deps.credentials.saveTokens(record);
     return record;
   } catch (err) {
+    if (workload) throw err;
     if (err instanceof OAuthError && err.error === OAuthErrorCode.invalidGrant) {
       deps.notify?.('The refresh token was refused (invalid_grant); signing in again');
       await deps.credentials.deleteTokens(t.server);

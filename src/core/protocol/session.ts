@@ -21,8 +21,8 @@ import { isProtocolRevision, isStatelessRevision, Protocol, type ProtocolRevisio
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
-import { DpopProver, USE_DPOP_NONCE } from './dpop.js';
-import { authorize, currentTokens, refreshTokens, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
+import { proverOf, USE_DPOP_NONCE } from './dpop.js';
+import { authorize, currentTokens, refreshTokens, renewable, unauthorizedAgain, type AuthorizeOptions, type ProtocolAuthDeps } from './flow.js';
 import {
   classify,
   isEventStream,
@@ -596,7 +596,7 @@ export class AuthorizedSession {
       const challenge = parseBearerChallenge(header);
       const t = this.#tokens;
       let next: StoredTokens | undefined;
-      if (t && (t.refreshToken || t.grant === 'client_credentials') && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
+      if (t && renewable(t) && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
         this.deps.notify?.('The access token was refused; refreshing it');
         next = await refreshTokens(this.deps, t);
       }
@@ -626,11 +626,6 @@ export class AuthorizedSession {
     if (t.dpopKey !== this.state.dpop?.key) this.state.dpop = proverOf(t, this.deps.clock);
     this.authorized = true;
   }
-}
-
-/** The signer of a DPoP-bound token's requests; undefined for a bearer token. */
-function proverOf(t: StoredTokens | undefined, clock: { now(): number }): DpopProver | undefined {
-  return t?.tokenType === 'DPoP' && t.dpopKey ? new DpopProver(t.dpopKey, () => clock.now()) : undefined;
 }
 
 export function unionScopes(...lists: Array<string | undefined>): string {

@@ -19,7 +19,12 @@ export interface StoredTokens extends TokenSet {
   readonly obtainedAt: number;
   /** The key a DPoP-bound token (tokenType DPoP) is bound to (RFC 9449); its private half is a secret. */
   readonly dpopKey?: DpopKey;
+  /** Workload identity: where the sign-in read the platform's JWT (never the JWT itself), to read it again for a renewal. */
+  readonly workloadTokenFrom?: WorkloadTokenSource;
 }
+
+/** Where a workload's JWT (RFC 7523 assertion) is read: a file the platform rotates, or an environment variable. */
+export type WorkloadTokenSource = { readonly file: string } | { readonly env: string };
 
 const TOKENS = 'protocol';
 const CLIENT = 'protocol-client';

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import { AuthRequiredError } from '../../../core/errors.js';
-import { authorize, currentTokens, type AuthorizeOptions, type ProtocolAuthDeps } from '../../../core/protocol/flow.js';
+import { authorize, currentTokens, renewable, type AuthorizeOptions, type ProtocolAuthDeps } from '../../../core/protocol/flow.js';
 import type { StoredTokens } from '../../../core/protocol/store.js';
 import { withSpinner } from './common.js';
 import { deviceHeadless } from './device-headless.js';
@@ -63,7 +63,7 @@ export async function protocolStatusEntries(ctx: Context, showToken: boolean): P
     if (!t) continue;
     const client = await creds.client(t.issuer);
     const live = t.expiresAt === undefined || t.expiresAt > now;
-    const refreshable = !!t.refreshToken || t.grant === 'client_credentials';
+    const refreshable = renewable(t);
     // Who the token is for, as it says (a JWT's user or subject); a client signed in as itself is its own subject.
     const id = tokenIdentity(t.accessToken);
     const user = id?.user ?? id?.subject ?? (t.grant === 'client_credentials' ? (id?.client ?? client?.clientId) : undefined);

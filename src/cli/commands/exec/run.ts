@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Context } from '../../context.js';
-import { AuthRequiredError } from '../../../core/errors.js';
+import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import type { Credential } from '../../../core/http/client.js';
 import { credentialFor } from '../../services/credentials.js';
 import { SERVICES } from '../../services/registry.js';
@@ -32,6 +32,14 @@ export async function serviceVariables(ctx: Context, service: ExecService, o: { 
   if (!exec) throw new UsageError(`the ${service} service has no credential to hand over`);
   const { name, settings } = await ctx.profile();
   const { credential } = await credentialFor(ctx, service, settings, name, o);
+  // A DPoP-bound token is useless without proofs, and the key that signs them never leaves the store.
+  if (credential.scheme === 'dpop') {
+    throw new LanyardError(
+      'dpop_unsupported',
+      `the ${service} token is DPoP-bound (RFC 9449): each request needs a proof signed with a key that never leaves Lanyard's credential store, so exec cannot hand it to a program; ${exec.unbound ?? `sign in again: ${exec.signIn}`}`,
+      { service },
+    );
+  }
   const secret = secretOf(credential);
   if (!secret) {
     const why = credential.scheme === 'basic' ? ' (--basic-client has no token to hand over)' : '';

@@ -25,6 +25,7 @@ const BOOL_KEYS = [
   'dpopRequired',
   'dpopNonce',
   'deviceAuthorization',
+  'workloadIdentity',
 ] as const;
 const TTL_KEYS = {
   accessTokenTtl: 'accessTokenTtlSec',
@@ -120,6 +121,8 @@ function protocolAdmin(state: ProtocolState, thirdParty: ThirdPartyAuthServer, a
       as.dpop.rotateNonce();
       return { rotated: true };
     },
+    /** A JWT of the stand-in platform issuer for a workload (`subject`, `ttl` seconds on the emulator clock, default 600): the grant of `workloadIdentity`. */
+    'workload-token': (b) => as.workload.admin(b),
     /** Forgets a (dynamically registered) client: its next token request gets invalid_client. */
     'delete-client': (b) => {
       const id = String(b.client_id ?? '');

@@ -22,6 +22,7 @@ import {
 import { THIRD_PARTY_CLIENT, THIRD_PARTY_PREFIX, type ThirdPartyAuthServer } from './third-party.js';
 import { clientCredentialsGrant, codeGrant, refreshGrant } from './grants.js';
 import { DPOP_ALGS, DpopChecker } from './dpop.js';
+import { WORKLOAD_GRANT, WorkloadIssuer } from './workload.js';
 import { DEVICE_AUTHORIZATION_PATH, DEVICE_GRANT, deviceCodeGrant, registerDevicePage, startDeviceAuthorization } from './device.js';
 
 export const MCP_PATH = '/mcp';
@@ -63,6 +64,7 @@ export function redirectUriMatches(registered: readonly string[], uri: string, e
 
 export class ProtocolAuthServer {
   readonly dpop: DpopChecker;
+  readonly workload: WorkloadIssuer;
 
   constructor(
     readonly state: ProtocolState,
@@ -70,11 +72,13 @@ export class ProtocolAuthServer {
     readonly baseUrl: () => string,
   ) {
     this.dpop = new DpopChecker(state);
+    this.workload = new WorkloadIssuer(state, baseUrl);
   }
 
-  /** The grants offered: the device grant only with its switch. */
+  /** The grants offered: the device and workload grants only with their switches. */
   grants(): string[] {
-    return this.state.settings.deviceAuthorization ? [...GRANTS, DEVICE_GRANT] : GRANTS;
+    const s = this.state.settings;
+    return [...GRANTS, ...(s.deviceAuthorization ? [DEVICE_GRANT] : []), ...(s.workloadIdentity ? [WORKLOAD_GRANT] : [])];
   }
 
   /** DPoP is offered (advertised, and tokens bound when a proof comes with the token request). */
@@ -343,7 +347,9 @@ export class ProtocolAuthServer {
           ? refreshGrant(this.state, this.thirdParty, client, f, jkt)
           : f.grant_type === DEVICE_GRANT
             ? deviceCodeGrant(this.state, client, f, jkt)
-            : clientCredentialsGrant(this.state, client, f, this.resourceUrl(), jkt);
+            : f.grant_type === WORKLOAD_GRANT
+              ? await this.workload.grant(client, f, this.resourceUrl(), jkt)
+              : clientCredentialsGrant(this.state, client, f, this.resourceUrl(), jkt);
     if ('error' in r) return err(r.status, r.error, r.description);
     res.json(200, r.tokens, { 'cache-control': 'no-store', pragma: 'no-cache' });
   }

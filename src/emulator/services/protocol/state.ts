@@ -118,6 +118,8 @@ export interface ProtocolSettings {
   dpopNonce: boolean;
   /** RFC 8628: offer the device authorization endpoint (and the device_code grant). */
   deviceAuthorization: boolean;
+  /** RFC 7523: take the platform issuer's workload JWTs (admin `workload-token`) as a jwt-bearer grant. */
+  workloadIdentity: boolean;
   /** Lifetime of a device code and the polling interval it names. */
   deviceCodeTtlSec: number;
   deviceIntervalSec: number;
@@ -142,6 +144,7 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   dpopRequired: false,
   dpopNonce: false,
   deviceAuthorization: false,
+  workloadIdentity: false,
   deviceCodeTtlSec: 600,
   deviceIntervalSec: 5,
 };
@@ -211,6 +214,8 @@ export interface Stats {
   dpop: DpopStats;
   /** RFC 8628: device codes issued, the token endpoint's answers to polls ('issued' for tokens), the page's decisions. */
   device: { issued: number; polls: string[]; decisions: string[] };
+  /** RFC 7523: the workload JWTs taken as grants, in order (their subject and jti). */
+  workloadGrants: Array<{ subject: string; jti: string }>;
 }
 
 export function emptyStats(): Stats {
@@ -229,6 +234,7 @@ export function emptyStats(): Stats {
     streamsResumed: [],
     dpop: emptyDpopStats(),
     device: { issued: 0, polls: [], decisions: [] },
+    workloadGrants: [],
   };
 }
 

@@ -10,10 +10,24 @@ describe('protocol settings', () => {
   it('configure takes the DPoP and device switches and checks them; defaults restores every switch', async () => {
     const s = service();
     const admin = s.admin!;
-    const set = (await admin.configure!({ dpopRequired: true, dpopNonce: true, deviceAuthorization: true, deviceInterval: 2, deviceCodeTtl: 30 })) as {
+    const set = (await admin.configure!({
+      dpopRequired: true,
+      dpopNonce: true,
+      deviceAuthorization: true,
+      workloadIdentity: true,
+      deviceInterval: 2,
+      deviceCodeTtl: 30,
+    })) as {
       settings: Record<string, unknown>;
     };
-    expect(set.settings).toMatchObject({ dpopRequired: true, dpopNonce: true, deviceAuthorization: true, deviceIntervalSec: 2, deviceCodeTtlSec: 30 });
+    expect(set.settings).toMatchObject({
+      dpopRequired: true,
+      dpopNonce: true,
+      deviceAuthorization: true,
+      workloadIdentity: true,
+      deviceIntervalSec: 2,
+      deviceCodeTtlSec: 30,
+    });
     expect(() => admin.configure!({ dpop: 'yes' })).toThrow(/dpop must be true or false/);
     expect(() => admin.configure!({ deviceInterval: 0 })).toThrow(/deviceInterval/);
     expect(await admin.defaults!({})).toEqual({ settings: DEFAULT_SETTINGS });
