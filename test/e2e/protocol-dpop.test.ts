@@ -151,9 +151,18 @@ describe('DPoP-bound tokens from the emulator', () => {
     const api = () =>
       w.run(['api', '--service', 'protocol', '/mcp', '-X', 'POST', '-H', 'accept: application/json, text/event-stream', ...INIT_FIELDS], { env: c.env() });
     const mark = (await stats(w)).mcpRequests.length;
-    const r = await api();
+    const r = await w.run(
+      ['--debug', 'api', '--service', 'protocol', '/mcp', '-X', 'POST', '-H', 'accept: application/json, text/event-stream', ...INIT_FIELDS],
+      {
+        env: c.env(),
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: expect.any(String) } });
+    // The --debug trace shows neither the token nor a proof (one could be taken again while it is fresh).
+    expect(r.stderr).toMatch(/authorization: DPoP \[REDACTED\]/i);
+    expect(r.stderr).toMatch(/dpop: \[REDACTED\]/i);
+    expect(r.stderr).not.toMatch(/eyJ[\w-]{8,}\.[\w-]{8,}\./);
     let s = await stats(w);
     // A new run knows no nonce: 401 use_dpop_nonce, then the same request with a new proof carrying it.
     expect(s.mcpRequests.slice(mark)).toEqual([

@@ -23,7 +23,8 @@ export const SECRET_FIELDS = [
   'hashed_token',
 ];
 const SECRET_SET = new Set(SECRET_FIELDS);
-export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
+// `dpop`: a proof is no bearer secret, but a server that does not track its jti would take it again within its lifetime.
+export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'dpop']);
 
 export function isSecretField(name: string): boolean {
   return SECRET_SET.has(name.toLowerCase());

@@ -12,6 +12,7 @@ describe('redaction', () => {
     expect(redactHeaderValue('Authorization', 'Bearer abc')).toBe(`Bearer ${REDACTED}`);
     expect(redactHeaderValue('cookie', 'a=b')).toBe(REDACTED);
     expect(redactHeaderValue('x-api-key', 'k')).toBe(REDACTED);
+    expect(redactHeaderValue('DPoP', 'eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.sig')).toBe(REDACTED);
     expect(redactHeaderValue('accept', 'application/json')).toBe('application/json');
   });
   it('bodies: JSON (nested), form and XML', () => {
