@@ -92,6 +92,8 @@ class Bridge {
   #askedSeq = 0;
   readonly #session: AuthorizedSession;
   readonly #inFlight = new Map<string | number, AbortController>();
+  /** The host's `subscriptions/listen` requests in flight (2026-07-28): streams with no end of their own. */
+  readonly #listening = new Set<AbortController>();
   readonly #tasks = new Set<Promise<void>>();
   #initialized = false;
   /** What a host message waits for before it goes out: the stored tokens, then the host's initialize. */
@@ -129,6 +131,8 @@ class Bridge {
       }
     });
     await Promise.race([this.#read(), stop]);
+    // A host that closed stdin listens no more: its subscription streams are closed, not waited for.
+    for (const ac of this.#listening) ac.abort();
     // stdin's end: what is in flight is still answered; a signal: nothing more is.
     void stop.then(() => {
       for (const ac of this.#inFlight.values()) ac.abort();
@@ -212,6 +216,9 @@ class Bridge {
     const ac = new AbortController();
     const answered = new AbortController();
     this.#inFlight.set(req.id, ac);
+    // (A method of 2026-07-28 only.)
+    const listen = req.method === 'subscriptions/listen';
+    if (listen) this.#listening.add(ac);
     try {
       const answer = this.#answer(req, after, ac.signal);
       const overdue = this.#watch.overdue(this.o.signInWaitMs, AbortSignal.any([ac.signal, answered.signal])).catch(() => new Promise<never>(() => undefined));
@@ -226,8 +233,13 @@ class Bridge {
     } catch (err) {
       if (ac.signal.aborted) return;
       this.deps.notify?.(`${req.method} failed: ${messageOf(err, this.o.serverUrl)}`);
+      // A subscription stream that ends without a result ends on stdio as the revision says a server ends one.
+      if (listen && !(err instanceof HttpError || err instanceof AuthRequiredError)) {
+        return this.ports.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: req.id, reason: messageOf(err, this.o.serverUrl) } });
+      }
       this.#fail(req.id, BridgeErrorCode.serverUnavailable, messageOf(err, this.o.serverUrl));
     } finally {
+      this.#listening.delete(ac);
       answered.abort();
       if (this.#inFlight.get(req.id) === ac) this.#inFlight.delete(req.id);
     }

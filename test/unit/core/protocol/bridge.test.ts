@@ -440,4 +440,29 @@ describe('runBridge: a host that speaks 2026-07-28 itself', () => {
     lines.end();
     await done;
   });
+
+  it("subscriptions/listen: the stream's notifications reach the host; a stream that ends without a result ends with notifications/cancelled; stdin's end closes one still open", async () => {
+    const ack = { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true } } };
+    stub.on('POST', '/mcp', { headers: { 'content-type': 'text/event-stream' }, body: `event: message\ndata: ${JSON.stringify(ack)}\n\n` });
+    stub.on('POST', '/mcp', () => new Promise(() => undefined));
+    const notes: string[] = [];
+    const { lines, sent, done } = plainBridge({ notify: (l) => void notes.push(l) });
+    const listen = { notifications: { toolsListChanged: true }, _meta: meta() };
+    lines.push({ jsonrpc: '2.0', id: 'l1', method: 'subscriptions/listen', params: listen });
+    await until(() => sent.length === 2);
+    expect(sent[0]).toEqual(ack);
+    expect(sent[1]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'l1', reason: expect.stringMatching(/ended without a response/) },
+    });
+    expect(JSON.parse(stub.requests[0]!.body).params).toEqual(listen);
+    expect(stub.requests[0]!.headers['mcp-method']).toBe('subscriptions/listen');
+    // The host listens again; the server keeps this one open until the host goes.
+    lines.push({ jsonrpc: '2.0', id: 'l2', method: 'subscriptions/listen', params: listen });
+    await until(() => stub.requests.length === 2);
+    lines.end();
+    await done;
+    expect(sent).toHaveLength(2);
+  });
 });
