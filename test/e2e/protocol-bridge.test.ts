@@ -228,6 +228,8 @@ describe('protocol bridge for a host that speaks 2026-07-28 itself', () => {
     expect((s.tokenRequests.refresh_token ?? 0) - before).toBe(1);
     expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: true } } }]);
     expect(s.mcpRequests.map((m) => m.method)).not.toContain('initialize');
+    // The host's own tools/list answer (ttlMs 60 s) gave the calls their Mcp-Param headers: no tools/list of the bridge's.
+    expect(s.mcpRequests.filter((m) => m.method === 'tools/list' && m.status === 200)).toHaveLength(1);
     expect(s.mcpRequests.map((m) => m.method)).not.toContain('notifications/cancelled');
     // Only the 401s of the first request (no token yet) and of the expired token, and the host's ping: no header mismatch, no refused _meta.
     expect(s.mcpRequests.filter((m) => m.status >= 400 && m.status !== 401).map((m) => [m.method, m.status])).toEqual([['ping', 404]]);

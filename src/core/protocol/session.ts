@@ -247,9 +247,10 @@ export class AuthorizedSession {
    * the version header its `_meta` names, the `Mcp-*` headers and the token;
    * the answer comes back as the server gave it (an error of the revision, an
    * input_required result: the client's to handle). Undefined when the
-   * server needs the handshake.
+   * server needs the handshake. `tool`: the called tool's definition when
+   * the caller knows it fresh (else it is read with tools/list).
    */
-  async passThrough(method: string, params: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+  async passThrough(method: string, params: unknown, signal?: AbortSignal, tool?: { inputSchema?: unknown }): Promise<JsonRpcResponseWire | undefined> {
     const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
     // What the lookup of a tool's schema says about the client: the same as its request (no progress token, no log level).
     const own = { _meta: Object.fromEntries(Object.values(Protocol.meta).flatMap((k) => (meta?.[k] === undefined ? [] : [[k, meta[k]]]))) };
@@ -258,9 +259,9 @@ export class AuthorizedSession {
     let extra: Record<string, string> = {};
     if (method === 'tools/call') {
       const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
-      const tool = await this.#findTool(p.name, signal, own);
-      if (tool === HANDSHAKE) return undefined;
-      extra = paramHeaders(tool?.inputSchema, p.arguments);
+      const found = tool ?? (await this.#findTool(p.name, signal, own));
+      if (found === HANDSHAKE) return undefined;
+      extra = paramHeaders(found?.inputSchema, p.arguments);
     }
     const r = await this.#statelessRequest(method, params, extra, signal, own);
     return r === HANDSHAKE ? undefined : r;

@@ -465,4 +465,32 @@ describe('runBridge: a host that speaks 2026-07-28 itself', () => {
     await done;
     expect(sent).toHaveLength(2);
   });
+
+  it("the host's own tools/list answer serves the Mcp-Param headers of its calls for the server's ttlMs; after that the tool is read again", async () => {
+    stub.on(
+      'POST',
+      '/mcp',
+      (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        const result =
+          m.method === 'tools/list' ? { resultType: 'complete', tools: [tool], ttlMs: 60_000, cacheScope: 'private' } : { resultType: 'complete', content: [] };
+        return { body: { jsonrpc: '2.0', id: m.id, result } };
+      },
+      4,
+    );
+    const { lines, sent, done } = plainBridge();
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'deploy', arguments: { region: 'north' }, _meta: meta() } });
+    lines.push({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } });
+    await until(() => sent.length === 1);
+    lines.push(call(2));
+    await until(() => sent.length === 2);
+    clock.advance(60_000);
+    lines.push(call(3));
+    await until(() => sent.length === 3);
+    lines.end();
+    await done;
+    const out = posted();
+    expect(out.map((m) => m.body.method)).toEqual(['tools/list', 'tools/call', 'tools/list', 'tools/call']);
+    expect(out.filter((m) => m.body.method === 'tools/call').map((m) => m.headers['mcp-param-region'])).toEqual(['north', 'north']);
+  });
 });
