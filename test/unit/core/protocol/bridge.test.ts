@@ -245,6 +245,17 @@ describe('runBridge: a host that speaks 2026-07-28 itself', () => {
     'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
     ...extra,
   });
+  /** The server: each POST to /mcp (`times` of them) answered with the result `byMethod` gives. */
+  const answerBy = (byMethod: (method: string) => unknown, times: number) =>
+    stub.on(
+      'POST',
+      '/mcp',
+      (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        return { body: { jsonrpc: '2.0', id: m.id, result: byMethod(m.method) } };
+      },
+      times,
+    );
   const posted = () => stub.requests.filter((r) => r.path === '/mcp').map((r) => ({ headers: r.headers, body: JSON.parse(r.body) as JsonRpcRequestWire }));
   const tool = {
     name: 'deploy',
@@ -269,21 +280,9 @@ describe('runBridge: a host that speaks 2026-07-28 itself', () => {
     };
     const done_ = { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] };
     let calls = 0;
-    stub.on(
-      'POST',
-      '/mcp',
-      (req) => {
-        const m = JSON.parse(req.body) as { id: unknown; method: string };
-        const result =
-          m.method === 'server/discover'
-            ? discovered
-            : m.method === 'tools/list'
-              ? { resultType: 'complete', tools: [tool] }
-              : ++calls === 1
-                ? inputRequired
-                : done_;
-        return { body: { jsonrpc: '2.0', id: m.id, result } };
-      },
+    answerBy(
+      (method) =>
+        method === 'server/discover' ? discovered : method === 'tools/list' ? { resultType: 'complete', tools: [tool] } : ++calls === 1 ? inputRequired : done_,
       5,
     );
     const { lines, sent, done } = plainBridge();
@@ -467,15 +466,9 @@ describe('runBridge: a host that speaks 2026-07-28 itself', () => {
   });
 
   it("the host's own tools/list answer serves the Mcp-Param headers of its calls for the server's ttlMs; after that the tool is read again", async () => {
-    stub.on(
-      'POST',
-      '/mcp',
-      (req) => {
-        const m = JSON.parse(req.body) as { id: unknown; method: string };
-        const result =
-          m.method === 'tools/list' ? { resultType: 'complete', tools: [tool], ttlMs: 60_000, cacheScope: 'private' } : { resultType: 'complete', content: [] };
-        return { body: { jsonrpc: '2.0', id: m.id, result } };
-      },
+    answerBy(
+      (method) =>
+        method === 'tools/list' ? { resultType: 'complete', tools: [tool], ttlMs: 60_000, cacheScope: 'private' } : { resultType: 'complete', content: [] },
       4,
     );
     const { lines, sent, done } = plainBridge();
