@@ -328,7 +328,9 @@ export class AuthorizedSession {
   ): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
     const withSignal = this.#stateWith(signal);
     const version = asIs?._meta?.[Protocol.meta.protocolVersion];
-    const stateNow = asIs ? () => ({ ...withSignal(), revision: typeof version === 'string' ? (version as ProtocolRevision) : undefined }) : withSignal;
+    // The client's version goes into a header only as visible ASCII (a CR/LF in it must not start a header of its own).
+    const header = typeof version === 'string' && /^[\x21-\x7e]{1,64}$/.test(version) ? (version as ProtocolRevision) : undefined;
+    const stateNow = asIs ? () => ({ ...withSignal(), revision: header }) : withSignal;
     for (let retried = false; ; retried = true) {
       const revision = this.state.revision!;
       const message: JsonRpcRequestWire = { jsonrpc: '2.0', id: randomUUID(), method, params: asIs ? params : withRequestMeta(params, revision, this.client) };

@@ -349,6 +349,22 @@ describe('runBridge: a host that speaks 2026-07-28 itself', () => {
     expect(posted().map((m) => m.headers['mcp-protocol-version'])).toEqual(['2027-01-01', '2026-07-28']);
   });
 
+  it("a version in the host's _meta that is not visible ASCII is not put in a header (it goes out in the body, and the server answers)", async () => {
+    const mismatch = { jsonrpc: '2.0', id: null, error: { code: -32020, message: 'Header mismatch: MCP-Protocol-Version is missing' } };
+    stub.on('POST', '/mcp', { status: 400, body: mismatch });
+    const { lines, sent, done } = plainBridge();
+    const evil = meta({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28\r\nX-Injected: 1' });
+    lines.push({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: evil } });
+    await until(() => sent.length === 1);
+    lines.end();
+    await done;
+    expect(sent).toEqual([{ ...mismatch, id: 1 }]);
+    const [out] = posted();
+    expect(out!.headers['mcp-protocol-version']).toBeUndefined();
+    expect(out!.headers['x-injected']).toBeUndefined();
+    expect(out!.body.params).toEqual({ _meta: evil });
+  });
+
   it('a cancelled request: its HTTP request is aborted, no answer goes to the host, and notifications/cancelled is not posted', async () => {
     let release!: () => void;
     stub.on('POST', '/mcp', (req) => ({
