@@ -270,7 +270,7 @@ class Bridge {
     }
     this.#needsHandshake = true;
     const { serverUrl } = this.o;
-    const revisions = `it needs the initialize handshake of ${Protocol.revisions.join(', ')} or older`;
+    const revisions = 'it needs the initialize handshake of an older revision';
     this.deps.notify?.(`${serverUrl} does not speak 2026-07-28 (${revisions}); answered the host's ${req.method} with an error so that it sends initialize`);
     if (req.method === 'server/discover')
       return { jsonrpc: '2.0', id: req.id, error: { code: BridgeErrorCode.methodNotFound, message: 'Method not found: server/discover' } };
