@@ -7,6 +7,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { BIN, cleanEnv } from './harness.js';
 
 export interface HostedBridge {
@@ -64,4 +66,56 @@ export async function hostBridge(url: string, o: BridgeStart, connect = true): P
   };
   if (connect) await client.connect(transport);
   return hosted;
+}
+
+/** A host that speaks 2026-07-28 itself, scripted line by line (the protocol SDK at hand speaks only the revisions with initialize). */
+export interface ScriptedHost {
+  /** Sends a request and resolves to the response with its id. */
+  request(id: string | number, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Sends a line as it is (a notification, say). */
+  write(message: unknown): void;
+  /** Every message the bridge wrote to stdout, parsed (a line that is not JSON fails the test in `close`). */
+  readonly received: Array<Record<string, unknown>>;
+  stderr(): string;
+  /** Closes stdin and resolves to the exit code; throws when a stdout line was not a JSON-RPC message. */
+  close(): Promise<number | null>;
+}
+
+export function scriptedHost(url: string, env: Record<string, string>, args: string[] = []): ScriptedHost {
+  const child = spawn(process.execPath, [BIN, 'protocol', 'bridge', url, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const received: Array<Record<string, unknown>> = [];
+  const bad: string[] = [];
+  const waiting = new Map<string | number, (m: Record<string, unknown>) => void>();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return void bad.push(line);
+    }
+    if (m.jsonrpc !== '2.0') bad.push(line);
+    received.push(m);
+    const id = m.id as string | number;
+    if (!('method' in m) && waiting.has(id)) waiting.get(id)!(m);
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const write = (message: unknown) => void child.stdin.write(`${JSON.stringify(message)}\n`);
+  return {
+    received,
+    stderr: () => stderr,
+    write,
+    request(id, method, params) {
+      const answer = new Promise<Record<string, unknown>>((r) => waiting.set(id, r));
+      write({ jsonrpc: '2.0', id, method, params });
+      return answer;
+    },
+    async close() {
+      child.stdin.end();
+      const code = await exited;
+      if (bad.length) throw new Error(`the bridge wrote lines that are not JSON-RPC messages: ${bad.join(' | ')}`);
+      return code;
+    },
+  };
 }

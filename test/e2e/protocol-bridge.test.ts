@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, cleanEnv, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
 import { CONSENT_BROWSER, configure, newClient, stats, tokensOf, useProtocolWorld } from './protocol-helpers.js';
-import { hostBridge } from './bridge-helpers.js';
+import { hostBridge, scriptedHost } from './bridge-helpers.js';
 import { lock as takeLock } from 'proper-lockfile';
 import { mkdir } from 'node:fs/promises';
 import { serverKeyOf } from '../../src/core/protocol/endpoints.js';
@@ -172,6 +172,97 @@ describe('protocol bridge to a server of 2026-07-28 (stateless)', () => {
     expect(JSON.stringify(declined.content)).toContain('the user chose decline');
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
+  });
+});
+
+describe('protocol bridge for a host that speaks 2026-07-28 itself', () => {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'scripted-host', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+
+  it('to a server of 2026-07-28: its requests pass through as they are (sign-in on first use, Mcp-Param headers, a refresh after expiry), input_required goes to the host, which answers it', async () => {
+    await configure(w, { revision: '2026-07-28' });
+    const c = await newClient('allow');
+    const h = scriptedHost(mcp, c.env(), ['--scopes', 'tools:read tools:call']);
+    const discovered = await h.request('d', 'server/discover', { _meta: meta });
+    expect(discovered).toMatchObject({
+      id: 'd',
+      result: {
+        resultType: 'complete',
+        supportedVersions: ['2026-07-28'],
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'lanyard-emulator-tools' } },
+      },
+    });
+    const listed = (await h.request(1, 'tools/list', { _meta: meta })).result as { tools: Array<{ name: string }> };
+    expect(listed.tools.map((t) => t.name)).toEqual(['echo', 'time', 'confirm', 'echo_region']);
+    // The server checks Mcp-Param-Region against the argument.
+    const region = await h.request(2, 'tools/call', { name: 'echo_region', arguments: { region: 'north' }, _meta: meta });
+    expect(JSON.stringify(region.result)).toContain('region: north');
+    // input_required comes back to the host as the server sent it; the bridge asks the host nothing itself.
+    const call = { name: 'confirm', arguments: { question: 'Ship it?' } };
+    const first = (await h.request(3, 'tools/call', { ...call, _meta: meta })).result as {
+      resultType: string;
+      inputRequests: Record<string, { method: string; params: unknown }>;
+      requestState: string;
+    };
+    expect(first.resultType).toBe('input_required');
+    expect(first.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { mode: 'form', message: 'Ship it?' } });
+    expect(h.received.filter((m) => 'method' in m)).toEqual([]);
+    // The access token expires (300 s; the request state lives 600 s): the next request is refused (401), the bridge refreshes and sends it again.
+    await w.admin('advance', { seconds: 400 });
+    const before = (await stats(w)).tokenRequests.refresh_token ?? 0;
+    const answered = await h.request(4, 'tools/call', {
+      ...call,
+      _meta: meta,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      requestState: first.requestState,
+    });
+    expect(answered.result, JSON.stringify(answered)).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'confirmed: true' }] });
+    // A method the revision dropped: the server's own refusal.
+    expect(await h.request(5, 'ping', { _meta: meta })).toMatchObject({ id: 5, error: { code: -32601 } });
+    h.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } });
+    expect(await h.close()).toBe(0);
+    const s = await stats(w);
+    expect((s.tokenRequests.refresh_token ?? 0) - before).toBe(1);
+    expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: true } } }]);
+    expect(s.mcpRequests.map((m) => m.method)).not.toContain('initialize');
+    // The host's own tools/list answer (ttlMs 60 s) gave the calls their Mcp-Param headers: no tools/list of the bridge's.
+    expect(s.mcpRequests.filter((m) => m.method === 'tools/list' && m.status === 200)).toHaveLength(1);
+    expect(s.mcpRequests.map((m) => m.method)).not.toContain('notifications/cancelled');
+    // Only the 401s of the first request (no token yet) and of the expired token, and the host's ping: no header mismatch, no refused _meta.
+    expect(s.mcpRequests.filter((m) => m.status >= 400 && m.status !== 401).map((m) => [m.method, m.status])).toEqual([['ping', 404]]);
+    expect(s.mcpRequests.every((m) => m.status === 401 || m.version === '2026-07-28')).toBe(true);
+    expect(await c.urls()).toHaveLength(1);
+    expect(h.stderr()).not.toMatch(/ctxat_|ctxrt_/);
+  });
+
+  it('to a server with the handshake: server/discover is answered method-not-found, and the fallback initialize works', async () => {
+    const c = await newClient('allow');
+    const h = scriptedHost(mcp, c.env());
+    expect(await h.request('d', 'server/discover', { _meta: meta })).toEqual({
+      jsonrpc: '2.0',
+      id: 'd',
+      error: { code: -32601, message: 'Method not found: server/discover' },
+    });
+    const init = await h.request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'scripted-host', version: '1' } });
+    expect(init).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+    h.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const listed = (await h.request(2, 'tools/list', {})).result as { tools: Array<{ name: string }> };
+    expect(listed.tools.map((t) => t.name)).toContain('echo');
+    expect(await h.close()).toBe(0);
+    expect(h.stderr()).toMatch(/does not speak 2026-07-28/);
+    const s = await stats(w);
+    // The host's probe once (after the sign-in), then the handshake with no second probe; the session is ended.
+    expect(s.mcpRequests.filter((m) => m.status !== 401).map((m) => m.method)).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+      'DELETE',
+    ]);
+    expect(s.sessionsEnded).toBe(1);
   });
 });
 

@@ -17,6 +17,14 @@
  * capabilities) and the `Mcp-*` headers, and the server's input requests
  * (SEP-2322) become requests to the host whose answers go back with the
  * request state. A server that refuses the probe gets the handshake as before.
+ *
+ * A host that speaks 2026-07-28 itself (no initialize: its first request is
+ * `server/discover`, or names that revision in `_meta`) is passed through: its
+ * requests go out as they are (the bridge adds the transport's headers and
+ * the token), the answers come back as they are, input_required included. A
+ * server that needs the handshake makes the bridge answer such a request with
+ * an error that is none of that revision's (method not found to
+ * `server/discover`), which tells the host to fall back to `initialize`.
  */
 import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
 import { Protocol } from '../../shared/constants.js';
@@ -32,6 +40,9 @@ export const BridgeErrorCode = {
   serverUnavailable: -32051,
   parseError: -32700,
   invalidRequest: -32600,
+  /** A host of 2026-07-28 asked a server that needs the initialize handshake (not one of that revision's errors: the host falls back). */
+  handshakeRequired: -32052,
+  methodNotFound: -32601,
 } as const;
 
 export interface BridgePorts {
@@ -65,15 +76,26 @@ class Bridge {
   readonly #watch: AuthWatch;
   /** Whether the user was shown an authorization URL (what a sign-in that keeps a request waiting is waiting for). */
   #userAsked = false;
-  /** How the server is spoken to: not known before the host's initialize, then with a session or stateless (2026-07-28). */
-  #mode: 'unknown' | 'session' | 'stateless' = 'unknown';
+  /**
+   * How the server is spoken to: not known before the host's first request, then with a session, stateless
+   * (2026-07-28) for a host with the handshake, or passed through for a host that speaks 2026-07-28 itself.
+   */
+  #mode: 'unknown' | 'session' | 'stateless' | 'passthrough' = 'unknown';
+  /** The host spoke 2026-07-28 first (its notifications are not posted); it may fall back to initialize. */
+  #statelessHost = false;
+  /** The server refused a 2026-07-28 request as a server with the handshake does (the host's initialize needs no probe). */
+  #needsHandshake = false;
   /** The host's `logging/setLevel`, carried in each stateless request's `_meta` (the revision has no such method). */
   #logLevel: unknown;
   /** Input requests of a stateless server put to the host, by the id the bridge gave them. */
   readonly #asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
   #askedSeq = 0;
   readonly #session: AuthorizedSession;
+  /** The tools of the passed-through host's own tools/list answers, by name, for as long as the server's ttlMs lets them be reused. */
+  readonly #tools = new Map<string, { tool: { inputSchema?: unknown }; until: number }>();
   readonly #inFlight = new Map<string | number, AbortController>();
+  /** The host's `subscriptions/listen` requests in flight (2026-07-28): streams with no end of their own. */
+  readonly #listening = new Set<AbortController>();
   readonly #tasks = new Set<Promise<void>>();
   #initialized = false;
   /** What a host message waits for before it goes out: the stored tokens, then the host's initialize. */
@@ -111,6 +133,8 @@ class Bridge {
       }
     });
     await Promise.race([this.#read(), stop]);
+    // A host that closed stdin listens no more: its subscription streams are closed, not waited for.
+    for (const ac of this.#listening) ac.abort();
     // stdin's end: what is in flight is still answered; a signal: nothing more is.
     void stop.then(() => {
       for (const ac of this.#inFlight.values()) ac.abort();
@@ -147,6 +171,7 @@ class Bridge {
     const messages = classify(value);
     if (!messages.length) return this.#fail(null, BridgeErrorCode.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
     for (const { kind, message } of messages) {
+      if (kind === 'request' && this.#mode === 'unknown' && speaksStateless(message)) this.#statelessHost = true;
       if (kind === 'notification') {
         if (message.method === 'notifications/cancelled') {
           const rid = (message.params as { requestId?: unknown } | undefined)?.requestId;
@@ -174,7 +199,8 @@ class Bridge {
   async #pass(m: JsonRpcRequestWire | JsonRpcResponseWire, after: Promise<unknown>): Promise<void> {
     try {
       await after;
-      if (this.#mode === 'stateless' || (!('method' in m) && m.id !== null && this.#asked.has(String(m.id)))) {
+      const statelessServer = this.#mode === 'stateless' || this.#mode === 'passthrough' || (this.#statelessHost && this.#mode === 'unknown');
+      if (statelessServer || (!('method' in m) && m.id !== null && this.#asked.has(String(m.id)))) {
         // The host's answer to an input request; a stateless server takes no notifications (cancellation closes the stream).
         if (!('method' in m)) this.#asked.get(String(m.id))?.(m);
         return;
@@ -192,6 +218,9 @@ class Bridge {
     const ac = new AbortController();
     const answered = new AbortController();
     this.#inFlight.set(req.id, ac);
+    // (A method of 2026-07-28 only.)
+    const listen = req.method === 'subscriptions/listen';
+    if (listen) this.#listening.add(ac);
     try {
       const answer = this.#answer(req, after, ac.signal);
       const overdue = this.#watch.overdue(this.o.signInWaitMs, AbortSignal.any([ac.signal, answered.signal])).catch(() => new Promise<never>(() => undefined));
@@ -206,8 +235,13 @@ class Bridge {
     } catch (err) {
       if (ac.signal.aborted) return;
       this.deps.notify?.(`${req.method} failed: ${messageOf(err, this.o.serverUrl)}`);
+      // A subscription stream that ends without a result ends on stdio as the revision says a server ends one.
+      if (listen && !(err instanceof HttpError || err instanceof AuthRequiredError)) {
+        return this.ports.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: req.id, reason: messageOf(err, this.o.serverUrl) } });
+      }
       this.#fail(req.id, BridgeErrorCode.serverUnavailable, messageOf(err, this.o.serverUrl));
     } finally {
+      this.#listening.delete(ac);
       answered.abort();
       if (this.#inFlight.get(req.id) === ac) this.#inFlight.delete(req.id);
     }
@@ -217,8 +251,38 @@ class Bridge {
   async #answer(req: HostRequest, after: Promise<unknown>, signal: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
     await after;
     if (this.#mode === 'stateless') return this.#statelessRequest(req, signal);
+    if (this.#mode === 'passthrough' || (this.#mode === 'unknown' && speaksStateless(req))) return this.#passThrough(req, signal);
     if (req.method !== 'initialize') return this.#session.send(req, signal);
     return this.#initialize(req, signal);
+  }
+
+  /** A request of a host that speaks 2026-07-28 itself, as it is; a server that needs the handshake: an error that is none of that revision's. */
+  async #passThrough(req: HostRequest, signal: AbortSignal): Promise<JsonRpcResponseWire> {
+    const now = this.deps.clock.now();
+    const name = req.method === 'tools/call' ? (req.params as { name?: unknown } | undefined)?.name : undefined;
+    const known = typeof name === 'string' ? this.#tools.get(name) : undefined;
+    const r = await this.#session.passThrough(req.method, req.params, signal, known && known.until > now ? known.tool : undefined);
+    if (req.method === 'tools/list') this.#keepTools(r?.result, now);
+    if (r) {
+      // An error (a version the server does not speak, say) leaves the host free to fall back to initialize.
+      if (!r.error && this.#mode === 'unknown') this.#mode = 'passthrough';
+      return r;
+    }
+    this.#needsHandshake = true;
+    const { serverUrl } = this.o;
+    const revisions = 'it needs the initialize handshake of an older revision';
+    this.deps.notify?.(`${serverUrl} does not speak 2026-07-28 (${revisions}); answered the host's ${req.method} with an error so that it sends initialize`);
+    if (req.method === 'server/discover')
+      return { jsonrpc: '2.0', id: req.id, error: { code: BridgeErrorCode.methodNotFound, message: 'Method not found: server/discover' } };
+    return {
+      jsonrpc: '2.0',
+      id: req.id,
+      error: {
+        code: BridgeErrorCode.handshakeRequired,
+        message: `${serverUrl} does not speak protocol revision 2026-07-28 (${revisions}): start with initialize`,
+        data: { reason: 'handshake_required', server: serverUrl },
+      },
+    };
   }
 
   /** The host's initialize: the probe of 2026-07-28 (server/discover); a refusal that is not one of that revision's errors: the handshake. */
@@ -228,7 +292,8 @@ class Bridge {
       clientInfo: isClientInfo(host.clientInfo) ? host.clientInfo : this.o.clientInfo,
       capabilities: host.capabilities && typeof host.capabilities === 'object' ? (host.capabilities as Record<string, unknown>) : {},
     };
-    const discovered = await this.#session.stateless('server/discover', undefined, signal);
+    this.#statelessHost = false;
+    const discovered = this.#needsHandshake ? undefined : await this.#session.stateless('server/discover', undefined, signal);
     if (discovered) {
       this.#mode = 'stateless';
       return discovered.error ? discovered : { ...discovered, result: initializeAnswer(discovered.result, host.protocolVersion) };
@@ -237,6 +302,15 @@ class Bridge {
     const r = await this.#session.initialize(req.params);
     this.#initialized = !r.error;
     return r;
+  }
+
+  /** Keeps the tools of a tools/list answer (the schemas that say which Mcp-Param-* headers a call carries) for its ttlMs. */
+  #keepTools(result: unknown, now: number): void {
+    const r = (result ?? {}) as { tools?: unknown; ttlMs?: unknown };
+    if (!Array.isArray(r.tools) || typeof r.ttlMs !== 'number' || !(r.ttlMs > 0)) return;
+    for (const t of r.tools as Array<{ name?: unknown; inputSchema?: unknown } | null>) {
+      if (t && typeof t.name === 'string') this.#tools.set(t.name, { tool: { inputSchema: t.inputSchema }, until: now + r.ttlMs });
+    }
   }
 
   /** A host request that has waited on a sign-in for `signInWaitMs`: answered with an error while the sign-in goes on. */
@@ -358,6 +432,13 @@ function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
+}
+
+/** A request of a host that speaks 2026-07-28 itself: `server/discover`, or `_meta` naming a protocol version (no revision with the handshake has that key). */
+function speaksStateless(m: JsonRpcRequestWire): boolean {
+  if (m.method === 'server/discover') return true;
+  const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
+  return !!meta && typeof meta === 'object' && typeof (meta as Record<string, unknown>)[Protocol.meta.protocolVersion] === 'string';
 }
 
 function isClientInfo(v: unknown): v is { name: string; version: string } {

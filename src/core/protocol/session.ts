@@ -241,11 +241,37 @@ export class AuthorizedSession {
     }
   }
 
-  /** The tool's definition from tools/list (following pages), undefined when not listed. */
-  async #findTool(name: unknown, signal?: AbortSignal): Promise<{ inputSchema?: unknown } | undefined | typeof HANDSHAKE> {
+  /**
+   * One request of a client that speaks a stateless revision itself (the
+   * bridge's host): its params, `_meta` included, go out as they are, with
+   * the version header its `_meta` names, the `Mcp-*` headers and the token;
+   * the answer comes back as the server gave it (an error of the revision, an
+   * input_required result: the client's to handle). Undefined when the
+   * server needs the handshake. `tool`: the called tool's definition when
+   * the caller knows it fresh (else it is read with tools/list).
+   */
+  async passThrough(method: string, params: unknown, signal?: AbortSignal, tool?: { inputSchema?: unknown }): Promise<JsonRpcResponseWire | undefined> {
+    const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+    // What the lookup of a tool's schema says about the client: the same as its request (no progress token, no log level).
+    const own = { _meta: Object.fromEntries(Object.values(Protocol.meta).flatMap((k) => (meta?.[k] === undefined ? [] : [[k, meta[k]]]))) };
+    // The revision a sign-in on the way asks the server's metadata under.
+    if (isStatelessRevision(own._meta[Protocol.meta.protocolVersion])) this.state.revision = own._meta[Protocol.meta.protocolVersion] as ProtocolRevision;
+    let extra: Record<string, string> = {};
+    if (method === 'tools/call') {
+      const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+      const found = tool ?? (await this.#findTool(p.name, signal, own));
+      if (found === HANDSHAKE) return undefined;
+      extra = paramHeaders(found?.inputSchema, p.arguments);
+    }
+    const r = await this.#statelessRequest(method, params, extra, signal, own);
+    return r === HANDSHAKE ? undefined : r;
+  }
+
+  /** The tool's definition from tools/list (following pages), undefined when not listed; `asIs`: a client's own request (passThrough). */
+  async #findTool(name: unknown, signal?: AbortSignal, asIs?: Record<string, unknown>): Promise<{ inputSchema?: unknown } | undefined | typeof HANDSHAKE> {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await this.#statelessRequest('tools/list', cursor === undefined ? undefined : { cursor }, {}, signal);
+      const r = await this.#statelessRequest('tools/list', cursor === undefined ? asIs : { ...asIs, cursor }, {}, signal, asIs);
       if (r === HANDSHAKE) return HANDSHAKE;
       const result = (r.result ?? {}) as { tools?: unknown; nextCursor?: unknown };
       const tools = Array.isArray(result.tools) ? (result.tools as Array<{ name?: unknown; inputSchema?: unknown }>) : [];
@@ -289,18 +315,25 @@ export class AuthorizedSession {
    * one of the stateless revisions' errors shows a stateless server: an
    * unsupported version is retried once with a stateless revision the server
    * lists; any other refusal before that shows a server that needs the
-   * handshake (HANDSHAKE).
+   * handshake (HANDSHAKE). `asIs` (a client's own request, passThrough):
+   * the params go out untouched, with the version its `_meta` names in the
+   * header, and every refusal of the revision is the client's to handle.
    */
   async #statelessRequest(
     method: string,
     params: unknown,
     extra: Record<string, string>,
     signal?: AbortSignal,
+    asIs?: { _meta?: Record<string, unknown> },
   ): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
-    const stateNow = this.#stateWith(signal);
+    const withSignal = this.#stateWith(signal);
+    const version = asIs?._meta?.[Protocol.meta.protocolVersion];
+    // The client's version goes into a header only as visible ASCII (a CR/LF in it must not start a header of its own).
+    const header = typeof version === 'string' && /^[\x21-\x7e]{1,64}$/.test(version) ? (version as ProtocolRevision) : undefined;
+    const stateNow = asIs ? () => ({ ...withSignal(), revision: header }) : withSignal;
     for (let retried = false; ; retried = true) {
       const revision = this.state.revision!;
-      const message: JsonRpcRequestWire = { jsonrpc: '2.0', id: randomUUID(), method, params: withRequestMeta(params, revision, this.client) };
+      const message: JsonRpcRequestWire = { jsonrpc: '2.0', id: randomUUID(), method, params: asIs ? params : withRequestMeta(params, revision, this.client) };
       const res = await this.#send(message, { ...standardHeaders(method, params), ...extra }, stateNow);
       if (res.status >= 200 && res.status <= 299) {
         this.#statelessKnown = true;
@@ -319,7 +352,7 @@ export class AuthorizedSession {
         return HANDSHAKE;
       }
       this.#statelessKnown = true;
-      if (err.code !== Protocol.statelessErrors.unsupportedVersion) return parsed as JsonRpcResponseWire;
+      if (asIs || err.code !== Protocol.statelessErrors.unsupportedVersion) return parsed as JsonRpcResponseWire;
       const data = (err.data ?? {}) as { supported?: unknown };
       const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === 'string') : [];
       const choice = Protocol.statelessRevisions.find((v) => supported.includes(v) && (!this.o.revision || v === this.o.revision));

@@ -16,7 +16,10 @@ in the OS keychain (else the 0600 credentials file) and refreshed; bridges
 started together for one server share one sign-in and one refresh.
 Servers of every revision Lanyard speaks: a stateless 2026-07-28 server
 (found with server/discover) is spoken to without a session while the host
-keeps its initialize; the server's input requests go to the host.
+keeps its initialize; the server's input requests go to the host. A host
+that speaks 2026-07-28 itself (server/discover or _meta, no initialize) is
+passed through as it is, input_required included; to a server that needs the
+handshake its server/discover is answered method-not-found (it falls back).
 
 Host configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
   {
