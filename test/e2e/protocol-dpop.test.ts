@@ -72,6 +72,24 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(s.mcpRequests.filter((m) => m.auth === 'bearer')).toEqual([]);
   });
 
+  it('protocol request with a revoked DPoP-bound token: refreshed with a proof of the same key, then through', async () => {
+    await configure(w, { dpopRequired: true, dpopNonce: true });
+    const c = await newClient('allow');
+    const list = () => w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
+    expect((await list()).code).toBe(0);
+    await w.admin('protocol/revoke-access-tokens', {});
+    const before = await stats(w);
+    const r = await list();
+    expect(r.code, r.stderr).toBe(0);
+    const s = await stats(w);
+    // This run: invalid_token, a refresh (the token endpoint's nonce round trip, then the token), the resource's nonce
+    // round trip, then through; no proof refused for anything else (a replayed or wrong-key proof would be).
+    expect(s.dpop.refused.slice(before.dpop.refused.length).map((x) => `${x.where}:${x.error}`)).toEqual(['token:use_dpop_nonce', 'resource:use_dpop_nonce']);
+    expect((s.tokenRequests.refresh_token ?? 0) - (before.tokenRequests.refresh_token ?? 0)).toBe(2);
+    expect(s.mcpRequests.slice(before.mcpRequests.length).filter((m) => m.auth !== 'dpop')).toEqual([]);
+    expect((await tokensOf(c, mcp))?.tokenType).toBe('DPoP');
+  });
+
   it('2026-07-28 (stateless): every request carries a DPoP proof; the nonce round trip happens as at 2025-11-25', async () => {
     await configure(w, { revision: '2026-07-28', dpopRequired: true, dpopNonce: true });
     const c = await newClient('allow');

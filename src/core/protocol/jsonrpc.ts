@@ -10,7 +10,7 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
 import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
-import type { Credential } from '../http/types.js';
+import type { Credential, CredentialRequest, RequestSpec } from '../http/types.js';
 import type { DpopProver } from './dpop.js';
 
 export interface TransportState {
@@ -33,17 +33,26 @@ function headers(s: TransportState, accept: string): Record<string, string> {
   return h;
 }
 
-async function credential(s: TransportState, method: string, url: string): Promise<Credential> {
-  if (!s.accessToken) return { scheme: 'none' };
-  if (s.dpop) return { scheme: 'dpop', token: s.accessToken, proof: await s.dpop.proof(method, url, s.accessToken) };
-  return { scheme: 'bearer', token: s.accessToken };
+/**
+ * The token of a request: a bearer one as it is; a DPoP-bound one as a
+ * provider whose proof the HTTP client makes for each exchange, once its URL
+ * is final (a followed redirect gets a proof of its own URL). Its 401s, and
+ * the nonces, are the session's to handle: the provider neither refreshes nor
+ * asks for a request to be sent again.
+ */
+function credential(s: TransportState): Pick<RequestSpec, 'credential' | 'auth'> {
+  const { accessToken: token, dpop } = s;
+  if (!token) return { credential: { scheme: 'none' } };
+  if (!dpop) return { credential: { scheme: 'bearer', token } };
+  const proof = async (r?: CredentialRequest): Promise<Credential> => ({ scheme: 'dpop', token, proof: r ? await dpop.proof(r.method, r.url, token) : '' });
+  return { auth: { source: 'protocol', perRequest: true, credential: proof } };
 }
 
 /** The common part of the transport's streamed requests. */
-async function streamed(s: TransportState, accept: string, method: string, url: string) {
+function streamed(s: TransportState, accept: string) {
   return {
     headers: headers(s, accept),
-    credential: await credential(s, method, url),
+    ...credential(s),
     signal: s.signal,
     okStatus: () => true,
     streamResponse: true,
@@ -60,13 +69,13 @@ export async function rpcPost(
   s: TransportState,
   extra?: Record<string, string>,
 ): Promise<HttpResponse> {
-  const spec = await streamed(s, 'application/json, text/event-stream', 'POST', url);
+  const spec = streamed(s, 'application/json, text/event-stream');
   return http.request({ method: 'POST', url, json: message, ...spec, headers: { ...spec.headers, ...extra } });
 }
 
 /** Resumes (or opens) the server's event stream; `lastEventId` names where the broken one stopped. */
 export async function rpcGet(http: HttpClient, url: string, s: TransportState, lastEventId?: string): Promise<HttpResponse> {
-  const spec = await streamed(s, 'text/event-stream', 'GET', url);
+  const spec = streamed(s, 'text/event-stream');
   if (lastEventId !== undefined) spec.headers['last-event-id'] = lastEventId;
   return http.request({ method: 'GET', url, ...spec });
 }
@@ -77,7 +86,7 @@ export async function rpcDelete(http: HttpClient, url: string, s: TransportState
     method: 'DELETE',
     url,
     headers: headers(s, 'application/json'),
-    credential: await credential(s, 'DELETE', url),
+    ...credential(s),
     signal: s.signal,
     okStatus: () => true,
     retry: false,

@@ -11,7 +11,7 @@ import {
   wellKnownUrl,
 } from '../../../../src/core/protocol/discovery.js';
 import { processTokenResponse, tokenRequest } from '../../../../src/core/protocol/token.js';
-import { classify, jsonMessages, rpcPost, sessionIdOf, sseEvents } from '../../../../src/core/protocol/jsonrpc.js';
+import { classify, jsonMessages, rpcGet, rpcPost, sessionIdOf, sseEvents } from '../../../../src/core/protocol/jsonrpc.js';
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { chooseDpopAlg, DpopProver, generateDpopKey, htuOf, publicJwk } from '../../../../src/core/protocol/dpop.js';
@@ -347,5 +347,19 @@ describe('DPoP at the resource server', () => {
     expect(req.headers.authorization).toBe('DPoP at-9');
     const { payload } = await verifyProof(String(req.headers.dpop));
     expect(payload).toMatchObject({ htm: 'POST', htu: `${stub.url}/mcp`, ath: createHash('sha256').update('at-9').digest('base64url') });
+  });
+
+  it('a resumed stream that is redirected within its origin proves each exchange for its own URL, with a new jti', async () => {
+    stub.on('GET', '/mcp', { status: 307, headers: { location: '/mcp/stream?resume=1' } });
+    stub.on('GET', '/mcp/stream', { headers: { 'content-type': 'text/event-stream' }, body: '' });
+    const dpop = new DpopProver(await generateDpopKey('ES256'), () => clock.now());
+    await (await rpcGet(http, `${stub.url}/mcp`, { accessToken: 'at-9', dpop }, 'e1')).dump();
+    const proofs = await Promise.all(stub.requests.map(async (r) => (await verifyProof(String(r.headers.dpop))).payload));
+    expect(stub.requests.map((r) => r.headers.authorization)).toEqual(['DPoP at-9', 'DPoP at-9']);
+    expect(proofs.map((p) => [p.htm, p.htu])).toEqual([
+      ['GET', `${stub.url}/mcp`],
+      ['GET', `${stub.url}/mcp/stream`],
+    ]);
+    expect(proofs[0]!.jti).not.toBe(proofs[1]!.jti);
   });
 });

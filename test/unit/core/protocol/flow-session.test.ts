@@ -4,6 +4,7 @@ import { AuthRequiredError } from '../../../../src/core/errors.js';
 import { authorize, currentTokens, refreshTokens, type ProtocolAuthDeps } from '../../../../src/core/protocol/flow.js';
 import { callProtocolServer, unionScopes } from '../../../../src/core/protocol/session.js';
 import { codeChallengeS256 } from '../../../../src/core/protocol/pkce.js';
+import { generateDpopKey } from '../../../../src/core/protocol/dpop.js';
 import { ProtocolCredentials, type StoredTokens } from '../../../../src/core/protocol/store.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
@@ -229,6 +230,30 @@ describe('session: 401, retry once, insufficient scope', () => {
     expect(new URLSearchParams(tokenReq.body).get('scope')).toBe('a b');
     expect(tokenReq.headers.authorization).toMatch(/^Basic /);
     expect(stub.requests.at(-1)!.headers.authorization).toBe('Bearer wide');
+  });
+
+  it('DPoP: a refreshed token of the same key keeps the nonce the server gave earlier in the session; each exchange has its own proof', async () => {
+    await creds.saveClient(stub.url, { clientId: 'dyn-1', authMethod: 'none', origin: 'dynamic' });
+    await creds.saveTokens(record({ tokenType: 'DPoP', dpopKey: await generateDpopKey('ES256'), expiresAt: clock.now() + 600_000 }));
+    const dpopChallenge = (error: string) => ({ 'www-authenticate': `DPoP error="${error}", algs="ES256"` });
+    // The probe: a nonce asked for, then a server that needs the handshake; its initialize refuses the (revoked) token.
+    stub.on('POST', '/mcp', { status: 401, headers: { ...dpopChallenge('use_dpop_nonce'), 'dpop-nonce': 'n-1' } });
+    stub.on('POST', '/mcp', needsHandshake);
+    stub.on('POST', '/mcp', { status: 401, headers: dpopChallenge('invalid_token') });
+    stub.on('POST', '/token', { body: { access_token: 'new-at', token_type: 'DPoP', expires_in: 600, refresh_token: 'new-rt' } });
+    stub.on('POST', '/mcp', ok);
+    stub.on('POST', '/mcp', { status: 202 });
+    stub.on('DELETE', '/mcp', { status: 204 });
+    const r = await callProtocolServer(deps(), { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 't', version: '1' } });
+    stub.verify();
+    expect(r.response.result).toEqual({ protocolVersion: '2025-03-26' });
+    const claims = (q: { headers: Record<string, unknown> }) =>
+      JSON.parse(Buffer.from(String(q.headers.dpop).split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    const mcp = stub.requests.filter((q) => q.path === '/mcp' && q.method === 'POST');
+    expect(mcp.map((q) => q.headers.authorization)).toEqual(['DPoP old-at', 'DPoP old-at', 'DPoP old-at', 'DPoP new-at', 'DPoP new-at']);
+    // The nonce of the first answer, in every proof after it: the refresh (a new record of the same key) did not forget it.
+    expect(mcp.map((q) => claims(q).nonce)).toEqual([undefined, 'n-1', 'n-1', 'n-1', 'n-1']);
+    expect(new Set(stub.requests.filter((q) => q.headers.dpop).map((q) => claims(q).jti)).size).toBe(stub.requests.filter((q) => q.headers.dpop).length);
   });
 
   it('unionScopes keeps order and drops duplicates', () => {
