@@ -234,6 +234,14 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(exec.stderr).not.toContain(String((await tokensOf(c, mcp))?.accessToken));
   });
 
+  it('lanyard auth token --server prints a DPoP-bound token, and says on stderr that it needs a proof of its key', async () => {
+    const c = await dpopClient();
+    const r = await w.run(['auth', 'token', '--server', mcp], { env: c.env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(String((await tokensOf(c, mcp))?.accessToken));
+    expect(r.stderr).toMatch(/this token is DPoP-bound \(RFC 9449\).*--no-dpop/);
+  });
+
   it('with --no-dpop against a server that requires DPoP the sign-in is refused', async () => {
     await configure(w, { dpopRequired: true });
     const c = await newClient('allow');

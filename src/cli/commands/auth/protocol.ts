@@ -42,6 +42,11 @@ export async function runProtocolToken(ctx: Context, o: AuthTokenOptions): Promi
   if (!t) {
     throw new AuthRequiredError(`no token stored for ${serverKeyOf(serverUrl)}`, { hint: `run \`lanyard auth login --server ${serverUrl}\`` });
   }
+  if (t.tokenType === 'DPoP' && t.dpopKey) {
+    ctx.warn(
+      'this token is DPoP-bound (RFC 9449): the server takes it only with a proof signed by its key, which stays in the credential store; call the server with `lanyard api --service protocol` or `lanyard protocol request`, or sign in with --no-dpop for a bearer token',
+    );
+  }
   ctx.io.out(t.accessToken);
 }
 
