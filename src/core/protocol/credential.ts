@@ -21,12 +21,8 @@ export async function protocolAuth(deps: ProtocolAuthDeps, serverUrl: string): P
   if (!current) return fixedCredential({ scheme: 'none' }, 'anonymous');
   let prover = proverOf(current, deps.clock);
   // Without a request, a DPoP-bound token carries no proof: it names the token, and is never sent (see CredentialProvider).
-  const credential = async (request?: CredentialRequest): Promise<Credential> => {
-    const token = current!.accessToken;
-    const p = prover;
-    if (!p) return { scheme: 'bearer', token };
-    return { scheme: 'dpop', token, proof: request ? await p.proof(request.method, request.url, token) : '' };
-  };
+  const credential = async (request?: CredentialRequest): Promise<Credential> =>
+    prover ? prover.credential(current!.accessToken, request) : { scheme: 'bearer', token: current!.accessToken };
   return {
     source: deps.credentials.store.kind,
     credential,
@@ -44,8 +40,7 @@ export async function protocolAuth(deps: ProtocolAuthDeps, serverUrl: string): P
       const next = await refreshTokens(deps, current!);
       if (!next) return undefined;
       current = next;
-      // The same key keeps its signer (and the nonces it was given); a token bound otherwise gets its own.
-      if (next.tokenType !== 'DPoP' || next.dpopKey?.privateKey !== prover?.key.privateKey) prover = proverOf(next, deps.clock);
+      prover = proverOf(next, deps.clock, prover);
       return credential();
     },
   };

@@ -5,6 +5,7 @@
  * origin for the life of the process. jose is loaded on first use.
  */
 import type { HttpResponse } from '../http/client.js';
+import type { Credential, CredentialRequest } from '../http/types.js';
 
 /** The algorithms Lanyard signs proofs with, in its order of preference. */
 export const DPOP_ALGS = ['ES256', 'EdDSA', 'ES384', 'RS256'] as const;
@@ -53,7 +54,7 @@ export function accessTokenHash(token: string): string {
 }
 
 /** The `DPoP-Nonce` of an answer, when it is a well-formed one (RFC 9449 §8.1: no spaces, quotes or controls). */
-export function nonceOf(headers: Readonly<Record<string, string>>): string | undefined {
+function nonceOf(headers: Readonly<Record<string, string>>): string | undefined {
   const nonce = headers['dpop-nonce'];
   return nonce && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce) ? nonce : undefined;
 }
@@ -84,6 +85,15 @@ export class DpopProver {
       .sign(await importJWK(JSON.parse(this.key.privateKey) as Parameters<typeof importJWK>[0], this.key.alg));
   }
 
+  /**
+   * The credential of a DPoP-bound `token` for one exchange, with a proof of
+   * it; without a request, no proof: it names the token and is never sent
+   * (the HTTP client refuses it; see CredentialProvider).
+   */
+  async credential(token: string, request?: CredentialRequest): Promise<Credential> {
+    return { scheme: 'dpop', token, proof: request ? await this.proof(request.method, request.url, token) : '' };
+  }
+
   /** Keeps the `DPoP-Nonce` of a response for the next proof to its origin; true when it is a new one. */
   remember(res: Pick<HttpResponse, 'headers' | 'url'>, url: string = res.url): boolean {
     const nonce = nonceOf(res.headers);
@@ -95,7 +105,17 @@ export class DpopProver {
   }
 }
 
-/** The signer of a DPoP-bound token's requests; undefined for a bearer token. */
-export function proverOf(t: { readonly tokenType?: string; readonly dpopKey?: DpopKey } | undefined, clock: { now(): number }): DpopProver | undefined {
-  return t?.tokenType === 'DPoP' && t.dpopKey ? new DpopProver(t.dpopKey, () => clock.now()) : undefined;
+/**
+ * The signer of a DPoP-bound token's requests; undefined for a bearer token.
+ * `inUse`, the signer of the tokens before (a refresh), is kept with the
+ * nonces servers gave it when `t` is bound to the same key: the key, not the
+ * record, which a refresh reads anew.
+ */
+export function proverOf(
+  t: { readonly tokenType?: string; readonly dpopKey?: DpopKey } | undefined,
+  clock: { now(): number },
+  inUse?: DpopProver,
+): DpopProver | undefined {
+  if (t?.tokenType !== 'DPoP' || !t.dpopKey) return undefined;
+  return t.dpopKey.privateKey === inUse?.key.privateKey ? inUse : new DpopProver(t.dpopKey, () => clock.now());
 }

@@ -10,7 +10,7 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
 import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
-import type { Credential, CredentialRequest, RequestSpec } from '../http/types.js';
+import type { RequestSpec } from '../http/types.js';
 import type { DpopProver } from './dpop.js';
 
 export interface TransportState {
@@ -44,8 +44,7 @@ function credential(s: TransportState): Pick<RequestSpec, 'credential' | 'auth'>
   const { accessToken: token, dpop } = s;
   if (!token) return { credential: { scheme: 'none' } };
   if (!dpop) return { credential: { scheme: 'bearer', token } };
-  const proof = async (r?: CredentialRequest): Promise<Credential> => ({ scheme: 'dpop', token, proof: r ? await dpop.proof(r.method, r.url, token) : '' });
-  return { auth: { source: 'protocol', perRequest: true, credential: proof } };
+  return { auth: { source: 'protocol', perRequest: true, credential: (r) => dpop.credential(token, r) } };
 }
 
 /** The common part of the transport's streamed requests. */

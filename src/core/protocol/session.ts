@@ -656,9 +656,7 @@ export class AuthorizedSession {
   #use(t: StoredTokens): void {
     this.#tokens = t;
     this.state.accessToken = t.accessToken;
-    // Tokens of the same key (a refresh) keep its signer and the nonces servers gave it; another key, or none, gets its own.
-    const same = t.tokenType === 'DPoP' && t.dpopKey !== undefined && t.dpopKey.privateKey === this.state.dpop?.key.privateKey;
-    if (!same) this.state.dpop = proverOf(t, this.deps.clock);
+    this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop);
     this.authorized = true;
   }
 }
