@@ -48,7 +48,8 @@ const TEMPLATES: Readonly<Record<string, string>> = {
   deployments_url: '/deployments',
 };
 
-const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** A time as the REST API writes it: ISO 8601 in UTC, to the second (`2011-01-25T18:44:36Z`). */
+export const apiTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * One repository. `full` adds what only `GET /repos/{owner}/{repo}` and the
@@ -101,9 +102,9 @@ export function repositoryJson(base: string, r: RepoRecord, owner: Record<string
     allow_forking: true,
     web_commit_signoff_required: false,
     license: null,
-    created_at: at(r.createdAt),
-    updated_at: at(r.updatedAt),
-    pushed_at: at(r.pushedAt),
+    created_at: apiTime(r.createdAt),
+    updated_at: apiTime(r.updatedAt),
+    pushed_at: apiTime(r.pushedAt),
     ...(o.full ? { network_count: 0, subscribers_count: 0 } : {}),
   };
 }

@@ -14,6 +14,7 @@ import { checkPassword, sessionUser, startSession } from './oauth/session.js';
 import { credentialInputs, layout } from './oauth/pages.js';
 import { oauthParams } from './oauth/wire.js';
 import type { Caller } from './ratelimit/callers.js';
+import { apiTime } from './repository.js';
 import { simpleUserJson } from './rest.js';
 import type { HostingState, HostingToken } from './state.js';
 
@@ -26,7 +27,6 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
   const id = state.idOf(t);
   const app = t.clientId ? state.apps.get(t.clientId) : undefined;
   const user = t.login ? state.users.get(t.login) : undefined;
-  const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {
     id,
     url: `${api}/authorizations/${id}`,
@@ -40,9 +40,9 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
     note: t.note ?? null,
     note_url: null,
     fingerprint: null,
-    created_at: at(t.createdAt),
-    updated_at: at(t.createdAt),
-    expires_at: t.expiresAt === undefined ? null : at(t.expiresAt),
+    created_at: apiTime(t.createdAt),
+    updated_at: apiTime(t.createdAt),
+    expires_at: t.expiresAt === undefined ? null : apiTime(t.expiresAt),
     user: user ? simpleUserJson(base, user) : null,
     installation: null,
   };
