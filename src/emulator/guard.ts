@@ -88,10 +88,14 @@ function crossOrigin(req: EmuRequest): boolean {
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+const HOSTS_KEPT = 64;
+
 /** The guard of one emulator: its secret for form tokens and the certificate's names. */
 export class Guard {
   readonly #secret = randomBytes(32);
   readonly #certNames: readonly string[];
+  /** `Host` values already found allowed (at most HOSTS_KEPT: the check is the same each time). */
+  readonly #hostsAllowed = new Set<string>();
 
   constructor(certNames: readonly string[] = []) {
     this.#certNames = certNames;
@@ -109,6 +113,11 @@ export class Guard {
     return want.length === got.length && timingSafeEqual(want, got);
   }
 
+  #allow(host: string): void {
+    if (this.#hostsAllowed.size >= HOSTS_KEPT) this.#hostsAllowed.clear();
+    this.#hostsAllowed.add(host);
+  }
+
   /** Installs the guard in front of every route. */
   install(router: Router): void {
     router.use('', this.middleware(router));
@@ -117,9 +126,10 @@ export class Guard {
   middleware(router: Router): Middleware {
     return async (req, res, next) => {
       const host = req.header('host');
-      if (host !== undefined) {
+      if (host !== undefined && !this.#hostsAllowed.has(host)) {
         const name = hostName(host);
-        if (!name || !nameAllowed(name, this.#certNames)) {
+        if (name && nameAllowed(name, this.#certNames)) this.#allow(host);
+        else {
           req.raw.resume();
           return router.sendError(req, res, 403, `Host ${JSON.stringify(host)} is not a name of this emulator (loopback or its certificate)`);
         }

@@ -22,7 +22,8 @@ import { Health } from '../shared/constants.js';
 import type { HostingSecondaryLimits } from '../shared/hosting-ratelimit.js';
 import { Mailbox as MailboxPaths, MailboxSeed } from '../shared/mailbox.js';
 import type { Fault, FaultType } from './faults.js';
-import type { JournalEntry, JournalQuery } from './journal.js';
+import type { JournalEntry, JournalLimits, JournalQuery } from './journal.js';
+export { JOURNAL_LIMITS, type JournalLimits, type TruncatedBody } from './journal.js';
 import { isLoopback, startEmulator as startServer, type Emulator } from './server.js';
 import { SEED as EchoSeed } from './services/echo/state.js';
 import { SEED as HealthSeed } from './services/health/seed.js';
@@ -64,6 +65,13 @@ export interface StartEmulatorOptions {
   allowedHosts?: string[];
   /** Request log lines (method, path, status, time); default: silent. */
   log?: (line: string) => void;
+  /**
+   * How much the request journal keeps (`requests()`): the newest
+   * `maxEntries` (default 5000) whose estimated size stays under `maxBytes`
+   * (default 32 MiB); a body over `maxBodyBytes` (default 64 KiB) is kept
+   * truncated, marked `truncated: true`. See `JOURNAL_LIMITS`.
+   */
+  journal?: Partial<JournalLimits>;
 }
 
 export interface EmulatorUrls {
@@ -279,6 +287,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     tlsSelfSigned: options.tls === true,
     allowedHosts: options.allowedHosts,
     log: options.log,
+    journal: options.journal,
   });
   const tls = await trustOf(emu, own);
   const a = emu.admin;

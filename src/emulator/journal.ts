@@ -2,8 +2,15 @@
  * The request journal: every request the emulator answered, with its time,
  * service, caller, method, path, status, duration and the fault applied, and
  * what it sent (query, headers, a JSON or form body) with secrets redacted, so
- * a test can assert what a script sent. Kept in memory (the newest
- * `capacity` entries), read over `GET /_emulator/requests` and in process.
+ * a test can assert what a script sent. Kept in memory, read over
+ * `GET /_emulator/requests` and in process.
+ *
+ * Bounded in entries and in bytes (`JournalLimits`): the newest `maxEntries`
+ * entries, whose estimated size stays under `maxBytes`; a body larger than
+ * `maxBodyBytes` is kept truncated, with a marker (`TruncatedBody`). On the
+ * request loop the journal only keeps what the request was made of; the
+ * redacted entry is built when somebody reads it, or at once when somebody
+ * listens (`subscribe`).
  */
 export interface JournalEntry {
   /** Increasing number: `since` of the next read. */
@@ -19,7 +26,7 @@ export interface JournalEntry {
   query: Record<string, string | string[]>;
   /** Request headers, secrets redacted. */
   headers: Record<string, string>;
-  /** A JSON or form body the service read, secrets redacted. */
+  /** A JSON or form body the service read, secrets redacted; beyond `maxBodyBytes`, a `TruncatedBody`. */
   body?: unknown;
   /** The status answered, or 0 when the connection was cut before an answer. */
   status: number;
@@ -98,24 +105,100 @@ export function redactBody(contentType: string | undefined, bytes: Buffer | unde
   return { bytes: bytes.length, contentType: contentType ?? null };
 }
 
+/** A body larger than the journal's `maxBodyBytes`: its start (redacted as a whole first), its size, the marker. */
+export interface TruncatedBody {
+  truncated: true;
+  /** The size of the body as sent, bytes. */
+  bytes: number;
+  contentType: string | null;
+  /** The first `maxBodyBytes` bytes of the redacted body as JSON or form text. */
+  preview: string;
+}
+
+/** How much the journal keeps. */
+export interface JournalLimits {
+  /** The newest entries kept (default 5000). */
+  maxEntries: number;
+  /** The estimated size of every kept entry together, bytes (default 32 MiB): the oldest go first. */
+  maxBytes: number;
+  /** A body larger than this (bytes, default 64 KiB) is kept as a `TruncatedBody`. */
+  maxBodyBytes: number;
+}
+
+export const JOURNAL_LIMITS: Readonly<JournalLimits> = Object.freeze({ maxEntries: 5000, maxBytes: 32 * 2 ** 20, maxBodyBytes: 64 * 2 ** 10 });
+
+/** What the request loop hands the journal: the request as it came (redacted only when read). */
+export interface JournalRecord {
+  /** Epoch ms on the emulator clock when the request arrived. */
+  time: number;
+  service: string;
+  /** The client's address, and the account when the service knows it. */
+  ip: string;
+  login?: string;
+  method: string;
+  path: string;
+  /** The query string as sent (`?a=b`, or empty). */
+  query: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body a handler read whole, if any. */
+  body?: Buffer;
+  status: number;
+  durationMs: number;
+  fault?: JournalEntry['fault'];
+}
+
+/** Fixed cost of an entry in the byte estimate (the objects and strings around its fields). */
+const ENTRY_OVERHEAD = 512;
+
+/** One kept request: its record until someone reads it, then the redacted entry. */
+interface Slot {
+  seq: number;
+  service: string;
+  bytes: number;
+  record?: JournalRecord;
+  entry?: JournalEntry;
+}
+
 export class Journal {
-  #entries: JournalEntry[] = [];
+  readonly limits: Readonly<JournalLimits>;
+  /** Slots; the kept ones start at #start (dropped ones are cut off in batches). */
+  #slots: Slot[] = [];
+  #start = 0;
+  #bytes = 0;
   #seq = 0;
   readonly #listeners = new Set<(e: JournalEntry) => void>();
 
-  constructor(readonly capacity = 5000) {}
+  constructor(limits: Partial<JournalLimits> = {}) {
+    this.limits = Object.freeze(checkLimits({ ...JOURNAL_LIMITS, ...limits }));
+  }
 
-  add(e: Omit<JournalEntry, 'seq'>): JournalEntry {
-    const entry = { seq: ++this.#seq, ...e };
-    this.#entries.push(entry);
-    if (this.#entries.length > this.capacity) this.#entries.splice(0, this.#entries.length - this.capacity);
-    for (const l of this.#listeners) l(entry);
-    return entry;
+  /** The entry limit (`limits.maxEntries`). */
+  get capacity(): number {
+    return this.limits.maxEntries;
+  }
+
+  /** Keeps a request; builds its entry at once only when somebody listens. */
+  add(r: JournalRecord): void {
+    const body = r.body && r.body.length > this.limits.maxBodyBytes ? truncatedBody(r, this.limits.maxBodyBytes) : undefined;
+    const record = body ? { ...r, body: undefined } : r;
+    const slot: Slot = { seq: ++this.#seq, service: r.service, bytes: estimate(record, body), record };
+    if (body) slot.entry = entryOf(slot.seq, record, body);
+    this.#slots.push(slot);
+    this.#bytes += slot.bytes;
+    this.#trim();
+    if (this.#listeners.size === 0) return;
+    const e = this.#entryOf(slot);
+    for (const l of this.#listeners) l(e);
   }
 
   list(q: JournalQuery = {}): JournalEntry[] {
-    const out = this.#entries.filter((e) => (q.since === undefined || e.seq > q.since) && (!q.service || e.service === q.service));
-    return q.limit !== undefined ? out.slice(0, q.limit) : out;
+    const out: JournalEntry[] = [];
+    const max = q.limit ?? Number.POSITIVE_INFINITY;
+    for (let i = this.#firstAfter(q.since ?? 0); i < this.#slots.length && out.length < max; i++) {
+      const s = this.#slots[i]!;
+      if (!q.service || s.service === q.service) out.push(this.#entryOf(s));
+    }
+    return out;
   }
 
   /** The sequence number of the newest entry (0 when none yet). */
@@ -123,8 +206,15 @@ export class Journal {
     return this.#seq;
   }
 
+  /** How many entries are kept, and their estimated size in bytes. */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.#slots.length - this.#start, bytes: this.#bytes };
+  }
+
   clear(): void {
-    this.#entries = [];
+    this.#slots = [];
+    this.#start = 0;
+    this.#bytes = 0;
   }
 
   /** Calls `f` with every new entry; returns the unsubscribe. */
@@ -132,4 +222,113 @@ export class Journal {
     this.#listeners.add(f);
     return () => this.#listeners.delete(f);
   }
+
+  #entryOf(s: Slot): JournalEntry {
+    if (!s.entry) {
+      s.entry = entryOf(s.seq, s.record!);
+      s.record = undefined;
+    }
+    return s.entry;
+  }
+
+  /** The index of the first kept slot with a sequence number above `seq` (numbers increase). */
+  #firstAfter(seq: number): number {
+    let lo = this.#start;
+    let hi = this.#slots.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#slots[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Drops the oldest entries beyond the limits; cuts dropped slots off once they are as many as the kept ones. */
+  #trim(): void {
+    const { maxEntries, maxBytes } = this.limits;
+    while (this.#slots.length - this.#start > maxEntries || (this.#bytes > maxBytes && this.#slots.length - this.#start > 1)) {
+      const s = this.#slots[this.#start]!;
+      this.#slots[this.#start++] = undefined as unknown as Slot;
+      this.#bytes -= s.bytes;
+    }
+    if (this.#start > 64 && this.#start >= this.#slots.length - this.#start) {
+      this.#slots = this.#slots.slice(this.#start);
+      this.#start = 0;
+    }
+  }
+}
+
+function checkLimits(l: JournalLimits): JournalLimits {
+  for (const [k, v] of Object.entries(l)) if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`journal ${k} must be a whole number >= 1, got ${v}`);
+  return l;
+}
+
+/** The redacted entry of a record (`body`: an already redacted, truncated body). */
+function entryOf(seq: number, r: JournalRecord, body?: TruncatedBody): JournalEntry {
+  const kept = body ?? redactBody(header(r.headers, 'content-type'), r.body);
+  const query = new URLSearchParams(r.query);
+  return {
+    seq,
+    time: new Date(r.time).toISOString(),
+    service: r.service,
+    caller: callerOf(r, query),
+    method: r.method,
+    path: r.path,
+    query: redactQuery(query),
+    headers: redactHeaders(r.headers),
+    ...(kept !== undefined ? { body: kept } : {}),
+    status: r.status,
+    durationMs: r.durationMs,
+    ...(r.fault ? { fault: r.fault } : {}),
+  };
+}
+
+/** Who called: address, agent, the credential's kind (a scheme, or `api-key`), the account. */
+function callerOf(r: JournalRecord, query: URLSearchParams): JournalEntry['caller'] {
+  const agent = header(r.headers, 'user-agent');
+  const auth = header(r.headers, 'authorization')?.split(/\s+/)[0] ?? (header(r.headers, 'x-api-key') || query.has('api_key') ? 'api-key' : undefined);
+  return { ip: r.ip, ...(agent ? { userAgent: agent } : {}), ...(auth ? { auth } : {}), ...(r.login ? { login: r.login } : {}) };
+}
+
+function header(h: JournalRecord['headers'], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** A body over the limit: redacted whole, then cut to `max` bytes of its JSON or form text, with the marker. */
+function truncatedBody(r: JournalRecord, max: number): TruncatedBody {
+  const contentType = header(r.headers, 'content-type') ?? null;
+  const ct = (contentType ?? '').toLowerCase();
+  const raw = r.body!.toString('utf8');
+  let text = '';
+  if (ct.includes('json')) {
+    try {
+      text = JSON.stringify(redactValue(JSON.parse(raw)));
+    } catch {
+      /* not JSON: its size only */
+    }
+  } else if (ct.startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams();
+    for (const [k, v] of new URLSearchParams(raw)) form.append(k, SECRET_NAME.test(k) ? REDACTED : v);
+    text = form.toString();
+  }
+  const preview = Buffer.from(text)
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return { truncated: true, bytes: r.body!.length, contentType, preview };
+}
+
+/** Estimated bytes a record holds: its strings (UTF-16: two bytes a character), a kept body, a fixed overhead. */
+function estimate(r: JournalRecord, body: TruncatedBody | undefined): number {
+  let n = ENTRY_OVERHEAD + r.path.length * 2;
+  for (const k in r.headers) {
+    const v = r.headers[k];
+    n += (k.length + (typeof v === 'string' ? v.length : Array.isArray(v) ? v.join(', ').length : 0)) * 2 + 32;
+  }
+  n += r.query.length * 2;
+  // A kept body is read into its redacted value later: count it twice (the bytes, then the value).
+  if (r.body) n += r.body.length * 2;
+  if (body) n += body.preview.length * 2 + 64;
+  return n;
 }

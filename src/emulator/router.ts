@@ -35,6 +35,8 @@ export interface EmuResponse {
   /** Headers added to whatever is sent (middleware: rate-limit headers, Date). */
   extraHeaders: Record<string, string>;
   json(status: number, body: unknown, headers?: Record<string, string>): void;
+  /** Sends JSON text already serialised (what `json` sends after `JSON.stringify`). */
+  jsonText(status: number, text: string, headers?: Record<string, string>): void;
   text(status: number, body: string, headers?: Record<string, string>): void;
   html(status: number, body: string, headers?: Record<string, string>): void;
   redirect(status: number, location: string, headers?: Record<string, string>): void;
@@ -95,11 +97,36 @@ interface Route {
 
 const MAX_BODY = 64 * 1024 * 1024;
 
+/** What the router works out once per path: the routes matching it, in order, and the middleware over it. */
+interface PathPlan {
+  routes: Route[];
+  chain: Middleware[];
+}
+
+/** Paths whose plans are kept (then the cache starts again: a bound however many distinct paths arrive). */
+const PLAN_CACHE = 2048;
+
 export class Router {
   readonly #routes: Route[] = [];
   readonly #middleware: Array<{ prefix: string; fn: Middleware }> = [];
   readonly #shapes: Array<{ prefix: string; shape: ErrorShape; owner: string }> = [];
+  /** Per path recently asked for: the routes whose pattern matches it (in order) and the middleware over it. */
+  readonly #byPath = new Map<string, PathPlan>();
   #owner = 'emulator';
+
+  /** The routes matching a path and the middleware chain over it, worked out once per path (a bounded cache). */
+  #plan(path: string): PathPlan {
+    let plan = this.#byPath.get(path);
+    if (!plan) {
+      plan = {
+        routes: this.#routes.filter((r) => r.pattern.test(path)),
+        chain: this.#middleware.filter((m) => !m.prefix || underPrefix(path, m.prefix)).map((m) => m.fn),
+      };
+      if (this.#byPath.size >= PLAN_CACHE) this.#byPath.clear();
+      this.#byPath.set(path, plan);
+    }
+    return plan;
+  }
 
   /** Names the service whose routes and error shapes are registered next. */
   owner(name: string): void {
@@ -108,7 +135,7 @@ export class Router {
 
   /** The service that owns a path: the first route matching it, else the longest error-shape prefix. */
   serviceOf(path: string): string {
-    const r = this.#routes.find((x) => x.pattern.test(path));
+    const r = this.#plan(path).routes[0];
     if (r) return r.owner;
     return this.#shapeOf(path)?.owner ?? 'emulator';
   }
@@ -138,6 +165,7 @@ export class Router {
         });
       })
       .join('/');
+    this.#byPath.clear();
     this.#routes.push({
       owner: this.#owner,
       method: method.toUpperCase(),
@@ -162,6 +190,7 @@ export class Router {
 
   /** Middleware for paths under `prefix` ('' = all), in registration order. */
   use(prefix: string, fn: Middleware): void {
+    this.#byPath.clear();
     this.#middleware.push({ prefix, fn });
   }
 
@@ -204,12 +233,13 @@ export class Router {
       res.json(400, { message: 'Bad Request' });
       return;
     }
-    const chain = this.#middleware.filter((m) => !m.prefix || underPrefix(req.path, m.prefix));
+    const plan = this.#plan(req.path);
+    const chain = plan.chain;
     let i = 0;
     const next = async (): Promise<void> => {
       const m = chain[i++];
-      if (m) return void (await m.fn(req, res, next));
-      return this.#dispatch(req, res);
+      if (m) return void (await m(req, res, next));
+      return this.#dispatch(req, res, plan.routes);
     };
     try {
       await next();
@@ -220,12 +250,11 @@ export class Router {
     }
   }
 
-  async #dispatch(req: EmuRequest, res: EmuResponse): Promise<void> {
-    let pathMatched = false;
-    for (const r of this.#routes) {
+  async #dispatch(req: EmuRequest, res: EmuResponse, routes: readonly Route[]): Promise<void> {
+    const pathMatched = routes.length > 0;
+    for (const r of routes) {
       const m = r.pattern.exec(req.path);
       if (!m) continue;
-      pathMatched = true;
       if (r.method !== req.method && !(r.method === 'GET' && req.method === 'HEAD')) continue;
       req.params = {};
       r.keys.forEach((k, idx) => {
@@ -259,27 +288,6 @@ function underPrefix(path: string, prefix: string): boolean {
   return !prefix || path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : prefix + '/');
 }
 
-/** Reads a request's body once, whole (at most MAX_BODY: then an HttpError 413), and keeps it for the journal. */
-function bodyReader(raw: IncomingMessage): { bytes: () => Promise<Buffer>; bodyIfRead: () => Buffer | undefined } {
-  let bodyP: Promise<Buffer> | undefined;
-  let body: Buffer | undefined;
-  const bytes = () =>
-    (bodyP ??= new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      raw.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BODY) {
-          reject(new HttpError(413, 'Request body too large'));
-          raw.pause();
-        } else chunks.push(c);
-      });
-      raw.on('end', () => resolve((body = Buffer.concat(chunks))));
-      raw.on('error', reject);
-    }));
-  return { bytes, bodyIfRead: () => body };
-}
-
 /** The query's fields, then a form's or a JSON object's (strings; arrays joined by spaces), the body's winning. */
 async function mergedParams(req: EmuRequest): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -303,77 +311,145 @@ async function mergedParams(req: EmuRequest): Promise<Record<string, string>> {
   return out;
 }
 
+/** The request helpers; the body is read once, whole (at most MAX_BODY: then an HttpError 413), and kept for the journal. */
+class Request implements EmuRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly path: string;
+  params: Record<string, string> = {};
+  readonly headers: IncomingMessage['headers'];
+  readonly ip: string;
+  locals: Record<string, unknown> = {};
+  #bodyP: Promise<Buffer> | undefined;
+  #body: Buffer | undefined;
+
+  constructor(readonly raw: IncomingMessage) {
+    this.url = new URL(raw.url ?? '/', 'http://emulator.invalid');
+    this.path = this.url.pathname;
+    this.method = (raw.method ?? 'GET').toUpperCase();
+    this.headers = raw.headers;
+    this.ip = raw.socket.remoteAddress ?? '127.0.0.1';
+  }
+
+  get query(): URLSearchParams {
+    return this.url.searchParams;
+  }
+
+  bytes(): Promise<Buffer> {
+    this.#bodyP ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const raw = this.raw;
+      raw.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_BODY) {
+          reject(new HttpError(413, 'Request body too large'));
+          raw.pause();
+        } else chunks.push(c);
+      });
+      raw.on('end', () => resolve((this.#body = Buffer.concat(chunks))));
+      raw.on('error', reject);
+    });
+    return this.#bodyP;
+  }
+
+  bodyIfRead(): Buffer | undefined {
+    return this.#body;
+  }
+
+  async text(): Promise<string> {
+    return (await this.bytes()).toString('utf8');
+  }
+
+  async json<T = unknown>(): Promise<T> {
+    const text = await this.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new HttpError(400, 'Problems parsing JSON');
+    }
+  }
+
+  async form(): Promise<URLSearchParams> {
+    return new URLSearchParams(await this.text());
+  }
+
+  header(name: string): string | undefined {
+    const v = this.raw.headers[name.toLowerCase()];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  params_(): Promise<Record<string, string>> {
+    return mergedParams(this);
+  }
+}
+
 function createRequest(raw: IncomingMessage): EmuRequest {
-  const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
-  const { bytes, bodyIfRead } = bodyReader(raw);
-  const req: EmuRequest = {
-    raw,
-    method: (raw.method ?? 'GET').toUpperCase(),
-    url,
-    path: url.pathname,
-    query: url.searchParams,
-    params: {},
-    headers: raw.headers,
-    ip: raw.socket.remoteAddress ?? '127.0.0.1',
-    locals: {},
-    bytes,
-    bodyIfRead,
-    text: async () => (await bytes()).toString('utf8'),
-    json: async <T>() => {
-      const text = (await bytes()).toString('utf8');
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw new HttpError(400, 'Problems parsing JSON');
-      }
-    },
-    form: async () => new URLSearchParams((await bytes()).toString('utf8')),
-    header: (name) => {
-      const v = raw.headers[name.toLowerCase()];
-      return Array.isArray(v) ? v[0] : v;
-    },
-    params_: () => mergedParams(req),
-  };
-  return req;
+  return new Request(raw);
+}
+
+const HTML_HEADERS = {
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action *",
+};
+
+/**
+ * The response helpers. `extraHeaders` is the object the headers are sent
+ * from (it is written into, not copied: one object per answer).
+ */
+class Response implements EmuResponse {
+  constructor(
+    readonly raw: ServerResponse,
+    public extraHeaders: Record<string, string>,
+  ) {}
+
+  get sent(): boolean {
+    return this.raw.headersSent;
+  }
+
+  head(status: number, headers?: Record<string, string>): ServerResponse {
+    const h = this.extraHeaders;
+    if (headers) for (const k in headers) h[k] = headers[k]!;
+    this.raw.writeHead(status, h);
+    return this.raw;
+  }
+
+  json(status: number, body: unknown, headers?: Record<string, string>): void {
+    this.jsonText(status, JSON.stringify(body), headers);
+  }
+
+  jsonText(status: number, text: string, headers?: Record<string, string>): void {
+    this.#body(status, 'application/json; charset=utf-8', text, headers);
+  }
+
+  text(status: number, body: string, headers?: Record<string, string>): void {
+    this.#body(status, 'text/plain; charset=utf-8', body, headers);
+  }
+
+  html(status: number, body: string, headers?: Record<string, string>): void {
+    this.#body(status, 'text/html; charset=utf-8', body, headers ? { ...HTML_HEADERS, ...headers } : HTML_HEADERS);
+  }
+
+  redirect(status: number, location: string, headers?: Record<string, string>): void {
+    this.extraHeaders.location = location;
+    this.extraHeaders['content-length'] = '0';
+    this.head(status, headers).end();
+  }
+
+  empty(status: number, headers?: Record<string, string>): void {
+    this.head(status, headers).end();
+  }
+
+  /** A whole body with its type and length (`headers` win over both). */
+  #body(status: number, type: string, body: string, headers: Record<string, string> | undefined): void {
+    this.extraHeaders['content-type'] = type;
+    this.extraHeaders['content-length'] = String(Buffer.byteLength(body));
+    this.head(status, headers).end(body);
+  }
 }
 
 function createResponse(raw: ServerResponse, extra: Record<string, string>): EmuResponse {
-  const res: EmuResponse = {
-    raw,
-    extraHeaders: extra,
-    get sent() {
-      return raw.headersSent;
-    },
-    head(status, headers = {}) {
-      raw.writeHead(status, { ...res.extraHeaders, ...headers });
-      return raw;
-    },
-    json(status, body, headers = {}) {
-      const text = JSON.stringify(body);
-      res.head(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers }).end(text);
-    },
-    text(status, body, headers = {}) {
-      res.head(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers }).end(body);
-    },
-    html(status, body, headers = {}) {
-      res
-        .head(status, {
-          'content-type': 'text/html; charset=utf-8',
-          'content-length': String(Buffer.byteLength(body)),
-          'x-frame-options': 'DENY',
-          'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action *",
-          ...headers,
-        })
-        .end(body);
-    },
-    redirect(status, location, headers = {}) {
-      res.head(status, { location, 'content-length': '0', ...headers }).end();
-    },
-    empty(status, headers = {}) {
-      res.head(status, headers).end();
-    },
-  };
-  return res;
+  return new Response(raw, extra);
 }
 
 /** A JSON object body (empty body: `{}`); anything else is a 400 `Problems parsing JSON` in the service's shape. */

@@ -13,7 +13,7 @@ import { EmulatorAdminPrefix } from '../shared/constants.js';
 import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
 import { certificateNames, Guard } from './guard.js';
-import { Journal, type JournalEntry, type JournalQuery, redactBody, redactHeaders, redactQuery } from './journal.js';
+import { Journal, type JournalEntry, type JournalLimits, type JournalQuery } from './journal.js';
 import { Router, type EmuRequest, type Handler, type Middleware } from './router.js';
 import type { EmulatorEnv, EmulatorService } from './service.js';
 import { serviceFactories } from './services/index.js';
@@ -43,6 +43,8 @@ export interface EmulatorOptions {
    */
   publicHost?: string;
   log?: (line: string) => void;
+  /** How much of the request journal is kept (see `JOURNAL_LIMITS` for the defaults). */
+  journal?: Partial<JournalLimits>;
 }
 
 /** The admin operations, callable in-process or over HTTP under /_emulator/. */
@@ -172,7 +174,7 @@ async function routerOf(
   tls: TlsMaterial,
 ): Promise<{ router: Router; services: EmulatorService[]; admin: EmulatorAdmin }> {
   const router = new Router();
-  const journal = new Journal();
+  const journal = new Journal(o.journal);
   router.use('', journalMiddleware(journal, router, env.clock));
   // First the guard (Host, origin, form tokens), then the injected faults, then the services.
   new Guard([
@@ -194,6 +196,19 @@ async function routerOf(
   return { router, services, admin };
 }
 
+let dateSec = Number.NaN;
+let dateText = '';
+
+/** The `Date` header of an emulator time (made once a second). */
+function dateOf(now: number): string {
+  const sec = Math.floor(now / 1000);
+  if (sec !== dateSec) {
+    dateSec = sec;
+    dateText = new Date(sec * 1000).toUTCString();
+  }
+  return dateText;
+}
+
 /** Answers a request through the router (which never rejects), with the emulator's Date; logs it when asked. */
 function requestHandler(o: EmulatorOptions, env: EmulatorEnv, router: Router): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -206,7 +221,7 @@ function requestHandler(o: EmulatorOptions, env: EmulatorEnv, router: Router): (
     void router.handle(
       req,
       res,
-      () => ({ date: new Date(env.clock.now()).toUTCString() }),
+      () => ({ date: dateOf(env.clock.now()) }),
       (err) => env.log(`error on ${req.method} ${(req.url ?? '/').split('?')[0]}: ${(err as Error)?.stack ?? err}`),
     );
   };
@@ -288,29 +303,25 @@ function adminOf(
 
 class UnknownAdminVerb extends Error {}
 
-/** Journals every answered request (reads of the journal itself excepted), secrets redacted. */
+/** Journals every answered request (reads of the journal itself excepted); the journal redacts secrets when it builds entries. */
 function journalMiddleware(journal: Journal, router: Router, clock: EmulatorClock): Middleware {
   return (req, res, next) => {
     if (req.path === `${EmulatorAdminPrefix}/requests`) return next();
     const started = performance.now();
-    const time = new Date(clock.now()).toISOString();
+    const time = clock.now();
     res.raw.once('close', () => {
-      const hosting = req.locals.rateLimitCaller as { kind?: string; login?: string } | undefined;
-      const auth = req.header('authorization')?.split(/\s+/)[0] ?? (req.header('x-api-key') || req.query.has('api_key') ? 'api-key' : undefined);
+      const hosting = req.locals.rateLimitCaller as { login?: string } | undefined;
+      const body = req.bodyIfRead();
       journal.add({
         time,
         service: router.serviceOf(req.path),
-        caller: {
-          ip: req.ip,
-          ...(req.header('user-agent') ? { userAgent: req.header('user-agent') } : {}),
-          ...(auth ? { auth } : {}),
-          ...(hosting?.login ? { login: hosting.login } : {}),
-        },
+        ip: req.ip,
+        ...(hosting?.login ? { login: hosting.login } : {}),
         method: req.method,
         path: req.path,
-        query: redactQuery(req.query),
-        headers: redactHeaders(req.headers),
-        ...(req.bodyIfRead() ? { body: redactBody(req.header('content-type'), req.bodyIfRead()) } : {}),
+        query: req.url.search,
+        headers: req.headers,
+        ...(body?.length ? { body } : {}),
         status: res.raw.headersSent ? res.raw.statusCode : 0,
         durationMs: Math.round(performance.now() - started),
         ...(req.locals.fault ? { fault: req.locals.fault as JournalEntry['fault'] } : {}),

@@ -61,9 +61,22 @@ export function mediaTypeOf(accept: string | undefined): string {
   return `github.${version}; ${param ? `param=${param}; ` : ''}format=${format}`;
 }
 
+/** Random bytes drawn ahead in one call (a call per request to the system's generator costs more than the rest of the id). */
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
+function randomHex(bytes: number): string {
+  if (poolAt + bytes > pool.length) {
+    pool = randomBytes(4096);
+    poolAt = 0;
+  }
+  poolAt += bytes;
+  return pool.toString('hex', poolAt - bytes, poolAt);
+}
+
 /** GitHub's request id form: five groups of upper-case hex, colon separated. */
 function requestId(): string {
-  const h = randomBytes(14).toString('hex').toUpperCase();
+  const h = randomHex(14).toUpperCase();
   return [h.slice(0, 4), h.slice(4, 8), h.slice(8, 15), h.slice(15, 22), h.slice(22, 28)].join(':');
 }
 
@@ -105,19 +118,28 @@ export function registerApiHeaders(router: Router): void {
   });
 }
 
+/**
+ * The entity tag of a successful read: weak, over what the answer varies on
+ * (`Vary`, `Accept`, `Authorization`) and the JSON text of the body.
+ */
+export function etagOf(req: EmuRequest, res: EmuResponse, bodyText: string): string {
+  return `W/"${createHash('sha256')
+    .update(`${res.extraHeaders.vary}\n${req.header('accept') ?? ''}\n${req.header('authorization') ?? ''}\n`)
+    .update(bodyText)
+    .digest('hex')}"`;
+}
+
 /** Wraps the answer's JSON writer: a successful read gets its validators, and a matching condition a 304. */
 function conditional(req: EmuRequest, res: EmuResponse): void {
   const json = res.json.bind(res);
   res.json = (status, body, headers = {}) => {
     if (status !== 200) return json(status, body, headers);
-    const etag = `W/"${createHash('sha256')
-      .update(`${res.extraHeaders.vary}\n${req.header('accept') ?? ''}\n${req.header('authorization') ?? ''}\n`)
-      .update(JSON.stringify(body))
-      .digest('hex')}"`;
+    const text = JSON.stringify(body);
+    const etag = etagOf(req, res, text);
     const updated = body && typeof body === 'object' && !Array.isArray(body) ? (body as { updated_at?: unknown }).updated_at : undefined;
     const modified = typeof updated === 'string' && !Number.isNaN(Date.parse(updated)) ? new Date(updated).toUTCString() : undefined;
     const validators: Record<string, string> = { etag, ...(modified ? { 'last-modified': modified } : {}) };
-    if (!notModified(req, etag, modified)) return json(status, body, { ...validators, ...headers });
+    if (!notModified(req, etag, modified)) return res.jsonText(status, text, { ...validators, ...headers });
     // Not modified: a caller with credentials gets the count back.
     if (req.header('authorization')) (req.locals[REFUND] as (() => void) | undefined)?.();
     const kept = Object.entries({ ...res.extraHeaders, ...validators, ...headers }).filter(([k]) => !BODY_HEADERS.test(k));
