@@ -95,14 +95,13 @@ export class FaultTable {
   }
 
   middleware(): Middleware {
-    return async (req, res, next) => {
+    return (req, res, next) => {
       const f = this.#take(req.method, req.path);
       if (!f) return next();
       req.locals.fault = { id: f.id, type: f.type, ...(f.rate !== undefined ? { chaos: true } : {}) };
       switch (f.type) {
         case 'latency':
-          await new Promise((r) => setTimeout(r, f.latencyMs));
-          return next();
+          return new Promise((r) => setTimeout(r, f.latencyMs)).then(next);
         case 'reset':
           req.raw.socket.destroy();
           return;

@@ -124,7 +124,7 @@ export class Guard {
   }
 
   middleware(router: Router): Middleware {
-    return async (req, res, next) => {
+    return (req, res, next) => {
       const host = req.header('host');
       if (host !== undefined && !this.#hostsAllowed.has(host)) {
         const name = hostName(host);
@@ -134,24 +134,29 @@ export class Guard {
           return router.sendError(req, res, 403, `Host ${JSON.stringify(host)} is not a name of this emulator (loopback or its certificate)`);
         }
       }
-      if (!SAFE.has(req.method)) {
-        if (ORIGIN_BOUND.some((p) => under(req.path, p)) && crossOrigin(req)) {
-          req.raw.resume();
-          return router.sendError(req, res, 403, 'Cross-origin request refused');
-        }
-        if (fromBrowser(req) && isSimpleBody(req)) {
-          if (crossOrigin(req)) {
-            req.raw.resume();
-            return router.sendError(req, res, 403, 'Cross-origin form post refused');
-          }
-          if (!ORIGIN_BOUND.some((p) => under(req.path, p)) && !this.#validToken(req, await formField(req, CSRF_FIELD))) {
-            return router.sendError(req, res, 403, 'Form token missing or invalid: reload the page and submit its form');
-          }
-        }
-      }
+      if (!SAFE.has(req.method)) return this.#stateChanging(router, req, res, next);
       this.#tokenizeForms(req, res);
       return next();
     };
+  }
+
+  /** The origin and form-token checks of a request that may change state. */
+  async #stateChanging(router: Router, req: EmuRequest, res: Parameters<Middleware>[1], next: () => Promise<void>): Promise<void> {
+    if (ORIGIN_BOUND.some((p) => under(req.path, p)) && crossOrigin(req)) {
+      req.raw.resume();
+      return router.sendError(req, res, 403, 'Cross-origin request refused');
+    }
+    if (fromBrowser(req) && isSimpleBody(req)) {
+      if (crossOrigin(req)) {
+        req.raw.resume();
+        return router.sendError(req, res, 403, 'Cross-origin form post refused');
+      }
+      if (!ORIGIN_BOUND.some((p) => under(req.path, p)) && !this.#validToken(req, await formField(req, CSRF_FIELD))) {
+        return router.sendError(req, res, 403, 'Form token missing or invalid: reload the page and submit its form');
+      }
+    }
+    this.#tokenizeForms(req, res);
+    return next();
   }
 
   /** Every form posted by an HTML page carries the token of this browser's cookie (set when missing). */

@@ -179,10 +179,14 @@ export class Journal {
 
   /** Keeps a request; builds its entry at once only when somebody listens. */
   add(r: JournalRecord): void {
-    const body = r.body && r.body.length > this.limits.maxBodyBytes ? truncatedBody(r, this.limits.maxBodyBytes) : undefined;
-    const record = body ? { ...r, body: undefined } : r;
+    // A body over the limit is redacted and cut now, and not kept as it came.
+    const body = r.body && r.body.length > this.limits.maxBodyBytes ? largeBody(r, this.limits.maxBodyBytes) : undefined;
+    const record = body ? { ...r, body: undefined } : r.body && r.body.buffer.byteLength > r.body.length ? { ...r, body: ownCopy(r.body) } : r;
     const slot: Slot = { seq: ++this.#seq, service: r.service, bytes: estimate(record, body), record };
-    if (body) slot.entry = entryOf(slot.seq, record, body);
+    if (body) {
+      slot.entry = entryOf(slot.seq, record, body);
+      slot.record = undefined;
+    }
     this.#slots.push(slot);
     this.#bytes += slot.bytes;
     this.#trim();
@@ -258,13 +262,20 @@ export class Journal {
   }
 }
 
+/** A small body read into Node's shared pool: kept as a copy, not holding the pool's whole slab. */
+function ownCopy(b: Buffer): Buffer {
+  const c = Buffer.allocUnsafeSlow(b.length);
+  b.copy(c);
+  return c;
+}
+
 function checkLimits(l: JournalLimits): JournalLimits {
   for (const [k, v] of Object.entries(l)) if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`journal ${k} must be a whole number >= 1, got ${v}`);
   return l;
 }
 
-/** The redacted entry of a record (`body`: an already redacted, truncated body). */
-function entryOf(seq: number, r: JournalRecord, body?: TruncatedBody): JournalEntry {
+/** The redacted entry of a record (`body`: a large body already redacted and cut). */
+function entryOf(seq: number, r: JournalRecord, body?: unknown): JournalEntry {
   const kept = body ?? redactBody(header(r.headers, 'content-type'), r.body);
   const query = new URLSearchParams(r.query);
   return {
@@ -295,32 +306,37 @@ function header(h: JournalRecord['headers'], name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** A body over the limit: redacted whole, then cut to `max` bytes of its JSON or form text, with the marker. */
-function truncatedBody(r: JournalRecord, max: number): TruncatedBody {
-  const contentType = header(r.headers, 'content-type') ?? null;
+/**
+ * A body over the limit: a JSON or form body redacted whole, then cut to
+ * `max` bytes of its text, with the marker; any other body by its size only
+ * (as every body of its type is kept).
+ */
+function largeBody(r: JournalRecord, max: number): unknown {
+  const contentType = header(r.headers, 'content-type');
   const ct = (contentType ?? '').toLowerCase();
-  const raw = r.body!.toString('utf8');
-  let text = '';
+  const raw = r.body!;
+  let text: string | undefined;
   if (ct.includes('json')) {
     try {
-      text = JSON.stringify(redactValue(JSON.parse(raw)));
+      text = JSON.stringify(redactValue(JSON.parse(raw.toString('utf8'))));
     } catch {
       /* not JSON: its size only */
     }
   } else if (ct.startsWith('application/x-www-form-urlencoded')) {
     const form = new URLSearchParams();
-    for (const [k, v] of new URLSearchParams(raw)) form.append(k, SECRET_NAME.test(k) ? REDACTED : v);
+    for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) form.append(k, SECRET_NAME.test(k) ? REDACTED : v);
     text = form.toString();
   }
+  if (text === undefined) return redactBody(contentType, raw);
   const preview = Buffer.from(text)
     .subarray(0, max)
     .toString('utf8')
     .replace(/\uFFFD$/, '');
-  return { truncated: true, bytes: r.body!.length, contentType, preview };
+  return { truncated: true, bytes: raw.length, contentType: contentType ?? null, preview } satisfies TruncatedBody;
 }
 
 /** Estimated bytes a record holds: its strings (UTF-16: two bytes a character), a kept body, a fixed overhead. */
-function estimate(r: JournalRecord, body: TruncatedBody | undefined): number {
+function estimate(r: JournalRecord, body: unknown): number {
   let n = ENTRY_OVERHEAD + r.path.length * 2;
   for (const k in r.headers) {
     const v = r.headers[k];
@@ -329,6 +345,6 @@ function estimate(r: JournalRecord, body: TruncatedBody | undefined): number {
   n += r.query.length * 2;
   // A kept body is read into its redacted value later: count it twice (the bytes, then the value).
   if (r.body) n += r.body.length * 2;
-  if (body) n += body.preview.length * 2 + 64;
+  if (body) n += ((body as Partial<TruncatedBody>).preview?.length ?? 0) * 2 + 64;
   return n;
 }

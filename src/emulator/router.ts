@@ -236,10 +236,15 @@ export class Router {
     const plan = this.#plan(req.path);
     const chain = plan.chain;
     let i = 0;
-    const next = async (): Promise<void> => {
+    // Not async: a middleware's promise is handed on as it is (a promise per middleware, not three).
+    const next = (): Promise<void> => {
       const m = chain[i++];
-      if (m) return void (await m(req, res, next));
-      return this.#dispatch(req, res, plan.routes);
+      if (!m) return this.#dispatch(req, res, plan.routes);
+      try {
+        return Promise.resolve(m(req, res, next));
+      } catch (err) {
+        return Promise.reject(err);
+      }
     };
     try {
       await next();

@@ -59,6 +59,31 @@ describe('the request journal', () => {
     expect(ref.emu.requests({ since: user!.seq }).length).toBe(3);
   });
 
+  it('a body over 64 KiB is kept truncated, marked, redacted before it was cut', async () => {
+    ref.emu.clearRequests();
+    const { hosting } = ref.emu.fixtures;
+    const app = hosting.app;
+    const body = JSON.stringify({ access_token: hosting.personalToken, padding: 'p'.repeat(2 ** 20) });
+    for (let i = 0; i < 3; i++) {
+      await (
+        await fetch(`${ref.emu.urls.hosting.api}/applications/${app.clientId}/token`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`, 'content-type': 'application/json' },
+          body,
+        })
+      ).text();
+    }
+    const all = ref.emu.requests();
+    expect(all).toHaveLength(3);
+    for (const e of all) {
+      expect(e.body).toMatchObject({ truncated: true, bytes: Buffer.byteLength(body), contentType: 'application/json' });
+      const preview = (e.body as { preview: string }).preview;
+      expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(64 * 1024);
+      expect(preview.startsWith('{"access_token":"[redacted]","padding":"ppp')).toBe(true);
+    }
+    expect(JSON.stringify(all)).not.toContain(hosting.personalToken);
+  });
+
   it('from the CLI: --json, --service, and --follow --ndjson as requests arrive', async () => {
     ref.emu.clearRequests();
     await script();

@@ -74,7 +74,7 @@ function blocked(state: HostingState, req: EmuRequest, o: Org): boolean {
 /** The expiration header of expiring personal tokens and the organisations' routes; returns the admin verbs of single sign-on. */
 export function registerSso(router: Router, state: HostingState, env: EmulatorEnv): Record<string, AdminVerb> {
   const api = Hosting.apiPathPrefix;
-  router.use(api, async (req, res, next) => {
+  router.use(api, (req, res, next) => {
     const t = tokenOf(state, req);
     if (t?.kind === 'personal' && t.expiresAt !== undefined) res.extraHeaders['github-authentication-token-expiration'] = expirationText(t.expiresAt);
     return next();

@@ -12,7 +12,7 @@ import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
 import type { HostingState } from '../state.js';
 import { BucketStore, type Bucket } from './buckets.js';
 import { bucketKey, identifyCaller, primaryMessage, resourceLimit, RESOURCES, type Caller, type Resource } from './callers.js';
-import { classifyRequest, cpuCostOf, isContentCreating, pointsOf } from './classify.js';
+import { classifyRequest, cpuCostOf, isContentCreating, pointsOf, type RequestClass } from './classify.js';
 import { scopeHeaders } from '../scopes.js';
 import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
 import { seedRateLimitCallers } from './seed.js';
@@ -67,7 +67,7 @@ function headersOf(b: Bucket): Record<string, string> {
   };
 }
 
-async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: () => Promise<void>): Promise<void> {
+function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: () => Promise<void>): void | Promise<void> {
   const cls = classifyRequest(req.method, req.path);
   if (!cls) return next();
   const caller = identifyCaller(rl.state, req.header('authorization'), req.ip);
@@ -76,9 +76,27 @@ async function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: (
   Object.assign(res.extraHeaders, scopeHeaders(rl.state, req));
   const release = rl.secondary.enter(caller.key);
   res.raw.once('close', release);
+  // The query API's cost depends on its body (a mutation costs more): read it first.
+  if (cls.graphql && req.method === 'POST')
+    return req.text().then(
+      (b) => count(rl, req, res, next, cls, caller, b),
+      () => count(rl, req, res, next, cls, caller, ''),
+    );
+  return count(rl, req, res, next, cls, caller, undefined);
+}
+
+/** Counts a request against the secondary limits and its primary bucket; the refusal, or on to the route. */
+function count(
+  rl: RateLimiter,
+  req: EmuRequest,
+  res: EmuResponse,
+  next: () => Promise<void>,
+  cls: RequestClass,
+  caller: Caller,
+  gqlBody: string | undefined,
+): void | Promise<void> {
   const resource: Resource = cls.resource === 'rate_limit' ? 'core' : cls.resource;
   const bucket = rl.bucket(caller, resource);
-  const gqlBody = cls.graphql && req.method === 'POST' ? await req.text().catch(() => '') : undefined;
   const refusal = rl.secondary.check({
     caller: caller.key,
     endpoint: cls.endpoint,
