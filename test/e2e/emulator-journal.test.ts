@@ -84,6 +84,26 @@ describe('the request journal', () => {
     expect(JSON.stringify(all)).not.toContain(hosting.personalToken);
   });
 
+  it('emulator start takes the bounds from LANYARD_EMULATOR_JOURNAL_*; a bad value is exit 2 naming the variable', async () => {
+    const bad = await runCli(['emulator', 'start', '--port', '0', '--no-profile', '-q'], { env: { LANYARD_EMULATOR_JOURNAL_ENTRIES: '' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('LANYARD_EMULATOR_JOURNAL_ENTRIES must be a whole number >= 1');
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--no-profile', '-q'], {
+      env: { ...cleanEnv(), LANYARD_EMULATOR_JOURNAL_ENTRIES: '3' },
+    });
+    try {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      for (let i = 0; i < 200 && !/listening on (\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      const url = /listening on (\S+)/.exec(out)![1]!;
+      for (let i = 0; i < 5; i++) await (await fetch(`${url}/api/v3/rate_limit`)).text();
+      const { requests } = (await (await fetch(`${url}/_emulator/requests`)).json()) as { requests: Array<{ seq: number }> };
+      expect(requests.map((r) => r.seq)).toEqual([3, 4, 5]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('from the CLI: --json, --service, and --follow --ndjson as requests arrive', async () => {
     ref.emu.clearRequests();
     await script();

@@ -10,6 +10,23 @@ import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 import { explicitEmulatorUrl } from './url.js';
 
+/** The request journal's bounds from LANYARD_EMULATOR_JOURNAL_{ENTRIES,BYTES,BODY_BYTES} (whole numbers >= 1). */
+function journalLimits(env: NodeJS.ProcessEnv): { maxEntries?: number; maxBytes?: number; maxBodyBytes?: number } {
+  const out: Record<string, number> = {};
+  for (const [name, key] of [
+    ['LANYARD_EMULATOR_JOURNAL_ENTRIES', 'maxEntries'],
+    ['LANYARD_EMULATOR_JOURNAL_BYTES', 'maxBytes'],
+    ['LANYARD_EMULATOR_JOURNAL_BODY_BYTES', 'maxBodyBytes'],
+  ] as const) {
+    const v = env[name];
+    if (v === undefined) continue;
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(Number(v)) || Number(v) < 1)
+      throw new UsageError(`${name} must be a whole number >= 1, got "${sanitize(v)}"`);
+    out[key] = Number(v);
+  }
+  return out;
+}
+
 export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
   const port = parseIntOption(opts.port ?? '0', '--port', 0, 65535);
   const host = opts.host ?? '127.0.0.1';
@@ -37,6 +54,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     allowedHosts: opts.allowHost,
     ...(opts.publicHost ? { publicHost: publicHostOption(opts.publicHost) } : {}),
     log: opts.quiet ? undefined : (line) => ctx.io.err(line),
+    journal: journalLimits(ctx.env),
   }).catch((err: unknown) => {
     const code = (err as { code?: string }).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is already in use`, 'pick another --port, or --port 0 for any free port');
