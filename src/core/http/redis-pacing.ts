@@ -22,6 +22,7 @@
  * with `required`, the call fails instead (a `network_error`), before the
  * request is sent. The client library (ioredis) is loaded on first use only.
  */
+import { isIP } from 'node:net';
 import type { Clock } from '../deps.js';
 import { ConfigError, LanyardError } from '../errors.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
@@ -356,13 +357,17 @@ export class RedisPacing implements SharedPacingStore {
 
   async #connect(Redis: Awaited<ReturnType<typeof loadIoredis>>['Redis']): Promise<PacingClient> {
     const u = this.url;
+    const host = u.hostname.replace(/^\[|\]$/g, '');
     const client = new Redis({
-      host: u.hostname.replace(/^\[|\]$/g, ''),
+      host,
       port: u.port ? Number(u.port) : 6379,
       db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
       ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
       ...(u.password ? { password: decodeURIComponent(u.password) } : this.#o.password ? { password: this.#o.password } : {}),
-      ...(u.protocol === 'rediss:' ? { tls: { servername: u.hostname } } : {}),
+      // The name checked against the certificate is the host; it goes out as
+      // the TLS server name (SNI) only when it is a name: RFC 6066 forbids an
+      // IP address there (and Node warns on stderr, DEP0123).
+      ...(u.protocol === 'rediss:' ? { tls: isIP(host) ? {} : { servername: host } } : {}),
       lazyConnect: true,
       connectTimeout: this.#timeoutMs,
       commandTimeout: this.#timeoutMs,
