@@ -22,7 +22,6 @@
  * with `required`, the call fails instead (a `network_error`), before the
  * request is sent. The client library (ioredis) is loaded on first use only.
  */
-import { isIP } from 'node:net';
 import type { Clock } from '../deps.js';
 import { ConfigError, LanyardError } from '../errors.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
@@ -366,8 +365,9 @@ export class RedisPacing implements SharedPacingStore {
       ...(u.password ? { password: decodeURIComponent(u.password) } : this.#o.password ? { password: this.#o.password } : {}),
       // The name checked against the certificate is the host; it goes out as
       // the TLS server name (SNI) only when it is a name: RFC 6066 forbids an
-      // IP address there (and Node warns on stderr, DEP0123).
-      ...(u.protocol === 'rediss:' ? { tls: isIP(host) ? {} : { servername: host } } : {}),
+      // IP address there (Node 20 and 24 warn on stderr, DEP0123; 26 refuses).
+      // (node:net is loaded here, not by an import: the settings import this module at start-up.)
+      ...(u.protocol === 'rediss:' ? { tls: (await import('node:net')).isIP(host) ? {} : { servername: host } } : {}),
       lazyConnect: true,
       connectTimeout: this.#timeoutMs,
       commandTimeout: this.#timeoutMs,
