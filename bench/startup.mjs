@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // Start-up benchmark: `lanyard --version`, `--help`, `auth status` (credential
 // store read + one GET /user; target with a real Secret Service: 1.6x) and `ratelimit status --json` against an
-// emulator in its own process, versus `node -e 0`. Runs are interleaved;
-// prints medians, ratios and the machine. `auth status` runs twice: with
+// emulator in its own process, versus `node -e 0` of the same Node (the Node
+// that runs this script: `path/to/node bench/startup.mjs` measures that one).
+// And `lanyard api /user` over TLS against an emulator on port 443 of a
+// loopback address, versus the code host's own CLI doing the same work,
+// `gh api user` (Debian's gh, its token in its hosts file as Lanyard's is in
+// its 0600 file; target 1.0x, aim 0.8x) - when gh is on PATH and port 443
+// can be bound (root). Runs are interleaved; prints medians, ratios and the
+// machine. `auth status` runs twice: with
 // LANYARD_KEYCHAIN=off (0600 file) and, when gnome-keyring-daemon and
 // dbus-run-session exist, against a real Secret Service (a private D-Bus
 // session with an unlocked gnome-keyring; its own `node -e 0` baseline is
@@ -23,22 +29,49 @@ const asJson = process.argv.includes('--json');
 /** The emulator's default personal access token (user mona). */
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
 
-function once(args, env) {
+/**
+ * Runs a command through a small python3 helper that starts it and reaps it
+ * with wait4(), so the run's CPU time (user + system, of that process alone)
+ * comes with its wall time: on a loaded machine the wall time mostly measures
+ * the wait for a core, the CPU time much less so. Without python3, CPU is NaN.
+ */
+const WAIT4 = `import os, sys, time
+null = os.open(os.devnull, os.O_WRONLY)
+t0 = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+_, status, ru = os.wait4(pid, 0)
+print((time.perf_counter() - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000, os.waitstatus_to_exitcode(status))`;
+const havePython = spawnSync('python3', ['-c', 'import os; os.posix_spawnp; os.waitstatus_to_exitcode']).status === 0;
+
+function once(args, env, cmd = process.execPath) {
+  if (havePython) {
+    const r = spawnSync('python3', ['-c', WAIT4, cmd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    const [wall, cpu, status] = r.stdout.trim().split(' ').map(Number);
+    if (r.status !== 0 || status !== 0) throw new Error(`${args.join(' ')} exited ${status ?? r.status}: ${r.stderr}`);
+    return { wall, cpu };
+  }
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  return { wall, cpu: Number.NaN };
 }
 
-/** Interleaved runs of every case (after one warm-up each); times[j] = case j's runs. */
+/** Interleaved runs of every case (after one warm-up each); wall[j], cpu[j] = case j's runs. */
 function measure(cases, env) {
-  const times = cases.map(() => []);
-  for (const c of cases) once(c.args, env); // warm-up (compile cache, page cache)
-  for (let i = 0; i < runs; i++) cases.forEach((c, j) => times[j].push(once(c.args, env)));
-  return times;
+  const wall = cases.map(() => []);
+  const cpu = cases.map(() => []);
+  for (const c of cases) once(c.args, c.env ?? env, c.cmd); // warm-up (compile cache, page cache)
+  for (let i = 0; i < runs; i++)
+    cases.forEach((c, j) => {
+      const r = once(c.args, c.env ?? env, c.cmd);
+      wall[j].push(r.wall);
+      cpu[j].push(r.cpu);
+    });
+  return { wall, cpu };
 }
 
+const GH_LANYARD = 'lanyard api /user (TLS)';
 const authStatus = { name: 'lanyard auth status', args: [bin, '--profile', 'bench', 'auth', 'status', '--json'] };
 
 if (process.argv.includes('--keychain-inner')) {
@@ -67,12 +100,15 @@ spawnSync(process.execPath, [bin, '--profile', 'bench', 'config', 'set', 'hostin
 const stored = spawnSync(process.execPath, [bin, '--profile', 'bench', 'auth', 'token', '--with-token'], { env, input: TOKEN, encoding: 'utf8' });
 if (stored.status !== 0) throw new Error(`auth token failed: ${stored.stderr}`);
 
+const gh = await startGhCases();
+
 const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },
   { name: 'lanyard --version', args: [bin, '--version'] },
   { name: 'lanyard --help', args: [bin, '--help'] },
   { ...authStatus, name: 'lanyard auth status (LANYARD_KEYCHAIN=off)' },
   { name: 'lanyard ratelimit status --json', args: [bin, '--profile', 'bench', 'ratelimit', 'status', '--json'] },
+  ...(gh?.cases ?? []),
 ];
 
 const times = measure(cases, env);
@@ -93,6 +129,7 @@ exec "${process.execPath}" "${self}" --keychain-inner`;
 }
 emulator.kill('SIGTERM');
 await new Promise((r) => emulator.once('exit', r));
+await gh?.stop();
 rmSync(configDir, { recursive: true, force: true });
 
 const median = (xs) => {
@@ -110,8 +147,12 @@ const row = (name, xs, baseXs) => ({
   ratio: Math.round((median(xs) / median(baseXs)) * 100) / 100,
   pairedRatio: Math.round(median(xs.map((x, i) => x / baseXs[i])) * 100) / 100,
 });
-const results = cases.map((c, j) => row(c.name, times[j], times[0]));
-if (keychain) results.push(row('lanyard auth status (Secret Service keychain)*', keychain[1], keychain[0]));
+const rowOf = (name, m, j, base) => ({
+  ...row(name, m.wall[j], m.wall[base]),
+  pairedCpuRatio: Math.round(median(m.cpu[j].map((x, i) => x / m.cpu[base][i])) * 100) / 100,
+});
+const results = cases.map((c, j) => rowOf(c.name, times, j, c.against === undefined ? 0 : cases.findIndex((x) => x.name === c.against)));
+if (keychain) results.push(rowOf('lanyard auth status (Secret Service keychain)*', keychain, 1, 0));
 const machine = {
   cpu: cpus()[0]?.model ?? 'unknown',
   cores: cpus().length,
@@ -124,14 +165,19 @@ const machine = {
 if (asJson) {
   process.stdout.write(JSON.stringify({ machine, results }, null, 2) + '\n');
 } else {
-  process.stdout.write(`| command | median ms | min ms | ratio of medians | median of paired ratios |\n|---|---:|---:|---:|---:|\n`);
-  for (const r of results) process.stdout.write(`| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | ${r.ratio.toFixed(2)}x | ${r.pairedRatio.toFixed(2)}x |\n`);
+  process.stdout.write(
+    `| command | median ms | min ms | against | ratio of medians | median of paired ratios | paired ratio of CPU time |\n|---|---:|---:|---|---:|---:|---:|\n`,
+  );
+  for (const [j, r] of results.entries())
+    process.stdout.write(
+      `| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | \`${cases[j]?.against ?? 'node -e 0'}\` | ${r.ratio.toFixed(2)}x | ${r.pairedRatio.toFixed(2)}x | ${r.pairedCpuRatio.toFixed(2)}x |\n`,
+    );
   process.stdout.write(
     `\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`,
   );
   if (keychain)
     process.stdout.write(
-      `* inside a private D-Bus session with gnome-keyring; ratio to \`node -e 0\` timed in that session (median ${row('', keychain[0], keychain[0]).medianMs} ms)\n`,
+      `* inside a private D-Bus session with gnome-keyring; ratio to \`node -e 0\` timed in that session (median ${row('', keychain.wall[0], keychain.wall[0]).medianMs} ms)\n`,
     );
   const targets = [
     ['lanyard --version', 1.15],
@@ -139,10 +185,81 @@ if (asJson) {
     ['lanyard ratelimit status --json', 1.6],
   ];
   if (keychain) targets.push(['lanyard auth status (Secret Service keychain)*', 1.6]);
+  if (gh) targets.push([GH_LANYARD, 1.0]);
   for (const [name, max] of targets) {
     const r = results.find((x) => x.command === name);
     process.stdout.write(
-      `${name} target <= ${max}x: ${r.pairedRatio <= max ? 'met' : 'NOT met'} (${r.pairedRatio.toFixed(2)}x paired; ${r.ratio.toFixed(2)}x of medians)\n`,
+      `${name} target <= ${max}x: ${r.pairedRatio <= max ? 'met' : 'NOT met'} (${r.pairedRatio.toFixed(2)}x paired; ${r.ratio.toFixed(2)}x of medians; CPU time ${r.pairedCpuRatio.toFixed(2)}x paired)\n`,
     );
   }
+}
+
+/**
+ * `lanyard api /user` and `gh api user` over TLS against a second emulator on
+ * port 443 of a spare loopback address (gh takes no port in a host name), each
+ * with the token it stored itself (Lanyard's 0600 file, gh's hosts.yml) and
+ * trusting the emulator's certificate (NODE_EXTRA_CA_CERTS; SSL_CERT_FILE for gh,
+ * which is Go). Undefined when gh is missing or port 443 cannot be bound.
+ */
+async function startGhCases() {
+  if (spawnSync('sh', ['-c', 'command -v gh']).status !== 0) return skipGh('gh is not on PATH');
+  const home = mkdtempSync(join(tmpdir(), 'lanyard-bench-gh-'));
+  const host = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+  const tlsEmulator = spawn(
+    process.execPath,
+    [bin, 'emulator', 'start', '--tls', '--host', host, '--port', '443', '--data-dir', join(home, 'emulator'), '--no-profile', '-q'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  tlsEmulator.stderr.on('data', (c) => (stderr += c));
+  const line = await new Promise((resolve) => {
+    createInterface({ input: tlsEmulator.stdout }).once('line', resolve);
+    tlsEmulator.once('exit', () => resolve(undefined));
+  });
+  const stop = async () => {
+    if (tlsEmulator.exitCode === null) {
+      tlsEmulator.kill('SIGTERM');
+      await new Promise((r) => tlsEmulator.once('exit', r));
+    }
+    rmSync(home, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 100 && line && !/\.pem/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+  const ca = /(\/\S+\.pem)/.exec(stderr)?.[1];
+  if (!line || !ca) {
+    await stop();
+    return skipGh(`the TLS emulator on ${host}:443 did not start (root is needed for port 443): ${stderr.trim().split('\n').at(-1)}`);
+  }
+  const ghEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    GH_CONFIG_DIR: join(home, 'gh'),
+    SSL_CERT_FILE: ca,
+    GH_NO_UPDATE_NOTIFIER: '1',
+    GH_PROMPT_DISABLED: '1',
+    NO_COLOR: '1',
+  };
+  const login = spawnSync('gh', ['auth', 'login', '--hostname', host, '--with-token'], { env: ghEnv, input: `${TOKEN}\n`, encoding: 'utf8' });
+  // What the emulator tells Node programs to set (LANYARD_CA_FILE works too).
+  const lyEnv = { ...env, NODE_EXTRA_CA_CERTS: ca };
+  spawnSync(process.execPath, [bin, '--profile', 'tls', 'config', 'set', 'hosting.apiUrl', `https://${host}/api/v3`], { env: lyEnv });
+  const stored = spawnSync(process.execPath, [bin, '--profile', 'tls', 'auth', 'token', '--with-token'], { env: lyEnv, input: TOKEN, encoding: 'utf8' });
+  if (login.status !== 0 || stored.status !== 0) {
+    await stop();
+    return skipGh(`signing in failed: ${login.stderr}${stored.stderr}`);
+  }
+  return {
+    stop,
+    cases: [
+      { name: 'gh api user (TLS)', cmd: 'gh', args: ['api', 'user', '--hostname', host], env: ghEnv },
+      { name: GH_LANYARD, args: [bin, '--profile', 'tls', 'api', '/user'], env: lyEnv, against: 'gh api user (TLS)' },
+    ],
+  };
+}
+
+function skipGh(why) {
+  process.stderr.write(`(gh comparison skipped: ${why})\n`);
+  return undefined;
 }

@@ -34,11 +34,30 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     if (err?.code !== 'EPIPE') throw err; // the reader went away: nothing to say
   }
 } else {
+  quietNodeWarnings();
   try {
     run().catch(fail);
   } catch (err) {
     fail(err);
   }
+}
+
+/**
+ * Node.js's own warnings (deprecations, experimental features, listener
+ * leaks: `(node:1234) [DEP…] …`) are not printed: users and scripts read
+ * stderr, and a runtime's warning there reads as Lanyard's failure. Their
+ * causes in Lanyard are fixed (test/e2e/node-warnings.test.ts finds them on
+ * each Node version); this keeps what a newer Node or a dependency adds off
+ * the screen. --debug (LANYARD_DEBUG=1) shows them, as does asking Node for
+ * them (--trace-warnings, --trace-deprecation, --throw-deprecation,
+ * --pending-deprecation, --redirect-warnings in NODE_OPTIONS).
+ */
+function quietNodeWarnings() {
+  const asked = /--(trace-warnings|trace-deprecation|throw-deprecation|pending-deprecation|redirect-warnings)\b/;
+  if (asked.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return;
+  if (process.env.LANYARD_DEBUG === '1' || args.includes('--debug')) return;
+  // Node prints a warning from its own 'warning' listener (none with --no-warnings).
+  for (const listener of process.listeners('warning')) if (listener.name === 'onWarning') process.removeListener('warning', listener);
 }
 
 /** A broken install (no dist/, say) or a bug that escaped main: one line and exit 1, not a stack trace. */

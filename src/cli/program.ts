@@ -24,7 +24,7 @@ import { NETWORK_HELP } from './network-help.js';
 
 interface Group {
   name: string;
-  /** Its line in the root help. */
+  /** Its line in the root help: one line at 80 columns (test/unit/cli/program.test.ts). */
   summary: string;
   declare: (ctx: Context) => Command;
   /** A single command (arguments and options show in the root help), not a group of subcommands. */
@@ -173,6 +173,9 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
       getOutHasColors: () => ctx.io.stdoutIsTTY && ctx.io.color,
       getErrHasColors: () => ctx.io.stderrIsTTY && ctx.io.color,
     })
+    // The root list names each command or group on one line (its summary),
+    // like gh's: arguments and options are in the command's own --help.
+    .configureHelp({ subcommandTerm: (cmd) => cmd.name() })
     .exitOverride();
   program.hook('preAction', async (_root, action) => {
     if (program.opts().color === false) (ctx.io as { color: boolean }).color = false;

@@ -33,18 +33,24 @@ function ended(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
 }
 
-export async function startRedis(o: { password?: string } = {}): Promise<RedisServer> {
+/** With `tls`: TLS only (no plain port), the server's certificate and key and the CA that signed it (PEM files); no client certificates. */
+export async function startRedis(o: { password?: string; tls?: { cert: string; key: string; ca: string } } = {}): Promise<RedisServer> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'];
     if (o.password) args.push('--requirepass', o.password);
+    if (o.tls) {
+      args.splice(0, 2, '--port', '0', '--tls-port', String(port));
+      args.push('--tls-cert-file', o.tls.cert, '--tls-key-file', o.tls.key, '--tls-ca-cert-file', o.tls.ca, '--tls-auth-clients', 'no');
+    }
+    const tlsArgs = o.tls ? ['--tls', '--cacert', o.tls.ca] : [];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     const cli = (...a: string[]) =>
       new Promise<string>((resolve, reject) => {
-        const p = spawn('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...a], {
+        const p = spawn('redis-cli', [...tlsArgs, '-h', '127.0.0.1', '-p', String(port), ...a], {
           stdio: ['ignore', 'pipe', 'pipe'],
           env: { ...process.env, ...(o.password ? { REDISCLI_AUTH: o.password } : {}) },
         });
@@ -68,7 +74,7 @@ export async function startRedis(o: { password?: string } = {}): Promise<RedisSe
       throw new Error(`redis-server did not start: ${out}`);
     }
     return {
-      url: `redis://127.0.0.1:${port}`,
+      url: `${o.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
       port,
       cli,
       async kill() {

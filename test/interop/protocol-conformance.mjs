@@ -12,9 +12,10 @@
 // suite's server scenarios sign in to nothing) against the server scenarios
 // of 0.2.0-alpha.12 that exercise what the emulator serves (SERVER_SCENARIOS):
 // the independent check of the emulator. Line label: server.
-// The suite needs Node 24: it runs under the npm package node@24 (installed
-// beside the project, as .ci/run does); Lanyard itself runs under the Node
-// that runs this script. Prints one line per scenario, a tally per line and
+// The suite needs Node 24 or later: it runs under the Node that runs this
+// script when that is one (CI runs it with Node 26), else under the npm package
+// node@24 pinned in .ci/node-versions (installed beside the project, as .ci/run
+// does); Lanyard itself runs under the Node that runs this script. Prints one line per scenario, a tally per line and
 // in all; exit 1 if any scenario failed that is not in KNOWN_FAILURES.
 // Options: --scenario <name> (repeatable) to run some; --line <label>
 // (repeatable: 0.1, 2025-11-25, 2026-07-28, server) to run some lines; --verbose for
@@ -68,17 +69,24 @@ const SERVER_CHECKS_NEEDING_FIXTURES = [
   'sep-2575-server-no-log-without-loglevel',
 ];
 
-function node24() {
+/**
+ * A Node the suite runs under (it needs 24 or later): this one when it is,
+ * else the npm package node@24 at the version .ci/node-versions pins,
+ * installed beside the project as .ci/run installs it.
+ */
+function suiteNode() {
+  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+  const version = /^24 (\S+)$/m.exec(readFileSync(join(root, '.ci', 'node-versions'), 'utf8'))?.[1];
   const prefix = join(root, 'node_modules', '.cache', 'lanyard-node24');
   const bin = join(prefix, 'node_modules', 'node', 'bin', 'node');
-  const ok = () => spawnSync(bin, ['--version']).status === 0;
+  const ok = () => spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `v${version}`;
   if (ok()) return bin;
-  process.stderr.write(`interop: installing node@24 into ${prefix}\n`);
+  process.stderr.write(`interop: installing node@${version} into ${prefix}\n`);
   mkdirSync(prefix, { recursive: true });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  spawnSync(npm, ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', 'node@24'], { stdio: 'ignore' });
+  spawnSync(npm, ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `node@${version}`], { stdio: 'ignore' });
   if (!ok()) spawnSync(process.execPath, ['installArchSpecificPackage'], { cwd: join(prefix, 'node_modules', 'node'), stdio: 'ignore' });
-  if (!ok()) throw new Error('could not install node@24 (the conformance suite needs Node 24)');
+  if (!ok()) throw new Error(`could not install node@${version} (the conformance suite needs Node 24 or later)`);
   return bin;
 }
 
@@ -86,10 +94,10 @@ if (!existsSync(join(root, 'dist'))) {
   process.stderr.write('interop: build first (npm run build)\n');
   process.exit(1);
 }
-const n24 = node24();
+const suiteNodeBin = suiteNode();
 const suiteOf = (pkg) => join(root, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
 const list = (suite, ...opts) => {
-  const r = spawnSync(n24, [suite, 'list', '--client', ...opts], { encoding: 'utf8' });
+  const r = spawnSync(suiteNodeBin, [suite, 'list', '--client', ...opts], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`conformance list ${opts.join(' ')} failed:\n${r.stderr}`);
   return r.stdout;
 };
@@ -147,7 +155,7 @@ async function run(line, name) {
   const target = line.server ? ['server', '--url', (await emulatedServer()).urls.protocol.server] : ['client', '--command', command];
   return new Promise((resolve) => {
     const dir = join(out, line.label.replace(/\W+/g, '_'), name.replace(/\W+/g, '_'));
-    const child = spawn(n24, [line.suite, ...target, '--scenario', name, '--timeout', '60000', '-o', dir, ...line.extra], {
+    const child = spawn(suiteNodeBin, [line.suite, ...target, '--scenario', name, '--timeout', '60000', '-o', dir, ...line.extra], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -356,13 +356,18 @@ export class RedisPacing implements SharedPacingStore {
 
   async #connect(Redis: Awaited<ReturnType<typeof loadIoredis>>['Redis']): Promise<PacingClient> {
     const u = this.url;
+    const host = u.hostname.replace(/^\[|\]$/g, '');
     const client = new Redis({
-      host: u.hostname.replace(/^\[|\]$/g, ''),
+      host,
       port: u.port ? Number(u.port) : 6379,
       db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
       ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
       ...(u.password ? { password: decodeURIComponent(u.password) } : this.#o.password ? { password: this.#o.password } : {}),
-      ...(u.protocol === 'rediss:' ? { tls: { servername: u.hostname } } : {}),
+      // The name checked against the certificate is the host; it goes out as
+      // the TLS server name (SNI) only when it is a name: RFC 6066 forbids an
+      // IP address there (Node 20 and 24 warn on stderr, DEP0123; 26 refuses).
+      // (node:net is loaded here, not by an import: the settings import this module at start-up.)
+      ...(u.protocol === 'rediss:' ? { tls: (await import('node:net')).isIP(host) ? {} : { servername: host } } : {}),
       lazyConnect: true,
       connectTimeout: this.#timeoutMs,
       commandTimeout: this.#timeoutMs,

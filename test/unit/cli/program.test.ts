@@ -71,6 +71,55 @@ describe('partial trees', () => {
   });
 });
 
+/** The entries of a help text's "Commands:" block, each with the lines it takes. */
+function commandEntries(help: string): { name: string; lines: number }[] {
+  const block = /\nCommands:\n((?: {2}.*\n)+)/.exec(help)?.[1] ?? '';
+  const entries: { name: string; lines: number }[] = [];
+  for (const line of block.split('\n').filter(Boolean)) {
+    if (/^ {2}\S/.test(line)) entries.push({ name: line.trim().split(/\s/)[0]!, lines: 1 });
+    else entries.at(-1)!.lines++;
+  }
+  return entries;
+}
+
+describe('the root help', () => {
+  it('lists each command or group on one line at 80 columns (the detail is in its own help)', () => {
+    for (const scope of ['shallow', 'full'] as const) {
+      const entries = commandEntries(program(scope, 80).helpInformation());
+      expect(entries.map((e) => e.name)).toEqual([
+        'auth',
+        'ratelimit',
+        'api',
+        'exec',
+        'echo',
+        'protocol',
+        'mailbox',
+        'health',
+        'config',
+        'profile',
+        'doctor',
+        'emulator',
+        'completion',
+        'help',
+      ]);
+      for (const e of entries) expect({ name: e.name, lines: e.lines }).toEqual({ name: e.name, lines: 1 });
+    }
+  });
+  it('the count can fail: a long description takes more than one line', () => {
+    expect(commandEntries('\nCommands:\n  doctor  a\n          b\n  help    c\n')).toEqual([
+      { name: 'doctor', lines: 2 },
+      { name: 'help', lines: 1 },
+    ]);
+  });
+  it("doctor's and exec's own help keep the detail", () => {
+    const full = program('full', 80);
+    const help = (name: string) => full.commands.find((c) => c.name() === name)!.helpInformation();
+    expect(help('doctor')).toMatch(/For each service of the profile/);
+    expect(help('exec')).toMatch(/never on\s+its command line/);
+    expect(help('auth')).toMatch(/context-protocol servers and the health API/);
+  });
+});
+
 describe("the launcher's command word (bin/lanyard.js keys its code cache by it)", () => {
   it('skips the same root options that take a value as treeScope does', () => {
     const text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'lanyard.js'), 'utf8');

@@ -6,12 +6,16 @@ import { paged } from '../../pager.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'make an authenticated request to any endpoint of a service (the right credential is injected)';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'make an authenticated request to any endpoint';
+
+/** Its own help's description: the detail. */
+const description = 'make an authenticated request to any endpoint of a service (the right credential is injected)';
 
 export function apiCommand(ctx: Context): Command {
   const cmd = new Command('api')
-    .description(summary)
+    .summary(summary)
+    .description(description)
     .argument('<path-or-url>', 'a path of the chosen service (e.g. /user) or a full URL')
     .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or --input)')
     .option('-H, --header <line>', 'extra request header "Name: value" (repeatable)', collect, [])

@@ -18,8 +18,11 @@ import type {
   AuthRefreshOptions,
 } from './options.js';
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'sign in to the hosting service, context-protocol servers and the health API; manage tokens';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'sign in to the services and manage tokens';
+
+/** Its own help's description: the detail. */
+const description = 'sign in to the hosting service, context-protocol servers and the health API; manage tokens';
 
 /** The hosting commands' run module (loaded when one of them runs). */
 const hosting = () => import('./run.js');
@@ -27,7 +30,7 @@ const git = () => import('./git.js');
 
 export function authCommand(ctx: Context): Command {
   const subcommands = [device, login, token, status, refresh, switchAccount, logout, gitCredential, setupGit];
-  return commandGroup(new Command('auth').description(summary), ctx, subcommands, [
+  return commandGroup(new Command('auth').summary(summary).description(description), ctx, subcommands, [
     'lanyard auth device',
     'echo "$TOKEN" | lanyard auth token --with-token',
     'lanyard auth login --server https://tools.example.com/mcp',

@@ -2,14 +2,17 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson } from '../../command-kit.js';
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'read and change the settings of a profile (never secrets)';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = "read and change a profile's settings";
+
+/** Its own help's description: the detail. */
+const description = 'read and change the settings of a profile (never secrets)';
 
 const run = () => import('./run.js');
 
 export function configCommand(ctx: Context): Command {
   return commandGroup(
-    new Command('config').description(summary),
+    new Command('config').summary(summary).description(description),
     ctx,
     [get, set, unset, list],
     ['lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work', 'lanyard config get hosting.apiUrl', 'lanyard config list --keys'],

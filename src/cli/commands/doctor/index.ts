@@ -4,14 +4,16 @@ import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
 import type { DoctorOptions } from './options.js';
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = "check the profile's services, credentials, keychain, proxy and clock, and say how to fix what is wrong";
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'check the setup and say how to fix what is wrong';
 
 export function doctorCommand(ctx: Context): Command {
   const cmd = withJson(
     new Command('doctor')
+      .summary(summary)
       .description(
-        `${summary}. For each service of the profile in turn (hosting, echo, protocol, mailbox, health): the endpoint ` +
+        "check the profile's services, credentials, keychain, proxy and clock, and say how to fix what is wrong. " +
+          `For each service of the profile in turn (hosting, echo, protocol, mailbox, health): the endpoint ` +
           '(DNS, TCP, TLS; through the proxy when one applies), the credential a command would use and where it comes from ' +
           '(environment, keychain, file), whether the service accepts it (one cheap call) and when it expires, the clock skew ' +
           "against the server's Date and the rate-limit budget; and the credential store. Exit 0 when everything works, 1 otherwise",

@@ -7,15 +7,18 @@ import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptio
 
 const urlOption = ['--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)'] as const;
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'run the local emulator of every service, and steer it (time, faults, fixtures)';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'run and steer the local emulator of every service';
+
+/** Its own help's description: the detail. */
+const description = 'run the local emulator of every service, and steer it (time, faults, fixtures)';
 
 const run = () => import('./run.js');
 const rl = () => import('./ratelimit.js');
 
 export function emulatorCommand(ctx: Context): Command {
   const subcommands = [start, info, reset, advance, requests, fault, budget, budgets, secondary, limits, admin, serviceAccount];
-  return commandGroup(new Command('emulator').description(summary), ctx, subcommands, [
+  return commandGroup(new Command('emulator').summary(summary).description(description), ctx, subcommands, [
     'lanyard emulator start --port 0',
     'lanyard --profile emulator ratelimit status',
     'lanyard emulator info --json',

@@ -4,8 +4,8 @@ import type { Context } from '../../context.js';
 import { examples } from '../../command-kit.js';
 import type { ExecService, ExecOptions } from './options.js';
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'run a program with credentials in its environment (LANYARD_TOKEN, GH_TOKEN, …), never on its command line';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'run a program with credentials in its environment';
 
 export function execCommand(ctx: Context): Command {
   const service = new Option('-s, --service <name>', 'a service whose credential to hand over (repeatable; default hosting)').choices([
@@ -17,7 +17,10 @@ export function execCommand(ctx: Context): Command {
   const oneOf = service.parseArg!;
   service.argParser((v: string, prev: ExecService[] | undefined) => [...(prev ?? []), oneOf(v, '') as ExecService]);
   const cmd = new Command('exec')
-    .description(`${summary}; its exit status is passed through and signals are forwarded to it`)
+    .summary(summary)
+    .description(
+      'run a program with credentials in its environment (LANYARD_TOKEN, GH_TOKEN, …), never on its command line; its exit status is passed through and signals are forwarded to it',
+    )
     .argument('<command>', 'the program to run (after --)')
     .argument('[args...]', 'its arguments')
     .addOption(service)

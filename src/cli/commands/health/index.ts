@@ -20,14 +20,17 @@ function queryOptions(cmd: Command): Command {
     .option('--api-version <v>', 'api-version to send', '2025-05-01');
 }
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'list service-health events of a subscription (outages, maintenance, advisories, billing)';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'list and check service-health events';
+
+/** Its own help's description: the detail. */
+const description = 'list service-health events of a subscription (outages, maintenance, advisories, billing)';
 
 const run = () => import('./run.js');
 
 export function healthCommand(ctx: Context): Command {
   return commandGroup(
-    new Command('health').description(summary),
+    new Command('health').summary(summary).description(description),
     ctx,
     [events, check, event],
     ['lanyard auth login --health', 'lanyard health events --since 7d --all --ndjson', 'lanyard health event BC_1-FXZ --since 5/12/2025 --json'],

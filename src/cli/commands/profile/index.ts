@@ -2,14 +2,17 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson } from '../../command-kit.js';
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'list, select and remove profiles; bind a profile to a directory';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'list, select, remove and bind profiles';
+
+/** Its own help's description: the detail. */
+const description = 'list, select and remove profiles; bind a profile to a directory';
 
 const run = () => import('./run.js');
 
 export function profileCommand(ctx: Context): Command {
   return commandGroup(
-    new Command('profile').description(summary),
+    new Command('profile').summary(summary).description(description),
     ctx,
     [list, use, remove],
     ['lanyard profile list', 'lanyard profile use work', 'lanyard profile use work --dir ~/src/work', 'lanyard profile remove old-work'],

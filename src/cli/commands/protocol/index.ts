@@ -6,8 +6,11 @@ import { commandGroup, examples, withJson, withProtocolClientOptions } from '../
 import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
 import { paged } from '../../pager.js';
 
-/** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
-export const summary = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';
+/** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
+export const summary = 'call context-protocol servers; bridge them to stdio';
+
+/** Its own help's description: the detail. */
+const description = 'call context-protocol servers (OAuth 2.1 with discovery, registration, PKCE)';
 
 const BRIDGE_HELP = `
 stdout carries only JSON-RPC messages; every notice (the sign-in URL, errors,
@@ -34,7 +37,7 @@ Host configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):
 
 export function protocolCommand(ctx: Context): Command {
   return commandGroup(
-    new Command('protocol').description(summary),
+    new Command('protocol').summary(summary).description(description),
     ctx,
     [request, bridge, forget],
     [
