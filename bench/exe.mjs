@@ -6,11 +6,12 @@
 // on the machine's own Node. Interleaved runs of `--version`, `--help`,
 // `auth status` and `api /user` against an emulator in its own process, and
 // `auth status` against a real Secret Service when gnome-keyring and
-// dbus-run-session are there (a private D-Bus session). Prints medians and the
-// median of the round-by-round ratios of the executable to the npm install.
+// dbus-run-session are there (a private D-Bus session). Prints the median wall
+// time and the mean CPU time (user + system) of each, and the executable's
+// ratios to the npm install: wall time round by round, CPU time overall.
 // Usage: node bench/exe.mjs   BENCH_RUNS=N (default 21)   --json
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -36,20 +37,40 @@ const RUNNERS = [
   { name: `npm install, Node ${process.versions.node}`, argv: (args) => [process.execPath, bin, ...args] },
 ];
 
-function once(argv, env) {
+/**
+ * The CPU time (user + system, ms) of this process's waited-for children so
+ * far, from /proc/self/stat (in clock ticks, 100 a second): summed over many
+ * runs, a figure a busy machine disturbs less than wall time.
+ */
+function childCpuMs() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function once(argv, env, cpu) {
+  const c0 = childCpuMs();
   const t0 = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (cpu) cpu.ms += childCpuMs() - c0;
   return ms;
 }
 
-/** times[case][runner] = the runs; every runner warmed up once per case (code caches, page cache), then interleaved. */
+/**
+ * [case][runner] = { wall: the runs' wall ms, cpuMs: the mean CPU ms of a run };
+ * every runner warmed up once per case (code caches, page cache), then interleaved.
+ */
 function measure(cases, env) {
   const times = cases.map(() => RUNNERS.map(() => []));
+  const cpu = cases.map(() => RUNNERS.map(() => ({ ms: 0 })));
   for (const c of cases) for (const r of RUNNERS) once(r.argv(c.args), env);
-  for (let i = 0; i < runs; i++) cases.forEach((c, j) => RUNNERS.forEach((r, k) => times[j][k].push(once(r.argv(c.args), env))));
-  return times;
+  for (let i = 0; i < runs; i++) cases.forEach((c, j) => RUNNERS.forEach((r, k) => times[j][k].push(once(r.argv(c.args), env, cpu[j][k]))));
+  return times.map((t, j) => t.map((wall, k) => ({ wall, cpuMs: cpu[j][k].ms / runs })));
 }
 
 const status = { name: 'auth status', args: ['--profile', 'bench', 'auth', 'status', '--json'] };
@@ -104,21 +125,28 @@ const median = (xs) => {
 };
 const rows = cases.map((c, j) => ({ command: c.name, t: times[j] }));
 if (keychain) rows.push({ command: 'auth status (Secret Service)', t: keychain });
+const paired = (a, b) => Math.round(median(a.map((x, i) => x / b[i])) * 100) / 100;
 const results = rows.map(({ command, t }) => ({
   command,
-  medianMs: Object.fromEntries(RUNNERS.map((r, k) => [r.name, Math.round(median(t[k]) * 10) / 10])),
-  /** The executable's run over the npm install's on the same Node, round by round. */
-  pairedRatioSameNode: Math.round(median(t[0].map((x, i) => x / t[1][i])) * 100) / 100,
-  pairedRatioMachineNode: Math.round(median(t[0].map((x, i) => x / t[2][i])) * 100) / 100,
+  medianMs: Object.fromEntries(RUNNERS.map((r, k) => [r.name, Math.round(median(t[k].wall) * 10) / 10])),
+  cpuMs: Object.fromEntries(RUNNERS.map((r, k) => [r.name, Math.round(t[k].cpuMs * 10) / 10])),
+  /** The executable's run over the npm install's on the same Node, round by round (wall time). */
+  pairedRatioSameNode: paired(t[0].wall, t[1].wall),
+  pairedRatioMachineNode: paired(t[0].wall, t[2].wall),
+  cpuRatioSameNode: Math.round((t[0].cpuMs / t[1].cpuMs) * 100) / 100,
 }));
 const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadAverage: loadavg().map((x) => Math.round(x * 100) / 100), runs };
 if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ machine, results }, null, 2)}\n`);
 else {
-  process.stdout.write(`| command | ${RUNNERS.map((r) => `${r.name} (ms)`).join(' | ')} | exe / npm, same Node | exe / npm, Node ${process.versions.node} |\n`);
+  process.stdout.write(
+    `| command | ${RUNNERS.map((r) => `${r.name}: wall / CPU ms`).join(' | ')} | exe / npm, same Node: wall (paired) / CPU | exe / npm, Node ${process.versions.node}: wall |\n`,
+  );
   process.stdout.write(`|---|${RUNNERS.map(() => '---:').join('|')}|---:|---:|\n`);
-  for (const r of results)
+  for (const r of results) {
+    const cells = RUNNERS.map((x) => `${r.medianMs[x.name]} / ${r.cpuMs[x.name]}`);
     process.stdout.write(
-      `| \`${r.command}\` | ${Object.values(r.medianMs).join(' | ')} | ${r.pairedRatioSameNode.toFixed(2)}x | ${r.pairedRatioMachineNode.toFixed(2)}x |\n`,
+      `| \`${r.command}\` | ${cells.join(' | ')} | ${r.pairedRatioSameNode.toFixed(2)}x / ${r.cpuRatioSameNode.toFixed(2)}x | ${r.pairedRatioMachineNode.toFixed(2)}x |\n`,
     );
+  }
   process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`);
 }

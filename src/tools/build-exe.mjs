@@ -17,7 +17,9 @@
 // The downloaded packages are checked against the pinned integrity and kept
 // in node_modules/.cache/lanyard-exe/ (CI caches that directory).
 //
-// Options: --only <linux-x64|linux-arm64|win-x64> (repeatable) builds fewer.
+// Options: --only <linux-x64|linux-arm64|win-x64> (repeatable) builds fewer
+// (and keeps the others in dist/exe/); --fetch only fetches and checks the
+// packages into the cache.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -49,7 +51,7 @@ const OUT = join(root, 'dist', 'exe');
 const only = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--only' ? [a] : []));
 const targets = only.length ? TARGETS.filter((t) => only.includes(t.name)) : TARGETS;
 if (only.some((o) => !TARGETS.some((t) => t.name === o))) fail(`--only takes ${TARGETS.map((t) => t.name).join(', ')}`);
-if (!existsSync(join(root, 'dist', 'cli.cjs'))) fail('dist/ is missing: run `npm run build` first');
+if (!process.argv.includes('--fetch') && !existsSync(join(root, 'dist', 'cli.cjs'))) fail('dist/ is missing: run `npm run build` first');
 
 function fail(message) {
   console.error(`build-exe: ${message}`);
@@ -278,6 +280,9 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache: false,
+    // NODE_OPTIONS is for the user's own Node programs (a --require of a
+    // project's loader, say), not for Lanyard: the executable ignores it.
+    execArgvExtension: 'none',
     assets: { ...assets, 'sea.json': join(dir, 'sea.json') },
   };
   await writeFile(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));
@@ -295,6 +300,11 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
   );
 }
 
+if (process.argv.includes('--fetch')) {
+  // Only fetch and check the packages (CI, before the tests build the executables offline from the cache).
+  for (const t of targets) for (const p of [t.node, t.keyring]) await fetchPackage(p.spec, p.integrity);
+  process.exit(0);
+}
 if (process.platform !== 'linux' || process.arch !== 'x64') fail('builds on Linux x64 only (it runs the linux-x64 Node to make the blobs)');
 // --only (development) keeps the other executables; SHA256SUMS lists what dist/exe/ holds.
 if (!only.length) await rm(OUT, { recursive: true, force: true });

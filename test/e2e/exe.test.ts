@@ -145,11 +145,14 @@ describe('single-file executable (linux-x64) with an empty PATH', () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  it('answers --version, --help and a usage error (exit 2) with no Node anywhere', () => {
+  it('answers --version, --help and a usage error (exit 2) with no Node anywhere, whatever NODE_OPTIONS says', () => {
     expect(run(['--version']).stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
     const help = run(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: lanyard');
+    // A CI job's NODE_OPTIONS is meant for its own Node programs: the executable ignores it.
+    const withOptions = spawnSync(EXE, ['--version'], { env: { ...env(), NODE_OPTIONS: '--require /nonexistent/loader.js' }, encoding: 'utf8' });
+    expect(withOptions.status, withOptions.stderr).toBe(0);
     const bad = run(['api']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).not.toMatch(/\n\s+at /); // one line, no stack trace
