@@ -10,7 +10,7 @@ import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '
 import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
-import { repositoryJson } from './repository.js';
+import { type RepoAccess, repositoryJson } from './repository.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -19,6 +19,12 @@ const LFS_MAX_OBJECTS = 100;
 function userOf(req: EmuRequest): string | undefined {
   const c = req.locals.rateLimitCaller as Caller | undefined;
   return c?.kind === 'user' ? c.login : undefined;
+}
+
+/** What the caller may do with a repository it sees: its owner administers it, any other signed-in caller reads it. */
+function accessOf(req: EmuRequest, r: RepoRecord): RepoAccess {
+  if (!isAuthenticated(req)) return undefined;
+  return userOf(req) === r.owner ? 'admin' : 'read';
 }
 
 function isAuthenticated(req: EmuRequest): boolean {
@@ -149,7 +155,8 @@ interface Rest {
   state: HostingState;
   env: EmulatorEnv;
   repos: RepoStore;
-  repoJson(r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
+  /** A repository as the caller of `req` sees it. */
+  repoJson(req: EmuRequest, r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
   /** A repository the request may see: public, or its own. */
   visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
 }
@@ -157,8 +164,8 @@ interface Rest {
 /** The REST API's route groups, in the order the router matches them. */
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const repos = reposOf(state, () => env.clock.now());
-  const repoJson = (r: RepoRecord, o: { full?: boolean } = {}) =>
-    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), o);
+  const repoJson = (req: EmuRequest, r: RepoRecord, o: { full?: boolean } = {}) =>
+    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), { ...o, access: accessOf(req, r) });
   const rest: Rest = { state, env, repos, repoJson, visible: (req, r) => !!r && (!r.private || userOf(req) === r.owner) };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
@@ -195,7 +202,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {
     const r = repos.get(req.params.owner!, req.params.repo!);
     if (!visible(req, r)) return notFound(res);
-    res.json(200, repoJson(r!, { full: true }));
+    res.json(200, repoJson(req, r!, { full: true }));
   });
 
   router.post(`${api}/user/repos`, async (req, res) => {
@@ -218,7 +225,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');
     const r = repos.create(login, name, p.private === 'true', p.description ?? '');
-    res.json(201, repoJson(r, { full: true }), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
+    res.json(201, repoJson(req, r, { full: true }), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
   });
 
   // The signed-in user's repositories, paged like the real API: per_page (default 30, max 100), page, and a Link header.
@@ -240,7 +247,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
     if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
     res.json(
       200,
-      mine.slice((page - 1) * perPage, page * perPage).map((r) => repoJson(r)),
+      mine.slice((page - 1) * perPage, page * perPage).map((r) => repoJson(req, r)),
       links.length ? { link: links.join(', ') } : {},
     );
   });
@@ -258,7 +265,7 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible }: Rest
       .map((t) => t.toLowerCase());
     const items = [...repos.repos.values()]
       .filter((r) => visible(req, r) && terms.every((t) => `${r.owner}/${r.name} ${r.description}`.toLowerCase().includes(t)))
-      .map((r) => ({ ...repoJson(r), score: 1 }));
+      .map((r) => ({ ...repoJson(req, r), score: 1 }));
     res.json(200, { total_count: items.length, incomplete_results: false, items });
   });
 
