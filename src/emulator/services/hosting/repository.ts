@@ -52,6 +52,22 @@ const TEMPLATES: Readonly<Record<string, string>> = {
   deployments_url: '/deployments',
 };
 
+/** When the seeded users joined (fixed: the answers stay the same across runs). */
+export const JOINED = '2011-01-25T18:44:36Z';
+
+/** The global node id of an object (the legacy form the REST API's `node_id` and the query API's `id` share): `04:User1`, base64. */
+export function nodeIdOf(type: 'User' | 'Organization' | 'Repository', id: number): string {
+  const prefix = { User: '04', Organization: '012', Repository: '010' }[type];
+  return Buffer.from(`${prefix}:${type}${id}`).toString('base64');
+}
+
+/** The seeded organization (`ent-corp`, which the users do not hold): a stable id from its name. */
+export function organizationIdOf(login: string): number {
+  let id = 7000;
+  for (const c of login) id = (id * 31 + c.charCodeAt(0)) % 9_000_000;
+  return id;
+}
+
 /** A time as the REST API writes it: ISO 8601 in UTC, to the second (`2011-01-25T18:44:36Z`). */
 export const apiTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -109,7 +125,7 @@ export function repositoryJson(
   const templates = Object.fromEntries(Object.entries(TEMPLATES).map(([k, v]) => [k, url + v]));
   return {
     id: r.id,
-    node_id: Buffer.from(`010:Repository${r.id}`).toString('base64'),
+    node_id: nodeIdOf('Repository', r.id),
     name: r.name,
     full_name: `${r.owner}/${r.name}`,
     private: r.private,

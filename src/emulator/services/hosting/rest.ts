@@ -10,7 +10,8 @@ import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '
 import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
-import { type RepoAccess, repositoryJson } from './repository.js';
+import { registerQueryApi } from './graphql.js';
+import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -51,9 +52,6 @@ const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', doc
 
 type UserFields = { login: string; id: number; name: string; email: string };
 
-/** When the seeded users joined (fixed: the answers stay the same across runs). */
-const JOINED = '2011-01-25T18:44:36Z';
-
 /**
  * `simple-user` of the published description: the URL templates and the 22
  * fields every user object has (the `user` of token answers, owners).
@@ -64,7 +62,7 @@ export function simpleUserJson(base: string, u: UserFields): Record<string, unkn
   return {
     login: u.login,
     id: u.id,
-    node_id: Buffer.from(`04:User${u.id}`).toString('base64'),
+    node_id: nodeIdOf('User', u.id),
     avatar_url: `${base}/avatars/${u.login}`,
     gravatar_id: '',
     url: me,
@@ -87,11 +85,10 @@ export function simpleUserJson(base: string, u: UserFields): Record<string, unkn
 /** A repository's owner: a user, or (the seeded `ent-corp`, which the users do not hold) an organization with a stable id from its name. */
 function ownerJson(base: string, login: string, user: HostingUser | undefined): Record<string, unknown> {
   if (user) return simpleUserJson(base, user);
-  let id = 7000;
-  for (const c of login) id = (id * 31 + c.charCodeAt(0)) % 9_000_000;
+  const id = organizationIdOf(login);
   return {
     ...simpleUserJson(base, { login, id, name: login, email: '' }),
-    node_id: Buffer.from(`04:Organization${id}`).toString('base64'),
+    node_id: nodeIdOf('Organization', id),
     type: 'Organization',
   };
 }
@@ -171,7 +168,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   registerRepoRoutes(router, rest);
   registerSearchRoutes(router, rest);
   registerAuditLog(router, rest);
-  registerQueryApi(router);
+  registerQueryApi(router, rest);
   registerLfsBatch(router, rest);
 }
 
@@ -295,34 +292,6 @@ function registerAuditLog(router: Router, { state, repos }: Rest): void {
       .filter((r) => r.owner === 'ent-corp' || state.users.get(r.owner)?.enterpriseCloud)
       .map((r) => ({ '@timestamp': r.createdAt, action: 'repo.create', actor: r.owner, repo: `${r.owner}/${r.name}` }));
     res.json(200, events);
-  });
-}
-
-/** The query API: `viewer` and `rateLimit`, read from the rate limiter's headers. */
-function registerQueryApi(router: Router): void {
-  router.post('/api/graphql', async (req, res) => {
-    if (!isAuthenticated(req)) return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
-    let query = '';
-    try {
-      query = String((JSON.parse(await req.text()) as { query?: unknown }).query ?? '');
-    } catch {
-      return res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
-    }
-    if (!query.trim()) return res.json(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
-    const data: Record<string, unknown> = {};
-    const login = userOf(req);
-    if (/\bviewer\b/.test(query)) data.viewer = login ? { login } : null;
-    if (/\brateLimit\b/.test(query)) {
-      const h = res.extraHeaders;
-      data.rateLimit = {
-        limit: Number(h['x-ratelimit-limit']),
-        cost: 1,
-        remaining: Number(h['x-ratelimit-remaining']),
-        used: Number(h['x-ratelimit-used']),
-        resetAt: new Date(Number(h['x-ratelimit-reset']) * 1000).toISOString(),
-      };
-    }
-    res.json(200, { data });
   });
 }
 
