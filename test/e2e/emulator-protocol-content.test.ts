@@ -52,11 +52,15 @@ describe.each(['2025-03-26', '2025-06-18', '2025-11-25'])('the protocol SDK clie
       text: expect.stringContaining('# The emulated protocol server'),
     });
     const pixel = await c.readResource({ uri: 'emulator://images/pixel.png' });
-    expect(Buffer.from(String(pixel.contents[0]!.blob), 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(String((pixel.contents[0] as { blob?: string }).blob), 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const { resourceTemplates } = await c.listResourceTemplates();
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'emulator://users/{login}', mimeType: 'application/json' })]);
     const ada = await c.readResource({ uri: 'emulator://users/ada' });
-    expect(JSON.parse(String(ada.contents[0]!.text))).toEqual({ login: 'ada', name: 'Ada Lovelace' });
+    expect(JSON.parse(String((ada.contents[0] as { text?: string }).text))).toEqual({ login: 'ada', name: 'Ada Lovelace' });
     await expect(c.readResource({ uri: 'emulator://users/nobody' })).rejects.toMatchObject({ code: -32002 });
   });
 
@@ -71,7 +75,7 @@ describe.each(['2025-03-26', '2025-06-18', '2025-11-25'])('the protocol SDK clie
     // The SDK opens the session's GET stream after initialize; wait until the server holds it.
     await expect.poll(() => ref.emu.admin('protocol', 'update-resource', { text: 'first' }).then(() => updates.length), { timeout: 10_000 }).toBeGreaterThan(0);
     expect(updates[0]).toBe(NOTES);
-    expect((await c.readResource({ uri: NOTES })).contents[0]!.text).toBe('first');
+    expect(((await c.readResource({ uri: NOTES })).contents[0] as { text?: string }).text).toBe('first');
     await c.unsubscribeResource({ uri: NOTES });
     const seen = updates.length;
     await ref.emu.admin('protocol', 'update-resource', { text: 'second' });

@@ -180,60 +180,60 @@ function formatError(e: GraphQLError): GraphQLFormattedError & { type?: string }
   return typeof type === 'string' ? { type, ...rest } : rest;
 }
 
-/** The root value and the objects it leads to, for one request. */
-function rootFor(req: EmuRequest, { state, env, repos, visible }: QueryApiContext, limits: Record<string, string>) {
-  const base = env.baseUrl();
-  const caller = req.locals.rateLimitCaller as Caller | undefined;
-  const viewer = caller?.kind === 'user' ? caller.login : undefined;
-  const avatar =
-    (login: string) =>
-    ({ size }: { size?: number }) =>
-      `${base}/avatars/${login}${size ? `?s=${size}` : ''}`;
-  const ownerRepository =
-    (login: string) =>
-    ({ name }: { name: string }) =>
-      repoNode(repos.get(login, name));
+/** The objects a query leads to (users, organizations, repositories), as one request's caller sees them. */
+class QueryObjects {
+  readonly base: string;
+  /** The signed-in user's login, if the caller is one. */
+  readonly viewer: string | undefined;
 
-  const userNode = (u: HostingUser) => ({
-    __typename: 'User',
-    id: nodeIdOf('User', u.id),
-    databaseId: u.id,
-    login: u.login,
-    name: u.name,
-    email: u.email,
-    avatarUrl: avatar(u.login),
-    bio: null,
-    company: null,
-    location: null,
-    websiteUrl: null,
-    createdAt: JOINED,
-    updatedAt: JOINED,
-    url: `${base}/${u.login}`,
-    resourcePath: `/${u.login}`,
-    isViewer: u.login === viewer,
-    repository: ownerRepository(u.login),
-  });
+  constructor(
+    readonly req: EmuRequest,
+    readonly ctx: QueryApiContext,
+  ) {
+    this.base = ctx.env.baseUrl();
+    const caller = req.locals.rateLimitCaller as Caller | undefined;
+    this.viewer = caller?.kind === 'user' ? caller.login : undefined;
+  }
 
-  const ownerNode = (login: string) => {
-    const u = state.users.get(login);
-    if (u) return userNode(u);
+  /** What an owner (a user or an organization) shares: its avatar, its pages, its repositories. */
+  #owner(login: string) {
     return {
-      __typename: 'Organization',
-      id: nodeIdOf('Organization', organizationIdOf(login)),
-      databaseId: organizationIdOf(login),
       login,
-      name: login,
-      avatarUrl: avatar(login),
+      avatarUrl: ({ size }: { size?: number }) => `${this.base}/avatars/${login}${size ? `?s=${size}` : ''}`,
       createdAt: JOINED,
       updatedAt: JOINED,
-      url: `${base}/${login}`,
+      url: `${this.base}/${login}`,
       resourcePath: `/${login}`,
-      repository: ownerRepository(login),
+      repository: ({ name }: { name: string }) => this.repo(this.ctx.repos.get(login, name)),
     };
-  };
+  }
 
-  const repoNode = (r: RepoRecord | undefined) => {
-    if (!r || !visible(req, r)) return null;
+  user(u: HostingUser) {
+    return {
+      ...this.#owner(u.login),
+      __typename: 'User',
+      id: nodeIdOf('User', u.id),
+      databaseId: u.id,
+      name: u.name,
+      email: u.email,
+      bio: null,
+      company: null,
+      location: null,
+      websiteUrl: null,
+      isViewer: u.login === this.viewer,
+    };
+  }
+
+  owner(login: string) {
+    const u = this.ctx.state.users.get(login);
+    if (u) return this.user(u);
+    const id = organizationIdOf(login);
+    return { ...this.#owner(login), __typename: 'Organization', id: nodeIdOf('Organization', id), databaseId: id, name: login };
+  }
+
+  /** A repository the caller may see, else null. */
+  repo(r: RepoRecord | undefined) {
+    if (!r || !this.ctx.visible(this.req, r)) return null;
     return {
       __typename: 'Repository',
       id: nodeIdOf('Repository', r.id),
@@ -251,41 +251,43 @@ function rootFor(req: EmuRequest, { state, env, repos, visible }: QueryApiContex
       createdAt: apiTime(r.createdAt),
       updatedAt: apiTime(r.updatedAt),
       pushedAt: apiTime(r.pushedAt),
-      url: `${base}/${r.owner}/${r.name}`,
+      url: `${this.base}/${r.owner}/${r.name}`,
       resourcePath: `/${r.owner}/${r.name}`,
-      owner: () => ownerNode(r.owner),
-      viewerPermission: viewer === r.owner ? 'ADMIN' : 'READ',
+      owner: () => this.owner(r.owner),
+      viewerPermission: this.viewer === r.owner ? 'ADMIN' : 'READ',
     };
-  };
+  }
 
+  /** `node(id)`: a user or a repository by its global id. */
+  node(id: string) {
+    const m = /^0\d+:(User|Repository)(\d+)$/.exec(Buffer.from(id, 'base64').toString('latin1'));
+    const n = Number(m?.[2]);
+    if (m?.[1] === 'User') {
+      const u = [...this.ctx.state.users.values()].find((x) => x.id === n);
+      return u ? this.user(u) : null;
+    }
+    if (m?.[1] === 'Repository') return this.repo([...this.ctx.repos.repos.values()].find((x) => x.id === n));
+    return null;
+  }
+}
+
+/** The root value of one request: the query's fields. */
+function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, string>) {
+  const o = new QueryObjects(req, ctx);
+  const found = <T>(v: T | null | undefined, message: string): T => {
+    if (!v) throw typed('NOT_FOUND', message);
+    return v;
+  };
   return {
     viewer: () => {
-      const u = viewer ? state.users.get(viewer) : undefined;
+      const u = o.viewer ? ctx.state.users.get(o.viewer) : undefined;
       if (!u) throw typed('FORBIDDEN', 'Resource not accessible by integration');
-      return userNode(u);
+      return o.user(u);
     },
-    user: ({ login }: { login: string }) => {
-      const u = state.users.get(login);
-      if (!u) throw typed('NOT_FOUND', `Could not resolve to a User with the login of '${login}'.`);
-      return userNode(u);
-    },
-    repository: ({ owner, name }: { owner: string; name: string }) => {
-      const r = repoNode(repos.get(owner, name));
-      if (!r) throw typed('NOT_FOUND', `Could not resolve to a Repository with the name '${owner}/${name}'.`);
-      return r;
-    },
-    node: ({ id }: { id: string }) => {
-      const m = /^0\d+:(User|Repository)(\d+)$/.exec(Buffer.from(id, 'base64').toString('latin1'));
-      const found =
-        m?.[1] === 'User'
-          ? [...state.users.values()].find((u) => u.id === Number(m[2]))
-          : m?.[1] === 'Repository'
-            ? [...repos.repos.values()].find((r) => r.id === Number(m[2]))
-            : undefined;
-      const node = !found ? null : m![1] === 'User' ? userNode(found as HostingUser) : repoNode(found as RepoRecord);
-      if (!node) throw typed('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
-      return node;
-    },
+    user: ({ login }: { login: string }) => o.user(found(ctx.state.users.get(login), `Could not resolve to a User with the login of '${login}'.`)),
+    repository: ({ owner, name }: { owner: string; name: string }) =>
+      found(o.repo(ctx.repos.get(owner, name)), `Could not resolve to a Repository with the name '${owner}/${name}'.`),
+    node: ({ id }: { id: string }) => found(o.node(id), `Could not resolve to a node with the global id of '${id}'`),
     // The primary budget as the rate limiter's headers give it for this request (a query without connections costs 1 point).
     rateLimit: () => ({
       cost: 1,

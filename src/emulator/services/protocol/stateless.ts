@@ -119,21 +119,30 @@ export class StatelessServer {
         const r = callTool(p.name, p.arguments, this.state.clock.now(), STATELESS_REVISION);
         return 'error' in r ? fail(200, r.error.code, r.error.message) : ok(r.result);
       }
-      case 'subscriptions/listen': {
-        const filter = p.notifications as { resourceSubscriptions?: unknown } | undefined;
-        if (!filter || typeof filter !== 'object' || Array.isArray(filter))
-          return fail(400, -32602, 'Invalid params: params.notifications (object) is required');
-        const asked = Array.isArray(filter.resourceSubscriptions) ? filter.resourceSubscriptions : [];
-        // Honoured: the resources that exist (the lists never change here, so no list_changed).
-        return { status: 200, body: {}, listen: asked.filter((u): u is string => typeof u === 'string' && this.content.exists(u)) };
-      }
-      default: {
-        const r = this.content.dispatch(msg.method, p, STATELESS_REVISION);
-        if (!r) return fail(404, -32601, `Method not found: ${msg.method}`);
-        if ('error' in r) return fail(200, r.error.code, r.error.message, r.error.data);
-        return ok(msg.method.endsWith('/list') ? { ...r.result, ...cache } : r.result);
-      }
+      default:
+        return this.#content(msg.method, p, ok, fail, cache);
     }
+  }
+
+  /** Resources, prompts and subscriptions/listen (its answer is a stream: `listen`); -32601 for any other method. */
+  #content(
+    method: string,
+    p: Record<string, unknown>,
+    ok: (r: Record<string, unknown>) => Reply,
+    fail: (status: number, code: number, message: string, data?: unknown) => Reply,
+    cache: Record<string, unknown>,
+  ): Reply {
+    if (method === 'subscriptions/listen') {
+      const filter = p.notifications as { resourceSubscriptions?: unknown } | undefined;
+      if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return fail(400, -32602, 'Invalid params: params.notifications (object) is required');
+      const asked = Array.isArray(filter.resourceSubscriptions) ? filter.resourceSubscriptions : [];
+      // Honoured: the resources that exist (the lists never change here, so no list_changed).
+      return { status: 200, body: {}, listen: asked.filter((u): u is string => typeof u === 'string' && this.content.exists(u)) };
+    }
+    const r = this.content.dispatch(method, p, STATELESS_REVISION);
+    if (!r) return fail(404, -32601, `Method not found: ${method}`);
+    if ('error' in r) return fail(200, r.error.code, r.error.message, r.error.data);
+    return ok(method.endsWith('/list') ? { ...r.result, ...cache } : r.result);
   }
 
   /**
