@@ -17,6 +17,16 @@ export interface EmulatorCertificate {
   key: string;
 }
 
+/**
+ * A certificate's subject or issuer name with every value a UTF8String, as
+ * RFC 5280 (4.1.2.4) has new certificates encode a DirectoryString. node-forge
+ * writes a PrintableString unless told otherwise, which cannot hold `@`, `_`
+ * or `*`: strict parsers (Python's `cryptography`) refuse such a certificate.
+ */
+export function directoryName(fields: ReadonlyArray<{ name: string; value: string }>): forge.pki.CertificateField[] {
+  return fields.map((f) => ({ ...f, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }));
+}
+
 /** For `host` (an IP address or a name) besides 127.0.0.1, ::1 and localhost. */
 export function selfSignedCertificate(host = '127.0.0.1', nowMs = Date.now(), days = 30): EmulatorCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -26,10 +36,10 @@ export function selfSignedCertificate(host = '127.0.0.1', nowMs = Date.now(), da
   cert.serialNumber = '01' + randomBytes(8).toString('hex');
   cert.validity.notBefore = new Date(nowMs - 5 * 60_000);
   cert.validity.notAfter = new Date(nowMs + days * 86_400_000);
-  const name = [
+  const name = directoryName([
     { name: 'commonName', value: host },
     { name: 'organizationName', value: 'Lanyard emulator' },
-  ];
+  ]);
   cert.setSubject(name);
   cert.setIssuer(name);
   cert.setExtensions([

@@ -102,6 +102,25 @@ describe('conditional requests and the usual headers (as the code host documents
     expect(mine.data[0]).not.toHaveProperty('subscribers_count');
   });
 
+  it('the ETag follows the representation, not the spelling of Accept: none, application/json and application/vnd.github+json share one, and a 304', async () => {
+    const url = `${ref.emu.urls.hosting.api}/repos/mona/hello-world`;
+    const get = (headers: Record<string, string>) => fetch(url, { headers: { authorization: `token ${token()}`, ...headers } });
+    const first = await get({});
+    await first.arrayBuffer();
+    const etag = first.headers.get('etag')!;
+    for (const accept of ['application/json', 'application/vnd.github+json', 'application/vnd.github.v3+json', '*/*']) {
+      const same = await get({ accept });
+      await same.arrayBuffer();
+      expect(same.headers.get('etag'), accept).toBe(etag);
+      const cached = await get({ accept, 'if-none-match': etag });
+      expect(cached.status, accept).toBe(304);
+    }
+    // Another representation (the raw media type) is another tag.
+    const raw = await get({ accept: 'application/vnd.github.raw+json' });
+    await raw.arrayBuffer();
+    expect(raw.headers.get('etag')).not.toBe(etag);
+  });
+
   it('an anonymous 304 still counts against the address', async () => {
     const anon = rest();
     const first = await anon.rest.repos.get({ owner: 'mona', repo: 'hello-world' });

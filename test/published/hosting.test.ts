@@ -68,3 +68,54 @@ describe('hosting repositories satisfy the published description', () => {
     expectPublished('GET', '/search/repositories', await call('GET', '/search/repositories?q=hello', { token }), 200);
   });
 });
+
+/** The published example of an operation's answer (its first), as @octokit/openapi ships it. */
+function publishedExample(path: string, method: string, status: string): Record<string, unknown> {
+  const doc = require('@octokit/openapi/generated/api.github.com.json');
+  const content = doc.paths[path][method].responses[status].content['application/json'];
+  const first = Object.values(content.examples as Record<string, { $ref: string }>)[0]!;
+  const value = doc.components.examples[first.$ref.split('/').pop()!].value;
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Fields an example carries only because its repository has them (a fork's parent, an organization's, a template's). */
+const RELATIONAL = new Set(['organization', 'parent', 'source', 'template_repository']);
+
+/** Every field of the example is in the answer, with a value of the same JSON type (`null` aside), and `permissions` has the example's keys. */
+function expectExampleFields(answer: Record<string, unknown>, example: Record<string, unknown>, what: string, o: { besides?: string[] } = {}): void {
+  const missing = Object.keys(example).filter((k) => !RELATIONAL.has(k) && !o.besides?.includes(k) && !(k in answer));
+  expect(missing, `${what}: fields of the published example missing`).toEqual([]);
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  const differ = Object.keys(example).filter((k) => k in answer && example[k] !== null && answer[k] !== null && kind(example[k]) !== kind(answer[k]));
+  expect(differ, `${what}: fields of another type than the example's`).toEqual([]);
+  expect(Object.keys(answer.permissions as object)).toEqual(expect.arrayContaining(Object.keys(example.permissions as object)));
+}
+
+describe('hosting repositories carry what the published examples carry (not only the schema’s required fields)', () => {
+  it('the owner gets permissions and the owner-only fields on a repository, a new one and the list', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const one = await call('GET', '/repos/mona/hello-world', { token });
+    expectExampleFields(one.body, publishedExample('/repos/{owner}/{repo}', 'get', '200'), 'GET /repos/{owner}/{repo}');
+    expect(one.body.permissions).toEqual({ admin: true, maintain: true, push: true, triage: true, pull: true });
+    expect(one.body).toMatchObject({ allow_squash_merge: true, allow_merge_commit: true, allow_rebase_merge: true, temp_clone_token: '' });
+    const created = await call('POST', '/user/repos', { token, body: { name: 'example-check', private: true } });
+    expectExampleFields(created.body, publishedExample('/user/repos', 'post', '201'), 'POST /user/repos');
+    expect(created.body.temp_clone_token).toMatch(/^[A-Z0-9]{20,}$/);
+    const list = await call('GET', '/user/repos', { token });
+    // The list's example is a whole repository's; the service's list items leave out the counts only one repository carries.
+    const besides = ['network_count', 'subscribers_count'];
+    for (const item of list.body) expectExampleFields(item, publishedExample('/user/repos', 'get', '200'), 'GET /user/repos item', { besides });
+  });
+
+  it('another signed-in caller reads: pull only and none of the owner’s settings; an anonymous caller is told no permissions', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const hubot = (await ref.emu.admin('hosting', 'issue-token', { login: 'hubot', clientId: app.clientId, scopes: ['repo'] })) as { access_token: string };
+    const other = await call('GET', '/repos/mona/hello-world', { token: hubot.access_token });
+    expectPublished('GET', '/repos/{owner}/{repo}', other, 200);
+    expect(other.body.permissions).toEqual({ admin: false, maintain: false, push: false, triage: false, pull: true });
+    expect(Object.keys(other.body).filter((k) => /^allow_(?!forking)|^temp_clone_token$|merge_commit/.test(k))).toEqual([]);
+    const anonymous = await call('GET', '/repos/mona/hello-world');
+    expectPublished('GET', '/repos/{owner}/{repo}', anonymous, 200);
+    expect(anonymous.body).not.toHaveProperty('permissions');
+  });
+});

@@ -8,6 +8,7 @@
 import { createPublicKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import forge from 'node-forge';
+import { directoryName } from '../../tls.js';
 
 const generate = promisify(generateKeyPair);
 
@@ -39,7 +40,8 @@ function selfSignedCertificate(privateKey: KeyObject, subject: string, nowMs: nu
   cert.serialNumber = '01' + randomBytes(8).toString('hex');
   cert.validity.notBefore = new Date(nowMs - 5 * 60_000);
   cert.validity.notAfter = new Date(nowMs + 14 * 86_400_000);
-  const name = [{ name: 'commonName', value: subject }];
+  // The owner's e-mail-like id: a UTF8String (a PrintableString cannot hold its `@`).
+  const name = directoryName([{ name: 'commonName', value: subject }]);
   cert.setSubject(name);
   cert.setIssuer(name);
   cert.setExtensions([

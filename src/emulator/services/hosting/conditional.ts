@@ -10,7 +10,8 @@
  *   exposed header list: no cookies, so a page reads only what anyone may;
  *   a pre-flight is not served, so a page cannot send a token), and the
  *   browser hardening headers;
- * - `etag` (weak, over the body and what the answer varies on) on every
+ * - `etag` (weak, over the body and what the answer varies on: the media
+ *   type Accept names, not its spelling) on every
  *   successful read, and `last-modified` where the resource says when it was
  *   last changed (`updated_at`);
  * - `If-None-Match` (else `If-Modified-Since`) that matches: `304 Not
@@ -120,11 +121,12 @@ export function registerApiHeaders(router: Router): void {
 
 /**
  * The entity tag of a successful read: weak, over what the answer varies on
- * (`Vary`, `Accept`, `Authorization`) and the JSON text of the body.
+ * (`Vary`, the media type asked for, `Authorization`) and the JSON text of the body.
  */
 export function etagOf(req: EmuRequest, res: EmuResponse, bodyText: string): string {
   return `W/"${createHash('sha256')
-    .update(`${res.extraHeaders.vary}\n${req.header('accept') ?? ''}\n${req.header('authorization') ?? ''}\n`)
+    // The representation asked for (its media type), not how Accept spelt it: none, `application/json` and `application/vnd.github+json` are one.
+    .update(`${res.extraHeaders.vary}\n${res.extraHeaders['x-github-media-type']}\n${req.header('authorization') ?? ''}\n`)
     .update(bodyText)
     .digest('hex')}"`;
 }

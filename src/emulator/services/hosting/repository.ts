@@ -3,8 +3,12 @@
  * description (`repository` in lists and search, `full-repository` for one
  * repository and a new one): the owner (a `simple-user`) as given, the URL
  * templates, the counts and flags, and when it was created, updated and
- * pushed to (`updated_at` also gives a read its `Last-Modified`).
+ * pushed to (`updated_at` also gives a read its `Last-Modified`); for a
+ * signed-in caller its `permissions`, and for one who administers it the
+ * fields only they are shown (the merge settings, `temp_clone_token`), as
+ * the published examples carry them.
  */
+import { createHash } from 'node:crypto';
 import { Hosting } from '../../../shared/constants.js';
 import type { RepoRecord } from './ratelimit/fixtures.js';
 
@@ -48,21 +52,80 @@ const TEMPLATES: Readonly<Record<string, string>> = {
   deployments_url: '/deployments',
 };
 
+/** When the seeded users joined (fixed: the answers stay the same across runs). */
+export const JOINED = '2011-01-25T18:44:36Z';
+
+/** The global node id of an object (the legacy form the REST API's `node_id` and the query API's `id` share): `04:User1`, base64. */
+export function nodeIdOf(type: 'User' | 'Organization' | 'Repository', id: number): string {
+  const prefix = { User: '04', Organization: '012', Repository: '010' }[type];
+  return Buffer.from(`${prefix}:${type}${id}`).toString('base64');
+}
+
+/** The seeded organization (`ent-corp`, which the users do not hold): a stable id from its name. */
+export function organizationIdOf(login: string): number {
+  let id = 7000;
+  for (const c of login) id = (id * 31 + c.charCodeAt(0)) % 9_000_000;
+  return id;
+}
+
 /** A time as the REST API writes it: ISO 8601 in UTC, to the second (`2011-01-25T18:44:36Z`). */
 export const apiTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
- * One repository. `full` adds what only `GET /repos/{owner}/{repo}` and the
- * create answer carry (`network_count`, `subscribers_count`).
+ * What the caller may do with a repository it sees: `admin` (its owner),
+ * `read` (any other signed-in caller), or nothing said (an anonymous caller:
+ * the service sends no `permissions` then).
  */
-export function repositoryJson(base: string, r: RepoRecord, owner: Record<string, unknown>, o: { full?: boolean } = {}): Record<string, unknown> {
+export type RepoAccess = 'admin' | 'read' | undefined;
+
+/** `permissions` of a repository for a caller with `access`. */
+function permissionsOf(access: 'admin' | 'read'): Record<string, boolean> {
+  const all = access === 'admin';
+  return { admin: all, maintain: all, push: all, triage: all, pull: true };
+}
+
+/** What only a caller who administers the repository is shown: its merge settings and, for a private one, a token to clone it with. */
+function adminFields(r: RepoRecord): Record<string, unknown> {
+  const token = createHash('sha256')
+    .update(`temp-clone:${r.id}:${r.createdAt}`)
+    .digest('base64url')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 29)
+    .toUpperCase();
+  return {
+    allow_rebase_merge: true,
+    allow_squash_merge: true,
+    allow_merge_commit: true,
+    allow_auto_merge: false,
+    allow_update_branch: false,
+    delete_branch_on_merge: false,
+    use_squash_pr_title_as_default: false,
+    squash_merge_commit_title: 'COMMIT_OR_PR_TITLE',
+    squash_merge_commit_message: 'COMMIT_MESSAGES',
+    merge_commit_title: 'MERGE_MESSAGE',
+    merge_commit_message: 'PR_TITLE',
+    temp_clone_token: r.private ? token : '',
+  };
+}
+
+/**
+ * One repository as a caller with `access` sees it. `full` adds what only
+ * `GET /repos/{owner}/{repo}` and the create answer carry (`network_count`,
+ * `subscribers_count`).
+ */
+export function repositoryJson(
+  base: string,
+  r: RepoRecord,
+  owner: Record<string, unknown>,
+  o: { full?: boolean; access?: RepoAccess } = {},
+): Record<string, unknown> {
   const host = new URL(base).host;
   const url = `${base}${Hosting.apiPathPrefix}/repos/${r.owner}/${r.name}`;
   const html = `${base}/${r.owner}/${r.name}`;
   const templates = Object.fromEntries(Object.entries(TEMPLATES).map(([k, v]) => [k, url + v]));
   return {
     id: r.id,
-    node_id: Buffer.from(`010:Repository${r.id}`).toString('base64'),
+    node_id: nodeIdOf('Repository', r.id),
     name: r.name,
     full_name: `${r.owner}/${r.name}`,
     private: r.private,
@@ -105,6 +168,8 @@ export function repositoryJson(base: string, r: RepoRecord, owner: Record<string
     created_at: apiTime(r.createdAt),
     updated_at: apiTime(r.updatedAt),
     pushed_at: apiTime(r.pushedAt),
+    ...(o.access ? { permissions: permissionsOf(o.access) } : {}),
+    ...(o.access === 'admin' ? adminFields(r) : {}),
     ...(o.full ? { network_count: 0, subscribers_count: 0 } : {}),
   };
 }

@@ -10,7 +10,8 @@ import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '
 import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
-import { repositoryJson } from './repository.js';
+import { registerQueryApi } from './graphql.js';
+import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -19,6 +20,12 @@ const LFS_MAX_OBJECTS = 100;
 function userOf(req: EmuRequest): string | undefined {
   const c = req.locals.rateLimitCaller as Caller | undefined;
   return c?.kind === 'user' ? c.login : undefined;
+}
+
+/** What the caller may do with a repository it sees: its owner administers it, any other signed-in caller reads it. */
+function accessOf(req: EmuRequest, r: RepoRecord): RepoAccess {
+  if (!isAuthenticated(req)) return undefined;
+  return userOf(req) === r.owner ? 'admin' : 'read';
 }
 
 function isAuthenticated(req: EmuRequest): boolean {
@@ -45,9 +52,6 @@ const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', doc
 
 type UserFields = { login: string; id: number; name: string; email: string };
 
-/** When the seeded users joined (fixed: the answers stay the same across runs). */
-const JOINED = '2011-01-25T18:44:36Z';
-
 /**
  * `simple-user` of the published description: the URL templates and the 22
  * fields every user object has (the `user` of token answers, owners).
@@ -58,7 +62,7 @@ export function simpleUserJson(base: string, u: UserFields): Record<string, unkn
   return {
     login: u.login,
     id: u.id,
-    node_id: Buffer.from(`04:User${u.id}`).toString('base64'),
+    node_id: nodeIdOf('User', u.id),
     avatar_url: `${base}/avatars/${u.login}`,
     gravatar_id: '',
     url: me,
@@ -81,11 +85,10 @@ export function simpleUserJson(base: string, u: UserFields): Record<string, unkn
 /** A repository's owner: a user, or (the seeded `ent-corp`, which the users do not hold) an organization with a stable id from its name. */
 function ownerJson(base: string, login: string, user: HostingUser | undefined): Record<string, unknown> {
   if (user) return simpleUserJson(base, user);
-  let id = 7000;
-  for (const c of login) id = (id * 31 + c.charCodeAt(0)) % 9_000_000;
+  const id = organizationIdOf(login);
   return {
     ...simpleUserJson(base, { login, id, name: login, email: '' }),
-    node_id: Buffer.from(`04:Organization${id}`).toString('base64'),
+    node_id: nodeIdOf('Organization', id),
     type: 'Organization',
   };
 }
@@ -149,7 +152,8 @@ interface Rest {
   state: HostingState;
   env: EmulatorEnv;
   repos: RepoStore;
-  repoJson(r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
+  /** A repository as the caller of `req` sees it. */
+  repoJson(req: EmuRequest, r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
   /** A repository the request may see: public, or its own. */
   visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
 }
@@ -157,14 +161,14 @@ interface Rest {
 /** The REST API's route groups, in the order the router matches them. */
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const repos = reposOf(state, () => env.clock.now());
-  const repoJson = (r: RepoRecord, o: { full?: boolean } = {}) =>
-    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), o);
+  const repoJson = (req: EmuRequest, r: RepoRecord, o: { full?: boolean } = {}) =>
+    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), { ...o, access: accessOf(req, r) });
   const rest: Rest = { state, env, repos, repoJson, visible: (req, r) => !!r && (!r.private || userOf(req) === r.owner) };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
   registerSearchRoutes(router, rest);
   registerAuditLog(router, rest);
-  registerQueryApi(router);
+  registerQueryApi(router, rest);
   registerLfsBatch(router, rest);
 }
 
@@ -195,7 +199,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {
     const r = repos.get(req.params.owner!, req.params.repo!);
     if (!visible(req, r)) return notFound(res);
-    res.json(200, repoJson(r!, { full: true }));
+    res.json(200, repoJson(req, r!, { full: true }));
   });
 
   router.post(`${api}/user/repos`, async (req, res) => {
@@ -218,7 +222,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');
     const r = repos.create(login, name, p.private === 'true', p.description ?? '');
-    res.json(201, repoJson(r, { full: true }), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
+    res.json(201, repoJson(req, r, { full: true }), { location: `${env.baseUrl()}${api}/repos/${login}/${name}` });
   });
 
   // The signed-in user's repositories, paged like the real API: per_page (default 30, max 100), page, and a Link header.
@@ -240,7 +244,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
     if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
     res.json(
       200,
-      mine.slice((page - 1) * perPage, page * perPage).map((r) => repoJson(r)),
+      mine.slice((page - 1) * perPage, page * perPage).map((r) => repoJson(req, r)),
       links.length ? { link: links.join(', ') } : {},
     );
   });
@@ -258,7 +262,7 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible }: Rest
       .map((t) => t.toLowerCase());
     const items = [...repos.repos.values()]
       .filter((r) => visible(req, r) && terms.every((t) => `${r.owner}/${r.name} ${r.description}`.toLowerCase().includes(t)))
-      .map((r) => ({ ...repoJson(r), score: 1 }));
+      .map((r) => ({ ...repoJson(req, r), score: 1 }));
     res.json(200, { total_count: items.length, incomplete_results: false, items });
   });
 
@@ -288,34 +292,6 @@ function registerAuditLog(router: Router, { state, repos }: Rest): void {
       .filter((r) => r.owner === 'ent-corp' || state.users.get(r.owner)?.enterpriseCloud)
       .map((r) => ({ '@timestamp': r.createdAt, action: 'repo.create', actor: r.owner, repo: `${r.owner}/${r.name}` }));
     res.json(200, events);
-  });
-}
-
-/** The query API: `viewer` and `rateLimit`, read from the rate limiter's headers. */
-function registerQueryApi(router: Router): void {
-  router.post('/api/graphql', async (req, res) => {
-    if (!isAuthenticated(req)) return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
-    let query = '';
-    try {
-      query = String((JSON.parse(await req.text()) as { query?: unknown }).query ?? '');
-    } catch {
-      return res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
-    }
-    if (!query.trim()) return res.json(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
-    const data: Record<string, unknown> = {};
-    const login = userOf(req);
-    if (/\bviewer\b/.test(query)) data.viewer = login ? { login } : null;
-    if (/\brateLimit\b/.test(query)) {
-      const h = res.extraHeaders;
-      data.rateLimit = {
-        limit: Number(h['x-ratelimit-limit']),
-        cost: 1,
-        remaining: Number(h['x-ratelimit-remaining']),
-        used: Number(h['x-ratelimit-used']),
-        resetAt: new Date(Number(h['x-ratelimit-reset']) * 1000).toISOString(),
-      };
-    }
-    res.json(200, { data });
   });
 }
 

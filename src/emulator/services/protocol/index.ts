@@ -6,6 +6,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import type { AdminVerb, EmulatorEnv, EmulatorService } from '../../service.js';
+import { ProtocolContent } from './content.js';
 import { MCP_PATH, ProtocolAuthServer } from './oauth.js';
 import { ProtocolServer } from './mcp.js';
 import { DEFAULT_SETTINGS, EMU_REVISIONS, ProtocolState, SCOPES, SEED_CLIENTS, type EmuRevision, type ProtocolSettings } from './state.js';
@@ -39,7 +40,8 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
   const state = new ProtocolState(env.clock);
   const thirdParty = new ThirdPartyAuthServer(env.clock, () => env.baseUrl() + '/oauth/third-party/callback');
   const as = new ProtocolAuthServer(state, thirdParty, () => env.baseUrl());
-  const server = new ProtocolServer(state, as, thirdParty);
+  const content = new ProtocolContent();
+  const server = new ProtocolServer(state, as, thirdParty, content);
 
   return {
     name: 'protocol',
@@ -52,6 +54,8 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       state.reset();
       thirdParty.reset();
       as.dpop.reset();
+      content.reset();
+      server.reset();
     },
     info() {
       const base = env.baseUrl();
@@ -66,7 +70,7 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
         profile: { 'protocol.serverUrl': base + MCP_PATH },
       };
     },
-    admin: protocolAdmin(state, thirdParty, as),
+    admin: { ...protocolAdmin(state, thirdParty, as), 'update-resource': (b) => content.update(b.uri, b.text) },
   };
 }
 

@@ -1,7 +1,10 @@
 /**
  * The emulated protocol server at /mcp: JSON-RPC 2.0 over HTTP POST, JSON or
  * event-stream answers, `Mcp-Session-Id` sessions, Bearer tokens validated
- * on every request (401 with WWW-Authenticate; 403 insufficient_scope).
+ * on every request (401 with WWW-Authenticate; 403 insufficient_scope);
+ * tools, resources and prompts (content.ts). A session's `GET` without
+ * `Last-Event-ID` opens its server-initiated stream, which carries
+ * `notifications/resources/updated` for the resources it subscribed to.
  */
 import { randomUUID } from 'node:crypto';
 import { Protocol } from '../../../shared/constants.js';
@@ -9,6 +12,7 @@ import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
 import { DEFAULT_SCOPE, type EmuAccessToken, type EmuRevision, type ProtocolState } from './state.js';
+import { CONTENT_CAPABILITIES, RESOURCE_NOT_FOUND, type ProtocolContent } from './content.js';
 import { DPOP_ALGS } from './dpop.js';
 import { STATELESS_REVISION, StatelessServer } from './stateless.js';
 import { EventStreams, type EventStream } from './streams.js';
@@ -27,13 +31,41 @@ export class ProtocolServer {
   readonly #pending = new Map<string, (answer: { result?: unknown; error?: unknown }) => void>();
   readonly #streams = new EventStreams();
   readonly #stateless: StatelessServer;
+  /** The resources each session subscribed to. */
+  readonly #subscriptions = new Map<string, Set<string>>();
+  /** Each session's server-initiated streams (GET without Last-Event-ID). */
+  readonly #sessionStreams = new Map<string, Set<EventStream>>();
 
   constructor(
     readonly state: ProtocolState,
     readonly as: ProtocolAuthServer,
     readonly thirdParty: ThirdPartyAuthServer,
+    readonly content: ProtocolContent,
   ) {
-    this.#stateless = new StatelessServer(state);
+    this.#stateless = new StatelessServer(state, content);
+    content.onUpdate((uri) => this.#resourceUpdated(uri));
+  }
+
+  /** Forgets the subscriptions and closes the sessions' streams (the emulator's reset). */
+  reset(): void {
+    for (const session of [...this.#sessionStreams.keys()]) this.#endSession(session);
+    this.#subscriptions.clear();
+    this.#stateless.reset();
+  }
+
+  /** A resource changed: each session subscribed to it is told on its server-initiated streams. */
+  #resourceUpdated(uri: string): void {
+    for (const [session, uris] of this.#subscriptions) {
+      if (!uris.has(uri)) continue;
+      for (const stream of this.#sessionStreams.get(session) ?? [])
+        stream.write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    }
+  }
+
+  #endSession(session: string): void {
+    this.#subscriptions.delete(session);
+    for (const stream of this.#sessionStreams.get(session) ?? []) stream.end();
+    this.#sessionStreams.delete(session);
   }
 
   register(router: Router): void {
@@ -45,6 +77,7 @@ export class ProtocolServer {
       const id = req.header(Protocol.sessionHeader);
       if (!(await this.#bearer(req, res, 'DELETE'))) return;
       if (!id || !this.state.sessions.delete(id)) return res.json(404, { message: 'unknown session' });
+      this.#endSession(id);
       this.state.stats.sessionsEnded++;
       res.empty(204);
     });
@@ -202,6 +235,7 @@ export class ProtocolServer {
     if (this.state.settings.loseNextSession && session) {
       this.state.settings.loseNextSession = false;
       this.state.sessions.delete(id);
+      this.#endSession(id);
     }
     if (this.state.sessions.get(id)?.clientId !== token.clientId) return refuse(404, -32001, 'Session not found');
     // The version header of the negotiated revision: required from 2025-06-18 on, checked when sent for 2025-03-26.
@@ -221,7 +255,7 @@ export class ProtocolServer {
     if (msg.method === 'tools/call' && (msg.params as { name?: unknown } | undefined)?.name === 'confirm' && revision !== '2025-03-26') {
       return this.#confirm(this.#openStream(res, sessionHeader, session), msg);
     }
-    const reply = { jsonrpc: '2.0', id: msg.id, ...this.#dispatch(msg) };
+    const reply = { jsonrpc: '2.0', id: msg.id, ...this.#dispatch(msg, session, revision) };
     if (this.state.settings.sse) {
       const stream = this.#openStream(res, sessionHeader, session);
       const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `handling ${msg.method}` } };
@@ -277,15 +311,20 @@ export class ProtocolServer {
     });
   }
 
-  /** GET: only the resumption of a stream (Last-Event-ID) of one of the caller's sessions; there is no server-initiated stream. */
+  /**
+   * GET of one of the caller's sessions: with Last-Event-ID, the resumption of
+   * a stream; without, the session's server-initiated stream (its resource
+   * updates). 2026-07-28 has neither (subscriptions/listen instead).
+   */
   async #get(req: EmuRequest, res: EmuResponse): Promise<void> {
     const last = req.header('last-event-id');
-    if (last === undefined || this.state.settings.revision === STATELESS_REVISION) {
-      return res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST, DELETE' });
+    if (this.state.settings.revision === STATELESS_REVISION) {
+      return res.json(405, { message: 'this server offers no server-initiated stream' }, { allow: 'POST' });
     }
     const token = await this.#bearer(req, res, 'GET');
     if (!token) return;
     const session = req.header(Protocol.sessionHeader);
+    if (last === undefined) return this.#sessionStream(res, session, token);
     const stream = session && this.state.sessions.get(session)?.clientId === token.clientId ? this.#streams.find(last, session) : undefined;
     if (!stream) {
       this.state.stats.mcpRequests.at(-1)!.status = 404;
@@ -293,6 +332,20 @@ export class ProtocolServer {
     }
     this.state.stats.streamsResumed.push({ lastEventId: last });
     stream.resume(res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }), Number(last));
+  }
+
+  /** The session's server-initiated stream, open until the client closes it or the session ends; 400 or 404 without a session of the caller. */
+  #sessionStream(res: EmuResponse, session: string | undefined, token: EmuAccessToken): void {
+    if (!session || this.state.sessions.get(session)?.clientId !== token.clientId) {
+      this.state.stats.mcpRequests.at(-1)!.status = session ? 404 : 400;
+      return res.json(session ? 404 : 400, { message: session ? 'Session not found' : 'Mcp-Session-Id header required' });
+    }
+    const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [Protocol.sessionHeader]: session });
+    const stream = this.#streams.open(out, session);
+    const streams = this.#sessionStreams.get(session) ?? new Set<EventStream>();
+    streams.add(stream);
+    this.#sessionStreams.set(session, streams);
+    out.on('close', () => streams.delete(stream));
   }
 
   /** An event stream for one request; the `breakNextStream` switch closes it after its first event (once). */
@@ -322,21 +375,38 @@ export class ProtocolServer {
     }
   }
 
-  #dispatch(msg: JsonRpcRequestWire): { result: unknown } | { error: { code: number; message: string } } {
+  /** resources/subscribe and resources/unsubscribe of a session: an unknown resource is -32002. */
+  #subscribe(on: boolean, uri: unknown, session: string | undefined): { result: unknown } | { error: { code: number; message: string } } {
+    if (typeof uri !== 'string' || !uri) return { error: { code: -32602, message: 'Invalid params: params.uri (string) is required' } };
+    if (!this.content.exists(uri)) return { error: { code: RESOURCE_NOT_FOUND, message: 'Resource not found' } };
+    if (!session) return { result: {} };
+    const uris = this.#subscriptions.get(session) ?? new Set<string>();
+    if (on) uris.add(uri);
+    else uris.delete(uri);
+    this.#subscriptions.set(session, uris);
+    return { result: {} };
+  }
+
+  #dispatch(msg: JsonRpcRequestWire, session: string | undefined, revision: EmuRevision): { result: unknown } | { error: { code: number; message: string } } {
     const p = (msg.params ?? {}) as Record<string, unknown>;
+    const content = this.content.dispatch(msg.method, p, revision);
+    if (content) return content;
     switch (msg.method) {
       case 'initialize':
         return {
           result: {
             // The server speaks one revision (its admin setting) and answers with it (version negotiation).
             protocolVersion: this.state.settings.revision,
-            capabilities: { tools: { listChanged: false } },
+            capabilities: { tools: { listChanged: false }, ...CONTENT_CAPABILITIES },
             serverInfo: SERVER_INFO,
-            instructions: 'Emulated tools: echo, time.',
+            instructions: 'Emulated tools: echo, time. Resources: readme, notes (subscribable), pixel, users/{login}. Prompts: greeting, summarize.',
           },
         };
       case 'ping':
         return { result: {} };
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return this.#subscribe(msg.method === 'resources/subscribe', p.uri, session);
       case 'tools/list':
         return { result: { tools: toolsOf(this.state.settings.revision) } };
       case 'tools/call':

@@ -5,12 +5,17 @@
  * `Mcp-Name` and tool-designated `Mcp-Param-*` headers (SEP-2243), checked
  * against the body; the confirm tool asks for input with a multi round-trip
  * request (SEP-2322: `input_required`, `inputResponses`, an HMAC-protected
- * `requestState`). Written from the revision's text, not from Lanyard's client.
+ * `requestState`); resources and prompts (content.ts), and `subscriptions/listen`
+ * (SEP-2575): an event stream that acknowledges the resources it will report
+ * on, then carries `notifications/resources/updated` for them, each stamped
+ * with the listen request's id. Written from the revision's text, not from
+ * Lanyard's client.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Protocol } from '../../../shared/constants.js';
 import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse } from '../../router.js';
+import { CONTENT_CAPABILITIES, type ProtocolContent } from './content.js';
 import type { ProtocolState } from './state.js';
 import { CONFIRM_SCHEMA, SERVER_INFO, callTool, toolsOf } from './tools.js';
 
@@ -21,17 +26,32 @@ const HEADER_NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'pr
 const REQUEST_STATE_TTL_MS = 10 * 60_000;
 const E = Protocol.statelessErrors;
 
-type Reply = { status: number; body: Record<string, unknown> };
+/** The `_meta` key that names the subscriptions/listen request a frame of its stream belongs to. */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** An answer; `listen`: the resources a subscriptions/listen stream reports on. */
+type Reply = { status: number; body: Record<string, unknown>; listen?: string[] };
 
 export class StatelessServer {
   readonly #key = randomBytes(32);
+  /** The open subscriptions/listen streams: how to end each gracefully. */
+  readonly #listening = new Set<() => void>();
 
-  constructor(readonly state: ProtocolState) {}
+  constructor(
+    readonly state: ProtocolState,
+    readonly content: ProtocolContent,
+  ) {}
+
+  /** Ends every listen stream with its result (the emulator's reset). */
+  reset(): void {
+    for (const end of [...this.#listening]) end();
+  }
 
   /** One POSTed request of an authorized caller (`clientId`); `record` sets the status in the stats. */
   handle(req: EmuRequest, res: EmuResponse, msg: JsonRpcRequestWire, clientId: string, record: (status: number, version?: string) => void): void {
     const r = this.#answer(req, msg, clientId);
     record(r.status, req.header(Protocol.laterVersionHeader));
+    if (r.listen) return this.#listen(res, msg.id ?? null, r.listen);
     if (r.status === 200 && this.state.settings.sse) {
       const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       // Log messages only for a request that asked for them (io.modelcontextprotocol/logLevel); no event ids (streams are not resumable).
@@ -87,8 +107,9 @@ export class StatelessServer {
       case 'server/discover':
         return ok({
           supportedVersions: [STATELESS_REVISION],
-          capabilities: { tools: { listChanged: false } },
-          instructions: 'Emulated tools: echo, time, confirm, echo_region.',
+          capabilities: { tools: { listChanged: false }, ...CONTENT_CAPABILITIES },
+          instructions:
+            'Emulated tools: echo, time, confirm, echo_region. Resources: readme, notes (subscribable), pixel, users/{login}. Prompts: greeting, summarize.',
           ...cache,
         });
       case 'tools/list':
@@ -99,8 +120,57 @@ export class StatelessServer {
         return 'error' in r ? fail(200, r.error.code, r.error.message) : ok(r.result);
       }
       default:
-        return fail(404, -32601, `Method not found: ${msg.method}`);
+        return this.#content(msg.method, p, ok, fail, cache);
     }
+  }
+
+  /** Resources, prompts and subscriptions/listen (its answer is a stream: `listen`); -32601 for any other method. */
+  #content(
+    method: string,
+    p: Record<string, unknown>,
+    ok: (r: Record<string, unknown>) => Reply,
+    fail: (status: number, code: number, message: string, data?: unknown) => Reply,
+    cache: Record<string, unknown>,
+  ): Reply {
+    if (method === 'subscriptions/listen') {
+      const filter = p.notifications as { resourceSubscriptions?: unknown } | undefined;
+      if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return fail(400, -32602, 'Invalid params: params.notifications (object) is required');
+      const asked = Array.isArray(filter.resourceSubscriptions) ? filter.resourceSubscriptions : [];
+      // Honoured: the resources that exist (the lists never change here, so no list_changed).
+      return { status: 200, body: {}, listen: asked.filter((u): u is string => typeof u === 'string' && this.content.exists(u)) };
+    }
+    const r = this.content.dispatch(method, p, STATELESS_REVISION);
+    if (!r) return fail(404, -32601, `Method not found: ${method}`);
+    if ('error' in r) return fail(200, r.error.code, r.error.message, r.error.data);
+    return ok(method.endsWith('/list') ? { ...r.result, ...cache } : r.result);
+  }
+
+  /**
+   * A subscriptions/listen stream: `notifications/subscriptions/acknowledged`
+   * first (what it honours), then `notifications/resources/updated` for those
+   * resources, until the client closes it; ended by the server (reset) with
+   * its result. Every frame carries the request's id in `_meta`.
+   */
+  #listen(res: EmuResponse, id: unknown, uris: string[]): void {
+    const meta = { [SUBSCRIPTION_ID]: id };
+    const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    const send = (m: Record<string, unknown>) => out.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...m })}\n\n`);
+    send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { resourceSubscriptions: uris }, _meta: meta } });
+    const stop = this.content.onUpdate((uri) => {
+      if (uris.includes(uri)) send({ method: 'notifications/resources/updated', params: { uri, _meta: meta } });
+    });
+    const end = () => {
+      stop();
+      this.#listening.delete(end);
+      if (out.writableEnded) return;
+      send({ id, result: { resultType: 'complete', _meta: meta } });
+      out.end();
+    };
+    this.#listening.add(end);
+    out.on('close', () => {
+      stop();
+      this.#listening.delete(end);
+    });
   }
 
   /**

@@ -1,0 +1,101 @@
+/**
+ * Clients of the Python ecosystem that no one here wrote, against the
+ * emulator over real HTTP (scripts beside this file, run in the virtual
+ * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
+ * permissions, the query API, a conditional read), google-auth with
+ * cryptography (the published X.509 certificates, an app platform ID token, service
+ * account key files), and the protocol's Python SDK `mcp` (resources and
+ * prompts at every revision the emulator speaks, 2026-07-28 included).
+ */
+import { describe, expect, it } from 'vitest';
+import { useInProcessEmulator } from '../e2e/in-process-emulator.js';
+import { runPython, withPython } from './venv.js';
+
+const ref = useInProcessEmulator();
+
+describe(
+  'PyGithub',
+  withPython(() => {
+    it('repo.permissions.push works (the owner may push, another user may not), a new repository, the list, GraphQL, a 304', { timeout: 90_000 }, async () => {
+      const { app } = ref.emu.fixtures.hosting;
+      const other = (await ref.emu.admin('hosting', 'issue-token', { login: 'hubot', clientId: app.clientId, scopes: ['repo'] })) as { access_token: string };
+      const out = await runPython('github_client.py', {
+        api: ref.emu.urls.hosting.api,
+        token: ref.emu.fixtures.hosting.personalToken,
+        otherToken: other.access_token,
+      });
+      expect(out).toEqual({
+        permissions: { push: true, admin: true, pull: true },
+        allow_squash_merge: true,
+        delete_branch_on_merge: false,
+        login: 'mona',
+        created: { full_name: 'mona/from-pygithub', private: true, push: true },
+        listed: [
+          ['from-pygithub', true],
+          ['hello-world', true],
+          ['lanyard-notes', true],
+        ],
+        other: { push: false, pull: true },
+        graphql: { data: { rateLimit: { limit: expect.any(Number), remaining: expect.any(Number) }, viewer: { login: 'mona' } } },
+        notFound: 404,
+        changed: false,
+      });
+    });
+  }),
+);
+
+describe(
+  'google-auth and cryptography',
+  withPython(() => {
+    it('load every published certificate, verify an app platform ID token and tokens signed with service account key files', { timeout: 90_000 }, async () => {
+      const base = ref.emu.urls.echo.base;
+      const owners = ['echo-client@lanyard-client.iam.lanyard.test', 'lanyard-client@appspot.lanyard.test', 'securetoken@system.lanyard.test'];
+      const x509 = Object.fromEntries(owners.map((o) => [o, `${base}/service_accounts/v1/metadata/x509/${o}`]));
+      const appToken = ((await ref.emu.admin('echo', 'app-token', {})) as { id_token: string }).id_token;
+      const keyFiles = {
+        serviceAccount: await ref.emu.admin('echo', 'service-account', { scheme: 'service-account' }),
+        defaultAccount: await ref.emu.admin('echo', 'service-account', { scheme: 'default-service-account' }),
+      };
+      const out = await runPython('google_auth_client.py', { x509, appToken, project: 'lanyard-demo', appSigner: owners[2], keyFiles });
+      for (const o of owners)
+        expect(
+          (out.subjects as Record<string, string[]>)[o]!.every((s) => s === `CN=${o}`),
+          o,
+        ).toBe(true);
+      expect(out.app).toMatchObject({ aud: 'lanyard-demo', email: 'ada@lanyard.test' });
+      expect(out.accounts).toEqual({ serviceAccount: owners[0], defaultAccount: owners[1] });
+    });
+  }),
+);
+
+describe(
+  'the protocol’s Python SDK (mcp)',
+  withPython(() => {
+    for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
+      it(`${revision}: resources (list, read, templates, a subscription and its update) and prompts (list, get with arguments)`, {
+        timeout: 90_000,
+      }, async () => {
+        await ref.emu.admin('protocol', 'configure', { revision, open: true });
+        const out = await runPython('mcp_client.py', { url: ref.emu.urls.protocol.server, revision, adminUrl: ref.emu.urls.admin });
+        expect(out).toMatchObject({
+          version: revision,
+          resources: ['emulator://docs/readme', 'emulator://notes/today', 'emulator://images/pixel.png'],
+          templates: ['emulator://users/{login}'],
+          readme: { mimeType: 'text/markdown', starts: '# The emulated protocol server' },
+          user: { login: 'ada', name: 'Ada Lovelace' },
+          missing: -32002,
+          prompts: [
+            ['greeting', ['name', 'style']],
+            ['summarize', ['uri']],
+          ],
+          greeting: 'Please write a formal greeting addressed to Ada.',
+          promptError: -32602,
+          updates: ['emulator://notes/today'],
+          notes: true,
+        });
+        expect(out.titles).toEqual(revision === '2025-03-26' ? [null, null, null] : ['About this server', 'Today’s notes', 'A pixel']);
+        if (revision === '2026-07-28') expect(out.honored).toEqual(['emulator://notes/today']);
+      });
+    }
+  }),
+);
