@@ -10,6 +10,7 @@ import { MCP_PATH, ProtocolAuthServer } from './oauth.js';
 import { ProtocolServer } from './mcp.js';
 import { DEFAULT_SETTINGS, EMU_REVISIONS, ProtocolState, SCOPES, SEED_CLIENTS, type EmuRevision, type ProtocolSettings } from './state.js';
 import { ThirdPartyAuthServer, THIRD_PARTY_PREFIX } from './third-party.js';
+import { protocolConsole } from '../../console/views/protocol.js';
 
 const BOOL_KEYS = [
   'metadata',
@@ -67,6 +68,7 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       };
     },
     admin: protocolAdmin(state, thirdParty, as),
+    console: () => protocolConsole(state, as),
   };
 }
 
