@@ -18,7 +18,7 @@ td.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}td.time{
 #requests{max-height:78vh;overflow:auto}details summary{cursor:pointer}dl{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0;font-family:ui-monospace,monospace;font-size:11px}dt{color:var(--muted)}dd{margin:0;word-break:break-all}
 .s2xx{color:var(--ok)}.s3xx{color:var(--accent)}.s4xx{color:var(--warn)}.s5xx,.scut{color:var(--bad)}.st{font-weight:600}
 .status.revoked,.status.expired{color:var(--bad)}.status.active{color:var(--ok)}
-.bar{display:inline-block;width:120px;height:8px;background:var(--line);border-radius:4px;overflow:hidden;vertical-align:middle}.bar span{display:block;height:100%;background:var(--accent)}.bar.hot span{background:var(--bad)}
+meter{width:120px;height:10px;vertical-align:middle}
 .chip{display:inline-block;padding:1px 6px;margin:1px;border:1px solid var(--line);border-radius:10px;background:var(--bg)}
 .muted{color:var(--muted)}code{font-family:ui-monospace,monospace}
 form.inline{display:inline}.controls form{margin:0 0 6px}.controls label{white-space:nowrap}input,select,button{font:inherit}button{cursor:pointer}
@@ -105,3 +105,7 @@ export const CONSOLE_JS = `(function () {
   });
 })();
 `;
+
+/** A lanyard's loop, for the tab. */
+export const CONSOLE_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1d2330"/><path d="M5 3v6a3 3 0 0 0 6 0V3" fill="none" stroke="#7aa2ff" stroke-width="2"/></svg>';

@@ -23,7 +23,7 @@ import { CSRF_COOKIE, cookieValue } from '../guard.js';
 import { type Journal, type JournalEntry, redactHeaders, redactQuery } from '../journal.js';
 import type { EmuRequest, EmuResponse, Middleware, Router } from '../router.js';
 import type { EmulatorService } from '../service.js';
-import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { type ConsoleOps, runAction } from './actions.js';
 import { CONSOLE_PATH, type ConsoleRow, PANELS, queryString, renderPage, renderRow, SERVICES, STATUS_CLASSES } from './render.js';
 import { type Snapshot, takeSnapshot } from './snapshot.js';
@@ -76,9 +76,17 @@ export class EmulatorConsole {
   capture(): Middleware {
     return (req, res, next) => {
       if (!this.#watchers.size || req.path.startsWith(CONSOLE_PATH)) return next();
+      // The router writes its headers through writeHead (not kept by getHeaders()): note them on the way.
+      const raw = res.raw;
+      const writeHead = raw.writeHead;
+      let written: unknown;
+      raw.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+        written = args.find((a) => a && typeof a === 'object');
+        return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+      } as typeof raw.writeHead;
       // The journal's close listener was added before this one: when this runs, its entry is the newest.
-      res.raw.once('close', () => {
-        this.#answers.set(this.deps.journal.last, answerHeaders(res.raw));
+      raw.once('close', () => {
+        this.#answers.set(this.deps.journal.last, answerHeaders(raw, written));
         if (this.#answers.size > KEPT_ANSWERS) this.#answers.delete(this.#answers.keys().next().value!);
       });
       return next();
@@ -89,6 +97,7 @@ export class EmulatorConsole {
     router.get(CONSOLE_PATH, (req, res) => this.#page(req, res));
     router.get(`${CONSOLE_PATH}/console.js`, (_req, res) => asset(res, 'text/javascript; charset=utf-8', CONSOLE_JS));
     router.get(`${CONSOLE_PATH}/console.css`, (_req, res) => asset(res, 'text/css; charset=utf-8', CONSOLE_CSS));
+    router.get(`${CONSOLE_PATH}/icon.svg`, (_req, res) => asset(res, 'image/svg+xml', CONSOLE_ICON));
     router.get(`${CONSOLE_PATH}/events`, (req, res) => this.#events(req, res));
     router.post(`${CONSOLE_PATH}/actions`, (req, res) => this.#action(req, res));
   }
@@ -113,7 +122,7 @@ export class EmulatorConsole {
       message: req.query.get('done') ?? undefined,
       error: req.query.get('error') ?? undefined,
     });
-    res.html(200, html, { 'cache-control': 'no-store', 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer' });
+    res.html(200, html, { 'cache-control': 'no-store', 'content-security-policy': PAGE_CSP, 'referrer-policy': 'same-origin' });
   }
 
   #events(req: EmuRequest, res: EmuResponse): void {
@@ -248,11 +257,14 @@ function send(raw: ServerResponse, event: string, data: unknown, id?: number): v
 }
 
 /** The answer's headers with their secrets redacted (a redirect's code or token in the Location's query too). */
-function answerHeaders(raw: ServerResponse): Record<string, string> {
+function answerHeaders(raw: ServerResponse, written: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!raw.headersSent) return out;
   out[':status'] = String(raw.statusCode);
-  const hs = redactHeaders(raw.getHeaders() as Record<string, string | string[]>);
+  const all: Record<string, string | string[]> = { ...(raw.getHeaders() as Record<string, string | string[]>) };
+  if (Array.isArray(written)) for (let i = 0; i + 1 < written.length; i += 2) all[String(written[i]).toLowerCase()] = String(written[i + 1]);
+  else if (written) for (const [k, v] of Object.entries(written)) if (v !== undefined) all[k.toLowerCase()] = Array.isArray(v) ? v.map(String) : String(v);
+  const hs = redactHeaders(all);
   for (const [k, v] of Object.entries(hs)) {
     if (k === 'location') {
       try {

@@ -77,9 +77,10 @@ export function renderRequests(rows: ConsoleRow[], filter: { service?: string; s
   );
 }
 
+/** A bar of how much of a limit is used (a <meter>: the page's policy allows no inline style). */
 function bar(used: number, limit: number): string {
   const pct = limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 0;
-  return `<span class="bar${pct >= 90 ? ' hot' : ''}" title="${pct}%"><span style="width:${pct}%"></span></span>`;
+  return `<meter min="0" max="${limit}" value="${Math.min(used, limit)}" low="${Math.round(limit * 0.5)}" high="${Math.round(limit * 0.9)}" optimum="0" title="${pct}%">${pct}%</meter>`;
 }
 
 export function renderLimits(s: Snapshot): string {
@@ -192,7 +193,7 @@ export const PANELS = { clock: renderClock, pending: renderPending, limits: rend
 export function renderPage(s: Snapshot, rows: ConsoleRow[], o: { filter: { service?: string; status?: string }; message?: string; error?: string }): string {
   const note = o.error ? `<p class="flash error" role="alert">${h(o.error)}</p>` : o.message ? `<p class="flash" role="status">${h(o.message)}</p>` : '';
   const panel = (id: keyof typeof PANELS) => `<div id="panel-${id}">${PANELS[id](s)}</div>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Lanyard emulator console</title><link rel="stylesheet" href="${CONSOLE_PATH}/console.css"></head><body>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Lanyard emulator console</title><link rel="stylesheet" href="${CONSOLE_PATH}/console.css"><link rel="icon" href="${CONSOLE_PATH}/icon.svg"></head><body>
 <header><h1>Lanyard emulator</h1><div class="clock">${panel('clock')}</div><span id="live" class="muted">static page (reload to refresh)</span></header>
 <div id="flash">${note}</div>
 <main>
