@@ -7,14 +7,15 @@
  * With LANYARD_UPDATE_SCREENSHOTS=1 it writes docs/images/emulator-console.png.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { cli, PERSONAL_TOKEN, start, USER_CODE, useAuthWorld } from './auth-helpers.js';
+import { cli, PERSONAL_TOKEN, recordingBrowser, start, USER_CODE, useAuthWorld } from './auth-helpers.js';
+import { runOnPty } from './pty.js';
 import { useBrowser } from './browser.js';
-import { ROOT, type World } from './harness.js';
+import { ROOT, startCliEmulator, type World } from './harness.js';
 
 let world: World;
 let browser: Browser;
@@ -184,5 +185,42 @@ describe('emulator console in Chromium', () => {
     run.child.kill('SIGINT');
     await run.done;
     await close();
+  });
+});
+
+describe('lanyard emulator console', () => {
+  it('prints the URL without a terminal, {"url"} with --json, exit 1 when no emulator answers', async () => {
+    const plain = await world.run(['emulator', 'console']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe(`${consoleUrl()}\n`);
+    const json = await world.run(['emulator', 'console', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ url: consoleUrl() });
+    const gone = await world.run(['emulator', 'console', '--url', 'http://127.0.0.1:9']);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout).toBe('');
+  });
+
+  it('on a terminal, opens it in the browser (LANYARD_BROWSER) and says so on stderr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-console-'));
+    try {
+      const b = await recordingBrowser(dir);
+      const r = await runOnPty({ args: ['emulator', 'console'], env: { ...world.env, LANYARD_BROWSER: b.script }, send: null });
+      expect(r.exitCode, r.output).toBe(0);
+      expect(r.output).toContain(`Opened ${consoleUrl()} in your browser`);
+      await expect.poll(() => b.urls()).toEqual([consoleUrl()]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`emulator start` prints where its console is', async () => {
+    const emu = await startCliEmulator(['--port', '0', '--no-profile'], { LANYARD_CONFIG_DIR: world.configDir }, { readyOn: /Console: / });
+    try {
+      const url = /^Emulator listening on (\S+)$/.exec(emu.first)![1]!;
+      expect(emu.stderr()).toContain(`Console: ${url}/_emulator/console`);
+      expect((await fetch(`${url}/_emulator/console`)).status).toBe(200);
+    } finally {
+      await emu.stop('SIGTERM');
+    }
   });
 });
