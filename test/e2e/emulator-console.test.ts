@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { cli, PERSONAL_TOKEN, recordingBrowser, start, USER_CODE, useAuthWorld } from './auth-helpers.js';
+import { cli, PERSONAL_TOKEN, recordingBrowser, start, USER_CODE, useAuthWorld, waitFor } from './auth-helpers.js';
+import { newClient } from './protocol-helpers.js';
 import { runOnPty } from './pty.js';
 import { useBrowser } from './browser.js';
 import { ROOT, startCliEmulator, type World } from './harness.js';
@@ -96,6 +97,29 @@ describe('emulator console in Chromium', () => {
     expect(r.stderr).toContain('Logged in as hubot');
     // Answered: it leaves the panel.
     await row.waitFor({ state: 'detached' });
+    await close();
+  });
+
+  it("approves from the page a protocol authorization request: the browser goes on to the CLI's loopback listener", async () => {
+    const { page, close } = await openConsole();
+    const c = await newClient('record');
+    const run = world.run(['protocol', 'request', `${world.url}/mcp`, '--method', 'tools/list', '--json'], { env: c.env() });
+    const authorize = await waitFor(async () => (await c.urls())[0]);
+    // The person's browser opened the consent page (the request is pending from then on).
+    expect((await fetch(authorize)).status).toBe(200);
+    const row = page.locator('#panel-pending tr', { hasText: 'authorization request' });
+    await row.waitFor();
+    // The client the CLI registered, by its name and id.
+    expect(await row.textContent()).toMatch(/Lanyard.*ctxclient_/);
+    const [callback] = await Promise.all([page.context().waitForEvent('page'), row.locator('button.approve').click()]);
+    await callback.waitForLoadState();
+    expect(await callback.textContent('body')).toMatch(/Signed in to Lanyard/);
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).result.tools.length).toBeGreaterThan(0);
+    // Its token is on the page now, masked.
+    await page.locator('#state-protocol tr', { hasText: 'access token' }).first().waitFor();
+    await rm(c.dir, { recursive: true, force: true });
     await close();
   });
 

@@ -24,7 +24,7 @@ export function protocolConsole(state: ProtocolState, as: ProtocolAuthServer): C
     .map((p) => ({
       key: `authorization ${p.id}`,
       kind: 'authorization request',
-      code: p.clientId,
+      code: state.clients.get(p.clientId)?.client_name ?? p.clientId,
       client: p.clientId,
       scopes: p.scope,
       expiresAt: p.expiresAt,
