@@ -71,6 +71,22 @@ describe('emulator console in Chromium', () => {
     await close();
   });
 
+  it("keeps up with an agent's burst: 600 requests arrive, the page keeps the newest 500, newest first", async () => {
+    const { page, close } = await openConsole();
+    for (let i = 0; i < 600; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          fetch(`${world.url}/api/v3/users/mona?n=${i + j}`, { headers: { authorization: `token ${PERSONAL_TOKEN}` } }).then((r) => r.arrayBuffer()),
+        ),
+      );
+    await page.locator('#requests-body tr', { hasText: '/api/v3/users/mona' }).first().waitFor();
+    await expect.poll(() => page.locator('#requests-body tr[data-service="hosting"]').count(), { timeout: 20_000 }).toBe(500);
+    const seqs = await page.locator('#requests-body tr').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-seq'))));
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    await expect.poll(() => page.locator('#buckets tr[data-caller="user:mona"] .used').textContent(), { timeout: 15_000 }).toBe('600 / 5000');
+    await close();
+  });
+
   it('budgets change as requests are made', async () => {
     const { page, close } = await openConsole();
     const used = page.locator('#buckets tr[data-caller="user:mona"][data-resource="core"] .used');

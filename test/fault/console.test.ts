@@ -121,6 +121,34 @@ describe('console actions', () => {
   });
 });
 
+describe('the event stream', () => {
+  it('serves at most 16 consoles at once (503 beyond), and takes a new one when one leaves', async () => {
+    const streams = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const ac = new AbortController();
+        const res = await fetch(`${emu.url}${CONSOLE}/events`, { signal: ac.signal });
+        expect(res.status).toBe(200);
+        return ac;
+      }),
+    );
+    const refused = await fetch(`${emu.url}${CONSOLE}/events`);
+    expect(refused.status).toBe(503);
+    await refused.arrayBuffer();
+    streams.pop()!.abort();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const ac = new AbortController();
+      const again = await fetch(`${emu.url}${CONSOLE}/events`, { signal: ac.signal });
+      status = again.status;
+      if (status === 200) streams.push(ac);
+      else await again.arrayBuffer();
+    }
+    expect(status).toBe(200);
+    for (const s of streams) s.abort();
+  });
+});
+
 describe('what requests bring', () => {
   const hostile = '<img src=x onerror=alert(1)><script>alert(2)</script><blink>"\'';
 
