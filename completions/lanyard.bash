@@ -55,8 +55,9 @@ _lanyard_subcommands() {
     'profile use') echo '' ;;
     'profile remove') echo '' ;;
     'doctor') echo '' ;;
-    'emulator') echo 'start info reset advance requests fault budget budgets secondary limits admin service-account' ;;
+    'emulator') echo 'start console info reset advance requests fault budget budgets secondary limits admin service-account' ;;
     'emulator start') echo '' ;;
+    'emulator console') echo '' ;;
     'emulator info') echo '' ;;
     'emulator reset') echo '' ;;
     'emulator advance') echo '' ;;
@@ -132,6 +133,7 @@ _lanyard_flags() {
     'doctor') echo '--check-timeout --json --jq -q --template -t --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator start') echo '--port --host --data-dir --tls --tls-cert --tls-key --allow-host --public-host --no-profile --quiet -q --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
+    'emulator console') echo '--json --jq -q --template -t --no-browser --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator info') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator reset') echo '--url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
     'emulator advance') echo '--json --jq -q --template -t --url --version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;

@@ -183,7 +183,7 @@ export class Guard {
   }
 }
 
-function cookieValue(req: EmuRequest, name: string): string | undefined {
+export function cookieValue(req: EmuRequest, name: string): string | undefined {
   for (const part of (req.header('cookie') ?? '').split(';')) {
     const i = part.indexOf('=');
     if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();

@@ -12,6 +12,7 @@ import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { EmulatorAdminPrefix } from '../shared/constants.js';
 import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
+import { EmulatorConsole } from './console/index.js';
 import { certificateNames, Guard } from './guard.js';
 import { Journal, type JournalEntry, type JournalLimits, type JournalQuery } from './journal.js';
 import { Router, type EmuRequest, type Handler, type Middleware } from './router.js';
@@ -177,17 +178,22 @@ async function routerOf(
   const journal = new Journal(o.journal);
   router.use('', journalMiddleware(journal, router, env.clock));
   // First the guard (Host, origin, form tokens), then the injected faults, then the services.
-  new Guard([
+  const guard = new Guard([
     ...certificateNames((tls.files ?? tls.pair)?.cert ?? ''),
     ...[...(o.allowedHosts ?? []), ...(o.publicHost ? [o.publicHost] : [])].map((h) => h.toLowerCase()),
-  ]).install(router);
+  ]);
+  const services: EmulatorService[] = [];
+  let admin: EmulatorAdmin | undefined;
+  const emuConsole = new EmulatorConsole({ journal, guard, clock: env.clock, services: () => services, ops: () => admin! });
+  router.use('', emuConsole.capture());
+  guard.install(router);
   const faults = new FaultTable();
   router.use('', faults.middleware());
 
-  const services: EmulatorService[] = [];
   for (const factory of serviceFactories) services.push(await factory(env));
-  const admin = adminOf(services, env.clock, faults, journal, env.baseUrl, env.dataDir);
+  admin = adminOf(services, env.clock, faults, journal, env.baseUrl, env.dataDir);
   router.owner('admin');
+  emuConsole.register(router);
   registerAdmin(router, admin);
   for (const s of services) {
     router.owner(s.name);

@@ -1,6 +1,7 @@
 /** What every emulated service provides to the host. */
 import type { EmulatorClock } from './clock.js';
 import type { Router } from './router.js';
+import type { ConsoleView } from './console/types.js';
 
 export interface EmulatorEnv {
   readonly clock: EmulatorClock;
@@ -25,6 +26,8 @@ export interface EmulatorService {
   info?(): Record<string, unknown>;
   /** Admin verbs under `/_emulator/<name>/<verb>`. */
   admin?: Record<string, AdminVerb>;
+  /** What the console (`/_emulator/console`) shows of it: accounts, masked credentials, sign-ins in progress, limits. */
+  console?(): ConsoleView;
   /** Called on shutdown (flush state). */
   close?(): void | Promise<void>;
 }

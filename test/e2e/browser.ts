@@ -4,6 +4,7 @@
  * cookies) per use.
  */
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.LANYARD_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -30,4 +31,14 @@ export async function withPage<T>(browser: Browser, f: (page: Page) => Promise<T
   } finally {
     await context.close();
   }
+}
+
+/** One browser for a test file: launched before all its tests, closed after. */
+export function useBrowser(set: (b: Browser) => void): void {
+  let b: Browser | undefined;
+  beforeAll(async () => {
+    b = await launchBrowser();
+    set(b);
+  });
+  afterAll(async () => b?.close());
 }

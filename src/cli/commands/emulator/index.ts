@@ -17,7 +17,7 @@ const run = () => import('./run.js');
 const rl = () => import('./ratelimit.js');
 
 export function emulatorCommand(ctx: Context): Command {
-  const subcommands = [start, info, reset, advance, requests, fault, budget, budgets, secondary, limits, admin, serviceAccount];
+  const subcommands = [start, consolePage, info, reset, advance, requests, fault, budget, budgets, secondary, limits, admin, serviceAccount];
   return commandGroup(new Command('emulator').summary(summary).description(description), ctx, subcommands, [
     'lanyard emulator start --port 0',
     'lanyard --profile emulator ratelimit status',
@@ -51,6 +51,22 @@ function start(emulator: Command, ctx: Context): void {
       .option('-q, --quiet', 'no request log on stderr')
       .action(async (opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts)),
     ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data', 'lanyard emulator start --tls --data-dir ./emu-data'],
+  );
+}
+
+function consolePage(emulator: Command, ctx: Context): void {
+  examples(
+    withJson(
+      emulator
+        .command('console')
+        .description(
+          "open the emulator's console in a browser: requests live, limits, sign-ins in progress, state and controls (prints the URL without a browser)",
+        ),
+    )
+      .option('--no-browser', 'print the URL instead of opening a browser')
+      .option(...urlOption)
+      .action(async (opts: EmulatorTargetOptions & { browser?: boolean }) => (await run()).runEmulatorConsole(ctx, opts)),
+    ['lanyard emulator console', 'lanyard emulator console --no-browser', 'lanyard emulator console --json'],
   );
 }
 

@@ -72,6 +72,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     ctx.io.err(`  trust it with NODE_EXTRA_CA_CERTS=${caFile} (Node, lanyard), SSL_CERT_FILE=${caFile} (gh, Go), curl --cacert ${caFile}`);
   }
   if (opts.profile !== false) ctx.io.err(`Profile "emulator" points at ${emu.url} (use --profile emulator or \`lanyard profile use emulator\`)`);
+  ctx.io.err(`Console: ${consoleUrl(emu.url)} (requests live, limits, sign-ins, state, controls; \`lanyard emulator console\` opens it)`);
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -105,6 +106,26 @@ export async function emulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, m
   const res = await http.request({ method, url: `_emulator/${path}`, baseUrl: base, json, signal: ctx.signal, oauth: true });
   if (res.status === 204) return undefined;
   return res.json();
+}
+
+/** The console's page on an emulator's origin. */
+function consoleUrl(base: string): string {
+  return `${base.replace(/\/+$/, '')}/_emulator/console`;
+}
+
+/**
+ * `emulator console`: checks the emulator answers, then opens its console in
+ * the browser on a terminal; prints the URL (stdout) without one, with
+ * --no-browser, or when the browser cannot be started; --json: `{"url"}`.
+ */
+export async function runEmulatorConsole(ctx: Context, opts: EmulatorTargetOptions & { browser?: boolean }): Promise<void> {
+  const base = await emulatorUrl(ctx, opts);
+  await emulatorAdmin(ctx, { url: base }, 'GET', 'info');
+  const url = consoleUrl(base);
+  if (ctx.output.format !== 'human') return void ctx.output.document({ url });
+  const interactive = opts.browser !== false && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY;
+  if (interactive && (await (await ctx.browser()).open(url))) return ctx.io.err(`Opened ${url} in your browser`);
+  ctx.io.out(url);
 }
 
 export async function runEmulatorInfo(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {

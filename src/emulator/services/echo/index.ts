@@ -14,6 +14,7 @@ import { JwksCache } from './jwks-cache.js';
 import { jwkSetDocument, KeyRing, x509MapDocument, type KeyAlg } from './keys.js';
 import { EchoState, jwksUrlFor, SEED, type JwksFormat, type TokenDefinition } from './state.js';
 import { swaggerDocument } from './swagger.js';
+import { echoConsole } from '../../console/views/others.js';
 
 export function createEchoService(env: EmulatorEnv): EmulatorService {
   const now = () => env.clock.now();
@@ -52,6 +53,7 @@ export function createEchoService(env: EmulatorEnv): EmulatorService {
     },
     info: () => echoInfo(state, keys, env.baseUrl()),
     admin,
+    console: () => echoConsole(state),
     async close() {
       await cache.close();
     },

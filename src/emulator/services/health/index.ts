@@ -9,6 +9,7 @@ import { registerAuthorize } from './authorize.js';
 import { registerEventsRoute } from './events-route.js';
 import { SEED } from './seed.js';
 import { HealthState } from './state.js';
+import { healthConsole } from '../../console/views/others.js';
 
 function positiveInt(v: unknown, name: string, max: number): number {
   const n = Number(v);
@@ -52,6 +53,7 @@ export function createHealthService(env: EmulatorEnv): EmulatorService {
         },
       };
     },
+    console: () => healthConsole(state),
     admin: {
       /** `{subscriptionId?, event: {name?, properties: {...}}}` → the stored event. */
       'add-event': (body) => state.addEvent(body),

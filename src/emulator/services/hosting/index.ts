@@ -12,6 +12,7 @@ import { hostingAdmin } from './admin.js';
 import { registerRateLimits, resetRateLimits } from './ratelimit/index.js';
 import { describeSeededCallers } from './ratelimit/seed.js';
 import { registerSso, resetSso } from './sso.js';
+import { hostingConsole } from '../../console/views/hosting.js';
 
 export function createHostingService(env: EmulatorEnv): EmulatorService {
   const state = new HostingState(() => env.clock.now());
@@ -39,6 +40,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
       resetSso(state);
     },
     admin,
+    console: () => hostingConsole(state, admin, () => env.clock.now()),
     info() {
       const base = env.baseUrl();
       return {

@@ -9,6 +9,7 @@ import type { AdminVerb, EmulatorEnv, EmulatorService } from '../../service.js';
 import { MailError, MailStore, defaultMailConfig, mailboxKey, parseLabel } from './mailstore.js';
 import { registerMailboxRoutes } from './routes.js';
 import { seedMailbox } from './seed.js';
+import { mailboxConsole } from '../../console/views/others.js';
 
 export async function createMailboxService(env: EmulatorEnv): Promise<EmulatorService> {
   const store = new MailStore(join(env.dataDir, 'mailbox'), env.clock);
@@ -26,6 +27,7 @@ export async function createMailboxService(env: EmulatorEnv): Promise<EmulatorSe
     },
     info: () => mailboxInfo(store, env.baseUrl()),
     admin: mailboxAdmin(store),
+    console: () => mailboxConsole(store),
     close() {
       store.state.close();
     },

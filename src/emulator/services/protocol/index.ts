@@ -11,6 +11,7 @@ import { MCP_PATH, ProtocolAuthServer } from './oauth.js';
 import { ProtocolServer } from './mcp.js';
 import { DEFAULT_SETTINGS, EMU_REVISIONS, ProtocolState, SCOPES, SEED_CLIENTS, type EmuRevision, type ProtocolSettings } from './state.js';
 import { ThirdPartyAuthServer, THIRD_PARTY_PREFIX } from './third-party.js';
+import { protocolConsole } from '../../console/views/protocol.js';
 
 const BOOL_KEYS = [
   'metadata',
@@ -71,6 +72,7 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
       };
     },
     admin: { ...protocolAdmin(state, thirdParty, as), 'update-resource': (b) => content.update(b.uri, b.text) },
+    console: () => protocolConsole(state, as),
   };
 }
 

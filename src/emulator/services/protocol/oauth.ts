@@ -164,12 +164,16 @@ export class ProtocolAuthServer {
   }
 
   #redirectError(res: EmuResponse, redirectUri: string, state: string | undefined, error: string, description: string): void {
+    res.redirect(302, this.#errorLocation(redirectUri, state, error, description));
+  }
+
+  #errorLocation(redirectUri: string, state: string | undefined, error: string, description: string): string {
     const to = new URL(redirectUri);
     to.searchParams.set('error', error);
     to.searchParams.set('error_description', description);
     if (state !== undefined) to.searchParams.set('state', state);
     to.searchParams.set('iss', this.baseUrl());
-    res.redirect(302, to.toString());
+    return to.toString();
   }
 
   #authorize(req: EmuRequest, res: EmuResponse): void {
@@ -209,10 +213,22 @@ export class ProtocolAuthServer {
 
   async #decision(req: EmuRequest, res: EmuResponse): Promise<void> {
     const f = await req.params_();
-    const p = this.state.pending.get(f.request_id ?? '');
-    if (!p || p.expiresAt <= this.state.clock.now()) return this.#errorPage(res, 400, 'Request expired', 'Start the sign-in again.');
+    const to = this.answer(f.request_id ?? '', f.decision === 'allow');
+    if (to === undefined) return this.#errorPage(res, 400, 'Request expired', 'Start the sign-in again.');
+    res.redirect(302, to);
+  }
+
+  /**
+   * Answers a pending authorization request as the person on the consent page
+   * would (the page, or the emulator's console): where the browser goes next
+   * (the client's redirect URI with a code or an error; the third party in the
+   * delegated flow); undefined when no such request is pending.
+   */
+  answer(requestId: string, allow: boolean): string | undefined {
+    const p = this.state.pending.get(requestId);
+    if (!p || p.expiresAt <= this.state.clock.now()) return undefined;
     this.state.pending.delete(p.id);
-    if (f.decision !== 'allow') return this.#redirectError(res, p.redirectUri, p.state, 'access_denied', 'the user denied the request');
+    if (!allow) return this.#errorLocation(p.redirectUri, p.state, 'access_denied', 'the user denied the request');
     if (this.state.settings.thirdParty) {
       // Delegated flow: the user authorizes at the third party first.
       this.state.pending.set(p.id, { ...p, expiresAt: this.state.clock.now() + 600_000 });
@@ -221,9 +237,9 @@ export class ProtocolAuthServer {
       to.searchParams.set('client_id', THIRD_PARTY_CLIENT.id);
       to.searchParams.set('redirect_uri', this.baseUrl() + TP_CALLBACK);
       to.searchParams.set('state', p.id);
-      return res.redirect(302, to.toString());
+      return to.toString();
     }
-    this.#issueCode(res, p);
+    return this.#codeLocation(p);
   }
 
   #thirdPartyCallback(req: EmuRequest, res: EmuResponse): void {
@@ -237,6 +253,10 @@ export class ProtocolAuthServer {
   }
 
   #issueCode(res: EmuResponse, p: PendingAuthorization): void {
+    res.redirect(302, this.#codeLocation(p));
+  }
+
+  #codeLocation(p: PendingAuthorization): string {
     const code = randomToken('ctxcode');
     this.state.codes.set(code, {
       clientId: p.clientId,
@@ -253,7 +273,7 @@ export class ProtocolAuthServer {
     to.searchParams.set('code', code);
     if (p.state !== undefined) to.searchParams.set('state', p.state);
     to.searchParams.set('iss', this.baseUrl());
-    res.redirect(302, to.toString());
+    return to.toString();
   }
 
   /** A private_key_jwt client assertion (RFC 7523): signed by the client's key, iss = sub = client id, aud the issuer or the token endpoint, not expired. */

@@ -73,7 +73,12 @@ export function adminVerbs(rl: RateLimiter): Record<string, Verb> {
       return { buckets: [view(b)], appliesTo: caller.key };
     },
     budgets() {
-      return { buckets: rl.buckets.list(), seeded: describeSeededCallers(rl.state), secondaryLimits: { ...rl.secondary.limits } };
+      return {
+        buckets: rl.buckets.list(),
+        seeded: describeSeededCallers(rl.state),
+        secondaryLimits: { ...rl.secondary.limits },
+        secondaryUsage: rl.secondary.usage(),
+      };
     },
     secondary(body) {
       const count = int(body, 'count', 1) ?? 1;

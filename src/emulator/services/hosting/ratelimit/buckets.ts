@@ -111,6 +111,11 @@ export class WindowCounter {
     return this.#count + n <= limit;
   }
 
+  /** What the current window holds (0 once it has closed). */
+  used(now: number): number {
+    return now - this.#start >= this.windowMs ? 0 : this.#count;
+  }
+
   /** Seconds until the current window closes (at least 1). */
   secondsLeft(now: number): number {
     return Math.max(1, Math.ceil((this.#start + this.windowMs - now) / 1000));

@@ -101,6 +101,43 @@ export class SecondaryLimiter {
     };
   }
 
+  /** Each caller's secondary windows now in use (read-only; the console shows them): name, used, limit. */
+  usage(): Array<{ caller: string; name: string; used: number; limit: number }> {
+    const now = this.now();
+    const out: Array<{ caller: string; name: string; used: number; limit: number }> = [];
+    for (const [caller, n] of this.#inFlight) out.push({ caller, name: 'concurrent requests', used: n, limit: this.limits.concurrent });
+    const windows = (m: Map<string, WindowCounter>, name: (key: string) => [string, string], limit: (key: string) => number) => {
+      for (const [key, c] of m) {
+        const used = c.used(now);
+        if (used > 0) {
+          const [caller, label] = name(key);
+          out.push({ caller, name: label, used, limit: limit(key) });
+        }
+      }
+    };
+    const split = (key: string): [string, string] => {
+      const i = key.indexOf(' ');
+      return [key.slice(0, i), `points per minute (${key.slice(i + 1)})`];
+    };
+    windows(this.#points, split, (key) => (key.includes('graphql') ? this.limits.graphqlPointsPerMinute : this.limits.restPointsPerMinute));
+    windows(
+      this.#cpu,
+      (k) => [k, 'CPU ms per minute'],
+      () => this.limits.cpuMsPerMinute,
+    );
+    windows(
+      this.#contentMinute,
+      (k) => [k, 'content-creating per minute'],
+      () => this.limits.contentCreatingPerMinute,
+    );
+    windows(
+      this.#contentHour,
+      (k) => [k, 'content-creating per hour'],
+      () => this.limits.contentCreatingPerHour,
+    );
+    return out;
+  }
+
   /** Checks (and on success counts) a request; a refusal when a secondary limit is hit. */
   check(c: RequestCost): SecondaryRefusal | undefined {
     const i = this.#forced.findIndex((f) => !f.caller || f.caller === c.caller);
