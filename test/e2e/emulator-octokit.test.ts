@@ -5,6 +5,7 @@
  * and faults, the device flow (auth-oauth-device), and the OAuth app methods
  * (oauth-methods: device code, token check, reset, scope, delete, grant).
  */
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { Octokit as Core } from '@octokit/core';
 import { Octokit } from '@octokit/rest';
@@ -115,6 +116,17 @@ describe('conditional requests and the usual headers (as the code host documents
       const cached = await get({ accept, 'if-none-match': etag });
       expect(cached.status, accept).toBe(304);
     }
+    // No Accept at all (fetch always sends one): the same tag.
+    const bare = await new Promise<string | undefined>((resolve, reject) => {
+      const u = new URL(url);
+      request({ host: u.hostname, port: u.port, path: u.pathname, headers: { authorization: `token ${token()}` } }, (res) => {
+        res.resume();
+        resolve(res.headers.etag);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(bare).toBe(etag);
     // Another representation (the raw media type) is another tag.
     const raw = await get({ accept: 'application/vnd.github.raw+json' });
     await raw.arrayBuffer();

@@ -132,8 +132,9 @@ describe('the stateless revision 2026-07-28 over plain HTTP', () => {
       result: { messages: Array<{ content: { text: string } }> };
     };
     expect(got.result.messages[0]!.content.text).toBe('Say hi to Grace in one friendly line.');
-    const missing = (await (await post('resources/read', { uri: 'emulator://x' }, 'emulator://x')).json()) as { error: { code: number } };
-    expect(missing.error.code).toBe(-32002);
+    // SEP-2164: Invalid Params with the URI, from 2026-07-28 on.
+    const missing = (await (await post('resources/read', { uri: 'emulator://x' }, 'emulator://x')).json()) as { error: { code: number; data: unknown } };
+    expect(missing.error).toMatchObject({ code: -32602, data: { uri: 'emulator://x' } });
     // No resources/subscribe at this revision: subscriptions/listen instead.
     expect((await post('resources/subscribe', { uri: NOTES })).status).toBe(404);
   });

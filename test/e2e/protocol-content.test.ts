@@ -53,7 +53,8 @@ describe('protocol request: resources and prompts', () => {
       expect(got.messages[1].content.resource).toMatchObject({ uri: 'emulator://notes/today', mimeType: 'text/plain' });
       const missing = await call('resources/read', { uri: 'emulator://users/nobody' });
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/resources\/read failed: server error -32002: Resource not found/);
+      const code = revision === '2026-07-28' ? -32602 : -32002;
+      expect(missing.stderr).toMatch(new RegExp(`resources/read failed: server error ${code}: Resource not found`));
       if (revision === '2026-07-28') {
         const s = await stats(w);
         expect(s.mcpRequests.filter((m) => m.method === 'resources/read').map((m) => m.status)).toEqual([200, 200]);

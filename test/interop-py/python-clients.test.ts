@@ -83,7 +83,7 @@ describe(
           templates: ['emulator://users/{login}'],
           readme: { mimeType: 'text/markdown', starts: '# The emulated protocol server' },
           user: { login: 'ada', name: 'Ada Lovelace' },
-          missing: -32002,
+          missing: revision === '2026-07-28' ? -32602 : -32002,
           prompts: [
             ['greeting', ['name', 'style']],
             ['summarize', ['uri']],

@@ -48,8 +48,9 @@ const KNOWN_FAILURES = {
 /**
  * The 2026-07-28 server scenarios run against the emulator. The others of
  * `list --server --requirements 2026-07-28` need what the emulator does not
- * serve (resources, prompts, completion, sampling, roots, image and audio
- * content) or the suite's own fixture tools (`test_input_required_result_*`).
+ * serve (completion, sampling, roots, image and audio content) or the suite's
+ * own fixtures (`test_input_required_result_*` tools, `test://static-text`
+ * and the other resources, `test_simple_prompt` and the other prompts).
  */
 const SERVER_SCENARIOS = [
   'server-stateless',
@@ -60,6 +61,9 @@ const SERVER_SCENARIOS = [
   'http-custom-header-server-validation',
   'input-required-result-unsupported-methods',
   'input-required-result-validate-input',
+  'resources-list',
+  'prompts-list',
+  'sep-2164-resource-not-found',
 ];
 /** Checks of those scenarios that call the suite's diagnostic tools (`test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`), which the emulator does not have. */
 const SERVER_CHECKS_NEEDING_FIXTURES = [

@@ -6,7 +6,8 @@
  *   (plain text that the admin verb `update-resource` changes, so
  *   subscribers are told), `emulator://images/pixel.png` (a blob), and the
  *   template `emulator://users/{login}` (JSON for `ada` and `grace`); an
- *   unknown URI is -32002 "Resource not found";
+ *   unknown URI is "Resource not found" with the URI in `data`: -32002
+ *   before 2026-07-28, -32602 from then on (SEP-2164);
  * - prompts: `greeting` (arguments `name`, required, and `style`, `formal`
  *   or `casual`) and `summarize` (argument `uri`: the resource embedded in
  *   the prompt's messages); a missing required argument is -32602;
@@ -18,8 +19,8 @@
  */
 import type { EmuRevision } from './state.js';
 
-/** JSON-RPC error of a resource that does not exist (the protocol's own code). */
-export const RESOURCE_NOT_FOUND = -32002;
+/** JSON-RPC error of a resource that does not exist: the protocol's own code, then (2026-07-28, SEP-2164) Invalid Params. */
+export const resourceNotFoundCode = (revision: EmuRevision) => (revision === '2026-07-28' ? -32602 : -32002);
 export const NOTES_URI = 'emulator://notes/today';
 const INITIAL_NOTES = 'No notes yet. (The admin verb update-resource changes this text and notifies subscribers.)';
 /** A 1×1 transparent PNG. */
@@ -111,7 +112,7 @@ export class ProtocolContent {
 
   /** Whether `uri` names a resource this server has (a listed one or an instance of a template). */
   exists(uri: string): boolean {
-    return 'result' in this.read(uri);
+    return 'result' in this.read(uri, '2025-11-25');
   }
 
   /** The admin verb `update-resource`: new text for the notes, and everyone subscribed is told. */
@@ -131,7 +132,7 @@ export class ProtocolContent {
     return { result: { resourceTemplates: TEMPLATES.map((t) => withoutTitle(t, revision)) } };
   }
 
-  read(uri: unknown): Ok | Fail {
+  read(uri: unknown, revision: EmuRevision): Ok | Fail {
     if (typeof uri !== 'string' || !uri) return invalid('resources/read needs params.uri (string)');
     const fixture = RESOURCES.find((r) => r.uri === uri);
     const one = (content: Record<string, unknown>): Ok => ({ result: { contents: [{ uri, ...content }] } });
@@ -140,7 +141,7 @@ export class ProtocolContent {
     if (fixture?.name === 'pixel') return one({ mimeType: fixture.mimeType, blob: PIXEL_PNG });
     const login = /^emulator:\/\/users\/([a-z]+)$/.exec(uri)?.[1];
     if (login && USERS[login]) return one({ mimeType: 'application/json', text: JSON.stringify({ login, name: USERS[login] }) });
-    return { error: { code: RESOURCE_NOT_FOUND, message: 'Resource not found', data: { uri } } };
+    return { error: { code: resourceNotFoundCode(revision), message: 'Resource not found', data: { uri } } };
   }
 
   promptsList(revision: EmuRevision): Ok {
@@ -151,7 +152,7 @@ export class ProtocolContent {
     };
   }
 
-  getPrompt(name: unknown, rawArgs: unknown): Ok | Fail {
+  getPrompt(name: unknown, rawArgs: unknown, revision: EmuRevision): Ok | Fail {
     const prompt = PROMPTS.find((p) => p.name === name);
     if (!prompt) return invalid(`unknown prompt ${String(name)}`);
     const args = (rawArgs ?? {}) as Record<string, unknown>;
@@ -168,7 +169,7 @@ export class ProtocolContent {
       const line = style === 'formal' ? `Please write a formal greeting addressed to ${args.name}.` : `Say hi to ${args.name} in one friendly line.`;
       return { result: { description: `A ${style} greeting for ${args.name}`, messages: [text(line)] } };
     }
-    const read = this.read(args.uri);
+    const read = this.read(args.uri, revision);
     if ('error' in read) return invalid(`no resource ${String(args.uri)}`);
     const [content] = read.result.contents as Array<Record<string, unknown>>;
     return {
@@ -190,11 +191,11 @@ export class ProtocolContent {
       case 'resources/templates/list':
         return this.templatesList(revision);
       case 'resources/read':
-        return this.read(p.uri);
+        return this.read(p.uri, revision);
       case 'prompts/list':
         return this.promptsList(revision);
       case 'prompts/get':
-        return this.getPrompt(p.name, p.arguments);
+        return this.getPrompt(p.name, p.arguments, revision);
       default:
         return undefined;
     }

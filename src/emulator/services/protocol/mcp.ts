@@ -12,7 +12,7 @@ import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { MCP_PATH, isLoopbackHost, type ProtocolAuthServer } from './oauth.js';
 import { DEFAULT_SCOPE, type EmuAccessToken, type EmuRevision, type ProtocolState } from './state.js';
-import { CONTENT_CAPABILITIES, RESOURCE_NOT_FOUND, type ProtocolContent } from './content.js';
+import { CONTENT_CAPABILITIES, type ProtocolContent, resourceNotFoundCode } from './content.js';
 import { DPOP_ALGS } from './dpop.js';
 import { STATELESS_REVISION, StatelessServer } from './stateless.js';
 import { EventStreams, type EventStream } from './streams.js';
@@ -376,9 +376,14 @@ export class ProtocolServer {
   }
 
   /** resources/subscribe and resources/unsubscribe of a session: an unknown resource is -32002. */
-  #subscribe(on: boolean, uri: unknown, session: string | undefined): { result: unknown } | { error: { code: number; message: string } } {
+  #subscribe(
+    on: boolean,
+    uri: unknown,
+    session: string | undefined,
+    revision: EmuRevision,
+  ): { result: unknown } | { error: { code: number; message: string } } {
     if (typeof uri !== 'string' || !uri) return { error: { code: -32602, message: 'Invalid params: params.uri (string) is required' } };
-    if (!this.content.exists(uri)) return { error: { code: RESOURCE_NOT_FOUND, message: 'Resource not found' } };
+    if (!this.content.exists(uri)) return { error: { code: resourceNotFoundCode(revision), message: 'Resource not found' } };
     if (!session) return { result: {} };
     const uris = this.#subscriptions.get(session) ?? new Set<string>();
     if (on) uris.add(uri);
@@ -406,7 +411,7 @@ export class ProtocolServer {
         return { result: {} };
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        return this.#subscribe(msg.method === 'resources/subscribe', p.uri, session);
+        return this.#subscribe(msg.method === 'resources/subscribe', p.uri, session, revision);
       case 'tools/list':
         return { result: { tools: toolsOf(this.state.settings.revision) } };
       case 'tools/call':
