@@ -125,6 +125,7 @@ export interface JournalLimits {
   maxBodyBytes: number;
 }
 
+/** The journal's default bounds: 5000 entries, 32 MiB, 64 KiB per body. */
 export const JOURNAL_LIMITS: Readonly<JournalLimits> = Object.freeze({ maxEntries: 5000, maxBytes: 32 * 2 ** 20, maxBodyBytes: 64 * 2 ** 10 });
 
 /** What the request loop hands the journal: the request as it came (redacted only when read). */

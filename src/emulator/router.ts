@@ -319,7 +319,7 @@ async function mergedParams(req: EmuRequest): Promise<Record<string, string>> {
 /** The request helpers; the body is read once, whole (at most MAX_BODY: then an HttpError 413), and kept for the journal. */
 class Request implements EmuRequest {
   readonly method: string;
-  readonly url: URL;
+  #url: URL | undefined;
   readonly path: string;
   params: Record<string, string> = {};
   readonly headers: IncomingMessage['headers'];
@@ -329,11 +329,18 @@ class Request implements EmuRequest {
   #body: Buffer | undefined;
 
   constructor(readonly raw: IncomingMessage) {
-    this.url = new URL(raw.url ?? '/', 'http://emulator.invalid');
-    this.path = this.url.pathname;
+    const path = plainPath(raw.url ?? '/');
+    // A plain target is its own path; any other is parsed now (a target no URL parser accepts throws here).
+    if (path === undefined) this.#url = new URL(raw.url ?? '/', BASE);
+    this.path = path ?? this.#url!.pathname;
     this.method = (raw.method ?? 'GET').toUpperCase();
     this.headers = raw.headers;
     this.ip = raw.socket.remoteAddress ?? '127.0.0.1';
+  }
+
+  get url(): URL {
+    this.#url ??= new URL(this.raw.url ?? '/', BASE);
+    return this.#url;
   }
 
   get query(): URLSearchParams {
@@ -387,6 +394,19 @@ class Request implements EmuRequest {
   params_(): Promise<Record<string, string>> {
     return mergedParams(this);
   }
+}
+
+const BASE = 'http://emulator.invalid';
+/** A path the URL parser gives back unchanged: no escapes, no dot segments, nothing it would encode. */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The path of an origin-form request target, when it needs no parsing; undefined otherwise. */
+function plainPath(target: string): string | undefined {
+  if (target.includes('#') || target.startsWith('//')) return undefined;
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  return PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) ? path : undefined;
 }
 
 function createRequest(raw: IncomingMessage): EmuRequest {

@@ -325,7 +325,7 @@ function journalMiddleware(journal: Journal, router: Router, clock: EmulatorCloc
         ...(hosting?.login ? { login: hosting.login } : {}),
         method: req.method,
         path: req.path,
-        query: req.url.search,
+        query: queryOf(req.raw.url ?? ''),
         headers: req.headers,
         ...(body?.length ? { body } : {}),
         status: res.raw.headersSent ? res.raw.statusCode : 0,
@@ -335,6 +335,14 @@ function journalMiddleware(journal: Journal, router: Router, clock: EmulatorCloc
     });
     return next();
   };
+}
+
+/** The query string of a request target (`?a=b`, or empty), as the journal keeps it. */
+function queryOf(target: string): string {
+  const q = target.indexOf('?');
+  if (q < 0) return '';
+  const hash = target.indexOf('#', q);
+  return hash < 0 ? target.slice(q) : target.slice(q, hash);
 }
 
 /** An admin request's body: a JSON object, or `{}` when empty. */
