@@ -55,7 +55,8 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
 /**
  * Variables read only to find a system default or for a child process, not
  * settings of Lanyard's own: the home and data directories, the pager's and
- * the keychain's own environment.
+ * the keychain's own environment, Node's own options (NODE_OPTIONS: the
+ * launcher leaves Node's warnings on when they ask for them).
  */
 export const SYSTEM_ENVIRONMENT: readonly string[] = [
   'HOME',
@@ -68,6 +69,7 @@ export const SYSTEM_ENVIRONMENT: readonly string[] = [
   'LV',
   'DBUS_SESSION_BUS_ADDRESS',
   'NODE_DISABLE_COMPILE_CACHE',
+  'NODE_OPTIONS',
 ];
 
 /** The "Environment:" block of the root help. */
