@@ -225,6 +225,29 @@ async function mainScript() {
   return file;
 }
 
+/**
+ * A PE image without its Authenticode signature (the certificate table at the
+ * end of the file, and the data directory entry pointing at it): adding the
+ * blob would leave the Node.js project's signature in place but broken, which
+ * Windows treats worse than none (Node's documentation removes it with
+ * signtool first). Returns the image unchanged when it has none.
+ */
+function withoutSignature(image) {
+  const pe = image.readUInt32LE(0x3c);
+  if (image.toString('latin1', pe, pe + 4) !== 'PE\0\0') fail('the Windows Node binary is not a PE image');
+  const opt = pe + 24;
+  const dirs = opt + (image.readUInt16LE(opt) === 0x20b ? 112 : 96);
+  const security = dirs + 4 * 8; // IMAGE_DIRECTORY_ENTRY_SECURITY: a file offset and a size
+  const [offset, size] = [image.readUInt32LE(security), image.readUInt32LE(security + 4)];
+  if (!size) return image;
+  if (offset + size !== image.length) fail('the Windows Node binary has data after its certificate table');
+  const out = Buffer.from(image.subarray(0, offset));
+  out.writeUInt32LE(0, security);
+  out.writeUInt32LE(0, security + 4);
+  out.writeUInt32LE(0, opt + 64); // the image checksum covered the signature; 0 is "not computed", as the loader allows for programs
+  return out;
+}
+
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 /**
@@ -290,6 +313,7 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
   const out = join(OUT, t.out);
   await copyFile(nodeBin, out);
   await chmod(out, 0o755);
+  if (t.name.startsWith('win-')) await writeFile(out, withoutSignature(await readFile(out)));
   // postject works on copies of the whole binary in WebAssembly memory, which
   // a process never gives back: each injection in a process of its own.
   execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--inject', out, blob], { stdio: ['ignore', 'ignore', 'inherit'] });
