@@ -140,70 +140,66 @@ async function sharedAssets() {
   // bin/lanyard.js reads package.json for --version only.
   await put('package.json', `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   await put('bin/lanyard.js', await readFile(join(root, 'bin', 'lanyard.js')));
-  for (const f of [
-    'cli.cjs',
-    'keychain-prefetch.cjs',
-    ...(await readdir(join(root, 'dist', 'vendor'))).filter((f) => f.endsWith('.cjs')).map((f) => `vendor/${f}`),
-  ])
-    await put(`dist/${f}`, await readFile(join(root, 'dist', ...f.split('/'))));
+  const vendor = (await readdir(join(root, 'dist', 'vendor'))).filter((f) => f.endsWith('.cjs')).map((f) => `vendor/${f}`);
+  for (const f of ['cli.cjs', 'keychain-prefetch.cjs', ...vendor]) await put(`dist/${f}`, await readFile(join(root, 'dist', ...f.split('/'))));
   const wanted = new Set();
   for (const key of Object.keys(files)) for (const p of await requiredPackages(files[key])) wanted.add(p);
-  // The emulator: an ES module with chunks in dist/lib/, required by the CLI
-  // (require(esm)); here one CommonJS file with the same exports, holding the
-  // packages only it uses (their shared dependencies once), and requiring
-  // the ones the CLI uses too, and jose, from their own assets.
-  const cliPackages = new Set([...wanted, 'jose']);
+  await emulatorAsset(put, wanted);
+  for (const p of await requiredPackages(files['dist/lib/emulator-server.js'])) wanted.add(p);
+  const modules = {};
+  for (const spec of [...wanted].sort()) await packageAsset(spec, put, files, modules);
+  return { files, modules };
+}
+
+/**
+ * The emulator: an ES module with chunks in dist/lib/, required by the CLI
+ * (require(esm)); here one CommonJS file with the same exports, holding the
+ * packages only it uses (their shared dependencies once), and requiring the
+ * ones the CLI uses too (`cliPackages`), and jose, from their own assets.
+ */
+async function emulatorAsset(put, cliPackages) {
+  const shared = new Set([...cliPackages, 'jose']);
   const shareWithCli = {
     name: 'share-with-cli',
     setup: (b) =>
       b.onResolve({ filter: /^[^./]/ }, (a) =>
-        cliPackages.has(a.path) || a.path.startsWith('node:') || isBuiltin(a.path) ? { path: a.path, external: true } : undefined,
+        shared.has(a.path) || a.path.startsWith('node:') || isBuiltin(a.path) ? { path: a.path, external: true } : undefined,
       ),
   };
-  const emulator = await build({
-    ...common,
-    entryPoints: [join(root, 'dist', 'lib', 'emulator-server.js')],
-    plugins: [shareWithCli],
-    write: false,
-    outfile: 'emulator-server.js',
-  });
+  const entry = join(root, 'dist', 'lib', 'emulator-server.js');
+  const emulator = await build({ ...common, entryPoints: [entry], plugins: [shareWithCli], write: false, outfile: 'emulator-server.js' });
   await put('dist/lib/emulator-server.js', emulator.outputFiles[0].contents);
-  for (const p of await requiredPackages(files['dist/lib/emulator-server.js'])) {
-    if (!cliPackages.has(p)) fail(`the emulator requires ${p}, which is not bundled`);
-    wanted.add(p);
-  }
+}
 
-  const modules = {};
-  for (const spec of [...wanted].sort()) {
-    if (KEYRING_NATIVE.test(spec)) modules[spec] = 'addon';
-    else if (spec === 'jose')
-      modules[spec] = 'dist/vendor/jose.cjs'; // the CLI's copy: all of jose's exports
-    else if (spec === 'jq-web') {
-      // Emscripten's loader reads jq.wasm beside itself (through the executable's fs).
-      const dir = join(root, 'node_modules', 'jq-web');
-      await put('node_modules/jq-web/jq.js', await readFile(join(dir, 'jq.js')));
-      await put('node_modules/jq-web/jq.wasm', await readFile(join(dir, 'jq.wasm')));
-      modules[spec] = 'node_modules/jq-web/jq.js';
-    } else {
-      const key = `node_modules/${spec}.cjs`;
-      const out = await build({
-        ...common,
-        stdin: { contents: `module.exports = require(${JSON.stringify(spec)});`, resolveDir: root, sourcefile: `${spec}.cjs`, loader: 'js' },
-        write: false,
-        outfile: 'bundle.cjs',
-        plugins: [keyringIndexExternal],
-      });
-      await put(key, out.outputFiles[0].contents);
-      modules[spec] = key;
-      for (const p of await requiredPackages(files[key])) {
-        if (KEYRING_NATIVE.test(p)) modules[p] = 'addon';
-        // esbuild leaves a require it cannot resolve inside try/catch: an optional
-        // package that is not installed, and fails in the executable as it would here.
-        else console.log(`build-exe: ${spec}: optional ${p} is not installed, left out`);
-      }
+/** The asset a package specifier resolves to in the executable (recorded in `modules`), written with `put`. */
+async function packageAsset(spec, put, files, modules) {
+  if (KEYRING_NATIVE.test(spec)) modules[spec] = 'addon';
+  else if (spec === 'jose')
+    modules[spec] = 'dist/vendor/jose.cjs'; // the CLI's copy: all of jose's exports
+  else if (spec === 'jq-web') {
+    // Emscripten's loader reads jq.wasm beside itself (through the executable's fs).
+    const dir = join(root, 'node_modules', 'jq-web');
+    await put('node_modules/jq-web/jq.js', await readFile(join(dir, 'jq.js')));
+    await put('node_modules/jq-web/jq.wasm', await readFile(join(dir, 'jq.wasm')));
+    modules[spec] = 'node_modules/jq-web/jq.js';
+  } else {
+    const key = `node_modules/${spec}.cjs`;
+    const out = await build({
+      ...common,
+      stdin: { contents: `module.exports = require(${JSON.stringify(spec)});`, resolveDir: root, sourcefile: `${spec}.cjs`, loader: 'js' },
+      write: false,
+      outfile: 'bundle.cjs',
+      plugins: [keyringIndexExternal],
+    });
+    await put(key, out.outputFiles[0].contents);
+    modules[spec] = key;
+    for (const p of await requiredPackages(files[key])) {
+      if (KEYRING_NATIVE.test(p)) modules[p] = 'addon';
+      // esbuild leaves a require it cannot resolve inside try/catch: an optional
+      // package that is not installed, and fails in the executable as it would here.
+      else console.log(`build-exe: ${spec}: optional ${p} is not installed, left out`);
     }
   }
-  return { files, modules };
 }
 
 /** keytar.js requires the package's own loader (./index.js), which looks for the addon on disk: the executable's addon instead. */
@@ -223,6 +219,29 @@ async function mainScript() {
   const stray = await requiredPackages(file);
   if (stray.size) fail(`the SEA main script requires ${[...stray].join(', ')}: it may require Node's built-ins only`);
   return file;
+}
+
+/**
+ * A PE image without its Authenticode signature (the certificate table at the
+ * end of the file, and the data directory entry pointing at it): adding the
+ * blob would leave the Node.js project's signature in place but broken, which
+ * Windows treats worse than none (Node's documentation removes it with
+ * signtool first). Returns the image unchanged when it has none.
+ */
+function withoutSignature(image) {
+  const pe = image.readUInt32LE(0x3c);
+  if (image.toString('latin1', pe, pe + 4) !== 'PE\0\0') fail('the Windows Node binary is not a PE image');
+  const opt = pe + 24;
+  const dirs = opt + (image.readUInt16LE(opt) === 0x20b ? 112 : 96);
+  const security = dirs + 4 * 8; // IMAGE_DIRECTORY_ENTRY_SECURITY: a file offset and a size
+  const [offset, size] = [image.readUInt32LE(security), image.readUInt32LE(security + 4)];
+  if (!size) return image;
+  if (offset + size !== image.length) fail('the Windows Node binary has data after its certificate table');
+  const out = Buffer.from(image.subarray(0, offset));
+  out.writeUInt32LE(0, security);
+  out.writeUInt32LE(0, security + 4);
+  out.writeUInt32LE(0, opt + 64); // the image checksum covered the signature; 0 is "not computed", as the loader allows for programs
+  return out;
 }
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -290,6 +309,7 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
   const out = join(OUT, t.out);
   await copyFile(nodeBin, out);
   await chmod(out, 0o755);
+  if (t.name.startsWith('win-')) await writeFile(out, withoutSignature(await readFile(out)));
   // postject works on copies of the whole binary in WebAssembly memory, which
   // a process never gives back: each injection in a process of its own.
   execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--inject', out, blob], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -61,6 +61,8 @@ export interface PeInfo {
   optionalMagic: number;
   /** 3: Windows console. */
   subsystem: number;
+  /** The certificate table (Authenticode signature): file offset and size, 0 and 0 when unsigned. */
+  certificates: { offset: number; size: number };
   /** The RT_RCDATA resource named NODE_SEA_BLOB, or undefined. */
   blob?: Buffer;
 }
@@ -79,6 +81,7 @@ export function readPe(b: Buffer): PeInfo {
   const subsystem = b.readUInt16LE(opt + 68);
   const dirs = opt + (optionalMagic === 0x20b ? 112 : 96);
   const resourceRva = b.readUInt32LE(dirs + 2 * 8); // IMAGE_DIRECTORY_ENTRY_RESOURCE
+  const certificates = { offset: b.readUInt32LE(dirs + 4 * 8), size: b.readUInt32LE(dirs + 4 * 8 + 4) }; // IMAGE_DIRECTORY_ENTRY_SECURITY
   const table = opt + optSize;
   const toOffset = (rva: number): number => {
     for (let i = 0; i < sections; i++) {
@@ -89,7 +92,7 @@ export function readPe(b: Buffer): PeInfo {
     }
     throw new Error(`RVA ${rva} is in no section`);
   };
-  if (!resourceRva) return { machine, optionalMagic, subsystem };
+  if (!resourceRva) return { machine, optionalMagic, subsystem, certificates };
   const base = toOffset(resourceRva);
   /** The entries of the resource directory at `dir` (offsets relative to the resource section). */
   const entries = (dir: number) => {
@@ -110,10 +113,10 @@ export function readPe(b: Buffer): PeInfo {
   const rcdata = entries(0).find((e) => e.name === 10 /* RT_RCDATA */ && e.subdir);
   const named = rcdata && entries(rcdata.offset).find((e) => e.name === 'NODE_SEA_BLOB' && e.subdir);
   const lang = named && entries(named.offset).find((e) => !e.subdir);
-  if (!lang) return { machine, optionalMagic, subsystem };
+  if (!lang) return { machine, optionalMagic, subsystem, certificates };
   const data = base + lang.offset;
   const at = toOffset(b.readUInt32LE(data));
-  return { machine, optionalMagic, subsystem, blob: b.subarray(at, at + b.readUInt32LE(data + 4)) };
+  return { machine, optionalMagic, subsystem, certificates, blob: b.subarray(at, at + b.readUInt32LE(data + 4)) };
 }
 
 /** Whether the SEA fuse of `b` is flipped (`:1`), not flipped (`:0`), or absent. */

@@ -92,7 +92,7 @@ describe('single-file executables: files', () => {
     }
   });
 
-  it('win-x64: a PE32+ x86-64 console program with the NODE_SEA_BLOB resource, the fuse flipped, the Windows addon inside', async () => {
+  it('win-x64: a PE32+ x86-64 console program with the NODE_SEA_BLOB resource, the fuse flipped, the Windows addon inside, no broken signature', async () => {
     const t = target('win-x64');
     const b = await readFile(join(OUT, t.out));
     const pe = readPe(b);
@@ -107,6 +107,9 @@ describe('single-file executables: files', () => {
     expect(readPe(addon).machine).toBe(IMAGE_FILE_MACHINE_AMD64);
     const plain = await readFile(join(cachedPackage(t.node.spec), t.node.file));
     expect(readPe(plain).blob).toBeUndefined();
+    // Node's signature, which the blob would break, is taken off rather than left broken.
+    expect(readPe(plain).certificates.size).toBeGreaterThan(0);
+    expect(pe.certificates).toEqual({ offset: 0, size: 0 });
     expect(fuseState(plain)).toBe('unflipped');
   });
 });

@@ -39,6 +39,8 @@ describe('npm package', () => {
     // The emulator ships once: the CLI's `emulator start` uses the library's.
     expect(paths.filter((p) => /emulator\.c?js$/.test(p) && !p.startsWith('dist/lib/'))).toEqual([]);
     expect(paths.filter((p) => /demo|\.test\.|^src\/|^test\/|^build\//.test(p))).toEqual([]);
+    // Nor the single-file executables `npm run build:exe` leaves in dist/exe/ (450 MB).
+    expect(paths.filter((p) => p.startsWith('dist/exe/'))).toEqual([]);
   });
 
   it('the library (lanyard-cli) is terminal-free: no console, process.exit, environment or standard streams, no chalk/ora/commander', () => {

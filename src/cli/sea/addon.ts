@@ -6,8 +6,8 @@
  * matched the one the build recorded: a file someone else wrote or changed is
  * replaced, never loaded.
  */
-import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, hash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -43,7 +43,11 @@ export function privateDir(dir: string): string {
   return dir;
 }
 
-const digest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/** SHA-256 in hex (crypto.hash, one call, where Node has it: 21.7 and later, as in every executable). */
+const digest = (bytes: Uint8Array): string => (typeof hash === 'function' ? hash('sha256', bytes, 'hex') : createHash('sha256').update(bytes).digest('hex'));
+
+/** Addons of other builds kept beside the current one (two executables used in turn do not unpack by turns). */
+const KEEP_OTHER_BUILDS = 3;
 
 /** Whether the file's SHA-256 is `sha256` (false when it is missing or unreadable). */
 function verified(file: string, sha256: string): boolean {
@@ -73,7 +77,21 @@ export function unpackAddon(dir: string, addon: AddonAsset, bytes: () => Uint8Ar
     rmSync(tmp, { force: true });
   }
   if (!verified(file, addon.sha256)) throw new Error(`the keychain addon unpacked to ${file} does not match`);
+  pruneOthers(dir, file);
   return file;
+}
+
+/** Removes the addons of all but the few most recently unpacked other builds (never an error: one may be in use). */
+function pruneOthers(dir: string, keep: string): void {
+  try {
+    const others = readdirSync(dir)
+      .filter((name) => /^keyring-[0-9a-f]{16}\.node$/.test(name) && path.join(dir, name) !== keep)
+      .map((name) => ({ file: path.join(dir, name), mtime: statSync(path.join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const old of others.slice(KEEP_OTHER_BUILDS)) rmSync(old.file, { force: true });
+  } catch {
+    // A file another process is loading (Windows), a race with another unpacking: kept until next time.
+  }
 }
 
 let exportsOf: unknown;

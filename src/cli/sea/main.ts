@@ -32,7 +32,7 @@ interface Manifest {
 }
 
 const manifest = JSON.parse(getAsset('sea.json', 'utf8')) as Manifest;
-const assets = new Set(manifest.assets);
+const assets: ReadonlySet<string> = new Set(manifest.assets);
 /** The package root the assets appear under: a path inside the executable file, which no real file can be beneath. */
 const root = process.execPath;
 const WRAPPER = ['exports', 'require', 'module', '__filename', '__dirname'];
@@ -47,7 +47,7 @@ function keyOf(p: unknown): string | undefined {
   return assets.has(key) ? key : undefined;
 }
 
-const compressed = new Set(manifest.compressed);
+const compressed: ReadonlySet<string> = new Set(manifest.compressed);
 
 /** An asset's bytes (decompressed; a view of the executable's own memory when stored plain: do not write into it). */
 function assetBytes(key: string): Buffer {

@@ -214,6 +214,8 @@ export function moduleState(text: string): string[] {
 const PROCESS_STATE: Readonly<Record<string, string>> = {
   'cli/shape/jq.ts': 'the jq WebAssembly runtime, loaded once per process like a module (no data of a run)',
   'cli/commands/mailbox/memory.ts': "the process's V8 flags and the gc() they expose (V8 flags are per process)",
+  'cli/sea/main.ts': "a single-file executable's modules, loaded once per process (as Node's own module cache)",
+  'cli/sea/addon.ts': 'the keychain addon of a single-file executable, loaded once per process (process.dlopen)',
 };
 
 describe('no module-level mutable state in src/cli', () => {

@@ -4,7 +4,7 @@
  * foreign file replaced, a damaged asset refused.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,19 @@ describe('unpackAddon', () => {
     writeFileSync(file, 'someone else’s code');
     expect(unpackAddon(dir, ADDON, () => BYTES)).toBe(file);
     expect(readFileSync(file)).toEqual(BYTES);
+  });
+
+  it('keeps the addons of the three most recently unpacked other builds, and removes older ones', () => {
+    const dir = join(base, 'native');
+    mkdirSync(dir, { recursive: true });
+    const others = ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004'].map((h, i) => {
+      const f = join(dir, `keyring-${h}.node`);
+      writeFileSync(f, 'an older build');
+      utimesSync(f, 1000 + i, 1000 + i);
+      return f;
+    });
+    unpackAddon(dir, ADDON, () => BYTES);
+    expect(others.map((f) => existsSync(f))).toEqual([false, true, true, true]);
   });
 
   it('refuses a damaged asset and writes nothing', () => {
