@@ -136,6 +136,7 @@ export class EmulatorConsole {
   }
 
   #events(req: EmuRequest, res: EmuResponse): void {
+    if (req.method === 'HEAD') return res.empty(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
     if (this.#watchers.size >= MAX_WATCHERS) return res.json(503, { message: `at most ${MAX_WATCHERS} consoles follow the emulator at once` });
     const raw = res.head(200, {
       'content-type': 'text/event-stream; charset=utf-8',
