@@ -84,6 +84,18 @@ export const CONSOLE_JS = `(function () {
   document.addEventListener('submit', function (ev) {
     var form = ev.target;
     if (!form || (form.getAttribute('method') || '').toLowerCase() !== 'post') return;
+    if (form.hasAttribute('data-native')) {
+      // A browser sign-in answered here goes on, in a new tab, to the client's redirect URI: a real form post (no pop-up to block).
+      var field = form.querySelector('input[name="_csrf"]');
+      if (!field) {
+        field = document.createElement('input');
+        field.type = 'hidden';
+        field.name = '_csrf';
+        form.appendChild(field);
+      }
+      field.value = token;
+      return;
+    }
     ev.preventDefault();
     var data = new FormData(form);
     if (ev.submitter && ev.submitter.name) data.set(ev.submitter.name, ev.submitter.value);
@@ -99,7 +111,6 @@ export const CONSOLE_JS = `(function () {
       .then(function (r) {
         if (!r.ok) return say(r.j.message || 'refused', true);
         say(r.j.message || 'done');
-        if (r.j.redirect) window.open(r.j.redirect, '_blank', 'noopener');
       })
       .catch(function (e) { say(String(e), true); });
   });

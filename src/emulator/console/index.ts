@@ -38,9 +38,15 @@ const MAX_WATCHERS = 16;
 const PANEL_DEBOUNCE_MS = 200;
 const PANEL_TICK_MS = 2000;
 const KEEPALIVE_MS = 15_000;
+const MAX_FLASHES = 64;
 
+/**
+ * Only the page's own script and style; its forms post to it, and an answered
+ * browser sign-in redirects on to the client (a loopback or HTTPS redirect
+ * URI: CSP checks a form's redirects too).
+ */
 const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self' http://127.0.0.1:* http://localhost:* https:; frame-ancestors 'none'; base-uri 'none'";
 
 interface Watcher {
   res: ServerResponse;
@@ -60,6 +66,8 @@ export class EmulatorConsole {
   readonly #secret = randomBytes(32);
   readonly #watchers = new Set<Watcher>();
   readonly #answers = new Map<number, Record<string, string>>();
+  /** The outcome of a browser's last plain form post, by its CSRF cookie, shown once by the page. */
+  readonly #flash = new Map<string, { text: string; error: boolean }>();
   #unsubscribe: (() => void) | undefined;
   #pendingEntries: JournalEntry[] = [];
   #flushQueued = false;
@@ -117,15 +125,18 @@ export class EmulatorConsole {
       return allowed.includes(v) ? v : undefined;
     };
     const { snapshot } = this.#snapshot();
+    const cookie = cookieValue(req, CSRF_COOKIE);
+    const flash = cookie !== undefined ? this.#flash.get(cookie) : undefined;
+    if (cookie !== undefined) this.#flash.delete(cookie);
     const html = renderPage(snapshot, this.#rows(), {
       filter: { service: pick('service', SERVICES), status: pick('status', STATUS_CLASSES) },
-      message: req.query.get('done') ?? undefined,
-      error: req.query.get('error') ?? undefined,
+      ...(flash ? { [flash.error ? 'error' : 'message']: flash.text } : {}),
     });
     res.html(200, html, { 'cache-control': 'no-store', 'content-security-policy': PAGE_CSP, 'referrer-policy': 'same-origin' });
   }
 
   #events(req: EmuRequest, res: EmuResponse): void {
+    if (req.method === 'HEAD') return res.empty(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
     if (this.#watchers.size >= MAX_WATCHERS) return res.json(503, { message: `at most ${MAX_WATCHERS} consoles follow the emulator at once` });
     const raw = res.head(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -207,8 +218,15 @@ export class EmulatorConsole {
 
   async #action(req: EmuRequest, res: EmuResponse): Promise<void> {
     const wantsJson = (req.header('accept') ?? '').includes('application/json');
-    const fail = (status: number, message: string) =>
-      wantsJson ? res.json(status, { message }) : res.redirect(303, `${CONSOLE_PATH}?error=${encodeURIComponent(message)}`);
+    // A plain form post (JavaScript off) goes back to the page, which shows the outcome once (kept here, not in the URL).
+    const back = (text: string, error: boolean) => {
+      const cookie = cookieValue(req, CSRF_COOKIE)!;
+      this.#flash.delete(cookie);
+      this.#flash.set(cookie, { text, error });
+      if (this.#flash.size > MAX_FLASHES) this.#flash.delete(this.#flash.keys().next().value!);
+      res.redirect(303, CONSOLE_PATH);
+    };
+    const fail = (status: number, message: string) => (wantsJson ? res.json(status, { message }) : back(message, true));
     const ct = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (ct !== 'application/x-www-form-urlencoded') {
       req.raw.resume();
@@ -227,9 +245,9 @@ export class EmulatorConsole {
       return fail(400, (err as Error).message);
     }
     this.#panelsSoon();
-    if (wantsJson) return res.json(200, out);
     if (out.redirect) return res.redirect(303, out.redirect);
-    res.redirect(303, `${CONSOLE_PATH}?done=${encodeURIComponent(out.message)}`);
+    if (wantsJson) return res.json(200, out);
+    back(out.message, false);
   }
 
   #tokenValid(req: EmuRequest, given: string | undefined): boolean {

@@ -110,7 +110,7 @@ export function renderPending(s: Snapshot): string {
     .map(
       (p) =>
         `<tr data-code="${h(p.code)}"><td>${h(p.service)}</td><td>${h(p.kind)}</td><td><code>${h(p.code)}</code>${p.code !== p.client ? ` <span class="muted">${h(p.client)}</span>` : ''}</td><td>${h(p.scopes)}</td><td>${h(iso(p.expiresAt))}</td>` +
-        `<td><form method="post" action="${CONSOLE_PATH}/actions" class="inline"${p.kind === 'authorization request' ? ' data-opens="redirect"' : ''}><input type="hidden" name="id" value="${h(p.id)}">` +
+        `<td><form method="post" action="${CONSOLE_PATH}/actions" class="inline"${p.kind === 'authorization request' ? ' target="_blank" data-native="1"' : ''}><input type="hidden" name="id" value="${h(p.id)}">` +
         (p.users.length ? `<label>as <select name="login">${p.users.map((u) => `<option>${h(u)}</option>`).join('')}</select></label> ` : '') +
         `<button type="submit" name="action" value="approve" class="approve">Approve</button> <button type="submit" name="action" value="deny" class="deny">Deny</button></form></td></tr>`,
     )
