@@ -4,9 +4,9 @@
  * the variable's user-info) is remembered as a secret, so no diagnostic shows it.
  */
 import type { ProfileSettings } from '../core/config/settings.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, ValidationError } from '../core/errors.js';
 import type { HttpClientOptions } from '../core/http/types.js';
-import { PROXY_VARIABLES, proxySettings } from '../core/http/proxy.js';
+import { PROXY_VARIABLES, ProxyError, parseProxyUrl, proxyCredentialForms, proxySettings } from '../core/http/proxy.js';
 import type { Secrets } from './terminal-text.js';
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
@@ -17,7 +17,10 @@ export async function networkOptions(
   warnOnce: (key: string, text: string) => void,
   secrets: Secrets,
 ): Promise<Pick<HttpClientOptions, 'proxy' | 'trust'>> {
-  for (const name of [...PROXY_VARIABLES.httpsProxy, ...PROXY_VARIABLES.httpProxy, ...PROXY_VARIABLES.allProxy]) rememberProxyPassword(env[name], secrets);
+  for (const name of [...PROXY_VARIABLES.httpsProxy, ...PROXY_VARIABLES.httpProxy, ...PROXY_VARIABLES.allProxy]) {
+    rememberProxyPassword(env[name], secrets);
+    checkProxyVariable(name, env[name]);
+  }
   const proxy = proxySettings(env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] });
   const out: Pick<HttpClientOptions, 'proxy' | 'trust'> = Object.keys(proxy).length ? { proxy } : {};
   const caFile = env.LANYARD_CA_FILE || settings['network.caFile'];
@@ -49,12 +52,26 @@ export async function networkOptions(
 }
 
 function rememberProxyPassword(text: string | undefined, secrets: Secrets): void {
-  const m = text ? /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:([^/@]+)@/i.exec(text.trim()) : null;
+  const m = text ? /^[a-z][a-z0-9+.-]*:\/\/([^/@:]*):([^/@]+)@/i.exec(text.trim()) : null;
   if (!m) return;
-  secrets.remember(m[1]!);
+  secrets.remember(m[2]!);
+  // As a request carries it too: decoded, and in Proxy-Authorization (base64 of user:password).
+  let forms: string[] = [];
   try {
-    secrets.remember(decodeURIComponent(m[1]!));
+    forms = proxyCredentialForms(new URL(`http://${m[1]}:${m[2]}@proxy.invalid`));
   } catch {
-    /* not percent-encoded */
+    /* not a URL: refused by checkProxyVariable */
+  }
+  for (const form of forms) secrets.remember(form);
+}
+
+/** A proxy variable that cannot be used: exit 2 naming it, before any request. */
+function checkProxyVariable(name: string, text: string | undefined): void {
+  if (text === undefined || text.trim() === '') return;
+  try {
+    parseProxyUrl(text);
+  } catch (err) {
+    if (err instanceof ProxyError) throw new ValidationError(`${name}: ${err.message}`, { hint: err.hint });
+    throw err;
   }
 }

@@ -1,0 +1,222 @@
+/**
+ * Every wait has a bound and a way out (issue 42), against broken and hostile
+ * peers: a forward proxy that never answers CONNECT, answers a byte a second
+ * or echoes the credential; a Redis-protocol pacing server that answers with
+ * the wrong type or keeps its connection after QUIT; special files named as a
+ * CA file or a workload-token file; signals during each kind of wait; bad
+ * input that must be one line naming the variable or option, exit 2. Each
+ * case failed on the code before it (see the commit that added it).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { expectOrderly, hostileWorld, type HostileWorld } from './hostile.js';
+import { fakePacingServer, hostileProxy, type Peer } from './peers.js';
+import { runCli, type CliResult } from '../e2e/harness.js';
+
+const TOKEN = 'ghp_b0undsTestT0kenAAAAAAAAAAAAAAAAAAAAAA';
+const PASSWORD = 'pr0xy-S3cret-pass';
+
+let world: HostileWorld;
+/** A config directory whose profile names hosts only a proxy could reach (never loopback: loopback goes direct). */
+let corpDir: string;
+let scratch: string;
+
+beforeAll(async () => {
+  world = await hostileWorld();
+  world.server.handle((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"login":"mona"}');
+  });
+  scratch = await mkdtemp(join(tmpdir(), 'lanyard-bounds-'));
+  corpDir = join(scratch, 'config');
+  await mkdir(corpDir, { recursive: true });
+  const profile = { 'hosting.webUrl': 'https://code.corp.test', 'hosting.apiUrl': 'https://api.corp.test/api/v3', 'hosting.clientId': 'lanyard-cli' };
+  await writeFile(join(corpDir, 'config.json'), JSON.stringify({ activeProfile: 'corp', profiles: { corp: profile } }), { mode: 0o600 });
+});
+afterAll(async () => {
+  await world?.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** `lanyard …` in the corp world, timed; `during` gets the child once spawned. */
+async function timed(args: string[], env: Record<string, string>, o: { timeoutMs?: number; during?: (c: ChildProcess) => void } = {}) {
+  const started = performance.now();
+  const r = await runCli(args, {
+    env: { LANYARD_CONFIG_DIR: corpDir, LANYARD_TOKEN: TOKEN, ...env },
+    timeoutMs: o.timeoutMs ?? 30_000,
+    onSpawn: o.during,
+  });
+  return { ...r, ms: performance.now() - started };
+}
+
+/** Sends `signal` once `peer` has seen a connection (the process is then waiting on it); resolves with when it was sent. */
+function signalWhenWaiting(peer: Peer, signal: NodeJS.Signals, seenBefore = peer.connections) {
+  let sentAt = 0;
+  return {
+    during: (child: ChildProcess) => {
+      const t = setInterval(() => {
+        if (peer.connections > seenBefore || peer.received.length > 0) {
+          clearInterval(t);
+          // The process is now inside the wait.
+          setTimeout(() => {
+            sentAt = performance.now();
+            child.kill(signal);
+          }, 300);
+        }
+      }, 50);
+      child.on('close', () => clearInterval(t));
+    },
+    sentAt: () => sentAt,
+  };
+}
+
+/** The run ended by itself within `ms` of `since`. */
+function endedWithin(r: CliResult & { ms: number }, ms: number, since = 0): void {
+  expect(r.signal, 'it had to be killed').toBeNull();
+  expect(r.ms - since, `took ${Math.round(r.ms - since)} ms`).toBeLessThan(ms);
+}
+
+describe('a forward proxy that stalls', () => {
+  let silent: Peer;
+  let trickle: Peer;
+  beforeAll(async () => {
+    [silent, trickle] = await Promise.all([hostileProxy('silent'), hostileProxy('trickle')]);
+  });
+  afterAll(async () => {
+    await Promise.all([silent?.close(), trickle?.close()]);
+  });
+
+  it('never answering CONNECT: `api` ends at LANYARD_TIMEOUT (2 s), exit 1, one line', async () => {
+    const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url, LANYARD_TIMEOUT: '2s' });
+    endedWithin(r, 9_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/within 2 s/);
+    expect(expectOrderly(r)).toBeUndefined();
+  });
+
+  it('never answering CONNECT, no --timeout: the connect bound (10 s, CONNECT answer included) ends it, naming the proxy', async () => {
+    const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url });
+    endedWithin(r, 20_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ did not open a tunnel to api\.corp\.test(:443)? within 10 s/);
+  });
+
+  it('answering a byte a second: `--timeout 2s` ends it', async () => {
+    const r = await timed(['api', '/user', '--timeout', '2s'], { HTTPS_PROXY: trickle.url });
+    endedWithin(r, 9_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/within 2 s/);
+  });
+
+  it('`doctor --check-timeout 2s` through it exits after its report', async () => {
+    const r = await timed(['doctor', '--check-timeout', '2s'], { HTTPS_PROXY: silent.url });
+    endedWithin(r, 15_000);
+    expect([0, 1]).toContain(r.code);
+    expect(r.stdout + r.stderr).toMatch(/2 s/);
+  });
+
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const) {
+    it(`${signal} during a stalled CONNECT: exit ${code} within a second`, async () => {
+      const s = signalWhenWaiting(silent, signal, silent.connections);
+      const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url }, { during: s.during });
+      expect(r.signal, 'it had to be killed').toBeNull();
+      expect(r.code, r.stderr).toBe(code);
+      expect(s.sentAt()).toBeGreaterThan(0);
+      expect(r.ms - s.sentAt()).toBeLessThan(1_000 + 500);
+    });
+  }
+});
+
+describe('a proxy credential in every encoding', () => {
+  let echo: Peer;
+  beforeAll(async () => {
+    echo = await hostileProxy('echo-403');
+  });
+  afterAll(() => echo?.close());
+
+  it('a 403 whose reason phrase echoes Proxy-Authorization shows neither the password nor its Basic form', async () => {
+    const basic = Buffer.from(`alice:${PASSWORD}`).toString('base64');
+    const r = await timed(['api', '/user'], { HTTPS_PROXY: `http://alice:${encodeURIComponent(PASSWORD)}@127.0.0.1:${echo.port}` });
+    expect(r.code, r.stderr).toBe(1);
+    expect(echo.received.join('')).toContain(basic); // the proxy did see it
+    expect(r.stderr).toMatch(/403 Forbidden/);
+    expect(r.stderr).not.toContain(basic);
+    expect(r.stderr).not.toContain(basic.replace(/=+$/, ''));
+    expect(r.stderr).not.toContain(PASSWORD);
+  });
+
+  it('--debug shows neither', async () => {
+    const basic = Buffer.from(`alice:${PASSWORD}`).toString('base64');
+    const r = await timed(['--debug', 'api', '/user'], { HTTPS_PROXY: `http://alice:${PASSWORD}@127.0.0.1:${echo.port}` });
+    expect(r.stderr).not.toContain(basic.replace(/=+$/, ''));
+    expect(r.stderr).not.toContain(PASSWORD);
+  });
+});
+
+describe('a Redis-protocol pacing server that misbehaves', () => {
+  let strings: Peer;
+  let sticky: Peer;
+  beforeAll(async () => {
+    [strings, sticky] = await Promise.all([fakePacingServer('string-replies'), fakePacingServer('quit-keeps-open')]);
+  });
+  afterAll(async () => {
+    await Promise.all([strings?.close(), sticky?.close()]);
+  });
+
+  it('answering its scripts with a string: one warning, pacing falls back, the request is sent (a handful of commands, not thousands)', async () => {
+    const before = world.server.seen.length;
+    const r = await world.run(['api', '/user', '-X', 'POST', '-f', 'a=b'], {
+      env: { LANYARD_TOKEN: TOKEN, LANYARD_PACING_URL: strings.url },
+      timeoutMs: 20_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(world.server.seen.length).toBe(before + 1);
+    const warnings = r.stderr.split('\n').filter((l) => /shared pacing/.test(l));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/a string where a wait in ms was expected/);
+    expect(strings.received.filter((c) => c.startsWith('EVAL')).length).toBeLessThan(10);
+  });
+
+  it('answering QUIT and keeping the connection: the process exits after its output', async () => {
+    const started = performance.now();
+    const r = await world.run(['api', '/user', '-X', 'POST', '-f', 'a=b'], {
+      env: { LANYARD_TOKEN: TOKEN, LANYARD_PACING_URL: sticky.url },
+      timeoutMs: 15_000,
+    });
+    expect(r.signal, 'it had to be killed').toBeNull();
+    expect(r.code, r.stderr).toBe(0);
+    expect(sticky.received).toContain('QUIT');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('bad input: one line naming the variable, exit 2, nothing sent', () => {
+  it('a `%ZZ` escape in the password of HTTPS_PROXY', async () => {
+    const proxy = await hostileProxy('silent');
+    try {
+      const r = await timed(['api', '/user'], { HTTPS_PROXY: `http://alice:p%ZZss@127.0.0.1:${proxy.port}` }, { timeoutMs: 10_000 });
+      expect(r.signal).toBeNull();
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')[0]).toMatch(/^HTTPS_PROXY: .*percent-escape/);
+      expect(r.stderr).not.toMatch(/URI malformed|unexpected error/);
+      expect(proxy.connections).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a `%ZZ` escape in LANYARD_PACING_URL', async () => {
+    const before = world.server.seen.length;
+    const r = await world.run(['api', '/user'], { env: { LANYARD_TOKEN: TOKEN, LANYARD_PACING_URL: 'redis://:p%ZZss@127.0.0.1:1' } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')[0]).toMatch(/^LANYARD_PACING_URL: .*percent-escape/);
+    expect(r.stderr).not.toMatch(/URI malformed|unexpected error/);
+    expect(world.server.seen.length).toBe(before);
+  });
+});
