@@ -7,6 +7,8 @@
  * input that must be one line naming the variable or option, exit 2. Each
  * case failed on the code before it (see the commit that added it).
  */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,4 +221,99 @@ describe('bad input: one line naming the variable, exit 2, nothing sent', () => 
     expect(r.stderr).not.toMatch(/URI malformed|unexpected error/);
     expect(world.server.seen.length).toBe(before);
   });
+});
+
+/** Sends `signal` once the child has `path` open (it then waits on it: a FIFO with no writer). */
+function signalWhenOpen(path: string, signal: NodeJS.Signals) {
+  let sentAt = 0;
+  return {
+    during: (child: ChildProcess) => {
+      const t = setInterval(() => {
+        let open = false;
+        try {
+          open = readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+            try {
+              return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === path;
+            } catch {
+              return false;
+            }
+          });
+        } catch {
+          /* not started yet, or gone */
+        }
+        if (open) {
+          clearInterval(t);
+          setTimeout(() => {
+            sentAt = performance.now();
+            child.kill(signal);
+          }, 200);
+        }
+      }, 50);
+      child.on('close', () => clearInterval(t));
+    },
+    sentAt: () => sentAt,
+  };
+}
+
+describe('files the user names: special files and sizes', () => {
+  const login = (file: string) => ['auth', 'login', '--server', `${world.server.url}/mcp`, '--client-id', 'workload-client', '--workload-token-file', file];
+
+  it('--workload-token-file /dev/zero is refused at once, naming the option (not 600 MB and a RangeError)', async () => {
+    const r = await timed(login('/dev/zero'), {}, { timeoutMs: 15_000 });
+    endedWithin(r, 8_000);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe('--workload-token-file: /dev/zero is a device, not a file');
+  });
+
+  it('--workload-token-file naming a directory: exit 2, one line', async () => {
+    const r = await timed(login(scratch), {});
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe(`--workload-token-file: ${scratch} is a directory, not a file`);
+  });
+
+  it('--workload-token-file larger than its cap (64 KiB): exit 2, one line', async () => {
+    const big = join(scratch, 'big.jwt');
+    await writeFile(big, `${'a'.repeat(40_000)}.${'b'.repeat(40_000)}.c`);
+    const r = await timed(login(big), {});
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^--workload-token-file: .*big\.jwt is larger than 64 KiB/);
+  });
+
+  it('LANYARD_CA_FILE=/dev/zero: exit 2 naming the variable', async () => {
+    const r = await timed(['api', '/user'], { LANYARD_CA_FILE: '/dev/zero' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe('LANYARD_CA_FILE: /dev/zero is a device, not a file');
+  });
+
+  it('a CA file whose only certificate block is corrupt: exit 2 naming the file, no hint to set what is set', async () => {
+    const bad = join(scratch, 'corrupt.pem');
+    await writeFile(bad, '-----BEGIN CERTIFICATE-----\nMIIBbroken+notDER==\n-----END CERTIFICATE-----\n');
+    const r = await timed(['api', '/user'], { LANYARD_CA_FILE: bad, HTTPS_PROXY: 'http://127.0.0.1:9' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`LANYARD_CA_FILE: ${bad} holds no usable certificate`);
+    expect(r.stderr).not.toMatch(/add your CA|LANYARD_CA_FILE=/);
+  });
+
+  for (const [what, signal, code] of [
+    ['--workload-token-file', 'SIGTERM', 143],
+    ['--workload-token-file', 'SIGINT', 130],
+    ['LANYARD_CA_FILE', 'SIGTERM', 143],
+    ['LANYARD_CA_FILE', 'SIGINT', 130],
+  ] as const) {
+    it(`${signal} while reading ${what} from a FIFO with no writer: exit ${code} within a second, config untouched`, async () => {
+      const fifo = join(scratch, `fifo-${what.replace(/\W/g, '')}-${signal}`);
+      execFileSync('mkfifo', [fifo]);
+      const s = signalWhenOpen(fifo, signal);
+      const args = what === 'LANYARD_CA_FILE' ? ['api', '/user'] : login(fifo);
+      const env: Record<string, string> = what === 'LANYARD_CA_FILE' ? { LANYARD_CA_FILE: fifo } : {};
+      const before = await import('node:fs/promises').then((fs) => fs.readFile(join(corpDir, 'config.json'), 'utf8'));
+      const r = await timed(args, env, { during: s.during, timeoutMs: 20_000 });
+      expect(r.signal, 'it had to be killed').toBeNull();
+      expect(s.sentAt(), 'it never opened the FIFO').toBeGreaterThan(0);
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.ms - s.sentAt()).toBeLessThan(1_500);
+      const after = await import('node:fs/promises').then((fs) => fs.readFile(join(corpDir, 'config.json'), 'utf8'));
+      expect(after).toBe(before);
+    });
+  }
 });
