@@ -317,3 +317,38 @@ describe('files the user names: special files and sizes', () => {
     });
   }
 });
+
+describe('bad input: one line naming the option, exit 2, a hint that applies', () => {
+  it('`profile use --dir` naming a regular file', async () => {
+    const file = join(scratch, 'a-file');
+    await writeFile(file, 'x');
+    const r = await timed(['profile', 'use', 'corp', '--dir', file], {});
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe(`--dir ${JSON.stringify(file)}: not a directory`);
+  });
+
+  it('`emulator fault add --rate ""` (an unset shell variable) is refused before any request', async () => {
+    const before = world.server.seen.length;
+    const r = await timed(['emulator', 'fault', 'add', '--type', 'status', '--path', '/api', '--rate', '', '--url', world.server.url], {});
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^--rate .*got ""$/);
+    expect(world.server.seen.length).toBe(before);
+  });
+
+  it("`--profile ''` is refused, not run with the default profile", async () => {
+    const before = world.server.seen.length;
+    const r = await world.run(['--profile', '', 'api', '/user'], { env: { LANYARD_TOKEN: TOKEN } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe('--profile: the profile name is empty');
+    expect(world.server.seen.length).toBe(before);
+  });
+
+  it('`config set network.proxy` with a password: refused with the proxy variables as the hint (not `auth login`)', async () => {
+    const r = await timed(['config', 'set', 'network.proxy', `http://alice:${PASSWORD}@proxy.corp.test:3128`], {});
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^network\.proxy: /);
+    expect(r.stderr).toMatch(/HTTPS_PROXY/);
+    expect(r.stderr).not.toMatch(/auth login|auth token/);
+    expect(r.stderr).not.toContain(PASSWORD);
+  });
+});
