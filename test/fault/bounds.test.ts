@@ -352,3 +352,64 @@ describe('bad input: one line naming the option, exit 2, a hint that applies', (
     expect(r.stderr).not.toContain(PASSWORD);
   });
 });
+
+describe("the bridge's waits", () => {
+  const initialize = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })}\n`;
+
+  it('SIGTERM while the bridge waits on a proxy that never answers CONNECT: it ends within a second', async () => {
+    const silent = await hostileProxy('silent');
+    try {
+      const s = signalWhenWaiting(silent, 'SIGTERM');
+      const r = await timed(
+        ['protocol', 'bridge', 'https://mcp.corp.test/mcp'],
+        { HTTPS_PROXY: silent.url },
+        {
+          timeoutMs: 20_000,
+          during: (child) => {
+            child.stdin?.write(initialize);
+            s.during(child);
+          },
+        },
+      );
+      expect(r.signal, 'it had to be killed').toBeNull();
+      expect(s.sentAt()).toBeGreaterThan(0);
+      expect([0, 143]).toContain(r.code);
+      expect(r.ms - s.sentAt()).toBeLessThan(1_500);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('SIGTERM while the bridge waits on a server that never answers: it ends within a second', async () => {
+    world.server.handle(() => undefined); // accepts every request, answers none
+    try {
+      const before = world.server.seen.length;
+      let sentAt = 0;
+      const r = await world.run(['protocol', 'bridge', `${world.server.url}/mcp`], {
+        timeoutMs: 20_000,
+        onSpawn: (child) => {
+          child.stdin?.write(initialize);
+          const t = setInterval(() => {
+            if (world.server.seen.length > before) {
+              clearInterval(t);
+              setTimeout(() => {
+                sentAt = performance.now();
+                child.kill('SIGTERM');
+              }, 300);
+            }
+          }, 50);
+          child.on('close', () => clearInterval(t));
+        },
+      });
+      expect(r.signal, 'it had to be killed').toBeNull();
+      expect(sentAt).toBeGreaterThan(0);
+      expect([0, 143]).toContain(r.code);
+      expect(performance.now() - sentAt).toBeLessThan(1_500);
+    } finally {
+      world.server.handle((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"login":"mona"}');
+      });
+    }
+  });
+});
