@@ -34,6 +34,8 @@ export interface HttpPortEnv {
   warnOnce(key: string, text: string): void;
   /** Every credential sent, and the proxy's and the pacing store's passwords, are remembered here for redaction. */
   secrets: Secrets;
+  /** The run's signal (Ctrl-C, SIGTERM): ends the reads of files the network settings name. */
+  signal?: AbortSignal;
 }
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
@@ -51,7 +53,7 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
     clock: h.clock,
     userAgent: `lanyard/${h.version}`,
     plainHttpHosts: parsePlainHttpHosts(h.env.LANYARD_ALLOW_PLAIN_HTTP),
-    ...(await networkOptions(h.env, h.settings, h.warnOnce, h.secrets)),
+    ...(await networkOptions(h.env, h.settings, h.warnOnce, h.secrets, h.signal)),
     // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
     ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
     trace: h.trace,

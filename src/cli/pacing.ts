@@ -36,8 +36,17 @@ export async function cliPacing(o: CliPacingOptions): Promise<PacingStore> {
       : truthy(o.settings['pacing.required']);
   const timeoutText = o.env.LANYARD_PACING_TIMEOUT || undefined;
   const { RedisPacing, parsePacingUrl } = await import('../core/http/redis-pacing.js');
+  let parsed: URL;
+  try {
+    parsed = parsePacingUrl(url);
+  } catch (err) {
+    // One line naming where the URL came from.
+    const { ConfigError } = await import('../core/errors.js');
+    if (err instanceof ConfigError) throw new ConfigError(`${o.env.LANYARD_PACING_URL ? 'LANYARD_PACING_URL' : 'pacing.url'}: ${err.message}`);
+    throw err;
+  }
   // The URL's password is redacted from everything shown, as LANYARD_PACING_PASSWORD is.
-  o.secrets.remember(decodeURIComponent(parsePacingUrl(url).password));
+  o.secrets.remember(decodeURIComponent(parsed.password));
   const store = new RedisPacing({
     url,
     password: o.env.LANYARD_PACING_PASSWORD || undefined,

@@ -2,7 +2,7 @@
 import type { Context } from '../context.js';
 import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
 import { ProtocolCredentials, type WorkloadTokenSource } from '../../core/protocol/store.js';
-import { AuthRequiredError } from '../../core/errors.js';
+import { AuthRequiredError, CancelledError } from '../../core/errors.js';
 import { checkClientMetadataUrl } from '../../core/protocol/client-identity.js';
 import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../core/protocol/flow.js';
 import { parseServerUrl } from '../../core/protocol/endpoints.js';
@@ -110,6 +110,7 @@ async function readClientSecret(ctx: Context): Promise<string | undefined> {
 export async function protocolAuthExtras(
   o: ProtocolClientAuthOptions,
   env: Readonly<Record<string, string | undefined>> = {},
+  signal?: AbortSignal,
 ): Promise<Partial<AuthorizeOptions>> {
   const out: {
     clientMetadataUrl?: string;
@@ -141,13 +142,15 @@ export async function protocolAuthExtras(
     // Where it came from is stored with the tokens (never the JWT): renewals read it again there.
     const { resolve } = await import('node:path');
     out.workloadTokenFrom = o.workloadTokenFile ? { file: resolve(o.workloadTokenFile) } : { env: WORKLOAD_TOKEN_VAR };
-    out.workloadToken = o.workloadTokenFile ? (await readOptionFile(o.workloadTokenFile, '--workload-token-file')).trim() : env.LANYARD_WORKLOAD_TOKEN!.trim();
+    out.workloadToken = o.workloadTokenFile
+      ? (await readOptionFile(o.workloadTokenFile, '--workload-token-file', signal)).trim()
+      : env.LANYARD_WORKLOAD_TOKEN!.trim();
     if (!isJwt(out.workloadToken)) throw new UsageError('the workload identity token is not a JWT (header.payload.signature)');
   }
   if (o.clientMetadataUrl) out.clientMetadataUrl = checkClientMetadataUrl(o.clientMetadataUrl);
   if (o.clientKey) {
     if (!o.clientId) throw new UsageError('--client-key needs --client-id');
-    out.clientKey = await readOptionFile(o.clientKey, '--client-key');
+    out.clientKey = await readOptionFile(o.clientKey, '--client-key', signal);
     signingAlgOf(out.clientKey);
   }
   if (o.idpTokenEndpoint || o.idpClientId) {
@@ -172,13 +175,16 @@ async function readWorkloadToken(ctx: Context, from: WorkloadTokenSource): Promi
   const cannot = (why: string) => new AuthRequiredError(`cannot renew the protocol access token: ${why}`, { service: 'protocol' });
   let jwt: string;
   if ('file' in from) {
-    const { readFile } = await import('node:fs/promises');
+    const [{ FileReadError, readBoundedText }, { USER_FILE_CAPS, USER_FILE_PIPE_MS }] = await Promise.all([
+      import('../../core/fs/bounded-read.js'),
+      import('../user-file.js'),
+    ]);
     try {
-      jwt = (await readFile(from.file, 'utf8')).trim();
+      jwt = (await readBoundedText(from.file, { maxBytes: USER_FILE_CAPS.credential, timeoutMs: USER_FILE_PIPE_MS, signal: ctx.signal })).trim();
     } catch (err) {
-      throw cannot(
-        `the workload identity token file ${from.file}, where the sign-in read it, cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-      );
+      if (!(err instanceof FileReadError)) throw err;
+      if (err.kind === 'aborted') throw new CancelledError();
+      throw cannot(`the workload identity token file ${from.file}, where the sign-in read it, ${err.reason}`);
     }
   } else {
     jwt = (ctx.env[from.env] ?? '').trim();
@@ -188,13 +194,9 @@ async function readWorkloadToken(ctx: Context, from: WorkloadTokenSource): Promi
   return jwt;
 }
 
-async function readOptionFile(path: string, flag: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read ${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+async function readOptionFile(path: string, flag: string, signal?: AbortSignal): Promise<string> {
+  const { readUserFile, USER_FILE_CAPS } = await import('../user-file.js');
+  return readUserFile(path, flag, { maxBytes: USER_FILE_CAPS.credential, signal });
 }
 
 /** LANYARD_DPOP: 1/true/on asks for DPoP, 0/false/off never; unset or empty: when the server advertises it. */

@@ -8,7 +8,7 @@
  * working directory wins. The working directory is a parameter: the library
  * never asks the process for it.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -42,8 +42,12 @@ export interface ProfileSelection {
 export function realDir(dir: string, cwd: string, o: { gone?: boolean } = {}): string {
   const abs = isAbsolute(dir) ? dir : resolve(cwd, dir);
   try {
-    return realpathSync(abs);
+    const real = realpathSync(abs);
+    // A binding names a directory (docs/accounts.md): a file, a device or a FIFO is refused.
+    if (!o.gone && !statSync(real).isDirectory()) throw new ConfigError(`--dir ${JSON.stringify(dir)}: not a directory`);
+    return real;
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     if (o.gone) return abs;
     throw new ConfigError(
       `cannot bind ${JSON.stringify(dir)}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message.split('\n')[0]}`,
@@ -97,6 +101,8 @@ export function selectProfile(o: {
   active?: string;
   cwd?: string;
 }): ProfileSelection {
+  // An empty --profile (an unset shell variable) is refused, not read as no --profile at all.
+  if (o.flag !== undefined && !o.flag.trim()) throw new ConfigError('--profile: the profile name is empty', { hint: 'name a profile, or leave --profile out' });
   if (o.flag) return { name: o.flag, reason: { kind: 'flag' } };
   if (o.env.LANYARD_PROFILE) return { name: o.env.LANYARD_PROFILE, reason: { kind: 'env', variable: 'LANYARD_PROFILE' } };
   const bound = o.cwd ? matchBinding(o.bindings, o.cwd, (b) => !!b.profile) : undefined;

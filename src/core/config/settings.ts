@@ -77,9 +77,13 @@ export function normaliseSetting(key: string, value: string): string {
       throw new ConfigError(`${key}: "${u.hostname.slice(0, 40)}…" is not a valid host name (labels of at most 63 characters, 253 in all)`);
     // The config file is not a place for secrets: no user:password@, no ?token=.
     if (u.username || u.password) {
-      throw new ConfigError(`${key}: the URL holds a user name or password, and the config file never holds a secret`, {
-        remedy: { kind: 'secret-in-config', in: 'url' },
-      });
+      throw new ConfigError(
+        `${key}: the URL holds a user name or password, and the config file never holds a secret`,
+        // A proxy's password has its own place (the sign-in commands' hint would not apply).
+        key === 'network.proxy'
+          ? { hint: 'set the proxy here without "user:password@", and the URL with its password in HTTPS_PROXY / HTTP_PROXY (percent-encoded)' }
+          : { remedy: { kind: 'secret-in-config', in: 'url' } },
+      );
     }
     const secretParam = [...u.searchParams.keys()].find((k) => isSecretField(k));
     if (secretParam) throw new ConfigError(`${key}: the URL holds a secret parameter "${secretParam}", and the config file never holds a secret`);

@@ -60,7 +60,38 @@ export class ProxyError extends LanyardError {
 
 /** A proxy URL as it may be shown: scheme, user name and host, never the password. */
 export function proxyDisplay(proxy: URL): string {
-  return `${proxy.protocol}//${proxy.username ? `${decodeURIComponent(proxy.username)}@` : ''}${proxy.host}`;
+  let user = proxy.username;
+  try {
+    user = decodeURIComponent(user);
+  } catch {
+    /* shown as written */
+  }
+  return `${proxy.protocol}//${user ? `${user}@` : ''}${proxy.host}`;
+}
+
+/**
+ * Every form in which a request carries the proxy's credential: the password
+ * as written and decoded, and the `Proxy-Authorization: Basic` value
+ * (base64 of `user:password`). A diagnostic must show none of them.
+ */
+export function proxyCredentialForms(proxy: URL): string[] {
+  if (!proxy.password) return [];
+  const decode = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  const basic = Buffer.from(`${decode(proxy.username)}:${decode(proxy.password)}`).toString('base64');
+  return [...new Set([proxy.password, decode(proxy.password), basic, basic.replace(/=+$/, '')])];
+}
+
+/** `text` with the proxy's credential, in any form a request carried it, replaced by `***`. */
+export function withoutProxyCredential(text: string, proxy: URL): string {
+  let out = text;
+  for (const form of proxyCredentialForms(proxy).sort((a, b) => b.length - a.length)) if (form) out = out.split(form).join('***');
+  return out;
 }
 
 /** Parses a proxy setting (`http://user:pass@host:3128`, `host:3128`). */
@@ -72,6 +103,13 @@ export function parseProxyUrl(text: string): URL {
   } catch {
     // The text may hold a password: only its shape is said.
     throw new ProxyError('the proxy setting is not a valid URL', 'write it as http://[user:password@]host:port');
+  }
+  try {
+    decodeURIComponent(u.username);
+    decodeURIComponent(u.password);
+  } catch {
+    // The agent would decode them when it sends CONNECT, and fail there.
+    throw new ProxyError(`proxy ${u.protocol}//${u.host}: the user name or password has a bad percent-escape (write % as %25)`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new ProxyError(`proxy ${proxyDisplay(u)}: only http:// and https:// proxies are supported`);

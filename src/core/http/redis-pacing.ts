@@ -61,6 +61,12 @@ export function parsePacingUrl(url: string): URL {
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
     throw new ConfigError(`the shared pacing URL must start with redis:// or rediss://, not ${u.protocol}//`);
   if (!u.hostname) throw new ConfigError('the shared pacing URL has no host');
+  try {
+    decodeURIComponent(u.username);
+    decodeURIComponent(u.password);
+  } catch {
+    throw new ConfigError('the shared pacing URL has a bad percent-escape in its user name or password (write % as %25)');
+  }
   if (u.pathname && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname))
     throw new ConfigError('the shared pacing URL path must be a database number (redis://host:port/0)');
   return u;
@@ -161,8 +167,36 @@ interface PacingClient {
   hgetall(key: string): Promise<Record<string, string>>;
   quit(): Promise<unknown>;
   disconnect(): void;
+  /** The connection (ioredis exposes it); destroyed when the client hangs up. */
+  stream?: { destroy(): void };
   connect(): Promise<void>;
 }
+
+/** Ends the connection at once, whether or not the server closes its side. */
+function hangUp(c: PacingClient): void {
+  c.disconnect();
+  c.stream?.destroy();
+}
+
+/** What a reply is when shown: its type, never its content. */
+const typeOfReply = (v: unknown) => (v === null ? 'nil' : Array.isArray(v) ? 'an array' : typeof v === 'number' ? `the number ${v}` : `a ${typeof v}`);
+
+/** The scripts' integer reply (a wait in ms, or a flag): a finite number ≥ 0, else the store is not a pacing store. */
+function waitReply(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_WAIT_REPLY_MS)
+    throw new Error(`the server answered ${typeOfReply(v)} where a wait in ms was expected`);
+  return v;
+}
+
+/** HGETALL's reply: a map of strings. */
+function hashReply(v: unknown): Record<string, string> {
+  if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string'))
+    throw new Error(`the server answered ${typeOfReply(v)} where a hash was expected`);
+  return v as Record<string, string>;
+}
+
+/** The longest wait a script may answer: a day (a secondary limit's hold is minutes). */
+const MAX_WAIT_REPLY_MS = 86_400_000;
 
 /** The client library, loaded on first use (never at start-up). */
 const loadIoredis = () => import('ioredis');
@@ -220,7 +254,7 @@ export class RedisPacing implements SharedPacingStore {
     const args = windows.flatMap((w) => [w.limit, w.windowMs]);
     const member = `${now.toString(36)}-${(this.#seq++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     return this.#use(
-      (c) => c.lanyardReserve(k.admitted, k.hold, now, member, ...args).then(Number),
+      (c) => c.lanyardReserve(k.admitted, k.hold, now, member, ...args).then(waitReply),
       () => this.#fallback.reserve(key, now, windows, identity),
     );
   }
@@ -228,7 +262,7 @@ export class RedisPacing implements SharedPacingStore {
   held(scope: PacingScope, now: number, resource?: string): Promise<number> {
     const k = this.#keys(scope);
     return this.#use(
-      (c) => c.lanyardHeld(k.hold, k.budget, now, resource ?? '').then(Number),
+      (c) => c.lanyardHeld(k.hold, k.budget, now, resource ?? '').then(waitReply),
       async () => 0,
     );
   }
@@ -236,7 +270,7 @@ export class RedisPacing implements SharedPacingStore {
   async hold(scope: PacingScope, untilMs: number, now: number): Promise<void> {
     const k = this.#keys(scope);
     await this.#use(
-      (c) => c.lanyardHold(k.hold, Math.ceil(untilMs), now),
+      (c) => c.lanyardHold(k.hold, Math.ceil(untilMs), now).then(waitReply),
       async () => 0,
     );
   }
@@ -253,7 +287,8 @@ export class RedisPacing implements SharedPacingStore {
       seenAt: now,
     });
     const p = this.#use(
-      (c) => c.lanyardBudget(k.budget, resource, entry, state.reset!, state.remaining!, Math.max(0, state.reset! * 1000 - now) + BUDGET_KEEP_MS),
+      (c) =>
+        c.lanyardBudget(k.budget, resource, entry, state.reset!, state.remaining!, Math.max(0, state.reset! * 1000 - now) + BUDGET_KEEP_MS).then(waitReply),
       async () => 0,
     ).then(
       () => undefined,
@@ -267,7 +302,7 @@ export class RedisPacing implements SharedPacingStore {
   async budgets(scope: PacingScope, now: number): Promise<SharedBudget[] | undefined> {
     const k = this.#keys(scope);
     const raw = await this.#use(
-      (c) => c.hgetall(k.budget),
+      (c) => c.hgetall(k.budget).then(hashReply),
       async () => undefined,
     );
     if (!raw) return undefined;
@@ -296,7 +331,9 @@ export class RedisPacing implements SharedPacingStore {
     await this.#bounded(Promise.allSettled([...this.#pending])).catch(() => undefined);
     const c = await client.catch(() => undefined);
     if (!c) return;
-    await this.#bounded(c.quit()).catch(() => c.disconnect());
+    // A server that answers QUIT and keeps the connection would keep this process alive: the socket is ended here.
+    await this.#bounded(c.quit()).catch(() => undefined);
+    hangUp(c);
   }
 
   #keys(scope: PacingScope): { admitted: string; hold: string; budget: string } {
@@ -316,7 +353,7 @@ export class RedisPacing implements SharedPacingStore {
       const why = this.#reason(/Connection is closed/.test((err as Error)?.message ?? '') && this.#lastError ? this.#lastError : err);
       const client = this.#client;
       this.#client = undefined;
-      void client?.then((c) => c.disconnect()).catch(() => undefined);
+      void client?.then(hangUp).catch(() => undefined);
       if (this.#o.required) {
         throw new LanyardError('network_error', `shared pacing at ${this.where} cannot be used (${why}); it is required, so the request is not sent`, {
           hint: this.#o.requiredHint,

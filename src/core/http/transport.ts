@@ -14,7 +14,7 @@
 import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
 import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
-import { ProxyError, proxyDisplay, proxyFor, type ProxySettings } from './proxy.js';
+import { ProxyError, proxyDisplay, proxyFor, type ProxySettings, withoutProxyCredential } from './proxy.js';
 import { trustedCa, type TrustSettings } from './trust.js';
 import { mapError } from './errors.js';
 import type { PreparedRequest } from './pipeline.js';
@@ -66,7 +66,7 @@ export class NodeHttpTransport implements Transport {
     if (agent) return agent;
     const options = { keepAlive: true, maxSockets: this.maxSockets };
     if (!proxy) agent = new (url.protocol === 'https:' ? await import('node:https') : await import('node:http')).Agent(options);
-    else if (url.protocol === 'https:') agent = new (await import('https-proxy-agent')).HttpsProxyAgent(proxy, options);
+    else if (url.protocol === 'https:') agent = boundedTunnel(new (await import('https-proxy-agent')).HttpsProxyAgent(proxy, options));
     else agent = new (await import('http-proxy-agent')).HttpProxyAgent(proxy, options);
     this.#agents.set(key, agent);
     return agent;
@@ -153,14 +153,43 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
   const { timeouts: t, deadline, proxy, safeUrl } = b;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, { method, headers, ...options });
-    deadline.aim(req);
+    // Until the request has a socket (through a proxy: until the tunnel is up),
+    // destroying it neither emits nor closes anything: every way out also
+    // rejects here and ends the tunnel's connection to the proxy.
+    const tunnel = new AbortController();
+    if (proxy) TUNNEL_SIGNALS.set(req, tunnel.signal);
+    let settled = false;
+    const end = (err: Error) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      tunnel.abort(err);
+      req.destroy(err);
+      if (!settled) {
+        settled = true;
+        reject(err);
+      }
+    };
+    const onAbort = () => end(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    deadline.aim({ destroy: end });
     if (proxy) {
       // The tunnel's answer (https-proxy-agent): anything but 200 is the proxy's refusal, not the server's.
       req.once('proxyConnect', ({ statusCode, statusText }: { statusCode?: number; statusText?: string }) => {
-        if (statusCode !== undefined && statusCode !== 200) req.destroy(proxyRefusal(proxy, statusCode, statusText, url));
+        if (statusCode !== undefined && statusCode !== 200) end(proxyRefusal(proxy, statusCode, statusText, url));
       });
     }
-    const fail = (phase: 'connect' | 'headers') => req.destroy(new TimeoutError(method, safeUrl, phase));
+    // Through a proxy, the connect bound covers the proxy's connection and its answer to CONNECT.
+    const fail = (phase: 'connect' | 'headers') =>
+      end(
+        phase === 'connect' && proxy && url.protocol === 'https:'
+          ? new TimeoutError(
+              method,
+              safeUrl,
+              'connect',
+              `the proxy ${proxyDisplay(proxy)} did not open a tunnel to ${url.host} within ${formatDuration(t.connectMs)}`,
+            )
+          : new TimeoutError(method, safeUrl, phase),
+      );
     let timer = setTimeout(() => fail('connect'), t.connectMs);
     req.once('socket', (socket) => {
       const awaitHeaders = () => {
@@ -172,6 +201,8 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
     });
     req.once('response', (res) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      settled = true;
       // Absolute-form requests (http-proxy-agent): a 407 is the proxy's.
       if (proxy && res.statusCode === 407) {
         res.resume();
@@ -184,7 +215,12 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
     });
     req.once('error', (err) => {
       clearTimeout(timer);
-      reject(err);
+      options.signal?.removeEventListener('abort', onAbort);
+      tunnel.abort(err);
+      if (!settled) {
+        settled = true;
+        reject(err);
+      }
     });
     if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
     else
@@ -192,6 +228,33 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
         .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
         .catch((err: unknown) => req.destroy(err as Error));
   });
+}
+
+/** The way out of each request's tunnel, read by the agent when it opens the connection to the proxy. */
+const TUNNEL_SIGNALS = new WeakMap<object, AbortSignal>();
+
+/**
+ * An https-proxy-agent whose connection to the proxy ends with its request:
+ * the agent waits for the proxy's answer to CONNECT without a bound of its
+ * own, and a request destroyed before it has a socket does not reach it. The
+ * agent opens that connection with `connectOpts` before its first await, so
+ * the request's signal is handed over there (net and tls sockets take a
+ * `signal`, and end when it aborts).
+ */
+function boundedTunnel<A extends HttpAgent & { connectOpts: object; connect(req: unknown, opts: unknown): Promise<unknown> }>(agent: A): A {
+  const base = agent.connectOpts;
+  const connect = agent.connect.bind(agent);
+  agent.connect = (req, opts) => {
+    const signal = TUNNEL_SIGNALS.get(req as object);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    agent.connectOpts = signal ? { ...base, signal } : base;
+    try {
+      return connect(req, opts);
+    } finally {
+      agent.connectOpts = base;
+    }
+  };
+  return agent;
 }
 
 /** The idle timeout between body chunks; when the body is over, the deadline cleared and the socket left as found. */
@@ -217,7 +280,9 @@ function proxyRefusal(proxy: URL, status: number, statusText: string | undefined
       "check the user name and password in the proxy URL's user-info (percent-encoded)",
     );
   }
-  return new ProxyError(`the proxy ${shown} refused the connection to ${url.host} (${status}${statusText ? ` ${statusText}` : ''})`, PROXY_HINT);
+  // The reason phrase is the proxy's text: it may echo the request's Proxy-Authorization.
+  const reason = statusText ? ` ${withoutProxyCredential(statusText, proxy).slice(0, 200)}` : '';
+  return new ProxyError(`the proxy ${shown} refused the connection to ${url.host} (${status}${reason})`, PROXY_HINT);
 }
 
 /** A connection error that is the proxy's (refused, not found) rather than the server's. */

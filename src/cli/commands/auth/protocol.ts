@@ -19,7 +19,7 @@ export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promi
   serverKeyOf(serverUrl);
   const deps = await protocolDeps(ctx, o);
   const options = {
-    ...(await protocolAuthExtras(o, ctx.env)),
+    ...(await protocolAuthExtras(o, ctx.env, ctx.signal)),
     serverUrl,
     scopes: o.scopes,
     clientId: o.clientId,

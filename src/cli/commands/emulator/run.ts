@@ -150,9 +150,10 @@ export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, str
   if (opts.latency) body.latencyMs = parseDuration(opts.latency, '--latency');
   if (opts.status) body.status = parseIntOption(opts.status, '--status', 400, 599);
   if (opts.count) body.count = parseIntOption(opts.count, '--count', 1);
-  if (opts.rate) body.rate = parseRate(opts.rate);
+  // An empty --rate (an unset shell variable) is refused, not read as no rate at all.
+  if (opts.rate !== undefined) body.rate = parseRate(opts.rate);
   if (opts.seed) {
-    if (!opts.rate) throw new UsageError('--seed goes with --rate');
+    if (opts.rate === undefined) throw new UsageError('--seed goes with --rate');
     body.seed = parseIntOption(opts.seed, '--seed', 0);
   }
   const f = (await emulatorAdmin(ctx, { url: opts.url }, 'POST', 'faults', body)) as { id: number; rate?: number; seed?: number };
@@ -163,7 +164,7 @@ export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, str
 function parseRate(v: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(v);
   const rate = m ? Number(m[1]) / (m[2] ? 100 : 1) : Number.NaN;
-  if (!(rate > 0 && rate <= 1)) throw new UsageError(`--rate must be a share above 0 and at most 1 (0.25 or 25%), got ${v}`);
+  if (!(rate > 0 && rate <= 1)) throw new UsageError(`--rate must be a share above 0 and at most 1 (0.25 or 25%), got ${JSON.stringify(v)}`);
   return rate;
 }
 

@@ -12,7 +12,7 @@ import type { ProtocolBridgeOptions } from './options.js';
 export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBridgeOptions): Promise<void> {
   parseServerUrl(url);
   const signInWaitMs = parseDuration(o.signInWait ?? '45s', '--sign-in-wait');
-  const [deps, auth] = await Promise.all([protocolDeps(ctx, { ...o, stdinIsMessages: true }), protocolAuthExtras(o, ctx.env)]);
+  const [deps, auth] = await Promise.all([protocolDeps(ctx, { ...o, stdinIsMessages: true }), protocolAuthExtras(o, ctx.env, ctx.signal)]);
   // A signal from the host ends the bridge as stdin's end does (a sign-in under way is finished); a second one exits at once (main.ts).
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: ctx.io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });

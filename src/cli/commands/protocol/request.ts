@@ -37,7 +37,7 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     clientCredentials: o.clientCredentials,
     clientInfo: { name: 'lanyard', version: ctx.version },
     revision: o.protocolVersion,
-    auth: await protocolAuthExtras(o, ctx.env),
+    auth: await protocolAuthExtras(o, ctx.env, ctx.signal),
   });
   if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
   // A program gets the whole JSON-RPC response, an error too (then the exit status); a person the result.
