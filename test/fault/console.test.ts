@@ -189,6 +189,8 @@ describe('what requests bring', () => {
       form({ request_id: requestId, decision: 'allow', _csrf: consentForm.token }),
     );
     const code = new URL(String(allowed.headers.location)).searchParams.get('code')!;
+    // A read of the journal is not journaled: its answer must not pass for the one before.
+    expect((await raw('GET', '/_emulator/requests?limit=1', {})).status).toBe(200);
     expect(code).toBeTruthy();
     const seconds = Date.now();
     while (!events.includes('x-hostile') && Date.now() - seconds < 5000) await new Promise((r) => setTimeout(r, 20));

@@ -70,6 +70,8 @@ export class EmulatorConsole {
   readonly #flash = new Map<string, { text: string; error: boolean }>();
   #unsubscribe: (() => void) | undefined;
   #pendingEntries: JournalEntry[] = [];
+  /** The entry the journal added last, for the answer headers of the request closing now. */
+  #justAdded: JournalEntry | undefined;
   #flushQueued = false;
   #panelTimer: NodeJS.Timeout | undefined;
   #tick: NodeJS.Timeout | undefined;
@@ -92,9 +94,13 @@ export class EmulatorConsole {
         written = args.find((a) => a && typeof a === 'object');
         return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
       } as typeof raw.writeHead;
-      // The journal's close listener was added before this one: when this runs, its entry is the newest.
+      // The journal's close listener was added before this one: when this runs, the entry it just added is this request's
+      // (none when the journal skips the request).
       raw.once('close', () => {
-        this.#answers.set(this.deps.journal.last, answerHeaders(raw, written));
+        const e = this.#justAdded;
+        this.#justAdded = undefined;
+        if (!e || e.path !== req.path || e.method !== req.method) return;
+        this.#answers.set(e.seq, answerHeaders(raw, written));
         if (this.#answers.size > KEPT_ANSWERS) this.#answers.delete(this.#answers.keys().next().value!);
       });
       return next();
@@ -162,6 +168,7 @@ export class EmulatorConsole {
   /** The first watcher subscribes to the journal and starts the tick; the last one stops both. */
   #watch(): void {
     this.#unsubscribe ??= this.deps.journal.subscribe((e) => {
+      this.#justAdded = e;
       if (e.path.startsWith(CONSOLE_PATH)) return;
       this.#pendingEntries.push(e);
       if (this.#flushQueued) return;
