@@ -81,7 +81,9 @@ describe('npm package', () => {
     } finally {
       expect(await emulator.stop('SIGTERM')).toBe(0);
     }
-    expect(emulator.stderr()).toMatch(/^Profile "emulator" points at http:\/\/127\.0\.0\.1:\d+ .*\nShutting down the emulator\n$/);
+    expect(emulator.stderr()).toMatch(
+      /^Profile "emulator" points at http:\/\/127\.0\.0\.1:\d+ .*\nConsole: http:\/\/127\.0\.0\.1:\d+\/_emulator\/console .*\nShutting down the emulator\n$/,
+    );
   }, 60_000);
 
   describe('as a library in a fresh project', () => {

@@ -4,22 +4,45 @@ import type { ProtocolAuthServer } from '../../services/protocol/oauth.js';
 import type { ProtocolState } from '../../services/protocol/state.js';
 import type { ConsoleCredential, ConsolePending, ConsoleView } from '../types.js';
 
+type TokenRecord = { clientId: string; scope: string; expiresAt: number; revoked: boolean };
+
 export function protocolConsole(state: ProtocolState, as: ProtocolAuthServer): ConsoleView {
   const now = state.clock.now();
-  const tokens = (kind: string, m: Map<string, { clientId: string; scope: string; expiresAt: number; revoked: boolean }>): ConsoleCredential[] =>
-    [...m.entries()].map(([value, t]) => ({
-      key: `${kind} ${value}`,
-      masked: maskSecret(value),
-      kind,
-      subject: t.clientId,
-      scopes: t.scope,
-      expiresAt: t.expiresAt,
-      revoked: t.revoked,
-      revoke: () => {
-        t.revoked = true;
-      },
-    }));
-  const authorizations: ConsolePending[] = [...state.pending.values()]
+  return {
+    apps: [...state.clients.values()].map((c) => ({
+      name: c.client_id,
+      note: `${c.token_endpoint_auth_method}${c.preRegistered ? '' : ', registered dynamically'}`,
+    })),
+    credentials: [...tokensOf('access token', state.accessTokens), ...tokensOf('refresh token', state.refreshTokens)],
+    sessions: [...state.sessions.entries()].map(([id, s]) => ({
+      key: id,
+      masked: maskSecret(id),
+      subject: s.clientId,
+      note: `revision ${s.revision}`,
+      end: () => state.sessions.delete(id),
+    })),
+    pending: [...authorizationsOf(state, as, now), ...devicesOf(state, now)],
+  };
+}
+
+function tokensOf(kind: string, m: Map<string, TokenRecord>): ConsoleCredential[] {
+  return [...m.entries()].map(([value, t]) => ({
+    key: `${kind} ${value}`,
+    masked: maskSecret(value),
+    kind,
+    subject: t.clientId,
+    scopes: t.scope,
+    expiresAt: t.expiresAt,
+    revoked: t.revoked,
+    revoke: () => {
+      t.revoked = true;
+    },
+  }));
+}
+
+/** Authorization requests waiting on consent. */
+function authorizationsOf(state: ProtocolState, as: ProtocolAuthServer, now: number): ConsolePending[] {
+  return [...state.pending.values()]
     .filter((p) => p.expiresAt > now)
     .map((p) => ({
       key: `authorization ${p.id}`,
@@ -35,7 +58,11 @@ export function protocolConsole(state: ProtocolState, as: ProtocolAuthServer): C
         return { redirect };
       },
     }));
-  const devices: ConsolePending[] = [...state.devices.values()]
+}
+
+/** Device codes waiting on a user. */
+function devicesOf(state: ProtocolState, now: number): ConsolePending[] {
+  return [...state.devices.values()]
     .filter((g) => g.status === 'pending' && g.expiresAt > now)
     .map((g) => ({
       key: `device ${g.deviceCode}`,
@@ -52,19 +79,4 @@ export function protocolConsole(state: ProtocolState, as: ProtocolAuthServer): C
         return { status: g.status };
       },
     }));
-  return {
-    apps: [...state.clients.values()].map((c) => ({
-      name: c.client_id,
-      note: `${c.token_endpoint_auth_method}${c.preRegistered ? '' : ', registered dynamically'}`,
-    })),
-    credentials: [...tokens('access token', state.accessTokens), ...tokens('refresh token', state.refreshTokens)],
-    sessions: [...state.sessions.entries()].map(([id, s]) => ({
-      key: id,
-      masked: maskSecret(id),
-      subject: s.clientId,
-      note: `revision ${s.revision}`,
-      end: () => state.sessions.delete(id),
-    })),
-    pending: [...authorizations, ...devices],
-  };
 }
