@@ -60,7 +60,7 @@ function signalWhenWaiting(peer: Peer, signal: NodeJS.Signals, seenBefore = peer
   return {
     during: (child: ChildProcess) => {
       const t = setInterval(() => {
-        if (peer.connections > seenBefore || peer.received.length > 0) {
+        if (peer.connections > seenBefore) {
           clearInterval(t);
           // The process is now inside the wait.
           setTimeout(() => {
