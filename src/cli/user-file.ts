@@ -14,6 +14,8 @@ export const USER_FILE_CAPS = {
   caBundle: 4 * 1024 * 1024,
   /** A token or a private key. */
   credential: 64 * 1024,
+  /** A field's value read from a file (`api --field k=@file`): it is held in memory and sent as JSON. */
+  fieldValue: 64 * 1024 * 1024,
 } as const;
 
 /** How long a pipe or FIFO may take to give its content. */

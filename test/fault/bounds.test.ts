@@ -60,7 +60,7 @@ function signalWhenWaiting(peer: Peer, signal: NodeJS.Signals, seenBefore = peer
   return {
     during: (child: ChildProcess) => {
       const t = setInterval(() => {
-        if (peer.connections > seenBefore || peer.received.length > 0) {
+        if (peer.connections > seenBefore) {
           clearInterval(t);
           // The process is now inside the wait.
           setTimeout(() => {
@@ -277,6 +277,14 @@ describe('files the user names: special files and sizes', () => {
     const r = await timed(login(big), {});
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim()).toMatch(/^--workload-token-file: .*big\.jwt is larger than 64 KiB/);
+  });
+
+  it('`api --field k=@/dev/zero`: exit 2 naming the field, nothing sent', async () => {
+    const before = world.server.seen.length;
+    const r = await world.run(['api', '/user', '-X', 'POST', '-F', 'k=@/dev/zero'], { env: { LANYARD_TOKEN: TOKEN }, timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe('--field k: /dev/zero is a device, not a file');
+    expect(world.server.seen.length).toBe(before);
   });
 
   it('LANYARD_CA_FILE=/dev/zero: exit 2 naming the variable', async () => {

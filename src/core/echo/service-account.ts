@@ -4,7 +4,7 @@
  * header kid = private_key_id, iss = sub = the account (or the given issuer),
  * email = the account, aud, iat now, exp at most an hour later. Signed by jose.
  */
-import { readFile } from 'node:fs/promises';
+import { FileReadError, readBoundedText } from '../fs/bounded-read.js';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { Echo } from '../../shared/constants.js';
@@ -21,10 +21,11 @@ export interface ServiceAccountKey {
 export async function readServiceAccountKeyFile(path: string): Promise<ServiceAccountKey> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A key file is a few KiB: 64 KiB bounds /dev/zero, a FIFO or a wrong path.
+    text = await readBoundedText(path, { maxBytes: 64 * 1024, timeoutMs: 30_000 });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
+    if (!(err instanceof FileReadError)) throw err;
+    const why = /ENOENT/.test(err.reason) ? 'no such file' : /EACCES/.test(err.reason) ? 'permission denied' : err.reason;
     throw new ValidationError(`cannot read the key file ${path}: ${why}`);
   }
   return parseServiceAccountKey(text, path);

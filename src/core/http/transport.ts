@@ -213,7 +213,8 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
       watchBody(res, t.bodyMs, () => new TimeoutError(method, safeUrl, 'body'), deadline);
       resolve(res);
     });
-    req.once('error', (err) => {
+    // `on`: a request destroyed before its socket came may still hear of the failed tunnel.
+    req.on('error', (err) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       tunnel.abort(err);

@@ -1,4 +1,4 @@
-import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './options.js';
 import { UsageError } from '../../usage-error.js';
@@ -31,10 +31,11 @@ export async function buildParams(raw: string[], typed: string[], readStdin: () 
     else if (/^-?\d+(\.\d+)?$/.test(v)) out[k] = Number(v);
     else if (v.startsWith('@')) {
       const file = v.slice(1);
-      try {
-        out[k] = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-      } catch {
-        throw new ValidationError(`--field ${k}: cannot read ${file}`);
+      if (file === '-') out[k] = await readStdin();
+      else {
+        // Under a cap, devices and directories refused (src/cli/user-file.ts).
+        const { readUserFile, USER_FILE_CAPS } = await import('../../user-file.js');
+        out[k] = await readUserFile(file, `--field ${k}`, { maxBytes: USER_FILE_CAPS.fieldValue });
       }
     } else out[k] = v;
   }

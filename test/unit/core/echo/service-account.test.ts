@@ -70,6 +70,8 @@ describe('service-account key files', () => {
     await writeFile(join(dir, 'ok.json'), keyFile());
     expect((await readServiceAccountKeyFile(join(dir, 'ok.json'))).privateKeyId).toBe('kid-1');
     await expect(readServiceAccountKeyFile(join(dir, 'missing.json'))).rejects.toThrow(`cannot read the key file ${join(dir, 'missing.json')}: no such file`);
-    await expect(readServiceAccountKeyFile(dir)).rejects.toThrow(/it is a directory/);
+    await expect(readServiceAccountKeyFile(dir)).rejects.toThrow(/is a directory/);
+    // A device is refused before it is read (a cap of 64 KiB for what is read at all).
+    await expect(readServiceAccountKeyFile('/dev/zero')).rejects.toThrow('cannot read the key file /dev/zero: is a device, not a file');
   });
 });

@@ -79,3 +79,22 @@ describe('TLS failures', () => {
     expect(f('ECONNRESET')).toBeUndefined();
   });
 });
+
+describe('the proxy credential in every form', () => {
+  it('is taken out of a text as written, decoded and as the Basic value', async () => {
+    const { proxyCredentialForms, withoutProxyCredential } = await import('../../../../src/core/http/proxy.js');
+    const proxy = parseProxyUrl('http://alice:p%40ss-w0rd@proxy.corp:3128');
+    const basic = Buffer.from('alice:p@ss-w0rd').toString('base64');
+    expect(proxyCredentialForms(proxy)).toContain(basic);
+    expect(withoutProxyCredential(`Forbidden Basic ${basic} p@ss-w0rd p%40ss-w0rd ${basic.replace(/=+$/, '')}`, proxy)).toBe('Forbidden Basic *** *** *** ***');
+  });
+
+  it('a bad percent-escape in the user-info is a ProxyError naming no password', () => {
+    expect(() => parseProxyUrl('http://alice:s3cr%ZZet@proxy.corp:3128')).toThrow(/bad percent-escape/);
+    try {
+      parseProxyUrl('http://alice:s3cr%ZZet@proxy.corp:3128');
+    } catch (e) {
+      expect(String((e as Error).message)).not.toContain('s3cr');
+    }
+  });
+});
