@@ -11,7 +11,7 @@
  * first byte sent to the last byte received (`--timeout`), so that a body
  * that trickles cannot hold a command without end.
  */
-import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
+import type { ClientRequest, Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
 import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
 import { ProxyError, proxyDisplay, proxyFor, type ProxySettings, withoutProxyCredential } from './proxy.js';
@@ -149,7 +149,7 @@ interface ExchangeBounds {
  * refusal (the tunnel's answer, or a 407) rejects as the proxy's.
  */
 function exchange(request: typeof import('node:http').request, r: PreparedRequest, options: RequestOptions, b: ExchangeBounds): Promise<IncomingMessage> {
-  const { method, url, headers, body } = r;
+  const { method, url, headers } = r;
   const { timeouts: t, deadline, proxy, safeUrl } = b;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, { method, headers, ...options });
@@ -159,15 +159,21 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
     const tunnel = new AbortController();
     if (proxy) TUNNEL_SIGNALS.set(req, tunnel.signal);
     let settled = false;
-    const end = (err: Error) => {
-      clearTimeout(timer);
+    const detach = () => {
+      timer.clear();
       options.signal?.removeEventListener('abort', onAbort);
+    };
+    const settle = (err: Error) => {
+      detach();
       tunnel.abort(err);
-      req.destroy(err);
       if (!settled) {
         settled = true;
         reject(err);
       }
+    };
+    const end = (err: Error) => {
+      settle(err);
+      req.destroy(err);
     };
     const onAbort = () => end(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -178,30 +184,9 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
         if (statusCode !== undefined && statusCode !== 200) end(proxyRefusal(proxy, statusCode, statusText, url));
       });
     }
-    // Through a proxy, the connect bound covers the proxy's connection and its answer to CONNECT.
-    const fail = (phase: 'connect' | 'headers') =>
-      end(
-        phase === 'connect' && proxy && url.protocol === 'https:'
-          ? new TimeoutError(
-              method,
-              safeUrl,
-              'connect',
-              `the proxy ${proxyDisplay(proxy)} did not open a tunnel to ${url.host} within ${formatDuration(t.connectMs)}`,
-            )
-          : new TimeoutError(method, safeUrl, phase),
-      );
-    let timer = setTimeout(() => fail('connect'), t.connectMs);
-    req.once('socket', (socket) => {
-      const awaitHeaders = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => fail('headers'), t.headersMs);
-      };
-      if (socket.connecting) socket.once('connect', awaitHeaders);
-      else awaitHeaders();
-    });
+    const timer = phaseTimer(req, t, (phase) => end(phaseTimeout(phase, r, b)));
     req.once('response', (res) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      detach();
       settled = true;
       // Absolute-form requests (http-proxy-agent): a 407 is the proxy's.
       if (proxy && res.statusCode === 407) {
@@ -214,21 +199,44 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
       resolve(res);
     });
     // `on`: a request destroyed before its socket came may still hear of the failed tunnel.
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      tunnel.abort(err);
-      if (!settled) {
-        settled = true;
-        reject(err);
-      }
-    });
-    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
-    else
-      void import('node:stream/promises')
-        .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
-        .catch((err: unknown) => req.destroy(err as Error));
+    req.on('error', settle);
+    sendBody(req, r.body);
   });
+}
+
+/** The connect bound, then the head bound from the moment the socket is connected. */
+function phaseTimer(req: ClientRequest, t: Timeouts, fail: (phase: 'connect' | 'headers') => void): { clear(): void } {
+  let timer = setTimeout(() => fail('connect'), t.connectMs);
+  req.once('socket', (socket) => {
+    const awaitHeaders = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail('headers'), t.headersMs);
+    };
+    if (socket.connecting) socket.once('connect', awaitHeaders);
+    else awaitHeaders();
+  });
+  return { clear: () => clearTimeout(timer) };
+}
+
+/** Through a proxy, the connect bound covers the proxy's connection and its answer to CONNECT. */
+function phaseTimeout(phase: 'connect' | 'headers', r: PreparedRequest, b: ExchangeBounds): TimeoutError {
+  const { method, url } = r;
+  if (phase === 'connect' && b.proxy && url.protocol === 'https:')
+    return new TimeoutError(
+      method,
+      b.safeUrl,
+      'connect',
+      `the proxy ${proxyDisplay(b.proxy)} did not open a tunnel to ${url.host} within ${formatDuration(b.timeouts.connectMs)}`,
+    );
+  return new TimeoutError(method, b.safeUrl, phase);
+}
+
+function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
+  if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
+  else
+    void import('node:stream/promises')
+      .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
+      .catch((err: unknown) => req.destroy(err as Error));
 }
 
 /** The way out of each request's tunnel, read by the agent when it opens the connection to the proxy. */
