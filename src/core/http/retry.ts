@@ -5,7 +5,7 @@
  */
 import type { Clock, TraceSink } from '../deps.js';
 import { HttpError, NetworkError, RateLimitError } from '../errors.js';
-import { classifyRateLimit, decideRateLimit, type RateLimitPolicy, secondaryWaitMs } from '../ratelimit/policy.js';
+import { classifyRateLimit, decideRateLimit, describeKind, type RateLimitPolicy, secondaryWaitMs, waitBoundMs } from '../ratelimit/policy.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
@@ -119,7 +119,8 @@ export async function sendWithPolicy(
       }
       throw err;
     }
-    if (retryable && RETRY_STATUS.has(res.status) && netAttempt < c.maxNetworkRetries) {
+    // A 503 with Retry-After says when to come back: the rate-limit wait below honours it, for any method.
+    if (retryable && RETRY_STATUS.has(res.status) && netAttempt < c.maxNetworkRetries && !(res.status === 503 && res.headers['retry-after'])) {
       await res.dump();
       await backoff(c, netAttempt++, spec.signal, { reason: `HTTP ${res.status}`, url: res.url });
       continue;
@@ -164,12 +165,13 @@ async function waitOutRateLimit(c: RetryContext, spec: RequestSpec, res: HttpRes
   const decision = decideRateLimit(cls, attempt, now, c.policy);
   // A streamed body is spent: such a request cannot be sent again.
   if (decision.action === 'wait' && !isStream(spec.body)) {
-    c.onRateLimitWait?.({ kind: cls.kind, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url });
-    c.trace?.(`* rate limited (${cls.kind}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
+    const boundMs = waitBoundMs(c.policy);
+    c.onRateLimitWait?.({ kind: cls.kind, status: cls.status, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url, boundMs });
+    c.trace?.(`* rate limited (${describeKind(cls)}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
     await c.clock.sleep(decision.waitMs, spec.signal);
     return true;
   }
-  const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
+  const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt, cls.status), cls.kind, decision.resetAt, cls.state);
   // Waiting was allowed but not possible (too long, too many retries): say why.
   if (c.policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
   throw err;
