@@ -6,6 +6,7 @@
 import type { Clock, TraceSink } from '../deps.js';
 import { HttpError, NetworkError, RateLimitError } from '../errors.js';
 import { classifyRateLimit, decideRateLimit, describeKind, type RateLimitPolicy, secondaryWaitMs, waitBoundMs } from '../ratelimit/policy.js';
+import { parseRetryAfter } from '../ratelimit/headers.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
@@ -136,6 +137,11 @@ export async function sendWithPolicy(
       continue;
     }
     const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;
+    // A server asking to come back later is waited out even where the caller takes every status (a protocol message).
+    if (ok && asksToWait(res) && !spec.oauth && (await waitOutRateLimit(c, spec, res, await readErrorBody(res), rateAttempt))) {
+      rateAttempt++;
+      continue;
+    }
     if (ok) {
       const left = c.onSsoPartialResults && ssoPartialResults(res.headers);
       if (left) c.onSsoPartialResults!(left, redactUrl(res.url));
@@ -149,6 +155,11 @@ export async function sendWithPolicy(
     // The code host's single sign-on refusal: one line naming where to authorise the token (exit 4).
     throw ssoRequiredError(res.status, res.headers) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
   }
+}
+
+/** A 429 or 503 with a valid `Retry-After`: always a rate limit (policy.ts), whatever its body says. */
+function asksToWait(res: HttpResponse): boolean {
+  return (res.status === 429 || res.status === 503) && parseRetryAfter(res.headers['retry-after'], Date.now()) !== undefined;
 }
 
 /**
