@@ -94,7 +94,9 @@ async function loop(kind, once) {
     } catch (err) {
       r = { code: -1, stderr: String(err) };
     }
-    note(kind, performance.now() - t, r.code === 0, r.stderr?.slice(0, 300));
+    const ms = performance.now() - t;
+    note(kind, ms, r.code === 0, r.stderr?.slice(0, 300));
+    if (process.env.SOAK_SLOW && ms > Number(process.env.SOAK_SLOW)) process.stderr.write(`slow ${kind} (${ms.toFixed(0)} ms): ${r.stderr?.slice(0, 400)}\n`);
   }
 }
 
