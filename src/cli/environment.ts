@@ -49,6 +49,8 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['LANYARD_PACING_PASSWORD', "that server's password"],
   ['LANYARD_PACING_REQUIRED=1', 'exit 1 when the pacing server cannot be used'],
   ['LANYARD_PACING_TIMEOUT', 'longest wait for the pacing server (default 2s)'],
+  ['LANYARD_PACING_LIMITS', 'content-creating limits if not 80/1m,500/1h'],
+  ['LANYARD_PACING_MARGIN', 'pacing margin for latency and skew (default 1s)'],
   ['COLUMNS', 'width of human tables'],
 ];
 

@@ -39,7 +39,7 @@ export interface HttpPortEnv {
 }
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
-  const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy }] = await Promise.all([
+  const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy, DEFAULT_SERVER_WAIT_MS }] = await Promise.all([
     import('../core/http/client.js'),
     import('../core/http/plain-http.js'),
     import('./network.js'),
@@ -48,6 +48,8 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
   const g = h.globals;
   // An empty --max-wait is an error; an empty variable is as good as unset.
   const maxWaitText = g.maxWait ?? (h.env.LANYARD_RATE_LIMIT_MAX_WAIT || undefined);
+  const maxWaitMs = maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : undefined;
+  const hostingApi = h.settings['hosting.apiUrl'];
   const deadline = requestDeadlineMs(g.timeout ?? (h.env.LANYARD_TIMEOUT || undefined));
   return new HttpClient({
     clock: h.clock,
@@ -60,10 +62,14 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
     onCredential: (forms) => {
       for (const form of forms) h.secrets.remember(form);
     },
+    // The code host's secondary limits are enforced on its API only (the profile's; the public one without).
+    ...(hostingApi ? { hostingApis: [hostingApi] } : {}),
+    // --max-wait bounds every wait: with --wait (default 1 h), and without it the waits a server asks for (default 1 min).
     rateLimitPolicy: {
       ...defaultRateLimitPolicy,
       wait: !!g.wait || h.env.LANYARD_RATE_LIMIT_WAIT === '1',
-      maxWaitMs: maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
+      maxWaitMs: maxWaitMs ?? defaultRateLimitPolicy.maxWaitMs,
+      serverWaitMs: maxWaitMs ?? DEFAULT_SERVER_WAIT_MS,
     },
     onRateLimit: (state) => h.rateLimits.set(state.resource ?? 'core', state),
     onSsoPartialResults: (organizations, url) =>
@@ -75,15 +81,26 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
 }
 
 /** Waits and retries said as CI events (or warnings), and content-creating requests paced across every process of this config directory. */
-async function pacingOptions(h: HttpPortEnv): Promise<Pick<HttpClientOptions, 'onRateLimitWait' | 'pacing' | 'onPacingWait' | 'onRetry'>> {
-  const [{ FilePacing }, { cliPacing }] = await Promise.all([import('../core/http/pacing.js'), import('./pacing.js')]);
+async function pacingOptions(
+  h: HttpPortEnv,
+): Promise<Pick<HttpClientOptions, 'onRateLimitWait' | 'pacing' | 'onPacingWait' | 'onRetry' | 'contentCreatingWindows' | 'pacingMarginMs'>> {
+  const [{ FilePacing, CONTENT_CREATING_WINDOWS }, { cliPacing, describeWindows, pacingMargin, pacingWindows }] = await Promise.all([
+    import('../core/http/pacing.js'),
+    import('./pacing.js'),
+  ]);
+  const windows = pacingWindows(h.env.LANYARD_PACING_LIMITS);
+  const pacingMarginMs = pacingMargin(h.env.LANYARD_PACING_MARGIN);
+  const limits = describeWindows(windows ?? CONTENT_CREATING_WINDOWS);
   const event = (name: string, fields: Record<string, unknown>) => ciEvent(h.io, h.env, h.clock.now(), name, fields);
   return {
-    onRateLimitWait: ({ kind, waitMs, resetAt, url }) => {
-      const fields = { kind, wait_ms: Math.round(waitMs), reset_at: new Date(resetAt).toISOString(), url: eventUrl(url) };
-      if (!event('rate_limit_wait', fields)) h.warn(`${kind} rate limit reached; waiting ${Math.ceil(waitMs / 1000)} s (--wait)`);
+    onRateLimitWait: ({ kind, status, waitMs, resetAt, url, boundMs }) => {
+      const fields = { kind, status, wait_ms: Math.round(waitMs), bound_ms: boundMs, reset_at: new Date(resetAt).toISOString(), url: eventUrl(url) };
+      if (!event('rate_limit_wait', fields))
+        h.warn(rateLimitWaitLine(kind, status, waitMs, url, h.globals.wait || h.env.LANYARD_RATE_LIMIT_WAIT === '1', boundMs));
     },
-    // 80 a minute, 500 an hour per API origin.
+    // 80 a minute, 500 an hour per API origin (LANYARD_PACING_LIMITS), each counted a margin longer (LANYARD_PACING_MARGIN).
+    ...(windows ? { contentCreatingWindows: windows } : {}),
+    ...(pacingMarginMs === undefined ? {} : { pacingMarginMs }),
     pacing: await cliPacing({
       env: h.env,
       settings: h.settings,
@@ -96,11 +113,21 @@ async function pacingOptions(h: HttpPortEnv): Promise<Pick<HttpClientOptions, 'o
     onPacingWait: ({ waitMs, url }) => {
       if (!event('pacing_wait', { wait_ms: Math.round(waitMs), url: eventUrl(url) }) && waitMs >= 1000)
         h.warn(
-          `pacing content-creating requests to ${new URL(url).origin} (80 a minute, 500 an hour, counted across Lanyard processes): waiting ${Math.ceil(waitMs / 1000)} s`,
+          `pacing content-creating requests to ${new URL(url).origin} (${limits}, counted across Lanyard processes): waiting ${Math.ceil(waitMs / 1000)} s`,
         );
     },
     onRetry: ({ reason, attempt, waitMs, url }) => event('retry', { reason, attempt, wait_ms: Math.round(waitMs), url: eventUrl(url) }),
   };
+}
+
+/**
+ * The line that announces a rate-limit wait: what refused, how long, and why
+ * it waits — `--wait`, or the server asked for no longer than the bound.
+ */
+export function rateLimitWaitLine(kind: string, status: number | undefined, waitMs: number, url: string, wait: boolean | undefined, boundMs?: number): string {
+  const what = kind === 'server' ? `${new URL(url).origin} answered HTTP ${status ?? 429} with Retry-After` : `${kind} rate limit reached`;
+  const why = wait ? '--wait' : `as the server asks; at most ${Math.ceil((boundMs ?? 60_000) / 1000)} s without --wait, Ctrl-C to stop`;
+  return `${what}; waiting ${Math.ceil(waitMs / 1000)} s (${why})`;
 }
 
 /** The longest deadline a timer holds (about 24 days); beyond it Node would fire at once. */

@@ -152,8 +152,11 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .option('-p, --profile <name>', 'profile to use (env: LANYARD_PROFILE)')
     .option('--debug', 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)')
-    .option('--wait', 'wait out rate limits instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)')
-    .option('--max-wait <duration>', 'longest rate-limit wait with --wait (default 1h; env: LANYARD_RATE_LIMIT_MAX_WAIT)')
+    .option('--wait', 'wait out rate limits, primary ones too, instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)')
+    .option(
+      '--max-wait <duration>',
+      'longest single rate-limit wait: default 1h with --wait, else 1m for a wait the server asks for (Retry-After); 0: never (env: LANYARD_RATE_LIMIT_MAX_WAIT)',
+    )
     .option(
       '--timeout <duration>',
       'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for a sign-in or `ratelimit wait`, also its longest wait',

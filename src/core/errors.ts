@@ -175,7 +175,8 @@ export class AuthRequiredError extends LanyardError {
 export class RateLimitError extends LanyardError {
   constructor(
     message: string,
-    readonly kind: 'primary' | 'secondary' | 'budget',
+    /** `server`: a 429 or 503 with Retry-After of any service, beyond the wait allowed. */
+    readonly kind: 'primary' | 'secondary' | 'server' | 'budget',
     /** When the budget is expected back (epoch ms), if known. */
     readonly resetAt?: number,
     readonly state?: RateLimitState,

@@ -49,7 +49,7 @@ export { WireTypeError } from './wire/check.js';
 // HTTP
 export { HttpClient } from './http/client.js';
 export type { Credential, CredentialAnswer, CredentialRequest, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
-export { CONTENT_CREATING_WINDOWS, credentialIdentity, FilePacing, isSharedPacing, MemoryPacing } from './http/pacing.js';
+export { CONTENT_CREATING_WINDOWS, credentialIdentity, DEFAULT_PACING_MARGIN_MS, FilePacing, isSharedPacing, MemoryPacing } from './http/pacing.js';
 export type { FilePacingOptions, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
 export { RedisPacing } from './http/redis-pacing.js';
 export type { RedisPacingOptions } from './http/redis-pacing.js';

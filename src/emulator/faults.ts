@@ -20,6 +20,8 @@ export interface Fault {
   latencyMs?: number;
   /** status: the status to answer (default 503). */
   status?: number;
+  /** status: seconds for a `Retry-After` header (a 429 or 503 asking the client to come back later); absent: none. */
+  retryAfter?: number;
   /** How many more requests it applies to; undefined = unlimited. */
   count?: number;
   /** Chaos: the share of matching requests it applies to (0 < rate <= 1); undefined = every one. */
@@ -55,6 +57,10 @@ export class FaultTable {
     if (typeof input.method === 'string' && input.method) f.method = input.method.toUpperCase();
     if (input.latencyMs !== undefined) f.latencyMs = Number(input.latencyMs);
     if (input.status !== undefined) f.status = Number(input.status);
+    if (input.retryAfter !== undefined) {
+      f.retryAfter = Number(input.retryAfter);
+      if (!(Number.isInteger(f.retryAfter) && f.retryAfter >= 0)) throw new Error('retryAfter must be whole seconds >= 0');
+    }
     if (input.count !== undefined) f.count = Number(input.count);
     if (input.rate !== undefined) {
       f.rate = Number(input.rate);
@@ -106,7 +112,11 @@ export class FaultTable {
           req.raw.socket.destroy();
           return;
         case 'status':
-          res.json(f.status ?? 503, { message: `Injected fault: HTTP ${f.status ?? 503}` });
+          res.json(
+            f.status ?? 503,
+            { message: `Injected fault: HTTP ${f.status ?? 503}` },
+            f.retryAfter === undefined ? {} : { 'retry-after': String(f.retryAfter) },
+          );
           return;
         case 'truncate': {
           // Let the handler answer, but cut the body after the headers and half of it.

@@ -57,6 +57,8 @@ export const SecondaryLimits = {
   graphqlPointsPerMinute: 2000,
   contentCreatingPerMinute: 80,
   contentCreatingPerHour: 500,
+  /** The length of the "per minute" window of content-creating requests, seconds (tests shorten it). */
+  contentCreatingWindowSeconds: 60,
   /** CPU time: 90 s per 60 s of real time, at most 60 s of it for the query API. */
   cpuMsPerMinute: 90_000,
   graphqlCpuMsPerMinute: 60_000,

@@ -43,6 +43,11 @@ export interface HostingSecondaryLimits {
   graphqlPointsPerMinute?: number;
   contentCreatingPerMinute?: number;
   contentCreatingPerHour?: number;
+  /**
+   * The length of the "per minute" window of content-creating requests, seconds (default 60): a test in real
+   * time shortens it, with Lanyard's pacing told the same (`LANYARD_PACING_LIMITS`, docs/fleets.md).
+   */
+  contentCreatingWindowSeconds?: number;
   /** CPU time per 60 s, ms (90,000), and the query API's share of it (60,000). */
   cpuMsPerMinute?: number;
   graphqlCpuMsPerMinute?: number;

@@ -4,8 +4,11 @@
  * loopback port (LANYARD_PACING_URL), against the emulator's secondary
  * limits (80 content-creating requests a minute per caller).
  *
- * No test waits real minutes. The emulator's clock is stopped and moved by
- * its advance verb; Lanyard's pacing counts in the shared store on the real
+ * One group runs against the live clock, the emulator's content-creating
+ * window shortened to 10 s and Lanyard told the same (LANYARD_PACING_LIMITS):
+ * requests cross the window's boundary as they would the minute's. The others
+ * wait no real minutes: the emulator's clock is stopped and moved by its
+ * advance verb; Lanyard's pacing counts in the shared store on the real
  * clock, so the test stops time there too by stamping the admissions "now"
  * again and again, and makes "a minute pass" by moving them a minute into
  * the past (as pacing.test.ts writes pacing.json with past times);
@@ -48,7 +51,12 @@ afterAll(async () => {
 type Env = Record<string, string | undefined>;
 /** One run of the CLI on machine `m`. */
 const onMachine = (m: number, args: string[], env: Env = {}, o: Parameters<typeof runCli>[1] = {}) =>
-  runCli(['--profile', 'emulator', ...args], { timeoutMs: 60_000, ...o, env: { LANYARD_CONFIG_DIR: dirs[m], LANYARD_TOKEN: token, CI: 'true', ...env } });
+  runCli(['--profile', 'emulator', ...args], {
+    timeoutMs: 60_000,
+    ...o,
+    // A secondary limit fails at once here (the emulator's clock stands still: a wait would never end it).
+    env: { LANYARD_CONFIG_DIR: dirs[m], LANYARD_TOKEN: token, CI: 'true', LANYARD_RATE_LIMIT_MAX_WAIT: '0', ...env },
+  });
 const post = (m: number, name: string, env: Env = {}, o: Parameters<typeof runCli>[1] = {}) =>
   onMachine(m, ['api', '-X', 'POST', '/user/repos', '-f', `name=${name}`], env, o);
 const events = eventLines;
@@ -220,6 +228,68 @@ describe('a fleet of four machines with one token', () => {
     expect(seen!.wait_ms as number).toBeGreaterThan(20_000);
     expect(waited.stderr).not.toContain('rate_limit_wait');
     expect(waited.code).toBe(130);
+  }, 120_000);
+});
+
+describe('a fleet against the live clock', () => {
+  /**
+   * The emulator's clock running again, its content-creating window 5 s of 3 requests: the boundary comes every 5 s,
+   * and four machines send faster than that even on a machine so loaded that a process takes seconds to start.
+   */
+  const WINDOW = { contentCreatingPerMinute: 3, contentCreatingWindowSeconds: 5 };
+  const live = async () => {
+    await nextHour();
+    await world.admin('advance', { seconds: 0, freeze: false });
+    await world.admin('hosting/limits', WINDOW);
+  };
+  // Lanyard told the same windows; secondary limits that still come are waited out (the default, not the file's 0).
+  const liveEnv = () => ({
+    LANYARD_PACING_URL: redis.url,
+    LANYARD_PACING_TIMEOUT: TIMEOUT,
+    LANYARD_PACING_LIMITS: '3/5s,500/1h',
+    LANYARD_RATE_LIMIT_MAX_WAIT: undefined,
+  });
+  afterAll(async () => {
+    await world.admin('hosting/limits', { contentCreatingPerMinute: 80, contentCreatingWindowSeconds: 60 });
+    await world.admin('advance', { seconds: 0, freeze: true });
+  });
+
+  it('four machines, 28 content-creating requests across eight window boundaries in real time: none refused', async () => {
+    await live();
+    const env = liveEnv();
+    const results: CliResult[] = [];
+    const t0 = Date.now();
+    await Promise.all(
+      Array.from({ length: MACHINES }, async (_, m) => {
+        for (let i = 0; i < 7; i++) results.push(await post(m, `live-${m}-${i}`, env));
+      }),
+    );
+    const elapsed = Date.now() - t0;
+    expect(results.filter((r) => r.code !== 0).map((r) => r.stderr)).toEqual([]);
+    // Every refusal would have been waited out and said as a rate_limit_wait event: there is none.
+    const refusals = results.flatMap((r) => eventLines(r.stderr)).filter((e) => e.event === 'rate_limit_wait');
+    expect(refusals).toEqual([]);
+    // The fleet was held to 3 a window: 28 requests span more than eight windows.
+    expect(elapsed).toBeGreaterThan(40_000);
+    expect(results.flatMap((r) => eventLines(r.stderr)).filter((e) => e.event === 'pacing_wait').length).toBeGreaterThan(0);
+    expect(await created('live-')).toHaveLength(28);
+  }, 300_000);
+
+  it('a secondary limit that still comes is waited out and the request sent once more; the fleet holds meanwhile', async () => {
+    await live();
+    const env = liveEnv();
+    await world.admin('hosting/secondary', { retryAfter: 3 });
+    let stderr1 = '';
+    const first = post(0, 'again-0', env);
+    // Machine 1 starts once the hold is in the store: it waits for it instead of sending.
+    for (let i = 0; i < 100 && !(await redis.cli('--scan', '--pattern', '*:hold')).trim(); i++) await new Promise((r) => setTimeout(r, 50));
+    const second = post(1, 'again-1', env, { onSpawn: (c) => c.stderr!.on('data', (b: Buffer) => (stderr1 += b.toString())) });
+    const [r0, r1] = await Promise.all([first, second]);
+    expect(r0.code, r0.stderr).toBe(0);
+    expect(eventLines(r0.stderr)).toEqual([expect.objectContaining({ event: 'rate_limit_wait', kind: 'secondary', wait_ms: 3000 })]);
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(eventLines(stderr1).map((e) => e.event)).toEqual(['pacing_wait']);
+    expect(await created('again-')).toHaveLength(2);
   }, 120_000);
 });
 

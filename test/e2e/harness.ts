@@ -250,3 +250,10 @@ export function selfSignedCert(dir: string): { cert: string; key: string } {
   execFileSync('openssl', [...args, '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   return { cert, key };
 }
+
+/** The emulator answers the next request under `path` with `status` and `Retry-After: retryAfter` (one status fault). */
+export function refuseNext(world: World, o: { status: number; retryAfter: string; path: string; method?: string }): Promise<CliResult> {
+  const method = o.method ? ['--method', o.method] : [];
+  const args = ['--type', 'status', '--status', String(o.status), '--retry-after', o.retryAfter, '--path', o.path, '--count', '1', ...method];
+  return world.run(['--profile', 'emulator', 'emulator', 'fault', 'add', ...args]);
+}

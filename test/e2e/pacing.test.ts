@@ -54,7 +54,8 @@ describe('pacing across processes', () => {
     expect(more).toEqual([]);
     expect(e).toMatchObject({ event: 'pacing_wait', url: `${world.url}/api/v3/user/repos` });
     expect(e!.wait_ms as number).toBeGreaterThan(0);
-    expect(e!.wait_ms as number).toBeLessThanOrEqual(1000);
+    // The second left of the minute and the margin (1 s).
+    expect(e!.wait_ms as number).toBeLessThanOrEqual(2000);
     expect(JSON.parse(r.stdout)).toMatchObject({ name: 'after-wait' });
   });
 
@@ -74,7 +75,7 @@ describe('pacing across processes', () => {
 
   it('outside CI the wait is one line on stderr', async () => {
     const now = Date.now();
-    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array.from({ length: 80 }, () => now - 56_000) } }));
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array.from({ length: 80 }, () => now - 57_000) } }));
     const r = await post('told', { env: { CI: undefined } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(

@@ -100,13 +100,37 @@ describe('ratelimit wait', () => {
 });
 
 describe('the rate-limit policy end to end', () => {
-  it('secondary limit with retry-after, no --wait: exit 3, when to retry, no stack trace', async () => {
-    await ref.world.admin('hosting/secondary', { retryAfter: 30 });
+  it('secondary limit with a retry-after beyond the bound (1 min without --wait): exit 3 at once, when to retry, no stack trace', async () => {
+    await ref.world.admin('hosting/secondary', { retryAfter: 90 });
+    const t0 = Date.now();
     const r = await run(['ratelimit', 'status', '--json']);
     expect(r.code).toBe(3);
+    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^You have exceeded a secondary rate limit; retry after \d{4}-.*Z\ntry again at .* local time \(in 30s\); rerun with --wait/);
+    expect(r.stderr).toMatch(
+      /^You have exceeded a secondary rate limit; retry after \d{4}-.*Z\ntry again at .* local time \(in (1m ?30s|90s|2m)\); rerun with --wait/,
+    );
     noStack(r.stderr);
+  });
+
+  it('secondary limit with a short retry-after, no --wait: waited out as the server asks (said on stderr and as a CI event), then sent once more', async () => {
+    await ref.world.admin('hosting/secondary', { retryAfter: 2 });
+    const r = await run(['ratelimit', 'status', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/secondary rate limit reached; waiting 2 s \(as the server asks; at most 60 s without --wait, Ctrl-C to stop\)/);
+    expect(JSON.parse(r.stdout).resources.core.limit).toBe(60);
+    await ref.world.admin('hosting/secondary', { retryAfter: 1 });
+    const ci = await run(['ratelimit', 'status', '--json'], { CI: 'true' });
+    expect(ci.code, ci.stderr).toBe(0);
+    const event = JSON.parse(ci.stderr.split('\n').find((l) => l.includes('rate_limit_wait'))!);
+    expect(event).toMatchObject({ event: 'rate_limit_wait', kind: 'secondary', status: 403, wait_ms: 1000, bound_ms: 60_000 });
+  });
+
+  it('--max-wait 0 without --wait: never waits, exit 3 at once', async () => {
+    await ref.world.admin('hosting/secondary', { retryAfter: 1 });
+    const r = await run(['--max-wait', '0', 'ratelimit', 'status']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).not.toMatch(/waiting/);
   });
 
   it('secondary limit with retry-after and --wait: waits that long and succeeds', async () => {

@@ -17,7 +17,17 @@ import { HttpError } from '../errors.js';
 import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate } from './guards.js';
-import { CONTENT_CREATING_WINDOWS, credentialIdentity, isSharedPacing, MemoryPacing, type PacingScope, type PacingStore, type SharedBudget } from './pacing.js';
+import {
+  CONTENT_CREATING_WINDOWS,
+  DEFAULT_PACING_MARGIN_MS,
+  credentialIdentity,
+  isSharedPacing,
+  MemoryPacing,
+  type PacingScope,
+  type PacingStore,
+  type SharedBudget,
+} from './pacing.js';
+import { DEFAULT_HOSTING_API, hostingApiRoots, isContentCreating, underRoots } from '../ratelimit/secondary-scope.js';
 import { applyCredential, buildUrl, credentialForms, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isStream, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
@@ -28,7 +38,7 @@ export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSp
 export { buildUrl } from './pipeline.js';
 export { REDACTED } from './redact.js';
 
-const CONTENT_CREATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const NO_RELEASE = () => {};
 export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000, totalMs: 5 * 60_000 };
 /** The total deadline of requestStream() (downloads) unless the client is given one. */
 export const DEFAULT_STREAM_TOTAL_MS = 60 * 60_000;
@@ -41,6 +51,8 @@ export class HttpClient {
   readonly #pacing: PacingStore;
   readonly #transport: Transport;
   readonly #timeouts: Timeouts;
+  /** Where the code host's secondary limits are enforced (the concurrency gate, pacing, a fleet's holds). */
+  readonly #hostingRoots: readonly string[];
 
   constructor(options: HttpClientOptions) {
     this.#o = options;
@@ -62,11 +74,15 @@ export class HttpClient {
       },
     };
     this.#gate = new ConcurrencyGate(options.maxConcurrent ?? 100);
+    this.#hostingRoots = (options.hostingApis ?? [DEFAULT_HOSTING_API]).flatMap(hostingApiRoots);
     const [minute, hour] = CONTENT_CREATING_WINDOWS;
-    const windows = [
+    const stated = options.contentCreatingWindows ?? [
       { limit: options.contentCreatingPerMinute ?? minute!.limit, windowMs: minute!.windowMs },
       { limit: options.contentCreatingPerHour ?? hour!.limit, windowMs: hour!.windowMs },
     ];
+    // Each window is counted longer by the margin: the server counts arrivals, this client admissions.
+    const margin = options.pacingMarginMs ?? DEFAULT_PACING_MARGIN_MS;
+    const windows = stated.map((w) => ({ limit: w.limit, windowMs: w.windowMs + margin }));
     this.#pacing = options.pacing ?? new MemoryPacing();
     this.#writes = new PacingGate(this.#pacing, windows, options.clock);
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
@@ -141,15 +157,21 @@ export class HttpClient {
     await Promise.all([this.#transport.close(), isSharedPacing(store) ? store.close() : undefined]);
   }
 
-  /** Waits for the concurrency and content-creation guards (and a fleet's holds); returns the release and the pacing scope. */
+  /**
+   * Waits for the code host's guards — the concurrency gate, the pacing of
+   * content-creating requests and a fleet's holds — when the request goes to
+   * its API (`hostingApis`); any other request passes at once. Returns the
+   * release and the pacing scope.
+   */
   async #admit(method: string, spec: RequestSpec, url: URL): Promise<{ release: () => void; scope?: PacingScope }> {
-    const release = spec.oauth ? () => {} : await this.#gate.acquire(spec.signal);
+    if (spec.oauth || !underRoots(url, this.#hostingRoots)) return { release: NO_RELEASE };
+    const release = await this.#gate.acquire(spec.signal);
     let scope: PacingScope | undefined;
     try {
-      if (spec.oauth) return { release };
       const onWait = (waitMs: number) => this.#o.onPacingWait?.({ waitMs, url: url.origin + url.pathname });
       if (isSharedPacing(this.#pacing)) scope = await pacingScope(url, spec);
-      if (CONTENT_CREATING.has(method)) await this.#writes.acquire(url.origin, spec.signal, onWait, scope?.identity);
+      if (isContentCreating(method, url, spec.json ?? (typeof spec.body === 'string' ? spec.body : undefined)))
+        await this.#writes.acquire(url.origin, spec.signal, onWait, scope?.identity);
       // With --wait, a budget another process saw spent is waited for before sending, as its refusal would be.
       else if (scope) await this.#writes.held(scope, this.#retry.policy.wait ? resourceOf(url) : undefined, spec.signal, onWait);
     } catch (err) {

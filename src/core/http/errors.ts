@@ -40,9 +40,13 @@ export function errorMessage(body: unknown): string | undefined {
 }
 
 /** One line saying which limit was hit, by whom (the server's first sentence) and when it resets. */
-export function rateLimitMessage(kind: string, serverMessage: string | undefined, resetAt: number | undefined): string {
+export function rateLimitMessage(kind: string, serverMessage: string | undefined, resetAt: number | undefined, status?: number): string {
   const at = resetAt !== undefined && Math.abs(resetAt) <= 8.64e15 ? new Date(resetAt).toISOString() : undefined;
   const when = at === undefined ? '' : kind === 'primary' ? `; the budget resets at ${at}` : `; retry after ${at}`;
+  if (kind === 'server') {
+    const said = serverMessage ? ` (${oneLine(serverMessage).slice(0, 200)})` : '';
+    return `the server answered HTTP ${status ?? 429} with Retry-After${said}${when}`;
+  }
   const what = kind === 'primary' ? 'API rate limit exceeded' : 'secondary rate limit';
   // The server's first sentence names the caller ("... for user ID 1."); keep it, one line.
   const first = serverMessage

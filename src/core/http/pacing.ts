@@ -18,6 +18,18 @@ export interface PacingWindow {
   readonly windowMs: number;
 }
 
+/**
+ * How much longer than the code host's windows Lanyard counts its admissions,
+ * ms: the server counts a request when it arrives, Lanyard when it admits it,
+ * and between the two lie the request's latency (a new connection, a TLS
+ * handshake, a loaded machine) and, in a fleet, the machines' clock skew. An
+ * admission a window after another may arrive less than a window after it,
+ * by the difference of their latencies plus the skew; counting each window
+ * this much longer keeps that difference from being refused. Costs 1/60 of
+ * the minute's rate (80 in 61 s).
+ */
+export const DEFAULT_PACING_MARGIN_MS = 1000;
+
 /** The spec's content-creating limits: 80 a minute, 500 an hour. */
 export const CONTENT_CREATING_WINDOWS: readonly PacingWindow[] = [
   { limit: 80, windowMs: 60_000 },

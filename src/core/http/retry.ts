@@ -5,7 +5,8 @@
  */
 import type { Clock, TraceSink } from '../deps.js';
 import { HttpError, NetworkError, RateLimitError } from '../errors.js';
-import { classifyRateLimit, decideRateLimit, type RateLimitPolicy, secondaryWaitMs } from '../ratelimit/policy.js';
+import { classifyRateLimit, decideRateLimit, describeKind, type RateLimitPolicy, secondaryWaitMs, waitBoundMs } from '../ratelimit/policy.js';
+import { parseRetryAfter } from '../ratelimit/headers.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
@@ -119,7 +120,8 @@ export async function sendWithPolicy(
       }
       throw err;
     }
-    if (retryable && RETRY_STATUS.has(res.status) && netAttempt < c.maxNetworkRetries) {
+    // A 503 with Retry-After says when to come back: the rate-limit wait below honours it, for any method.
+    if (retryable && RETRY_STATUS.has(res.status) && netAttempt < c.maxNetworkRetries && !(res.status === 503 && res.headers['retry-after'])) {
       await res.dump();
       await backoff(c, netAttempt++, spec.signal, { reason: `HTTP ${res.status}`, url: res.url });
       continue;
@@ -135,6 +137,11 @@ export async function sendWithPolicy(
       continue;
     }
     const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;
+    // A server asking to come back later is waited out even where the caller takes every status (a protocol message).
+    if (ok && asksToWait(res) && !spec.oauth && (await waitOutRateLimit(c, spec, res, await readErrorBody(res), rateAttempt))) {
+      rateAttempt++;
+      continue;
+    }
     if (ok) {
       const left = c.onSsoPartialResults && ssoPartialResults(res.headers);
       if (left) c.onSsoPartialResults!(left, redactUrl(res.url));
@@ -148,6 +155,11 @@ export async function sendWithPolicy(
     // The code host's single sign-on refusal: one line naming where to authorise the token (exit 4).
     throw ssoRequiredError(res.status, res.headers) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
   }
+}
+
+/** A 429 or 503 with a valid `Retry-After`: always a rate limit (policy.ts), whatever its body says. */
+function asksToWait(res: HttpResponse): boolean {
+  return (res.status === 429 || res.status === 503) && parseRetryAfter(res.headers['retry-after'], Date.now()) !== undefined;
 }
 
 /**
@@ -164,12 +176,13 @@ async function waitOutRateLimit(c: RetryContext, spec: RequestSpec, res: HttpRes
   const decision = decideRateLimit(cls, attempt, now, c.policy);
   // A streamed body is spent: such a request cannot be sent again.
   if (decision.action === 'wait' && !isStream(spec.body)) {
-    c.onRateLimitWait?.({ kind: cls.kind, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url });
-    c.trace?.(`* rate limited (${cls.kind}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
+    const boundMs = waitBoundMs(c.policy);
+    c.onRateLimitWait?.({ kind: cls.kind, status: cls.status, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url, boundMs });
+    c.trace?.(`* rate limited (${describeKind(cls)}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
     await c.clock.sleep(decision.waitMs, spec.signal);
     return true;
   }
-  const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt), cls.kind, decision.resetAt, cls.state);
+  const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt, cls.status), cls.kind, decision.resetAt, cls.state);
   // Waiting was allowed but not possible (too long, too many retries): say why.
   if (c.policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
   throw err;

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Clock, TraceSink } from '../deps.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
-import type { PacingStore } from './pacing.js';
+import type { PacingStore, PacingWindow } from './pacing.js';
 import type { ProxySettings } from './proxy.js';
 import type { TrustSettings } from './trust.js';
 
@@ -94,8 +94,11 @@ export interface HttpClientOptions {
   rateLimitPolicy?: RateLimitPolicy;
   /** Called with every rate-limit state seen (header values win over /rate_limit). */
   onRateLimit?: (state: RateLimitState, url: string) => void;
-  /** Called before a rate-limit wait, so the CLI can say why it is waiting. */
-  onRateLimitWait?: (info: { kind: string; waitMs: number; resetAt: number; url: string }) => void;
+  /**
+   * Called before a rate-limit wait, so the CLI can say why it is waiting: the kind (`primary`, `secondary`,
+   * `server`: a 429/503 with Retry-After), the HTTP status, the wait and the bound it is within.
+   */
+  onRateLimitWait?: (info: { kind: string; status?: number; waitMs: number; resetAt: number; url: string; boundMs?: number }) => void;
   /**
    * A listing answered `X-GitHub-SSO: partial-results; organizations=…`: the
    * resources of those organisations (ids) were left out for want of a
@@ -108,10 +111,29 @@ export interface HttpClientOptions {
   timeouts?: Partial<Timeouts>;
   /** The total deadline of requestStream() (downloads); default: 1 h. */
   streamTotalMs?: number;
+  /**
+   * The code host's API roots (its REST root: `https://api.github.com`, `https://ghe.example/api/v3`; the query
+   * API beside it is included). The client-side enforcement of the code host's secondary limits — at most
+   * `maxConcurrent` requests at once, the pacing of what it counts as content-creating (REST writes, query-API
+   * mutations), a fleet's holds — applies to requests under these only: other services state no such limit and
+   * are never paced (their servers' `Retry-After` is honoured instead). Default: `['https://api.github.com']`.
+   */
+  hostingApis?: readonly string[];
+  /** Requests to the code host's API at once (default 100, its secondary limit); others queue. */
   maxConcurrent?: number;
-  /** Pacing of POST/PATCH/PUT/DELETE per API origin (default 80 a minute, 500 an hour). */
+  /** Pacing of the code host's content-creating requests per API origin (default 80 a minute, 500 an hour). */
   contentCreatingPerMinute?: number;
   contentCreatingPerHour?: number;
+  /**
+   * The content-creating windows as the code host states them, instead of the two above: an installation configured
+   * with other limits, or an emulator whose window is shortened for a test in real time.
+   */
+  contentCreatingWindows?: readonly PacingWindow[];
+  /**
+   * How much longer each window is counted than the server's, ms (default 1000): the margin for the requests'
+   * latency and the fleet's clock skew (`DEFAULT_PACING_MARGIN_MS`; docs/fleets.md).
+   */
+  pacingMarginMs?: number;
   /** Where those admissions are counted: shared between processes (`FilePacing`) or this one only (`MemoryPacing`, the default). */
   pacing?: PacingStore;
   /** Called before a pacing wait (the store's windows are full), with the wait and the URL without its query. */

@@ -75,7 +75,7 @@ export class MailboxClient {
     path: string,
     o: {
       query?: Record<string, QueryValue>;
-      body?: Readable | AsyncIterable<Uint8Array>;
+      body?: Uint8Array | Readable | AsyncIterable<Uint8Array>;
       headers?: Record<string, string>;
       stream?: boolean;
       id?: string;
@@ -182,7 +182,7 @@ export class MailboxClient {
     return streamed(res);
   }
 
-  async store(body: Readable | AsyncIterable<Uint8Array>, o: { labels?: number[]; markers?: string[] } = {}): Promise<string> {
+  async store(body: Uint8Array | Readable | AsyncIterable<Uint8Array>, o: { labels?: number[]; markers?: string[] } = {}): Promise<string> {
     const res = await this.#req('POST', '/message', {
       body,
       query: { label: o.labels?.length ? o.labels : undefined, marker: o.markers?.length ? o.markers : undefined },
@@ -191,7 +191,7 @@ export class MailboxClient {
     return processCreated(await res.json<unknown>());
   }
 
-  async update(id: string, body: Readable | AsyncIterable<Uint8Array>): Promise<string> {
+  async update(id: string, body: Uint8Array | Readable | AsyncIterable<Uint8Array>): Promise<string> {
     const res = await this.#req('POST', `/message/${id}`, { id, body, headers: { 'content-type': 'message/rfc822' } });
     return processCreated(await res.json<unknown>());
   }

@@ -372,7 +372,8 @@ const OVERDUE = Symbol('overdue');
 /** Whether the session is refreshing or authorizing, and for how long a waiting request has seen it do so. */
 class AuthWatch {
   busy = 0;
-  #started = deferred();
+  /** Requests waiting for a refresh or authorization to start; each leaves the set when it starts or the request ends. */
+  readonly #waiting = new Set<() => void>();
   #ended = new AbortController();
   #idle = deferred();
 
@@ -382,14 +383,14 @@ class AuthWatch {
     if (this.busy++ === 0) {
       this.#ended = new AbortController();
       this.#idle = deferred();
-      this.#started.resolve();
+      for (const started of this.#waiting) started();
+      this.#waiting.clear();
     }
     let done = false;
     return () => {
       if (done) return;
       done = true;
       if (--this.busy === 0) {
-        this.#started = deferred();
         this.#ended.abort();
         this.#idle.resolve();
       }
@@ -403,7 +404,7 @@ class AuthWatch {
   /** Resolves to OVERDUE once one refresh or authorization has lasted `ms` while the caller waited; rejects when `stop` aborts. */
   async overdue(ms: number, stop: AbortSignal): Promise<typeof OVERDUE> {
     for (;;) {
-      if (!this.busy) await untilAborted(this.#started.promise, stop);
+      if (!this.busy) await this.#started(stop);
       stop.throwIfAborted();
       const ended = this.#ended.signal;
       try {
@@ -414,24 +415,32 @@ class AuthWatch {
       }
     }
   }
+
+  /**
+   * Until a refresh or authorization starts, or `stop` aborts. Not a callback on one long-lived promise per
+   * request: an agent's thousand calls would each leave theirs there (and the request with it) until a sign-in.
+   */
+  #started(stop: AbortSignal): Promise<void> {
+    if (stop.aborted) return Promise.reject(stop.reason);
+    return new Promise<void>((resolve, reject) => {
+      const started = () => {
+        stop.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.#waiting.delete(started);
+        reject(stop.reason);
+      };
+      stop.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.add(started);
+    });
+  }
 }
 
 function deferred(): { promise: Promise<void>; resolve(): void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void p.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
 
 /** A request of a host that speaks 2026-07-28 itself: `server/discover`, or `_meta` naming a protocol version (no revision with the handshake has that key). */

@@ -1,14 +1,28 @@
 /**
- * The rate-limit policy of the hosting spec ("Rate limit responses"), as one
- * pure decision function. Parsing is in headers.ts; waiting is the caller's.
+ * The rate-limit policy, as one pure decision function: the hosting spec's
+ * ("Rate limit responses": primary and secondary limits) and, for every
+ * service, a server's `Retry-After` on a 429 or 503. Parsing is in
+ * headers.ts; waiting is the caller's.
  */
 import { parseRateLimitHeaders, parseRetryAfter, parseServerDate, type RateLimitState } from './headers.js';
 
 export interface RateLimitPolicy {
-  /** Wait and retry (`--wait`), or fail at once with exit 3. */
+  /**
+   * Wait out primary limits too, and waits up to `maxWaitMs` (`--wait`).
+   * Without it a primary limit fails at once (exit 3), and a wait the server
+   * asks for (its `Retry-After`, a secondary limit) is waited out only up to
+   * `serverWaitMs`.
+   */
   wait: boolean;
-  /** Never wait longer than this in one go; beyond it, fail. */
+  /** With `wait`: never wait longer than this in one go; beyond it, fail. */
   maxWaitMs: number;
+  /**
+   * Without `wait`: the longest single wait the server may ask for (a 429 or
+   * 503 with `Retry-After`, the code host's secondary limit) that is waited
+   * out before sending again; a longer one fails at once. 0: never wait.
+   * Default (unset): one minute.
+   */
+  serverWaitMs?: number;
   /** Give up on a secondary limit after this many retries. */
   maxSecondaryRetries: number;
   /**
@@ -21,15 +35,28 @@ export interface RateLimitPolicy {
   secondaryBaseWaitMs: number;
 }
 
+/** The longest wait a server may ask for that is waited out without `wait`: one minute. */
+export const DEFAULT_SERVER_WAIT_MS = 60_000;
+
+/** The bound of one wait under `policy`: `maxWaitMs` with `wait`, else `serverWaitMs`. */
+export function waitBoundMs(policy: RateLimitPolicy): number {
+  return policy.wait ? policy.maxWaitMs : (policy.serverWaitMs ?? DEFAULT_SERVER_WAIT_MS);
+}
+
 export const defaultRateLimitPolicy: RateLimitPolicy = {
   wait: false,
   maxWaitMs: 60 * 60 * 1000,
+  serverWaitMs: DEFAULT_SERVER_WAIT_MS,
   maxSecondaryRetries: 4,
   maxPrimaryRetries: 2,
   secondaryBaseWaitMs: 60_000,
 };
 
-export type RateLimitKind = 'primary' | 'secondary';
+/**
+ * `primary`, `secondary`: the code host's limits (hosting spec). `server`: any
+ * service's 429 or 503 with `Retry-After` that is neither of them.
+ */
+export type RateLimitKind = 'primary' | 'secondary' | 'server';
 
 export interface RateLimitClassification {
   kind: RateLimitKind;
@@ -38,13 +65,17 @@ export interface RateLimitClassification {
   /** Server time minus local time, ms (positive: server ahead). */
   skewMs: number;
   message?: string;
+  /** The HTTP status of the refusal. */
+  status: number;
 }
 
 const SECONDARY_RE = /secondary rate limit|abuse detection|too many (concurrent )?requests/i;
 
 /**
  * Whether a response is a rate-limit refusal. Primary: 403/429 with remaining 0.
- * Secondary: 403/429 whose message says so. Anything else: undefined.
+ * Secondary: 403/429 whose message says so, or a 429 with `Retry-After` and
+ * budget headers. Server: any other 429 or 503 with a valid `Retry-After`.
+ * Anything else: undefined.
  */
 export function classifyRateLimit(
   status: number,
@@ -52,17 +83,20 @@ export function classifyRateLimit(
   bodyMessage: string | undefined,
   localNowMs: number,
 ): RateLimitClassification | undefined {
-  if (status !== 403 && status !== 429) return undefined;
+  if (status !== 403 && status !== 429 && status !== 503) return undefined;
   const state = parseRateLimitHeaders(headers);
   const dateHeader = headers.date;
   const serverNow = parseServerDate(Array.isArray(dateHeader) ? dateHeader[0] : dateHeader);
   const skewMs = serverNow === undefined ? 0 : serverNow - localNowMs;
   const ra = headers['retry-after'];
   const retryAfterMs = parseRetryAfter(Array.isArray(ra) ? ra[0] : ra, serverNow ?? localNowMs);
+  const found = { state, retryAfterMs, skewMs, message: bodyMessage, status };
+  if (status === 503) return retryAfterMs === undefined ? undefined : { kind: 'server', ...found };
   const secondary = bodyMessage !== undefined && SECONDARY_RE.test(bodyMessage);
-  if (secondary) return { kind: 'secondary', state, retryAfterMs, skewMs, message: bodyMessage };
-  if (state?.remaining === 0) return { kind: 'primary', state, retryAfterMs, skewMs, message: bodyMessage };
-  if (status === 429 && retryAfterMs !== undefined) return { kind: 'secondary', state, retryAfterMs, skewMs, message: bodyMessage };
+  if (secondary) return { kind: 'secondary', ...found };
+  if (state?.remaining === 0) return { kind: 'primary', ...found };
+  // A 429 with Retry-After: the code host's secondary limit when it comes with its budget headers.
+  if (status === 429 && retryAfterMs !== undefined) return { kind: state ? 'secondary' : 'server', ...found };
   return undefined;
 }
 
@@ -86,20 +120,26 @@ export function decideRateLimit(c: RateLimitClassification, attempt: number, loc
     waitMs = Math.max(0, resetLocal - localNowMs) + 1000;
   } else {
     if (attempt >= policy.maxSecondaryRetries) {
-      return { action: 'fail', resetAt: resetLocal, reason: `secondary rate limit: gave up after ${attempt} retries` };
+      return { action: 'fail', resetAt: resetLocal, reason: `${describeKind(c)}: gave up after ${attempt} retries` };
     }
     waitMs = secondaryWaitMs(c, attempt, localNowMs, policy);
   }
   const resetAt = localNowMs + waitMs;
-  if (!policy.wait) return { action: 'fail', resetAt, reason: `${c.kind} rate limit exceeded` };
-  if (waitMs > policy.maxWaitMs)
-    return {
-      action: 'fail',
-      resetAt,
-      reason: `${c.kind} rate limit: the wait (${Math.ceil(waitMs / 1000)} s) exceeds the maximum wait (${Math.ceil(policy.maxWaitMs / 1000)} s)`,
-    };
+  if (!policy.wait && c.kind === 'primary') return { action: 'fail', resetAt, reason: 'primary rate limit exceeded' };
+  const bound = waitBoundMs(policy);
+  if (waitMs > bound) {
+    const most = policy.wait ? 'the maximum wait' : 'the longest wait without --wait';
+    return { action: 'fail', resetAt, reason: `${describeKind(c)}: the wait (${seconds(waitMs)}) exceeds ${most} (${seconds(bound)})` };
+  }
   return { action: 'wait', waitMs, resetAt };
 }
+
+/** `secondary rate limit`, `HTTP 429 with Retry-After`: what refused, in a few words. */
+export function describeKind(c: Pick<RateLimitClassification, 'kind' | 'status'>): string {
+  return c.kind === 'server' ? `HTTP ${c.status} with Retry-After` : `${c.kind} rate limit`;
+}
+
+const seconds = (ms: number) => `${Math.ceil(ms / 1000)} s`;
 
 /**
  * The wait after a secondary limit, refusal number `attempt` (0 = first):

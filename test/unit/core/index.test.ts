@@ -40,6 +40,7 @@ describe('lanyard-cli entry point', () => {
     expectTypeOf<RateLimitPolicy>().toEqualTypeOf<{
       wait: boolean;
       maxWaitMs: number;
+      serverWaitMs?: number;
       maxPrimaryRetries: number;
       maxSecondaryRetries: number;
       secondaryBaseWaitMs: number;

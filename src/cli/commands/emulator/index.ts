@@ -136,6 +136,7 @@ function faultAdd(fault: Command, ctx: Context): void {
       .option('--method <method>', 'only this method')
       .option('--latency <duration>', 'added latency (type latency)')
       .option('--status <code>', 'status to answer (type status; default 503)')
+      .option('--retry-after <duration>', 'with it a Retry-After header, in whole seconds (type status: a 429 or 503 asking to come back later)')
       .option('--count <n>', 'apply to the next n requests only')
       .option('--rate <share>', 'chaos: apply to this share of the matching requests (0.25 or 25%)')
       .option('--seed <n>', 'with --rate: seed of the draws, for a repeatable run (default: chosen and printed)')
@@ -144,6 +145,7 @@ function faultAdd(fault: Command, ctx: Context): void {
     [
       'lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1',
       'lanyard emulator fault add --type status --status 503 --path /api/v3 --rate 10% --seed 42',
+      'lanyard emulator fault add --type status --status 429 --retry-after 2s --path /rest/v2 --count 1',
       'lanyard emulator fault add --type latency --latency 2s --path /echo --json',
     ],
   );
@@ -230,9 +232,14 @@ function limits(emulator: Command, ctx: Context): void {
       .option('--points-per-minute <n>', 'REST points per minute per endpoint')
       .option('--content-per-minute <n>', 'content-creating requests per minute')
       .option('--content-per-hour <n>', 'content-creating requests per hour')
+      .option('--content-window <duration>', 'length of the "per minute" window, whole seconds (tests in real time; default 60s)')
       .option(...urlOption)
       .action(async (opts) => (await rl()).runEmulatorLimits(ctx, opts)),
-    ['lanyard emulator limits --content-per-minute 3', 'lanyard emulator limits --json'],
+    [
+      'lanyard emulator limits --content-per-minute 3',
+      'lanyard emulator limits --content-per-minute 20 --content-window 10s',
+      'lanyard emulator limits --json',
+    ],
   );
 }
 

@@ -33,6 +33,7 @@ export interface LimitsFlags extends EmulatorTargetOptions {
   pointsPerMinute?: string;
   contentPerMinute?: string;
   contentPerHour?: string;
+  contentWindow?: string;
 }
 
 function selector(f: CallerFlags): HostingCallerSelector {
@@ -111,6 +112,7 @@ export async function runEmulatorLimits(ctx: Context, f: LimitsFlags): Promise<v
   if (f.pointsPerMinute !== undefined) body.restPointsPerMinute = parseIntOption(f.pointsPerMinute, '--points-per-minute');
   if (f.contentPerMinute !== undefined) body.contentCreatingPerMinute = parseIntOption(f.contentPerMinute, '--content-per-minute');
   if (f.contentPerHour !== undefined) body.contentCreatingPerHour = parseIntOption(f.contentPerHour, '--content-per-hour');
+  if (f.contentWindow !== undefined) body.contentCreatingWindowSeconds = seconds(f.contentWindow, '--content-window');
   const r = (await emulatorAdmin(ctx, f, 'POST', 'hosting/limits', body)) as { secondaryLimits: Record<string, number> };
   ctx.output.document(r, () => {
     for (const [k, v] of Object.entries(r.secondaryLimits)) ctx.io.out(`${k}\t${v}`);

@@ -149,6 +149,10 @@ export async function runEmulatorFaultAdd(ctx: Context, opts: Record<string, str
   if (opts.method) body.method = opts.method;
   if (opts.latency) body.latencyMs = parseDuration(opts.latency, '--latency');
   if (opts.status) body.status = parseIntOption(opts.status, '--status', 400, 599);
+  if (opts.retryAfter) {
+    if (opts.type !== 'status') throw new UsageError('--retry-after goes with --type status');
+    body.retryAfter = Math.ceil(parseDuration(opts.retryAfter, '--retry-after') / 1000);
+  }
   if (opts.count) body.count = parseIntOption(opts.count, '--count', 1);
   // An empty --rate (an unset shell variable) is refused, not read as no rate at all.
   if (opts.rate !== undefined) body.rate = parseRate(opts.rate);

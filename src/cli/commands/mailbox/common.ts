@@ -17,11 +17,35 @@ export function mailboxClient(ctx: Context, o: MailboxTargetOptions): Promise<Ma
   return mailboxTargetClient(ctx, o);
 }
 
-/** The message body to upload: a file (checked before any request) or stdin. */
-export async function inputBody(ctx: Context, file: string | undefined): Promise<Readable> {
+/**
+ * Up to this many bytes a message is held in memory, so a server's 429 or 503
+ * with Retry-After can be waited out and the message sent again; a larger one
+ * is streamed (and such an answer fails with exit 3).
+ */
+export const RESENDABLE_BYTES = 8 * 1024 * 1024;
+
+/** A stream read into memory when it ends within `limit` bytes; else a stream of everything, read ahead included. */
+async function bufferedUpTo(stream: Readable, limit: number): Promise<Uint8Array | AsyncIterable<Uint8Array>> {
+  const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let size = 0;
+  while (size <= limit) {
+    const n = await it.next();
+    if (n.done) return Buffer.concat(head, size);
+    head.push(n.value);
+    size += n.value.length;
+  }
+  return (async function* () {
+    yield* head;
+    for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
+  })();
+}
+
+/** The message body to upload: a file (checked before any request) or stdin; a small one in memory (see RESENDABLE_BYTES). */
+export async function inputBody(ctx: Context, file: string | undefined): Promise<Uint8Array | Readable | AsyncIterable<Uint8Array>> {
   if (file === undefined || file === '-') {
     if (ctx.io.stdinIsTTY) throw new UsageError('no message given: pass FILE or pipe the raw message on stdin');
-    return ctx.io.stdin;
+    return bufferedUpTo(ctx.io.stdin, RESENDABLE_BYTES);
   }
   let s: import('node:fs').Stats;
   try {
@@ -30,7 +54,8 @@ export async function inputBody(ctx: Context, file: string | undefined): Promise
     throw new ValidationError(`cannot read ${file}: no such file`);
   }
   if (!s.isFile()) throw new ValidationError(`${file} is not a regular file`);
-  return createReadStream(file, { highWaterMark: 256 * 1024 });
+  const stream = createReadStream(file, { highWaterMark: 256 * 1024 });
+  return s.size <= RESENDABLE_BYTES ? bufferedUpTo(stream, RESENDABLE_BYTES) : stream;
 }
 
 /** A file being written: a temporary sibling, renamed into place only when complete. */

@@ -262,6 +262,38 @@ describe('rate limits', () => {
     expect(stub.requests).toHaveLength(4);
   });
 
+  it("any service's 429 with Retry-After is waited out without --wait, within the bound; past it, exit 3 at once", async () => {
+    const waits: Array<{ kind: string; status?: number; waitMs: number; boundMs?: number }> = [];
+    make({ onRateLimitWait: (i) => waits.push(i) });
+    stub.on('POST', '/mcp', { status: 429, headers: { 'retry-after': '5' }, body: { error: 'slow down' } }).on('POST', '/mcp', { body: { ok: 1 } });
+    const res = await client.request({ method: 'POST', url: `${stub.url}/mcp`, json: { id: 1 } });
+    expect(await res.json()).toEqual({ ok: 1 });
+    expect(clock.sleeps).toEqual([5000]);
+    expect(waits).toEqual([expect.objectContaining({ kind: 'server', status: 429, waitMs: 5000, boundMs: 60_000 })]);
+    expect(stub.requests.map((r) => r.body)).toEqual(['{"id":1}', '{"id":1}']);
+    stub.on('POST', '/mcp', { status: 429, headers: { 'retry-after': '61' }, body: { message: 'slow down' } });
+    const err = (await client.request({ method: 'POST', url: `${stub.url}/mcp`, json: {} }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.kind).toBe('server');
+    expect(err.message).toMatch(/^the server answered HTTP 429 with Retry-After \(slow down\); retry after /);
+    expect(err.resetAt).toBe(NOW + 5000 + 61_000);
+    expect(clock.sleeps).toEqual([5000]);
+  });
+
+  it('a 503 with Retry-After is waited out for any method (a POST too); serverWaitMs 0 never waits', async () => {
+    make();
+    stub.on('POST', '/messages', { status: 503, headers: { 'retry-after': '2' } }).on('POST', '/messages', { status: 201, body: {} });
+    expect((await client.request({ method: 'POST', url: `${stub.url}/messages`, json: {} })).status).toBe(201);
+    stub.on('GET', '/r', { status: 503, headers: { 'retry-after': '3' } }).on('GET', '/r', { body: {} });
+    await client.request({ url: `${stub.url}/r` });
+    expect(clock.sleeps).toEqual([2000, 3000]);
+    make({ rateLimitPolicy: { ...defaultRateLimitPolicy, serverWaitMs: 0 } });
+    stub.on('POST', '/messages', { status: 503, headers: { 'retry-after': '1' } });
+    const err = await client.request({ method: 'POST', url: `${stub.url}/messages`, json: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(clock.sleeps).toEqual([2000, 3000]);
+  });
+
   it('a request with a streamed body is not re-sent after a rate-limit wait', async () => {
     make({ rateLimitPolicy: { ...defaultRateLimitPolicy, wait: true } });
     stub.on('POST', '/upload', secondary({ 'retry-after': '1' }));
@@ -286,16 +318,49 @@ describe('rate limits', () => {
 
 describe('client-side guards', () => {
   it('content-creating requests: at most N per minute, waits on the clock', async () => {
-    make({ contentCreatingPerMinute: 2 });
+    make({ contentCreatingPerMinute: 2, hostingApis: [stub.url] });
     stub.on('POST', '/w', { status: 201, body: {} }, 3).on('GET', '/r', { body: {} }, 3);
     for (let i = 0; i < 3; i++) await client.request({ url: stub.url + '/r' });
     expect(clock.sleeps).toEqual([]);
     for (let i = 0; i < 3; i++) await client.request({ method: 'POST', url: stub.url + '/w', json: {} });
-    expect(clock.sleeps).toEqual([60_000]);
+    // The minute and the margin for latency and skew (1 s by default).
+    expect(clock.sleeps).toEqual([61_000]);
+  });
+
+  it('the windows as stated (an emulator with a 10 s window) and the margin are what the client paces by', async () => {
+    make({ contentCreatingWindows: [{ limit: 2, windowMs: 10_000 }], pacingMarginMs: 250, hostingApis: [stub.url] });
+    stub.on('POST', '/w', { status: 201, body: {} }, 3);
+    for (let i = 0; i < 3; i++) await client.request({ method: 'POST', url: stub.url + '/w', json: {} });
+    expect(clock.sleeps).toEqual([10_250]);
+  });
+
+  it("the code host's limits apply to its API only: other services' writes are never paced", async () => {
+    make({ contentCreatingPerMinute: 2, hostingApis: [`${stub.url}/api/v3`] });
+    stub.on('POST', '/rest/v2/mailbox/messages', { status: 201, body: {} }, 5).on('POST', '/mcp', { body: {} }, 5);
+    for (let i = 0; i < 5; i++) await client.request({ method: 'POST', url: `${stub.url}/rest/v2/mailbox/messages`, json: {} });
+    for (let i = 0; i < 5; i++) await client.request({ method: 'POST', url: `${stub.url}/mcp`, json: { jsonrpc: '2.0', id: i, method: 'tools/call' } });
+    expect(clock.sleeps).toEqual([]);
+    // The default: the public code host's API only.
+    make({ contentCreatingPerMinute: 2 });
+    for (let i = 0; i < 3; i++) await client.request({ method: 'POST', url: `${stub.url}/mcp`, json: {} }).catch(() => {});
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('a query of the query API is a read; a mutation and a REST write are content-creating', async () => {
+    make({ contentCreatingPerMinute: 2, hostingApis: [`${stub.url}/api/v3`] });
+    stub.on('POST', '/api/graphql', { body: { data: {} } }, 7).on('DELETE', '/api/v3/repos/o/r', { status: 204 }, 1);
+    for (let i = 0; i < 4; i++) await client.request({ method: 'POST', url: `${stub.url}/api/graphql`, json: { query: '{ viewer { login } }' } });
+    await client.request({ method: 'POST', url: `${stub.url}/api/graphql`, body: JSON.stringify({ query: '# one\nquery Q { viewer { login } }' }) });
+    expect(clock.sleeps).toEqual([]);
+    await client.request({ method: 'POST', url: `${stub.url}/api/graphql`, json: { query: 'mutation { addStar(input: {}) { clientMutationId } }' } });
+    await client.request({ method: 'DELETE', url: `${stub.url}/api/v3/repos/o/r` });
+    expect(clock.sleeps).toEqual([]);
+    await client.request({ method: 'POST', url: `${stub.url}/api/graphql`, json: { query: 'mutation { x }' } });
+    expect(clock.sleeps).toEqual([61_000]);
   });
 
   it('at most N concurrent requests; OAuth requests bypass the queue', async () => {
-    make({ maxConcurrent: 1 });
+    make({ maxConcurrent: 1, hostingApis: [stub.url] });
     let order: string[] = [];
     stub.on('GET', '/slow', { delayMs: 300, body: {} });
     stub.on('GET', '/queued', () => (order.push('queued'), { body: {} }));

@@ -90,10 +90,30 @@ describe('parseRetryAfter', () => {
 });
 
 describe('policy edge cases', () => {
-  it('a 429 without a message but with retry-after is a secondary limit', () => {
-    const c = classifyRateLimit(429, { 'retry-after': '3' }, undefined, NOW)!;
+  it("a 429 without a message but with retry-after is the code host's secondary limit with its budget headers, else the server's", () => {
+    const c = classifyRateLimit(429, { 'retry-after': '3', 'x-ratelimit-remaining': '4000' }, undefined, NOW)!;
     expect(c.kind).toBe('secondary');
     expect(decideRateLimit(c, 0, NOW, waitPolicy)).toMatchObject({ action: 'wait', waitMs: 3000 });
+    const s = classifyRateLimit(429, { 'retry-after': '3' }, undefined, NOW)!;
+    expect(s).toMatchObject({ kind: 'server', status: 429 });
+    expect(decideRateLimit(s, 0, NOW, defaultRateLimitPolicy)).toMatchObject({ action: 'wait', waitMs: 3000 });
+  });
+  it('a 503 with retry-after is the server asking to wait; without one it is not a rate limit', () => {
+    expect(classifyRateLimit(503, { 'retry-after': '9' }, 'down', NOW)).toMatchObject({ kind: 'server', status: 503, retryAfterMs: 9000 });
+    expect(classifyRateLimit(503, {}, 'down', NOW)).toBeUndefined();
+  });
+  it('without --wait: waits the server asks for up to serverWaitMs (1 min), never a primary limit', () => {
+    const sec = classifyRateLimit(403, { 'x-ratelimit-remaining': '99' }, 'secondary rate limit', NOW)!;
+    expect(decideRateLimit(sec, 0, NOW, defaultRateLimitPolicy)).toMatchObject({ action: 'wait', waitMs: 60_000 });
+    expect(decideRateLimit(sec, 1, NOW, defaultRateLimitPolicy)).toMatchObject({
+      action: 'fail',
+      reason: 'secondary rate limit: the wait (120 s) exceeds the longest wait without --wait (60 s)',
+    });
+    const { serverWaitMs: _, ...older } = defaultRateLimitPolicy;
+    expect(decideRateLimit(sec, 0, NOW, older)).toMatchObject({ action: 'wait', waitMs: 60_000 });
+    expect(decideRateLimit(sec, 0, NOW, { ...defaultRateLimitPolicy, serverWaitMs: 0 })).toMatchObject({ action: 'fail' });
+    const pri = classifyRateLimit(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 5) }, 'API rate limit exceeded', NOW)!;
+    expect(decideRateLimit(pri, 0, NOW, defaultRateLimitPolicy)).toMatchObject({ action: 'fail', reason: 'primary rate limit exceeded' });
   });
   it('an HTTP-date retry-after is measured against the server clock (skew)', () => {
     const serverNow = NOW + 3_600_000; // server an hour ahead

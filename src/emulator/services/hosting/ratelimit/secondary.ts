@@ -45,6 +45,7 @@ const defaults = (): Required<HostingSecondaryLimits> => ({
   graphqlPointsPerMinute: SecondaryLimits.graphqlPointsPerMinute,
   contentCreatingPerMinute: SecondaryLimits.contentCreatingPerMinute,
   contentCreatingPerHour: SecondaryLimits.contentCreatingPerHour,
+  contentCreatingWindowSeconds: SecondaryLimits.contentCreatingWindowSeconds,
   cpuMsPerMinute: SecondaryLimits.cpuMsPerMinute,
   graphqlCpuMsPerMinute: SecondaryLimits.graphqlCpuMsPerMinute,
 });
@@ -79,8 +80,11 @@ export class SecondaryLimiter {
     for (const [k, v] of Object.entries(l)) {
       if (!(k in this.limits)) throw new Error(`unknown limit "${k}" (known: ${Object.keys(this.limits).join(', ')})`);
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`${k} must be a whole number >= 0`);
+      if (k === 'contentCreatingWindowSeconds' && v < 1) throw new Error(`${k} must be a whole number >= 1`);
       (this.limits as Record<string, number>)[k] = v;
     }
+    // A window of another length starts afresh.
+    if (l.contentCreatingWindowSeconds !== undefined) this.#contentMinute.clear();
     return { ...this.limits };
   }
 
@@ -158,7 +162,7 @@ export class SecondaryLimiter {
       return { status: 403, retryAfter: gqlCpu.secondsLeft(now), reason: 'query API CPU time' };
     if (!cpu.fits(now, c.cpuMs, this.limits.cpuMsPerMinute)) return { status: 403, retryAfter: cpu.secondsLeft(now), reason: 'CPU time' };
     if (c.contentCreating) {
-      const minute = counter(this.#contentMinute, c.caller, 60_000);
+      const minute = counter(this.#contentMinute, c.caller, this.limits.contentCreatingWindowSeconds * 1000);
       const hour = counter(this.#contentHour, c.caller, 3_600_000);
       if (!minute.take(now, 1, this.limits.contentCreatingPerMinute)) {
         return { status: 403, retryAfter: minute.secondsLeft(now), reason: 'content-creating requests per minute' };

@@ -1,0 +1,124 @@
+/**
+ * `lanyard protocol bridge` under an agent's load, driven by the protocol
+ * SDK's own stdio client as a desktop host drives it: 1,000 tool calls in a
+ * row through one bridge, four bridges doing the same at once, a server's 429
+ * with Retry-After delaying that call alone. No pacing: the code host's
+ * secondary limit is not the protocol server's (before, the 81st message of a
+ * minute waited 25–60 s). The slowest call and the bridge's memory are
+ * asserted; the figures are printed for docs/benchmarks.md.
+ */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { type HostedBridge, hostBridge } from './bridge-helpers.js';
+import { newClient, useProtocolWorld } from './protocol-helpers.js';
+import { refuseNext, type World } from './harness.js';
+
+let w: World;
+let mcp: string;
+useProtocolWorld((world, url) => {
+  w = world;
+  mcp = url;
+});
+
+const MiB = 1024 * 1024;
+
+/** The bridge process's resident set, bytes (Linux). */
+async function rssOf(b: HostedBridge): Promise<number> {
+  const pid = (b.transport as unknown as { _process?: { pid?: number } })._process?.pid;
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
+}
+
+interface Run {
+  slowestMs: number;
+  medianMs: number;
+  totalMs: number;
+  rssStart: number;
+  rssPeak: number;
+  rssEnd: number;
+}
+
+/** `n` echo calls in a row through `b`, each answer checked; times per call and the bridge's memory along the way. */
+async function calls(b: HostedBridge, n: number, tag: string): Promise<Run> {
+  // Warm up first (sign-in, session, JIT): memory growth is measured from there.
+  for (let i = 0; i < 20; i++) await b.client.callTool({ name: 'echo', arguments: { text: `${tag} warm ${i}` } });
+  const rssStart = await rssOf(b);
+  let rssPeak = rssStart;
+  const times: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const r = await b.client.callTool({ name: 'echo', arguments: { text: `${tag} call ${i}` } });
+    times.push(performance.now() - t);
+    expect(JSON.stringify(r.content)).toContain(`${tag} call ${i}`);
+    if (i % 100 === 99) rssPeak = Math.max(rssPeak, await rssOf(b));
+  }
+  const totalMs = performance.now() - t0;
+  const rssEnd = await rssOf(b);
+  const sorted = [...times].sort((a, b) => a - b);
+  return { slowestMs: sorted.at(-1)!, medianMs: sorted[Math.floor(n / 2)]!, totalMs, rssStart, rssPeak: Math.max(rssPeak, rssEnd), rssEnd };
+}
+
+const report = (what: string, r: Run) =>
+  process.stderr.write(
+    `${what}: ${r.totalMs.toFixed(0)} ms in all, median ${r.medianMs.toFixed(1)} ms, slowest ${r.slowestMs.toFixed(0)} ms; ` +
+      `bridge RSS ${(r.rssStart / MiB).toFixed(1)} → peak ${(r.rssPeak / MiB).toFixed(1)} MiB\n`,
+  );
+
+describe('the bridge under an agent’s load', () => {
+  it('1,000 tool calls in a row through one bridge: no pacing wait, the slowest call well under a host’s timeout, memory flat', async () => {
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env() });
+    const r = await calls(b, 1000, 'one');
+    report('1 bridge, 1,000 calls', r);
+    // A paced call waited 25–60 s; an unpaced one is a local round trip (seconds only on a machine under heavy load).
+    expect(r.slowestMs).toBeLessThan(5_000);
+    expect(r.medianMs).toBeLessThan(100);
+    expect(r.rssPeak - r.rssStart).toBeLessThanOrEqual(20 * MiB);
+    expect(b.stderr()).not.toMatch(/pacing|waiting/);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+  }, 300_000);
+
+  it('four bridges at once, 1,000 calls each: none waits, each one’s memory flat', async () => {
+    const c = await newClient('allow');
+    // One sign-in first: the four share its tokens (four sign-ins at once are the bridge tests' subject, not this one's).
+    const first = await hostBridge(mcp, { env: c.env() });
+    await first.client.ping();
+    await first.close();
+    const bridges = await Promise.all([0, 1, 2, 3].map(() => hostBridge(mcp, { env: c.env() })));
+    const runs = await Promise.all(bridges.map((b, i) => calls(b, 1000, `b${i}`)));
+    runs.forEach((r, i) => report(`4 bridges at once, bridge ${i}`, r));
+    for (const r of runs) {
+      expect(r.slowestMs).toBeLessThan(5_000);
+      expect(r.rssPeak - r.rssStart).toBeLessThanOrEqual(20 * MiB);
+    }
+    for (const b of bridges) expect(b.stderr()).not.toMatch(/pacing|waiting/);
+    expect(await Promise.all(bridges.map((b) => b.close()))).toEqual([0, 0, 0, 0]);
+    for (const b of bridges) expect(b.errors).toEqual([]);
+  }, 600_000);
+
+  it("a server's 429 with Retry-After delays that call alone; the host gets the tool's answer, the wait is said on stderr", async () => {
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env() });
+    await b.client.callTool({ name: 'echo', arguments: { text: 'signed in' } });
+    await refuseNext(w, { status: 429, retryAfter: '2s', path: '/mcp', method: 'POST' });
+    const t0 = performance.now();
+    let slowDone = 0;
+    const slow = b.client.callTool({ name: 'echo', arguments: { text: 'refused once' } }).then((r) => ((slowDone = performance.now() - t0), r));
+    await new Promise((r) => setTimeout(r, 300));
+    const others: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await b.client.callTool({ name: 'echo', arguments: { text: `meanwhile ${i}` } });
+      expect(JSON.stringify(r.content)).toContain(`meanwhile ${i}`);
+      others.push(performance.now() - t0);
+    }
+    expect(slowDone).toBe(0);
+    expect(others.at(-1)!).toBeLessThan(1900);
+    expect(JSON.stringify((await slow).content)).toContain('refused once');
+    expect(slowDone).toBeGreaterThanOrEqual(1900);
+    expect(b.stderr()).toMatch(/answered HTTP 429 with Retry-After; waiting 2 s \(as the server asks; at most 60 s without --wait, Ctrl-C to stop\)/);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+  }, 120_000);
+});
