@@ -185,15 +185,7 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     // The run's output (--json, --ndjson, --jq, --template, the pager), which the run function reaches as ctx.output.
     ctx.output = await prepareOutput(ctx, action);
   });
-  for (const g of GROUPS) {
-    if (typeof scope === 'object') {
-      if (g.name === scope.group) program.addCommand(g.declare(ctx));
-    } else if (scope === 'shallow' && !g.leaf) {
-      program.addCommand(new Command(g.name).description(g.summary));
-    } else {
-      program.addCommand(g.declare(ctx));
-    }
-  }
+  addGroups(program, ctx, scope);
   program.addHelpText('after', NETWORK_HELP);
   examples(program, [
     'lanyard emulator start --port 0',
@@ -206,6 +198,19 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
   if (scope === 'full') program.addCommand(completion.completeCommand(ctx), { hidden: true });
   applyExitOverride(program);
   return program;
+}
+
+/** The groups `scope` asks for: all, one, or (shallow) the groups' names and summaries alone. */
+function addGroups(program: Command, ctx: Context, scope: TreeScope): void {
+  for (const g of GROUPS) {
+    if (typeof scope === 'object') {
+      if (g.name === scope.group) program.addCommand(g.declare(ctx));
+    } else if (scope === 'shallow' && !g.leaf) {
+      program.addCommand(new Command(g.name).description(g.summary));
+    } else {
+      program.addCommand(g.declare(ctx));
+    }
+  }
 }
 
 /** Subcommands inherit output configuration but not exitOverride; set it everywhere. */
