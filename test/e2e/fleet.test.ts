@@ -288,7 +288,10 @@ describe('a fleet against the live clock', () => {
     expect(r0.code, r0.stderr).toBe(0);
     expect(eventLines(r0.stderr)).toEqual([expect.objectContaining({ event: 'rate_limit_wait', kind: 'secondary', wait_ms: 3000 })]);
     expect(r1.code, r1.stderr).toBe(0);
-    expect(eventLines(stderr1).map((e) => e.event)).toEqual(['pacing_wait']);
+    // It held (the fleet's hold, and on a slow machine the window after it too), and was never refused.
+    const events1 = eventLines(stderr1).map((e) => e.event);
+    expect(events1.length).toBeGreaterThan(0);
+    expect(events1.filter((e) => e !== 'pacing_wait')).toEqual([]);
     expect(await created('again-')).toHaveLength(2);
   }, 120_000);
 });
