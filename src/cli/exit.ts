@@ -100,21 +100,26 @@ export function formatError(err: unknown, debug: boolean): string {
   return msg;
 }
 
-/** The hint line of a library error: its own hint and remedy, else the CLI's words for a bare 401 or rate limit. */
+/**
+ * The hint line of a library error: its own hint and remedy, else the CLI's
+ * words for a bare 401 or rate limit (the one place a 401 gets its hint).
+ * Computed, never written back into the error.
+ */
 function libraryHint(err: LanyardError): string | undefined {
-  if (err instanceof HttpError && err.status === 401 && !err.hint && !err.remedy) err.hint = unauthorizedHint(err);
-  if (err instanceof RateLimitError && !err.hint && err.kind !== 'budget') err.hint = rateLimitHint(err);
+  if (err.hint) return hintOf(err);
+  if (err instanceof HttpError && err.status === 401 && !err.remedy) return hintOf(err, unauthorizedHint(err));
+  if (err instanceof RateLimitError && err.kind !== 'budget') return hintOf(err, rateLimitHint(err));
   return hintOf(err);
 }
 
 /**
  * A 401 nobody explained, in its service's words (the registry; hosting when
- * the service is not known): which credential was refused when the error
- * names its source, else how to sign in.
+ * the service is not known): which credential was refused (its source, whose)
+ * when the error names its source, else how to sign in.
  */
 function unauthorizedHint(err: HttpError): string {
   const entry = SERVICES[err.service ?? 'hosting'];
-  if (err.credentialSource) return entry.refused(err.credentialSource);
+  if (err.credentialSource) return entry.refused(err.credentialSource, err.credentialLogin);
   const advice = entry.signIn({});
   return advice ? `authentication needed: ${advice}` : entry.refused('unknown');
 }

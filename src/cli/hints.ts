@@ -49,11 +49,12 @@ export function adviceFor(r: Remedy): string | undefined {
   }
 }
 
-/** The hint line printed under an error: the library's own hint, then the CLI's advice for its remedy. */
-export function hintOf(err: LanyardError): string | undefined {
+/** The hint line printed under an error: the library's own hint (else the CLI's `fallback` words), then the CLI's advice for its remedy. */
+export function hintOf(err: LanyardError, fallback?: string): string | undefined {
   const advice = err.remedy && adviceFor(err.remedy);
-  if (err.hint && advice) return `${err.hint}: ${advice}`;
-  return err.hint ?? advice;
+  const hint = err.hint ?? fallback;
+  if (hint && advice) return `${hint}: ${advice}`;
+  return hint ?? advice;
 }
 
 /** What a proxy or a name that does not resolve asks of the user (the transport's proxy hint, as advice). */

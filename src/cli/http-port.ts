@@ -37,11 +37,12 @@ export interface HttpPortEnv {
 }
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
-  const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy }] = await Promise.all([
+  const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy }, { ssoHook }] = await Promise.all([
     import('../core/http/client.js'),
     import('../core/http/plain-http.js'),
     import('./network.js'),
     import('../core/ratelimit/policy.js'),
+    import('../core/hosting/sso.js'),
   ]);
   const g = h.globals;
   // An empty --max-wait is an error; an empty variable is as good as unset.
@@ -64,10 +65,14 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
       maxWaitMs: maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : defaultRateLimitPolicy.maxWaitMs,
     },
     onRateLimit: (state) => h.rateLimits.set(state.resource ?? 'core', state),
-    onSsoPartialResults: (organizations, url) =>
-      h.warn(
-        `results are partial: single sign-on left out the organisation${organizations.length > 1 ? 's' : ''} ${organizations.join(', ')} (${url}); authorise the token for ${organizations.length > 1 ? 'them' : 'it'} to see everything`,
+    // The code host's single sign-on header (its 403 refusal, its partial listings).
+    responseHooks: [
+      ssoHook((organizations, url) =>
+        h.warn(
+          `results are partial: single sign-on left out the organisation${organizations.length > 1 ? 's' : ''} ${organizations.join(', ')} (${url}); authorise the token for ${organizations.length > 1 ? 'them' : 'it'} to see everything`,
+        ),
       ),
+    ],
     ...(await pacingOptions(h)),
   });
 }

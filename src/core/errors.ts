@@ -106,6 +106,8 @@ export interface LanyardErrorOptions {
   service?: ServiceName;
   /** Where the refused or missing credential came from (`env:LANYARD_TOKEN`, `keychain`, `anonymous`, …). */
   credentialSource?: string;
+  /** Whose the refused credential is, when known (a stored account's login). */
+  credentialLogin?: string;
 }
 
 export class LanyardError extends Error {
@@ -118,6 +120,8 @@ export class LanyardError extends Error {
   service?: ServiceName;
   /** Where the credential involved came from. */
   credentialSource?: string;
+  /** Whose the credential involved is, when known. */
+  credentialLogin?: string;
   constructor(code: ErrorCode, message: string, options?: LanyardErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -128,6 +132,7 @@ export class LanyardError extends Error {
     const service = options?.service ?? (options?.remedy?.kind === 'sign-in' ? options.remedy.service : undefined);
     if (service) this.service = service;
     if (options?.credentialSource) this.credentialSource = options.credentialSource;
+    if (options?.credentialLogin) this.credentialLogin = options.credentialLogin;
   }
 }
 

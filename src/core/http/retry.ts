@@ -9,8 +9,7 @@ import { classifyRateLimit, decideRateLimit, type RateLimitPolicy, secondaryWait
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
-import { ssoPartialResults, ssoRequiredError } from '../hosting/sso.js';
-import type { HttpClientOptions, HttpResponse, RequestSpec } from './types.js';
+import type { HttpClientOptions, HttpResponse, RequestSpec, ResponseHook } from './types.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRY_STATUS = new Set([502, 503, 504]);
@@ -27,7 +26,8 @@ export interface RetryContext {
   trace?: TraceSink;
   onRateLimitWait?: HttpClientOptions['onRateLimitWait'];
   onRetry?: HttpClientOptions['onRetry'];
-  onSsoPartialResults?: HttpClientOptions['onSsoPartialResults'];
+  /** Services' hooks on the final answers (HttpClientOptions.responseHooks). */
+  responseHooks?: readonly ResponseHook[];
   /** A secondary limit refused `spec` at `url`: the wait it asks for (a shared store holds every process for it). */
   onSecondaryLimit?: (spec: RequestSpec, url: string, waitMs: number) => Promise<void>;
 }
@@ -136,8 +136,7 @@ export async function sendWithPolicy(
     }
     const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;
     if (ok) {
-      const left = c.onSsoPartialResults && ssoPartialResults(res.headers);
-      if (left) c.onSsoPartialResults!(left, redactUrl(res.url));
+      for (const h of c.responseHooks ?? []) h.ok?.({ status: res.status, headers: res.headers, url: redactUrl(res.url) });
       return res;
     }
     const body = await readErrorBody(res);
@@ -145,9 +144,17 @@ export async function sendWithPolicy(
       rateAttempt++;
       continue;
     }
-    // The code host's single sign-on refusal: one line naming where to authorise the token (exit 4).
-    throw ssoRequiredError(res.status, res.headers) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
+    // A service's own error for the refusal (the code host's single sign-on), else the generic one.
+    throw serviceError(c, res) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
   }
+}
+
+function serviceError(c: RetryContext, res: HttpResponse): Error | undefined {
+  for (const h of c.responseHooks ?? []) {
+    const err = h.refused?.({ status: res.status, headers: res.headers, url: redactUrl(res.url) });
+    if (err) return err;
+  }
+  return undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/c
 import { apiPager, type FetchedPage, PageGuard } from '../../../core/api/pagination.js';
 import { checkpointRun, runPages } from '../../../core/api/checkpoint.js';
 import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../paged-output.js';
-import { type ApiTarget, refusedCredentialHint, resolveApiTarget } from './targets.js';
+import { type ApiTarget, resolveApiTarget } from './targets.js';
 import { readStdinText } from '../../stdin.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -191,7 +191,8 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
     return res;
   } catch (err) {
     if (err instanceof HttpError) {
-      if (err.status === 401 && !err.hint) err.hint = refusedCredentialHint(t);
+      // Which service refused it, for the one 401 hint (cli/exit.ts); the auth hook named the credential.
+      err.service ??= t.service;
       if (opts.include) printHead(ctx, err.status, err.headers);
       // Like the code host's CLI: the error body is data (stdout); the message goes to stderr.
       // Not with --checkpoint: stdout is the listing a resumed run continues.

@@ -56,11 +56,3 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
   const url = base.replace(/\/+$/, '') + target;
   return { url, service, auth: await providerFor(ctx, service, settings, name, o) };
 }
-
-/**
- * After a 401: which credential the service refused (where it came from,
- * whose it is) and the sign-in command of that service.
- */
-export function refusedCredentialHint(t: Pick<ApiTarget, 'service' | 'auth'>): string {
-  return SERVICES[t.service].refused(t.auth.source, (t.auth as { login?: string }).login);
-}
