@@ -59,7 +59,9 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** The services Lanyard signs in to and calls. */
-export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+import type { ServiceName } from '../shared/services.js';
+
+export type { ServiceName };
 
 /**
  * What the caller must do before trying again, said without naming a command

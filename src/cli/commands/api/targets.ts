@@ -9,6 +9,7 @@ import { fixedCredential, type CredentialProvider } from '../../../core/auth/pro
 import type { ServiceName } from '../../../core/errors.js';
 import { providerFor, SERVICES } from '../../services/registry.js';
 import { UsageError } from '../../usage-error.js';
+import { SERVICE_NAMES } from '../../../shared/services.js';
 
 export type ApiService = ServiceName;
 
@@ -37,7 +38,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
     } catch {
       throw new UsageError(`invalid URL "${target}"`);
     }
-    const order: ApiService[] = [service, 'hosting', 'echo', 'mailbox', 'health', 'protocol'];
+    const order: ApiService[] = [service, ...SERVICE_NAMES];
     for (const s of order) {
       let base: string;
       try {

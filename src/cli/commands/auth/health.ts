@@ -16,7 +16,7 @@ import { tokenIdentity } from '../../../core/auth/token-claims.js';
 import { healthAccount, listHealthTokens } from '../../../core/health/token.js';
 import { waitTimeoutMs } from '../../option-parse.js';
 import { localTime, relativeTime } from '../../time-text.js';
-import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
+import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health/wiring.js';
 
 /** `--insecure-storage`: the 0600 file as opened (said by the sign-in, not as a fallback). */
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {

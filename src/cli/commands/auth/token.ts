@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import type { Context } from '../../context.js';
 import { AuthRequiredError, ValidationError } from '../../../core/errors.js';
-import { hostingTarget, openHostingStores } from '../../services/hosting.js';
+import { hostingTarget, openHostingStores } from '../../services/hosting/wiring.js';
 import { UsageError } from '../../usage-error.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import type { AuthTokenCreateOptions, AuthTokenOptions } from './options.js';

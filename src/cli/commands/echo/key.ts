@@ -4,7 +4,7 @@ import { renderTable } from '../../output.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { apiKeyAccount, maskSecret, normaliseApiKey } from '../../../core/echo/credentials.js';
-import { echoApiKey } from '../../services/echo.js';
+import { echoApiKey } from '../../services/echo/wiring.js';
 import type { EchoKeyOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../stdin.js';

@@ -7,7 +7,7 @@ import { sendEcho } from '../../../core/echo/api.js';
 import type { EchoSendOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../stdin.js';
-import { echoAuth } from '../../services/echo.js';
+import { echoAuth } from '../../services/echo/wiring.js';
 
 export async function runEchoSend(ctx: Context, message: string | undefined, opts: EchoSendOptions): Promise<void> {
   if (opts.stdin && message !== undefined) throw new UsageError('give the message as an argument or with --stdin, not both');

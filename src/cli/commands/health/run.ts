@@ -13,7 +13,7 @@ import { ExitStatus } from '../../exit.js';
 import { UsageError } from '../../usage-error.js';
 import { pathSegment } from '../../../core/path-segment.js';
 import { parseIntOption } from '../../option-parse.js';
-import { healthAuth } from '../../services/health.js';
+import { healthAuth } from '../../services/health/wiring.js';
 import type { HealthCheckOptions, HealthEventOptions, HealthEventsOptions, HealthQueryOptions } from './options.js';
 import { seenState } from '../../state.js';
 import { ExitCode } from '../../../shared/exit-codes.js';

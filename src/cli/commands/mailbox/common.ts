@@ -4,7 +4,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import type { MailboxClient } from '../../../core/mailbox/client.js';
-import { mailboxClient as mailboxTargetClient } from '../../services/mailbox.js';
+import { mailboxClient as mailboxTargetClient } from '../../services/mailbox/wiring.js';
 import { ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../usage-error.js';

@@ -6,7 +6,7 @@ import { adviceFor } from '../../hints.js';
 import { ExitStatus } from '../../exit.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
 import { parseDuration } from '../../option-parse.js';
-import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 import type { ProtocolBridgeOptions } from './options.js';
 
 export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBridgeOptions): Promise<void> {

@@ -6,7 +6,7 @@ import { callProtocolServer } from '../../../core/protocol/session.js';
 import { sanitize } from '../../output.js';
 import { UsageError } from '../../usage-error.js';
 import type { ProtocolRequestOptions } from './options.js';
-import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 
 export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
   const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];

@@ -3,7 +3,7 @@ import { appendStepSummary, ciEvent } from '../../ci.js';
 import { renderTable } from '../../output.js';
 import { parseIntOption, waitTimeoutMs } from '../../option-parse.js';
 import { localTime, relativeTime } from '../../time-text.js';
-import { hostingTarget } from '../../services/hosting.js';
+import { hostingTarget } from '../../services/hosting/wiring.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
 import type { SharedBudget } from '../../../core/http/pacing.js';
 import { RateLimitError } from '../../../core/errors.js';

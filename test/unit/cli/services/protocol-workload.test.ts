@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exitCodeFor, formatError } from '../../../../src/cli/exit.js';
-import { protocolAuthExtras, protocolDeps } from '../../../../src/cli/services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../../../src/cli/services/protocol/wiring.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { contextOnFakes } from '../../../fakes/context.js';

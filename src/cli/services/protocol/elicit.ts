@@ -4,9 +4,9 @@
  * when nothing is required declines); in scripts it is declined, or — with
  * `--elicitation defaults` — accepted with the schema's defaults.
  */
-import type { Context } from '../context.js';
-import type { ElicitResult } from '../../core/protocol/session.js';
-import { sanitize } from '../output.js';
+import type { Context } from '../../context.js';
+import type { ElicitResult } from '../../../core/protocol/session.js';
+import { sanitize } from '../../output.js';
 
 export type ElicitationMode = 'prompt' | 'decline' | 'defaults';
 

@@ -3,10 +3,10 @@
  * from the environment takes precedence (CI), else the stored token. The one
  * place a profile becomes the health service's credential strategy.
  */
-import type { Context } from '../context.js';
-import type { CredentialProvider } from '../../core/auth/provider.js';
-import type { ProfileSettings } from '../../core/config/settings.js';
-import { healthCredential, resolveHealthToken, type ResolvedHealthToken } from '../../core/health/token.js';
+import type { Context } from '../../context.js';
+import type { CredentialProvider } from '../../../core/auth/provider.js';
+import type { ProfileSettings } from '../../../core/config/settings.js';
+import { healthCredential, resolveHealthToken, type ResolvedHealthToken } from '../../../core/health/token.js';
 
 export const HEALTH_TOKEN_ENV = 'LANYARD_HEALTH_TOKEN';
 

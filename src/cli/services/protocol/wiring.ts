@@ -1,17 +1,18 @@
 /** Wires the protocol core to the terminal: HTTP, credential store, browser, stdin secret, prompts, notices. */
-import type { Context } from '../context.js';
-import type { ProtocolSessionDeps } from '../../core/protocol/session.js';
-import { ProtocolCredentials, type WorkloadTokenSource } from '../../core/protocol/store.js';
-import { AuthRequiredError } from '../../core/errors.js';
-import { checkClientMetadataUrl } from '../../core/protocol/client-identity.js';
-import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../core/protocol/flow.js';
-import { parseServerUrl } from '../../core/protocol/endpoints.js';
-import { signingAlgOf } from '../../core/protocol/token.js';
-import { sanitize } from '../output.js';
-import { waitTimeoutMs } from '../option-parse.js';
-import { readStdinSecret } from '../stdin.js';
-import { requirePerson } from '../interactive.js';
-import { UsageError } from '../usage-error.js';
+import type { Context } from '../../context.js';
+import type { ProtocolSessionDeps } from '../../../core/protocol/session.js';
+import type { WorkloadTokenSource } from '../../../core/protocol/store.js';
+import { protocolCredentials } from './credentials.js';
+import { AuthRequiredError } from '../../../core/errors.js';
+import { checkClientMetadataUrl } from '../../../core/protocol/client-identity.js';
+import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../../core/protocol/flow.js';
+import { parseServerUrl } from '../../../core/protocol/endpoints.js';
+import { signingAlgOf } from '../../../core/protocol/token.js';
+import { sanitize } from '../../output.js';
+import { waitTimeoutMs } from '../../option-parse.js';
+import { readStdinSecret } from '../../stdin.js';
+import { requirePerson } from '../../interactive.js';
+import { UsageError } from '../../usage-error.js';
 import { answerElicitation, type ElicitationMode } from './elicit.js';
 
 export interface ProtocolCliOptions {
@@ -46,13 +47,13 @@ const LOCK_WAIT_MS = 60_000;
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
   const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
   // A sign-in holds the server's lock while the browser is out: another process (a second bridge) waits that long, and a little more.
-  ctx.lockWaitMs ??= Math.max(LOCK_WAIT_MS, timeoutMs + LOCK_WAIT_MS / 2);
-  const [http, storage, lock] = await Promise.all([ctx.http(), ctx.credentialStorage(), ctx.credentialLock()]);
+  const waitMs = Math.max(LOCK_WAIT_MS, timeoutMs + LOCK_WAIT_MS / 2);
+  const [http, credentials, lock] = await Promise.all([ctx.http(), protocolCredentials(ctx), ctx.credentialLock({ waitMs })]);
   const mode = o.stdinIsMessages ? 'decline' : elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
   return {
     http,
-    credentials: new ProtocolCredentials(storage.store()),
+    credentials,
     lock,
     clock: ctx.clock,
     signal: ctx.signal,

@@ -3,9 +3,9 @@
  * environment takes precedence, else the key stored for the API's host. The
  * one place a profile becomes the echo service's credential strategy.
  */
-import type { Context } from '../context.js';
-import type { CredentialProvider } from '../../core/auth/provider.js';
-import { apiKeyCredential, resolveApiKey, type ResolvedApiKey } from '../../core/echo/credentials.js';
+import type { Context } from '../../context.js';
+import type { CredentialProvider } from '../../../core/auth/provider.js';
+import { apiKeyCredential, resolveApiKey, type ResolvedApiKey } from '../../../core/echo/credentials.js';
 
 /** The API key for `baseUrl`: LANYARD_API_KEY, else the stored one; undefined when there is none. */
 export function echoApiKey(ctx: Context, baseUrl: string): Promise<ResolvedApiKey | undefined> {

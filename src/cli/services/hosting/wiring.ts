@@ -5,16 +5,16 @@
  * (client_id:client_secret Basic). The stored accounts come from the
  * context's credential-storage port, which caches them per API URL.
  */
-import type { Context, CredentialStoragePort } from '../context.js';
-import { type ProfileSettings, requireSetting } from '../../core/config/settings.js';
-import { basicClientCredential, type HostingCredentialSource } from '../../core/hosting/credential.js';
-import type { HostingAccounts, HostingTokenRecord } from '../../core/hosting/accounts.js';
-import type { HostingAuth, HostingAuthOptions } from '../../core/hosting/auth.js';
-import type { CredentialProvider } from '../../core/auth/provider.js';
-import { fixedCredential } from '../../core/auth/provider.js';
-import type { CredentialStore } from '../../core/deps.js';
-import type { Credential, HttpClient } from '../../core/http/client.js';
-import { UsageError } from '../usage-error.js';
+import type { Context, CredentialStoragePort } from '../../context.js';
+import { type ProfileSettings, requireSetting } from '../../../core/config/settings.js';
+import { basicClientCredential, type HostingCredentialSource } from '../../../core/hosting/credential.js';
+import type { HostingAccounts, HostingTokenRecord } from '../../../core/hosting/accounts.js';
+import type { HostingAuth, HostingAuthOptions } from '../../../core/hosting/auth.js';
+import type { CredentialProvider } from '../../../core/auth/provider.js';
+import { fixedCredential } from '../../../core/auth/provider.js';
+import type { CredentialStore } from '../../../core/deps.js';
+import type { Credential, HttpClient } from '../../../core/http/client.js';
+import { UsageError } from '../../usage-error.js';
 
 export interface HostingTarget {
   apiUrl: string;
@@ -51,7 +51,7 @@ export async function openHostingStores(ctx: Context, apiUrl: string, o: { insec
 
 /** The storage port and the accounts of `apiUrl` on it; their module loads while the store opens (the keychain's search). */
 async function accountsOf(ctx: Context, apiUrl: string, o: { insecure?: boolean } = {}): Promise<[CredentialStoragePort, HostingAccounts]> {
-  const [, storage] = await Promise.all([import('../../core/hosting/accounts.js'), ctx.credentialStorage(o)]);
+  const [, storage] = await Promise.all([import('../../../core/hosting/accounts.js'), ctx.credentialStorage(o)]);
   return [storage, await storage.hostingAccounts(apiUrl)];
 }
 
@@ -98,7 +98,7 @@ export async function hostingAuth(
     const { credential, source } = basicClientCredential(clientId, secret);
     return fixedCredential(credential, source);
   }
-  const { HostingAuth, envTokenSource } = await import('../../core/hosting/auth.js');
+  const { HostingAuth, envTokenSource } = await import('../../../core/hosting/auth.js');
   // An environment token wins: the stored accounts (the keychain) are not opened then.
   const [accounts, options] = await Promise.all([
     envTokenSource(ctx.env) ? undefined : accountsOf(ctx, apiUrl).then(([, accounts]) => accounts),
@@ -128,7 +128,7 @@ async function hostingAuthOptions(ctx: Context, apiUrl: string, webUrl: string |
 export async function boundHostingAccount(ctx: Context, apiUrl: string): Promise<{ login: string; dir: string } | undefined> {
   const bindings = await ctx.bindings();
   if (!bindings.length) return undefined;
-  const [{ boundAccount }, { hostOf }] = await Promise.all([import('../../core/config/bindings.js'), import('../../core/credentials/accounts.js')]);
+  const [{ boundAccount }, { hostOf }] = await Promise.all([import('../../../core/config/bindings.js'), import('../../../core/credentials/accounts.js')]);
   return boundAccount(bindings, hostOf(apiUrl), ctx.cwd || undefined);
 }
 
@@ -140,6 +140,6 @@ export async function storedAccountAuth(
   accounts: HostingAccounts,
   found: { record: HostingTokenRecord; store: CredentialStore },
 ): Promise<HostingAuth> {
-  const { HostingAuth } = await import('../../core/hosting/auth.js');
+  const { HostingAuth } = await import('../../../core/hosting/auth.js');
   return HostingAuth.forAccount({ ...(await hostingAuthOptions(ctx, apiUrl, webUrl)), accounts }, accounts, found);
 }

@@ -4,11 +4,11 @@
  * The one place a profile becomes the mailbox service's target; the API
  * defines no authentication, so there is no credential to resolve.
  */
-import type { Context } from '../context.js';
-import { requireSetting, type ProfileSettings } from '../../core/config/settings.js';
-import { ValidationError } from '../../core/errors.js';
-import type { MailboxClient } from '../../core/mailbox/client.js';
-import type { MailboxTarget } from '../../core/mailbox/target.js';
+import type { Context } from '../../context.js';
+import { requireSetting, type ProfileSettings } from '../../../core/config/settings.js';
+import { ValidationError } from '../../../core/errors.js';
+import type { MailboxClient } from '../../../core/mailbox/client.js';
+import type { MailboxTarget } from '../../../core/mailbox/target.js';
 
 /** The mailbox of a profile; a domain or user that is empty or holds `/ \\ ? # %` or white space is refused (exit 2). */
 export function mailboxTarget(settings: ProfileSettings, profile: string, o: { domain?: string; user?: string } = {}): MailboxTarget {
@@ -26,6 +26,6 @@ export function mailboxTarget(settings: ProfileSettings, profile: string, o: { d
 
 /** The client of the selected profile's mailbox. */
 export async function mailboxClient(ctx: Context, o: { domain?: string; user?: string }): Promise<MailboxClient> {
-  const [{ name, settings }, { MailboxClient }] = await Promise.all([ctx.profile(), import('../../core/mailbox/client.js')]);
+  const [{ name, settings }, { MailboxClient }] = await Promise.all([ctx.profile(), import('../../../core/mailbox/client.js')]);
   return new MailboxClient(await ctx.http(), mailboxTarget(settings, name, o), ctx.signal);
 }
