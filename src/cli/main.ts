@@ -22,14 +22,12 @@ export interface MainOptions {
 
 export async function main(argv: string[] = process.argv, options: MainOptions = {}): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
-  const io = createProcessIO(process.env, exitQuietly);
   // Every diagnostic line (errors, notices, --debug traces) goes through secrets.safe: no secret; controls shown in caret notation.
   const secrets = new Secrets();
   secrets.rememberEnv(process.env);
-  const rawErr = io.err;
-  io.err = (text) => rawErr(secrets.safe(text));
-  const signals = watchSignals();
   let globals: () => GlobalOptions = () => ({});
+  const io = createProcessIO(process.env, { onBrokenPipe: exitQuietly, safeErr: (text) => secrets.safe(text), noColor: () => globals().color === false });
+  const signals = watchSignals();
   // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
   const ctx = createContext({
     io,

@@ -175,7 +175,6 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     })
     .exitOverride();
   program.hook('preAction', async (_root, action) => {
-    if (program.opts().color === false) (ctx.io as { color: boolean }).color = false;
     // The run's output (--json, --ndjson, --jq, --template, the pager), which the run function reaches as ctx.output.
     ctx.output = await prepareOutput(ctx, action);
   });

@@ -80,7 +80,7 @@ describe('ratelimit status', () => {
       globals: () => ({ profile: 't' }),
       clock,
     });
-    await runRatelimitStatus(ctx, { json: true });
+    await runRatelimitStatus(ctx, {});
     expect(stub.requests[0]!.headers.authorization).toBe('Bearer tok-abc');
   });
 

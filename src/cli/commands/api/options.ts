@@ -14,7 +14,6 @@ export interface ApiOptions {
   /** A stored hosting account instead of the active one. */
   user?: string;
   ndjson?: boolean;
-  json?: boolean;
   silent?: boolean;
   jq?: string;
   template?: string;

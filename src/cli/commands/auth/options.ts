@@ -42,7 +42,6 @@ export interface AuthTokenCreateOptions {
 }
 
 export interface AuthStatusOptions {
-  json?: boolean;
   showToken?: boolean;
   /** Exit 4 when a credential in use expires within this duration. */
   expiresWithin?: string;

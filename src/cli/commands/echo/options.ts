@@ -2,7 +2,6 @@
 
 export interface EchoSendOptions {
   stdin?: boolean;
-  json?: boolean;
 }
 
 export interface EchoTokenOptions {
@@ -17,9 +16,6 @@ export interface EchoTokenOptions {
   browser?: boolean;
   timeout?: string;
   fresh?: boolean;
-  json?: boolean;
 }
 
-export interface EchoKeyOptions {
-  json?: boolean;
-}
+export type EchoKeyOptions = {};

@@ -75,7 +75,7 @@ function advance(emulator: Command, ctx: Context): void {
   examples(
     withJson(emulator.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward'))
       .option(...urlOption)
-      .action(async (duration: string, opts: EmulatorTargetOptions & { json?: boolean }) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
+      .action(async (duration: string, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
   );
 }

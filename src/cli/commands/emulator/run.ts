@@ -99,7 +99,7 @@ export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions
   ctx.io.err(`Emulator: ${verb} done`);
 }
 
-export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions & { json?: boolean }, duration: string): Promise<void> {
+export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions, duration: string): Promise<void> {
   const ms = parseDuration(duration, 'duration', 3650 * 86_400_000); // the emulator's clock may move years
   const r = (await emulatorAdmin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
   ctx.output.document(r, () => ctx.io.err(`Emulator clock now ${r.now}`));

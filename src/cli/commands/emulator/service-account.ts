@@ -17,7 +17,6 @@ interface ServiceAccountCreateOptions {
   output?: string;
   force?: boolean;
   url?: string;
-  json?: boolean;
 }
 
 export function emulatorServiceAccountCommand(ctx: Context): Command {

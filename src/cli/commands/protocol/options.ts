@@ -5,7 +5,6 @@ import type { ProtocolClientAuthOptions } from '../../services/protocol/wiring.j
 export interface ProtocolRequestOptions extends ProtocolClientAuthOptions {
   method?: string;
   params?: string;
-  json?: boolean;
   scopes?: string;
   clientCredentials?: boolean;
   browser?: boolean;
