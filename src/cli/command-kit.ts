@@ -5,9 +5,9 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from './context.js';
-import { Output, type OutputFormat } from './output.js';
-import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './pager.js';
-import { UsageError } from './usage-error.js';
+import { Output, type OutputFormat } from './output/output.js';
+import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './output/pager.js';
+import { UsageError } from './errors/usage-error.js';
 
 /** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
 export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {

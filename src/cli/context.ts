@@ -14,14 +14,14 @@ import type { RateLimitState } from '../core/ratelimit/headers.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
-import { Output } from './output.js';
+import { Output } from './output/output.js';
 import { parseDuration } from './option-parse.js';
-import { Secrets } from './terminal-text.js';
-import { type GivenProfiles, type ProfileDoors, profileDoors } from './profile-source.js';
-import { type CredentialStorageOpening, type CredentialStoragePort, givenStoragePort, openStoragePort, type StorageEnv } from './credential-port.js';
-import { buildHttpClient } from './http-port.js';
+import { Secrets } from './terminal/terminal-text.js';
+import { type GivenProfiles, type ProfileDoors, profileDoors } from './ports/profile-source.js';
+import { type CredentialStorageOpening, type CredentialStoragePort, givenStoragePort, openStoragePort, type StorageEnv } from './ports/credential-port.js';
+import { buildHttpClient } from './ports/http-port.js';
 
-export type { CredentialStoragePort, CredentialStorageOpening } from './credential-port.js';
+export type { CredentialStoragePort, CredentialStorageOpening } from './ports/credential-port.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {
@@ -151,7 +151,7 @@ export function createContext(o: ContextOptions): Context {
     credentialLock: (lo = {}) => (lo.waitMs === undefined || o.env.LANYARD_LOCK_WAIT ? lock() : lock().then((l) => waitingFor(l, lo.waitMs!))),
     ...httpDoor(o, () => ctx, lock, trace),
     async browser() {
-      return o.ports?.browser ?? (await import('./browser.js')).createBrowser(o.env);
+      return o.ports?.browser ?? (await import('./terminal/browser.js')).createBrowser(o.env);
     },
   };
   return ctx;

@@ -1,7 +1,7 @@
 /** The terminal seam: streams, TTY flags and colour, swappable in tests. */
 import { fstatSync, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { terminalText } from './terminal-text.js';
+import { terminalText } from './terminal/terminal-text.js';
 
 export interface IO {
   stdout: Writable;

@@ -2,11 +2,11 @@
 import { createProcessIO } from './io.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
-import { exitCodeFor, formatError, owesErrorLine } from './exit.js';
+import { exitCodeFor, formatError, owesErrorLine } from './errors/exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { Secrets } from './terminal-text.js';
-import { exitQuietly } from './pager.js';
+import { Secrets } from './terminal/terminal-text.js';
+import { exitQuietly } from './output/pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
 /** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */

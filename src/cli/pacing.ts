@@ -10,7 +10,7 @@ import type { Clock } from '../core/deps.js';
 import type { PacingStore } from '../core/http/pacing.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { parseDuration } from './option-parse.js';
-import type { Secrets } from './terminal-text.js';
+import type { Secrets } from './terminal/terminal-text.js';
 
 export interface CliPacingOptions {
   env: NodeJS.ProcessEnv;

@@ -20,7 +20,7 @@ import * as api from './commands/api/index.js';
 import * as exec from './commands/exec/index.js';
 import * as completion from './commands/completion/index.js';
 import * as doctor from './commands/doctor/index.js';
-import { NETWORK_HELP } from './network-help.js';
+import { NETWORK_HELP } from './ports/network-help.js';
 
 interface Group {
   name: string;

@@ -1,11 +1,11 @@
 /**
- * The error family of the core library. Only `cli/exit.ts` maps these to exit
+ * The error family of the core library. Only `cli/errors/exit.ts` maps these to exit
  * codes. Messages are one line, safe to print: they never contain a secret.
  */
 import type { RateLimitState } from './ratelimit/headers.js';
 
 /**
- * Every error code Lanyard reports: a closed set. `cli/exit.ts` maps each to
+ * Every error code Lanyard reports: a closed set. `cli/errors/exit.ts` maps each to
  * its exit code in one table (a test fails when one is missing).
  */
 export const ERROR_CODES = [
@@ -66,7 +66,7 @@ export type { ServiceName };
 /**
  * What the caller must do before trying again, said without naming a command
  * or a variable: a program using the library acts on it in its own way, and
- * the CLI turns it into advice (src/cli/hints.ts).
+ * the CLI turns it into advice (src/cli/errors/hints.ts).
  */
 export type Remedy =
   /** Sign in to the service (again): a new token. `flow: 'web'` when the device flow is not the way. */

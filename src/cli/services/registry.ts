@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import type { CredentialProvider } from '../../core/auth/provider.js';
 import type { ProfileSettings } from '../../core/config/settings.js';
 import type { ServiceName } from '../../core/errors.js';
-import { UsageError } from '../usage-error.js';
+import { UsageError } from '../errors/usage-error.js';
 import type { ServiceEntry } from './entry-kit.js';
 import { echo } from './echo/entry.js';
 import { health } from './health/entry.js';

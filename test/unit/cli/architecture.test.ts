@@ -352,3 +352,10 @@ describe('file sizes', () => {
     for (const f of Object.keys(OVERSIZE)) expect(readFileSync(join(SRC, f), 'utf8').split('\n').length - 1, f).toBeGreaterThan(MAX_LINES);
   });
 });
+
+describe('src/cli is grouped', () => {
+  it('at most 15 files stand loose at its root (terminal/, ports/, output/, errors/ hold the rest)', () => {
+    const loose = readdirSync(join(SRC, 'cli')).filter((n) => n.endsWith('.ts') && statSync(join(SRC, 'cli', n)).isFile());
+    expect(loose.length, loose.join(', ')).toBeLessThanOrEqual(15);
+  });
+});

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, type Context } from '../../../src/cli/context.js';
-import { Output } from '../../../src/cli/output.js';
+import { Output } from '../../../src/cli/output/output.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../src/cli/commands/ratelimit/run.js';
 import { ConfigStore } from '../../../src/core/config/store.js';
 import { RateLimitError } from '../../../src/core/errors.js';

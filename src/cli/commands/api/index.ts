@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withShaping } from '../../command-kit.js';
 import type { ApiOptions } from './options.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
 import { SERVICE_NAMES } from '../../../shared/services.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];

@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
 import type { ServiceName } from '../../../core/errors.js';
 import { providerFor, SERVICES } from '../../services/registry.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { SERVICE_NAMES } from '../../../shared/services.js';
 
 export type ApiService = ServiceName;

@@ -4,7 +4,7 @@ import { CancelledError, CredentialStoreError, HttpError, ValidationError } from
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../services/hosting/wiring.js';
-import { createSpinner } from '../../spinner.js';
+import { createSpinner } from '../../terminal/spinner.js';
 
 export { type HostingEndpoints, hostingEndpoints } from '../../services/hosting/endpoints.js';
 

@@ -12,8 +12,8 @@ import { lineSafe } from '../../../core/line-safe.js';
 import { hostnameOption } from './hostname.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
 import { hostingTarget } from '../../services/hosting/wiring.js';
-import { readStdinText } from '../../stdin.js';
-import { UsageError } from '../../usage-error.js';
+import { readStdinText } from '../../terminal/stdin.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { AuthSetupGitOptions } from './options.js';
 
 /** Parses git's credential description (`key=value` lines). */

@@ -9,7 +9,7 @@ import { deviceHeadless } from './device-headless.js';
 import { onPollEvent, showDeviceCode } from './device.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { protocolCredentials } from '../../services/protocol/credentials.js';
-import { localTime } from '../../time-text.js';
+import { localTime } from '../../terminal/time-text.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';

@@ -18,4 +18,5 @@ export interface EchoTokenOptions {
   fresh?: boolean;
 }
 
-export type EchoKeyOptions = {};
+/** `echo key set|delete` take no options of their own (the output options are the Output's). */
+export type EchoKeyOptions = Record<string, never>;

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson } from '../../command-kit.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 

@@ -1,9 +1,9 @@
 import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { sanitize } from '../../output.js';
+import { sanitize } from '../../output/output.js';
 import { parseDuration, parseIntOption } from '../../option-parse.js';
-import { UsageError } from '../../usage-error.js';
-import { ExitStatus } from '../../exit.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { ExitStatus } from '../../errors/exit.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';

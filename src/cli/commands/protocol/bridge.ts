@@ -2,8 +2,8 @@
 import type { Context } from '../../context.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { runBridge } from '../../../core/protocol/bridge.js';
-import { adviceFor } from '../../hints.js';
-import { ExitStatus } from '../../exit.js';
+import { adviceFor } from '../../errors/hints.js';
+import { ExitStatus } from '../../errors/exit.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
 import { parseDuration } from '../../option-parse.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';

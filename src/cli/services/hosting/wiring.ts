@@ -14,7 +14,7 @@ import type { CredentialProvider } from '../../../core/auth/provider.js';
 import { fixedCredential } from '../../../core/auth/provider.js';
 import type { CredentialStore } from '../../../core/deps.js';
 import type { Credential, HttpClient } from '../../../core/http/client.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 
 export interface HostingTarget {
   apiUrl: string;

@@ -6,7 +6,7 @@
  */
 import type { Context } from '../../context.js';
 import type { ElicitResult } from '../../../core/protocol/session.js';
-import { sanitize } from '../../output.js';
+import { sanitize } from '../../output/output.js';
 
 export type ElicitationMode = 'prompt' | 'decline' | 'defaults';
 

@@ -8,11 +8,11 @@ import { checkClientMetadataUrl } from '../../../core/protocol/client-identity.j
 import { RESERVED_AUTHORIZATION_PARAMS, type AuthorizeOptions } from '../../../core/protocol/flow.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { signingAlgOf } from '../../../core/protocol/token.js';
-import { sanitize } from '../../output.js';
+import { sanitize } from '../../output/output.js';
 import { waitTimeoutMs } from '../../option-parse.js';
-import { readStdinSecret } from '../../stdin.js';
-import { requirePerson } from '../../interactive.js';
-import { UsageError } from '../../usage-error.js';
+import { readStdinSecret } from '../../terminal/stdin.js';
+import { requirePerson } from '../../terminal/interactive.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { answerElicitation, type ElicitationMode } from './elicit.js';
 
 export interface ProtocolCliOptions {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runApi } from '../../../../src/cli/commands/api/run.js';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
-import { exitCodeFor, formatError } from '../../../../src/cli/exit.js';
+import { exitCodeFor, formatError } from '../../../../src/cli/errors/exit.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';

@@ -1,13 +1,13 @@
 /**
  * The one 401 hint: `lanyard api` run on fakes against a server that refuses
- * the credential; the hint is computed where errors are formatted (cli/exit.ts)
+ * the credential; the hint is computed where errors are formatted (cli/errors/exit.ts)
  * from what the error carries (service, credential source, whose), and never
  * written back into the error.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runApi } from '../../../../src/cli/commands/api/run.js';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
-import { exitCodeFor, formatError } from '../../../../src/cli/exit.js';
+import { exitCodeFor, formatError } from '../../../../src/cli/errors/exit.js';
 import { HttpError } from '../../../../src/core/errors.js';
 import { HostingAccounts } from '../../../../src/core/hosting/accounts.js';
 import { HttpClient } from '../../../../src/core/http/client.js';

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exitCodeFor, formatError } from '../../../../src/cli/exit.js';
+import { exitCodeFor, formatError } from '../../../../src/cli/errors/exit.js';
 import { protocolAuthExtras, protocolDeps } from '../../../../src/cli/services/protocol/wiring.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { FakeClock } from '../../../fakes/clock.js';

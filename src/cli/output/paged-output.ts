@@ -5,9 +5,9 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Context } from './context.js';
-import { UsageError } from './usage-error.js';
-import { Checkpoint, type CheckpointRun, type PageOutput, type PagedRunResult } from '../core/api/checkpoint.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors/usage-error.js';
+import { Checkpoint, type CheckpointRun, type PageOutput, type PagedRunResult } from '../../core/api/checkpoint.js';
 
 /** Pages as NDJSON (or what --jq/--template make of each item), each page in one write, flushed before the checkpoint moves. */
 export function ndjsonPageOutput(ctx: Context): PageOutput {

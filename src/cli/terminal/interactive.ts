@@ -6,8 +6,8 @@
  * Otherwise the command ends at once with exit 4 and what would work instead,
  * rather than printing a URL into a pipe and waiting minutes for no one.
  */
-import { AuthRequiredError } from '../core/errors.js';
-import type { IO } from './io.js';
+import { AuthRequiredError } from '../../core/errors.js';
+import type { IO } from '../io.js';
 
 export function promptDisabled(env: NodeJS.ProcessEnv): boolean {
   const v = env.LANYARD_PROMPT_DISABLED;

@@ -1,11 +1,11 @@
 /** The one place that maps errors to exit codes and one-line messages. */
 import { CommanderError } from 'commander';
-import { ExitCode } from '../shared/exit-codes.js';
-import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../core/errors.js';
+import { ExitCode } from '../../shared/exit-codes.js';
+import { type ErrorCode, HttpError, LanyardError, RateLimitError } from '../../core/errors.js';
 import { CliError, type CliErrorCode } from './cli-error.js';
-import { localTime, relativeTime } from './time-text.js';
+import { localTime, relativeTime } from '../terminal/time-text.js';
 import { hintOf } from './hints.js';
-import { SERVICES } from './services/registry.js';
+import { SERVICES } from '../services/registry.js';
 
 /**
  * The command's own exit status, thrown by its run function instead of an

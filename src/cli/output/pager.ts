@@ -20,9 +20,9 @@
  * the terminal is left to the shell only once the pager has restored it.
  */
 import type { Command } from 'commander';
-import type { IO } from './io.js';
-import { UsageError } from './usage-error.js';
-import { terminalText } from './terminal-text.js';
+import type { IO } from '../io.js';
+import { UsageError } from '../errors/usage-error.js';
+import { terminalText } from '../terminal/terminal-text.js';
 
 /** The mark `paged()` leaves on a command (a property of the command, not a table of this module). */
 const PAGED = Symbol('lanyard.paged');

@@ -4,16 +4,16 @@
  * across processes, and the CI events and warnings it reports.
  */
 import { dirname, join } from 'node:path';
-import type { Clock } from '../core/deps.js';
-import type { HttpClient, HttpClientOptions } from '../core/http/client.js';
-import type { CredentialLock } from '../core/credentials/lock.js';
-import type { ProfileSettings } from '../core/config/settings.js';
-import type { RateLimitState } from '../core/ratelimit/headers.js';
-import type { IO } from './io.js';
-import { parseDuration } from './option-parse.js';
-import { ciEvent, eventUrl } from './ci.js';
-import { UsageError } from './usage-error.js';
-import type { Secrets } from './terminal-text.js';
+import type { Clock } from '../../core/deps.js';
+import type { HttpClient, HttpClientOptions } from '../../core/http/client.js';
+import type { CredentialLock } from '../../core/credentials/lock.js';
+import type { ProfileSettings } from '../../core/config/settings.js';
+import type { RateLimitState } from '../../core/ratelimit/headers.js';
+import type { IO } from '../io.js';
+import { parseDuration } from '../option-parse.js';
+import { ciEvent, eventUrl } from '../ci.js';
+import { UsageError } from '../errors/usage-error.js';
+import type { Secrets } from '../terminal/terminal-text.js';
 
 /** What the client is built from. */
 export interface HttpPortEnv {
@@ -38,11 +38,11 @@ export interface HttpPortEnv {
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
   const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy }, { ssoHook }] = await Promise.all([
-    import('../core/http/client.js'),
-    import('../core/http/plain-http.js'),
+    import('../../core/http/client.js'),
+    import('../../core/http/plain-http.js'),
     import('./network.js'),
-    import('../core/ratelimit/policy.js'),
-    import('../core/hosting/sso.js'),
+    import('../../core/ratelimit/policy.js'),
+    import('../../core/hosting/sso.js'),
   ]);
   const g = h.globals;
   // An empty --max-wait is an error; an empty variable is as good as unset.
@@ -79,7 +79,7 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
 
 /** Waits and retries said as CI events (or warnings), and content-creating requests paced across every process of this config directory. */
 async function pacingOptions(h: HttpPortEnv): Promise<Pick<HttpClientOptions, 'onRateLimitWait' | 'pacing' | 'onPacingWait' | 'onRetry'>> {
-  const [{ FilePacing }, { cliPacing }] = await Promise.all([import('../core/http/pacing.js'), import('./pacing.js')]);
+  const [{ FilePacing }, { cliPacing }] = await Promise.all([import('../../core/http/pacing.js'), import('../pacing.js')]);
   const event = (name: string, fields: Record<string, unknown>) => ciEvent(h.io, h.env, h.clock.now(), name, fields);
   return {
     onRateLimitWait: ({ kind, waitMs, resetAt, url }) => {

@@ -19,7 +19,7 @@
  * silently losing characters. Table cells (`sanitize` in output.ts) use the
  * same rule. See docs/security.md.
  */
-import { isSecretField } from '../core/http/redact.js';
+import { isSecretField } from '../../core/http/redact.js';
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const CONTROL_OR_SGR = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

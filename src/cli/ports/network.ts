@@ -3,11 +3,11 @@
  * profile (docs/networks.md): proxies and trust. The proxy's password (from
  * the variable's user-info) is remembered as a secret, so no diagnostic shows it.
  */
-import type { ProfileSettings } from '../core/config/settings.js';
-import { ConfigError } from '../core/errors.js';
-import type { HttpClientOptions } from '../core/http/types.js';
-import { PROXY_VARIABLES, proxySettings } from '../core/http/proxy.js';
-import type { Secrets } from './terminal-text.js';
+import type { ProfileSettings } from '../../core/config/settings.js';
+import { ConfigError } from '../../core/errors.js';
+import type { HttpClientOptions } from '../../core/http/types.js';
+import { PROXY_VARIABLES, proxySettings } from '../../core/http/proxy.js';
+import type { Secrets } from '../terminal/terminal-text.js';
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 
@@ -38,7 +38,7 @@ export async function networkOptions(
     // An explicit trust list replaces Node's defaults: NODE_EXTRA_CA_CERTS is kept by adding it too.
     if (env.NODE_EXTRA_CA_CERTS) extraCa.push(await readFile(env.NODE_EXTRA_CA_CERTS, 'utf8').catch(() => ''));
   }
-  const { systemCaAvailable } = await import('../core/http/trust.js');
+  const { systemCaAvailable } = await import('../../core/http/trust.js');
   if (systemCa && !(await systemCaAvailable())) {
     warnOnce(
       'system-ca',

@@ -1,6 +1,6 @@
 /** Opens URLs: LANYARD_BROWSER or BROWSER name a command; else the `open` package. */
 import { spawn } from 'node:child_process';
-import type { Browser } from '../core/deps.js';
+import type { Browser } from '../../core/deps.js';
 import { scrubbedEnv } from './terminal-text.js';
 
 /**

@@ -1,8 +1,8 @@
 /** Shared rendering: JSON, NDJSON and tables. */
-import type { IO } from './io.js';
-import type { JsonShaper } from './shape/registry.js';
+import type { IO } from '../io.js';
+import type { JsonShaper } from '../shape/registry.js';
 import type { Pager } from './pager.js';
-import { terminalText } from './terminal-text.js';
+import { terminalText } from '../terminal/terminal-text.js';
 
 /** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
 export type OutputFormat = 'human' | 'json' | 'ndjson';

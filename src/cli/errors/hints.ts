@@ -4,9 +4,9 @@
  * its advice — a `lanyard …` command or a `LANYARD_*` variable — through the
  * service registry.
  */
-import type { LanyardError, Remedy, ServiceName } from '../core/errors.js';
-import type { Check } from '../core/doctor/checks.js';
-import { SERVICES } from './services/registry.js';
+import type { LanyardError, Remedy, ServiceName } from '../../core/errors.js';
+import type { Check } from '../../core/doctor/checks.js';
+import { SERVICES } from '../services/registry.js';
 
 /** The advice line of a remedy, or undefined when the CLI has none to give. */
 export function adviceFor(r: Remedy): string | undefined {

@@ -1,7 +1,7 @@
 /**
  * The CLI's own errors: failures only the command line has (its arguments,
  * `--jq`, `--template`). Their codes are not the library's (`ERROR_CODES`):
- * `cli/exit.ts` maps them in a table of their own, and prints them as it
+ * `cli/errors/exit.ts` maps them in a table of their own, and prints them as it
  * prints the library's errors (the message, then the hint).
  */
 

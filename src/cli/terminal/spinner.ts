@@ -6,7 +6,7 @@
  * Elsewhere (a pipe, a file, CI, a terminal too narrow) the text is written as
  * plain lines on stderr instead, once per change.
  */
-import type { IO } from './io.js';
+import type { IO } from '../io.js';
 
 /** A terminal narrower than this gets plain lines: redrawing wraps (and 0 columns made ora loop). */
 export const MIN_DRAW_COLUMNS = 20;

@@ -6,10 +6,10 @@
  * writes and pacing hold that lock too (`Context.credentialLock()`).
  */
 import { dirname } from 'node:path';
-import type { CredentialStore } from '../core/deps.js';
-import type { CredentialLock } from '../core/credentials/lock.js';
-import type { KeychainOpening } from '../core/credentials/keychain-open.js';
-import type { HostingAccounts } from '../core/hosting/accounts.js';
+import type { CredentialStore } from '../../core/deps.js';
+import type { CredentialLock } from '../../core/credentials/lock.js';
+import type { KeychainOpening } from '../../core/credentials/keychain-open.js';
+import type { HostingAccounts } from '../../core/hosting/accounts.js';
 import { keychainTimeoutMs } from './keychain-env.js';
 
 export interface CredentialStoragePort {
@@ -57,8 +57,8 @@ export interface StorageEnv {
 /** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
 export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
   const [{ openCredentialStore }, { FileCredentialStore }, configPath, lock, requireKeychain] = await Promise.all([
-    import('../core/credentials/open.js'),
-    import('../core/credentials/file-store.js'),
+    import('../../core/credentials/open.js'),
+    import('../../core/credentials/file-store.js'),
     s.configPath(),
     s.lock(),
     s.keychainRequired(),
@@ -120,7 +120,7 @@ function storagePort(
     lookup,
     hostingAccounts(apiUrl) {
       let p = accounts.get(apiUrl);
-      if (!p) accounts.set(apiUrl, (p = import('../core/hosting/accounts.js').then(({ HostingAccounts }) => new HostingAccounts(apiUrl, hostingStores))));
+      if (!p) accounts.set(apiUrl, (p = import('../../core/hosting/accounts.js').then(({ HostingAccounts }) => new HostingAccounts(apiUrl, hostingStores))));
       return p;
     },
   };

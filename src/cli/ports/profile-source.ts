@@ -3,11 +3,11 @@
  * plain-JSON reader, no conf on the hot path, or through the writable store
  * once a command has opened it), or the profiles handed in as a port.
  */
-import type { ConfigReader, ConfigStore } from '../core/config/store.js';
-import type { ProfileSettings } from '../core/config/settings.js';
-import { type DirBinding, type ProfileSelection, selectProfile } from '../core/config/bindings.js';
-import type { CredentialLock } from '../core/credentials/lock.js';
-import { ConfigError } from '../core/errors.js';
+import type { ConfigReader, ConfigStore } from '../../core/config/store.js';
+import type { ProfileSettings } from '../../core/config/settings.js';
+import { type DirBinding, type ProfileSelection, selectProfile } from '../../core/config/bindings.js';
+import type { CredentialLock } from '../../core/credentials/lock.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** The profiles a caller may hand in instead of the config file. */
 export interface GivenProfiles {
@@ -50,12 +50,12 @@ export function profileDoors(o: ProfileSourceOptions): ProfileDoors {
   const reader = (): Promise<ProfileSource> =>
     given
       ? Promise.resolve({ path: '(profiles handed in)', activeProfile: given.active, profile: (name: string) => given.profiles[name], bindings: () => [] })
-      : (configP ?? (readerP ??= import('../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions))));
+      : (configP ?? (readerP ??= import('../../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions))));
   // Read once per run; once the writable store is open (a command that may change the profile), read afresh each time.
   let profileP: ReturnType<ProfileDoors['profile']> | undefined;
   const doors: ProfileDoors = {
     config() {
-      configP ??= Promise.all([import('../core/config/store.js'), o.lock()]).then(([{ ConfigStore }, lock]) => ConfigStore.open(configOptions, lock));
+      configP ??= Promise.all([import('../../core/config/store.js'), o.lock()]).then(([{ ConfigStore }, lock]) => ConfigStore.open(configOptions, lock));
       return configP;
     },
     configPath: async () => (await reader()).path,

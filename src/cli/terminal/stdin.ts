@@ -1,6 +1,6 @@
 /** Reading secrets and data from standard input (never from argv). */
-import type { IO } from './io.js';
-import { UsageError } from './usage-error.js';
+import type { IO } from '../io.js';
+import { UsageError } from '../errors/usage-error.js';
 
 export interface ReadStdinOptions {
   /** What is read, for messages ("the API key"). */
