@@ -7,7 +7,8 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/usage-error.js';
-import { Checkpoint, type CheckpointRun, type PageOutput, type PagedRunResult } from '../../core/api/checkpoint.js';
+import { Checkpoint, type CheckpointRun } from '../../core/api/checkpoint.js';
+import type { PageOutput, PagedRunResult } from '../../core/api/page-run.js';
 
 /** Pages as NDJSON (or what --jq/--template make of each item), each page in one write, flushed before the checkpoint moves. */
 export function ndjsonPageOutput(ctx: Context): PageOutput {

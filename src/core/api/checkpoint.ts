@@ -16,7 +16,7 @@
  * between the page's write and that rename leaves the checkpoint one page
  * behind; when the output is a regular file (`>> out.ndjson`) the resumed run
  * finds the page's bytes at the recorded end of the file and does not print
- * them again (see {@link outputOverlap}).
+ * them again (see outputOverlap in page-run.ts).
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -327,5 +327,3 @@ async function readCheckpoint(file: string, name: string): Promise<CheckpointFil
   if (!isRun(v.run) || !isPosition(v.position)) throw new CheckpointError(`checkpoint ${name} is damaged (a field is missing or invalid); left unchanged`);
   return v;
 }
-
-export { outputOverlap, type Page, type PagedRunResult, type PageOutput, runPages } from './page-run.js';

@@ -1,7 +1,8 @@
 import { Mailbox, type MailboxMetadata } from '../../../shared/mailbox.js';
 import { collectAfterPage } from './memory.js';
 import type { ListedMessage, ListOptions, MailboxClient } from '../../../core/mailbox/client.js';
-import { checkpointRun, runPages } from '../../../core/api/checkpoint.js';
+import { checkpointRun } from '../../../core/api/checkpoint.js';
+import { runPages } from '../../../core/api/page-run.js';
 import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../output/paged-output.js';
 import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
