@@ -9,5 +9,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // `npm run test:coverage` (off by default: it slows every run): what the unit tests cover of the library and the CLI.
+    coverage: {
+      provider: 'v8',
+      include: ['src/core/**', 'src/cli/**'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
   },
 });

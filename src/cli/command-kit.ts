@@ -5,9 +5,9 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from './context.js';
-import { Output, type OutputFormat } from './output.js';
-import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './pager.js';
-import { UsageError } from './usage-error.js';
+import { Output, type OutputFormat } from './output/output.js';
+import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './output/pager.js';
+import { UsageError } from './errors/usage-error.js';
 
 /** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
 export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
@@ -46,8 +46,8 @@ export async function prepareOutput(ctx: Context, action: Command): Promise<Outp
   if (o.json && o.ndjson) throw new UsageError('--json and --ndjson cannot be used together');
   const pager = isPaged(action) ? await startCommandPager(ctx, o) : undefined;
   const shaper = o.jq === undefined && o.template === undefined ? undefined : await (await import('./shape/prepare.js')).prepareShaping(ctx, o);
+  // --jq/--template imply --json; the Output says so (nothing is written back into the command's options).
   const json = o.json || (shaper !== undefined && !o.ndjson && action.options.some((opt) => opt.long === '--json'));
-  if (json) action.setOptionValue('json', true);
   const format: OutputFormat = o.ndjson ? 'ndjson' : json ? 'json' : 'human';
   return new Output(ctx.io, { format, shaper, pager });
 }

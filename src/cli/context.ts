@@ -14,14 +14,14 @@ import type { RateLimitState } from '../core/ratelimit/headers.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
-import { Output } from './output.js';
+import { Output } from './output/output.js';
 import { parseDuration } from './option-parse.js';
-import { Secrets } from './terminal-text.js';
-import { type GivenProfiles, type ProfileDoors, profileDoors } from './profile-source.js';
-import { type CredentialStorageOpening, type CredentialStoragePort, givenStoragePort, openStoragePort, type StorageEnv } from './credential-port.js';
-import { buildHttpClient } from './http-port.js';
+import { Secrets } from './terminal/terminal-text.js';
+import { type GivenProfiles, type ProfileDoors, profileDoors } from './ports/profile-source.js';
+import { type CredentialStorageOpening, type CredentialStoragePort, givenStoragePort, openStoragePort, type StorageEnv } from './ports/credential-port.js';
+import { buildHttpClient } from './ports/http-port.js';
 
-export type { CredentialStoragePort, CredentialStorageOpening } from './credential-port.js';
+export type { CredentialStoragePort, CredentialStorageOpening } from './ports/credential-port.js';
 
 /** Options every command accepts (defined on the root program). */
 export interface GlobalOptions {
@@ -62,13 +62,12 @@ export interface Context extends ProfileDoors {
    * store writes hold it, and so do config writes and pacing (hence a port of
    * its own, beside the storage).
    */
-  credentialLock(): Promise<CredentialLock>;
   /**
-   * How long to wait for a lock another process holds (a refresh, a sign-in)
-   * before failing: LANYARD_LOCK_WAIT, else this (set by commands whose
-   * sign-in can outlast the default, before they take the lock), else 60 s.
+   * `o.waitMs`: how long this caller waits for a lock another process holds
+   * (a command whose sign-in can outlast the default); LANYARD_LOCK_WAIT wins
+   * over it, and without either the lock waits 60 s.
    */
-  lockWaitMs?: number;
+  credentialLock(o?: { waitMs?: number }): Promise<CredentialLock>;
   /** warn(), at most once per process for a given key (the keychain fallback is said once, whoever notices it). */
   warnOnce(key: string, text: string): void;
   browser(): Promise<Browser>;
@@ -123,7 +122,7 @@ export function createContext(o: ContextOptions): Context {
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
   const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
   let lockP: Promise<CredentialLock> | undefined;
-  const lock = () => (lockP ??= openLock(o.env, ctx.configPath(), () => ctx.lockWaitMs));
+  const lock = () => (lockP ??= openLock(o.env, ctx.configPath()));
   const ctx: Context = {
     io: o.io,
     env: o.env,
@@ -149,10 +148,10 @@ export function createContext(o: ContextOptions): Context {
       ctx.warn(text);
     },
     credentialStorage: storageDoor(o, () => ctx, lock, trace),
-    credentialLock: lock,
+    credentialLock: (lo = {}) => (lo.waitMs === undefined || o.env.LANYARD_LOCK_WAIT ? lock() : lock().then((l) => waitingFor(l, lo.waitMs!))),
     ...httpDoor(o, () => ctx, lock, trace),
     async browser() {
-      return o.ports?.browser ?? (await import('./browser.js')).createBrowser(o.env);
+      return o.ports?.browser ?? (await import('./terminal/browser.js')).createBrowser(o.env);
     },
   };
   return ctx;
@@ -201,12 +200,17 @@ function httpDoor(
   };
 }
 
-/** The config directory's lock; LANYARD_LOCK_WAIT, else the command's own wait, else the lock's default. */
-async function openLock(env: NodeJS.ProcessEnv, configPath: Promise<string>, commandWaitMs: () => number | undefined): Promise<CredentialLock> {
+/** The config directory's lock; LANYARD_LOCK_WAIT, else the lock's default (a caller may ask for its own wait: waitingFor). */
+async function openLock(env: NodeJS.ProcessEnv, configPath: Promise<string>): Promise<CredentialLock> {
   const [{ FileLock }, path] = await Promise.all([import('../core/credentials/lock.js'), configPath]);
-  const waitMs = env.LANYARD_LOCK_WAIT ? parseDuration(env.LANYARD_LOCK_WAIT, 'LANYARD_LOCK_WAIT') : commandWaitMs();
+  const waitMs = env.LANYARD_LOCK_WAIT ? parseDuration(env.LANYARD_LOCK_WAIT, 'LANYARD_LOCK_WAIT') : undefined;
   return new FileLock(dirname(path), waitMs === undefined ? {} : { waitMs });
 }
+
+/** The lock, waiting `waitMs` for each lock it takes unless the caller says otherwise. */
+const waitingFor = (lock: CredentialLock, waitMs: number): CredentialLock => ({
+  withLock: (name, f, o) => lock.withLock(name, f, { waitMs: o?.waitMs ?? waitMs }),
+});
 
 /**
  * `ctx.credentialStorage(o)`: one opening per `insecure`, shared by every

@@ -1,7 +1,7 @@
 /** The terminal seam: streams, TTY flags and colour, swappable in tests. */
 import { fstatSync, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { terminalText } from './terminal-text.js';
+import { terminalText } from './terminal/terminal-text.js';
 
 export interface IO {
   stdout: Writable;
@@ -11,7 +11,7 @@ export interface IO {
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
   /** Colour on stderr/stdout (off with NO_COLOR, a non-TTY, or --no-color). */
-  color: boolean;
+  readonly color: boolean;
   /** Width for human tables: COLUMNS when set, else the stdout terminal's width, else 80. */
   columns: number;
   /** Width of the terminal stderr draws spinners and progress on; 0 when it is not a terminal. */
@@ -114,7 +114,20 @@ function processStreams(onBrokenPipe: (() => void) | undefined) {
 }
 
 /** `onBrokenPipe`: what to do when stdout's reader goes away (`lanyard … | head`); main.ts ends the process quietly. */
-export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPipe?: () => void): IO {
+/**
+ * What the process IO is made with, besides the environment: nothing writes
+ * into it afterwards. `onBrokenPipe`: a reader that went away; `safeErr`:
+ * what every diagnostic line goes through (main's redaction of secrets);
+ * `noColor`: asked on each use (`--no-color`, known once the arguments are parsed).
+ */
+export interface ProcessIOOptions {
+  onBrokenPipe?: () => void;
+  safeErr?: (text: string) => string;
+  noColor?: () => boolean;
+}
+
+export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: ProcessIOOptions = {}): IO {
+  const { onBrokenPipe, safeErr = (t: string) => t, noColor = () => false } = o;
   // The process.stdin/stdout/stderr getters each build a stream (a few ms
   // apiece); TTY-ness is asked of the file descriptor instead, the streams are
   // built when a command first uses them, and until then out()/err()/print()
@@ -154,7 +167,9 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
     get stdinIsTTY() {
       return isTerminal(0);
     },
-    color,
+    get color() {
+      return color && !noColor();
+    },
     get columns() {
       return columnsFrom(env.COLUMNS) ?? ((stdoutIsTTY && stdout().columns) || 80);
     },
@@ -162,7 +177,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, onBrokenPi
       return stderrIsTTY ? (stderr() as NodeJS.WriteStream).columns || 0 : 0;
     },
     out: (t) => print(withNewline(t)),
-    err: (t) => printErr(withNewline(t)),
+    err: (t) => printErr(withNewline(safeErr(t))),
     print,
     printErr,
   };

@@ -12,7 +12,7 @@
  * search to end before it exits).
  */
 import { type KeychainOpening, startKeychainOpen } from '../core/credentials/keychain-open.js';
-import { keychainTimeoutMs } from './keychain-env.js';
+import { keychainTimeoutMs } from './ports/keychain-env.js';
 
 /** Command groups whose commands read the credential store. */
 const READS_CREDENTIALS: ReadonlySet<string> = new Set(['auth', 'api', 'ratelimit', 'exec', 'echo', 'protocol', 'mailbox', 'health', 'doctor']);

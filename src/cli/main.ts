@@ -2,11 +2,11 @@
 import { createProcessIO } from './io.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
-import { exitCodeFor, formatError, owesErrorLine } from './exit.js';
+import { exitCodeFor, formatError, owesErrorLine } from './errors/exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
-import { Secrets } from './terminal-text.js';
-import { exitQuietly } from './pager.js';
+import { Secrets } from './terminal/terminal-text.js';
+import { exitQuietly } from './output/pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
 /** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
@@ -22,14 +22,12 @@ export interface MainOptions {
 
 export async function main(argv: string[] = process.argv, options: MainOptions = {}): Promise<MainResult> {
   // A reader that went away (`lanyard … | head`) ends the command quietly, like other CLIs.
-  const io = createProcessIO(process.env, exitQuietly);
   // Every diagnostic line (errors, notices, --debug traces) goes through secrets.safe: no secret; controls shown in caret notation.
   const secrets = new Secrets();
   secrets.rememberEnv(process.env);
-  const rawErr = io.err;
-  io.err = (text) => rawErr(secrets.safe(text));
-  const signals = watchSignals();
   let globals: () => GlobalOptions = () => ({});
+  const io = createProcessIO(process.env, { onBrokenPipe: exitQuietly, safeErr: (text) => secrets.safe(text), noColor: () => globals().color === false });
+  const signals = watchSignals();
   // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
   const ctx = createContext({
     io,

@@ -1,5 +1,5 @@
 /** Option values: durations, whole numbers and the bound of a command's own wait. */
-import { UsageError } from './usage-error.js';
+import { UsageError } from './errors/usage-error.js';
 
 /** The longest a timer can wait (Node's setTimeout limit, about 24.8 days): the default bound of a duration option. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

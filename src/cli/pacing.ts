@@ -10,8 +10,8 @@ import type { Clock } from '../core/deps.js';
 import type { PacingStore, PacingWindow } from '../core/http/pacing.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { parseDuration } from './option-parse.js';
-import { UsageError } from './usage-error.js';
-import type { Secrets } from './terminal-text.js';
+import { UsageError } from './errors/usage-error.js';
+import type { Secrets } from './terminal/terminal-text.js';
 
 export interface CliPacingOptions {
   env: NodeJS.ProcessEnv;

@@ -20,7 +20,7 @@ import * as api from './commands/api/index.js';
 import * as exec from './commands/exec/index.js';
 import * as completion from './commands/completion/index.js';
 import * as doctor from './commands/doctor/index.js';
-import { NETWORK_HELP } from './network-help.js';
+import { NETWORK_HELP } from './ports/network-help.js';
 
 interface Group {
   name: string;
@@ -181,7 +181,6 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .configureHelp({ subcommandTerm: (cmd) => cmd.name() })
     .exitOverride();
   program.hook('preAction', async (_root, action) => {
-    if (program.opts().color === false) (ctx.io as { color: boolean }).color = false;
     // The run's output (--json, --ndjson, --jq, --template, the pager), which the run function reaches as ctx.output.
     ctx.output = await prepareOutput(ctx, action);
   });

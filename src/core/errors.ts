@@ -1,11 +1,11 @@
 /**
- * The error family of the core library. Only `cli/exit.ts` maps these to exit
+ * The error family of the core library. Only `cli/errors/exit.ts` maps these to exit
  * codes. Messages are one line, safe to print: they never contain a secret.
  */
 import type { RateLimitState } from './ratelimit/headers.js';
 
 /**
- * Every error code Lanyard reports: a closed set. `cli/exit.ts` maps each to
+ * Every error code Lanyard reports: a closed set. `cli/errors/exit.ts` maps each to
  * its exit code in one table (a test fails when one is missing).
  */
 export const ERROR_CODES = [
@@ -59,12 +59,14 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** The services Lanyard signs in to and calls. */
-export type ServiceName = 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+import type { ServiceName } from '../shared/services.js';
+
+export type { ServiceName };
 
 /**
  * What the caller must do before trying again, said without naming a command
  * or a variable: a program using the library acts on it in its own way, and
- * the CLI turns it into advice (src/cli/hints.ts).
+ * the CLI turns it into advice (src/cli/errors/hints.ts).
  */
 export type Remedy =
   /** Sign in to the service (again): a new token. `flow: 'web'` when the device flow is not the way. */
@@ -106,6 +108,8 @@ export interface LanyardErrorOptions {
   service?: ServiceName;
   /** Where the refused or missing credential came from (`env:LANYARD_TOKEN`, `keychain`, `anonymous`, …). */
   credentialSource?: string;
+  /** Whose the refused credential is, when known (a stored account's login). */
+  credentialLogin?: string;
 }
 
 export class LanyardError extends Error {
@@ -118,6 +122,8 @@ export class LanyardError extends Error {
   service?: ServiceName;
   /** Where the credential involved came from. */
   credentialSource?: string;
+  /** Whose the credential involved is, when known. */
+  credentialLogin?: string;
   constructor(code: ErrorCode, message: string, options?: LanyardErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -128,6 +134,7 @@ export class LanyardError extends Error {
     const service = options?.service ?? (options?.remedy?.kind === 'sign-in' ? options.remedy.service : undefined);
     if (service) this.service = service;
     if (options?.credentialSource) this.credentialSource = options.credentialSource;
+    if (options?.credentialLogin) this.credentialLogin = options.credentialLogin;
   }
 }
 

@@ -48,7 +48,18 @@ export { WireTypeError } from './wire/check.js';
 
 // HTTP
 export { HttpClient } from './http/client.js';
-export type { Credential, CredentialAnswer, CredentialRequest, HttpClientOptions, HttpResponse, QueryValue, RequestSpec, Timeouts } from './http/types.js';
+export type {
+  AnswerHead,
+  Credential,
+  CredentialAnswer,
+  CredentialRequest,
+  HttpClientOptions,
+  HttpResponse,
+  QueryValue,
+  RequestSpec,
+  ResponseHook,
+  Timeouts,
+} from './http/types.js';
 export { CONTENT_CREATING_WINDOWS, credentialIdentity, DEFAULT_PACING_MARGIN_MS, FilePacing, isSharedPacing, MemoryPacing } from './http/pacing.js';
 export type { FilePacingOptions, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
 export { RedisPacing } from './http/redis-pacing.js';
@@ -80,13 +91,16 @@ export type { OpenCredentialStoreOptions } from './credentials/open.js';
 export { OAuthErrorCode, OAuthResponseError } from './hosting/oauth.js';
 export type { DeviceAuthorization, TokenSet } from './hosting/oauth.js';
 export type { OAuthFields } from './auth/oauth-body.js';
-export { pollForDeviceToken, runDeviceFlow } from './hosting/device-flow.js';
-export type { DeviceFlowOptions, PollEvent, PollOptions } from './hosting/device-flow.js';
+export { runDeviceFlow } from './hosting/device-flow.js';
+export { pollForDeviceToken } from './auth/device-poll.js';
+export type { DeviceFlowOptions } from './hosting/device-flow.js';
+export type { PollEvent, PollOptions } from './auth/device-poll.js';
 export { authorizeUrl, runWebFlow } from './hosting/web-flow.js';
 export type { AuthorizeUrlOptions, WebFlowOptions } from './hosting/web-flow.js';
 export { chooseSwitchTarget, findAccount, HostingAccounts, recordFromTokenSet } from './hosting/accounts.js';
 export type { HostingTokenRecord, StoredAccount, SwitchChoice, TokenOrigin } from './hosting/accounts.js';
 export { refreshRecord } from './hosting/refresh.js';
+export { ssoHook } from './hosting/sso.js';
 export type { RefreshOptions } from './hosting/refresh.js';
 export { fetchUser } from './hosting/user.js';
 export type { HostingUser } from './hosting/user.js';

@@ -1,6 +1,6 @@
 /** The fault suite's in-process runs: a command through the same parse → run → error line path as main.ts, without a process per case. */
 import { createContext, type GlobalOptions } from '../../src/cli/context.js';
-import { exitCodeFor, formatError, owesErrorLine } from '../../src/cli/exit.js';
+import { exitCodeFor, formatError, owesErrorLine } from '../../src/cli/errors/exit.js';
 import type { IO } from '../../src/cli/io.js';
 import { buildProgram } from '../../src/cli/program.js';
 

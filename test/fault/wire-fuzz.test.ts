@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../src/cli/io.js';
-import { Secrets, terminalText } from '../../src/cli/terminal-text.js';
+import { Secrets, terminalText } from '../../src/cli/terminal/terminal-text.js';
 import { createTestIO } from '../fakes/io.js';
 import { hostileWorld, type HostileWorld } from './hostile.js';
 import { inProcessEnv, runInProcess } from './in-process.js';

@@ -4,8 +4,8 @@
  * request is made, so a typo costs nothing and leaves no state behind.
  */
 import type { JqRuntime } from 'jq-web';
-import { CliError } from '../cli-error.js';
-import { UsageError } from '../usage-error.js';
+import { CliError } from '../errors/cli-error.js';
+import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
 
 let runtime: Promise<JqRuntime> | undefined;

@@ -5,7 +5,7 @@
  * request or stored state.
  */
 import type { Context } from '../context.js';
-import { UsageError } from '../usage-error.js';
+import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
 
 export interface ShapeOptions {

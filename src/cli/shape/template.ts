@@ -7,9 +7,9 @@
  * which line cells up in columns.
  */
 import type { Context as LiquidContext, Liquid as LiquidEngine, TagToken, Template, TopLevelToken, Value as LiquidValue } from 'liquidjs';
-import { CliError } from '../cli-error.js';
-import { relativeTime } from '../time-text.js';
-import { UsageError } from '../usage-error.js';
+import { CliError } from '../errors/cli-error.js';
+import { relativeTime } from '../terminal/time-text.js';
+import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
 
 const COLORS: Record<string, [number, number]> = {

@@ -1,6 +1,7 @@
 /** Next-page discovery for `lanyard api --paginate`, one rule per service, and the bounds of following them. */
 import { LanyardError } from '../errors.js';
 import { redactUrl } from '../http/redact.js';
+import type { ServiceName } from '../errors.js';
 
 /** Pages in a row without a single item after which pagination stops. */
 export const MAX_EMPTY_PAGES = 10;
@@ -64,7 +65,8 @@ export class PageGuard {
 }
 
 /** Which rule finds a service's next page. */
-export type PagedService = 'hosting' | 'echo' | 'protocol' | 'health' | 'mailbox';
+/** Every service pages (its own way). */
+export type PagedService = ServiceName;
 
 /** One page as the server answered it. */
 export interface FetchedPage {

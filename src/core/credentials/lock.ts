@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { CredentialStoreError } from '../errors.js';
 
 export interface CredentialLock {
-  /** Runs `f` while holding the lock `name` (waits for another holder, in this or another process). */
-  withLock<T>(name: string, f: () => Promise<T>): Promise<T>;
+  /** Runs `f` while holding the lock `name` (waits for another holder, in this or another process; `o.waitMs`: this long at most, else the lock's own wait). */
+  withLock<T>(name: string, f: () => Promise<T>, o?: { readonly waitMs?: number }): Promise<T>;
 }
 
 /** No lock: for in-memory stores (tests) and read-only use. */
@@ -35,11 +35,12 @@ export class FileLock implements CredentialLock {
     this.#o = { staleMs: o.staleMs ?? 20_000, waitMs: o.waitMs ?? 60_000 };
   }
 
-  withLock<T>(name: string, f: () => Promise<T>): Promise<T> {
+  withLock<T>(name: string, f: () => Promise<T>, o: { readonly waitMs?: number } = {}): Promise<T> {
     const prev = this.#local.get(name) ?? Promise.resolve();
+    const waitMs = o.waitMs ?? this.#o.waitMs;
     const run = prev.then(
-      () => this.#locked(name, f),
-      () => this.#locked(name, f),
+      () => this.#locked(name, f, waitMs),
+      () => this.#locked(name, f, waitMs),
     );
     const tail = run.catch(() => undefined);
     this.#local.set(name, tail);
@@ -49,7 +50,7 @@ export class FileLock implements CredentialLock {
     return run;
   }
 
-  async #locked<T>(name: string, f: () => Promise<T>): Promise<T> {
+  async #locked<T>(name: string, f: () => Promise<T>, waitMs: number): Promise<T> {
     const [{ mkdir }, lockfile] = await Promise.all([import('node:fs/promises'), import('proper-lockfile')]);
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
     const target = join(this.#dir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
@@ -62,7 +63,7 @@ export class FileLock implements CredentialLock {
         lockfilePath: `${target}.lock`,
         stale: this.#o.staleMs,
         update: Math.max(1000, Math.floor(this.#o.staleMs / 4)),
-        retries: { retries: Math.ceil(this.#o.waitMs / maxTimeout), minTimeout: 10, maxTimeout, factor: 1.5, randomize: true },
+        retries: { retries: Math.ceil(waitMs / maxTimeout), minTimeout: 10, maxTimeout, factor: 1.5, randomize: true },
         onCompromised: () => undefined,
       });
     } catch (err) {

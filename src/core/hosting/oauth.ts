@@ -6,31 +6,12 @@
  */
 import { Hosting } from '../../shared/constants.js';
 import { HostingOAuthPath, OAuthErrorCode } from '../../shared/hosting-oauth.js';
-import { OAuthError, RateLimitError } from '../errors.js';
+import { OAuthError } from '../errors.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
-import { parseOAuthBody, type OAuthFields } from '../auth/oauth-body.js';
+import { numberField, readOAuthFields, requiredField } from '../auth/device-authorization.js';
 
 export { OAuthErrorCode };
-
-/** An OAuth error response with all of its fields (e.g. `interval` of slow_down). */
-export class OAuthResponseError extends OAuthError {
-  constructor(
-    readonly fields: OAuthFields,
-    status: number,
-  ) {
-    super(fields.error!, fields.error_description, status);
-  }
-}
-
-export interface DeviceAuthorization {
-  readonly deviceCode: string;
-  readonly userCode: string;
-  readonly verificationUri: string;
-  /** Seconds. */
-  readonly expiresIn: number;
-  /** Seconds. */
-  readonly interval: number;
-}
+export { OAuthResponseError, processDeviceAuthorizationResponse, type DeviceAuthorization } from '../auth/device-authorization.js';
 
 export interface TokenSet {
   readonly accessToken: string;
@@ -96,72 +77,22 @@ export function refreshTokenRequest(http: HttpClient, o: Common & { refreshToken
   );
 }
 
-/** Reads the body; rate limits and error fields become errors. */
-async function readFields(res: HttpResponse): Promise<OAuthFields> {
-  const text = await res.text();
-  if ((res.status === 429 || res.status === 403) && /rate limit/i.test(text)) {
-    const ra = Number(res.headers['retry-after']);
-    const serverNow = Date.parse(res.headers.date ?? '');
-    const resetAt = Number.isFinite(ra) && Number.isFinite(serverNow) ? serverNow + ra * 1000 : undefined;
-    throw new RateLimitError("the token endpoint's secondary rate limit was exceeded; wait a few minutes and try again", 'secondary', resetAt);
-  }
-  let fields: OAuthFields;
-  try {
-    fields = await parseOAuthBody(res.headers['content-type'], text);
-  } catch (err) {
-    if (res.status >= 400) throw new OAuthError('server_error', undefined, res.status, `the OAuth endpoint answered HTTP ${res.status}`);
-    throw err;
-  }
-  if (fields.error) throw new OAuthResponseError(fields, res.status);
-  if (res.status >= 400) throw new OAuthError('server_error', undefined, res.status, `the OAuth endpoint answered HTTP ${res.status}`);
-  return fields;
-}
-
-function positiveInt(v: string | undefined, name: string, fallback?: number): number {
-  if (v === undefined || v === '') {
-    if (fallback !== undefined) return fallback;
-    throw new OAuthError('invalid_response', undefined, undefined, `the server's response lacks ${name}`);
-  }
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new OAuthError('invalid_response', undefined, undefined, `the server's ${name} is not a number`);
-  return n;
-}
-
-function required(fields: OAuthFields, name: string): string {
-  const v = fields[name];
-  if (!v) throw new OAuthError('invalid_response', undefined, undefined, `the server's response lacks ${name}`);
-  return v;
-}
-
-export async function processDeviceAuthorizationResponse(res: HttpResponse): Promise<DeviceAuthorization> {
-  const f = await readFields(res);
-  const verificationUri = required(f, 'verification_uri');
-  if (!/^https?:\/\//i.test(verificationUri)) throw new OAuthError('invalid_response', undefined, undefined, 'the verification_uri is not an http(s) URL');
-  return Object.freeze({
-    deviceCode: required(f, 'device_code'),
-    userCode: required(f, 'user_code'),
-    verificationUri,
-    expiresIn: positiveInt(f.expires_in, 'expires_in', Hosting.deviceCodeLifetimeSec),
-    interval: Math.max(1, positiveInt(f.interval, 'interval', 5)),
-  });
-}
-
 /** Scopes arrive comma-separated (spaces tolerated). */
 export function parseScopeList(text: string | undefined): string[] {
   return (text ?? '').split(/[,\s]+/).filter(Boolean);
 }
 
 export async function processTokenResponse(res: HttpResponse): Promise<TokenSet> {
-  const f = await readFields(res);
-  const accessToken = required(f, 'access_token');
+  const f = await readOAuthFields(res);
+  const accessToken = requiredField(f, 'access_token');
   const type = (f.token_type ?? 'bearer').toLowerCase();
   if (type !== 'bearer') throw new OAuthError('invalid_response', undefined, undefined, `unexpected token_type ${type}`);
   return Object.freeze({
     accessToken,
     tokenType: 'bearer' as const,
     scopes: Object.freeze(parseScopeList(f.scope)),
-    ...(f.expires_in ? { expiresIn: positiveInt(f.expires_in, 'expires_in') } : {}),
+    ...(f.expires_in ? { expiresIn: numberField(f.expires_in, 'expires_in') } : {}),
     ...(f.refresh_token ? { refreshToken: f.refresh_token } : {}),
-    ...(f.refresh_token_expires_in ? { refreshTokenExpiresIn: positiveInt(f.refresh_token_expires_in, 'refresh_token_expires_in') } : {}),
+    ...(f.refresh_token_expires_in ? { refreshTokenExpiresIn: numberField(f.refresh_token_expires_in, 'refresh_token_expires_in') } : {}),
   });
 }

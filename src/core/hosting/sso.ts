@@ -10,6 +10,7 @@
  */
 import { AuthRequiredError } from '../errors.js';
 import { isLoopbackHost } from '../http/loopback-host.js';
+import type { ResponseHook } from '../http/types.js';
 
 export const SSO_HEADER = 'x-github-sso';
 
@@ -65,4 +66,19 @@ export function ssoRequiredError(status: number, headers: Readonly<Record<string
 export function ssoPartialResults(headers: Readonly<Record<string, string>>): string[] | undefined {
   const h = parseSsoHeader(headers[SSO_HEADER]);
   return h?.kind === 'partial-results' && h.organizations.length ? h.organizations : undefined;
+}
+
+/**
+ * The code host's hook on the HTTP client: a 403 that asks for single sign-on
+ * becomes its one-line error (exit 4); a listing with partial results is
+ * reported to `onPartialResults` (organisation ids, the URL redacted).
+ */
+export function ssoHook(onPartialResults?: (organizations: string[], url: string) => void): ResponseHook {
+  return {
+    ok: (head) => {
+      const left = onPartialResults && ssoPartialResults(head.headers);
+      if (left) onPartialResults(left, head.url);
+    },
+    refused: (head) => ssoRequiredError(head.status, head.headers),
+  };
 }

@@ -15,9 +15,12 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
   const used = spec.credential ?? (await auth.credential());
   const first: RequestSpec = { ...spec, credential: used };
   const retry = auth.refresh && !isStream(spec.body) ? auth.refresh.bind(auth) : undefined;
-  // A 401 that escapes says whose credential was refused (the provider's source), for the caller to act on.
+  // A 401 that escapes says whose credential was refused (the provider's source and login), for the caller to act on.
   const refused = (err: unknown) => {
-    if (err instanceof HttpError && err.status === 401) err.credentialSource ??= auth.source;
+    if (err instanceof HttpError && err.status === 401) {
+      err.credentialSource ??= auth.source;
+      if (auth.login) err.credentialLogin ??= auth.login;
+    }
     return err;
   };
   let res: HttpResponse;

@@ -65,7 +65,7 @@ export class HttpClient {
       trace: options.trace,
       onRateLimitWait: options.onRateLimitWait,
       onRetry: options.onRetry,
-      onSsoPartialResults: options.onSsoPartialResults,
+      responseHooks: options.responseHooks,
       onSecondaryLimit: async (spec, url, waitMs) => {
         const store = this.#pacing;
         if (!isSharedPacing(store)) return;

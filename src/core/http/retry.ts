@@ -10,8 +10,7 @@ import { parseRetryAfter } from '../ratelimit/headers.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
 import { redactUrl, SECRET_HEADERS } from './redact.js';
 import { readErrorBody } from './stream.js';
-import { ssoPartialResults, ssoRequiredError } from '../hosting/sso.js';
-import type { HttpClientOptions, HttpResponse, RequestSpec } from './types.js';
+import type { HttpClientOptions, HttpResponse, RequestSpec, ResponseHook } from './types.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRY_STATUS = new Set([502, 503, 504]);
@@ -28,7 +27,8 @@ export interface RetryContext {
   trace?: TraceSink;
   onRateLimitWait?: HttpClientOptions['onRateLimitWait'];
   onRetry?: HttpClientOptions['onRetry'];
-  onSsoPartialResults?: HttpClientOptions['onSsoPartialResults'];
+  /** Services' hooks on the final answers (HttpClientOptions.responseHooks). */
+  responseHooks?: readonly ResponseHook[];
   /** A secondary limit refused `spec` at `url`: the wait it asks for (a shared store holds every process for it). */
   onSecondaryLimit?: (spec: RequestSpec, url: string, waitMs: number) => Promise<void>;
 }
@@ -143,8 +143,7 @@ export async function sendWithPolicy(
       continue;
     }
     if (ok) {
-      const left = c.onSsoPartialResults && ssoPartialResults(res.headers);
-      if (left) c.onSsoPartialResults!(left, redactUrl(res.url));
+      for (const h of c.responseHooks ?? []) h.ok?.({ status: res.status, headers: res.headers, url: redactUrl(res.url) });
       return res;
     }
     const body = await readErrorBody(res);
@@ -152,14 +151,22 @@ export async function sendWithPolicy(
       rateAttempt++;
       continue;
     }
-    // The code host's single sign-on refusal: one line naming where to authorise the token (exit 4).
-    throw ssoRequiredError(res.status, res.headers) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
+    // A service's own error for the refusal (the code host's single sign-on), else the generic one.
+    throw serviceError(c, res) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
   }
 }
 
 /** A 429 or 503 with a valid `Retry-After`: always a rate limit (policy.ts), whatever its body says. */
 function asksToWait(res: HttpResponse): boolean {
   return (res.status === 429 || res.status === 503) && parseRetryAfter(res.headers['retry-after'], Date.now()) !== undefined;
+}
+
+function serviceError(c: RetryContext, res: HttpResponse): Error | undefined {
+  for (const h of c.responseHooks ?? []) {
+    const err = h.refused?.({ status: res.status, headers: res.headers, url: redactUrl(res.url) });
+    if (err) return err;
+  }
+  return undefined;
 }
 
 /**

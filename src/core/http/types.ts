@@ -87,6 +87,25 @@ export interface Timeouts {
   totalMs: number;
 }
 
+/** What a response hook sees of an answer: its status, headers and URL (redacted); never the body. */
+export interface AnswerHead {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly url: string;
+}
+
+/**
+ * A service's hook on the HTTP client's final answers (as ky's
+ * afterResponse): the generic client knows no service; a service that gives
+ * its headers a meaning of its own adds a hook.
+ */
+export interface ResponseHook {
+  /** A successful answer (its body not yet read). */
+  ok?(head: AnswerHead): void;
+  /** A refusal that is not a rate limit: the service's own error for it, or undefined for the generic HttpError. */
+  refused?(head: AnswerHead): Error | undefined;
+}
+
 export interface HttpClientOptions {
   clock: Clock;
   userAgent: string;
@@ -99,12 +118,8 @@ export interface HttpClientOptions {
    * `server`: a 429/503 with Retry-After), the HTTP status, the wait and the bound it is within.
    */
   onRateLimitWait?: (info: { kind: string; status?: number; waitMs: number; resetAt: number; url: string; boundMs?: number }) => void;
-  /**
-   * A listing answered `X-GitHub-SSO: partial-results; organizations=…`: the
-   * resources of those organisations (ids) were left out for want of a
-   * single sign-on authorisation of the token.
-   */
-  onSsoPartialResults?: (organizations: string[], url: string) => void;
+  /** Services' hooks on every final answer (e.g. the code host's single sign-on header: core/hosting/sso.ts). */
+  responseHooks?: readonly ResponseHook[];
   /** Called before a retry after a transient failure (network error, 502/503/504), with the back-off about to be slept. */
   onRetry?: (info: { reason: string; attempt: number; waitMs: number; url: string }) => void;
   /** Defaults: connect 10 s, head 30 s, idle body 60 s, total 5 min. */
@@ -185,6 +200,8 @@ export interface CredentialAnswer {
 export interface CredentialProvider {
   /** Where the credential comes from: `env:LANYARD_TOKEN`, `keychain`, `file`, `anonymous`… */
   readonly source: string;
+  /** Whose credential it is, when known (a stored account's login). */
+  readonly login?: string;
   /**
    * The credential to send now; a stored token about to expire is refreshed first.
    * `request` is given by the HTTP client to a provider that is `perRequest`, for each exchange it sends.

@@ -4,8 +4,8 @@ import type { CredentialLock } from '../credentials/lock.js';
 import type { Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { ProtocolCredentials, WorkloadTokenSource } from './store.js';
-import type { DeviceAuthorization } from '../hosting/oauth.js';
-import type { PollEvent } from '../hosting/device-flow.js';
+import type { DeviceAuthorization } from '../auth/device-authorization.js';
+import type { PollEvent } from '../auth/device-poll.js';
 
 export interface ProtocolAuthDeps {
   readonly http: HttpClient;

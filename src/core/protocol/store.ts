@@ -30,7 +30,25 @@ const TOKENS = 'protocol';
 const CLIENT = 'protocol-client';
 
 export class ProtocolCredentials {
+  /**
+   * Registrations a token proved while this store was open (issuer and client
+   * id): the authorization endpoint need not be asked about them again. Kept
+   * for the store's life only — a registration proven by an earlier run may
+   * have been dropped by the server since.
+   */
+  readonly #proven = new Set<string>();
+
   constructor(readonly store: CredentialStore) {}
+
+  /** Marks a registration a token request just proved. */
+  markProven(issuer: string, clientId: string): void {
+    this.#proven.add(`${issuer} ${clientId}`);
+  }
+
+  /** Whether a token request proved the registration while this store was open. */
+  isProven(issuer: string, clientId: string): boolean {
+    return this.#proven.has(`${issuer} ${clientId}`);
+  }
 
   async tokens(serverKey: string): Promise<StoredTokens | undefined> {
     return parse<StoredTokens>(await this.store.get(accountKey(TOKENS, serverKey)), (v) => typeof v.accessToken === 'string');

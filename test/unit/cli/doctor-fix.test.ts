@@ -1,6 +1,6 @@
 /** The fix line of each problem `lanyard doctor` reports (hints.ts doctorFix): every problem has one, in the CLI's words. */
 import { describe, expect, it } from 'vitest';
-import { doctorFix } from '../../../src/cli/hints.js';
+import { doctorFix } from '../../../src/cli/errors/hints.js';
 import type { Check, ProblemCode } from '../../../src/core/doctor/checks.js';
 
 const PROBLEMS: readonly ProblemCode[] = [

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CLI_EXIT_CODES, EXIT_CODES, exitCodeFor, formatError } from '../../../src/cli/exit.js';
-import { CLI_ERROR_CODES, CliError } from '../../../src/cli/cli-error.js';
-import { UsageError } from '../../../src/cli/usage-error.js';
+import { CLI_EXIT_CODES, EXIT_CODES, exitCodeFor, formatError } from '../../../src/cli/errors/exit.js';
+import { CLI_ERROR_CODES, CliError } from '../../../src/cli/errors/cli-error.js';
+import { UsageError } from '../../../src/cli/errors/usage-error.js';
 import {
   AuthRequiredError,
   CancelledError,

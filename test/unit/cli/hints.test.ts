@@ -7,8 +7,8 @@ import { AuthRequiredError, ConfigError, HttpError, LanyardError, TimeoutError, 
 import { requireSetting } from '../../../src/core/config/settings.js';
 import { resolveHealthToken } from '../../../src/core/health/token.js';
 import { refusal } from '../../../src/core/echo/api.js';
-import { ExitStatus, exitCodeFor, formatError } from '../../../src/cli/exit.js';
-import { adviceFor } from '../../../src/cli/hints.js';
+import { ExitStatus, exitCodeFor, formatError } from '../../../src/cli/errors/exit.js';
+import { adviceFor } from '../../../src/cli/errors/hints.js';
 
 const shown = (f: () => unknown) => {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keychainTimeoutMs } from '../../../src/cli/keychain-env.js';
+import { keychainTimeoutMs } from '../../../src/cli/ports/keychain-env.js';
 
 describe('keychainTimeoutMs (LANYARD_KEYCHAIN_TIMEOUT_MS, used by every credential store the CLI opens)', () => {
   it('takes a positive number of milliseconds', () => {

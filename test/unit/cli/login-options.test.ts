@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../../src/cli/context.js';
-import { exitCodeFor } from '../../../src/cli/exit.js';
+import { exitCodeFor } from '../../../src/cli/errors/exit.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { createTestIO } from '../../fakes/io.js';
 

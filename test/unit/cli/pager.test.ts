@@ -1,6 +1,6 @@
 /** The pager's command: which variable wins, and how its text is split into words (as a POSIX shell would). */
 import { describe, expect, it } from 'vitest';
-import { pagerCommand, shellWords } from '../../../src/cli/pager.js';
+import { pagerCommand, shellWords } from '../../../src/cli/output/pager.js';
 
 describe('shellWords', () => {
   it.each([

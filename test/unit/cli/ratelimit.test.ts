@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, type Context } from '../../../src/cli/context.js';
-import { Output } from '../../../src/cli/output.js';
+import { Output } from '../../../src/cli/output/output.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../src/cli/commands/ratelimit/run.js';
 import { ConfigStore } from '../../../src/core/config/store.js';
 import { RateLimitError } from '../../../src/core/errors.js';
@@ -80,7 +80,7 @@ describe('ratelimit status', () => {
       globals: () => ({ profile: 't' }),
       clock,
     });
-    await runRatelimitStatus(ctx, { json: true });
+    await runRatelimitStatus(ctx, {});
     expect(stub.requests[0]!.headers.authorization).toBe('Bearer tok-abc');
   });
 

@@ -1,6 +1,6 @@
 /** Human tables fit the terminal, the least useful columns shrinking first; pipes get raw tab-separated values. */
 import { describe, expect, it } from 'vitest';
-import { fitWidths, renderTable, type Column } from '../../../src/cli/output.js';
+import { fitWidths, renderTable, type Column } from '../../../src/cli/output/output.js';
 import { EVENT_COLUMNS } from '../../../src/cli/commands/health/render.js';
 import type { HealthEvent } from '../../../src/shared/health.js';
 import { createTestIO } from '../../fakes/io.js';

@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withShaping } from '../../command-kit.js';
 import type { ApiOptions } from './options.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
+import { SERVICE_NAMES } from '../../../shared/services.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -27,11 +28,7 @@ export function apiCommand(ctx: Context): Command {
     .option('--checkpoint <file>', 'with --paginate --ndjson: record progress in FILE after each page and resume from it (see docs/scripts-and-ci.md)')
     .option('-i, --include', 'print the status line and response headers (incl. rate-limit headers) before the body')
     .option('--silent', 'do not print the response body')
-    .addOption(
-      new Option('--service <name>', 'service whose base URL and credential to use for a path')
-        .choices(['hosting', 'echo', 'mailbox', 'health', 'protocol'])
-        .default('hosting'),
-    )
+    .addOption(new Option('--service <name>', 'service whose base URL and credential to use for a path').choices(SERVICE_NAMES).default('hosting'))
     .option('--user <login>', 'use this stored hosting account instead of the active one')
     .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
   withShaping(cmd, { ndjson: true });

@@ -1,4 +1,5 @@
 /** Options of the `api` commands, shared by the command declarations and their run modules. */
+import type { ServiceName } from '../../../shared/services.js';
 
 export interface ApiOptions {
   method?: string;
@@ -9,11 +10,10 @@ export interface ApiOptions {
   paginate?: boolean;
   checkpoint?: string;
   include?: boolean;
-  service: 'hosting' | 'echo' | 'mailbox' | 'health' | 'protocol';
+  service: ServiceName;
   /** A stored hosting account instead of the active one. */
   user?: string;
   ndjson?: boolean;
-  json?: boolean;
   silent?: boolean;
   jq?: string;
   template?: string;

@@ -1,14 +1,15 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './options.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { apiPager, type FetchedPage, PageGuard } from '../../../core/api/pagination.js';
-import { checkpointRun, runPages } from '../../../core/api/checkpoint.js';
-import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../paged-output.js';
-import { type ApiTarget, refusedCredentialHint, resolveApiTarget } from './targets.js';
-import { readStdinText } from '../../stdin.js';
+import { checkpointRun } from '../../../core/api/checkpoint.js';
+import { runPages } from '../../../core/api/page-run.js';
+import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../output/paged-output.js';
+import { type ApiTarget, resolveApiTarget } from './targets.js';
+import { readStdinText } from '../../terminal/stdin.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -192,7 +193,8 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
     return res;
   } catch (err) {
     if (err instanceof HttpError) {
-      if (err.status === 401 && !err.hint) err.hint = refusedCredentialHint(t);
+      // Which service refused it, for the one 401 hint (cli/errors/exit.ts); the auth hook named the credential.
+      err.service ??= t.service;
       if (opts.include) printHead(ctx, err.status, err.headers);
       // Like the code host's CLI: the error body is data (stdout); the message goes to stderr.
       // Not with --checkpoint: stdout is the listing a resumed run continues.

@@ -8,7 +8,8 @@ import type { Context } from '../../context.js';
 import { fixedCredential, type CredentialProvider } from '../../../core/auth/provider.js';
 import type { ServiceName } from '../../../core/errors.js';
 import { providerFor, SERVICES } from '../../services/registry.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { SERVICE_NAMES } from '../../../shared/services.js';
 
 export type ApiService = ServiceName;
 
@@ -37,7 +38,7 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
     } catch {
       throw new UsageError(`invalid URL "${target}"`);
     }
-    const order: ApiService[] = [service, 'hosting', 'echo', 'mailbox', 'health', 'protocol'];
+    const order: ApiService[] = [service, ...SERVICE_NAMES];
     for (const s of order) {
       let base: string;
       try {
@@ -55,12 +56,4 @@ export async function resolveApiTarget(ctx: Context, target: string, service: Ap
   const base = SERVICES[service].base(settings, name);
   const url = base.replace(/\/+$/, '') + target;
   return { url, service, auth: await providerFor(ctx, service, settings, name, o) };
-}
-
-/**
- * After a 401: which credential the service refused (where it came from,
- * whose it is) and the sign-in command of that service.
- */
-export function refusedCredentialHint(t: Pick<ApiTarget, 'service' | 'auth'>): string {
-  return SERVICES[t.service].refused(t.auth.source, (t.auth as { login?: string }).login);
 }

@@ -1,28 +1,12 @@
 /** Shared parts of the hosting sign-in commands: endpoints, storing a token, stdin secrets. */
 import type { Context } from '../../context.js';
-import { requireSetting } from '../../../core/config/settings.js';
 import { CancelledError, CredentialStoreError, HttpError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
-import { openHostingStores } from '../../services/hosting.js';
-import { createSpinner } from '../../spinner.js';
+import { openHostingStores } from '../../services/hosting/wiring.js';
+import { createSpinner } from '../../terminal/spinner.js';
 
-export interface HostingEndpoints {
-  profile: string;
-  webUrl: string;
-  apiUrl: string;
-  clientId: string;
-}
-
-export async function hostingEndpoints(ctx: Context, clientIdOverride?: string): Promise<HostingEndpoints> {
-  const { name, settings } = await ctx.profile();
-  return {
-    profile: name,
-    webUrl: requireSetting(settings, 'hosting.webUrl', name),
-    apiUrl: requireSetting(settings, 'hosting.apiUrl', name),
-    clientId: clientIdOverride ?? requireSetting(settings, 'hosting.clientId', name),
-  };
-}
+export { type HostingEndpoints, hostingEndpoints } from '../../services/hosting/endpoints.js';
 
 /** What works without a person at a terminal, for the hosting sign-ins. */
 export const HOSTING_INSTEAD = 'in scripts and CI set LANYARD_TOKEN, or store a token with `lanyard auth token --with-token < token.txt`';

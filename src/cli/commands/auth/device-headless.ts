@@ -11,7 +11,7 @@ import { AuthRequiredError } from '../../../core/errors.js';
 import type { DeviceAuthorization } from '../../../core/hosting/oauth.js';
 import { ciEvent } from '../../ci.js';
 import type { Context } from '../../context.js';
-import { noPersonReason, promptDisabled } from '../../interactive.js';
+import { noPersonReason, promptDisabled } from '../../terminal/interactive.js';
 
 /**
  * Whether the device sign-in runs headless (no terminal, no browser helper):

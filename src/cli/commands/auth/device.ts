@@ -8,7 +8,7 @@ import type { AuthDeviceOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import { announceHeadless, deviceHeadless, expiresInWords } from './device-headless.js';
 import type { DeviceAuthorization } from '../../../core/hosting/oauth.js';
-import type { PollEvent } from '../../../core/hosting/device-flow.js';
+import type { PollEvent } from '../../../core/auth/device-poll.js';
 
 export async function runAuthDevice(ctx: Context, o: AuthDeviceOptions): Promise<void> {
   const ep = await hostingEndpoints(ctx);

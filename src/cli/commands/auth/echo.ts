@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { listCachedIdentityTokens, maskSecret } from '../../../core/echo/credentials.js';
-import { echoApiKey } from '../../services/echo.js';
+import { echoApiKey } from '../../services/echo/wiring.js';
 
 export async function echoStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
   const out: AuthStatusEntry[] = [];

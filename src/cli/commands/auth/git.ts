@@ -11,9 +11,9 @@ import { LanyardError } from '../../../core/errors.js';
 import { lineSafe } from '../../../core/line-safe.js';
 import { hostnameOption } from './hostname.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
-import { hostingTarget } from '../../services/hosting.js';
-import { readStdinText } from '../../stdin.js';
-import { UsageError } from '../../usage-error.js';
+import { hostingTarget } from '../../services/hosting/wiring.js';
+import { readStdinText } from '../../terminal/stdin.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { AuthSetupGitOptions } from './options.js';
 
 /** Parses git's credential description (`key=value` lines). */

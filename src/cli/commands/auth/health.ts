@@ -4,7 +4,7 @@
  * receiver in fragment mode; the token is stored with its expiry.
  * `LANYARD_HEALTH_TOKEN` from the environment takes precedence (CI).
  */
-import { requirePerson } from '../../interactive.js';
+import { requirePerson } from '../../terminal/interactive.js';
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import type { CredentialStore } from '../../../core/deps.js';
@@ -15,8 +15,8 @@ import { LanyardError } from '../../../core/errors.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
 import { healthAccount, listHealthTokens } from '../../../core/health/token.js';
 import { waitTimeoutMs } from '../../option-parse.js';
-import { localTime, relativeTime } from '../../time-text.js';
-import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health.js';
+import { localTime, relativeTime } from '../../terminal/time-text.js';
+import { HEALTH_TOKEN_ENV, resolveToken } from '../../services/health/wiring.js';
 
 /** `--insecure-storage`: the 0600 file as opened (said by the sign-in, not as a fallback). */
 async function storeFor(ctx: Context, insecure: boolean | undefined): Promise<CredentialStore> {

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { ValidationError } from '../../../core/errors.js';
-import { type HostingStores, openHostingStores } from '../../services/hosting.js';
+import { type HostingStores, openHostingStores } from '../../services/hosting/wiring.js';
 
 /** The host, lower-cased; a usage error (exit 2) for anything a URL could not carry as its host. */
 export function hostnameOption(value: string): string {

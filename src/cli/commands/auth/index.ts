@@ -117,7 +117,7 @@ async function runLogin(ctx: Context, opts: AuthLoginOptions): Promise<void> {
   const given = PROTOCOL_ONLY.find((k) => opts[k] !== undefined);
   if (given) {
     const flag = `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    throw new (await import('../../usage-error.js')).UsageError(`${flag} applies to protocol servers (--server)`);
+    throw new (await import('../../errors/usage-error.js')).UsageError(`${flag} applies to protocol servers (--server)`);
   }
   if (opts.health) return (await import('./health.js')).runHealthLogin(ctx, opts);
   return (await hosting()).runAuthLogin(ctx, opts);
@@ -167,7 +167,7 @@ function tokenCreate(token: Command, ctx: Context): void {
       .action(async (opts: Partial<AuthTokenCreateOptions>) => {
         const parent = token.opts<AuthTokenOptions>();
         const user = opts.user ?? parent.user;
-        if (!user) throw new (await import('../../usage-error.js')).UsageError("required option '-u, --user <login>' not specified");
+        if (!user) throw new (await import('../../errors/usage-error.js')).UsageError("required option '-u, --user <login>' not specified");
         return (await hosting()).runAuthTokenCreate(ctx, { ...opts, user, insecureStorage: opts.insecureStorage || parent.insecureStorage });
       }),
     ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],

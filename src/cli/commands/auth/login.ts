@@ -5,12 +5,12 @@
  */
 import type { Context } from '../../context.js';
 import { waitTimeoutMs } from '../../option-parse.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { AuthLoginOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
-import { requirePerson } from '../../interactive.js';
-import { readStdinSecret } from '../../stdin.js';
+import { requirePerson } from '../../terminal/interactive.js';
+import { readStdinSecret } from '../../terminal/stdin.js';
 
 async function clientSecret(ctx: Context): Promise<string> {
   const fromEnv = ctx.env.LANYARD_CLIENT_SECRET;

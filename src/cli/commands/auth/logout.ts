@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { LanyardError } from '../../../core/errors.js';
 import { HostingOAuthPath } from '../../../shared/hosting-oauth.js';
 import { requireSetting } from '../../../core/config/settings.js';
-import { openHostingStores } from '../../services/hosting.js';
+import { openHostingStores } from '../../services/hosting/wiring.js';
 import type { AuthLogoutOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { findAccount } from '../../../core/hosting/accounts.js';

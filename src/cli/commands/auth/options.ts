@@ -1,5 +1,6 @@
 /** Options of the `auth` commands, shared by the command declarations and their run modules. */
-import type { ProtocolClientAuthOptions } from '../../services/protocol.js';
+import type { ProtocolClientAuthOptions } from '../../services/protocol/wiring.js';
+import type { CredentialService } from '../../../shared/services.js';
 
 /** `auth login`; with `--server`, the protocol client's options too. */
 export interface AuthLoginOptions extends ProtocolClientAuthOptions {
@@ -41,7 +42,6 @@ export interface AuthTokenCreateOptions {
 }
 
 export interface AuthStatusOptions {
-  json?: boolean;
   showToken?: boolean;
   /** Exit 4 when a credential in use expires within this duration. */
   expiresWithin?: string;
@@ -76,7 +76,7 @@ export interface AuthLogoutOptions {
 
 /** A line of `auth status` contributed by a service module. */
 export interface AuthStatusEntry {
-  service: 'hosting' | 'protocol' | 'health' | 'echo';
+  service: CredentialService;
   /** Host or server URL the credential belongs to. */
   host: string;
   /** Login or client id, when known. */

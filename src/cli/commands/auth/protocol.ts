@@ -8,9 +8,9 @@ import { withSpinner } from './common.js';
 import { deviceHeadless } from './device-headless.js';
 import { onPollEvent, showDeviceCode } from './device.js';
 import { serverKeyOf } from '../../../core/protocol/endpoints.js';
-import { ProtocolCredentials } from '../../../core/protocol/store.js';
-import { localTime } from '../../time-text.js';
-import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
+import { protocolCredentials } from '../../services/protocol/credentials.js';
+import { localTime } from '../../terminal/time-text.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
 
@@ -52,15 +52,15 @@ export async function runProtocolToken(ctx: Context, o: AuthTokenOptions): Promi
 
 export async function runProtocolLogout(ctx: Context, o: AuthLogoutOptions): Promise<void> {
   const key = serverKeyOf(o.server!);
-  const creds = new ProtocolCredentials((await ctx.credentialStorage()).store());
+  const creds = await protocolCredentials(ctx);
   const removed = await creds.deleteTokens(key);
   ctx.io.err(removed ? `Forgot the tokens of ${key}` : `No tokens were stored for ${key}`);
 }
 
 /** Lines for `auth status`; called by the hosting status command. */
 export async function protocolStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
-  const store = (await ctx.credentialStorage()).store();
-  const creds = new ProtocolCredentials(store);
+  const creds = await protocolCredentials(ctx);
+  const { store } = creds;
   const now = ctx.clock.now();
   const out: AuthStatusEntry[] = [];
   for (const server of await creds.servers()) {

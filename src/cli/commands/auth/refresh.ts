@@ -10,8 +10,8 @@
 import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
-import { boundHostingAccount, openHostingStores } from '../../services/hosting.js';
-import { UsageError } from '../../usage-error.js';
+import { boundHostingAccount, openHostingStores } from '../../services/hosting/wiring.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { hostingEndpoints, scopesOption } from './common.js';
 import type { AuthRefreshOptions } from './options.js';
 

@@ -7,9 +7,9 @@
 import type { Context } from '../../context.js';
 import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
-import { renderTable } from '../../output.js';
-import { localTime, relativeTime } from '../../time-text.js';
-import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../services/hosting.js';
+import { renderTable } from '../../output/output.js';
+import { localTime, relativeTime } from '../../terminal/time-text.js';
+import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../services/hosting/wiring.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './options.js';

@@ -9,8 +9,8 @@ import { CancelledError } from '../../../core/errors.js';
 import { hostingStoresFor } from './hostname.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import { envTokenSource } from '../../../core/hosting/auth.js';
-import { promptDisabled } from '../../interactive.js';
-import { UsageError } from '../../usage-error.js';
+import { promptDisabled } from '../../terminal/interactive.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { AuthSwitchOptions } from './options.js';
 
 /**

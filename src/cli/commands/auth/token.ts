@@ -6,12 +6,12 @@
 import { hostname } from 'node:os';
 import type { Context } from '../../context.js';
 import { AuthRequiredError, ValidationError } from '../../../core/errors.js';
-import { hostingTarget, openHostingStores } from '../../services/hosting.js';
-import { UsageError } from '../../usage-error.js';
+import { hostingTarget, openHostingStores } from '../../services/hosting/wiring.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import type { AuthTokenCreateOptions, AuthTokenOptions } from './options.js';
 import { promptHidden, scopesOption, storeSignIn } from './common.js';
-import { readStdinSecret } from '../../stdin.js';
+import { readStdinSecret } from '../../terminal/stdin.js';
 
 export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
   if (o.withToken && o.user !== undefined) throw new UsageError('--user picks a stored account to print; --with-token stores the account the token belongs to');

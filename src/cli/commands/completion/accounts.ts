@@ -8,7 +8,7 @@
  */
 import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
-import { keychainTimeoutMs } from '../../keychain-env.js';
+import { keychainTimeoutMs } from '../../ports/keychain-env.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { accountLoginOf } from '../../../core/hosting/accounts.js';
 

@@ -55,7 +55,7 @@ function list(config: Command, ctx: Context): void {
   examples(
     withJson(config.command('list').description('list the settings of the profile, or every known key with --keys'))
       .option('--keys', 'list every known setting key with its meaning')
-      .action(async (opts: { json?: boolean; keys?: boolean }) => (await run()).runConfigList(ctx, opts)),
+      .action(async (opts: { keys?: boolean }) => (await run()).runConfigList(ctx, opts)),
     ['lanyard config list', 'lanyard config list --json', 'lanyard config list --keys'],
   );
 }

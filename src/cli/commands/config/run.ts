@@ -45,7 +45,7 @@ export async function runConfigUnset(ctx: Context, key: string): Promise<void> {
   if (!(await store.unset(name, key))) ctx.warn(`profile "${name}" had no ${key}`);
 }
 
-export async function runConfigList(ctx: Context, opts: { json?: boolean; keys?: boolean }): Promise<void> {
+export async function runConfigList(ctx: Context, opts: { keys?: boolean }): Promise<void> {
   if (opts.keys) {
     return ctx.output.document(SETTINGS, () => {
       for (const [k, s] of Object.entries(SETTINGS)) ctx.io.out(`${k}\t${s.description}`);

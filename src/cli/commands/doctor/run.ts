@@ -17,10 +17,10 @@ import {
 } from '../../../core/doctor/checks.js';
 import { proxySettings } from '../../../core/http/proxy.js';
 import { SERVICES } from '../../services/registry.js';
-import { doctorFix } from '../../hints.js';
+import { doctorFix } from '../../errors/hints.js';
 import { parseDuration } from '../../option-parse.js';
-import { ExitStatus } from '../../exit.js';
-import { UsageError } from '../../usage-error.js';
+import { ExitStatus } from '../../errors/exit.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { DoctorOptions } from './options.js';
 import type { ServiceName } from '../../../core/errors.js';
 

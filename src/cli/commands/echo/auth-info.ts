@@ -1,14 +1,14 @@
 /** `lanyard echo auth-info` and `echo token`: a bearer token per scheme. */
 import type { Context } from '../../context.js';
 import { parseDuration, waitTimeoutMs } from '../../option-parse.js';
-import { relativeTime } from '../../time-text.js';
-import { UsageError } from '../../usage-error.js';
+import { relativeTime } from '../../terminal/time-text.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { isEchoTokenScheme } from '../../../shared/echo.js';
 import { fetchAuthInfo } from '../../../core/echo/api.js';
 import { obtainSchemeToken, type SchemeToken, schemeTokenCredential } from '../../../core/echo/tokens.js';
 import type { EchoTokenOptions } from './options.js';
 import { echoProfile } from './common.js';
-import { requirePerson } from '../../interactive.js';
+import { requirePerson } from '../../terminal/interactive.js';
 
 async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: SchemeToken; baseUrl: string }> {
   if (!isEchoTokenScheme(opts.scheme)) throw new UsageError(`--scheme: unknown scheme "${opts.scheme}"`);

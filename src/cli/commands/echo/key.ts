@@ -1,13 +1,13 @@
 /** `lanyard echo key set|status|delete`: the API key in the credential store. */
 import type { Context } from '../../context.js';
-import { renderTable } from '../../output.js';
+import { renderTable } from '../../output/output.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { apiKeyAccount, maskSecret, normaliseApiKey } from '../../../core/echo/credentials.js';
-import { echoApiKey } from '../../services/echo.js';
+import { echoApiKey } from '../../services/echo/wiring.js';
 import type { EchoKeyOptions } from './options.js';
 import { echoProfile } from './common.js';
-import { readStdinText } from '../../stdin.js';
+import { readStdinText } from '../../terminal/stdin.js';
 
 export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);

@@ -2,7 +2,6 @@
 
 export interface EchoSendOptions {
   stdin?: boolean;
-  json?: boolean;
 }
 
 export interface EchoTokenOptions {
@@ -17,9 +16,7 @@ export interface EchoTokenOptions {
   browser?: boolean;
   timeout?: string;
   fresh?: boolean;
-  json?: boolean;
 }
 
-export interface EchoKeyOptions {
-  json?: boolean;
-}
+/** `echo key set|delete` take no options of their own (the output options are the Output's). */
+export type EchoKeyOptions = Record<string, never>;

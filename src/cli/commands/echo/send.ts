@@ -1,13 +1,13 @@
 /** `lanyard echo send`: POST /echo with the API key. */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { sendEcho } from '../../../core/echo/api.js';
 import type { EchoSendOptions } from './options.js';
 import { echoProfile } from './common.js';
-import { readStdinText } from '../../stdin.js';
-import { echoAuth } from '../../services/echo.js';
+import { readStdinText } from '../../terminal/stdin.js';
+import { echoAuth } from '../../services/echo/wiring.js';
 
 export async function runEchoSend(ctx: Context, message: string | undefined, opts: EchoSendOptions): Promise<void> {
   if (opts.stdin && message !== undefined) throw new UsageError('give the message as an argument or with --stdin, not both');

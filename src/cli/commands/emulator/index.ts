@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson } from '../../command-kit.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
 
@@ -94,7 +94,7 @@ function advance(emulator: Command, ctx: Context): void {
   examples(
     withJson(emulator.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward'))
       .option(...urlOption)
-      .action(async (duration: string, opts: EmulatorTargetOptions & { json?: boolean }) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
+      .action(async (duration: string, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
   );
 }

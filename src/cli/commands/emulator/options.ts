@@ -15,7 +15,6 @@ export interface EmulatorStartOptions {
 
 export interface EmulatorTargetOptions {
   url?: string;
-  json?: boolean;
 }
 
 export interface EmulatorRequestsOptions extends EmulatorTargetOptions {

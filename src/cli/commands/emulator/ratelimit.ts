@@ -1,8 +1,8 @@
 /** `lanyard emulator budget|budgets|secondary|limits`: steer the hosting rate limiter. */
 import type { Context } from '../../context.js';
 import { parseDuration, parseIntOption } from '../../option-parse.js';
-import { localTime, relativeTime } from '../../time-text.js';
-import { UsageError } from '../../usage-error.js';
+import { localTime, relativeTime } from '../../terminal/time-text.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { HostingBucketView, HostingCallerSelector } from '../../../shared/hosting-ratelimit.js';
 import { emulatorAdmin } from './run.js';
 import type { EmulatorTargetOptions } from './options.js';

@@ -5,7 +5,7 @@
  * is).
  */
 import type { IO } from '../../io.js';
-import { renderTable, sanitize } from '../../output.js';
+import { renderTable, sanitize } from '../../output/output.js';
 
 interface Row {
   service: string;

@@ -1,9 +1,9 @@
 import { access, constants } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { sanitize } from '../../output.js';
+import { sanitize } from '../../output/output.js';
 import { parseDuration, parseIntOption } from '../../option-parse.js';
-import { UsageError } from '../../usage-error.js';
-import { ExitStatus } from '../../exit.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { ExitStatus } from '../../errors/exit.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
@@ -138,7 +138,7 @@ export async function runEmulatorAdmin(ctx: Context, opts: EmulatorTargetOptions
   ctx.io.err(`Emulator: ${verb} done`);
 }
 
-export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions & { json?: boolean }, duration: string): Promise<void> {
+export async function runEmulatorAdvance(ctx: Context, opts: EmulatorTargetOptions, duration: string): Promise<void> {
   const ms = parseDuration(duration, 'duration', 3650 * 86_400_000); // the emulator's clock may move years
   const r = (await emulatorAdmin(ctx, opts, 'POST', 'advance', { ms })) as { now: string };
   ctx.output.document(r, () => ctx.io.err(`Emulator clock now ${r.now}`));

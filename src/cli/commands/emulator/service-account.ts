@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withJson } from '../../command-kit.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import { explicitEmulatorUrl } from './url.js';
 
@@ -17,7 +17,6 @@ interface ServiceAccountCreateOptions {
   output?: string;
   force?: boolean;
   url?: string;
-  json?: boolean;
 }
 
 export function emulatorServiceAccountCommand(ctx: Context): Command {

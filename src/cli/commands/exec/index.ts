@@ -3,17 +3,13 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../../command-kit.js';
 import type { ExecService, ExecOptions } from './options.js';
+import { CREDENTIAL_SERVICES } from '../../../shared/services.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
 export const summary = 'run a program with credentials in its environment';
 
 export function execCommand(ctx: Context): Command {
-  const service = new Option('-s, --service <name>', 'a service whose credential to hand over (repeatable; default hosting)').choices([
-    'hosting',
-    'echo',
-    'health',
-    'protocol',
-  ]);
+  const service = new Option('-s, --service <name>', 'a service whose credential to hand over (repeatable; default hosting)').choices(CREDENTIAL_SERVICES);
   const oneOf = service.parseArg!;
   service.argParser((v: string, prev: ExecService[] | undefined) => [...(prev ?? []), oneOf(v, '') as ExecService]);
   const cmd = new Command('exec')

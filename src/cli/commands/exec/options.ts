@@ -1,6 +1,9 @@
 /** Options of the `exec` commands, shared by the command declarations and their run modules. */
 
-export type ExecService = 'hosting' | 'echo' | 'health' | 'protocol';
+import type { CredentialService } from '../../../shared/services.js';
+
+/** The services whose credential `exec` can hand over: those with one. */
+export type ExecService = CredentialService;
 
 export interface ExecOptions {
   service: ExecService[];

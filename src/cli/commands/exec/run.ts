@@ -12,8 +12,8 @@ import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import type { Credential } from '../../../core/http/client.js';
 import { credentialFor } from '../../services/credentials.js';
 import { SERVICES } from '../../services/registry.js';
-import { ExitStatus } from '../../exit.js';
-import { UsageError } from '../../usage-error.js';
+import { ExitStatus } from '../../errors/exit.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { ExecOptions, ExecService } from './options.js';
 
 /** Signals passed on to the child while it runs. */

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson } from '../../command-kit.js';
 import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 

@@ -13,16 +13,12 @@ export interface HealthEventsOptions extends HealthQueryOptions {
   all?: boolean;
   new?: boolean;
   max?: string;
-  json?: boolean;
   ndjson?: boolean;
 }
 
 export interface HealthCheckOptions extends HealthQueryOptions {
   failIfActive?: boolean;
   impact?: 'critical' | 'error' | 'warning' | 'informational';
-  json?: boolean;
 }
 
-export interface HealthEventOptions extends HealthQueryOptions {
-  json?: boolean;
-}
+export interface HealthEventOptions extends HealthQueryOptions {}

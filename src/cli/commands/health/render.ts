@@ -1,7 +1,7 @@
 /** Human rendering of health events: the list table and the full detail of one event. */
 import type { HealthEvent, HealthEventProperties, HealthFaq, HealthImpact, HealthLink, RecommendedActions } from '../../../shared/health.js';
 import type { IO } from '../../io.js';
-import { renderTable, sanitize, type Column } from '../../output.js';
+import { renderTable, sanitize, type Column } from '../../output/output.js';
 
 const bold = (s: string) => `\u001b[1m${s}\u001b[22m`;
 const red = (s: string) => `\u001b[31m${s}\u001b[39m`;

@@ -1,13 +1,13 @@
 /** Shared wiring of the mailbox commands: target, input bodies, output files, progress. */
-import { MIN_DRAW_COLUMNS } from '../../spinner.js';
+import { MIN_DRAW_COLUMNS } from '../../terminal/spinner.js';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import type { MailboxClient } from '../../../core/mailbox/client.js';
-import { mailboxClient as mailboxTargetClient } from '../../services/mailbox.js';
+import { mailboxClient as mailboxTargetClient } from '../../services/mailbox/wiring.js';
 import { ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { MailboxTargetOptions } from './options.js';
 import { lowMemoryRuntime } from './memory.js';
 

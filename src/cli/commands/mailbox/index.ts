@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson } from '../../command-kit.js';
 import type { MailboxTargetOptions, MailboxListOptions, MailboxGetOptions, MailboxOutputOptions, MailboxStoreOptions, MailboxLabelOptions } from './options.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 

@@ -4,7 +4,6 @@
 export interface MailboxTargetOptions {
   domain?: string;
   user?: string;
-  json?: boolean;
 }
 
 export interface MailboxListOptions extends MailboxTargetOptions {

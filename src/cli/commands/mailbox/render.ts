@@ -1,9 +1,9 @@
 /** Human rendering of mailbox messages. */
 import type { MailboxAddress, MailboxMetadata } from '../../../shared/mailbox.js';
 import type { MessageView } from '../../../core/mailbox/client.js';
-import type { Column } from '../../output.js';
+import type { Column } from '../../output/output.js';
 import type { IO } from '../../io.js';
-import { renderTable, sanitize } from '../../output.js';
+import { renderTable, sanitize } from '../../output/output.js';
 import { fmtBytes } from './common.js';
 
 export interface MessageRow {

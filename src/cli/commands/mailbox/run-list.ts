@@ -1,17 +1,18 @@
 import { Mailbox, type MailboxMetadata } from '../../../shared/mailbox.js';
 import { collectAfterPage } from './memory.js';
 import type { ListedMessage, ListOptions, MailboxClient } from '../../../core/mailbox/client.js';
-import { checkpointRun, runPages } from '../../../core/api/checkpoint.js';
-import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../paged-output.js';
+import { checkpointRun } from '../../../core/api/checkpoint.js';
+import { runPages } from '../../../core/api/page-run.js';
+import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../output/paged-output.js';
 import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
-import { renderTable } from '../../output.js';
-import { terminalText } from '../../terminal-text.js';
+import { renderTable } from '../../output/output.js';
+import { terminalText } from '../../terminal/terminal-text.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
   let broken: Error | undefined;

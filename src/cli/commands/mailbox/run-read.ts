@@ -6,7 +6,7 @@ import { inflaterFor } from '../../../core/mailbox/inflate.js';
 import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
 import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './options.js';
 import { renderMessage } from './render.js';

@@ -1,6 +1,6 @@
 import { validateLabel, validateMarker, validateMessageId, validateRemovableLabel } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 import { inputBody, mailboxClient } from './common.js';
 import type { MailboxLabelOptions, MailboxStoreOptions, MailboxTargetOptions } from './options.js';
 

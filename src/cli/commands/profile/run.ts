@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ConfigError } from '../../../core/errors.js';
 import { describeReason, realDir, selectionJson } from '../../../core/config/bindings.js';
-import { UsageError } from '../../usage-error.js';
+import { UsageError } from '../../errors/usage-error.js';
 
 export async function runProfileList(ctx: Context): Promise<void> {
   const store = await ctx.config();

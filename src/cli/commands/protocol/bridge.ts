@@ -4,11 +4,11 @@ import { runInNewContext } from 'node:vm';
 import type { Context } from '../../context.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { runBridge } from '../../../core/protocol/bridge.js';
-import { adviceFor } from '../../hints.js';
-import { ExitStatus } from '../../exit.js';
+import { adviceFor } from '../../errors/hints.js';
+import { ExitStatus } from '../../errors/exit.js';
 import { ExitCode } from '../../../shared/exit-codes.js';
 import { parseDuration } from '../../option-parse.js';
-import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 import type { ProtocolBridgeOptions } from './options.js';
 
 /**

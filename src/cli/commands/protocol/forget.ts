@@ -1,11 +1,11 @@
 /** `lanyard protocol forget <server-url>`: drops a server's tokens and Lanyard's registration at its authorization server. */
 import type { Context } from '../../context.js';
 import { authBaseOf, serverKeyOf } from '../../../core/protocol/endpoints.js';
-import { ProtocolCredentials } from '../../../core/protocol/store.js';
+import { protocolCredentials } from '../../services/protocol/credentials.js';
 
 export async function runProtocolForget(ctx: Context, url: string): Promise<void> {
   const key = serverKeyOf(url);
-  const creds = new ProtocolCredentials((await ctx.credentialStorage()).store());
+  const creds = await protocolCredentials(ctx);
   const t = await creds.tokens(key);
   // The registration is kept per authorization server: the one the tokens name, else the server's own origin (2025-03-26).
   const issuer = t?.issuer ?? authBaseOf(url);

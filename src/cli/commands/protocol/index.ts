@@ -4,7 +4,7 @@ import { Protocol } from '../../../shared/constants.js';
 import type { Context } from '../../context.js';
 import { commandGroup, examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
 import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
-import { paged } from '../../pager.js';
+import { paged } from '../../output/pager.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
 export const summary = 'call context-protocol servers; bridge them to stdio';

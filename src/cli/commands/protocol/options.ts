@@ -1,11 +1,10 @@
 /** Options of the `protocol` commands, shared by the command declarations and their run modules. */
 import type { ProtocolRevision } from '../../../shared/constants.js';
-import type { ProtocolClientAuthOptions } from '../../services/protocol.js';
+import type { ProtocolClientAuthOptions } from '../../services/protocol/wiring.js';
 
 export interface ProtocolRequestOptions extends ProtocolClientAuthOptions {
   method?: string;
   params?: string;
-  json?: boolean;
   scopes?: string;
   clientCredentials?: boolean;
   browser?: boolean;

@@ -3,10 +3,10 @@ import type { Context } from '../../context.js';
 import { ConfigError, LanyardError } from '../../../core/errors.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { callProtocolServer } from '../../../core/protocol/session.js';
-import { sanitize } from '../../output.js';
-import { UsageError } from '../../usage-error.js';
+import { sanitize } from '../../output/output.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { ProtocolRequestOptions } from './options.js';
-import { protocolAuthExtras, protocolDeps } from '../../services/protocol.js';
+import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 
 export async function runProtocolRequest(ctx: Context, url: string | undefined, o: ProtocolRequestOptions): Promise<void> {
   const serverUrl = url ?? (await ctx.profile()).settings['protocol.serverUrl'];

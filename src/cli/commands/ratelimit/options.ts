@@ -2,7 +2,6 @@
 
 export interface RatelimitStatusOptions {
   resource?: string;
-  json?: boolean;
   failUnder?: string;
   user?: string;
 }

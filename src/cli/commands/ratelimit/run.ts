@@ -1,14 +1,14 @@
 import type { Context } from '../../context.js';
 import { appendStepSummary, ciEvent } from '../../ci.js';
-import { renderTable } from '../../output.js';
+import { renderTable } from '../../output/output.js';
 import { parseIntOption, waitTimeoutMs } from '../../option-parse.js';
-import { localTime, relativeTime } from '../../time-text.js';
-import { hostingTarget } from '../../services/hosting.js';
+import { localTime, relativeTime } from '../../terminal/time-text.js';
+import { hostingTarget } from '../../services/hosting/wiring.js';
 import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../../../core/hosting/rate-limit.js';
 import type { SharedBudget } from '../../../core/http/pacing.js';
 import { RateLimitError } from '../../../core/errors.js';
-import { UsageError } from '../../usage-error.js';
-import { createSpinner, type Spinner } from '../../spinner.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { createSpinner, type Spinner } from '../../terminal/spinner.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
 interface Overview extends RateLimitOverview {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Context } from '../../../../src/cli/context.js';
 import { healthStatusEntries } from '../../../../src/cli/commands/auth/health.js';
-import { resolveToken } from '../../../../src/cli/services/health.js';
+import { resolveToken } from '../../../../src/cli/services/health/wiring.js';
 import { saveHealthToken } from '../../../../src/core/health/token.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { createTestIO } from '../../../fakes/io.js';

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Context, ContextPorts } from '../../../../src/cli/context.js';
 import { runEchoSend } from '../../../../src/cli/commands/echo/send.js';
-import { Output } from '../../../../src/cli/output.js';
+import { Output } from '../../../../src/cli/output/output.js';
 import { apiKeyAccount } from '../../../../src/core/echo/credentials.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { FakeClock } from '../../../fakes/clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderTable } from '../../../../src/cli/output.js';
+import { renderTable } from '../../../../src/cli/output/output.js';
 import { compareImap, messageColumns, renderMessage, shortDate } from '../../../../src/cli/commands/mailbox/render.js';
 import { progressStage } from '../../../../src/cli/commands/mailbox/common.js';
 import type { Context } from '../../../../src/cli/context.js';

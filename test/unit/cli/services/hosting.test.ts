@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Context, type GlobalOptions } from '../../../../src/cli/context.js';
-import { hostingTarget } from '../../../../src/cli/services/hosting.js';
+import { hostingTarget } from '../../../../src/cli/services/hosting/wiring.js';
 import { ConfigStore } from '../../../../src/core/config/store.js';
 import { FileCredentialStore } from '../../../../src/core/credentials/file-store.js';
 import { HostingAccounts, type HostingTokenRecord } from '../../../../src/core/hosting/accounts.js';

@@ -1,6 +1,6 @@
 /** The mailbox slice: one reading of a profile's mailbox, shared by the mailbox commands and the registry (lanyard api --service mailbox). */
 import { describe, expect, it } from 'vitest';
-import { mailboxTarget } from '../../../../src/cli/services/mailbox.js';
+import { mailboxTarget } from '../../../../src/cli/services/mailbox/wiring.js';
 import { SERVICES } from '../../../../src/cli/services/registry.js';
 
 const settings = { 'mailbox.baseUrl': 'http://127.0.0.1:8181/', 'mailbox.domain': 'example.com', 'mailbox.user': 'alice' };

@@ -47,4 +47,24 @@ describe('FileLock', () => {
     await Promise.all([a, b, a, b, a].map((l) => l.withLock('x', hold)));
     expect(most).toBe(1);
   });
+
+  it("a caller may give its own wait: a lock held elsewhere fails after it, not after the lock's own (live clock)", async () => {
+    const holder = new FileLock(dir);
+    const waiter = new FileLock(dir, { waitMs: 60_000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    const holding = holder.withLock('x', async () => {
+      entered();
+      await held;
+    });
+    await inside;
+    const started = Date.now();
+    await expect(waiter.withLock('x', async () => 'got it', { waitMs: 300 })).rejects.toThrow(/cannot take the lock/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    release();
+    await holding;
+    await expect(waiter.withLock('x', async () => 'got it', { waitMs: 300 })).resolves.toBe('got it');
+  });
 });

@@ -59,9 +59,9 @@ describe('no credential in clear', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(InsecureTransportError);
-    // The library names the host in its remedy; the CLI's hint names the opt-in (src/cli/hints.ts).
+    // The library names the host in its remedy; the CLI's hint names the opt-in (src/cli/errors/hints.ts).
     expect((err as InsecureTransportError).remedy).toEqual({ kind: 'allow-plain-http', host: 'api.example.com' });
-    const { hintOf } = await import('../../../../src/cli/hints.js');
+    const { hintOf } = await import('../../../../src/cli/errors/hints.js');
     expect(hintOf(err as InsecureTransportError)).toContain('LANYARD_ALLOW_PLAIN_HTTP=api.example.com');
     expect(lines).toEqual([]);
     expect(() =>

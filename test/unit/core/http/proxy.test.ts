@@ -69,9 +69,9 @@ describe('TLS failures', () => {
     const { tlsFailure } = await import('../../../../src/core/http/trust.js');
     const f = (code: string) => tlsFailure(Object.assign(new Error('x'), { code }), 'https://api.corp.example:8443/user');
     expect(f('CERT_HAS_EXPIRED')?.message).toBe('TLS: the certificate of api.corp.example:8443 has expired (CERT_HAS_EXPIRED)');
-    // The library names the remedy; the CLI turns it into the setting to use (src/cli/hints.ts).
+    // The library names the remedy; the CLI turns it into the setting to use (src/cli/errors/hints.ts).
     expect(f('UNABLE_TO_GET_ISSUER_CERT_LOCALLY')?.remedy).toEqual({ kind: 'trust-ca' });
-    const { hintOf } = await import('../../../../src/cli/hints.js');
+    const { hintOf } = await import('../../../../src/cli/errors/hints.js');
     expect(hintOf(f('UNABLE_TO_GET_ISSUER_CERT_LOCALLY')!)).toContain('LANYARD_CA_FILE');
     expect(hintOf(f('ERR_TLS_CERT_ALTNAME_INVALID')!)).toContain('host name the certificate was issued for');
     expect(f('SELF_SIGNED_CERT_IN_CHAIN')?.message).toContain('self-signed root');

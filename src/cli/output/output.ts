@@ -1,0 +1,190 @@
+/** Shared rendering: JSON, NDJSON and tables. */
+import type { IO } from '../io.js';
+import type { JsonShaper } from '../shape/registry.js';
+import type { Pager } from './pager.js';
+import { terminalText } from '../terminal/terminal-text.js';
+
+/** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
+export type OutputFormat = 'human' | 'json' | 'ndjson';
+
+/** What the root hook builds a run's Output from (command-kit.ts's prepareOutput). */
+export interface OutputChoice {
+  format?: OutputFormat;
+  /** What `--jq` / `--template` make of the JSON. */
+  shaper?: JsonShaper;
+  /** The pager stdout goes into (pager.ts). */
+  pager?: Pager;
+}
+
+/**
+ * The output of one run: built by the root hook from `--json`, `--ndjson`,
+ * `--jq`, `--template` and the pager, and reached by the run function as
+ * `ctx.output`. The run function says what it has — a document, rows with
+ * columns, the items of a stream — and the Output decides how they are shown.
+ * Everything it writes goes through the IO, whose terminal writes pass the
+ * one sanitiser (terminal-text.ts).
+ */
+export class Output {
+  readonly format: OutputFormat;
+  readonly #shaper: JsonShaper | undefined;
+  readonly #pager: Pager | undefined;
+
+  constructor(
+    readonly io: IO,
+    o: OutputChoice = {},
+  ) {
+    this.format = o.format ?? 'human';
+    this.#shaper = o.shaper;
+    this.#pager = o.pager;
+  }
+
+  /** A program reads the output (`--json`, `--ndjson`, `--jq`, `--template`): notes meant for a person are left out. */
+  get forProgram(): boolean {
+    return this.format !== 'human';
+  }
+
+  /** `--jq` or `--template` shape the JSON. */
+  get shaped(): boolean {
+    return this.#shaper !== undefined;
+  }
+
+  /**
+   * A document: JSON (or what `--jq` / `--template` make of it) for a
+   * program; else what `human` prints. Without `human` it is JSON either way
+   * (`lanyard api`), `compact` on one line.
+   */
+  document<T, R = void>(value: T, human?: (value: T) => R, o: { compact?: boolean } = {}): R | undefined {
+    if (human && this.format === 'human') return human(value);
+    if (this.#shaper) this.io.print(this.#shaper.format(value));
+    else this.io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
+    return undefined;
+  }
+
+  /** Rows: the JSON value (the rows unless `json` is given) for a program, else a table (renderTable). */
+  rows<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, json: unknown = rows): void {
+    this.document(json, () => renderTable(this.io, rows, columns));
+  }
+
+  /**
+   * One item of a stream as it arrives: a line of NDJSON with `--ndjson` (or
+   * what `--jq` / `--template` make of it), else `human(item)` (without
+   * `human`, the NDJSON line either way).
+   */
+  item<T>(value: T, human?: (value: T) => void): void {
+    if (human && this.format !== 'ndjson') human(value);
+    else this.io.print(this.line(value));
+  }
+
+  /** Items all at hand: one JSON array (`--json`), a line each (`--ndjson`), else `human(item)` each. */
+  items<T>(values: readonly T[], human: (value: T) => void): void {
+    if (this.format === 'json') this.document(values);
+    else for (const v of values) this.item(v, human);
+  }
+
+  /** The text of one stream item as `--ndjson` writes it. */
+  line(value: unknown): string {
+    if (!this.#shaper) return JSON.stringify(value) + '\n';
+    const text = this.#shaper.format(value);
+    return text && !text.endsWith('\n') ? text + '\n' : text;
+  }
+
+  /** Whether a pager shows the output (main's Ctrl-C handler then waits for it). */
+  pagerRunning(): boolean {
+    return !!this.#pager?.running();
+  }
+
+  /** Waits until the person has left the pager, if there is one (main, before exiting). */
+  async finish(): Promise<void> {
+    await this.#pager?.finish();
+  }
+}
+
+export interface Column<T> {
+  header: string;
+  /** The cell as a person reads it (tables on a terminal). */
+  value: (row: T) => string;
+  /** The cell for scripts (tab-separated output into a pipe): raw values such as epoch seconds or bytes; default `value`. */
+  raw?: (row: T) => string;
+  /** Optional styling of the padded cell (colour). */
+  style?: (cell: string, row: T) => string;
+  align?: 'left' | 'right';
+  /** Columns that may be cut (with …) to fit the terminal. */
+  flexible?: boolean;
+  /** Among flexible columns, the higher gives up its width first (default 1): the least useful column shrinks first. */
+  shrink?: number;
+  /** A flexible column is not cut below this width (default 10, or its header). */
+  min?: number;
+  /** May be left out on a terminal too narrow for the table even with every flexible column cut (highest `shrink` first). */
+  optional?: boolean;
+}
+
+/** Columns between cells. */
+const GAP = 2;
+
+/**
+ * Widths that fit `maxWidth` (cells + gaps): flexible columns are cut, the
+ * highest `shrink` first, each down to its minimum before the next one gives
+ * anything. When even that is not enough the table stays wider (fixed
+ * columns are never cut).
+ */
+export function fitWidths<T>(natural: readonly number[], columns: ReadonlyArray<Column<T>>, maxWidth: number): number[] {
+  const widths = [...natural];
+  let over = widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, widths.length - 1) - maxWidth;
+  const order = columns
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => c.flexible)
+    .sort((a, b) => (b.c.shrink ?? 1) - (a.c.shrink ?? 1) || b.i - a.i);
+  for (const { c, i } of order) {
+    if (over <= 0) break;
+    const min = Math.min(widths[i]!, c.min ?? Math.max(10, c.header.length));
+    const cut = Math.min(over, widths[i]! - min);
+    widths[i]! -= cut;
+    over -= cut;
+  }
+  return widths;
+}
+
+/** A human table on a TTY, fitted to its width; tab-separated raw values otherwise (like the code host's CLI). */
+export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArray<Column<T>>): void {
+  if (!io.stdoutIsTTY) {
+    for (const r of rows) io.out(columns.map((c) => sanitize((c.raw ?? c.value)(r)).replace(/\t/g, ' ')).join('\t'));
+    return;
+  }
+  // Leave optional columns out, least useful first, while the table cannot fit otherwise.
+  let shown = [...columns];
+  let cells: string[][];
+  let widths: number[];
+  for (;;) {
+    cells = rows.map((r) => shown.map((c) => sanitize(c.value(r))));
+    const natural = shown.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
+    widths = fitWidths(natural, shown, io.columns);
+    const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+    const drop = shown
+      .map((c, i) => ({ c, i }))
+      .filter(({ c }) => c.optional)
+      .sort((a, b) => (b.c.shrink ?? 1) - (a.c.shrink ?? 1) || b.i - a.i)[0];
+    if (total <= io.columns || !drop) break;
+    shown = shown.filter((_, i) => i !== drop.i);
+  }
+  const pad = (s: string, w: number, right?: boolean) => {
+    const t = s.length > w ? s.slice(0, Math.max(0, w - 1)) + '…' : s;
+    return right ? t.padStart(w) : t.padEnd(w);
+  };
+  const sep = ' '.repeat(GAP);
+  const head = shown.map((c, i) => pad(c.header.toUpperCase(), widths[i]!, c.align === 'right')).join(sep);
+  io.out(io.color ? `\u001b[1m${head.trimEnd()}\u001b[22m` : head.trimEnd());
+  rows.forEach((row, r) => {
+    const line = shown
+      .map((c, i) => {
+        const cell = pad(cells[r]![i]!, widths[i]!, c.align === 'right');
+        return c.style && io.color ? c.style(cell, row) : cell;
+      })
+      .join(sep);
+    io.out(line.trimEnd());
+  });
+}
+
+/** One line of server data for a table cell or a field: line breaks folded, other controls in caret notation (terminal-text.ts). */
+export function sanitize(s: string): string {
+  return terminalText(s.replace(/\s*[\r\n]\s*/g, ' '));
+}

@@ -1,0 +1,185 @@
+/**
+ * The context's one door to credential storage: the OS keychain, else the
+ * 0600 file, opened once per process (one keychain probe, whichever service
+ * asks first) and handed to every service as a `CredentialStoragePort`.
+ * The cross-process lock of the config directory is not part of it: config
+ * writes and pacing hold that lock too (`Context.credentialLock()`).
+ */
+import { dirname } from 'node:path';
+import type { CredentialStore } from '../../core/deps.js';
+import type { CredentialLock } from '../../core/credentials/lock.js';
+import type { KeychainOpening } from '../../core/credentials/keychain-open.js';
+import type { HostingAccounts } from '../../core/hosting/accounts.js';
+import { keychainTimeoutMs } from './keychain-env.js';
+
+export interface CredentialStoragePort {
+  /** The primary store as opened (the OS keychain, else the 0600 file), no warnings; every secret through it is redacted from output. */
+  readonly primary: CredentialStore;
+  /** Why the keychain is not used, when it is not. */
+  readonly fallbackReason?: string;
+  /** The 0600 file store (also read behind the keychain, for what --insecure-storage saved). */
+  readonly file: CredentialStore & { path: string };
+  /** The directory of the config and of the file store. */
+  readonly dir: string;
+  /**
+   * The primary store for a command's reads and writes. A fallback to the
+   * file is said (once per process): at once when unexpected, at the first
+   * write when chosen (LANYARD_INSECURE_STORAGE, LANYARD_KEYCHAIN=off).
+   */
+  store(): CredentialStore;
+  /** Where to look a credential up: store(), then (behind the keychain, unless it is required) the 0600 file. */
+  lookup(): CredentialStore[];
+  /** The hosting accounts of an API URL, over the stores lookup() reads (cached per URL for the run). */
+  hostingAccounts(apiUrl: string): Promise<HostingAccounts>;
+}
+
+/** Opening the port: await it for the port; `idle` resolves when opening leaves the process idle (the keychain's search is under way). */
+export type CredentialStorageOpening = Promise<CredentialStoragePort> & { readonly idle: Promise<void> };
+
+/** What opening the stores needs from the context. */
+export interface StorageEnv {
+  env: NodeJS.ProcessEnv;
+  configPath(): Promise<string>;
+  lock(): Promise<CredentialLock>;
+  /** LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file. */
+  keychainRequired(): Promise<boolean>;
+  /** The keychain's opening, when bin/lanyard.js started it (keychain-prefetch.ts). */
+  keychain?: KeychainOpening;
+  warnOnce(key: string, text: string): void;
+  /** Remembers a secret read or written, to redact it from output. */
+  remember(secret: string | undefined): void;
+  /** The --debug trace, when on. */
+  trace?: (line: string) => void;
+  /** Told when opening leaves the process idle. */
+  onWaiting(): void;
+}
+
+/** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
+export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
+  const [{ openCredentialStore }, { FileCredentialStore }, configPath, lock, requireKeychain] = await Promise.all([
+    import('../../core/credentials/open.js'),
+    import('../../core/credentials/file-store.js'),
+    s.configPath(),
+    s.lock(),
+    s.keychainRequired(),
+  ]);
+  const dir = dirname(configPath);
+  let fallbackReason: string | undefined;
+  const prefetched = s.keychain && !insecure;
+  const primary = await openCredentialStore({
+    configDir: dir,
+    lock,
+    insecure,
+    disableKeychain: s.env.LANYARD_KEYCHAIN === 'off',
+    requireKeychain,
+    timeoutMs: keychainTimeoutMs(s.env),
+    sessionBus: s.env.DBUS_SESSION_BUS_ADDRESS,
+    ...(prefetched ? { keychain: s.keychain } : {}),
+    onFallback: (why) => (fallbackReason = why),
+    onWaiting: s.onWaiting,
+  });
+  if (s.trace) {
+    const opener = prefetched ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
+    s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
+  }
+  const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
+  const opened = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember), dir };
+  const store = once(() => warningStore(s, opened));
+  // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
+  const behind = primary.kind === 'file' || requireKeychain ? [] : [opened.file];
+  return storagePort(opened, store, () => [store(), ...behind], [opened.primary, ...behind]);
+}
+
+/** The port of a store handed in (`ContextPorts.credentials`): the only store, looked in and written to as it is. */
+export function givenStoragePort(store: CredentialStore, dir: string): CredentialStoragePort {
+  const file = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'path') return '(a store handed in)';
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  }) as CredentialStore & { path: string };
+  return storagePort(
+    { primary: store, file, dir },
+    () => store,
+    () => [store],
+    [store],
+  );
+}
+
+function storagePort(
+  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir'>,
+  store: () => CredentialStore,
+  lookup: () => CredentialStore[],
+  hostingStores: CredentialStore[],
+): CredentialStoragePort {
+  const accounts = new Map<string, Promise<HostingAccounts>>();
+  return {
+    ...opened,
+    store,
+    lookup,
+    hostingAccounts(apiUrl) {
+      let p = accounts.get(apiUrl);
+      if (!p) accounts.set(apiUrl, (p = import('../../core/hosting/accounts.js').then(({ HostingAccounts }) => new HostingAccounts(apiUrl, hostingStores))));
+      return p;
+    },
+  };
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+/** The primary store, saying a fallback to the file: an unexpected one at once, a chosen one when a secret is written. */
+function warningStore(
+  s: StorageEnv,
+  { primary: store, fallbackReason: why, dir }: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'dir'>,
+): CredentialStore {
+  const explicit = s.env.LANYARD_INSECURE_STORAGE === '1' || s.env.LANYARD_KEYCHAIN === 'off';
+  if (store.kind !== 'file' || !why) return store;
+  const where = `a plain file (mode 0600) in ${dir}`;
+  if (!explicit) {
+    s.warnOnce('credential-fallback', `${why}; credentials are kept in ${where}`);
+    return store;
+  }
+  return {
+    kind: store.kind,
+    get: (account) => store.get(account),
+    delete: (account) => store.delete(account),
+    list: () => store.list(),
+    async set(account, secret) {
+      s.warnOnce('credential-fallback', `${why}: storing the credential in ${where}`);
+      await store.set(account, secret);
+    },
+  } satisfies CredentialStore;
+}
+
+/**
+ * The store, with every secret read from or written to it remembered for
+ * redaction (the context's Secrets). The active login of a host (`hosting:<host>`, plain
+ * text beside the JSON records) is an identifier, not a secret.
+ */
+function remembering<S extends CredentialStore>(store: S, rememberSecret: (secret: string | undefined) => void): S {
+  const remember = (account: string, v: string | undefined) => {
+    if (!(account.startsWith('hosting:') && v !== undefined && !v.startsWith('{'))) rememberSecret(v);
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'get')
+        return async (account: string) => {
+          const v = await target.get(account);
+          remember(account, v);
+          return v;
+        };
+      if (prop === 'set')
+        return async (account: string, secret: string) => {
+          remember(account, secret);
+          return target.set(account, secret);
+        };
+      const v = Reflect.get(target, prop, target) as unknown;
+      if (prop === 'opened') for (const [account, secret] of (v as CredentialStore['opened']) ?? []) remember(account, secret);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}

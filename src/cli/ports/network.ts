@@ -1,0 +1,108 @@
+/**
+ * The network settings of the HTTP client from the environment and the
+ * profile (docs/networks.md): proxies and trust. The proxy's password (from
+ * the variable's user-info) is remembered as a secret, so no diagnostic shows it.
+ */
+import { X509Certificate } from 'node:crypto';
+import type { ProfileSettings } from '../../core/config/settings.js';
+import { ConfigError, ValidationError } from '../../core/errors.js';
+import type { HttpClientOptions } from '../../core/http/types.js';
+import { PROXY_VARIABLES, ProxyError, parseProxyUrl, proxyCredentialForms, proxySettings } from '../../core/http/proxy.js';
+import type { Secrets } from '../terminal/terminal-text.js';
+
+const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+
+export async function networkOptions(
+  env: NodeJS.ProcessEnv,
+  settings: ProfileSettings,
+  warnOnce: (key: string, text: string) => void,
+  secrets: Secrets,
+  signal?: AbortSignal,
+): Promise<Pick<HttpClientOptions, 'proxy' | 'trust'>> {
+  for (const name of [...PROXY_VARIABLES.httpsProxy, ...PROXY_VARIABLES.httpProxy, ...PROXY_VARIABLES.allProxy]) {
+    rememberProxyPassword(env[name], secrets);
+    checkProxyVariable(name, env[name]);
+  }
+  const proxy = proxySettings(env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] });
+  const out: Pick<HttpClientOptions, 'proxy' | 'trust'> = Object.keys(proxy).length ? { proxy } : {};
+  const caFile = env.LANYARD_CA_FILE || settings['network.caFile'];
+  const systemCa = env.LANYARD_SYSTEM_CA !== undefined && env.LANYARD_SYSTEM_CA !== '' ? truthy(env.LANYARD_SYSTEM_CA) : truthy(settings['network.systemCa']);
+  if (!caFile && !systemCa) return out;
+  const extraCa: string[] = [];
+  if (caFile) {
+    const from = env.LANYARD_CA_FILE ? 'LANYARD_CA_FILE' : 'network.caFile';
+    const { readUserFile, USER_FILE_CAPS } = await import('../user-file.js');
+    extraCa.push(usableCertificates(await readUserFile(caFile, from, { maxBytes: USER_FILE_CAPS.caBundle, signal }), `${from}: ${caFile}`));
+    // An explicit trust list replaces Node's defaults: NODE_EXTRA_CA_CERTS is kept by adding it too.
+    if (env.NODE_EXTRA_CA_CERTS) {
+      const extra = await readUserFile(env.NODE_EXTRA_CA_CERTS, 'NODE_EXTRA_CA_CERTS', { maxBytes: USER_FILE_CAPS.caBundle, signal }).catch((err: unknown) => {
+        if ((err as { code?: string }).code === 'cancelled') throw err;
+        return '';
+      });
+      // Node itself only warns about a bad NODE_EXTRA_CA_CERTS: so does this, by leaving it out.
+      extraCa.push(certificateBlocks(extra).filter(parses).join('\n'));
+    }
+  }
+  const { systemCaAvailable } = await import('../../core/http/trust.js');
+  if (systemCa && !(await systemCaAvailable())) {
+    warnOnce(
+      'system-ca',
+      `this Node (${process.version}) cannot read the OS trust store (Node 22.15 or later can): the default trust is used; add your CA with LANYARD_CA_FILE instead`,
+    );
+  }
+  return { ...out, trust: { extraCa: extraCa.filter(Boolean), systemCa } };
+}
+
+function rememberProxyPassword(text: string | undefined, secrets: Secrets): void {
+  const m = text ? /^[a-z][a-z0-9+.-]*:\/\/([^/@:]*):([^/@]+)@/i.exec(text.trim()) : null;
+  if (!m) return;
+  secrets.remember(m[2]!);
+  // As a request carries it too: decoded, and in Proxy-Authorization (base64 of user:password).
+  let forms: string[] = [];
+  try {
+    forms = proxyCredentialForms(new URL(`http://${m[1]}:${m[2]}@proxy.invalid`));
+  } catch {
+    /* not a URL: refused by checkProxyVariable */
+  }
+  for (const form of forms) secrets.remember(form);
+}
+
+/** A proxy variable that cannot be used: exit 2 naming it, before any request. */
+function checkProxyVariable(name: string, text: string | undefined): void {
+  if (text === undefined || text.trim() === '') return;
+  try {
+    parseProxyUrl(text);
+  } catch (err) {
+    if (err instanceof ProxyError) throw new ValidationError(`${name}: ${err.message}`, { hint: err.hint });
+    throw err;
+  }
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----/g;
+
+/** The PEM certificate blocks of a text. */
+function certificateBlocks(pem: string): string[] {
+  return pem.match(PEM_BLOCK) ?? [];
+}
+
+/** Whether a PEM block is a certificate this Node can read. */
+function parses(block: string): boolean {
+  try {
+    new X509Certificate(block);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The certificates of a CA bundle that can be read, or exit 2 naming the file when there is none (a corrupt block is left out). */
+function usableCertificates(pem: string, named: string): string {
+  const blocks = certificateBlocks(pem);
+  if (!blocks.length) throw new ConfigError(`${named} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  const good = blocks.filter(parses);
+  if (!good.length)
+    throw new ConfigError(
+      `${named} holds no usable certificate (${blocks.length === 1 ? 'its one certificate block does not parse' : `none of its ${blocks.length} certificate blocks parses`})`,
+    );
+  return good.join('\n');
+}

@@ -1,0 +1,37 @@
+/**
+ * Whether a sign-in that needs a person (a browser page, a code to enter) may
+ * start. It may when standard input and standard error are both terminals, or
+ * when LANYARD_BROWSER names the program the sign-in page is handed to (an
+ * automated sign-in, as in tests); never with LANYARD_PROMPT_DISABLED set.
+ * Otherwise the command ends at once with exit 4 and what would work instead,
+ * rather than printing a URL into a pipe and waiting minutes for no one.
+ */
+import { AuthRequiredError } from '../../core/errors.js';
+import type { IO } from '../io.js';
+
+export function promptDisabled(env: NodeJS.ProcessEnv): boolean {
+  const v = env.LANYARD_PROMPT_DISABLED;
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+/**
+ * Why no interactive sign-in may start, or undefined when it may.
+ * `stdinIsInput`: the command read its input from stdin (a client secret
+ * piped in), so only standard error tells whether a person is there.
+ */
+export function noPersonReason(io: IO, env: NodeJS.ProcessEnv, stdinIsInput = false): string | undefined {
+  if (promptDisabled(env)) return 'LANYARD_PROMPT_DISABLED is set';
+  if (env.LANYARD_BROWSER) return undefined;
+  if (!stdinIsInput && !io.stdinIsTTY) return 'standard input is not a terminal';
+  if (!io.stderrIsTTY) return 'standard error is not a terminal';
+  return undefined;
+}
+
+/**
+ * Throws exit 4 when no person can finish `signIn` ("the device sign-in");
+ * `instead` names the command or variable that works without one.
+ */
+export function requirePerson(ctx: { io: IO; env: NodeJS.ProcessEnv }, signIn: string, instead: string, o: { stdinIsInput?: boolean } = {}): void {
+  const why = noPersonReason(ctx.io, ctx.env, o.stdinIsInput);
+  if (why) throw new AuthRequiredError(`${signIn} needs a person at a terminal, and ${why}: not starting it`, { hint: instead });
+}

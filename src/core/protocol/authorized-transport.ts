@@ -1,0 +1,277 @@
+/**
+ * What every session with a protocol server shares, whatever its revision:
+ * the tokens and the POST that signs in on the way (a 401 refreshes or
+ * authorizes and sends again once; a 403 `insufficient_scope` re-authorizes
+ * with the wider scope a bounded number of times; a DPoP nonce is answered),
+ * and the reading of an answer — a JSON body or an event stream, answering
+ * the server's requests on it and resuming a broken stream with
+ * `Last-Event-ID` after the server's `retry`.
+ */
+import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
+import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
+import type { HttpResponse } from '../http/client.js';
+import { parseBearerChallenge } from './discovery.js';
+import { proverOf, USE_DPOP_NONCE } from './dpop.js';
+import { authorize, currentTokens, refreshTokens, renewable, unauthorizedAgain } from './flow.js';
+import type { AuthorizeOptions } from './flow-options.js';
+import { classify, isEventStream, jsonMessages, rpcGet, rpcPost, sessionIdOf, sseEvents, type IncomingMessage, type TransportState } from './jsonrpc.js';
+import type { StoredTokens } from './store.js';
+import { OAuthErrorCode } from './token.js';
+import type { ProtocolCallOptions, ProtocolSessionDeps } from './session-types.js';
+
+/** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last message. */
+export interface StreamCursor {
+  lastEventId?: string;
+  retryMs: number;
+  reconnects: number;
+}
+
+/** Authorization attempts for one request after `insufficient_scope` (the revisions ask for a limit). */
+export const MAX_STEP_UP = 2;
+/** Reconnections of one stream without a message in between. */
+export const MAX_RECONNECTS = 5;
+/** The reconnection delay when the server named none (the HTML standard leaves it to the client). */
+export const DEFAULT_RETRY_MS = 1000;
+
+/** The body of a refusal, parsed when it is JSON. */
+export async function refusalBody(res: HttpResponse): Promise<unknown> {
+  const body = await res.text().catch(() => '');
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+export class AuthorizedTransport {
+  readonly state: TransportState;
+  authorized = false;
+  #tokens?: StoredTokens;
+  /** The refresh or authorization under way, shared by the requests that got a 401 meanwhile. */
+  #authorizing?: Promise<void>;
+
+  constructor(
+    readonly deps: ProtocolSessionDeps,
+    readonly o: ProtocolCallOptions,
+  ) {
+    this.state = { signal: deps.signal };
+  }
+
+  async start(): Promise<void> {
+    this.#tokens = await this.#whileAuthorizing(() => currentTokens(this.deps, this.o.serverUrl));
+    this.state.accessToken = this.#tokens?.accessToken;
+    this.state.dpop = proverOf(this.#tokens, this.deps.clock);
+  }
+
+  async #whileAuthorizing<T>(f: () => Promise<T>): Promise<T> {
+    const done = this.deps.authorizing?.();
+    try {
+      return await f();
+    } finally {
+      done?.();
+    }
+  }
+
+  /** The session's state, with the signal of one message when it has its own. */
+  stateWith(signal: AbortSignal | undefined): () => TransportState {
+    if (!signal) return () => this.state;
+    const both = this.deps.signal ? AbortSignal.any([this.deps.signal, signal]) : signal;
+    return () => ({ ...this.state, signal: both });
+  }
+
+  /** POSTs a message, signing in (401) or stepping up the scope (403 insufficient_scope) and sending it again; any other answer is returned. */
+  async post(
+    message: JsonRpcRequestWire | JsonRpcResponseWire,
+    extra?: Record<string, string>,
+    stateNow: () => TransportState = () => this.state,
+  ): Promise<HttpResponse> {
+    const method = 'method' in message ? message.method : undefined;
+    const signal = stateNow().signal;
+    let retried401 = false;
+    let stepUps = 0;
+    let nonces = 0;
+    for (;;) {
+      const sent = stateNow();
+      const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
+      if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
+      // RFC 9449 §9: a resource server's use_dpop_nonce 401 is answered with a proof carrying its new nonce (twice at most).
+      const newNonce = sent.dpop?.remember(res, this.o.serverUrl) ?? false;
+      if (res.status === 401 && newNonce && nonces < 2 && parseBearerChallenge(res.headers['www-authenticate'])?.error === USE_DPOP_NONCE) {
+        await res.dump();
+        nonces++;
+        continue;
+      }
+      if (res.status === 401) {
+        await res.dump();
+        if (retried401) throw unauthorizedAgain(this.o.serverUrl, res.headers['www-authenticate']);
+        retried401 = true;
+        await this.#on401(res.headers['www-authenticate'], sent.accessToken);
+        signal?.throwIfAborted();
+        continue;
+      }
+      if (res.status === 403) {
+        const challenge = parseBearerChallenge(res.headers['www-authenticate']);
+        if (challenge?.error === OAuthErrorCode.insufficientScope) {
+          await res.dump();
+          await this.#onInsufficientScope(challenge.scope, res.headers['www-authenticate'], stepUps++);
+          signal?.throwIfAborted();
+          continue;
+        }
+      }
+      return res;
+    }
+  }
+
+  /** The HttpError of a refused POST. */
+  async refused(res: HttpResponse): Promise<HttpError> {
+    return new HttpError(res.status, 'POST', this.o.serverUrl, await refusalBody(res), res.headers);
+  }
+
+  /** The response to `id` from a JSON body or an event stream, answering server requests on the way and resuming a broken stream. */
+  async answerOf(first: HttpResponse, id: string | number, stateNow: () => TransportState = () => this.state): Promise<JsonRpcResponseWire> {
+    if (!isEventStream(first)) {
+      const found = await this.#handle(await jsonMessages(first), id);
+      if (!found) throw new LanyardError('protocol_error', `${first.url} answered without a JSON-RPC response to request ${id}`);
+      return found;
+    }
+    let res = first;
+    const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
+    for (;;) {
+      const found = await this.drain(res, cursor, id);
+      if (found) return found;
+      // The stream ended without our response: resumable only if the server gave an event id (a server that
+      // took a stateless request under an older revision's rules may still do that).
+      if (cursor.lastEventId === undefined)
+        throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} ended without a response to request ${id}`);
+      if (++cursor.reconnects > MAX_RECONNECTS) {
+        throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} broke ${MAX_RECONNECTS} times without a response to request ${id}`);
+      }
+      const state = stateNow();
+      await this.deps.clock.sleep(cursor.retryMs, state.signal);
+      res = await rpcGet(this.deps.http, this.o.serverUrl, state, cursor.lastEventId);
+      if (res.status < 200 || res.status > 299 || !isEventStream(res)) {
+        await res.dump();
+        throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
+      }
+    }
+  }
+
+  /**
+   * Reads one event stream to its end (or to the response to `id`), keeping
+   * the last event id and the server's retry in `cursor`, answering the
+   * server's requests and passing notifications on.
+   */
+  async drain(res: HttpResponse, cursor: StreamCursor, id?: string | number): Promise<JsonRpcResponseWire | undefined> {
+    try {
+      for await (const ev of sseEvents(res)) {
+        if (ev.id !== undefined) cursor.lastEventId = ev.id;
+        if (ev.retry !== undefined) cursor.retryMs = ev.retry;
+        if (!ev.data) continue;
+        cursor.reconnects = 0;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(ev.data);
+        } catch {
+          continue;
+        }
+        const found = await this.#handle(classify(parsed), id);
+        if (found) return found;
+      }
+      return undefined;
+    } finally {
+      res.body.destroy();
+    }
+  }
+
+  /** Answers requests, passes notifications on; returns the response to `id` when it is among the messages. */
+  async #handle(messages: IncomingMessage[], id?: string | number): Promise<JsonRpcResponseWire | undefined> {
+    let found: JsonRpcResponseWire | undefined;
+    for (const m of messages) {
+      if (m.kind === 'response') {
+        if (id !== undefined && m.message.id === id) found = m.message;
+      } else if (this.deps.relay) this.deps.relay(m.message);
+      else if (m.kind === 'notification') this.deps.onNotification?.(m.message.method, m.message.params);
+      else if (m.kind === 'request') await this.#answer(m.message);
+    }
+    return found;
+  }
+
+  /** A request from the server: elicitation is asked (or declined), ping answered, anything else is method-not-found. */
+  async #answer(req: JsonRpcRequestWire & { id: string | number }): Promise<void> {
+    const result = await this.inputAnswer(req.method, req.params);
+    const reply: JsonRpcResponseWire =
+      result === undefined
+        ? { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: `Method not found: ${req.method}` } }
+        : { jsonrpc: '2.0', id: req.id, result: result as Record<string, unknown> };
+    const res = await rpcPost(this.deps.http, this.o.serverUrl, reply, this.state);
+    await res.dump();
+    if (res.status < 200 || res.status > 299) this.deps.notify?.(`${this.o.serverUrl} refused Lanyard's answer to ${req.method} (HTTP ${res.status})`);
+  }
+
+  /** What Lanyard answers to a request of the server (elicitation asked or declined, ping), undefined when it cannot. */
+  async inputAnswer(method: string, params: unknown): Promise<unknown> {
+    if (method === 'elicitation/create') {
+      const p = (params ?? {}) as { message?: string; requestedSchema?: unknown; mode?: string; url?: string };
+      return this.deps.elicit ? await this.deps.elicit(p) : { action: 'decline' };
+    }
+    if (method === 'ping') return {};
+    return undefined;
+  }
+
+  #authorizeOptions(scopes: string | undefined, challenge: AuthorizeOptions['challenge']): AuthorizeOptions {
+    return {
+      ...this.o.auth,
+      serverUrl: this.o.serverUrl,
+      scopes,
+      clientId: this.o.clientId,
+      clientCredentials: this.o.clientCredentials ?? this.#tokens?.grant === 'client_credentials',
+      challenge,
+      revision: this.state.revision,
+    };
+  }
+
+  /** After a 401 to a request sent with `used`: refresh or authorize, once for all the requests that got one meanwhile. */
+  async #on401(header: string | undefined, used: string | undefined): Promise<void> {
+    // Another request already got a new token since this one was sent.
+    if (this.state.accessToken !== used) return;
+    this.#authorizing ??= this.#whileAuthorizing(async () => {
+      const challenge = parseBearerChallenge(header);
+      const t = this.#tokens;
+      let next: StoredTokens | undefined;
+      if (t && renewable(t) && (!challenge?.error || challenge.error === OAuthErrorCode.invalidToken)) {
+        this.deps.notify?.('The access token was refused; refreshing it');
+        next = await refreshTokens(this.deps, t);
+      }
+      next ??= await authorize(this.deps, { ...this.#authorizeOptions(this.o.scopes, challenge), insteadOf: { accessToken: used } });
+      this.#use(next);
+    }).finally(() => {
+      this.#authorizing = undefined;
+    });
+    await this.#authorizing;
+  }
+
+  async #onInsufficientScope(scope: string | undefined, header: string | undefined, stepUps: number): Promise<void> {
+    if (stepUps >= MAX_STEP_UP || !scope) {
+      throw new AuthRequiredError(`${this.o.serverUrl} refused the request: insufficient scope${scope ? ` (needs "${scope}")` : ''}`, {
+        ...(scope ? { remedy: { kind: 'sign-in', service: 'protocol', serverUrl: this.o.serverUrl, scopes: scope } } : {}),
+        service: 'protocol',
+      });
+    }
+    const wider = unionScopes(this.#tokens?.scope, scope);
+    this.deps.notify?.(`The server needs the scope "${scope}"; authorizing again with "${wider}"`);
+    this.#use(await this.#whileAuthorizing(() => authorize(this.deps, this.#authorizeOptions(wider, { ...parseBearerChallenge(header), scope: wider }))));
+  }
+
+  #use(t: StoredTokens): void {
+    this.#tokens = t;
+    this.state.accessToken = t.accessToken;
+    this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop);
+    this.authorized = true;
+  }
+}
+
+export function unionScopes(...lists: Array<string | undefined>): string {
+  const out: string[] = [];
+  for (const l of lists) for (const s of (l ?? '').split(/\s+/)) if (s && !out.includes(s)) out.push(s);
+  return out.join(' ');
+}

@@ -1,0 +1,63 @@
+/** The ports and options of a conversation with a protocol server (session.ts and the sessions it composes). */
+import type { ProtocolRevision } from '../../shared/constants.js';
+import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
+import type { ProtocolAuthDeps } from './deps.js';
+import type { AuthorizeOptions } from './flow-options.js';
+
+/** What the user answers to a server's `elicitation/create` (the protocol's ElicitResult). */
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+export interface ProtocolSessionDeps extends ProtocolAuthDeps {
+  /** Answers a server's elicitation request; without it every elicitation is declined. */
+  elicit?(params: { message?: string; requestedSchema?: unknown; mode?: string; url?: string }): Promise<ElicitResult>;
+  /** Notifications the server sends on a stream (log messages, progress). */
+  onNotification?(method: string, params: unknown): void;
+  /**
+   * Takes the server's requests and notifications instead of the answers and
+   * notices above (the bridge hands them to its host, whose answers go back
+   * with `send`); never awaited, so a stream is read on while the host thinks.
+   */
+  relay?(message: JsonRpcRequestWire): void;
+  /** Told when the session starts to refresh or authorize; the returned function when that is over. */
+  authorizing?(): () => void;
+  /**
+   * Answers a stateless server's input requests (SEP-2322: elicitation,
+   * sampling, roots) instead of `elicit` — the bridge asks its host;
+   * undefined leaves the request unanswered.
+   */
+  answerInput?(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
+}
+
+export interface ProtocolCallOptions {
+  readonly serverUrl: string;
+  /** Default `initialize`. */
+  readonly method?: string;
+  readonly params?: unknown;
+  readonly scopes?: string;
+  readonly clientId?: string;
+  readonly clientCredentials?: boolean;
+  readonly clientInfo: { name: string; version: string };
+  /** Extra AuthorizeOptions (client metadata URL, key, identity provider). */
+  readonly auth?: Partial<AuthorizeOptions>;
+  /**
+   * The revision to speak. Default: the newest stateless one the server
+   * takes, else what `initialize` negotiates. A stateless revision here
+   * fails against a server that needs the handshake; a handshake revision
+   * is offered in `initialize` without trying the stateless ones.
+   */
+  readonly revision?: ProtocolRevision;
+}
+
+export interface ProtocolCallResult {
+  readonly response: JsonRpcResponseWire;
+  /** The answer to `initialize`; absent in a stateless revision (no handshake). */
+  readonly initialize?: JsonRpcResponseWire;
+  readonly sessionId?: string;
+  /** The negotiated protocol revision. */
+  readonly revision?: ProtocolRevision;
+  /** True when the call had to sign in (or refresh) on the way. */
+  readonly authorized: boolean;
+}

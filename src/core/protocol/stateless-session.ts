@@ -1,0 +1,197 @@
+/**
+ * A session in a stateless revision (2026-07-28: no handshake, `_meta` and
+ * the `Mcp-*` headers on every request, a request answered in several rounds
+ * when the server needs input) over the shared AuthorizedTransport. A refusal
+ * that is not one of the stateless revisions' errors marks a server that
+ * needs the handshake (undefined answers: handshake-session.ts takes over).
+ */
+import { randomUUID } from 'node:crypto';
+import { HttpError, LanyardError } from '../errors.js';
+import { isStatelessRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
+import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
+import { refusalBody, type AuthorizedTransport } from './authorized-transport.js';
+import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta, type ClientDescription } from './stateless.js';
+
+/** Rounds of one stateless request that the server answers with input_required. */
+export const MAX_INPUT_ROUNDS = 8;
+/** Pages of tools/list read to find a tool's input schema before calling it. */
+const MAX_TOOL_PAGES = 20;
+/** The requests a server may answer with input_required (multi round-trip requests, SEP-2322). */
+const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** Marks a server that needs the handshake. */
+const HANDSHAKE = Symbol('handshake');
+
+type Tool = { inputSchema?: unknown };
+
+export class StatelessSession {
+  /** A stateless server answered (a refusal is now an error, not a sign of the handshake). */
+  #known = false;
+
+  /** `client`: who the requests speak for (`_meta` clientInfo and capabilities): Lanyard, or the bridge's host. */
+  constructor(
+    readonly transport: AuthorizedTransport,
+    public client: ClientDescription,
+  ) {}
+
+  get #o() {
+    return this.transport.o;
+  }
+
+  /**
+   * One request, or undefined when the server needs the handshake. A tool
+   * call first reads the tool's input schema (tools/list) for the
+   * `Mcp-Param-*` headers; an input_required answer is met (the user answers
+   * elicitations) and the request sent again with the answers and the
+   * server's request state, up to MAX_INPUT_ROUNDS.
+   */
+  async request(method: string, params?: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+    this.transport.state.revision = this.#o.revision ?? Protocol.statelessRevisions[0];
+    let extra: Record<string, string> = {};
+    if (method === 'tools/call') {
+      const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+      const tool = await this.#findTool(p.name, signal);
+      if (tool === HANDSHAKE) return undefined;
+      extra = paramHeaders(tool?.inputSchema, p.arguments);
+    }
+    let next = params;
+    for (let round = 0; ; round++) {
+      const r = await this.#post(method, next, extra, signal);
+      if (r === HANDSHAKE) return undefined;
+      // A server that answers server/discover without the versions it speaks took the request under an older revision's rules.
+      if (method === 'server/discover' && !Array.isArray((r.result as { supportedVersions?: unknown } | undefined)?.supportedVersions)) {
+        if (this.#o.revision) throw new LanyardError('protocol_error', `${this.#o.serverUrl} answered server/discover without supportedVersions`);
+        return undefined;
+      }
+      if (method === 'tools/list' && r.result)
+        return { ...r, result: keepValidTools(r.result, (m) => this.transport.deps.notify?.(m)) as Record<string, unknown> };
+      const result = r.result as { resultType?: unknown; inputRequests?: unknown; requestState?: unknown } | undefined;
+      if (result?.resultType !== 'input_required' || !INPUT_METHODS.has(method)) return r;
+      if (round + 1 >= MAX_INPUT_ROUNDS) {
+        throw new LanyardError('protocol_error', `${this.#o.serverUrl} still asked for input after ${MAX_INPUT_ROUNDS} rounds of ${method}`);
+      }
+      // Each retry starts from the original params: answers and state belong to this round only.
+      const base = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+      const inputResponses = await this.#inputResponses(result.inputRequests, signal);
+      next = {
+        ...base,
+        ...(inputResponses ? { inputResponses } : {}),
+        ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+      };
+    }
+  }
+
+  /**
+   * One request of a client that speaks a stateless revision itself (the
+   * bridge's host): its params, `_meta` included, go out as they are, with
+   * the version header its `_meta` names, the `Mcp-*` headers and the token;
+   * the answer comes back as the server gave it (an error of the revision, an
+   * input_required result: the client's to handle). Undefined when the
+   * server needs the handshake. `tool`: the called tool's definition when
+   * the caller knows it fresh (else it is read with tools/list).
+   */
+  async passThrough(method: string, params: unknown, signal?: AbortSignal, tool?: Tool): Promise<JsonRpcResponseWire | undefined> {
+    const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+    // What the lookup of a tool's schema says about the client: the same as its request (no progress token, no log level).
+    const own = { _meta: Object.fromEntries(Object.values(Protocol.meta).flatMap((k) => (meta?.[k] === undefined ? [] : [[k, meta[k]]]))) };
+    // The revision a sign-in on the way asks the server's metadata under.
+    if (isStatelessRevision(own._meta[Protocol.meta.protocolVersion]))
+      this.transport.state.revision = own._meta[Protocol.meta.protocolVersion] as ProtocolRevision;
+    let extra: Record<string, string> = {};
+    if (method === 'tools/call') {
+      const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+      const found = tool ?? (await this.#findTool(p.name, signal, own));
+      if (found === HANDSHAKE) return undefined;
+      extra = paramHeaders(found?.inputSchema, p.arguments);
+    }
+    const r = await this.#post(method, params, extra, signal, own);
+    return r === HANDSHAKE ? undefined : r;
+  }
+
+  /** The tool's definition from tools/list (following pages), undefined when not listed; `asIs`: a client's own request (passThrough). */
+  async #findTool(name: unknown, signal?: AbortSignal, asIs?: Record<string, unknown>): Promise<Tool | undefined | typeof HANDSHAKE> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const r = await this.#post('tools/list', cursor === undefined ? asIs : { ...asIs, cursor }, {}, signal, asIs);
+      if (r === HANDSHAKE) return HANDSHAKE;
+      const result = (r.result ?? {}) as { tools?: unknown; nextCursor?: unknown };
+      const tools = Array.isArray(result.tools) ? (result.tools as Array<{ name?: unknown; inputSchema?: unknown }>) : [];
+      const found = tools.find((t) => t && t.name === name);
+      if (found) return found;
+      if (typeof result.nextCursor !== 'string' || !result.nextCursor) return undefined;
+      cursor = result.nextCursor;
+    }
+    return undefined;
+  }
+
+  /** The client's answers to an input_required result's requests, by key (a request Lanyard cannot answer is left out). */
+  async #inputResponses(requests: unknown, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    if (!requests || typeof requests !== 'object') return undefined;
+    const { deps } = this.transport;
+    const out: Record<string, unknown> = {};
+    for (const [key, req] of Object.entries(requests as Record<string, unknown>)) {
+      const r = (req ?? {}) as { method?: unknown; params?: unknown };
+      const answer =
+        typeof r.method !== 'string'
+          ? undefined
+          : deps.answerInput
+            ? await deps.answerInput(r.method, r.params, signal)
+            : await this.transport.inputAnswer(r.method, r.params);
+      if (answer !== undefined) out[key] = answer;
+    }
+    return out;
+  }
+
+  /**
+   * One POST of a stateless revision, signing in on the way. A refusal with
+   * one of the stateless revisions' errors shows a stateless server: an
+   * unsupported version is retried once with a stateless revision the server
+   * lists; any other refusal before that shows a server that needs the
+   * handshake (HANDSHAKE). `asIs` (a client's own request, passThrough):
+   * the params go out untouched, with the version its `_meta` names in the
+   * header, and every refusal of the revision is the client's to handle.
+   */
+  async #post(
+    method: string,
+    params: unknown,
+    extra: Record<string, string>,
+    signal?: AbortSignal,
+    asIs?: { _meta?: Record<string, unknown> },
+  ): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
+    const { transport } = this;
+    const withSignal = transport.stateWith(signal);
+    const version = asIs?._meta?.[Protocol.meta.protocolVersion];
+    // The client's version goes into a header only as visible ASCII (a CR/LF in it must not start a header of its own).
+    const header = typeof version === 'string' && /^[\x21-\x7e]{1,64}$/.test(version) ? (version as ProtocolRevision) : undefined;
+    const stateNow = asIs ? () => ({ ...withSignal(), revision: header }) : withSignal;
+    for (let retried = false; ; retried = true) {
+      const revision = transport.state.revision!;
+      const message: JsonRpcRequestWire = { jsonrpc: '2.0', id: randomUUID(), method, params: asIs ? params : withRequestMeta(params, revision, this.client) };
+      const res = await transport.post(message, { ...standardHeaders(method, params), ...extra }, stateNow);
+      if (res.status >= 200 && res.status <= 299) {
+        this.#known = true;
+        return transport.answerOf(res, message.id!, stateNow);
+      }
+      const parsed = await refusalBody(res);
+      const err = statelessError(res.status, parsed);
+      if (!err) {
+        if (this.#known || this.#o.revision) throw new HttpError(res.status, 'POST', this.#o.serverUrl, parsed, res.headers);
+        return HANDSHAKE;
+      }
+      this.#known = true;
+      if (asIs || err.code !== Protocol.statelessErrors.unsupportedVersion) return parsed as JsonRpcResponseWire;
+      const data = (err.data ?? {}) as { supported?: unknown };
+      const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === 'string') : [];
+      const choice = Protocol.statelessRevisions.find((v) => supported.includes(v) && (!this.#o.revision || v === this.#o.revision));
+      if (choice && !retried) {
+        transport.state.revision = choice;
+        continue;
+      }
+      // A server that speaks a handshake revision Lanyard speaks too (and nothing stateless in common).
+      if (!choice && !this.#o.revision && Protocol.revisions.some((v) => supported.includes(v))) return HANDSHAKE;
+      throw new LanyardError(
+        'protocol_error',
+        `${this.#o.serverUrl} refused protocol version ${revision} (it speaks ${supported.join(', ') || 'none it named'}; Lanyard speaks ${[...Protocol.statelessRevisions, ...Protocol.revisions].join(', ')})`,
+      );
+    }
+  }
+}
