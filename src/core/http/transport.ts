@@ -157,7 +157,7 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
     // destroying it neither emits nor closes anything: every way out also
     // rejects here and ends the tunnel's connection to the proxy.
     const tunnel = new AbortController();
-    if (proxy) TUNNEL_SIGNALS.set(req, tunnel.signal);
+    if (proxy) (req as Tunnelled)[TUNNEL_SIGNAL] = tunnel.signal;
     let settled = false;
     const detach = () => {
       timer.clear();
@@ -239,8 +239,9 @@ function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
       .catch((err: unknown) => req.destroy(err as Error));
 }
 
-/** The way out of each request's tunnel, read by the agent when it opens the connection to the proxy. */
-const TUNNEL_SIGNALS = new WeakMap<object, AbortSignal>();
+/** The way out of a request's tunnel, kept on the request and read by the agent when it opens the connection to the proxy. */
+const TUNNEL_SIGNAL = Symbol('lanyard.tunnelSignal');
+type Tunnelled = { [TUNNEL_SIGNAL]?: AbortSignal };
 
 /**
  * An https-proxy-agent whose connection to the proxy ends with its request:
@@ -254,7 +255,7 @@ function boundedTunnel<A extends HttpAgent & { connectOpts: object; connect(req:
   const base = agent.connectOpts;
   const connect = agent.connect.bind(agent);
   agent.connect = (req, opts) => {
-    const signal = TUNNEL_SIGNALS.get(req as object);
+    const signal = (req as Tunnelled)[TUNNEL_SIGNAL];
     if (signal?.aborted) return Promise.reject(signal.reason);
     agent.connectOpts = signal ? { ...base, signal } : base;
     try {
