@@ -27,10 +27,11 @@
  * `server/discover`), which tells the host to fall back to `initialize`.
  */
 import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
-import { Protocol } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import { AuthorizedSession, type ProtocolCallOptions, type ProtocolSessionDeps } from './session.js';
 import { classify } from './jsonrpc.js';
+import { AuthWatch, OVERDUE } from './bridge-auth-watch.js';
+import { initializeAnswer, isClientInfo, messageOf, speaksStateless } from './bridge-messages.js';
 
 /** JSON-RPC error codes the bridge answers with itself (the implementation-defined range). */
 export const BridgeErrorCode = {
@@ -365,115 +366,4 @@ class Bridge {
       this.ports.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
     });
   }
-}
-
-const OVERDUE = Symbol('overdue');
-
-/** Whether the session is refreshing or authorizing, and for how long a waiting request has seen it do so. */
-class AuthWatch {
-  busy = 0;
-  /** Requests waiting for a refresh or authorization to start; each leaves the set when it starts or the request ends. */
-  readonly #waiting = new Set<() => void>();
-  #ended = new AbortController();
-  #idle = deferred();
-
-  constructor(private readonly deps: Pick<Deps, 'clock'>) {}
-
-  begin(): () => void {
-    if (this.busy++ === 0) {
-      this.#ended = new AbortController();
-      this.#idle = deferred();
-      for (const started of this.#waiting) started();
-      this.#waiting.clear();
-    }
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      if (--this.busy === 0) {
-        this.#ended.abort();
-        this.#idle.resolve();
-      }
-    };
-  }
-
-  idle(): Promise<void> {
-    return this.busy ? this.#idle.promise : Promise.resolve();
-  }
-
-  /** Resolves to OVERDUE once one refresh or authorization has lasted `ms` while the caller waited; rejects when `stop` aborts. */
-  async overdue(ms: number, stop: AbortSignal): Promise<typeof OVERDUE> {
-    for (;;) {
-      if (!this.busy) await this.#started(stop);
-      stop.throwIfAborted();
-      const ended = this.#ended.signal;
-      try {
-        await this.deps.clock.sleep(ms, AbortSignal.any([ended, stop]));
-        return OVERDUE;
-      } catch (err) {
-        if (stop.aborted) throw err;
-      }
-    }
-  }
-
-  /**
-   * Until a refresh or authorization starts, or `stop` aborts. Not a callback on one long-lived promise per
-   * request: an agent's thousand calls would each leave theirs there (and the request with it) until a sign-in.
-   */
-  #started(stop: AbortSignal): Promise<void> {
-    if (stop.aborted) return Promise.reject(stop.reason);
-    return new Promise<void>((resolve, reject) => {
-      const started = () => {
-        stop.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.#waiting.delete(started);
-        reject(stop.reason);
-      };
-      stop.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.add(started);
-    });
-  }
-}
-
-function deferred(): { promise: Promise<void>; resolve(): void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** A request of a host that speaks 2026-07-28 itself: `server/discover`, or `_meta` naming a protocol version (no revision with the handshake has that key). */
-function speaksStateless(m: JsonRpcRequestWire): boolean {
-  if (m.method === 'server/discover') return true;
-  const meta = (m.params as { _meta?: unknown } | undefined)?._meta;
-  return !!meta && typeof meta === 'object' && typeof (meta as Record<string, unknown>)[Protocol.meta.protocolVersion] === 'string';
-}
-
-function isClientInfo(v: unknown): v is { name: string; version: string } {
-  return !!v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { version?: unknown }).version === 'string';
-}
-
-/**
- * The host's `initialize` answered from a stateless server's discovery: the
- * revision the host asked for when Lanyard speaks it (else Lanyard's newest
- * with the handshake), the server's capabilities, identity and instructions.
- */
-function initializeAnswer(discovered: unknown, asked: unknown): Record<string, unknown> {
-  const d = (discovered ?? {}) as { capabilities?: unknown; instructions?: unknown; _meta?: Record<string, unknown> };
-  const serverInfo = d._meta?.['io.modelcontextprotocol/serverInfo'];
-  return {
-    protocolVersion: (Protocol.revisions as readonly unknown[]).includes(asked) ? asked : Protocol.revisions[0],
-    capabilities: d.capabilities && typeof d.capabilities === 'object' ? d.capabilities : {},
-    serverInfo: isClientInfo(serverInfo) ? serverInfo : { name: 'lanyard-bridge', version: '0' },
-    ...(typeof d.instructions === 'string' ? { instructions: d.instructions } : {}),
-  };
-}
-
-/** A one-line reason for the host and the log (no stack, no body beyond the error's own message). */
-function messageOf(err: unknown, serverUrl: string): string {
-  if (err instanceof AuthRequiredError) return `${err.message}${err.hint ? ` (${err.hint})` : ''}`;
-  if (err instanceof HttpError) return `${serverUrl} answered HTTP ${err.status}`;
-  if (err instanceof LanyardError) return err.message;
-  return err instanceof Error ? err.message : String(err);
 }
