@@ -286,7 +286,10 @@ describe('a fleet against the live clock', () => {
     const second = post(1, 'again-1', env, { onSpawn: (c) => c.stderr!.on('data', (b: Buffer) => (stderr1 += b.toString())) });
     const [r0, r1] = await Promise.all([first, second]);
     expect(r0.code, r0.stderr).toBe(0);
-    expect(eventLines(r0.stderr)).toEqual([expect.objectContaining({ event: 'rate_limit_wait', kind: 'secondary', wait_ms: 3000 })]);
+    // The refusal waited out as the server asked, once; after it, on a loaded machine, the 5 s window may hold it too.
+    const events0 = eventLines(r0.stderr);
+    expect(events0.filter((e) => e.event === 'rate_limit_wait')).toEqual([expect.objectContaining({ kind: 'secondary', wait_ms: 3000 })]);
+    expect(events0.filter((e) => e.event !== 'rate_limit_wait' && e.event !== 'pacing_wait')).toEqual([]);
     expect(r1.code, r1.stderr).toBe(0);
     // It held (the fleet's hold, and on a slow machine the window after it too), and was never refused.
     const events1 = eventLines(stderr1).map((e) => e.event);

@@ -79,7 +79,7 @@ describe('a private CA', () => {
     }
     const missing = await api(['/rate_limit'], { LANYARD_CA_FILE: join(dir, 'nope.pem') });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`LANYARD_CA_FILE: cannot read ${join(dir, 'nope.pem')} (ENOENT)`);
+    expect(missing.stderr).toContain(`LANYARD_CA_FILE: ${join(dir, 'nope.pem')} cannot be read (ENOENT)`);
   });
 
   it('a name the certificate does not hold: name mismatch, even with the CA trusted', async () => {

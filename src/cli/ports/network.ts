@@ -3,7 +3,6 @@
  * profile (docs/networks.md): proxies and trust. The proxy's password (from
  * the variable's user-info) is remembered as a secret, so no diagnostic shows it.
  */
-import { X509Certificate } from 'node:crypto';
 import type { ProfileSettings } from '../../core/config/settings.js';
 import { ConfigError, ValidationError } from '../../core/errors.js';
 import type { HttpClientOptions } from '../../core/http/types.js';
@@ -31,8 +30,10 @@ export async function networkOptions(
   const extraCa: string[] = [];
   if (caFile) {
     const from = env.LANYARD_CA_FILE ? 'LANYARD_CA_FILE' : 'network.caFile';
-    const { readUserFile, USER_FILE_CAPS } = await import('../user-file.js');
-    extraCa.push(usableCertificates(await readUserFile(caFile, from, { maxBytes: USER_FILE_CAPS.caBundle, signal }), `${from}: ${caFile}`));
+    // node:crypto only here: a command without a CA file does not load it (test/e2e/startup.test.ts).
+    const [{ readUserFile, USER_FILE_CAPS }, { X509Certificate }] = await Promise.all([import('../user-file.js'), import('node:crypto')]);
+    const parses = parsesWith(X509Certificate);
+    extraCa.push(usableCertificates(await readUserFile(caFile, from, { maxBytes: USER_FILE_CAPS.caBundle, signal }), `${from}: ${caFile}`, parses));
     // An explicit trust list replaces Node's defaults: NODE_EXTRA_CA_CERTS is kept by adding it too.
     if (env.NODE_EXTRA_CA_CERTS) {
       const extra = await readUserFile(env.NODE_EXTRA_CA_CERTS, 'NODE_EXTRA_CA_CERTS', { maxBytes: USER_FILE_CAPS.caBundle, signal }).catch((err: unknown) => {
@@ -86,17 +87,19 @@ function certificateBlocks(pem: string): string[] {
 }
 
 /** Whether a PEM block is a certificate this Node can read. */
-function parses(block: string): boolean {
-  try {
-    new X509Certificate(block);
-    return true;
-  } catch {
-    return false;
-  }
+function parsesWith(X509: typeof import('node:crypto').X509Certificate): (block: string) => boolean {
+  return (block) => {
+    try {
+      new X509(block);
+      return true;
+    } catch {
+      return false;
+    }
+  };
 }
 
 /** The certificates of a CA bundle that can be read, or exit 2 naming the file when there is none (a corrupt block is left out). */
-function usableCertificates(pem: string, named: string): string {
+function usableCertificates(pem: string, named: string, parses: (block: string) => boolean): string {
   const blocks = certificateBlocks(pem);
   if (!blocks.length) throw new ConfigError(`${named} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   const good = blocks.filter(parses);
