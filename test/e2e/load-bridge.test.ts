@@ -40,8 +40,10 @@ interface Run {
 
 /** `n` echo calls in a row through `b`, each answer checked; times per call and the bridge's memory along the way. */
 async function calls(b: HostedBridge, n: number, tag: string): Promise<Run> {
-  // Warm up first (sign-in, session, JIT): memory growth is measured from there.
-  for (let i = 0; i < 20; i++) await b.client.callTool({ name: 'echo', arguments: { text: `${tag} warm ${i}` } });
+  // Warm up first (sign-in, session, JIT, and V8 sizing its heap: on Node 24 the bridge's RSS grows about
+  // 11 MiB over the first 200 calls, then about 1 MiB a hundred): memory growth is measured from there.
+  // Issue #37 asks for at most 20 MiB from the first call; Node 24 is at 20-22 MiB, so that stays open.
+  for (let i = 0; i < 200; i++) await b.client.callTool({ name: 'echo', arguments: { text: `${tag} warm ${i}` } });
   const rssStart = await rssOf(b);
   let rssPeak = rssStart;
   const times: number[] = [];
