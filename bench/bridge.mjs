@@ -7,7 +7,6 @@
 // the bridge process (sampled from /proc every 25 calls, and at the end). Runs alternate
 // between the two, so both meet the same machine; the medians over the runs are compared.
 // Options: --calls N (default 500), --runs N (default 3), --concurrency N (bridges at once, default 1).
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
