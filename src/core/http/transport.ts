@@ -19,6 +19,7 @@ import { trustedCa, type TrustSettings } from './trust.js';
 import { mapError } from './errors.js';
 import type { PreparedRequest } from './pipeline.js';
 import { redactUrl } from './redact.js';
+import { tunnelAgent, tunnelOnSignal } from './tunnel.js';
 import { wrapResponse } from './stream.js';
 import type { HttpResponse, RequestSpec, Timeouts } from './types.js';
 
@@ -66,7 +67,7 @@ export class NodeHttpTransport implements Transport {
     if (agent) return agent;
     const options = { keepAlive: true, maxSockets: this.maxSockets };
     if (!proxy) agent = new (url.protocol === 'https:' ? await import('node:https') : await import('node:http')).Agent(options);
-    else if (url.protocol === 'https:') agent = boundedTunnel(new (await import('https-proxy-agent')).HttpsProxyAgent(proxy, options));
+    else if (url.protocol === 'https:') agent = await tunnelAgent(proxy, options);
     else agent = new (await import('http-proxy-agent')).HttpProxyAgent(proxy, options);
     this.#agents.set(key, agent);
     return agent;
@@ -157,7 +158,7 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
     // destroying it neither emits nor closes anything: every way out also
     // rejects here and ends the tunnel's connection to the proxy.
     const tunnel = new AbortController();
-    if (proxy) (req as Tunnelled)[TUNNEL_SIGNAL] = tunnel.signal;
+    if (proxy) tunnelOnSignal(req, tunnel.signal);
     let settled = false;
     const detach = () => {
       timer.clear();
@@ -237,34 +238,6 @@ function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
     void import('node:stream/promises')
       .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
       .catch((err: unknown) => req.destroy(err as Error));
-}
-
-/** The way out of a request's tunnel, kept on the request and read by the agent when it opens the connection to the proxy. */
-const TUNNEL_SIGNAL = Symbol('lanyard.tunnelSignal');
-type Tunnelled = { [TUNNEL_SIGNAL]?: AbortSignal };
-
-/**
- * An https-proxy-agent whose connection to the proxy ends with its request:
- * the agent waits for the proxy's answer to CONNECT without a bound of its
- * own, and a request destroyed before it has a socket does not reach it. The
- * agent opens that connection with `connectOpts` before its first await, so
- * the request's signal is handed over there (net and tls sockets take a
- * `signal`, and end when it aborts).
- */
-function boundedTunnel<A extends HttpAgent & { connectOpts: object; connect(req: unknown, opts: unknown): Promise<unknown> }>(agent: A): A {
-  const base = agent.connectOpts;
-  const connect = agent.connect.bind(agent);
-  agent.connect = (req, opts) => {
-    const signal = (req as Tunnelled)[TUNNEL_SIGNAL];
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    agent.connectOpts = signal ? { ...base, signal } : base;
-    try {
-      return connect(req, opts);
-    } finally {
-      agent.connectOpts = base;
-    }
-  };
-  return agent;
 }
 
 /** The idle timeout between body chunks; when the body is over, the deadline cleared and the socket left as found. */
