@@ -17,6 +17,7 @@ import { Hosting } from '../../../shared/constants.js';
 import type { AdminVerb, EmulatorEnv } from '../../service.js';
 import { escapeHtml as esc, type EmuRequest, type Router } from '../../router.js';
 import { layout } from './oauth/pages.js';
+import { nodeIdOf } from './repository.js';
 import type { HostingState, HostingToken } from './state.js';
 
 const DOCS = 'https://docs.example.com/rest';
@@ -89,7 +90,7 @@ function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv
   const orgJson = (o: Org) => ({
     login: o.login,
     id: o.id,
-    node_id: Buffer.from(`04:Organization${o.id}`).toString('base64'),
+    node_id: nodeIdOf('Organization', o.id),
     url: `${env.baseUrl()}${api}/orgs/${o.login}`,
     description: null,
   });
