@@ -1,12 +1,13 @@
 /**
  * What every command declaration shares: the `--json`/`--ndjson` options, the
- * run's Output they make (prepareOutput, the root hook) and the "Examples:"
- * block. Command modules import this, never program.ts.
+ * action that makes the run's context with the Output they choose (`runs`)
+ * and the "Examples:" block. Command modules import this, never program.ts.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from './context.js';
 import { Output, type OutputFormat } from './output/output.js';
-import { exitQuietly, isPaged, type Pager, type PagerRequest, startPager } from './output/pager.js';
+import { exitQuietly, isPaged, type Paging, startPager } from './output/pager.js';
+import type { IO } from './io.js';
 import { UsageError } from './errors/usage-error.js';
 
 /** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
@@ -18,7 +19,7 @@ export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command
 
 /**
  * `--jq` and `--template` (src/cli/shape/), for a command that prints JSON;
- * prepareOutput sets them up before the action runs.
+ * commandOutput sets them up before the run function runs.
  */
 export function withShaping(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
   const each = opts.ndjson ? ' (with --ndjson: to each item)' : '';
@@ -36,28 +37,42 @@ export interface OutputOptions {
 }
 
 /**
- * The root hook's part (program.ts's preAction): the Output of the command
- * about to run, from its `--json`, `--ndjson`, `--jq`, `--template` and, for
- * a `paged()` command, the pager. `--jq` / `--template` imply `--json` (a bad
- * expression is exit 2 before any request).
+ * A command's action: `run` gets the context of this run — made after
+ * parsing, a new context (`ctx.forRun`) whose IO and Output are the ones the
+ * command's `--json`, `--ndjson`, `--jq`, `--template` and the pager chose
+ * (commandOutput) — then the action's arguments. Nothing is written into the
+ * root context or its IO. Every action of the tree is declared through it.
  */
-export async function prepareOutput(ctx: Context, action: Command): Promise<Output> {
+export function runs<A extends unknown[]>(ctx: Context, run: (ctx: Context, ...args: A) => unknown): (this: Command, ...args: A) => Promise<void> {
+  return async function (this: Command, ...args: A) {
+    await run(ctx.forRun(await commandOutput(ctx, this)), ...args);
+  };
+}
+
+/**
+ * The IO and Output of the command about to run (`action`), from its
+ * `--json`, `--ndjson`, `--jq`, `--template` and, for a `paged()` command,
+ * the pager (whose IO decorates the context's). `--jq` / `--template` imply
+ * `--json` (a bad expression is exit 2 before any request).
+ */
+export async function commandOutput(ctx: Context, action: Command): Promise<{ io: IO; output: Output }> {
   const o = action.opts<OutputOptions>();
   if (o.json && o.ndjson) throw new UsageError('--json and --ndjson cannot be used together');
-  const pager = isPaged(action) ? await startCommandPager(ctx, o) : undefined;
   const shaper = o.jq === undefined && o.template === undefined ? undefined : await (await import('./shape/prepare.js')).prepareShaping(ctx, o);
   // --jq/--template imply --json; the Output says so (nothing is written back into the command's options).
   const json = o.json || (shaper !== undefined && !o.ndjson && action.options.some((opt) => opt.long === '--json'));
   const format: OutputFormat = o.ndjson ? 'ndjson' : json ? 'json' : 'human';
-  return new Output(ctx.io, { format, shaper, pager });
+  const paging = format === 'human' && !shaper && isPaged(action) ? await startCommandPager(ctx) : undefined;
+  const io = paging?.io ?? ctx.io;
+  return { io, output: new Output(io, { format, shaper, pager: paging?.pager }) };
 }
 
-/** The pager of a `paged()` command: the pager setting of the profile, and the process's ends. */
-async function startCommandPager(ctx: Context, opts: PagerRequest['opts']): Promise<Pager | undefined> {
+/** The pager of a `paged()` command printing for a person: the pager setting of the profile, and the process's ends. */
+async function startCommandPager(ctx: Context): Promise<Paging | undefined> {
   if (!ctx.io.stdoutIsTTY) return undefined;
   // A profile that does not exist is the command's error to report, not the pager's.
   const setting = (await ctx.profile().catch(() => undefined))?.settings.pager;
-  return startPager({ io: ctx.io, env: ctx.env, setting, opts, onGone: exitQuietly, warn: (t) => ctx.warn(t) });
+  return startPager({ io: ctx.io, env: ctx.env, setting, onGone: exitQuietly, warn: (t) => ctx.warn(t) });
 }
 
 /** Appends an "Examples:" block to a command's help. */

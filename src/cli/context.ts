@@ -23,18 +23,9 @@ import { buildHttpClient } from './ports/http-port.js';
 
 export type { CredentialStoragePort, CredentialStorageOpening } from './ports/credential-port.js';
 
-/** Options every command accepts (defined on the root program). */
-export interface GlobalOptions {
-  profile?: string;
-  debug?: boolean;
-  wait?: boolean;
-  maxWait?: string;
-  /** Deadline of each HTTP request (`ratelimit wait`: of the wait). */
-  timeout?: string;
-  color?: boolean;
-  /** Hosting calls use client_id:client_secret Basic auth (public data). */
-  basicClient?: boolean;
-}
+import type { GlobalOptions } from './root-options.js';
+
+export type { GlobalOptions };
 
 export interface Context extends ProfileDoors {
   readonly io: IO;
@@ -78,11 +69,19 @@ export interface Context extends ProfileDoors {
   /** Writes a warning on stderr (yellow on a colour terminal). */
   warn(text: string): void;
   /**
-   * The run's output: built by the root hook (command-kit.ts's prepareOutput)
-   * from --json, --ndjson, --jq, --template and the pager before the run
-   * function runs; human output to the IO until then.
+   * The run's output, fixed when the context is made: a command's context
+   * (`forRun`, made by its action after parsing) has the one its `--json`,
+   * `--ndjson`, `--jq`, `--template` and the pager chose; a context made
+   * without one prints for a person to its IO.
    */
-  output: Output;
+  readonly output: Output;
+  /**
+   * The context of one command's run, made by its action after parsing
+   * (command-kit.ts's `runs`): a new context on this one's ports (the same
+   * HTTP pool, storage, lock, profiles, secrets) with the run's IO (the
+   * pager's decorator when paged) and Output. Nothing is written into either.
+   */
+  forRun(run: { io: IO; output: Output }): Context;
   /** Closes pools; called by main before exit. */
   close(): Promise<void>;
 }
@@ -102,6 +101,10 @@ export interface ContextOptions {
   secrets?: Secrets;
   /** Ports handed in instead of the defaults (command tests use fakes: no config directory, keychain or network set-up). */
   ports?: ContextPorts;
+  /** The output (default: human output to `io`). */
+  output?: Output;
+  /** Told of each command's context as `forRun` makes it (main: to wait for its pager before exiting). */
+  onRun?: (run: Context) => void;
 }
 
 /** The ports of a context a caller may hand in; each one left out is built from the environment as usual. */
@@ -116,26 +119,25 @@ export interface ContextPorts {
   profiles?: GivenProfiles;
 }
 
+/** What every context of a process shares (the root's and each command's): all but its IO and Output. */
+type Shared = Omit<Context, 'io' | 'output' | 'debug' | 'forRun'>;
+
 export function createContext(o: ContextOptions): Context {
   const warned = new Set<string>();
   const secrets = o.secrets ?? new Secrets();
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
   const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
   let lockP: Promise<CredentialLock> | undefined;
-  const lock = () => (lockP ??= openLock(o.env, ctx.configPath()));
-  const ctx: Context = {
-    io: o.io,
+  const lock = () => (lockP ??= openLock(o.env, ports.configPath()));
+  // What every context of this process shares (the root's and each command's): the ports and their caches.
+  const ports: Shared = {
     env: o.env,
     clock: o.clock ?? systemClock,
     signal: o.signal,
     version: o.version,
     cwd: o.cwd ?? '',
-    get debug() {
-      return debug();
-    },
     globals: o.globals,
     rateLimits: new Map<string, RateLimitState>(),
-    output: new Output(o.io),
     secrets,
     ...profileDoors({ env: o.env, flag: () => o.globals().profile, cwd: o.cwd, given: o.ports?.profiles, lock }),
     warn(text) {
@@ -145,20 +147,34 @@ export function createContext(o: ContextOptions): Context {
     warnOnce(key, text) {
       if (warned.has(key)) return;
       warned.add(key);
-      ctx.warn(text);
+      ports.warn(text);
     },
-    credentialStorage: storageDoor(o, () => ctx, lock, trace),
+    credentialStorage: storageDoor(o, () => ports, lock, trace),
     credentialLock: (lo = {}) => (lo.waitMs === undefined || o.env.LANYARD_LOCK_WAIT ? lock() : lock().then((l) => waitingFor(l, lo.waitMs!))),
-    ...httpDoor(o, () => ctx, lock, trace),
+    ...httpDoor(o, () => ports, lock, trace),
     async browser() {
       return o.ports?.browser ?? (await import('./terminal/browser.js')).createBrowser(o.env);
     },
   };
-  return ctx;
+  const make = (io: IO, output: Output): Context =>
+    Object.freeze({
+      ...ports,
+      io,
+      output,
+      get debug() {
+        return debug();
+      },
+      forRun(run: { io: IO; output: Output }) {
+        const made = make(run.io, run.output);
+        o.onRun?.(made);
+        return made;
+      },
+    });
+  return make(o.io, o.output ?? new Output(o.io));
 }
 
 /** A profile that does not exist is reported by the command that needs it: the ports built from it take no settings then. */
-const settingsOf = (ctx: Context): Promise<ProfileSettings> =>
+const settingsOf = (ctx: Pick<Context, 'profile'>): Promise<ProfileSettings> =>
   ctx.profile().then(
     (p) => p.settings,
     () => ({}),
@@ -167,7 +183,7 @@ const settingsOf = (ctx: Context): Promise<ProfileSettings> =>
 /** `ctx.http()`, built once (or the client handed in), and `ctx.close()`, which closes its pools. */
 function httpDoor(
   o: ContextOptions,
-  self: () => Context,
+  self: () => Shared,
   lock: () => Promise<CredentialLock>,
   trace: () => StorageEnv['trace'],
 ): Pick<Context, 'http' | 'close'> {
@@ -218,7 +234,7 @@ const waitingFor = (lock: CredentialLock, waitMs: number): CredentialLock => ({
  */
 function storageDoor(
   o: ContextOptions,
-  self: () => Context,
+  self: () => Shared,
   lock: () => Promise<CredentialLock>,
   trace: () => StorageEnv['trace'],
 ): Context['credentialStorage'] {

@@ -1,29 +1,33 @@
-/** The terminal seam: streams, TTY flags and colour, swappable in tests. */
+/**
+ * The terminal seam: streams, TTY flags and colour, swappable in tests. An IO
+ * is never written into: what changes a run's stdout (the pager) is a new IO
+ * decorating this one (output/pager.ts).
+ */
 import { fstatSync, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { terminalText } from './terminal/terminal-text.js';
 
 export interface IO {
-  stdout: Writable;
-  stderr: Writable;
-  stdin: Readable;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  stdinIsTTY: boolean;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly stdin: Readable;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
   /** Colour on stderr/stdout (off with NO_COLOR, a non-TTY, or --no-color). */
   readonly color: boolean;
   /** Width for human tables: COLUMNS when set, else the stdout terminal's width, else 80. */
-  columns: number;
+  readonly columns: number;
   /** Width of the terminal stderr draws spinners and progress on; 0 when it is not a terminal. */
-  stderrColumns: number;
+  readonly stderrColumns: number;
   /** Writes data to stdout (a newline is added when missing). */
-  out(text: string): void;
+  readonly out: (text: string) => void;
   /** Writes a diagnostic line to stderr (a newline is added when missing). */
-  err(text: string): void;
+  readonly err: (text: string) => void;
   /** Writes text to stdout as it is. */
-  print(text: string): void;
+  readonly print: (text: string) => void;
   /** Writes text to stderr as it is. */
-  printErr(text: string): void;
+  readonly printErr: (text: string) => void;
 }
 
 /**
@@ -152,7 +156,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
       () => undefined,
     ),
   );
-  return {
+  const io: IO = {
     get stdout() {
       return stdout();
     },
@@ -181,4 +185,5 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
     print,
     printErr,
   };
+  return Object.freeze(io);
 }

@@ -1,6 +1,7 @@
 /** Entry point: builds the context, parses, runs, maps errors to exit codes. */
 import { createProcessIO } from './io.js';
-import { createContext, type GlobalOptions } from './context.js';
+import type { Command } from 'commander';
+import { type Context, createContext, type GlobalOptions } from './context.js';
 import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
 import { exitCodeFor, formatError, owesErrorLine } from './errors/exit.js';
 import { VERSION } from './version.js';
@@ -25,9 +26,13 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   // Every diagnostic line (errors, notices, --debug traces) goes through secrets.safe: no secret; controls shown in caret notation.
   const secrets = new Secrets();
   secrets.rememberEnv(process.env);
-  let globals: () => GlobalOptions = () => ({});
+  // The root options, once the tree is built (before that, none: the IO and context ask for them at each use).
+  let program: Command | undefined;
+  const globals = (): GlobalOptions => program?.opts<GlobalOptions>() ?? {};
+  // The context of the command that runs (made by its action after parsing): main waits for its pager.
+  let run: Context | undefined;
   const io = createProcessIO(process.env, { onBrokenPipe: exitQuietly, safeErr: (text) => secrets.safe(text), noColor: () => globals().color === false });
-  const signals = watchSignals();
+  const signals = watchSignals(() => !!run?.output.pagerRunning());
   // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
   const ctx = createContext({
     io,
@@ -35,15 +40,14 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     signal: signals.signal,
     version: VERSION,
     cwd: process.cwd(),
-    globals: () => globals(),
+    globals,
     secrets,
+    onRun: (made) => (run = made),
     ...(options.keychain ? { keychain: options.keychain } : {}),
   });
-  signals.pagerRunning = () => ctx.output.pagerRunning();
   const args = helpArgs(argv.slice(2));
   const scope = treeScope(args);
-  const program = buildProgram(ctx, scope);
-  globals = () => program.opts<GlobalOptions>();
+  program = buildProgram(ctx, scope);
   let code: number = ExitCode.Ok;
   try {
     await program.parseAsync([...argv.slice(0, 2), ...args]);
@@ -57,7 +61,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     await ctx.close();
     // The terminal goes back to the shell once the person has left the pager (Ctrl-C meanwhile is the pager's).
     process.exitCode = code;
-    await ctx.output.finish();
+    await run?.output.finish();
     signals.stop();
   }
   process.exitCode = code;
@@ -78,19 +82,17 @@ interface SignalWatch {
   readonly signal: AbortSignal;
   readonly interrupted: boolean;
   readonly terminated: boolean;
-  /** Whether a pager has the terminal (then a second Ctrl-C is the pager's). */
-  pagerRunning: () => boolean;
   stop(): void;
 }
 
-function watchSignals(): SignalWatch {
+/** `pagerRunning`: whether a pager has the terminal (then a second Ctrl-C is the pager's). */
+function watchSignals(pagerRunning: () => boolean): SignalWatch {
   const ac = new AbortController();
   let firstSignalAt = 0;
   const watch = {
     signal: ac.signal,
     interrupted: false,
     terminated: false,
-    pagerRunning: () => false,
     stop() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -106,7 +108,7 @@ function watchSignals(): SignalWatch {
     // conf's atomic writer (when-exit) re-raises every signal on this process.
     if (watch.interrupted) {
       // While a pager shows the output, it has the terminal: Lanyard waits for it to end (Output.finish).
-      if (performance.now() - firstSignalAt < 300 || watch.pagerRunning()) return;
+      if (performance.now() - firstSignalAt < 300 || pagerRunning()) return;
       process.exit(watch.terminated ? ExitCode.Terminated : ExitCode.Interrupted);
     }
     watch.interrupted = true;

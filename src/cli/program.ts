@@ -2,11 +2,12 @@
  * The commander tree. Group modules only declare commands; each action
  * imports its run module lazily, so start-up loads almost nothing.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
 import { environmentHelp } from './environment.js';
-import { examples, prepareOutput } from './command-kit.js';
+import { examples } from './command-kit.js';
+import { ROOT_OPTIONS } from './root-options.js';
 import * as config from './commands/config/index.js';
 import * as profile from './commands/profile/index.js';
 import * as ratelimit from './commands/ratelimit/index.js';
@@ -150,22 +151,6 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
   const program = new Command('lanyard')
     .description('Sign in to and call the hosting, echo, context-protocol, mailbox and service-health APIs.')
     .version(VERSION, '-V, --version', 'print the version')
-    .option('-p, --profile <name>', 'profile to use (env: LANYARD_PROFILE)')
-    .option('--debug', 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)')
-    .option('--wait', 'wait out rate limits, primary ones too, instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)')
-    .option(
-      '--max-wait <duration>',
-      'longest single rate-limit wait: default 1h with --wait, else 1m for a wait the server asks for (Retry-After); 0: never (env: LANYARD_RATE_LIMIT_MAX_WAIT)',
-    )
-    .option(
-      '--timeout <duration>',
-      'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for a sign-in or `ratelimit wait`, also its longest wait',
-    )
-    .option(
-      '--basic-client',
-      'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)',
-    )
-    .addOption(new Option('--no-color', 'disable colour (env: NO_COLOR)'))
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => ctx.io.print(s),
@@ -180,10 +165,7 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     // like gh's: arguments and options are in the command's own --help.
     .configureHelp({ subcommandTerm: (cmd) => cmd.name() })
     .exitOverride();
-  program.hook('preAction', async (_root, action) => {
-    // The run's output (--json, --ndjson, --jq, --template, the pager), which the run function reaches as ctx.output.
-    ctx.output = await prepareOutput(ctx, action);
-  });
+  for (const [flags, description] of Object.values(ROOT_OPTIONS)) program.option(flags, description);
   addGroups(program, ctx, scope);
   program.addHelpText('after', NETWORK_HELP);
   examples(program, [

@@ -7,7 +7,7 @@ import { terminalText } from '../terminal/terminal-text.js';
 /** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
 export type OutputFormat = 'human' | 'json' | 'ndjson';
 
-/** What the root hook builds a run's Output from (command-kit.ts's prepareOutput). */
+/** What a run's Output is made of (command-kit.ts's commandOutput). */
 export interface OutputChoice {
   format?: OutputFormat;
   /** What `--jq` / `--template` make of the JSON. */
@@ -17,9 +17,9 @@ export interface OutputChoice {
 }
 
 /**
- * The output of one run: built by the root hook from `--json`, `--ndjson`,
- * `--jq`, `--template` and the pager, and reached by the run function as
- * `ctx.output`. The run function says what it has — a document, rows with
+ * The output of one run: made from `--json`, `--ndjson`, `--jq`,
+ * `--template` and the pager when the run's context is made (command-kit.ts's
+ * `runs`), and reached by the run function as `ctx.output`. The run function says what it has — a document, rows with
  * columns, the items of a stream — and the Output decides how they are shown.
  * Everything it writes goes through the IO, whose terminal writes pass the
  * one sanitiser (terminal-text.ts).

@@ -1,7 +1,7 @@
 /**
  * Long human output through a pager on a terminal, as the code host's CLI and
  * git do. A command that may print pages of text marks itself with `paged()`;
- * before its action runs (program.ts), `startPager` decides:
+ * before its run function runs (command-kit.ts's `runs`), `startPager` decides:
  *
  * - only when stdout is a terminal, and not with `--json`, `--ndjson`,
  *   `--jq` or `--template`;
@@ -12,7 +12,8 @@
  *   variables or other shell syntax: for those, point it at a script), and
  *   run without a shell, with `LESS=FRX` and `LV=-c` unless they are set.
  *
- * The command's stdout then goes into the pager's standard input. A pager
+ * The run's IO is then a decorator of the process IO whose stdout goes into
+ * the pager's standard input. A pager
  * that ends early (q) is a reader that went away, as with `| head`: the next
  * write ends Lanyard quietly, with the command's status (0). Ctrl-C reaches
  * both: the pager handles it, Lanyard cancels its work and waits for the
@@ -115,8 +116,6 @@ export interface PagerRequest {
   env: NodeJS.ProcessEnv;
   /** The profile's `pager` setting. */
   setting?: string;
-  /** The command's options: any of these means output for a program, never paged. */
-  opts: { json?: boolean; ndjson?: boolean; jq?: string; template?: string };
   /** Called when the pager has gone and a write finds it gone (main ends quietly, as for `| head`). */
   onGone: () => void;
   warn: (text: string) => void;
@@ -128,7 +127,7 @@ interface PagerProcess {
   exited: Promise<void>;
 }
 
-interface Paging {
+interface PagingState {
   /** stdout while paging: what commands write goes through it into the pager. */
   sink: NodeJS.WritableStream & { end(cb?: () => void): unknown };
   /** The pager's input and end, once the first write has started it (undefined: printing directly). */
@@ -149,26 +148,30 @@ export interface Pager {
   finish(): Promise<void>;
 }
 
+/** A run's paging: the IO its output goes through, and the pager behind it. */
+export interface Paging {
+  /** The run's IO: stdout (`print`, `out`, `stdout`) into the pager, the rest the IO it decorates. */
+  io: IO;
+  pager: Pager;
+}
+
 /**
- * Sends the IO's stdout into a pager when paging applies, and returns it
- * (undefined: no paging). The pager starts at the first byte of output, so a
- * command that fails first, prompts or prints nothing never starts one. A
- * pager that cannot be started is said on stderr and the output printed
- * directly.
+ * The pager of a run printing for a person on a terminal, when one is set
+ * (undefined: no paging): a new IO decorating `r.io` whose stdout goes into
+ * the pager (`r.io` is left as it was). The pager starts at the first byte of
+ * output, so a command that fails first, prompts or prints nothing never
+ * starts one. A pager that cannot be started is said on stderr and the output
+ * printed directly.
  */
-export function startPager(r: PagerRequest): Pager | undefined {
-  const { io, env, opts } = r;
-  if (!io.stdoutIsTTY || opts.json || opts.ndjson || opts.jq !== undefined || opts.template !== undefined) return undefined;
+export function startPager(r: PagerRequest): Paging | undefined {
+  const { io, env } = r;
+  if (!io.stdoutIsTTY) return undefined;
   const words = pagerCommand(env, r.setting);
   if (!words) return undefined;
-  const terminal = Object.getOwnPropertyDescriptor(io, 'stdout')?.get?.bind(io) ?? (() => process.stdout);
-  const state = paging(r, words, terminal);
+  const state = paging(r, words, () => io.stdout);
   // What goes to the pager goes to the terminal: through the one sanitiser (terminal-text.ts).
   const write = (text: string) => void state.sink.write(terminalText(text, io.color));
-  io.print = write;
-  io.out = (t) => write(t.endsWith('\n') ? t : `${t}\n`);
-  Object.defineProperty(io, 'stdout', { get: () => state.sink, configurable: true });
-  return {
+  const pager: Pager = {
     running: () => state.alive,
     async finish() {
       // Everything written reaches the pager first (a write that finds it gone ends the process).
@@ -180,6 +183,40 @@ export function startPager(r: PagerRequest): Pager | undefined {
       }
     },
   };
+  return { io: pagedIO(io, state.sink, write), pager };
+}
+
+/** `io` with its stdout going to `sink` (`write`: text into it); everything else is `io`'s. */
+function pagedIO(io: IO, sink: NodeJS.WritableStream, write: (text: string) => void): IO {
+  return Object.freeze({
+    get stdout() {
+      return sink as IO['stdout'];
+    },
+    get stderr() {
+      return io.stderr;
+    },
+    get stdin() {
+      return io.stdin;
+    },
+    stdoutIsTTY: io.stdoutIsTTY,
+    stderrIsTTY: io.stderrIsTTY,
+    get stdinIsTTY() {
+      return io.stdinIsTTY;
+    },
+    get color() {
+      return io.color;
+    },
+    get columns() {
+      return io.columns;
+    },
+    get stderrColumns() {
+      return io.stderrColumns;
+    },
+    out: (t: string) => write(t.endsWith('\n') ? t : `${t}\n`),
+    err: (t: string) => io.err(t),
+    print: write,
+    printErr: (t: string) => io.printErr(t),
+  });
 }
 
 /**
@@ -187,7 +224,7 @@ export function startPager(r: PagerRequest): Pager | undefined {
  * goes into the pager (or to the terminal when it could not start), waiting
  * for it to drain; a write that finds the pager gone calls `onGone`.
  */
-function paging(r: PagerRequest, words: string[], terminal: () => NodeJS.WritableStream): Paging {
+function paging(r: PagerRequest, words: string[], terminal: () => NodeJS.WritableStream): PagingState {
   const { Writable } = process.getBuiltinModule('node:stream') as typeof import('node:stream');
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -204,12 +241,12 @@ function paging(r: PagerRequest, words: string[], terminal: () => NodeJS.Writabl
       }, done);
     },
   });
-  const state: Paging = { sink, alive: false, gone: false };
+  const state: PagingState = { sink, alive: false, gone: false };
   return state;
 }
 
 /** Starts the pager (`words`) on the terminal; undefined, said on stderr, when it cannot start. */
-async function openPager(r: PagerRequest, words: string[], state: Paging): Promise<PagerProcess | undefined> {
+async function openPager(r: PagerRequest, words: string[], state: PagingState): Promise<PagerProcess | undefined> {
   const { env } = r;
   const { spawn } = await import('node:child_process');
   const cannot = (why: string) => {

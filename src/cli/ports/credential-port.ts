@@ -83,7 +83,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
-  const opened = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember), dir };
+  const opened = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir };
   const store = once(() => warningStore(s, opened));
   // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
   const behind = primary.kind === 'file' || requireKeychain ? [] : [opened.file];
@@ -92,13 +92,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
 
 /** The port of a store handed in (`ContextPorts.credentials`): the only store, looked in and written to as it is. */
 export function givenStoragePort(store: CredentialStore, dir: string): CredentialStoragePort {
-  const file = new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'path') return '(a store handed in)';
-      const v = Reflect.get(target, prop, target) as unknown;
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  }) as CredentialStore & { path: string };
+  const file = storeView(store, {}, '(a store handed in)');
   return storagePort(
     { primary: store, file, dir },
     () => store,
@@ -160,26 +154,53 @@ function warningStore(
  * redaction (the context's Secrets). The active login of a host (`hosting:<host>`, plain
  * text beside the JSON records) is an identifier, not a secret.
  */
-function remembering<S extends CredentialStore>(store: S, rememberSecret: (secret: string | undefined) => void): S {
+function remembering(store: CredentialStore, rememberSecret: (secret: string | undefined) => void): CredentialStore;
+function remembering(store: CredentialStore, rememberSecret: (secret: string | undefined) => void, path: string): CredentialStore & { path: string };
+function remembering(store: CredentialStore, rememberSecret: (secret: string | undefined) => void, path?: string): CredentialStore {
   const remember = (account: string, v: string | undefined) => {
     if (!(account.startsWith('hosting:') && v !== undefined && !v.startsWith('{'))) rememberSecret(v);
   };
-  return new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'get')
-        return async (account: string) => {
-          const v = await target.get(account);
-          remember(account, v);
-          return v;
-        };
-      if (prop === 'set')
-        return async (account: string, secret: string) => {
-          remember(account, secret);
-          return target.set(account, secret);
-        };
-      const v = Reflect.get(target, prop, target) as unknown;
-      if (prop === 'opened') for (const [account, secret] of (v as CredentialStore['opened']) ?? []) remember(account, secret);
-      return typeof v === 'function' ? v.bind(target) : v;
+  const view = {
+    async get(account: string) {
+      const v = await store.get(account);
+      remember(account, v);
+      return v;
     },
-  });
+    set(account: string, secret: string) {
+      remember(account, secret);
+      return store.set(account, secret);
+    },
+    opened() {
+      const entries = store.opened;
+      for (const [account, secret] of entries ?? []) remember(account, secret);
+      return entries;
+    },
+  };
+  return path === undefined ? storeView(store, view) : storeView(store, view, path);
+}
+
+/** What a view of a store does its own way; the rest it asks of the store. */
+interface StoreFaces {
+  get?: CredentialStore['get'];
+  set?: CredentialStore['set'];
+  /** Its `opened`, asked at each read (the store drops it when it writes). */
+  opened?: () => CredentialStore['opened'];
+}
+
+/** A plain object over `store`: its kind, reads, writes, listing and `opened`, each `faces` gives its own way; `path` when given. */
+function storeView(store: CredentialStore, faces: StoreFaces): CredentialStore;
+function storeView(store: CredentialStore, faces: StoreFaces, path: string): CredentialStore & { path: string };
+function storeView(store: CredentialStore, faces: StoreFaces, path?: string): CredentialStore {
+  const view: CredentialStore & { path?: string } = {
+    kind: store.kind,
+    get: faces.get ?? ((account) => store.get(account)),
+    set: faces.set ?? ((account, secret) => store.set(account, secret)),
+    delete: (account) => store.delete(account),
+    list: () => store.list(),
+    get opened() {
+      return faces.opened ? faces.opened() : store.opened;
+    },
+  };
+  if (path !== undefined) view.path = path;
+  return Object.freeze(view);
 }

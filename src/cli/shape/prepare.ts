@@ -1,6 +1,6 @@
 /**
- * The shaper of `--jq` / `--template` for a command, made before its action
- * runs (the root hook, command-kit.ts's prepareOutput): the engine is loaded
+ * The shaper of `--jq` / `--template` for a command, made before its run
+ * function runs (command-kit.ts's commandOutput): the engine is loaded
  * and the expression checked first, so a bad one is exit 2 before any
  * request or stored state.
  */

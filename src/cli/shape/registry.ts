@@ -1,6 +1,6 @@
 /**
- * What `--jq` and `--template` make of JSON (built by ./prepare.ts in the
- * root hook, held by the run's Output, output.ts). Kept tiny: every command
+ * What `--jq` and `--template` make of JSON (built by ./prepare.ts before
+ * the run function runs, held by the run's Output, output.ts). Kept tiny: every command
  * loads it, few use it.
  */
 

@@ -87,8 +87,7 @@ describe('ratelimit status', () => {
   it('--fail-under on the chosen resource', async () => {
     stub.on('GET', '/api/v3/rate_limit', overview({ remaining: 5, reset: S + 600 }), 2);
     await expect(runRatelimitStatus(context(false), { failUnder: '5' })).resolves.toBeUndefined();
-    const json = context(false);
-    json.output = new Output(io, { format: 'json' });
+    const json = context(false).forRun({ io, output: new Output(io, { format: 'json' }) });
     const err = (await runRatelimitStatus(json, { failUnder: '6' }).catch((e: unknown) => e)) as RateLimitError;
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.kind).toBe('budget');

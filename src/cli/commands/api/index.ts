@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withShaping } from '../../command-kit.js';
+import { examples, withShaping, runs } from '../../command-kit.js';
 import type { ApiOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 import { SERVICE_NAMES } from '../../../shared/services.js';
@@ -30,7 +30,7 @@ export function apiCommand(ctx: Context): Command {
     .option('--silent', 'do not print the response body')
     .addOption(new Option('--service <name>', 'service whose base URL and credential to use for a path').choices(SERVICE_NAMES).default('hosting'))
     .option('--user <login>', 'use this stored hosting account instead of the active one')
-    .action(async (target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts));
+    .action(runs(ctx, async (ctx, target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts)));
   withShaping(cmd, { ndjson: true });
   paged(cmd);
   examples(cmd, [

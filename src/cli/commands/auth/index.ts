@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
+import { commandGroup, examples, withJson, withProtocolClientOptions, runs } from '../../command-kit.js';
 import type {
   AuthLoginOptions,
   AuthDeviceOptions,
@@ -57,7 +57,7 @@ function device(auth: Command, ctx: Context): void {
           '{"event":"device_code"} line), it polls until approved (exit 0), denied or expired (exit 4);\n' +
           'Ctrl-C exits 130, SIGTERM 143, nothing stored. LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).',
       )
-      .action(async (opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts))),
     ['lanyard auth device', 'lanyard auth device --scopes "repo read:org" --no-browser', 'ssh build-host lanyard auth device'],
   );
 }
@@ -87,7 +87,7 @@ function login(auth: Command, ctx: Context): void {
         ).conflicts(['clientCredentials']),
       )
       .addOption(new Option('--health', 'sign in to the service-health API (implicit flow)').conflicts(['server']))
-      .action((opts: AuthLoginOptions) => runLogin(ctx, opts)),
+      .action(runs(ctx, (ctx, opts: AuthLoginOptions) => runLogin(ctx, opts))),
     [
       'LANYARD_CLIENT_SECRET="$CLIENT_SECRET" lanyard auth login',
       'lanyard auth login --server https://tools.example.com/mcp',
@@ -138,11 +138,13 @@ function token(auth: Command, ctx: Context): void {
     .addOption(new Option('--server <url>', 'the token of this context-protocol server').conflicts(['user', 'hostname']))
     .addOption(new Option('--health', 'the service-health token').conflicts(['user', 'hostname']))
     .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
-    .action(async (opts: AuthTokenOptions) => {
-      if (opts.server) return (await import('./protocol.js')).runProtocolToken(ctx, opts);
-      if (opts.health) return (await import('./health.js')).runHealthToken(ctx, opts);
-      return (await hosting()).runAuthToken(ctx, opts);
-    });
+    .action(
+      runs(ctx, async (ctx, opts: AuthTokenOptions) => {
+        if (opts.server) return (await import('./protocol.js')).runProtocolToken(ctx, opts);
+        if (opts.health) return (await import('./health.js')).runHealthToken(ctx, opts);
+        return (await hosting()).runAuthToken(ctx, opts);
+      }),
+    );
   examples(cmd, [
     'export TOKEN=$(lanyard auth token)',
     'export TOKEN=$(lanyard auth token --user mona)',
@@ -164,12 +166,14 @@ function tokenCreate(token: Command, ctx: Context): void {
       .option('--note <text>', 'what the token is for')
       .option('--insecure-storage', 'store in a 0600 file instead of the OS keychain')
       // commander gives `--user` and `--insecure-storage` to `token` (which has them too) wherever they stand.
-      .action(async (opts: Partial<AuthTokenCreateOptions>) => {
-        const parent = token.opts<AuthTokenOptions>();
-        const user = opts.user ?? parent.user;
-        if (!user) throw new (await import('../../errors/usage-error.js')).UsageError("required option '-u, --user <login>' not specified");
-        return (await hosting()).runAuthTokenCreate(ctx, { ...opts, user, insecureStorage: opts.insecureStorage || parent.insecureStorage });
-      }),
+      .action(
+        runs(ctx, async (ctx, opts: Partial<AuthTokenCreateOptions>) => {
+          const parent = token.opts<AuthTokenOptions>();
+          const user = opts.user ?? parent.user;
+          if (!user) throw new (await import('../../errors/usage-error.js')).UsageError("required option '-u, --user <login>' not specified");
+          return (await hosting()).runAuthTokenCreate(ctx, { ...opts, user, insecureStorage: opts.insecureStorage || parent.insecureStorage });
+        }),
+      ),
     ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],
   );
 }
@@ -179,7 +183,7 @@ function status(auth: Command, ctx: Context): void {
     withJson(auth.command('status').description('show every account and server Lanyard can authenticate as; exit 4 when none is valid'))
       .option('--show-token', 'print tokens in full instead of masked')
       .option('--expires-within <duration>', 'exit 4 when a credential in use here expires (or is invalid) within this long, e.g. 7d or 12h; else 0')
-      .action(async (opts: AuthStatusOptions) => (await hosting()).runAuthStatus(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: AuthStatusOptions) => (await hosting()).runAuthStatus(ctx, opts))),
     ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 30m'],
   );
 }
@@ -197,7 +201,7 @@ function refresh(auth: Command, ctx: Context): void {
       .option('--no-browser', 'do not open a browser; just print the code or URL')
       .option('--timeout <duration>', 'with --web: give up waiting for the browser after this long (default: 5m)')
       .addHelpText('after', '\nWithout a terminal it runs as `auth device` does (code and URL on stderr); LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).')
-      .action(async (opts: AuthRefreshOptions) => (await import('./refresh.js')).runAuthRefresh(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: AuthRefreshOptions) => (await import('./refresh.js')).runAuthRefresh(ctx, opts))),
     ['lanyard auth refresh', 'lanyard auth refresh --scopes "read:org workflow"', 'printf %s "$CLIENT_SECRET" | lanyard auth refresh --user mona --web'],
   );
 }
@@ -210,7 +214,7 @@ function switchAccount(auth: Command, ctx: Context): void {
       .option('--hostname <host>', "the host whose accounts to switch, as `auth status` shows it (default: the profile's API host)")
       .option('-u, --user <login>', 'the account to make active')
       .option('--dir <dir>', 'bind the --user account to this directory (commands run in it or below use it; symlinks resolved) instead of making it active')
-      .action(async (opts: AuthSwitchOptions) => (await import('./switch.js')).runAuthSwitch(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: AuthSwitchOptions) => (await import('./switch.js')).runAuthSwitch(ctx, opts))),
     ['lanyard auth switch', 'lanyard auth switch --user mona', 'lanyard auth switch --user mona-work --dir ~/src/work'],
   );
 }
@@ -224,11 +228,13 @@ function logout(auth: Command, ctx: Context): void {
       .addOption(new Option('--dir <dir>', "remove this directory's hosting account binding (the token stays stored)").conflicts(['server', 'health']))
       .option('--server <url>', 'forget the tokens of this context-protocol server')
       .option('--health', 'forget the service-health token')
-      .action(async (opts: AuthLogoutOptions) => {
-        if (opts.server) return (await import('./protocol.js')).runProtocolLogout(ctx, opts);
-        if (opts.health) return (await import('./health.js')).runHealthLogout(ctx, opts);
-        return (await hosting()).runAuthLogout(ctx, opts);
-      }),
+      .action(
+        runs(ctx, async (ctx, opts: AuthLogoutOptions) => {
+          if (opts.server) return (await import('./protocol.js')).runProtocolLogout(ctx, opts);
+          if (opts.health) return (await import('./health.js')).runHealthLogout(ctx, opts);
+          return (await hosting()).runAuthLogout(ctx, opts);
+        }),
+      ),
     ['lanyard auth logout', 'lanyard auth logout --dir ~/src/work', 'lanyard auth logout --server https://tools.example.com/mcp'],
   );
 }
@@ -239,7 +245,7 @@ function gitCredential(auth: Command, ctx: Context): void {
       .command('git-credential')
       .description("git's credential helper for the hosting service's web host (set up by `lanyard auth setup-git`)")
       .argument('<operation>', 'get, store or erase (git passes it)')
-      .action(async (operation: string) => (await git()).runGitCredential(ctx, operation)),
+      .action(runs(ctx, async (ctx, operation: string) => (await git()).runGitCredential(ctx, operation))),
     ["printf 'protocol=https\\nhost=github.com\\n\\n' | lanyard auth git-credential get"],
   );
 }
@@ -250,7 +256,7 @@ function setupGit(auth: Command, ctx: Context): void {
       .command('setup-git')
       .description('configure git to use Lanyard as the credential helper of the hosting web host (credential.<url>.helper)')
       .option('--hostname <host>', "the host to configure (default: the host of the profile's hosting.webUrl)")
-      .action(async (opts: AuthSetupGitOptions) => (await git()).runSetupGit(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: AuthSetupGitOptions) => (await git()).runSetupGit(ctx, opts))),
     ['lanyard auth setup-git', 'lanyard --profile work auth setup-git --hostname git.example.com'],
   );
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
 export const summary = "read and change a profile's settings";
@@ -22,7 +22,7 @@ export function configCommand(ctx: Context): Command {
 function get(config: Command, ctx: Context): void {
   examples(
     withJson(config.command('get').argument('<key>', 'setting, e.g. hosting.apiUrl').description('print one setting of the profile')).action(
-      async (key: string) => (await run()).runConfigGet(ctx, key),
+      runs(ctx, async (ctx, key: string) => (await run()).runConfigGet(ctx, key)),
     ),
     ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user --json'],
   );
@@ -35,7 +35,7 @@ function set(config: Command, ctx: Context): void {
       .argument('<key>')
       .argument('<value>')
       .description('change one setting of the profile (created if missing)')
-      .action(async (key: string, value: string) => (await run()).runConfigSet(ctx, key, value)),
+      .action(runs(ctx, async (ctx, key: string, value: string) => (await run()).runConfigSet(ctx, key, value))),
     ['lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work'],
   );
 }
@@ -46,7 +46,7 @@ function unset(config: Command, ctx: Context): void {
       .command('unset')
       .argument('<key>')
       .description('remove one setting of the profile')
-      .action(async (key: string) => (await run()).runConfigUnset(ctx, key)),
+      .action(runs(ctx, async (ctx, key: string) => (await run()).runConfigUnset(ctx, key))),
     ['lanyard config unset echo.audience'],
   );
 }
@@ -55,7 +55,7 @@ function list(config: Command, ctx: Context): void {
   examples(
     withJson(config.command('list').description('list the settings of the profile, or every known key with --keys'))
       .option('--keys', 'list every known setting key with its meaning')
-      .action(async (opts: { keys?: boolean }) => (await run()).runConfigList(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: { keys?: boolean }) => (await run()).runConfigList(ctx, opts))),
     ['lanyard config list', 'lanyard config list --json', 'lanyard config list --keys'],
   );
 }

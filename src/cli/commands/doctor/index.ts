@@ -1,7 +1,7 @@
 /** `lanyard doctor`: what is wrong with the active profile's network, credentials, keychain and clock, and how to fix it. */
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { examples, withJson, runs } from '../../command-kit.js';
 import type { DoctorOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
@@ -19,7 +19,7 @@ export function doctorCommand(ctx: Context): Command {
           "against the server's Date and the rate-limit budget; and the credential store. Exit 0 when everything works, 1 otherwise",
       )
       .option('--check-timeout <duration>', 'time limit of each check (default 10s)'),
-  ).action(async (opts: DoctorOptions) => (await import('./run.js')).runDoctor(ctx, opts));
+  ).action(runs(ctx, async (ctx, opts: DoctorOptions) => (await import('./run.js')).runDoctor(ctx, opts)));
   cmd.addHelpText(
     'after',
     [

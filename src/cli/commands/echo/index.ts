@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 import { EchoTokenSchemes } from '../../../shared/echo.js';
 import type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
 
@@ -50,7 +50,7 @@ function send(echo: Command, ctx: Context): void {
   examples(
     withJson(echo.command('send').argument('[message]', 'the message to echo').description('POST /echo with the API key; prints the echoed message'))
       .option('--stdin', 'read the message from stdin instead of the argument')
-      .action(async (message: string | undefined, opts: EchoSendOptions) => (await sendModule()).runEchoSend(ctx, message, opts)),
+      .action(runs(ctx, async (ctx, message: string | undefined, opts: EchoSendOptions) => (await sendModule()).runEchoSend(ctx, message, opts))),
     [
       'lanyard echo send "hello world"',
       'printf "multi\\nline" | lanyard echo send --stdin --json',
@@ -62,7 +62,7 @@ function send(echo: Command, ctx: Context): void {
 function authInfo(echo: Command, ctx: Context): void {
   examples(
     withJson(tokenOptions(echo.command('auth-info').description('call /auth/info/* with a bearer token of the chosen scheme; prints {id, email}'))).action(
-      async (opts: EchoTokenOptions) => (await authInfoModule()).runEchoAuthInfo(ctx, opts),
+      runs(ctx, async (ctx, opts: EchoTokenOptions) => (await authInfoModule()).runEchoAuthInfo(ctx, opts)),
     ),
     [
       'lanyard echo auth-info --scheme vendor-jwt --credentials sa.json --audience echo-api.example.com',
@@ -76,7 +76,7 @@ function authInfo(echo: Command, ctx: Context): void {
 function token(echo: Command, ctx: Context): void {
   examples(
     withJson(tokenOptions(echo.command('token').description('print the bearer token a scheme would send (for curl); --json adds its expiry'))).action(
-      async (opts: EchoTokenOptions) => (await authInfoModule()).runEchoToken(ctx, opts),
+      runs(ctx, async (ctx, opts: EchoTokenOptions) => (await authInfoModule()).runEchoToken(ctx, opts)),
     ),
     [
       'lanyard echo token --scheme service-account -c sa.json',
@@ -104,15 +104,15 @@ function keySet(key: Command, ctx: Context): void {
     key
       .command('set')
       .description("store the API key read from stdin for the profile's echo API")
-      .action(async (opts: EchoKeyOptions) => (await keyModule()).runEchoKeySet(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EchoKeyOptions) => (await keyModule()).runEchoKeySet(ctx, opts))),
     ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key set < key.txt'],
   );
 }
 
 function keyStatus(key: Command, ctx: Context): void {
   examples(
-    withJson(key.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(async () =>
-      (await keyModule()).runEchoKeyStatus(ctx),
+    withJson(key.command('status').description('show where the API key comes from (masked); exit 4 when there is none')).action(
+      runs(ctx, async (ctx) => (await keyModule()).runEchoKeyStatus(ctx)),
     ),
     ['lanyard echo key status', 'lanyard echo key status --json'],
   );
@@ -123,7 +123,7 @@ function keyDelete(key: Command, ctx: Context): void {
     key
       .command('delete')
       .description("delete the stored API key of the profile's echo API")
-      .action(async (opts: EchoKeyOptions) => (await keyModule()).runEchoKeyDelete(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EchoKeyOptions) => (await keyModule()).runEchoKeyDelete(ctx, opts))),
     ['lanyard echo key delete'],
   );
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 import { paged } from '../../output/pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
@@ -49,7 +49,7 @@ function start(emulator: Command, ctx: Context): void {
       )
       .option('--no-profile', 'do not create or update the "emulator" profile')
       .option('-q, --quiet', 'no request log on stderr')
-      .action(async (opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts))),
     ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data', 'lanyard emulator start --tls --data-dir ./emu-data'],
   );
 }
@@ -65,7 +65,7 @@ function consolePage(emulator: Command, ctx: Context): void {
     )
       .option('--no-browser', 'print the URL instead of opening a browser')
       .option(...urlOption)
-      .action(async (opts: EmulatorTargetOptions & { browser?: boolean }) => (await run()).runEmulatorConsole(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions & { browser?: boolean }) => (await run()).runEmulatorConsole(ctx, opts))),
     ['lanyard emulator console', 'lanyard emulator console --no-browser', 'lanyard emulator console --json'],
   );
 }
@@ -74,7 +74,7 @@ function info(emulator: Command, ctx: Context): void {
   examples(
     paged(withJson(emulator.command('info').description('list the seeded users, apps, tokens, keys and endpoints')))
       .option(...urlOption)
-      .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorInfo(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorInfo(ctx, opts))),
     ['lanyard emulator info --json'],
   );
 }
@@ -85,7 +85,7 @@ function reset(emulator: Command, ctx: Context): void {
       .command('reset')
       .description('restore every service to its seeded state, clear faults and the clock offset')
       .option(...urlOption)
-      .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorAdmin(ctx, opts, 'reset', {})),
+      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdmin(ctx, opts, 'reset', {}))),
     ['lanyard emulator reset'],
   );
 }
@@ -94,7 +94,7 @@ function advance(emulator: Command, ctx: Context): void {
   examples(
     withJson(emulator.command('advance').argument('<duration>', 'how far to move the emulator clock, e.g. 15m').description('move the emulator clock forward'))
       .option(...urlOption)
-      .action(async (duration: string, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdvance(ctx, opts, duration)),
+      .action(runs(ctx, async (ctx, duration: string, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdvance(ctx, opts, duration))),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
   );
 }
@@ -112,7 +112,7 @@ function requests(emulator: Command, ctx: Context): void {
       .option('--follow', 'keep printing requests as they are answered (until interrupted)')
       .addOption(new Option('--service <service>', 'only this service').choices(['hosting', 'echo', 'protocol', 'mailbox', 'health', 'admin']))
       .option(...urlOption)
-      .action(async (opts: EmulatorRequestsOptions) => (await run()).runEmulatorRequests(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EmulatorRequestsOptions) => (await run()).runEmulatorRequests(ctx, opts))),
     ['lanyard emulator requests', 'lanyard emulator requests --service hosting --json', 'lanyard emulator requests --follow --ndjson'],
   );
 }
@@ -141,7 +141,7 @@ function faultAdd(fault: Command, ctx: Context): void {
       .option('--rate <share>', 'chaos: apply to this share of the matching requests (0.25 or 25%)')
       .option('--seed <n>', 'with --rate: seed of the draws, for a repeatable run (default: chosen and printed)')
       .option(...urlOption)
-      .action(async (opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: Record<string, string>) => (await run()).runEmulatorFaultAdd(ctx, opts))),
     [
       'lanyard emulator fault add --type status --status 502 --path /api/v3/rate_limit --count 1',
       'lanyard emulator fault add --type status --status 503 --path /api/v3 --rate 10% --seed 42',
@@ -155,7 +155,7 @@ function faultList(fault: Command, ctx: Context): void {
   examples(
     withJson(fault.command('list').description('list active faults'))
       .option(...urlOption)
-      .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts))),
     ['lanyard emulator fault list', 'lanyard emulator fault list --json'],
   );
 }
@@ -166,7 +166,7 @@ function faultClear(fault: Command, ctx: Context): void {
       .command('clear')
       .description('remove every fault')
       .option(...urlOption)
-      .action(async (opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts))),
     ['lanyard emulator fault clear', 'lanyard emulator fault clear --url http://127.0.0.1:8765'],
   );
 }
@@ -187,7 +187,7 @@ function budget(emulator: Command, ctx: Context): void {
       .option('--reset-in <duration>', 'the window resets after this long, e.g. 5s (default: keep / a full window)')
       .option('-r, --resource <name>', 'core, search, graphql, code_search, lfs, audit_log, ...', 'core')
       .option(...urlOption)
-      .action(async (opts) => (await rl()).runEmulatorBudget(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts) => (await rl()).runEmulatorBudget(ctx, opts))),
     [
       'lanyard emulator budget --remaining 0 --reset-in 5s --anonymous',
       'lanyard emulator budget --user mona --remaining 10 --reset-in 1m',
@@ -200,7 +200,7 @@ function budgets(emulator: Command, ctx: Context): void {
   examples(
     withJson(emulator.command('budgets').description('list the hosting rate-limit buckets in use'))
       .option(...urlOption)
-      .action(async (opts) => (await rl()).runEmulatorBudgets(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts) => (await rl()).runEmulatorBudgets(ctx, opts))),
     ['lanyard emulator budgets', 'lanyard emulator budgets --json'],
   );
 }
@@ -214,7 +214,7 @@ function secondary(emulator: Command, ctx: Context): void {
       .option('--exhaust-budget', "also zero the caller's core budget (the client then waits for x-ratelimit-reset)")
       .option('--reset-in <duration>', 'with --exhaust-budget: when that budget resets (default 60s)')
       .option(...urlOption)
-      .action(async (opts) => (await rl()).runEmulatorSecondary(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts) => (await rl()).runEmulatorSecondary(ctx, opts))),
     [
       'lanyard emulator secondary --retry-after 2s',
       'lanyard emulator secondary --count 3 --status 429',
@@ -234,7 +234,7 @@ function limits(emulator: Command, ctx: Context): void {
       .option('--content-per-hour <n>', 'content-creating requests per hour')
       .option('--content-window <duration>', 'length of the "per minute" window, whole seconds (tests in real time; default 60s)')
       .option(...urlOption)
-      .action(async (opts) => (await rl()).runEmulatorLimits(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts) => (await rl()).runEmulatorLimits(ctx, opts))),
     [
       'lanyard emulator limits --content-per-minute 3',
       'lanyard emulator limits --content-per-minute 20 --content-window 10s',
@@ -255,8 +255,10 @@ function admin(emulator: Command, ctx: Context): void {
     )
       .option('--data <json>', 'JSON body of the verb', '{}')
       .option(...urlOption)
-      .action(async (service: string, verb: string, opts: EmulatorTargetOptions & { data: string }) =>
-        (await run()).runEmulatorAdminVerb(ctx, opts, service, verb, opts.data),
+      .action(
+        runs(ctx, async (ctx, service: string, verb: string, opts: EmulatorTargetOptions & { data: string }) =>
+          (await run()).runEmulatorAdminVerb(ctx, opts, service, verb, opts.data),
+        ),
       ),
     ['lanyard emulator admin hosting budget --data \'{"remaining":0,"resetInSeconds":5}\''],
   );

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson } from '../../command-kit.js';
+import { examples, withJson, runs } from '../../command-kit.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import { explicitEmulatorUrl } from './url.js';
@@ -35,7 +35,7 @@ export function emulatorServiceAccountCommand(ctx: Context): Command {
       .option('-o, --output <file>', 'write the key file here (mode 0600) instead of printing it')
       .option('--force', 'overwrite --output if it exists')
       .option('--url <url>', 'emulator URL (default: the "emulator" profile; env LANYARD_EMULATOR_URL)')
-      .action((opts: ServiceAccountCreateOptions) => runServiceAccountCreate(ctx, opts)),
+      .action(runs(ctx, (ctx, opts: ServiceAccountCreateOptions) => runServiceAccountCreate(ctx, opts))),
     [
       'lanyard emulator service-account create --output sa.json',
       'lanyard emulator service-account create --scheme vendor-jwt -o jwt-client.json',

@@ -1,7 +1,7 @@
 /** `lanyard exec`: runs a program with credentials in its environment (never on its command line). */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples } from '../../command-kit.js';
+import { examples, runs } from '../../command-kit.js';
 import type { ExecService, ExecOptions } from './options.js';
 import { CREDENTIAL_SERVICES } from '../../../shared/services.js';
 
@@ -21,7 +21,7 @@ export function execCommand(ctx: Context): Command {
     .argument('[args...]', 'its arguments')
     .addOption(service)
     .option('--user <login>', 'hand over the token of this stored hosting account instead of the active one')
-    .action(async (command: string, args: string[], opts: ExecOptions) => (await import('./run.js')).runExec(ctx, command, args, opts));
+    .action(runs(ctx, async (ctx, command: string, args: string[], opts: ExecOptions) => (await import('./run.js')).runExec(ctx, command, args, opts)));
   return examples(cmd, [
     'lanyard exec -- gh repo list',
     "lanyard exec --user mona -- sh -c 'lanyard api /user --jq .login'",

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 
@@ -45,7 +45,7 @@ function events(health: Command, ctx: Context): void {
       .option('--all', 'follow every page (streams with --ndjson)')
       .option('--max <n>', 'stop after n events, following pages as needed')
       .option('--new', 'only events not seen by the previous --new run of this profile (new or updated since); state in the state directory')
-      .action(async (opts: HealthEventsOptions) => (await run()).runHealthEvents(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: HealthEventsOptions) => (await run()).runHealthEvents(ctx, opts))),
     [
       'lanyard health events',
       "lanyard health events --service 'Virtual Machines' --region 'West US' --since 5/12/2025",
@@ -61,7 +61,7 @@ function check(health: Command, ctx: Context): void {
     withJson(queryOptions(health.command('check').description('CI gate: the active events of a subscription; exit 5 with --fail-if-active when there are any')))
       .option('--fail-if-active', 'exit 5 when an active event matches')
       .addOption(new Option('--impact <level>', 'only events of this level or worse').choices(['critical', 'error', 'warning', 'informational']))
-      .action(async (opts: HealthCheckOptions) => (await run()).runHealthCheck(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: HealthCheckOptions) => (await run()).runHealthCheck(ctx, opts))),
     [
       'lanyard health check --fail-if-active   # exit 5 while an event is active',
       "lanyard health check --impact error --service 'Virtual Machines' --fail-if-active --json   # exit 5 while one is active",
@@ -75,7 +75,7 @@ function event(health: Command, ctx: Context): void {
       withJson(queryOptions(health.command('event').description('show one event in full: impact per region with updates, recommended actions, links, FAQs'))),
     )
       .argument('<trackingId>', 'tracking id of the event (its name), e.g. LY03-E6P')
-      .action(async (trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts)),
+      .action(runs(ctx, async (ctx, trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts))),
     ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-E6P --json'],
   );
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 import type { MailboxTargetOptions, MailboxListOptions, MailboxGetOptions, MailboxOutputOptions, MailboxStoreOptions, MailboxLabelOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 
@@ -45,7 +45,7 @@ function list(mailbox: Command, ctx: Context): void {
       .option('--all', 'follow pages until the label is exhausted (streams with --ndjson)')
       .option('--checkpoint <file>', 'with --all --ndjson: record progress in FILE after each page and resume from it (see docs/scripts-and-ci.md)')
       .option('--new', 'only messages the previous --new run of this profile and label did not list; state in the state directory')
-      .action(async (opts: MailboxListOptions) => (await import('./run-list.js')).runMailboxList(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: MailboxListOptions) => (await import('./run-list.js')).runMailboxList(ctx, opts))),
     [
       'lanyard mailbox list',
       'lanyard mailbox list --label 1 --count 20',
@@ -63,7 +63,7 @@ function get(mailbox: Command, ctx: Context): void {
       .option('--adjacent', 'also show the previous and next message ids (needs --label)')
       .option('-l, --label <n>', 'label for --adjacent')
       .option('--mark-seen', 'mark the message SEEN')
-      .action(async (id: string, opts: MailboxGetOptions) => (await read()).runMailboxGet(ctx, id, opts)),
+      .action(runs(ctx, async (ctx, id: string, opts: MailboxGetOptions) => (await read()).runMailboxGet(ctx, id, opts))),
     ['lanyard mailbox get "$ID"', 'lanyard mailbox get "$ID" --adjacent --label 1 --json', 'lanyard mailbox get "$ID" --mark-seen'],
   );
 }
@@ -73,7 +73,7 @@ function raw(mailbox: Command, ctx: Context): void {
     target(mailbox.command('raw').argument('<uuid>', 'message id').description('stream the raw RFC 5322 message (deflate decoded on the fly)'))
       .option('-o, --output <file>', 'write to this file instead of stdout')
       .option('-f, --force', 'overwrite an existing file')
-      .action(async (id: string, opts: MailboxOutputOptions) => (await read()).runMailboxRaw(ctx, id, opts)),
+      .action(runs(ctx, async (ctx, id: string, opts: MailboxOutputOptions) => (await read()).runMailboxRaw(ctx, id, opts))),
     ['lanyard mailbox raw "$ID" > message.eml', 'lanyard mailbox raw "$ID" --output message.eml'],
   );
 }
@@ -82,7 +82,7 @@ function url(mailbox: Command, ctx: Context): void {
   examples(
     target(
       withJson(mailbox.command('url').argument('<uuid>', 'message id').description('print the object-store location of the raw message (not followed)')),
-    ).action(async (id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts)),
+    ).action(runs(ctx, async (ctx, id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts))),
     ['lanyard mailbox url "$ID"', 'curl -s "$(lanyard mailbox url "$ID")"'],
   );
 }
@@ -98,7 +98,7 @@ function part(mailbox: Command, ctx: Context): void {
     )
       .option('-o, --output <file|dir>', "write to a file, or into a directory (a trailing / creates it) under the part's (sanitised) file name")
       .option('-f, --force', 'overwrite an existing file')
-      .action(async (id: string, which: string, opts: MailboxOutputOptions) => (await read()).runMailboxPart(ctx, id, which, opts)),
+      .action(runs(ctx, async (ctx, id: string, which: string, opts: MailboxOutputOptions) => (await read()).runMailboxPart(ctx, id, which, opts))),
     ['lanyard mailbox part "$ID" 2 --output ./downloads/', 'lanyard mailbox part "$ID" "<logo@example.com>" > logo.png', 'lanyard mailbox part "$ID" 1.1'],
   );
 }
@@ -112,7 +112,7 @@ function store(mailbox: Command, ctx: Context): void {
     )
       .option('-l, --label <n>', 'label to put it in (repeatable; label 0 is always added)', collect, [])
       .option('-m, --marker <name>', 'marker: seen, replied, forwarded (repeatable)', collect, [])
-      .action(async (file: string | undefined, opts: MailboxStoreOptions) => (await write()).runMailboxStore(ctx, file, opts)),
+      .action(runs(ctx, async (ctx, file: string | undefined, opts: MailboxStoreOptions) => (await write()).runMailboxStore(ctx, file, opts))),
     ['lanyard mailbox store message.eml --label 1 --marker seen', 'cat message.eml | lanyard mailbox store - --json'],
   );
 }
@@ -127,7 +127,7 @@ function update(mailbox: Command, ctx: Context): void {
           .argument('[file]', 'new raw message; "-" or nothing reads stdin')
           .description('replace a message (new id, labels and markers kept); prints the new id'),
       ),
-    ).action(async (id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts)),
+    ).action(runs(ctx, async (ctx, id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts))),
     ['lanyard mailbox update "$ID" edited.eml'],
   );
 }
@@ -139,7 +139,7 @@ function label(mailbox: Command, ctx: Context): void {
       .option('-r, --remove <n>', 'label to remove (repeatable; label 0 cannot be removed)', collect, [])
       .option('--add-marker <name>', 'marker to add: seen, replied, forwarded (repeatable)', collect, [])
       .option('--remove-marker <name>', 'marker to remove (repeatable)', collect, [])
-      .action(async (id: string, opts: MailboxLabelOptions) => (await write()).runMailboxLabel(ctx, id, opts)),
+      .action(runs(ctx, async (ctx, id: string, opts: MailboxLabelOptions) => (await write()).runMailboxLabel(ctx, id, opts))),
     ['lanyard mailbox label "$ID" --add 4 --remove 1', 'lanyard mailbox label "$ID" --add-marker seen --remove-marker replied'],
   );
 }
@@ -149,7 +149,7 @@ function remove(mailbox: Command, ctx: Context): void {
   examples(
     target(
       withJson(mailbox.command('delete').argument('<uuid>', 'message id').description('delete a message (removed from every label; purged later)')),
-    ).action(async (id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts)),
+    ).action(runs(ctx, async (ctx, id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts))),
     ['lanyard mailbox delete "$ID"'],
   );
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
 export const summary = 'list, select, remove and bind profiles';
@@ -25,7 +25,7 @@ function list(profile: Command, ctx: Context): void {
       profile
         .command('list')
         .description('list profiles; * marks the one that applies here, and says why (--profile, LANYARD_PROFILE, a directory binding, the active one)'),
-    ).action(async () => (await run()).runProfileList(ctx)),
+    ).action(runs(ctx, async (ctx) => (await run()).runProfileList(ctx))),
     ['lanyard profile list', 'lanyard profile list --json'],
   );
 }
@@ -37,7 +37,7 @@ function use(profile: Command, ctx: Context): void {
       .argument('<name>')
       .description('make a profile the active one; with --dir, the profile of commands run in that directory or below')
       .option('--dir <dir>', 'bind the profile to this directory (symlinks resolved; the longest bound directory wins) instead of making it active')
-      .action(async (name: string, opts: { dir?: string }) => (await run()).runProfileUse(ctx, name, opts)),
+      .action(runs(ctx, async (ctx, name: string, opts: { dir?: string }) => (await run()).runProfileUse(ctx, name, opts))),
     ['lanyard profile use emulator', 'lanyard profile use work --dir ~/src/work'],
   );
 }
@@ -49,7 +49,7 @@ function remove(profile: Command, ctx: Context): void {
       .argument('[name]')
       .description('delete a profile and its directory bindings (its stored tokens stay in the keychain); with --dir, only the binding of that directory')
       .option('--dir <dir>', "remove this directory's profile binding instead of a profile")
-      .action(async (name: string | undefined, opts: { dir?: string }) => (await run()).runProfileRemove(ctx, name, opts)),
+      .action(runs(ctx, async (ctx, name: string | undefined, opts: { dir?: string }) => (await run()).runProfileRemove(ctx, name, opts))),
     ['lanyard profile remove old-work', 'lanyard profile remove --dir ~/src/work'],
   );
 }

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { Protocol } from '../../../shared/constants.js';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, withProtocolClientOptions } from '../../command-kit.js';
+import { commandGroup, examples, withJson, withProtocolClientOptions, runs } from '../../command-kit.js';
 import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 
@@ -73,7 +73,9 @@ function request(protocol: Command, ctx: Context): void {
             ).choices([...Protocol.statelessRevisions, ...Protocol.revisions]),
           ),
       ),
-    ).action(async (url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
+    ).action(
+      runs(ctx, async (ctx, url: string | undefined, opts: ProtocolRequestOptions) => (await import('./request.js')).runProtocolRequest(ctx, url, opts)),
+    ),
     [
       'lanyard protocol request https://tools.example.com/mcp',
       'lanyard --profile emulator protocol request --method tools/list',
@@ -98,7 +100,7 @@ function bridge(protocol: Command, ctx: Context): void {
       .option('--timeout <duration>', 'give up waiting for the browser after this long (default: 5m)')
       .option('--sign-in-wait <duration>', 'answer a host request with an error when a sign-in keeps it waiting this long (default: 45s)')
       .addHelpText('after', BRIDGE_HELP)
-      .action(async (url: string, opts: ProtocolBridgeOptions) => (await import('./bridge.js')).runProtocolBridge(ctx, url, opts)),
+      .action(runs(ctx, async (ctx, url: string, opts: ProtocolBridgeOptions) => (await import('./bridge.js')).runProtocolBridge(ctx, url, opts))),
     [
       'lanyard protocol bridge https://tools.example.com/mcp',
       'lanyard protocol bridge https://tools.example.com/mcp --client-id ctx-cli --scopes "tools:read tools:call"',
@@ -112,7 +114,7 @@ function forget(protocol: Command, ctx: Context): void {
       .command('forget')
       .description("forget a server's tokens and Lanyard's registration at its authorization server (the next call registers again)")
       .argument('<server-url>', 'the protocol server, e.g. https://tools.example.com/mcp')
-      .action(async (url: string) => (await import('./forget.js')).runProtocolForget(ctx, url)),
+      .action(runs(ctx, async (ctx, url: string) => (await import('./forget.js')).runProtocolForget(ctx, url))),
     ['lanyard protocol forget https://tools.example.com/mcp'],
   );
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them). */
@@ -40,7 +40,7 @@ function status(ratelimit: Command, ctx: Context): void {
       .option('-r, --resource <name>', 'only this resource (with --fail-under: the one checked; default core)')
       .option('--fail-under <n>', 'exit 3 when the resource has fewer than n requests left (CI budget check)')
       .option('--user <login>', "this stored account's budget instead of the active account's")
-      .action(async (opts: RatelimitStatusOptions) => (await run()).runRatelimitStatus(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: RatelimitStatusOptions) => (await run()).runRatelimitStatus(ctx, opts))),
     [
       'lanyard ratelimit status',
       'lanyard ratelimit status --resource core --fail-under 100 --json',
@@ -59,7 +59,7 @@ function wait(ratelimit: Command, ctx: Context): void {
       .option('--min <n>', 'wait until at least n requests are left', '1')
       .option('--timeout <duration>', 'give up (exit 3) after this long, e.g. 10m')
       .option('--user <login>', "wait for this stored account's budget instead of the active account's")
-      .action(async (opts: RatelimitWaitOptions) => (await run()).runRatelimitWait(ctx, opts)),
+      .action(runs(ctx, async (ctx, opts: RatelimitWaitOptions) => (await run()).runRatelimitWait(ctx, opts))),
     ['lanyard ratelimit wait', 'lanyard ratelimit wait --resource search --min 10 --timeout 5m'],
   );
 }

@@ -71,9 +71,8 @@ describe('runAuthDevice', () => {
     const t = context();
     await runAuthToken(t, {});
     expect(io.stdoutText()).toBe('lyo_secret_token\n');
-    const s = context();
+    const s = context().forRun({ io, output: new Output(io, { format: 'json' }) });
     stub.on('GET', '/api/v3/user', { headers: { 'x-oauth-scopes': 'repo' }, body: { login: 'mona' } });
-    s.output = new Output(io, { format: 'json' });
     await runAuthStatus(s, {});
     expect(io.stdoutText()).not.toContain('lyo_secret_token');
     expect(JSON.parse(io.stdoutText())).toMatchObject({ accounts: [{ account: 'mona', source: 'file', valid: true, active: true, scopes: ['repo'] }] });

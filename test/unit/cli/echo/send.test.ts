@@ -47,8 +47,7 @@ describe('echo send with fake ports', () => {
 
   it('--json through the output object; LANYARD_API_KEY wins over the store', async () => {
     stub.on('POST', '/echo', (req) => ({ body: { message: `${req.url.searchParams.get('key')}: ${(JSON.parse(req.body) as { message: string }).message}` } }));
-    const ctx = context({ LANYARD_API_KEY: 'from-the-environment' });
-    ctx.output = new Output(io, { format: 'json' });
+    const ctx = context({ LANYARD_API_KEY: 'from-the-environment' }).forRun({ io, output: new Output(io, { format: 'json' }) });
     await runEchoSend(ctx, 'hi', {});
     expect(JSON.parse(io.stdoutText())).toEqual({ message: 'from-the-environment: hi' });
   });
