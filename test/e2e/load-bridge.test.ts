@@ -10,7 +10,9 @@
  */
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type HostedBridge, hostBridge } from './bridge-helpers.js';
 import { type Client, newClient, tokensOf, useProtocolWorld } from './protocol-helpers.js';
@@ -150,5 +152,22 @@ describe('the bridge under an agent’s load', () => {
     expect(b.stderr()).toMatch(/answered HTTP 429 with Retry-After; waiting 2 s \(as the server asks; at most 60 s without --wait, Ctrl-C to stop\)/);
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
+  }, 120_000);
+
+  it('a host starting the bridge again and again: its compiled code is reused, not rewritten each time (the memory flags are set before compiling)', async () => {
+    const c = await newClient('allow');
+    const cache = await mkdtemp(join(tmpdir(), 'lanyard-bridge-cache-'));
+    const once = async () => {
+      const b = await hostBridge(mcp, { env: c.env({ LANYARD_CACHE_DIR: cache }) });
+      await b.client.callTool({ name: 'echo', arguments: { text: 'started' } });
+      expect(await b.close()).toBe(0);
+    };
+    await once();
+    const [build] = await readdir(join(cache, 'compile-cache'));
+    const file = join(cache, 'compile-cache', build!, 'protocol.bin');
+    const written = await readFile(file);
+    await once();
+    // Rewritten only when V8 rejected it: flags set after compiling made every start compile the bundle again.
+    expect((await readFile(file)).equals(written), 'protocol.bin was rewritten').toBe(true);
   }, 120_000);
 });
