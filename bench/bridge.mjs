@@ -4,9 +4,11 @@
 // and `mcp-remote URL` in turn against the emulator's protocol server (served without a
 // token, so neither signs in) and makes the same tool calls in a row through each. Per
 // client: time per call (median, p95, slowest), the whole run, and the peak resident set of
-// the bridge process (sampled from /proc every 25 calls, and at the end). Runs alternate
-// between the two, so both meet the same machine; the medians over the runs are compared.
-// Options: --calls N (default 500), --runs N (default 3), --concurrency N (bridges at once, default 1).
+// the bridge process (sampled from /proc every 25 calls, and at the end) and its growth from
+// before the first call (the process started and the session made). Runs alternate between
+// the two, so both meet the same machine; the medians over the runs are compared.
+// Options: --calls N (default 500), --runs N (default 3), --concurrency N (bridges at once,
+// default 1), --warmup N (calls before the growth is measured, default 0).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +25,7 @@ const arg = (name, dflt) => {
 const CALLS = arg('calls', 500);
 const RUNS = arg('runs', 3);
 const CONCURRENCY = arg('concurrency', 1);
+const WARMUP = arg('warmup', 0);
 
 const emu = await startEmulator();
 const admin = (verb, body) =>
@@ -63,7 +66,7 @@ async function oneBridge(kind, tag) {
   const client = new Client({ name: 'bench-host', version: '1.0.0' });
   await client.connect(transport);
   const pid = transport.pid;
-  for (let i = 0; i < 10; i++) await client.callTool({ name: 'echo', arguments: { text: `${tag} warm ${i}` } });
+  for (let i = 0; i < WARMUP; i++) await client.callTool({ name: 'echo', arguments: { text: `${tag} warm ${i}` } });
   let peak = await rssOf(pid);
   const start = peak;
   const times = [];
@@ -111,7 +114,9 @@ for (const [kind, runs] of Object.entries(results)) {
     growthMiB: Math.max(...runs.map((r) => r.peak - r.start)) / MiB,
   };
 }
-console.log(`${CALLS} calls in a row, ${RUNS} runs, ${CONCURRENCY} bridge(s) at once, against the emulator (node ${process.version})`);
+console.log(
+  `${CALLS} calls in a row, ${RUNS} runs, ${CONCURRENCY} bridge(s) at once, growth after ${WARMUP} calls, against the emulator (node ${process.version})`,
+);
 console.log('client       median  p95     slowest  per call  peak RSS  growth');
 for (const [kind, s] of Object.entries(summary)) {
   console.log(

@@ -78,7 +78,9 @@ function run() {
   // (src/cli/commands/mailbox/memory.ts sets the same two flags). They are
   // set before compiling, and the same way for every run of the group,
   // because V8 accepts a code cache only under the flags it was made with.
-  const flags = word === 'mailbox' ? ['--liftoff-only', '--expose-gc'] : [];
+  // The protocol commands hold V8's young generation and skip Maglev: the bridge lives as long as its
+  // host (src/cli/commands/protocol/bridge.ts says why; it sets the same two flags itself).
+  const flags = word === 'mailbox' ? ['--liftoff-only', '--expose-gc'] : word === 'protocol' ? ['--semi-space-growth-factor=1', '--no-maglev'] : [];
   const flagged = flags.length > 0;
   if (flagged) {
     const { setFlagsFromString } = require('node:v8');

@@ -50,6 +50,9 @@ export class NodeHttpTransport implements Transport {
   readonly #agents = new Map<string, HttpAgent>();
   /** The `ca` of https connections, computed once (undefined: Node's defaults). */
   #ca?: Promise<string[] | undefined>;
+  /** node:http and node:https, loaded once: an import() per request copied the module's exports into a new namespace object each time. */
+  #http?: typeof import('node:http');
+  #https?: typeof import('node:https');
 
   constructor(
     private readonly maxSockets: number,
@@ -76,7 +79,7 @@ export class NodeHttpTransport implements Transport {
   async send(req: PreparedRequest, spec: RequestSpec, t: Timeouts): Promise<HttpResponse> {
     const { method, url } = req;
     const safeUrl = redactUrl(url.toString());
-    const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+    const mod = url.protocol === 'https:' ? (this.#https ??= await import('node:https')) : (this.#http ??= await import('node:http'));
     const proxy = this.o.proxy ? proxyFor(url, this.o.proxy) : undefined;
     if (proxy) this.o.trace?.(`* via proxy ${proxyDisplay(proxy)}${url.protocol === 'https:' ? ' (CONNECT tunnel)' : ''}`);
     const agent = await this.#agent(url, proxy);

@@ -217,14 +217,18 @@ class Bridge {
   /** A host request: answered with the server's answer, or with an error when it fails or waits on a sign-in too long. */
   async #request(req: HostRequest, after: Promise<unknown>): Promise<void> {
     const ac = new AbortController();
+    // Ends the sign-in watch once answered or cancelled. Not AbortSignal.any(): its signals are held through weak
+    // references, which young-generation collections keep, so each call's objects lived on until a full collection.
     const answered = new AbortController();
+    const cancelled = () => answered.abort();
+    ac.signal.addEventListener('abort', cancelled, { once: true });
     this.#inFlight.set(req.id, ac);
     // (A method of 2026-07-28 only.)
     const listen = req.method === 'subscriptions/listen';
     if (listen) this.#listening.add(ac);
     try {
       const answer = this.#answer(req, after, ac.signal);
-      const overdue = this.#watch.overdue(this.o.signInWaitMs, AbortSignal.any([ac.signal, answered.signal])).catch(() => new Promise<never>(() => undefined));
+      const overdue = this.#watch.overdue(this.o.signInWaitMs, answered.signal).catch(() => new Promise<never>(() => undefined));
       const r = await Promise.race([answer, overdue]);
       if (r === OVERDUE) {
         ac.abort();
@@ -243,6 +247,7 @@ class Bridge {
       this.#fail(req.id, BridgeErrorCode.serverUnavailable, messageOf(err, this.o.serverUrl));
     } finally {
       this.#listening.delete(ac);
+      ac.signal.removeEventListener('abort', cancelled);
       answered.abort();
       if (this.#inFlight.get(req.id) === ac) this.#inFlight.delete(req.id);
     }

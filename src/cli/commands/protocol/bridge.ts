@@ -1,6 +1,5 @@
 /** `lanyard protocol bridge URL`: a host's stdio server that is a remote protocol server (core/protocol/bridge.ts does the work). */
 import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Context } from '../../context.js';
 import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { runBridge } from '../../../core/protocol/bridge.js';
@@ -12,30 +11,30 @@ import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring
 import type { ProtocolBridgeOptions } from './options.js';
 
 /**
- * A bridge lives as long as the host, relaying an agent's steady stream of small messages: V8 lets the memory
- * of spent ones grow its young generation (to 16 MiB a semi-space) and keeps what it took. A collection every
- * 200 host lines (a few ms on a heap of ~6 MiB) keeps the resident set flat; bench/bridge.mjs measures it.
- * Best effort: a runtime that refuses --expose-gc changes nothing but memory.
+ * A bridge lives as long as the host and relays an agent's steady stream of small messages. Its live heap stays
+ * at 7-10 MiB after a full collection over 10,000 calls (no per-call object is kept), but two parts of V8 grew
+ * the resident set by 25-40 MiB over the first thousand calls and kept it (docs/bridge.md, "Memory"):
+ * - the young generation doubles each time enough objects have survived scavenges since it last grew (the
+ *   message in flight during each one adds up), from a 1 MiB semi-space to 16 MiB (Node 20) or 32 MiB (24, 26):
+ *   held at its first size, a scavenge comes every ~12 calls instead of ~40, ~0.1 ms a call in all;
+ * - Maglev, the mid-tier compiler (on by default since Node 22), compiles the relay's ~150 hot functions in one
+ *   burst after a few hundred calls: 12-15 MiB of compiler zones at once, which the C allocator keeps. Without
+ *   it the hot functions go from the baseline tier to TurboFan, no slower here (bench/bridge.mjs).
+ * Set before the first message, so neither has grown yet (Node 20.19 and later know both flags).
  */
-function collectingEvery<T>(lines: AsyncIterable<T>, every: number): AsyncIterable<T> {
-  let gc: (() => void) | undefined;
-  try {
-    setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
-  } catch {
-    return lines;
-  }
-  return (async function* () {
-    let n = 0;
-    for await (const line of lines) {
-      if (++n % every === 0) gc();
-      yield line;
+function boundBridgeMemory(): void {
+  for (const flag of ['--semi-space-growth-factor=1', '--no-maglev']) {
+    try {
+      setFlagsFromString(flag);
+    } catch {
+      // A runtime that refuses flags once started: the memory grows as before, nothing else changes.
     }
-  })();
+  }
 }
 
 export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBridgeOptions): Promise<void> {
   parseServerUrl(url);
+  boundBridgeMemory();
   const signInWaitMs = parseDuration(o.signInWait ?? '45s', '--sign-in-wait');
   const [deps, auth] = await Promise.all([protocolDeps(ctx, { ...o, stdinIsMessages: true }), protocolAuthExtras(o, ctx.env, ctx.signal)]);
   // A signal from the host ends the bridge as stdin's end does (a sign-in under way is finished); a second one exits at once (main.ts).
@@ -62,7 +61,7 @@ export async function runProtocolBridge(ctx: Context, url: string, o: ProtocolBr
         signInWaitMs,
       },
       // JSON.stringify escapes every control character: one message, one line.
-      { lines: collectingEvery(rl, 200), send: (m) => ctx.io.out(JSON.stringify(m)), stop: ctx.signal },
+      { lines: rl, send: (m) => ctx.io.out(JSON.stringify(m)), stop: ctx.signal },
     );
   } finally {
     rl.close();
