@@ -85,8 +85,10 @@ if (process.argv.includes('--keychain-inner')) {
 }
 
 const configDir = mkdtempSync(join(tmpdir(), 'lanyard-bench-'));
-const env = { ...process.env, LANYARD_CONFIG_DIR: configDir, LANYARD_KEYCHAIN: 'off', NO_COLOR: '1' };
-for (const k of Object.keys(env)) if (k.startsWith('LANYARD_') && !['LANYARD_CONFIG_DIR', 'LANYARD_KEYCHAIN'].includes(k)) delete env[k];
+// The code cache in a directory of the run's own: a shared one may be pruned
+// by another build's first run in the middle of the measurement.
+const env = { ...process.env, LANYARD_CONFIG_DIR: configDir, LANYARD_CACHE_DIR: join(configDir, 'cache'), LANYARD_KEYCHAIN: 'off', NO_COLOR: '1' };
+for (const k of Object.keys(env)) if (k.startsWith('LANYARD_') && !['LANYARD_CONFIG_DIR', 'LANYARD_CACHE_DIR', 'LANYARD_KEYCHAIN'].includes(k)) delete env[k];
 for (const k of ['WORKFLOW_TOKEN']) delete env[k];
 // The emulator runs in its own process: the measured runs block this one.
 const emulator = spawn(process.execPath, [bin, 'emulator', 'start', '--port', '0', '-q', '--no-profile'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -106,6 +108,8 @@ const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },
   { name: 'lanyard --version', args: [bin, '--version'] },
   { name: 'lanyard --help', args: [bin, '--help'] },
+  // The CLI and commander (the root help above is the build's pre-rendered text; a terminal gets this path).
+  { name: 'lanyard auth --help', args: [bin, 'auth', '--help'] },
   { ...authStatus, name: 'lanyard auth status (LANYARD_KEYCHAIN=off)' },
   { name: 'lanyard ratelimit status --json', args: [bin, '--profile', 'bench', 'ratelimit', 'status', '--json'] },
   ...(gh?.cases ?? []),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Launcher (CommonJS: see bin/package.json; an ES-module entry costs Node's
-// ESM loader, ~15 ms). `lanyard --version` is answered here without loading
-// the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
+// ESM loader, ~15 ms). `lanyard --version` and the root help (to anything but
+// a terminal) are answered here without loading the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
 // kept per command group in the user's cache directory, so a command skips
 // parsing and compiling what it ran the last time: Node 20 has no
 // module.enableCompileCache(), and a code cache exists only for scripts.
@@ -28,17 +28,55 @@ const HEAD_START_MS = 20;
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // writeSync: building process.stdout costs a few ms, more than the whole answer.
-  try {
-    fs.writeSync(1, JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version + '\n');
-  } catch (err) {
-    if (err?.code !== 'EPIPE') throw err; // the reader went away: nothing to say
-  }
-} else {
+  writeOut(Buffer.from(JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version + '\n'));
+} else if (!rootHelp()) {
   quietNodeWarnings();
   try {
     run().catch(fail);
   } catch (err) {
     fail(err);
+  }
+}
+
+/**
+ * The root help (`lanyard`, `lanyard --help`, `-h`, `help`) to a pipe, a file
+ * or /dev/null, from the text the build rendered with commander
+ * (dist/root-help.txt; test/e2e/help.test.ts compares the two): loading and
+ * running the CLI costs more than Node's own start. A terminal (whose width
+ * commander wraps to) or a missing file gets commander. True when answered.
+ */
+function rootHelp() {
+  if (args.length > 1 || (args.length === 1 && !['--help', '-h', 'help'].includes(args[0]))) return false;
+  let text;
+  try {
+    if (mayBeTerminal(1)) return false;
+    text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'root-help.txt'));
+  } catch {
+    return false;
+  }
+  writeOut(text);
+  return true;
+}
+
+/**
+ * Whether fd may be a terminal, without loading node:tty (which loads net and
+ * the stream stack): only a character device can be one, and on Linux not a
+ * memory device (major 1: /dev/null, /dev/zero, ...).
+ */
+function mayBeTerminal(fd) {
+  const st = fs.fstatSync(fd);
+  if (!st.isCharacterDevice()) return false;
+  return !(process.platform === 'linux' && Math.floor(st.rdev / 256) % 4096 === 1);
+}
+
+/** All of `bytes` to stdout; a reader that went away is no error, a non-blocking pipe gets the rest through process.stdout. */
+function writeOut(bytes) {
+  let off = 0;
+  try {
+    while (off < bytes.length) off += fs.writeSync(1, bytes, off);
+  } catch (err) {
+    if (err?.code === 'EAGAIN') process.stdout.write(bytes.subarray(off));
+    else if (err?.code !== 'EPIPE') throw err; // the reader went away: nothing to say
   }
 }
 

@@ -33,11 +33,14 @@ export interface IO {
 /**
  * isatty() without loading node:tty, which loads net and the whole stream
  * stack: only a character device can be a terminal, so a pipe or a file (what
- * scripts and CI give us) is answered by one fstat.
+ * scripts and CI give us) is answered by one fstat, and so is /dev/null (on
+ * Linux a memory device, major 1, as bin/lanyard.js tells it too).
  */
 function isTerminal(fd: number): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    if (process.platform === 'linux' && Math.floor(st.rdev / 256) % 4096 === 1) return false;
   } catch {
     return false;
   }

@@ -145,6 +145,17 @@ if (nonAscii >= 0) throw new Error(`dist/cli.cjs has a non-ASCII byte at ${nonAs
 const buildId = createHash('sha256').update(cli).digest('hex').slice(0, 16);
 await writeFile(join(root, 'dist', 'cli.cjs'), Buffer.concat([cli, Buffer.from(`//# lanyard-build=${buildId}\n`)]));
 
+// The root help as commander renders it to a pipe (80 columns, no colour),
+// which bin/lanyard.js prints for `lanyard --help` to anything but a terminal
+// without loading the CLI (test/e2e/help.test.ts compares the two). dist/ was
+// emptied above, so this run goes through commander.
+const rootHelp = execFileSync(process.execPath, [join(root, 'bin', 'lanyard.js'), '--help'], {
+  env: { PATH: process.env.PATH ?? '', LANYARD_COMPILE_CACHE: '0', LANYARD_CONFIG_DIR: join(root, 'build', 'no-config') },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+if (!rootHelp.toString('utf8').startsWith('Usage: lanyard ')) throw new Error('the root help did not render');
+await writeFile(join(root, 'dist', 'root-help.txt'), rootHelp);
+
 // dist/vendor/<package>.cjs (see the externals plugin). The CLI's
 // `await import('conf')` is a require() whose exports become the default
 // export, so such a file exports the package's default export itself; a

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, startWorld } from './harness.js';
+import { runOnPty } from './pty.js';
 
 const work = mkdtempSync(join(tmpdir(), 'lanyard-launcher-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -25,6 +26,9 @@ function fresh(): { cache: string; config: string; dir: string } {
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 
+/** The root help through the CLI and commander (plain `--help` to a pipe is answered from dist/root-help.txt). */
+const ROOT_HELP = ['--no-color', '--help'];
+
 describe('compile cache', () => {
   it('the build ends dist/cli.cjs with its id', () => {
     expect(buildId).toMatch(/^[0-9a-f]{16}$/);
@@ -33,14 +37,14 @@ describe('compile cache', () => {
   it('is written per command group (0700 directory, 0600 files), then used, with the same output', async () => {
     const t = fresh();
     const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config };
-    const first = await runCli(['--help'], { env });
+    const first = await runCli(ROOT_HELP, { env });
     expect(first.code).toBe(0);
     expect(readdirSync(t.dir)).toEqual(['main.bin']);
     expect(mode(t.dir)).toBe(0o700);
     expect(mode(join(t.dir, 'main.bin'))).toBe(0o600);
     const written = statSync(join(t.dir, 'main.bin')).mtimeMs;
 
-    const again = await runCli(['--help'], { env });
+    const again = await runCli(ROOT_HELP, { env });
     expect(again).toEqual(first);
     // A usable cache is not written again.
     expect(statSync(join(t.dir, 'main.bin')).mtimeMs).toBe(written);
@@ -62,11 +66,11 @@ describe('compile cache', () => {
   it('a corrupt cache is rejected by V8, the command works, and the file is rewritten', async () => {
     const t = fresh();
     const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config };
-    const expected = await runCli(['--help'], { env: { ...env, LANYARD_COMPILE_CACHE: '0' } });
+    const expected = await runCli(ROOT_HELP, { env: { ...env, LANYARD_COMPILE_CACHE: '0' } });
     mkdirSync(t.dir, { recursive: true, mode: 0o700 });
     const garbage = Buffer.alloc(4096, 0x5a);
     writeFileSync(join(t.dir, 'main.bin'), garbage);
-    const r = await runCli(['--help'], { env });
+    const r = await runCli(ROOT_HELP, { env });
     expect(r).toEqual(expected);
     expect(readFileSync(join(t.dir, 'main.bin')).equals(garbage)).toBe(false);
   });
@@ -81,13 +85,13 @@ describe('compile cache', () => {
       const when = new Date(Date.now() - (i + 1) * 86_400_000); // 1 to 5 days ago
       utimesSync(join(root, name), when, when);
     }
-    expect((await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } })).code).toBe(0);
+    expect((await runCli(ROOT_HELP, { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } })).code).toBe(0);
     expect(readdirSync(root).sort()).toEqual([...old.slice(0, 3), versionDir].sort());
   });
 
   it('LANYARD_COMPILE_CACHE=0 writes nothing', async () => {
     const t = fresh();
-    const r = await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_COMPILE_CACHE: '0' } });
+    const r = await runCli(ROOT_HELP, { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_COMPILE_CACHE: '0' } });
     expect(r.code).toBe(0);
     expect(existsSync(t.cache)).toBe(false);
   });
@@ -96,7 +100,7 @@ describe('compile cache', () => {
     const t = fresh();
     mkdirSync(join(t.cache), { recursive: true });
     writeFileSync(join(t.cache, 'compile-cache'), 'a file where the directory should be');
-    const r = await runCli(['--help'], { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } });
+    const r = await runCli(ROOT_HELP, { env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^Usage: lanyard/);
@@ -105,7 +109,7 @@ describe('compile cache', () => {
       const ro = join(work, 'readonly');
       mkdirSync(ro, { recursive: true });
       chmodSync(ro, 0o500);
-      const r2 = await runCli(['--help'], { env: { LANYARD_CACHE_DIR: ro, LANYARD_CONFIG_DIR: t.config } });
+      const r2 = await runCli(ROOT_HELP, { env: { LANYARD_CACHE_DIR: ro, LANYARD_CONFIG_DIR: t.config } });
       expect(r2.code).toBe(0);
       expect(r2.stderr).toBe('');
     }
@@ -114,7 +118,7 @@ describe('compile cache', () => {
   it('defaults to $XDG_CACHE_HOME/lanyard', async () => {
     const t = fresh();
     const xdg = join(work, 'xdg');
-    const r = await runCli(['--help'], { env: { XDG_CACHE_HOME: xdg, LANYARD_CONFIG_DIR: t.config } });
+    const r = await runCli(ROOT_HELP, { env: { XDG_CACHE_HOME: xdg, LANYARD_CONFIG_DIR: t.config } });
     expect(r.code).toBe(0);
     if (process.platform === 'linux') expect(readdirSync(join(xdg, 'lanyard', 'compile-cache', versionDir))).toEqual(['main.bin']);
   });
@@ -155,5 +159,51 @@ describe('compile cache', () => {
     expect(r.stderr).toBe('lanyard: dist/cli.cjs is missing (run `npm run build` in a source checkout)\n');
     // --version needs no bundle.
     expect(spawnSync(process.execPath, [join(pkg, 'bin', 'lanyard.js'), '--version'], { encoding: 'utf8' }).status).toBe(0);
+  });
+});
+
+describe('the root help without the CLI', () => {
+  it("`lanyard`, `--help`, `-h` and `help` to a pipe print commander's root help from dist/root-help.txt, loading no CLI (no code cache written)", async () => {
+    const t = fresh();
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config };
+    const commander = await runCli(ROOT_HELP, { env: { ...env, LANYARD_COMPILE_CACHE: '0' } });
+    expect(commander.code).toBe(0);
+    expect(commander.stdout).toMatch(/^Usage: lanyard \[options\] \[command\]\n/);
+    expect(readFileSync(join(ROOT, 'dist', 'root-help.txt'), 'utf8')).toBe(commander.stdout);
+    for (const args of [[], ['--help'], ['-h'], ['help']]) {
+      const r = await runCli(args, { env });
+      expect(r, args.join(' ')).toEqual(commander);
+    }
+    expect(existsSync(t.cache)).toBe(false);
+  });
+
+  it('to /dev/null (a character device but no terminal) too', () => {
+    const t = fresh();
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'lanyard.js'), '--help'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stderr.toString()).toBe('');
+    expect(existsSync(t.cache)).toBe(false);
+  });
+
+  it("on a terminal commander renders it at the terminal's width", async () => {
+    const t = fresh();
+    const r = await runOnPty({ args: ['--help'], env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '' }, send: null, cols: 70 });
+    expect(r.exitCode).toBe(0);
+    const lines = r.output.replace(/\r/g, '').split('\n');
+    expect(lines[0]).toBe('Usage: lanyard [options] [command]');
+    // commander wraps the options' descriptions to the width (the other sections are preformatted).
+    const options = lines.slice(lines.indexOf('Options:'), lines.indexOf('Commands:'));
+    expect(options.length).toBeGreaterThan(10);
+    expect(Math.max(...options.map((l) => l.length))).toBeLessThanOrEqual(70);
+    expect(existsSync(join(t.dir, 'main.bin'))).toBe(true);
+  });
+
+  it("a help word among other arguments is the CLI's (`lanyard help auth`)", async () => {
+    const r = await runCli(['help', 'auth'], { env: { LANYARD_COMPILE_CACHE: '0' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: lanyard auth /);
   });
 });

@@ -31,8 +31,12 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-function loaded(args: string[]): { status: number | null; stdout: string; modules: string[] } {
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, BIN, ...args], { env: cleanEnv(world.env), encoding: 'utf8' });
+function loaded(args: string[], stdout: 'pipe' | 'ignore' = 'pipe'): { status: number | null; stdout: string; modules: string[] } {
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, BIN, ...args], {
+    env: cleanEnv(world.env),
+    encoding: 'utf8',
+    stdio: ['pipe', stdout, 'pipe'],
+  });
   const m = /\nLOADED (\[.*\])\n/.exec(r.stderr);
   if (!m) throw new Error(`no module list: ${r.stderr}`);
   return { status: r.status, stdout: r.stdout, modules: JSON.parse(m[1]!) as string[] };
@@ -46,6 +50,14 @@ describe('start-up loads only what the command needs', () => {
     // Not even sockets or terminals: output to a pipe is written to the file descriptor.
     for (const heavy of ['http', 'https', 'http2', 'tls', 'crypto', 'child_process', 'assert', 'zlib', 'worker_threads', 'net', 'tty', 'v8', 'fs/promises']) {
       expect(r.modules, heavy).not.toContain(heavy);
+    }
+  });
+
+  it('output to /dev/null (a character device, not a terminal) loads neither tty nor net', () => {
+    for (const args of [['--help'], ['auth', '--help']]) {
+      const r = loaded(args, 'ignore');
+      expect(r.status, args.join(' ')).toBe(0);
+      for (const heavy of ['tty', 'net']) expect(r.modules, `${args.join(' ')}: ${heavy}`).not.toContain(heavy);
     }
   });
 

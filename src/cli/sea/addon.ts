@@ -2,11 +2,16 @@
  * The keychain's native addon inside a single-file executable. Node loads an
  * addon only from a file, so the executable unpacks its copy once to a private
  * directory of the user's cache (`<cache>/lanyard/native/`, mode 0700, owned
- * by the user) and, on every run, loads it only after the file's SHA-256 has
- * matched the one the build recorded: a file someone else wrote or changed is
- * replaced, never loaded.
+ * by the user) and loads it only once the file's SHA-256 has matched the one
+ * the build recorded: a file someone else wrote or changed is replaced, never
+ * loaded. The check is made when the file is written, and again on any run
+ * where the file is not exactly as it was left then: a stamp beside it holds
+ * the file's inode, size, modification and change times (nanoseconds; the
+ * change time is set by the kernel on every write, rename or chmod and cannot
+ * be set back), so a run reads and hashes the 3 MB file (≈ 10 ms of CPU,
+ * more than the rest of `auth status`) only after something touched it.
  */
-import { createHash, hash } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,8 +48,43 @@ export function privateDir(dir: string): string {
   return dir;
 }
 
-/** SHA-256 in hex (crypto.hash, one call, where Node has it: 21.7 and later, as in every executable). */
-const digest = (bytes: Uint8Array): string => (typeof hash === 'function' ? hash('sha256', bytes, 'hex') : createHash('sha256').update(bytes).digest('hex'));
+/** SHA-256 in hex (crypto.hash, one call, where Node has it: 21.7 and later, as in every executable). node:crypto loads on first use. */
+function digest(bytes: Uint8Array): string {
+  const { hash, createHash } = process.getBuiltinModule('node:crypto');
+  return typeof hash === 'function' ? hash('sha256', bytes, 'hex') : createHash('sha256').update(bytes).digest('hex');
+}
+
+/** What identifies the file as it was when its digest matched (see the module comment), with the digest. */
+function stampOf(st: BigIntStats, sha256: string): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${sha256}\n`;
+}
+
+/**
+ * Whether `file` is, as far as the kernel can tell, the file that was checked:
+ * a regular file of this user's, private (0600), whose stamp
+ * (`<file>.ok`) matches it.
+ */
+function unchanged(file: string, sha256: string): boolean {
+  try {
+    const st = lstatSync(file, { bigint: true });
+    if (!st.isFile()) return false;
+    if (process.platform !== 'win32' && ((st.mode & 0o077n) !== 0n || st.uid !== BigInt(process.getuid?.() ?? -1))) return false;
+    return readFileSync(`${file}.ok`, 'latin1') === stampOf(st, sha256);
+  } catch {
+    return false;
+  }
+}
+
+/** Records that `file` was checked just now (never an error: without a stamp the next run checks the digest). */
+function stamp(file: string, sha256: string): void {
+  const tmp = `${file}.ok.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, stampOf(lstatSync(file, { bigint: true }), sha256), { mode: 0o600 });
+    renameSync(tmp, `${file}.ok`);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+}
 
 /** Addons of other builds kept beside the current one (two executables used in turn do not unpack by turns). */
 const KEEP_OTHER_BUILDS = 3;
@@ -66,7 +106,13 @@ function verified(file: string, sha256: string): boolean {
 export function unpackAddon(dir: string, addon: AddonAsset, bytes: () => Uint8Array): string {
   privateDir(dir);
   const file = path.join(dir, `keyring-${addon.sha256.slice(0, 16)}.node`);
-  if (verified(file, addon.sha256)) return file;
+  if (unchanged(file, addon.sha256)) return file;
+  if (verified(file, addon.sha256)) {
+    // (A file left readable or writable by others is made private before its stamp records it.)
+    if (process.platform !== 'win32') chmodSync(file, 0o600);
+    stamp(file, addon.sha256);
+    return file;
+  }
   const data = bytes();
   if (digest(data) !== addon.sha256) throw new Error('the keychain addon inside this executable is damaged');
   const tmp = path.join(dir, `.keyring-${process.pid}-${Date.now()}.tmp`);
@@ -77,6 +123,7 @@ export function unpackAddon(dir: string, addon: AddonAsset, bytes: () => Uint8Ar
     rmSync(tmp, { force: true });
   }
   if (!verified(file, addon.sha256)) throw new Error(`the keychain addon unpacked to ${file} does not match`);
+  stamp(file, addon.sha256);
   pruneOthers(dir, file);
   return file;
 }
@@ -88,7 +135,7 @@ function pruneOthers(dir: string, keep: string): void {
       .filter((name) => /^keyring-[0-9a-f]{16}\.node$/.test(name) && path.join(dir, name) !== keep)
       .map((name) => ({ file: path.join(dir, name), mtime: statSync(path.join(dir, name)).mtimeMs }))
       .sort((a, b) => b.mtime - a.mtime);
-    for (const old of others.slice(KEEP_OTHER_BUILDS)) rmSync(old.file, { force: true });
+    for (const old of others.slice(KEEP_OTHER_BUILDS)) for (const f of [old.file, `${old.file}.ok`]) rmSync(f, { force: true });
   } catch {
     // A file another process is loading (Windows), a race with another unpacking: kept until next time.
   }

@@ -4,7 +4,20 @@
  * foreign file replaced, a damaged asset refused.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,6 +53,40 @@ describe('unpackAddon', () => {
     writeFileSync(file, 'someone else’s code');
     expect(unpackAddon(dir, ADDON, () => BYTES)).toBe(file);
     expect(readFileSync(file)).toEqual(BYTES);
+  });
+
+  it('checks the digest again only when the file is not as it was left: another file in its place (same size and times) is replaced', () => {
+    const dir = join(base, 'native');
+    const file = unpackAddon(dir, ADDON, () => BYTES);
+    expect(readFileSync(`${file}.ok`, 'latin1')).toContain(ADDON.sha256);
+    const { mtime, atime } = statSync(file);
+    const other = join(dir, 'other');
+    writeFileSync(other, Buffer.alloc(BYTES.length, 0x41), { mode: 0o600 });
+    utimesSync(other, atime, mtime);
+    renameSync(other, file); // a new inode, whatever the times say
+    expect(unpackAddon(dir, ADDON, () => BYTES)).toBe(file);
+    expect(readFileSync(file)).toEqual(BYTES);
+  });
+
+  it('a file opened to others is checked again and made private', () => {
+    const dir = join(base, 'native');
+    const file = unpackAddon(dir, ADDON, () => BYTES);
+    chmodSync(file, 0o666);
+    expect(unpackAddon(dir, ADDON, () => BYTES)).toBe(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('while the stamp matches the file, a run reads and hashes nothing (whoever can rewrite the stamp can rewrite the executable)', () => {
+    const dir = join(base, 'native');
+    const file = unpackAddon(dir, ADDON, () => BYTES);
+    // Stand-in for "the file as checked": different bytes, with a stamp that matches them.
+    writeFileSync(file, Buffer.alloc(BYTES.length, 0x42));
+    const st = lstatSync(file, { bigint: true });
+    writeFileSync(`${file}.ok`, `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${ADDON.sha256}\n`);
+    let reads = 0;
+    expect(unpackAddon(dir, ADDON, () => (reads++, BYTES))).toBe(file);
+    expect(reads).toBe(0);
+    expect(readFileSync(file)).toEqual(Buffer.alloc(BYTES.length, 0x42));
   });
 
   it('keeps the addons of the three most recently unpacked other builds, and removes older ones', () => {
