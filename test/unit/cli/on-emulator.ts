@@ -16,7 +16,7 @@ import { exitCodeFor, formatError, owesErrorLine } from '../../../src/cli/errors
 import { Output, type OutputFormat } from '../../../src/cli/output/output.js';
 import { Secrets } from '../../../src/cli/terminal/terminal-text.js';
 import type { ProfileSettings } from '../../../src/core/config/settings.js';
-import type { CredentialStore } from '../../../src/core/deps.js';
+import type { Browser, CredentialStore } from '../../../src/core/deps.js';
 import type { RunningEmulator, StartEmulatorOptions } from '../../../src/emulator/index.js';
 import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
 import { FakeClock } from '../../fakes/clock.js';
@@ -25,8 +25,11 @@ import { createTestIO, type TestIO } from '../../fakes/io.js';
 
 /** A fake clock that starts at the emulator's time and moves the emulator's clock with every sleep. */
 export class EmulatorClock extends FakeClock {
-  constructor(readonly emu: RunningEmulator) {
-    super(emu.now());
+  constructor(
+    readonly emu: RunningEmulator,
+    autoAdvance = true,
+  ) {
+    super(emu.now(), { autoAdvance });
   }
   override advance(ms: number): void {
     super.advance(ms);
@@ -42,6 +45,13 @@ export interface RunOn {
   tty?: boolean;
   stdin?: string;
   credentials?: CredentialStore;
+  /** The browser the sign-in pages are handed to (test/fakes/consent-browser.ts). */
+  browser?: Browser;
+  /**
+   * Sleeps wait until the test advances the clock instead of passing at once
+   * (a sign-in waiting for the browser, whose time-out is a sleep).
+   */
+  manualClock?: boolean;
   /** The name of the profile (default "emulator"). */
   profile?: string;
   /** Settings laid over the emulator profile's (a key set to undefined is left out). */
@@ -91,7 +101,7 @@ export function useEmulatorCommands(options: StartEmulatorOptions = {}): Emulato
     store: new MemoryCredentialStore(),
     async run(f, o = {}) {
       const io = createTestIO({ tty: o.tty, stdin: o.stdin });
-      const clock = new EmulatorClock(ref.emu);
+      const clock = new EmulatorClock(ref.emu, !o.manualClock);
       const abort = new AbortController();
       const secrets = new Secrets();
       const env = { LANYARD_CONFIG_DIR: dir, ...o.env };
@@ -107,6 +117,7 @@ export function useEmulatorCommands(options: StartEmulatorOptions = {}): Emulato
         secrets,
         ports: {
           credentials: o.credentials ?? commands.store,
+          ...(o.browser ? { browser: o.browser } : {}),
           profiles: { active: o.profile ?? 'emulator', profiles: { [o.profile ?? 'emulator']: profile } },
         },
       });
