@@ -28,8 +28,9 @@ export class EmulatorClock extends FakeClock {
   constructor(
     readonly emu: RunningEmulator,
     autoAdvance = true,
+    offsetMs = 0,
   ) {
-    super(emu.now(), { autoAdvance });
+    super(emu.now() + offsetMs, { autoAdvance });
   }
   override advance(ms: number): void {
     super.advance(ms);
@@ -52,6 +53,8 @@ export interface RunOn {
    * (a sign-in waiting for the browser, whose time-out is a sleep).
    */
   manualClock?: boolean;
+  /** The command's clock this far from the emulator's (default 0). */
+  clockOffsetMs?: number;
   /** The name of the profile (default "emulator"). */
   profile?: string;
   /** Settings laid over the emulator profile's (a key set to undefined is left out). */
@@ -79,8 +82,9 @@ export interface EmulatorCommands {
   run(f: (ctx: Context) => Promise<unknown>, o?: RunOn): Promise<RunResult>;
 }
 
-export function useEmulatorCommands(options: StartEmulatorOptions = {}): EmulatorCommands {
-  const ref = useInProcessEmulator(options);
+/** `resetEach: false`: the emulator keeps its state from test to test (a file whose tests build on each other). */
+export function useEmulatorCommands(options: StartEmulatorOptions = {}, o: { resetEach?: boolean } = {}): EmulatorCommands {
+  const ref = useInProcessEmulator(options, o);
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lanyard-unit-emu-'));
@@ -101,7 +105,7 @@ export function useEmulatorCommands(options: StartEmulatorOptions = {}): Emulato
     store: new MemoryCredentialStore(),
     async run(f, o = {}) {
       const io = createTestIO({ tty: o.tty, stdin: o.stdin });
-      const clock = new EmulatorClock(ref.emu, !o.manualClock);
+      const clock = new EmulatorClock(ref.emu, !o.manualClock, o.clockOffsetMs);
       const abort = new AbortController();
       const secrets = new Secrets();
       const env = { LANYARD_CONFIG_DIR: dir, ...o.env };
