@@ -59,8 +59,8 @@ export interface RunOn {
   profile?: string;
   /** Settings laid over the emulator profile's (a key set to undefined is left out). */
   settings?: Partial<Record<string, string | undefined>>;
-  /** Aborts the run (Ctrl-C) when called with the IO once something is on stderr. */
-  interruptWhen?: (stderr: string) => boolean;
+  /** Aborts the run (Ctrl-C) once this holds of what it printed so far (asked every 5 ms). */
+  interruptWhen?: (io: TestIO) => boolean;
 }
 
 export interface RunResult {
@@ -126,7 +126,7 @@ export function useEmulatorCommands(options: StartEmulatorOptions = {}, o: { res
         },
       });
       if (o.format) ctx.output = new Output(io, { format: o.format });
-      const watch = o.interruptWhen && setInterval(() => o.interruptWhen!(io.stderrText()) && abort.abort(), 5);
+      const watch = o.interruptWhen && setInterval(() => o.interruptWhen!(io) && abort.abort(), 5);
       const err = await f(ctx).then(
         () => undefined,
         (e: unknown) => e,
