@@ -1,4 +1,9 @@
-/** The emulator host: start/stop, profile registration, TLS, admin verbs and faults, CLI ↔ emulator. */
+/**
+ * The emulator host as a process: start/stop, profile registration, signals,
+ * TLS, and the --type choices of `emulator fault add`. The admin verbs as
+ * commands, the start command's refusals and what faults do to a command are
+ * tested on the run functions in test/unit/cli/emulator/commands.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +12,6 @@ import { runCli, selfSignedCert, startCliEmulator } from './harness.js';
 import { useEmulatorWorld } from './emulator-world.js';
 
 const ref = useEmulatorWorld();
-const run = ref.run;
 
 /** `lanyard emulator start --port 0 ARGS` by hand. */
 const spawnEmulator = (args: string[], env: Record<string, string>, o?: { readyOn?: RegExp }) => startCliEmulator(['--port', '0', ...args], env, o);
@@ -50,21 +54,6 @@ describe('lifecycle', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
-
-  it('refuses a non-loopback host, a busy port and unreadable TLS files (exit 2)', async () => {
-    for (const host of ['0.0.0.0', '10.0.0.1', '127.0.0', 'example.com'])
-      expect(await ref.world.run(['emulator', 'start', '--host', host])).toMatchObject({
-        code: 2,
-        stderr: expect.stringMatching(/^--host must be a loopback address/),
-      });
-    const port = new URL(ref.world.url).port;
-    const busy = await ref.world.run(['emulator', 'start', '--port', port, '--no-profile']);
-    expect(busy.code).toBe(2);
-    expect(busy.stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is already in use`));
-    const tls = await ref.world.run(['emulator', 'start', '--tls-cert', '/nonexistent.pem', '--tls-key', '/nonexistent.key']);
-    expect([tls.code, tls.stderr]).toEqual([2, '--tls-cert: cannot read /nonexistent.pem\n']);
-    expect((await ref.world.run(['emulator', 'start', '--tls-cert', '/etc/hostname'])).code).toBe(2);
   });
 
   it('serves HTTPS with --tls-cert/--tls-key; the CLI trusts the CA through NODE_EXTRA_CA_CERTS', async () => {
@@ -123,137 +112,14 @@ describe('lifecycle', () => {
       } finally {
         expect(await second.stop('SIGTERM')).toBe(0);
       }
-      const both = await runCli(['emulator', 'start', '--tls', '--tls-cert', caFile, '--tls-key', caFile], { env });
-      expect([both.code, both.stderr]).toEqual([2, '--tls makes its own certificate: give either --tls or --tls-cert and --tls-key\n']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 });
 
-describe('admin verbs as commands', () => {
-  it('info --json lists the seeded users, apps and token; advance moves the clock; reset restores it', async () => {
-    const info = JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout);
-    expect(info.url).toBe(ref.world.url);
-    expect(info.hosting.users[0]).toMatchObject({ login: 'mona', password: expect.any(String) });
-    expect(info.hosting.personalToken).toMatch(/^lyp_/);
-    const adv = await ref.world.run(['emulator', 'advance', '2h']);
-    expect(adv.code).toBe(0);
-    const later = JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout);
-    expect(later.clockOffsetMs).toBe(7_200_000);
-    await ref.world.run(['emulator', 'reset']);
-    expect(JSON.parse((await ref.world.run(['emulator', 'info', '--json'])).stdout).clockOffsetMs).toBe(0);
-    expect((await ref.world.run(['emulator', 'advance', 'soon'])).code).toBe(2);
-    // --json: the new emulator time on stdout, nothing on stderr.
-    const j = await ref.world.run(['emulator', 'advance', '90s', '--json']);
-    expect(j.stderr).toBe('');
-    expect(Date.parse(JSON.parse(j.stdout).now)).toBeGreaterThan(Date.now() + 80_000);
-    await ref.world.run(['emulator', 'reset']);
-  });
-
-  it('budget, budgets, secondary and limits', async () => {
-    const b = await ref.world.run(['emulator', 'budget', '--user', 'mona', '--remaining', '7', '--reset-in', '90s']);
-    expect(b.code).toBe(0);
-    expect(b.stdout).toMatch(/^user:mona\tcore\t5000\t4993\t7\t/);
-    const list = JSON.parse((await ref.world.run(['emulator', 'budgets', '--json'])).stdout);
-    expect(list.buckets).toContainEqual(expect.objectContaining({ caller: 'user:mona', remaining: 7 }));
-    expect(list.seeded.length).toBeGreaterThanOrEqual(8);
-    expect((await ref.world.run(['emulator', 'budget', '--user', 'mona', '--anonymous'])).code).toBe(2);
-    const byToken = await ref.world.run(['emulator', 'budget', '--token-of', 'mona', '--remaining', '3', '--json']);
-    expect(JSON.parse(byToken.stdout)).toMatchObject({ appliesTo: 'user:mona', buckets: [{ remaining: 3 }] });
-    const unknown = await ref.world.run(['emulator', 'budget', '--user', 'ghost']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/no user "ghost"/);
-    const s = await ref.world.run(['emulator', 'secondary', '--count', '2', '--retry-after', '1s']);
-    expect(s.stderr).toBe('Next 2 request(s) from any get a secondary rate limit (HTTP 403, retry-after 1)\n');
-    expect((await ref.world.run(['emulator', 'secondary', '--status', '500'])).code).toBe(2);
-    const l = await ref.world.run(['emulator', 'limits', '--content-per-minute', '3', '--json']);
-    expect(JSON.parse(l.stdout).secondaryLimits.contentCreatingPerMinute).toBe(3);
-  });
-});
-
-describe('faults, end to end', () => {
-  it('a 502 on an idempotent request is retried', async () => {
-    const added = await ref.world.run([
-      'emulator',
-      'fault',
-      'add',
-      '--type',
-      'status',
-      '--status',
-      '502',
-      '--path',
-      '/api/v3/rate_limit',
-      '--count',
-      '1',
-      '--json',
-    ]);
-    expect(added.code, added.stderr).toBe(0);
-    const fault = JSON.parse(added.stdout);
-    expect(fault).toMatchObject({ id: expect.any(Number), type: 'status', path: '/api/v3/rate_limit' });
-    expect(JSON.parse((await ref.world.run(['emulator', 'fault', 'list'])).stdout).faults.map((f: { id: number }) => f.id)).toEqual([fault.id]);
-    const r = await run(['ratelimit', 'status', '--json']);
-    expect(r.code).toBe(0);
-    expect(JSON.parse((await ref.world.run(['emulator', 'fault', 'list'])).stdout).faults).toEqual([]);
-  });
-
-  it('a persistent 503 gives up after the bounded retries: exit 1, one line', async () => {
-    await ref.world.admin('faults', { type: 'status', status: 503, path: '/api/v3/rate_limit', count: 10 });
-    const r = await run(['ratelimit', 'status']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit failed: HTTP 503: Injected fault: HTTP 503\n$/);
-    const left = (await ref.world.admin('faults', undefined, 'GET')) as { faults: Array<{ count: number }> };
-    expect(left.faults[0]!.count).toBe(7); // 1 try + 2 retries
-  });
-
-  it('a connection reset is retried', async () => {
-    await ref.world.admin('faults', { type: 'reset', path: '/api/v3/rate_limit', count: 1 });
-    expect((await run(['ratelimit', 'status', '--json'])).code).toBe(0);
-  });
-
-  it('a truncated body is retried', async () => {
-    await ref.world.admin('faults', { type: 'truncate', path: '/api/v3/rate_limit', count: 1 });
-    const r = await run(['ratelimit', 'status', '--json']);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).resources.core.limit).toBe(60);
-    await ref.world.admin('faults', { type: 'truncate', path: '/api/v3/rate_limit' });
-    const cut = await run(['ratelimit', 'status']);
-    expect(cut.code).toBe(1);
-    expect(cut.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit: connection closed before the whole body arrived\n$/);
-    await ref.world.run(['emulator', 'fault', 'clear']);
-  });
-
-  it('persistent resets: exit 1 with "connection reset", no stack trace', async () => {
-    await ref.world.admin('faults', { type: 'reset', path: '/api/v3/rate_limit' });
-    const r = await run(['ratelimit', 'status']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/rate_limit: (connection reset|other side closed)/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-    await ref.world.run(['emulator', 'fault', 'clear']);
-  });
-
-  it('added latency delays the answer', async () => {
-    await ref.world.run([
-      'emulator',
-      'fault',
-      'add',
-      '--type',
-      'latency',
-      '--latency',
-      '1500ms',
-      '--path',
-      '/api/v3/rate_limit',
-      '--method',
-      'GET',
-      '--count',
-      '1',
-    ]);
-    const t0 = Date.now();
-    expect((await run(['ratelimit', 'status', '--json'])).code).toBe(0);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
-  });
-
-  it('bad fault input is refused', async () => {
+describe('faults: the command line', () => {
+  it('bad fault input is refused (the --type choices)', async () => {
     const unknown = await ref.world.run(['emulator', 'fault', 'add', '--type', 'explode', '--path', '/x']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/latency, reset, status, truncate/);

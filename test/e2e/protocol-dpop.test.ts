@@ -2,7 +2,10 @@
  * DPoP-bound tokens (RFC 9449) end to end: the built CLI against the
  * emulator's authorization server and protocol server with DPoP switched on
  * (required, with server nonces). The proofs the refusal tests send are made
- * here with jose, not with Lanyard's code.
+ * here with jose, not with Lanyard's code. The behaviour of protocol request
+ * and auth token --server with DPoP (the nonce challenges, expiry, the
+ * stateless revision, --no-dpop, the token's warning) is tested on the run
+ * functions in test/unit/cli/protocol/dpop.test.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -90,17 +93,6 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect((await tokensOf(c, mcp))?.tokenType).toBe('DPoP');
   });
 
-  it('2026-07-28 (stateless): every request carries a DPoP proof; the nonce round trip happens as at 2025-11-25', async () => {
-    await configure(w, { revision: '2026-07-28', dpopRequired: true, dpopNonce: true });
-    const c = await newClient('allow');
-    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).result.tools.map((t: { name: string }) => t.name)).toContain('echo_region');
-    const s = await stats(w);
-    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
-    expect(s.mcpRequests.filter((m) => m.method === 'tools/list').at(-1)).toMatchObject({ status: 200, auth: 'dpop', version: '2026-07-28' });
-  });
-
   it('a DPoP-bound token sent as Bearer, without a proof or with the proof of another key is refused with invalid_token', async () => {
     await configure(w, { dpopRequired: true, dpopNonce: true });
     const c = await newClient('allow');
@@ -134,24 +126,6 @@ describe('DPoP-bound tokens from the emulator', () => {
     const body = (await otherKey.json()) as { error: string; error_description: string };
     expect(body).toMatchObject({ error: 'invalid_token' });
     expect(body.error_description).toMatch(/another key/);
-  });
-
-  it('after the access token expires (emulator clock advanced) the refresh carries a proof of the same key and the new token is DPoP too', async () => {
-    await configure(w, { dpopRequired: true });
-    const c = await newClient('allow');
-    const run = () => w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
-    expect((await run()).code).toBe(0);
-    const before = await tokensOf(c, mcp);
-    await w.admin('advance', { seconds: 301 });
-    const r = await run();
-    expect(r.code, r.stderr).toBe(0);
-    const after = await tokensOf(c, mcp);
-    expect(after?.accessToken).not.toBe(before?.accessToken);
-    expect(after?.tokenType).toBe('DPoP');
-    const s = await stats(w);
-    expect(s.tokenRequests.refresh_token).toBe(1);
-    expect(s.authorizeRequests).toBe(1);
-    expect(s.dpop.accepted.token).toBe(2);
   });
 
   /** A client signed in to the emulator's protocol server with a DPoP-bound token, its profile pointing there. */
@@ -232,22 +206,5 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(exec.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(ran)).toBe(false);
     expect(exec.stderr).not.toContain(String((await tokensOf(c, mcp))?.accessToken));
-  });
-
-  it('lanyard auth token --server prints a DPoP-bound token, and says on stderr that it needs a proof of its key', async () => {
-    const c = await dpopClient();
-    const r = await w.run(['auth', 'token', '--server', mcp], { env: c.env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe(String((await tokensOf(c, mcp))?.accessToken));
-    expect(r.stderr).toMatch(/this token is DPoP-bound \(RFC 9449\).*--no-dpop/);
-  });
-
-  it('with --no-dpop against a server that requires DPoP the sign-in is refused', async () => {
-    await configure(w, { dpopRequired: true });
-    const c = await newClient('allow');
-    const r = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json', '--no-dpop'], { env: c.env() });
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/invalid_dpop_proof/);
-    expect((await stats(w)).mcpRequests.some((m) => m.status === 200 && m.method === 'tools/list')).toBe(false);
   });
 });

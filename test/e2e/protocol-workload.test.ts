@@ -3,10 +3,11 @@
  * emulator with a JWT of its stand-in platform issuer (RFC 7523 jwt-bearer,
  * no refresh token), and when the emulator's clock passes the access token's
  * expiry it reads the rotated file again and makes the grant again — in
- * `api --service protocol` and in `protocol request` — never a browser; a
- * file that is gone is one line, exit 4.
+ * `api --service protocol` and in `protocol request` — never a browser. A
+ * file that is gone, and the variable read again or unset, are tested on
+ * the run functions in test/unit/cli/protocol/workload.test.ts.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { World } from './harness.js';
@@ -93,39 +94,5 @@ describe('workload identity tokens from the emulator', () => {
     expect(await c.urls()).toEqual([]);
     expect(await tokensOf(c, mcp)).toMatchObject({ workloadTokenFrom: { file } });
     expect(await readFile(join(c.dir, 'credentials.json'), 'utf8')).not.toContain(await readFile(file, 'utf8'));
-  });
-
-  it('a token file that is gone is one line and exit 4, without a browser', async () => {
-    const { c, file } = await signedIn();
-    await expire();
-    await rm(file);
-    const r = await w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() });
-    expect(r.code).toBe(4);
-    // After the session's notice (the 401 that started the renewal), the one error line.
-    expect(r.stderr.trim().split('\n').at(-1)).toBe(
-      `cannot renew the protocol access token: the workload identity token file ${file}, where the sign-in read it, cannot be read (ENOENT)`,
-    );
-    expect(await c.urls()).toEqual([]);
-    expect((await stats(w)).workloadGrants).toHaveLength(1);
-  });
-
-  it('LANYARD_WORKLOAD_TOKEN: renewed from the variable as it is in the next run; unset, one line and exit 4', async () => {
-    await configure(w, { workloadIdentity: true });
-    const c = await newClient('allow');
-    const id = await workloadClient();
-    const login = await w.run(['auth', 'login', '--server', mcp, '--client-id', id], { env: c.env({ LANYARD_WORKLOAD_TOKEN: await platformJwt('env-1') }) });
-    expect(login.code, login.stderr).toBe(0);
-    expect(await tokensOf(c, mcp)).toMatchObject({ workloadTokenFrom: { env: 'LANYARD_WORKLOAD_TOKEN' } });
-    await expire();
-    const renewed = await w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env({ LANYARD_WORKLOAD_TOKEN: await platformJwt('env-2') }) });
-    expect(renewed.code, renewed.stderr).toBe(0);
-    expect((await stats(w)).workloadGrants.map((g) => g.subject)).toEqual(['env-1', 'env-2']);
-    await expire();
-    const unset = await w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() });
-    expect(unset.code).toBe(4);
-    expect(unset.stderr.trim().split('\n').at(-1)).toBe(
-      'cannot renew the protocol access token: LANYARD_WORKLOAD_TOKEN, where the sign-in read the workload identity token, is not set',
-    );
-    expect(await c.urls()).toEqual([]);
   });
 });

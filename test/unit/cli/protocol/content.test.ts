@@ -1,33 +1,25 @@
 /**
  * `lanyard protocol request` calls the protocol emulator's resources and
- * prompts at every revision it speaks (the built CLI against the emulator):
- * resources/list, resources/templates/list, resources/read (at 2026-07-28 with
- * the URI in Mcp-Name), prompts/list and prompts/get with arguments, and a
- * server error (-32002 for an unknown resource) as exit 1 with one line.
+ * prompts at every revision it speaks, as a run function against the
+ * in-process emulator (formerly spawned end to end, test/e2e/
+ * protocol-content.test.ts): resources/list, resources/templates/list,
+ * resources/read (at 2026-07-28 with the URI in Mcp-Name), prompts/list and
+ * prompts/get with arguments, and a server error (-32002 for an unknown
+ * resource) as exit 1 with one line.
  */
 import { describe, expect, it } from 'vitest';
-import type { World } from './harness.js';
-import { configure, newClient, stats, useProtocolWorld } from './protocol-helpers.js';
+import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
+import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
-let w: World;
-let mcp: string;
-
-useProtocolWorld((world, url) => {
-  w = world;
-  mcp = url;
-});
+const on = useEmulatorCommands();
 
 describe('protocol request: resources and prompts', () => {
   for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const) {
     it(`${revision}: lists, reads and gets`, async () => {
-      await configure(w, { revision, open: true });
-      const c = await newClient('allow');
-      const call = async (method: string, params?: unknown) => {
-        const r = await w.run(['protocol', 'request', mcp, '--method', method, ...(params ? ['--params', JSON.stringify(params)] : []), '--json'], {
-          env: c.env(),
-        });
-        return r;
-      };
+      await on.emu.admin('protocol', 'configure', { revision, open: true });
+      const call = (method: string, params?: unknown) =>
+        on.run((c) => runProtocolRequest(c, `${on.emu.url}/mcp`, { method, ...(params ? { params: JSON.stringify(params) } : {}) }), { format: 'json' });
       const result = async (method: string, params?: unknown) => {
         const r = await call(method, params);
         expect(r.code, `${method}: ${r.stderr}`).toBe(0);
@@ -55,8 +47,9 @@ describe('protocol request: resources and prompts', () => {
       expect(missing.code).toBe(1);
       const code = revision === '2026-07-28' ? -32602 : -32002;
       expect(missing.stderr).toMatch(new RegExp(`resources/read failed: server error ${code}: Resource not found`));
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
       if (revision === '2026-07-28') {
-        const s = await stats(w);
+        const s = (await on.emu.admin('protocol', 'stats')) as Stats;
         expect(s.mcpRequests.filter((m) => m.method === 'resources/read').map((m) => m.status)).toEqual([200, 200]);
       }
     });

@@ -1,0 +1,81 @@
+/**
+ * `lanyard emulator requests` (--json, --service, the human rows, --follow
+ * --ndjson as requests arrive) and the start command's check of the journal
+ * variables, as run functions against the in-process emulator (formerly
+ * spawned). test/e2e/emulator-journal.test.ts keeps the journal itself
+ * (library calls) and a started emulator process bounded by the variables.
+ */
+import { describe, expect, it } from 'vitest';
+import { runEmulatorRequests, runEmulatorStart } from '../../../../src/cli/commands/emulator/run.js';
+import { useEmulatorCommands } from '../on-emulator.js';
+
+const on = useEmulatorCommands();
+
+/** A script's requests: a token, an OAuth exchange with secrets, a token check. */
+async function script(): Promise<void> {
+  const { hosting } = on.emu.fixtures;
+  const app = hosting.app;
+  const api = on.emu.urls.hosting.api;
+  await (await fetch(`${api}/user`, { headers: { authorization: `token ${hosting.personalToken}` } })).text();
+  await (
+    await fetch(`${on.emu.url}/login/oauth/access_token?client_secret=${app.clientSecret}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ client_id: app.clientId, code: 'the-code-0123', refresh_token: 'ghr_refresh0123' }),
+    })
+  ).text();
+  await (
+    await fetch(`${api}/applications/${app.clientId}/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ access_token: hosting.personalToken }),
+    })
+  ).text();
+}
+
+describe('emulator requests', () => {
+  it('--json with --service; human rows without a secret', async () => {
+    on.emu.clearRequests();
+    await script();
+    await (await fetch(`${on.emu.urls.mailbox.api}/label/0`)).text();
+    const json = await on.run((c) => runEmulatorRequests(c, { url: on.emu.url, service: 'hosting' }), { format: 'json' });
+    expect(json.code, json.stderr).toBe(0);
+    expect((JSON.parse(json.stdout) as Array<{ path: string }>).map((r) => r.path)).toEqual([
+      '/api/v3/user',
+      '/login/oauth/access_token',
+      `/api/v3/applications/${on.emu.fixtures.hosting.app.clientId}/token`,
+    ]);
+    const human = await on.run((c) => runEmulatorRequests(c, { url: on.emu.url }));
+    expect(human.stdout).toMatch(/mailbox\s+GET\s+\/rest\/v2\/example\.com\/alice\/mailbox\/label\/0\s+200/);
+    expect(human.stdout).not.toContain(on.emu.fixtures.hosting.personalToken);
+  });
+
+  it('--follow --ndjson prints requests as they arrive, until interrupted; --follow with --json is exit 2', async () => {
+    on.emu.clearRequests();
+    await script();
+    const following = on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true, ndjson: true, service: 'echo' }), {
+      format: 'ndjson',
+      interruptWhen: (io) => io.stdoutText().includes('\n'),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await (await fetch(`${on.emu.url}/echo`, { headers: { 'x-api-key': on.emu.fixtures.echo.apiKeys[0]! } })).text();
+    const r = await following;
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { service: string; path: string; headers: Record<string, string> });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ service: 'echo', path: '/echo' });
+    expect(lines[0]!.headers['x-api-key']).toBe('[redacted]');
+    const json = await on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true }), { format: 'json' });
+    expect([json.code, json.stderr]).toEqual([2, '--follow streams: use --ndjson instead of --json\n']);
+  });
+});
+
+describe('emulator start', () => {
+  it('a bad LANYARD_EMULATOR_JOURNAL_* value is exit 2 naming the variable', async () => {
+    const bad = await on.run((c) => runEmulatorStart(c, { port: '0', profile: false, quiet: true }), { env: { LANYARD_EMULATOR_JOURNAL_ENTRIES: '' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('LANYARD_EMULATOR_JOURNAL_ENTRIES must be a whole number >= 1');
+  });
+});
