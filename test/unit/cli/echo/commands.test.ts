@@ -19,7 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runEchoAuthInfo, runEchoToken } from '../../../../src/cli/commands/echo/auth-info.js';
 import type { EchoTokenOptions } from '../../../../src/cli/commands/echo/options.js';
 import { runEchoSend } from '../../../../src/cli/commands/echo/send.js';
-import { type RunOn, useEmulatorCommands } from '../on-emulator.js';
+import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
 
 const on = useEmulatorCommands({}, { resetEach: false });
 const SEEDED_KEY = 'AIzaSyLanyardEmulatorEchoKey0000000001';

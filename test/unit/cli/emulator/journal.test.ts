@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runEmulatorRequests, runEmulatorStart } from '../../../../src/cli/commands/emulator/run.js';
-import { useEmulatorCommands } from '../on-emulator.js';
+import { useEmulatorCommands } from '../run-on-emulator.js';
 
 const on = useEmulatorCommands();
 

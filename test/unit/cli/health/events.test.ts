@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { HealthEventsOptions } from '../../../../src/cli/commands/health/options.js';
 import { runHealthEvent, runHealthEvents } from '../../../../src/cli/commands/health/run.js';
 import { PUBLISHED_EXAMPLE } from '../../../../src/emulator/services/health/published-example.js';
-import { type RunOn, useEmulatorCommands } from '../on-emulator.js';
+import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
 
 interface HealthInfo {
   subscriptionId: string;

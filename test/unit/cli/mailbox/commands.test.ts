@@ -17,7 +17,7 @@ import { runMailboxList } from '../../../../src/cli/commands/mailbox/run-list.js
 import { runMailboxGet, runMailboxPart, runMailboxRaw, runMailboxUrl } from '../../../../src/cli/commands/mailbox/run-read.js';
 import { runMailboxDelete, runMailboxLabel, runMailboxStore, runMailboxUpdate } from '../../../../src/cli/commands/mailbox/run-write.js';
 import type { Context } from '../../../../src/cli/context.js';
-import { type RunOn, useEmulatorCommands } from '../on-emulator.js';
+import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
 
 const on = useEmulatorCommands({}, { resetEach: false });
 let dir: string;

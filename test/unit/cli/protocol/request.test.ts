@@ -25,7 +25,7 @@ import { runProtocolRequest } from '../../../../src/cli/commands/protocol/reques
 import type { Context } from '../../../../src/cli/context.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { type RunOn, useEmulatorCommands } from '../on-emulator.js';
+import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
 
 const on = useEmulatorCommands();
 const mcp = () => `${on.emu.url}/mcp`;

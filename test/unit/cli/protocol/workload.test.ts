@@ -15,7 +15,7 @@ import { runProtocolLogin } from '../../../../src/cli/commands/auth/protocol.js'
 import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { type RunOn, useEmulatorCommands } from '../on-emulator.js';
+import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
 
 const on = useEmulatorCommands();
 const mcp = () => `${on.emu.url}/mcp`;

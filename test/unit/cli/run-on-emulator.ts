@@ -119,13 +119,13 @@ export function useEmulatorCommands(options: StartEmulatorOptions = {}, o: { res
         globals: () => o.globals ?? {},
         clock,
         secrets,
+        ...(o.format ? { output: new Output(io, { format: o.format }) } : {}),
         ports: {
           credentials: o.credentials ?? commands.store,
           ...(o.browser ? { browser: o.browser } : {}),
           profiles: { active: o.profile ?? 'emulator', profiles: { [o.profile ?? 'emulator']: profile } },
         },
       });
-      if (o.format) ctx.output = new Output(io, { format: o.format });
       const watch = o.interruptWhen && setInterval(() => o.interruptWhen!(io) && abort.abort(), 5);
       const err = await f(ctx).then(
         () => undefined,
