@@ -34,7 +34,7 @@ export async function networkOptions(
     const [{ readUserFile, USER_FILE_CAPS }, { X509Certificate }] = await Promise.all([import('../user-file.js'), import('node:crypto')]);
     const parses = parsesWith(X509Certificate);
     extraCa.push(usableCertificates(await readUserFile(caFile, from, { maxBytes: USER_FILE_CAPS.caBundle, signal }), `${from}: ${caFile}`, parses));
-    // An explicit trust list replaces Node's defaults: NODE_EXTRA_CA_CERTS is kept by adding it too.
+    // NODE_EXTRA_CA_CERTS is added too: Node 20 leaves it out of a context whose trust is added to (core/http/trust.ts).
     if (env.NODE_EXTRA_CA_CERTS) {
       const extra = await readUserFile(env.NODE_EXTRA_CA_CERTS, 'NODE_EXTRA_CA_CERTS', { maxBytes: USER_FILE_CAPS.caBundle, signal }).catch((err: unknown) => {
         if ((err as { code?: string }).code === 'cancelled') throw err;
