@@ -1,0 +1,67 @@
+/**
+ * What `lanyard api /user` loads at start-up (issue 39: `api /user` against
+ * gh). Paging and checkpoints (node:crypto, node:fs/promises; its
+ * readline on Node 24 and later) load only for --paginate; the --input file is opened
+ * with node:fs/promises only when there is one. Node's built-in modules
+ * record every load in process.moduleLoadList; a preloaded module prints
+ * that list at exit (as test/e2e/startup.test.ts does for other commands).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+
+let world: World;
+let work: string;
+let preload: string;
+beforeAll(async () => {
+  world = await startWorld();
+  // A stored token (the 0600 file), as a signed-in user has.
+  const signIn = spawnSync(process.execPath, [BIN, '--profile', 'emulator', 'auth', 'token', '--with-token'], {
+    env: cleanEnv(world.env),
+    input: 'lyp_emulator_default_token_0000000000000001',
+    encoding: 'utf8',
+  });
+  if (signIn.status !== 0) throw new Error(signIn.stderr);
+  work = await mkdtemp(join(tmpdir(), 'lanyard-startup-api-'));
+  preload = join(work, 'print-loaded.mjs');
+  await writeFile(
+    preload,
+    "import { writeSync } from 'node:fs';\n" +
+      "process.on('exit', () => writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))) + '\\n'));\n",
+  );
+});
+afterAll(async () => {
+  await world?.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+function loaded(args: string[]): { status: number | null; stdout: string; stderr: string; modules: string[] } {
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, BIN, ...args], { env: cleanEnv(world.env), encoding: 'utf8' });
+  const m = /\nLOADED (\[.*\])\n/.exec(r.stderr);
+  if (!m) throw new Error(`no module list: ${r.stderr}`);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, modules: JSON.parse(m[1]!) as string[] };
+}
+
+const PAGING_ONLY = ['crypto', 'fs/promises'];
+
+describe('`api` start-up', () => {
+  it('`api /user` loads node:http but not paging, checkpoints, crypto, TLS, fs/promises or child processes', () => {
+    const r = loaded(['--profile', 'emulator', 'api', '/user']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty('login');
+    expect(r.modules).toContain('http');
+    for (const unused of [...PAGING_ONLY, 'https', 'tls', 'child_process', 'zlib', 'v8']) expect(r.modules, unused).not.toContain(unused);
+  });
+
+  it('`api --paginate --checkpoint` still loads what paging and checkpoints need, and works', () => {
+    const file = join(work, 'checkpoint');
+    const r = loaded(['--profile', 'emulator', 'api', '/user/repos', '--paginate', '--ndjson', '--checkpoint', file]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n').length).toBeGreaterThan(0);
+    for (const used of ['crypto', 'fs/promises']) expect(r.modules, used).toContain(used);
+  });
+});
