@@ -7,12 +7,12 @@
  * that list at exit (as test/e2e/startup.test.ts does for other commands).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { loadedModules, writeModuleListPreload } from './module-list.js';
 
 let world: World;
 let work: string;
@@ -27,24 +27,14 @@ beforeAll(async () => {
   });
   if (signIn.status !== 0) throw new Error(signIn.stderr);
   work = await mkdtemp(join(tmpdir(), 'lanyard-startup-api-'));
-  preload = join(work, 'print-loaded.mjs');
-  await writeFile(
-    preload,
-    "import { writeSync } from 'node:fs';\n" +
-      "process.on('exit', () => writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))) + '\\n'));\n",
-  );
+  preload = await writeModuleListPreload(work);
 });
 afterAll(async () => {
   await world?.stop();
   await rm(work, { recursive: true, force: true });
 });
 
-function loaded(args: string[]): { status: number | null; stdout: string; stderr: string; modules: string[] } {
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, BIN, ...args], { env: cleanEnv(world.env), encoding: 'utf8' });
-  const m = /\nLOADED (\[.*\])\n/.exec(r.stderr);
-  if (!m) throw new Error(`no module list: ${r.stderr}`);
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, modules: JSON.parse(m[1]!) as string[] };
-}
+const loaded = (args: string[]) => loadedModules(preload, args, cleanEnv(world.env));
 
 const PAGING_ONLY = ['crypto', 'fs/promises'];
 
