@@ -11,12 +11,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { BIN, cleanEnv, selfSignedCert, startWorld, type World } from './harness.js';
 import { loadedModules, writeModuleListPreload } from './module-list.js';
 
 let world: World;
 let work: string;
 let preload: string;
+let caFile: string;
 beforeAll(async () => {
   world = await startWorld();
   // A stored token (the 0600 file), as a signed-in user has.
@@ -28,6 +29,8 @@ beforeAll(async () => {
   if (signIn.status !== 0) throw new Error(signIn.stderr);
   work = await mkdtemp(join(tmpdir(), 'lanyard-startup-api-'));
   preload = await writeModuleListPreload(work);
+  // A CA bundle to trust (any valid certificate: the emulator here is plain HTTP, but the bundle is read and checked).
+  caFile = selfSignedCert(work).cert;
 });
 afterAll(async () => {
   await world?.stop();
@@ -45,6 +48,12 @@ describe('`api` start-up', () => {
     expect(JSON.parse(r.stdout)).toHaveProperty('login');
     expect(r.modules).toContain('http');
     for (const unused of [...PAGING_ONLY, 'https', 'tls', 'child_process', 'zlib', 'v8']) expect(r.modules, unused).not.toContain(unused);
+  });
+
+  it('with LANYARD_CA_FILE the bundle is read without node:fs/promises (a regular file: synchronous reads)', () => {
+    const r = loadedModules(preload, ['--profile', 'emulator', 'api', '/user'], cleanEnv({ ...world.env, LANYARD_CA_FILE: caFile }));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.modules).not.toContain('fs/promises');
   });
 
   it('`api --paginate --checkpoint` still loads what paging and checkpoints need, and works', () => {
