@@ -259,6 +259,13 @@ async function startGhCases() {
     cases: [
       { name: 'gh api user (TLS)', cmd: 'gh', args: ['api', 'user', '--hostname', host], env: ghEnv },
       { name: GH_LANYARD, args: [bin, '--profile', 'tls', 'api', '/user'], env: lyEnv, against: 'gh api user (TLS)' },
+      // The same trusting the CA through Lanyard's own setting (one secure context per process, src/core/http/trust.ts).
+      {
+        name: 'lanyard api /user (TLS, LANYARD_CA_FILE)',
+        args: [bin, '--profile', 'tls', 'api', '/user'],
+        env: { ...env, LANYARD_CA_FILE: ca },
+        against: 'gh api user (TLS)',
+      },
     ],
   };
 }

@@ -133,6 +133,9 @@ function run() {
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   const keychain = word === 'main' ? undefined : prefetchKeychain(word);
   if (!keychain) return compileAndRun(word, flagged, base, undefined);
+  let sent = false;
+  keychain.sent.then(() => (sent = true));
+  keychain.isSent = () => sent;
   // The keychain's search runs on the binding's own thread once sent: give the
   // ping and the binding's loading the event loop until then (a few ms), but
   // not longer than HEAD_START_MS when the Secret Service is slow to answer.
@@ -173,6 +176,15 @@ function compileAndRun(word, flagged, base, keychain) {
   // cannot combine it with a code cache.
   // The build wraps the bundle in Node's CommonJS function wrapper already.
   const script = new vm.Script(source, { filename: file, cachedData });
+  // The Secret Service's answer to the ping often arrives while the bundle
+  // compiles (on a busy machine, after HEAD_START_MS): one turn of the event
+  // loop reads it and sends the search before the CLI runs, instead of when
+  // the command first waits (after reading its config).
+  if (keychain && !keychain.isSent()) return new Promise(setImmediate).then(() => runBundle(script, file, word, flagged, dir, key, cachedData, keychain));
+  return runBundle(script, file, word, flagged, dir, key, cachedData, keychain);
+}
+
+function runBundle(script, file, word, flagged, dir, key, cachedData, keychain) {
   const cjs = { exports: {} };
   // The bundle requires Node's built-ins and packages, which resolve from here
   // as from dist/ (both sit beside the package's node_modules), and files

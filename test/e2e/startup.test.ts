@@ -6,12 +6,12 @@
  * load what it does not use (HTTP/2, TLS, child processes, crypto, assert).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { loadedModules, writeModuleListPreload } from './module-list.js';
 
 let world: World;
 let work: string;
@@ -19,28 +19,14 @@ let preload: string;
 beforeAll(async () => {
   world = await startWorld();
   work = await mkdtemp(join(tmpdir(), 'lanyard-startup-'));
-  preload = join(work, 'print-loaded.mjs');
-  await writeFile(
-    preload,
-    "import { writeSync } from 'node:fs';\n" +
-      "process.on('exit', () => writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))) + '\\n'));\n",
-  );
+  preload = await writeModuleListPreload(work);
 });
 afterAll(async () => {
   await world?.stop();
   await rm(work, { recursive: true, force: true });
 });
 
-function loaded(args: string[], stdout: 'pipe' | 'ignore' = 'pipe'): { status: number | null; stdout: string; modules: string[] } {
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, BIN, ...args], {
-    env: cleanEnv(world.env),
-    encoding: 'utf8',
-    stdio: ['pipe', stdout, 'pipe'],
-  });
-  const m = /\nLOADED (\[.*\])\n/.exec(r.stderr);
-  if (!m) throw new Error(`no module list: ${r.stderr}`);
-  return { status: r.status, stdout: r.stdout, modules: JSON.parse(m[1]!) as string[] };
-}
+const loaded = (args: string[], stdout: 'pipe' | 'ignore' = 'pipe') => loadedModules(preload, args, cleanEnv(world.env), stdout);
 
 describe('start-up loads only what the command needs', () => {
   it('--help loads no HTTP stack, no config library, no crypto, no child processes', () => {

@@ -34,8 +34,9 @@ export async function networkOptions(
     const [{ readUserFile, USER_FILE_CAPS }, { X509Certificate }] = await Promise.all([import('../user-file.js'), import('node:crypto')]);
     const parses = parsesWith(X509Certificate);
     extraCa.push(usableCertificates(await readUserFile(caFile, from, { maxBytes: USER_FILE_CAPS.caBundle, signal }), `${from}: ${caFile}`, parses));
-    // An explicit trust list replaces Node's defaults: NODE_EXTRA_CA_CERTS is kept by adding it too.
-    if (env.NODE_EXTRA_CA_CERTS) {
+    // NODE_EXTRA_CA_CERTS is added too where Node leaves it out of a context whose trust is added to (core/http/trust.ts):
+    // Node 20. Newer Node keeps it, and parsing it again would cost as much as the defaults (often the whole system bundle).
+    if (env.NODE_EXTRA_CA_CERTS && !keepsExtraCaCerts(process.versions.node)) {
       const extra = await readUserFile(env.NODE_EXTRA_CA_CERTS, 'NODE_EXTRA_CA_CERTS', { maxBytes: USER_FILE_CAPS.caBundle, signal }).catch((err: unknown) => {
         if ((err as { code?: string }).code === 'cancelled') throw err;
         return '';
@@ -52,6 +53,12 @@ export async function networkOptions(
     );
   }
   return { ...out, trust: { extraCa: extraCa.filter(Boolean), systemCa } };
+}
+
+/** Whether this Node keeps NODE_EXTRA_CA_CERTS in a secure context that CA certificates are added to (22.15, 23.5 and later). */
+export function keepsExtraCaCerts(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major >= 24 || (major === 23 && minor >= 5) || (major === 22 && minor >= 15);
 }
 
 function rememberProxyPassword(text: string | undefined, secrets: Secrets): void {

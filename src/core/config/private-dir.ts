@@ -6,7 +6,7 @@
  * that names the fix. Not checked on Windows (no mode bits).
  */
 import { statSync } from 'node:fs';
-import { platform, userInfo } from 'node:os';
+import { platform } from 'node:os';
 import { join } from 'node:path';
 import { LanyardError } from '../errors.js';
 
@@ -16,7 +16,9 @@ const FILES = ['config.json', 'credentials.json'];
 /** Throws when `dir` or one of its files is writable by group or others, or owned by another user; a missing one is fine. */
 export function assertPrivateConfigDir(dir: string): void {
   if (platform() === 'win32') return;
-  const me = userInfo().uid;
+  // The effective uid, not os.userInfo(): that looks the user up (the passwd file, or LDAP through NSS) and throws
+  // for a uid without an entry, as containers run with `--user 12345`.
+  const me = process.geteuid?.() ?? 0;
   for (const path of [dir, ...FILES.map((f) => join(dir, f))]) {
     let st: import('node:fs').Stats;
     try {

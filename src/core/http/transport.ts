@@ -15,7 +15,7 @@ import type { ClientRequest, Agent as HttpAgent, IncomingMessage, RequestOptions
 import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
 import { ProxyError, proxyDisplay, proxyFor, type ProxySettings, withoutProxyCredential } from './proxy.js';
-import { trustedCa, type TrustSettings } from './trust.js';
+import { secureContextFor, type TrustSettings } from './trust.js';
 import { mapError } from './errors.js';
 import type { PreparedRequest } from './pipeline.js';
 import { redactUrl } from './redact.js';
@@ -48,8 +48,6 @@ export interface TransportOptions {
 export class NodeHttpTransport implements Transport {
   /** Keep-alive agents, by protocol (and proxy). */
   readonly #agents = new Map<string, HttpAgent>();
-  /** The `ca` of https connections, computed once (undefined: Node's defaults). */
-  #ca?: Promise<string[] | undefined>;
   /** node:http and node:https, loaded once: an import() per request copied the module's exports into a new namespace object each time. */
   #http?: typeof import('node:http');
   #https?: typeof import('node:https');
@@ -83,7 +81,8 @@ export class NodeHttpTransport implements Transport {
     const proxy = this.o.proxy ? proxyFor(url, this.o.proxy) : undefined;
     if (proxy) this.o.trace?.(`* via proxy ${proxyDisplay(proxy)}${url.protocol === 'https:' ? ' (CONNECT tunnel)' : ''}`);
     const agent = await this.#agent(url, proxy);
-    const ca = url.protocol === 'https:' && this.o.trust ? await (this.#ca ??= trustedCa(this.o.trust)) : undefined;
+    // One secure context per process for the trust settings (trust.ts), not a `ca` list parsed again per connection.
+    const secureContext = url.protocol === 'https:' && this.o.trust ? await secureContextFor(this.o.trust) : undefined;
     // The total deadline: armed now, cleared when the body is over (or never read).
     const deadline = new Deadline(t.totalMs, () =>
       Object.assign(
@@ -93,7 +92,12 @@ export class NodeHttpTransport implements Transport {
     );
     let raw: IncomingMessage;
     try {
-      raw = await exchange(mod.request, req, { agent, signal: spec.signal, ...(ca ? { ca } : {}) }, { timeouts: t, deadline, proxy, safeUrl });
+      raw = await exchange(
+        mod.request,
+        req,
+        { agent, signal: spec.signal, ...(secureContext ? { secureContext } : {}) },
+        { timeouts: t, deadline, proxy, safeUrl },
+      );
     } catch (err) {
       deadline.clear();
       if (err instanceof ProxyError) throw err;
