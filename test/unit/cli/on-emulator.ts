@@ -51,6 +51,9 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Settings added to (or, undefined, removed from) the emulator's profile. */
   settings?: Record<string, string | undefined>;
+  /** The profile's settings instead of the emulator's (and the name it goes by: default `emulator`). */
+  profile?: ProfileSettings;
+  profileName?: string;
   /** The output format (as --json / --ndjson would set it). */
   format?: 'json' | 'ndjson';
   stdin?: string;
@@ -112,12 +115,13 @@ export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorC
     profile,
     async run(f, r = {}) {
       const io = createTestIO({ stdin: r.stdin, tty: r.tty });
-      const settings: Record<string, string | undefined> = { ...profile(), ...r.settings };
+      const settings: Record<string, string | undefined> = { ...(r.profile ?? profile()), ...r.settings };
+      const name = r.profileName ?? 'emulator';
       for (const k of Object.keys(settings)) if (settings[k] === undefined) delete settings[k];
       const ctx = contextOnFakes(
         io,
         { LANYARD_KEYCHAIN: 'off', ...r.env },
-        { http, credentials: store, browser, profiles: { active: 'emulator', profiles: { emulator: settings as ProfileSettings } } },
+        { http, credentials: store, browser, profiles: { active: name, profiles: { [name]: settings as ProfileSettings } } },
         clock,
       );
       if (r.format) ctx.output = new Output(io, { format: r.format });
