@@ -68,6 +68,8 @@ export interface EmulatorCommands {
   readonly opened: string[];
   /** The emulator profile's settings. */
   profile(): ProfileSettings;
+  /** Answers the newest device code (as the person would on the device page) before the command's `nth` sleep. */
+  answerDevice(nth?: number, o?: { deny?: boolean }): void;
   /** Runs `f` (a command's run function) on a fresh context: what main would print and exit with. */
   run(f: (ctx: Context) => Promise<unknown>, o?: RunOptions): Promise<CommandResult>;
 }
@@ -113,6 +115,14 @@ export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorC
     },
     opened,
     profile,
+    answerDevice(nth = 1, a = {}) {
+      let sleeps = 0;
+      clock!.onSleep = async () => {
+        if (++sleeps !== nth) return;
+        const { devices } = (await e.emu.admin('hosting', 'devices')) as { devices: Array<{ user_code: string }> };
+        await e.emu.admin('hosting', 'device-approve', { user_code: devices.at(-1)!.user_code, ...(a.deny ? { deny: true } : {}) });
+      };
+    },
     async run(f, r = {}) {
       const io = createTestIO({ stdin: r.stdin, tty: r.tty });
       const settings: Record<string, string | undefined> = { ...(r.profile ?? profile()), ...r.settings };

@@ -22,15 +22,6 @@ async function devices(): Promise<Array<{ user_code: string; polls: Poll[] }>> {
 }
 const polls = async (): Promise<Poll[]> => (await devices()).at(-1)?.polls ?? [];
 
-/** Answers the code shown (as the person would on the device page) before the command's `nth` sleep. */
-function answerAt(nth: number, o: { deny?: boolean } = {}): void {
-  let sleeps = 0;
-  cmd.clock.onSleep = async () => {
-    if (++sleeps !== nth) return;
-    const code = (await devices()).at(-1)!.user_code;
-    await cmd.emu.admin('hosting', 'device-approve', { user_code: code, ...(o.deny ? { deny: true } : {}) });
-  };
-}
 const stored = () => Object.fromEntries(cmd.store.data);
 const accountKey = () => `hosting:${new URL(cmd.emu.url).host}:mona`;
 async function userStatus(token: string): Promise<number> {
@@ -41,7 +32,7 @@ async function userStatus(token: string): Promise<number> {
 
 describe('auth device on the emulator', () => {
   it('shows the code and where to enter it, stores the token under the login, only there', async () => {
-    answerAt(1);
+    cmd.answerDevice(1);
     const r = await cmd.run((ctx) => runAuthDevice(ctx, { scopes: 'repo read:org' }));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Then open ${cmd.emu.url}/login/device in a browser`);
@@ -56,7 +47,7 @@ describe('auth device on the emulator', () => {
 
   it('slow_down: the interval grows by 5 s and keeps its new value for later polls', async () => {
     await cmd.emu.admin('hosting', 'device-policy', { interval: 1, slowDownNext: 1 });
-    answerAt(3);
+    cmd.answerDevice(3);
     const r = await cmd.run((ctx) => runAuthDevice(ctx, {}));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('server asked to slow down: polling every 6 s');
@@ -94,7 +85,7 @@ describe('auth device on the emulator', () => {
   });
 
   it('denial: cancelled by the user, exit 4, nothing stored', async () => {
-    answerAt(1, { deny: true });
+    cmd.answerDevice(1, { deny: true });
     const r = await cmd.run((ctx) => runAuthDevice(ctx, {}));
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/cancelled by the user/);
@@ -110,7 +101,7 @@ describe('auth device on the emulator', () => {
 
   it('a transient network error while polling is retried', async () => {
     cmd.emu.fault({ path: '/login/oauth/access_token', type: 'reset', count: 1 });
-    answerAt(2);
+    cmd.answerDevice(2);
     const r = await cmd.run((ctx) => runAuthDevice(ctx, {}));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/polling failed/);
@@ -118,7 +109,7 @@ describe('auth device on the emulator', () => {
 
   it('installable app: stores the expiry and refresh token; an expired token is refreshed after a 401 and the rotated refresh token saved', async () => {
     const settings = { 'hosting.clientId': INSTALLABLE_APP };
-    answerAt(1);
+    cmd.answerDevice(1);
     expect((await cmd.run((ctx) => runAuthDevice(ctx, {}), { settings })).code).toBe(0);
     const first = JSON.parse(stored()[accountKey()]!) as { token: string; expiresAt: string; refreshToken: string };
     expect(first.token).toMatch(/^lyu_/);
