@@ -9,6 +9,7 @@ import { afterEach, beforeEach } from 'vitest';
 import type { Context } from '../../../src/cli/context.js';
 import { exitCodeFor, formatError } from '../../../src/cli/errors/exit.js';
 import { Output } from '../../../src/cli/output/output.js';
+import { prepareShaping } from '../../../src/cli/shape/prepare.js';
 import type { Browser } from '../../../src/core/deps.js';
 import type { ProfileSettings } from '../../../src/core/config/settings.js';
 import { HttpClient } from '../../../src/core/http/client.js';
@@ -56,6 +57,8 @@ export interface RunOptions {
   profileName?: string;
   /** The output format (as --json / --ndjson would set it). */
   format?: 'json' | 'ndjson';
+  /** --jq (with `format`). */
+  jq?: string;
   stdin?: string;
   tty?: boolean;
 }
@@ -134,7 +137,7 @@ export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorC
         { http, credentials: store, browser, profiles: { active: name, profiles: { [name]: settings as ProfileSettings } } },
         clock,
       );
-      if (r.format) ctx.output = new Output(io, { format: r.format });
+      if (r.format) ctx.output = new Output(io, { format: r.format, shaper: r.jq === undefined ? undefined : await prepareShaping(ctx, { jq: r.jq }) });
       const err = await f(ctx).then(
         () => undefined,
         (x: unknown) => x,
