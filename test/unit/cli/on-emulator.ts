@@ -72,7 +72,7 @@ export interface EmulatorCommands {
   /** The emulator profile's settings. */
   profile(): ProfileSettings;
   /** Answers the newest device code (as the person would on the device page) before the command's `nth` sleep. */
-  answerDevice(nth?: number, o?: { deny?: boolean }): void;
+  answerDevice(nth?: number, o?: { deny?: boolean; login?: string }): void;
   /** Runs `f` (a command's run function) on a fresh context: what main would print and exit with. */
   run(f: (ctx: Context) => Promise<unknown>, o?: RunOptions): Promise<CommandResult>;
 }
@@ -123,7 +123,11 @@ export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorC
       clock!.onSleep = async () => {
         if (++sleeps !== nth) return;
         const { devices } = (await e.emu.admin('hosting', 'devices')) as { devices: Array<{ user_code: string }> };
-        await e.emu.admin('hosting', 'device-approve', { user_code: devices.at(-1)!.user_code, ...(a.deny ? { deny: true } : {}) });
+        await e.emu.admin('hosting', 'device-approve', {
+          user_code: devices.at(-1)!.user_code,
+          ...(a.deny ? { deny: true } : {}),
+          ...(a.login ? { login: a.login } : {}),
+        });
       };
     },
     async run(f, r = {}) {
