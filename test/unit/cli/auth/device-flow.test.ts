@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runAuthDevice, runAuthStatus, runAuthToken } from '../../../../src/cli/commands/auth/run.js';
-import { useEmulatorCommands } from '../on-emulator.js';
+import { userCodeIn, useEmulatorCommands } from '../on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const INSTALLABLE_APP = 'Iv1.lanyardinstallable';
@@ -124,5 +124,24 @@ describe('auth device on the emulator', () => {
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(await userStatus(second.token)).toBe(200);
     expect(s.stdout).not.toContain(second.token);
+  });
+
+  it('without a terminal in CI: one device_code event line on stderr besides the plain lines', async () => {
+    cmd.answerDevice();
+    const r = await cmd.run((ctx) => runAuthDevice(ctx, {}), { env: { CI: 'true' } });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines).toHaveLength(1);
+    const event = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(event).toMatchObject({ event: 'device_code', user_code: userCodeIn(r.stderr), verification_uri: `${cmd.emu.url}/login/device`, expires_in: 900 });
+    expect(event.interval).toBeGreaterThanOrEqual(1);
+  });
+
+  it('LANYARD_PROMPT_DISABLED still refuses it without a terminal: exit 4 at once, no code requested', async () => {
+    const r = await cmd.run((ctx) => runAuthDevice(ctx, {}), { env: { LANYARD_PROMPT_DISABLED: '1' } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/LANYARD_PROMPT_DISABLED is set/);
+    expect(r.stderr).toMatch(/LANYARD_TOKEN/);
+    expect(await devices()).toEqual([]);
   });
 });
