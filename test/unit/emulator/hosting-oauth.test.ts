@@ -2,16 +2,38 @@
  * The hosting emulator's OAuth endpoints against the spec, over real HTTP:
  * redirect URL rules (the shared fixture), codes (10 minutes, single use,
  * bound to redirect_uri), parameter sources, encodings, device-flow errors
- * and limits, OPTIONS.
+ * and limits, OPTIONS. The emulator runs in process (no CLI is spawned here;
+ * formerly test/e2e/auth-emulator.test.ts on a spawned `lanyard emulator`);
+ * the admin verbs go over its HTTP admin API as before.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, type World } from './harness.js';
-import { APP, MONA, NO_DEVICE_APP, useAuthWorld } from './auth-helpers.js';
+import { EmulatorAdminPrefix } from '../../../src/shared/constants.js';
+import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
 
-let world: World;
-useAuthWorld((w) => (world = w), { fastDevice: false });
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const MONA = { login: 'mona', password: 'lanyard-emulator-password' };
+const APP = { clientId: 'lanyard-cli-emulator', clientSecret: 'lanyard-cli-emulator-secret-0000000000000001' };
+const NO_DEVICE_APP = 'lanyard-web-only';
+
+const e = useInProcessEmulator();
+/** The emulator as the end-to-end tests saw it: its URL and its HTTP admin API. */
+const world = {
+  get url() {
+    return e.emu.url;
+  },
+  async admin(path: string, body?: unknown, method = 'POST'): Promise<unknown> {
+    const res = await fetch(`${e.emu.url}${EmulatorAdminPrefix}/${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  },
+};
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
