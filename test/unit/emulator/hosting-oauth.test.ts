@@ -4,12 +4,11 @@
  * bound to redirect_uri), parameter sources, encodings, device-flow errors
  * and limits, OPTIONS. The emulator runs in process (no CLI is spawned here;
  * formerly test/e2e/auth-emulator.test.ts on a spawned `lanyard emulator`);
- * the admin verbs go over its HTTP admin API as before.
+ * the admin verbs are called on it directly.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EmulatorAdminPrefix } from '../../../src/shared/constants.js';
 import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -18,20 +17,15 @@ const APP = { clientId: 'lanyard-cli-emulator', clientSecret: 'lanyard-cli-emula
 const NO_DEVICE_APP = 'lanyard-web-only';
 
 const e = useInProcessEmulator();
-/** The emulator as the end-to-end tests saw it: its URL and its HTTP admin API. */
+/** The emulator's URL and admin verbs (`hosting/<verb>`, `advance`), as the end-to-end tests named them. */
 const world = {
   get url() {
     return e.emu.url;
   },
-  async admin(path: string, body?: unknown, method = 'POST'): Promise<unknown> {
-    const res = await fetch(`${e.emu.url}${EmulatorAdminPrefix}/${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
+  async admin(path: string, body: Record<string, unknown> = {}): Promise<unknown> {
+    if (path === 'advance') return e.emu.advance(Number(body.seconds) * 1000);
+    const [service, verb] = path.split('/');
+    return e.emu.admin(service!, verb!, body);
   },
 };
 
