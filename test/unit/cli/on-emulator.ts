@@ -57,8 +57,9 @@ export interface RunOptions {
   profileName?: string;
   /** The output format (as --json / --ndjson would set it). */
   format?: 'json' | 'ndjson';
-  /** --jq (with `format`). */
+  /** --jq or --template (with `format`). */
   jq?: string;
+  template?: string;
   stdin?: string;
   tty?: boolean;
 }
@@ -141,7 +142,11 @@ export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorC
         { http, credentials: store, browser, profiles: { active: name, profiles: { [name]: settings as ProfileSettings } } },
         clock,
       );
-      if (r.format) ctx.output = new Output(io, { format: r.format, shaper: r.jq === undefined ? undefined : await prepareShaping(ctx, { jq: r.jq }) });
+      if (r.format)
+        ctx.output = new Output(io, {
+          format: r.format,
+          shaper: (r.jq ?? r.template) ? await prepareShaping(ctx, { jq: r.jq, template: r.template }) : undefined,
+        });
       const err = await f(ctx).then(
         () => undefined,
         (x: unknown) => x,
