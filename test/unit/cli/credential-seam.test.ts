@@ -8,11 +8,11 @@
  * of the fault suite (test/fault/parallel-refreshers.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
-import { runApi } from '../../../../src/cli/commands/api/run.js';
-import { runAuthDevice } from '../../../../src/cli/commands/auth/run.js';
-import { runRatelimitStatus, runRatelimitWait } from '../../../../src/cli/commands/ratelimit/run.js';
-import { type CommandResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
+import type { ApiOptions } from '../../../src/cli/commands/api/options.js';
+import { runApi } from '../../../src/cli/commands/api/run.js';
+import { runAuthDevice } from '../../../src/cli/commands/auth/run.js';
+import { runRatelimitStatus, runRatelimitWait } from '../../../src/cli/commands/ratelimit/run.js';
+import { type CommandResult, type RunOptions, useEmulatorCommands } from './on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const settings = { 'hosting.clientId': 'Iv1.lanyardinstallable' };
