@@ -3,8 +3,10 @@
  * profiles and hosting accounts bound to directories (nested, through
  * symlinks, beside LANYARD_PROFILE and --profile, two processes in two bound
  * directories at once, a real git through the credential helper), token
- * expiry from the code host's header (`auth status`, `--expires-within`),
- * single sign-on (the 403 and partial results), and `auth refresh`.
+ * single sign-on (the 403 and partial results, from the program's HTTP port)
+ * and `auth refresh` approved in Chromium. Token expiry (`auth status`,
+ * `--expires-within`) and the other refreshes are tested as run functions in
+ * test/unit/cli/auth/expiry-refresh.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink } from 'node:fs/promises';
@@ -208,41 +210,6 @@ describe('hosting accounts bound to directories', () => {
   });
 });
 
-describe('token expiry', () => {
-  async function issue(expiresIn?: number): Promise<string> {
-    const r = (await world.admin('hosting/issue-personal-token', { login: 'mona', scopes: 'repo', ...(expiresIn ? { expiresIn } : {}) })) as { token: string };
-    return r.token;
-  }
-
-  it('an expiring personal token: its expiry is kept with it and shown; --expires-within exits 4 inside the window and 0 outside', async () => {
-    const token = await issue(3 * 86_400);
-    const stored = await cli(world, ['auth', 'token', '--with-token'], { input: token });
-    expect(stored.code, stored.stderr).toBe(0);
-    const record = JSON.parse((await credentialsFile(world))[`hosting:${host()}:mona`]!) as { expiresAt?: string };
-    const expires = Date.parse(record.expiresAt ?? '');
-    expect(Math.abs(expires - (Date.now() + 3 * 86_400_000))).toBeLessThan(120_000);
-    const json = await cli(world, ['auth', 'status', '--json']);
-    const entry = (JSON.parse(json.stdout) as { accounts: Array<{ service: string; expiresAt?: string }> }).accounts.find((e) => e.service === 'hosting');
-    expect(entry?.expiresAt).toBe(record.expiresAt);
-    // Not a terminal: the table's expiry is in epoch seconds.
-    const human = await cli(world, ['auth', 'status']);
-    expect(human.stdout.split('\t')).toContain(String(Math.floor(expires / 1000)));
-    const soon = await cli(world, ['auth', 'status', '--expires-within', '7d']);
-    expect(soon.code).toBe(4);
-    expect(soon.stderr).toContain('expires at');
-    expect((await cli(world, ['auth', 'status', '--expires-within', '1d'])).code).toBe(0);
-    // The same token from the environment: the header says when it ends.
-    expect((await cli(world, ['auth', 'status', '--expires-within', '72h'], { env: { LANYARD_TOKEN: token } })).code).toBe(4);
-  });
-
-  it('a token without an expiry: --expires-within exits 0', async () => {
-    expect((await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(0);
-    const r = await cli(world, ['auth', 'status', '--expires-within', '7d']);
-    expect(r.code, r.stderr).toBe(0);
-    expect((await cli(world, ['auth', 'status', '--expires-within', 'soon'])).code).toBe(2);
-  });
-});
-
 describe('single sign-on', () => {
   it('a 403 asking for single sign-on is one line naming the URL (exit 4); a listing with partial results warns with the organisations left out', async () => {
     await world.admin('hosting/sso', { org: 'ent-corp' });
@@ -332,36 +299,5 @@ describe('auth refresh', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
-
-  it('renews a token that has already expired', async () => {
-    const token = ((await world.admin('hosting/issue-personal-token', { login: 'mona', scopes: 'repo', expiresIn: 60 })) as { token: string }).token;
-    expect((await cli(world, ['auth', 'token', '--with-token'], { input: token })).code).toBe(0);
-    await world.admin('advance', { seconds: 120 });
-    expect((await cli(world, ['api', '/user'])).code).toBe(4);
-    const refresh = start(world, ['auth', 'refresh']);
-    await approveNext(refresh);
-    const r = await refresh.done;
-    expect(r.code, r.stderr).toBe(0);
-    const api = await cli(world, ['api', '/user', '--jq', '.login']);
-    expect(api.code, api.stderr).toBe(0);
-    expect(api.stdout.trim()).toBe('mona');
-  });
-
-  it('approved as another account: exit 4, and the stored token is left as it was', async () => {
-    expect((await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(0);
-    const refresh = start(world, ['auth', 'refresh']);
-    const [, code] = await refresh.waitForStderr(USER_CODE);
-    await world.admin('hosting/device-approve', { user_code: code, login: 'hubot' });
-    const r = await refresh.done;
-    expect(r.code).toBe(4);
-    expect(r.stderr).toContain('the sign-in was approved as hubot, not mona');
-    expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(PERSONAL_TOKEN);
-  });
-
-  it('headless rules as auth device: LANYARD_PROMPT_DISABLED refuses it (exit 4)', async () => {
-    expect((await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(0);
-    const r = await cli(world, ['auth', 'refresh'], { env: { LANYARD_PROMPT_DISABLED: '1' } });
-    expect(r.code).toBe(4);
   });
 });

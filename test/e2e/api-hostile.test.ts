@@ -1,7 +1,9 @@
 /**
- * The built CLI against a hostile server on 127.0.0.1: next-page links to
- * another origin and to themselves, redirects where data was expected, a
- * body that trickles. Exit codes and one-line errors as the README states.
+ * The built CLI against a hostile server on 127.0.0.1: a redirect where a
+ * file was expected (mailbox raw), a body that trickles past the deadline the
+ * program builds from --timeout / LANYARD_TIMEOUT. Next-page links to another
+ * origin or to themselves and redirects to another origin are tested as a
+ * run function in test/unit/cli/api/hostile.test.ts.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -14,11 +16,7 @@ import { runCli } from './harness.js';
 const TOKEN = 'lyp_hostile_test_token_000000000000000001';
 let dir: string;
 let hostile: Server;
-let thief: Server;
 let hostileUrl: string;
-let thiefUrl: string;
-let hits = 0;
-const stolen: Array<string | undefined> = [];
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<[Server, string]> {
   const s = createServer(handler);
@@ -31,17 +29,8 @@ const json = (res: ServerResponse, body: unknown, headers: Record<string, string
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-hostile-'));
-  [thief, thiefUrl] = await listen((req, res) => {
-    stolen.push(req.headers.authorization);
-    json(res, [{ stolen: true }]);
-  });
   [hostile, hostileUrl] = await listen((req, res) => {
-    hits++;
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/api/cross') return json(res, [{ id: 1 }], { link: `<${thiefUrl}/api/cross?page=2>; rel="next"` });
-    if (path === '/api/self') return json(res, [{ id: 1 }], { link: `<${hostileUrl}/api/self>; rel="next"` });
-    if (path === '/api/found') return res.writeHead(302, { location: `${thiefUrl}/api/elsewhere` }).end();
-    if (path === '/api/temp') return res.writeHead(307).end();
     if (path.endsWith('/raw')) return res.writeHead(302).end();
     if (path === '/api/trickle') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -64,7 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const s of [hostile, thief]) {
+  for (const s of [hostile]) {
     s?.closeAllConnections();
     await new Promise((r) => s?.close(r));
   }
@@ -75,35 +64,6 @@ const run = (args: string[], env: Record<string, string> = {}) =>
   runCli(args, { env: { LANYARD_CONFIG_DIR: dir, LANYARD_TOKEN: TOKEN, ...env }, timeoutMs: 30_000 });
 
 describe('lanyard api against a hostile server', () => {
-  it('--paginate does not follow a Link to another origin: no token leaves, exit 1, one line', async () => {
-    stolen.length = 0;
-    const r = await run(['api', '--paginate', '/cross']);
-    expect(r.code).toBe(1);
-    expect(stolen).toEqual([]);
-    expect(r.stderr).toMatch(/next page is on another origin \(http:\/\/127\.0\.0\.1:\d+\); not followed/);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stdout + r.stderr).not.toContain(TOKEN);
-  });
-
-  it('--paginate on a Link to itself stops with an error instead of looping', async () => {
-    hits = 0;
-    const r = await run(['api', '--paginate', '/self']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/repeats a page already fetched/);
-    expect(hits).toBe(1);
-  });
-
-  it('a redirect to another origin is not followed with the token; a bare 307 is an error, not an empty success', async () => {
-    stolen.length = 0;
-    const found = await run(['api', '/found']);
-    expect(found.code).toBe(1);
-    expect(found.stderr).toMatch(/redirected \(HTTP 302\) to another origin/);
-    expect(stolen).toEqual([]);
-    const temp = await run(['api', '/temp']);
-    expect(temp.code).toBe(1);
-    expect(temp.stderr).toMatch(/HTTP 307 \(a redirect\) without a Location/);
-  });
-
   it('mailbox raw --output on a 302 exits 1 and leaves no file', async () => {
     const out = join(dir, 'out.eml');
     const r = await run(['mailbox', 'raw', '0b6c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3', '--output', out]);

@@ -1,12 +1,12 @@
 /**
- * Several hosting accounts on one host, end to end against the emulator
- * (seeded users mona and hubot, plus one added through the admin API):
- * sign-in adds an account and makes it active, `auth switch` (toggle, --user,
- * --hostname, the prompt on a terminal), `auth token --user`, `api --user`,
- * `ratelimit --user`, `exec --user`, `auth logout --user` and its prompt rule,
- * git's credential helper picking the account by git's user name (a real
- * git), unknown accounts (exit 2, one line), an environment token with
- * --user, and an older single-account store that keeps working.
+ * Several hosting accounts on one host, end to end against the emulator: what
+ * needs the real program or a real component — the account prompt on a
+ * terminal (a pty), git's credential helper through a real git, commander's
+ * option conflict, and every example line of docs/hosting.md. The commands'
+ * behaviour with several accounts (sign-in, switch, --user everywhere, unknown
+ * accounts, an environment token, auth token --hostname, logout's rule, an
+ * older store) is tested as run functions in
+ * test/unit/cli/auth/several-accounts.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, ROOT, type World } from './harness.js';
-import { cli, credentialsFile, MONA, PERSONAL_TOKEN, tokens, useAuthWorld } from './auth-helpers.js';
+import { cli, MONA, PERSONAL_TOKEN, tokens, useAuthWorld } from './auth-helpers.js';
 import { runOnPty } from './pty.js';
 
 let world: World;
@@ -47,204 +47,7 @@ async function hostingStatus(): Promise<Array<[string | undefined, boolean, bool
   return (JSON.parse(r.stdout) as StatusJson).accounts.filter((a) => a.service === 'hosting').map((a) => [a.account, a.valid, !!a.active]);
 }
 
-/** The one line an unknown account gives, and nothing on stdout. */
-function expectUnknown(r: { code: number | null; stdout: string; stderr: string }, login: string): void {
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr.trim().split('\n')).toEqual([`no stored hosting account "${login}" on ${host()} (stored: hubot, mona)`]);
-}
-
-describe('two accounts on one host', () => {
-  it('a second sign-in adds the account and makes it active; status lists both, the active one marked', async () => {
-    await signIn(MONA);
-    await signIn(HUBOT);
-    expect(await hostingStatus()).toEqual([
-      ['hubot', true, true],
-      ['mona', true, false],
-    ]);
-    expect(Object.keys(await credentialsFile(world)).sort()).toEqual([`hosting:${host()}`, `hosting:${host()}:hubot`, `hosting:${host()}:mona`]);
-    const table = await cli(world, ['auth', 'status']);
-    expect(table.stdout).toMatch(/hubot \(active\)/);
-    expect(table.stdout).not.toMatch(/mona \(active\)/);
-  });
-
-  it('signing in again to a stored account replaces its token and keeps one entry', async () => {
-    const first = await signIn(MONA);
-    await signIn(HUBOT);
-    const second = await signIn(MONA);
-    expect(second).not.toBe(first);
-    expect((await cli(world, ['auth', 'token', '--user', 'mona'])).stdout).toBe(`${second}\n`);
-    expect(Object.keys(await credentialsFile(world)).filter((k) => k.endsWith(':mona'))).toHaveLength(1);
-    expect(await hostingStatus()).toEqual([
-      ['mona', true, true],
-      ['hubot', true, false],
-    ]);
-  });
-
-  it('auth token --user, api --user, ratelimit --user and exec --user use that account; the active one is unchanged', async () => {
-    const mona = await signIn(MONA);
-    const hubot = await signIn(HUBOT);
-    expect((await cli(world, ['auth', 'token'])).stdout).toBe(`${hubot}\n`);
-    expect((await cli(world, ['auth', 'token', '--user', 'mona'])).stdout).toBe(`${mona}\n`);
-    expect((await cli(world, ['auth', 'token', '-u', 'MONA'])).stdout).toBe(`${mona}\n`);
-    expect(await login([])).toBe('hubot');
-    expect(await login(['--user', 'mona'])).toBe('mona');
-    // ratelimit: mona's own bucket (the emulator counts per user).
-    await world.admin('hosting/budget', { login: 'mona', remaining: 7, resetInSeconds: 600 });
-    const rl = await cli(world, ['ratelimit', 'status', '--resource', 'core', '--json', '--user', 'mona']);
-    expect(rl.code, rl.stderr).toBe(0);
-    expect((JSON.parse(rl.stdout) as { resources: { core: { remaining: number } } }).resources.core.remaining).toBeLessThanOrEqual(7);
-    const rlHubot = await cli(world, ['ratelimit', 'status', '--resource', 'core', '--json']);
-    expect((JSON.parse(rlHubot.stdout) as { resources: { core: { remaining: number } } }).resources.core.remaining).toBeGreaterThan(7);
-    const ex = await cli(world, [
-      'exec',
-      '--user',
-      'mona',
-      '--',
-      process.execPath,
-      '-e',
-      'process.stdout.write(process.env.GH_TOKEN === process.env.LANYARD_TOKEN ? process.env.LANYARD_TOKEN : "")',
-    ]);
-    expect(ex.code, ex.stderr).toBe(0);
-    expect(ex.stdout).toBe(mona);
-    expect(await hostingStatus()).toEqual([
-      ['hubot', true, true],
-      ['mona', true, false],
-    ]);
-  });
-
-  it('auth switch toggles between two accounts, takes --user and --hostname', async () => {
-    await signIn(MONA);
-    await signIn(HUBOT);
-    const s = await cli(world, ['auth', 'switch']);
-    expect(s.code, s.stderr).toBe(0);
-    expect(s.stderr).toContain(`✓ Switched the active account of ${host()} to mona`);
-    expect(await login([])).toBe('mona');
-    expect((await cli(world, ['auth', 'switch'])).code).toBe(0);
-    expect(await login([])).toBe('hubot');
-    expect((await cli(world, ['auth', 'switch', '--user', 'mona'])).code).toBe(0);
-    expect(await login([])).toBe('mona');
-    expect((await cli(world, ['auth', 'switch', '--hostname', host(), '--user', 'hubot'])).code).toBe(0);
-    expect(await login([])).toBe('hubot');
-    expect(await hostingStatus()).toEqual([
-      ['hubot', true, true],
-      ['mona', true, false],
-    ]);
-    const other = await cli(world, ['auth', 'switch', '--hostname', 'api.example.com']);
-    expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/no hosting account is stored for api\.example\.com/);
-  });
-
-  it('an unknown account is one line and exit 2 everywhere, and changes nothing', async () => {
-    await signIn(MONA);
-    await signIn(HUBOT);
-    const before = await credentialsFile(world);
-    for (const args of [
-      ['auth', 'token', '--user', 'octocat'],
-      ['auth', 'switch', '--user', 'octocat'],
-      ['auth', 'logout', '--user', 'octocat'],
-      ['api', '/user', '--user', 'octocat'],
-      ['ratelimit', 'status', '--user', 'octocat'],
-      ['ratelimit', 'wait', '--user', 'octocat'],
-      ['exec', '--user', 'octocat', '--', 'true'],
-    ])
-      expectUnknown(await cli(world, args), 'octocat');
-    expect(await credentialsFile(world)).toEqual(before);
-  });
-
-  it('--user with a token in the environment is exit 2 saying the environment token takes precedence; switch warns', async () => {
-    await signIn(MONA);
-    await signIn(HUBOT);
-    const env = { LANYARD_TOKEN: PERSONAL_TOKEN };
-    for (const args of [
-      ['auth', 'token', '--user', 'mona'],
-      ['api', '/user', '--user', 'mona'],
-    ]) {
-      const r = await cli(world, args, { env });
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr.trim().split('\n')).toEqual([
-        'cannot use the stored account "mona": LANYARD_TOKEN is set in the environment and takes precedence (unset it to use stored accounts)',
-      ]);
-    }
-    expect(await login([], env)).toBe('mona'); // the personal token is mona's; hubot is the active stored account
-    const s = await cli(world, ['auth', 'switch'], { env });
-    expect(s.code).toBe(0);
-    expect(s.stderr).toMatch(/LANYARD_TOKEN is set in the environment and still takes precedence/);
-  });
-});
-
-describe('auth token --hostname', () => {
-  it("prints the stored token of another host's active account (or --user's); the profile's own host goes the usual way", async () => {
-    const mona = await signIn(MONA);
-    // A second host: the same emulator reached as localhost, signed in to through its own profile.
-    const other = `localhost:${new URL(world.url).port}`;
-    expect((await world.run(['--profile', 'other', 'config', 'set', 'hosting.apiUrl', `http://${other}/api/v3`])).code).toBe(0);
-    const created = await world.run(['--profile', 'other', 'auth', 'token', 'create', '--user', HUBOT.login, '--note', 'other host'], {
-      input: HUBOT.password,
-    });
-    expect(created.code, created.stderr).toBe(0);
-    const hubot = (await tokens(world, { login: 'hubot' })).filter((t) => t.note === 'other host' && !t.revoked).at(-1)!.value;
-
-    const r = await cli(world, ['auth', 'token', '--hostname', other]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`${hubot}\n`);
-    expect((await cli(world, ['auth', 'token', '--hostname', other.toUpperCase(), '--user', 'hubot'])).stdout).toBe(`${hubot}\n`);
-    expect((await cli(world, ['auth', 'token', '--hostname', host()])).stdout).toBe(`${mona}\n`);
-    expect((await cli(world, ['auth', 'token'])).stdout).toBe(`${mona}\n`);
-
-    const unknown = await cli(world, ['auth', 'token', '--hostname', other, '--user', 'mona']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim().split('\n')).toEqual([`no stored hosting account "mona" on ${other} (stored: hubot)`]);
-    const none = await cli(world, ['auth', 'token', '--hostname', 'git.example.com']);
-    expect(none.code).toBe(4);
-    expect(none.stdout).toBe('');
-    expect(none.stderr).toMatch(/not signed in to git\.example\.com/);
-    const bad = await cli(world, ['auth', 'token', '--hostname', 'not a host']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--hostname: "not a host" is not a host name/);
-    expect((await cli(world, ['auth', 'token', '--hostname', other, '--with-token'], { input: PERSONAL_TOKEN })).code).toBe(2);
-
-    // An expiring token of another host is not refreshed from here: once expired, exit 4.
-    const stored = await credentialsFile(world);
-    const expired = {
-      login: 'octo',
-      token: 'ghu_expired',
-      scopes: [],
-      origin: 'device',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      expiresAt: '2026-01-01T08:00:00.000Z',
-    };
-    await writeFile(
-      join(world.configDir, 'credentials.json'),
-      JSON.stringify({ ...stored, 'hosting:old.example.com': 'octo', 'hosting:old.example.com:octo': JSON.stringify(expired) }),
-      { mode: 0o600 },
-    );
-    const late = await cli(world, ['auth', 'token', '--hostname', 'old.example.com']);
-    expect(late.code).toBe(4);
-    expect(late.stdout).toBe('');
-    expect(late.stderr).toMatch(/the stored token of octo on old\.example\.com expired at 2026-01-01T08:00:00\.000Z/);
-  });
-});
-
 describe('auth logout with several accounts', () => {
-  it('without --user and without a terminal: exit 2 naming them; --user signs that one out and the other stays active', async () => {
-    await signIn(MONA);
-    await signIn(HUBOT);
-    const r = await cli(world, ['auth', 'logout']);
-    expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([`${host()} has 2 stored accounts (hubot, mona): name the one to sign out of with --user`]);
-    expect(Object.keys(await credentialsFile(world))).toHaveLength(3);
-    const out = await cli(world, ['auth', 'logout', '--user', 'hubot']);
-    expect(out.code, out.stderr).toBe(0);
-    expect(out.stderr).toContain(`Logged out of ${host()} account hubot`);
-    expect(out.stderr).toContain('Active account is now mona.');
-    expect(await hostingStatus()).toEqual([['mona', true, true]]);
-    // One account left: logout needs no --user.
-    expect((await cli(world, ['auth', 'logout'])).code).toBe(0);
-    expect(await credentialsFile(world)).toEqual({});
-  });
-
   it('on a terminal, switch and logout with three accounts ask which one', async () => {
     await world.admin('hosting/add-user', { login: 'octo', password: 'octo-password' });
     await signIn(MONA);
@@ -269,6 +72,14 @@ describe('auth logout with several accounts', () => {
   });
 });
 
+describe('auth token --hostname', () => {
+  it('goes without --with-token (exit 2)', async () => {
+    const r = await cli(world, ['auth', 'token', '--hostname', 'localhost', '--with-token'], { input: PERSONAL_TOKEN });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--hostname.*cannot be used with option '--with-token'/);
+  });
+});
+
 describe('git credential helper with several accounts', () => {
   it("git's user name picks the account; none or x-access-token is the active one; an unknown one is one line, exit 2", async () => {
     const mona = await signIn(MONA);
@@ -290,37 +101,11 @@ describe('git credential helper with several accounts', () => {
       expect(h.status, h.stderr).toBe(0);
       expect(h.stdout).toContain(`password=${hubot}\n`);
     }
-    const unknown = await cli(world, ['auth', 'git-credential', 'get'], { input: req('octocat') });
-    expectUnknown(unknown, 'octocat');
-    // git shows the helper's line, then gives up (no prompt allowed here).
+    // (auth git-credential's own exit 2 and line: test/unit/cli/auth/several-accounts.test.ts.) git shows the helper's line, then gives up (no prompt allowed here).
     const g = fill(req('octocat'));
     expect(g.status).not.toBe(0);
     expect(g.stderr).toContain(`no stored hosting account "octocat" on ${host()}`);
     expect(g.stdout).not.toContain(mona);
-  });
-});
-
-describe('an older single-account store', () => {
-  it('a token record kept under the host entry keeps working and is moved to the per-account layout', async () => {
-    const record = { login: 'mona', token: PERSONAL_TOKEN, scopes: ['repo'], origin: 'pasted', createdAt: '2026-01-01T00:00:00.000Z' };
-    await writeFile(join(world.configDir, 'credentials.json'), JSON.stringify({ [`hosting:${host()}`]: JSON.stringify(record) }), { mode: 0o600 });
-    expect((await cli(world, ['auth', 'token'])).stdout).toBe(`${PERSONAL_TOKEN}\n`);
-    expect(await credentialsFile(world)).toEqual({ [`hosting:${host()}`]: 'mona', [`hosting:${host()}:mona`]: JSON.stringify(record) });
-    expect(await login([])).toBe('mona');
-    const hubot = await signIn(HUBOT);
-    expect(await hostingStatus()).toEqual([
-      ['hubot', true, true],
-      ['mona', true, false],
-    ]);
-    expect((await cli(world, ['auth', 'token', '--user', 'mona'])).stdout).toBe(`${PERSONAL_TOKEN}\n`);
-    expect((await cli(world, ['auth', 'token'])).stdout).toBe(`${hubot}\n`);
-  });
-
-  it('stored accounts without an active entry: the newest is active', async () => {
-    const older = { login: 'mona', token: PERSONAL_TOKEN, scopes: [], origin: 'pasted', createdAt: '2026-01-01T00:00:00.000Z' };
-    await writeFile(join(world.configDir, 'credentials.json'), JSON.stringify({ [`hosting:${host()}:mona`]: JSON.stringify(older) }), { mode: 0o600 });
-    expect(await login([])).toBe('mona');
-    expect((await credentialsFile(world))[`hosting:${host()}`]).toBe('mona');
   });
 });
 

@@ -4,7 +4,9 @@
  * standard input /dev/null, prints the code and the URL on stderr, and is
  * approved by a person on the emulator's device page (headless Chromium).
  * Sign-ins a command would start on its own still need a person
- * (no-person.test.ts), and LANYARD_PROMPT_DISABLED still refuses this one.
+ * (no-person.test.ts). The signals end it (exit 130, 143). Its CI event line,
+ * expiry and LANYARD_PROMPT_DISABLED's refusal are tested as a run function in
+ * test/unit/cli/auth/device-flow.test.ts.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,7 +27,6 @@ beforeEach(async () => {
 
 /** A script's environment: no browser helper, so nothing but the output can reach a person. */
 const HEADLESS = { LANYARD_BROWSER: undefined, BROWSER: '/bin/false', CI: undefined, LANYARD_EVENTS: undefined };
-const devices = async () => ((await world.admin('hosting/devices')) as { devices: unknown[] }).devices.length;
 
 describe('auth device without a terminal', () => {
   it('prints the code and URL on stderr, polls, and signs in once the code is approved on the device page', async () => {
@@ -47,18 +48,6 @@ describe('auth device without a terminal', () => {
     expect(r.stderr).not.toContain(t.value);
   });
 
-  it('in CI: one device_code event line on stderr besides the plain lines', async () => {
-    const run = start(world, ['auth', 'device'], { noTerminal: true, env: { ...HEADLESS, CI: 'true' } });
-    const [line] = await run.waitForStderr(/^\{"event":"device_code".*$/m);
-    const event = JSON.parse(line) as Record<string, unknown>;
-    const [, code] = USER_CODE.exec(run.stderr())!;
-    expect(event).toMatchObject({ event: 'device_code', user_code: code, verification_uri: `${world.url}/login/device`, expires_in: 900 });
-    expect(event.interval).toBeGreaterThanOrEqual(1);
-    await world.admin('hosting/device-approve', { user_code: code });
-    const r = await run.done;
-    expect(r.code, r.stderr).toBe(0);
-  });
-
   it('denied on the device page: exit 4, nothing stored', async () => {
     const run = start(world, ['auth', 'device'], { noTerminal: true, env: HEADLESS });
     const [, code] = await run.waitForStderr(USER_CODE);
@@ -67,16 +56,6 @@ describe('auth device without a terminal', () => {
     const r = await run.done;
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/cancelled by the user/);
-    expect(await credentialsFile(world)).toEqual({});
-  });
-
-  it('expired: exit 4, nothing stored', async () => {
-    const run = start(world, ['auth', 'device'], { noTerminal: true, env: HEADLESS });
-    await run.waitForStderr(USER_CODE);
-    await world.admin('advance', { seconds: 901 });
-    const r = await run.done;
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/expired/);
     expect(await credentialsFile(world)).toEqual({});
   });
 
@@ -91,15 +70,5 @@ describe('auth device without a terminal', () => {
     expect(r.code).toBe(exit);
     await world.admin('hosting/device-approve', { user_code: code });
     expect(await credentialsFile(world)).toEqual({});
-  });
-
-  it('LANYARD_PROMPT_DISABLED still refuses it: exit 4 at once, no code requested', async () => {
-    const before = await devices();
-    const run = start(world, ['auth', 'device'], { noTerminal: true, env: { ...HEADLESS, LANYARD_PROMPT_DISABLED: '1' } });
-    const r = await run.done;
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/LANYARD_PROMPT_DISABLED is set/);
-    expect(r.stderr).toMatch(/LANYARD_TOKEN/);
-    expect(await devices()).toBe(before);
   });
 });

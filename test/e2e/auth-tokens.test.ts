@@ -1,7 +1,9 @@
 /**
- * Tokens end to end: --with-token, the non-web flow, auth status exit codes,
- * credential precedence, logout, the token limit, the re-authorization
- * prompt and the review page.
+ * Tokens end to end: --with-token through the program into the 0600 file, a
+ * terminal on stdin, --basic-client (a root option), the re-authorization
+ * prompt and the review page. The commands' behaviour (validation, auth token
+ * create, auth status's exit codes and JSON, precedence, logout, the token
+ * limit) is tested as run functions in test/unit/cli/auth/tokens.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -43,19 +45,10 @@ describe('auth token --with-token', () => {
     expect(Object.keys(await credentialsFile(world))).toContain(`hosting:${new URL(world.url).host}:mona`);
     const t = await cli(world, ['auth', 'token']);
     expect(t.stdout).toBe(`${PERSONAL_TOKEN}\n`);
-  });
-
-  it('a token the server refuses is not stored (exit 4)', async () => {
-    const r = await cli(world, ['auth', 'token', '--with-token'], { input: 'lyo_not_a_real_token' });
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/refused/);
-    expect(await credentialsFile(world)).toEqual({});
-  });
-
-  it('empty stdin is a usage error (exit 2)', async () => {
-    const r = await cli(world, ['auth', 'token', '--with-token'], { input: '' });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no token on standard input/);
+    const status = await cli(world, ['auth', 'status', '--json']);
+    const st = JSON.parse(status.stdout) as StatusJson;
+    expect(st.accounts).toMatchObject([{ account: 'mona', source: 'file', valid: true }]);
+    expect(st.storage?.warning).toMatch(/mode 0600/);
   });
 
   it('refuses a terminal on stdin with a hint instead of hanging', () => {
@@ -65,91 +58,9 @@ describe('auth token --with-token', () => {
     expect(r.stdout).toMatch(/standard input, which is a terminal/);
     expect(r.stdout).toMatch(/echo "\$TOKEN" \| lanyard auth token --with-token/);
   });
-
-  it('auth token without any credential: exit 4 with a hint', async () => {
-    const r = await cli(world, ['auth', 'token']);
-    expect(r.code).toBe(4);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/auth device/);
-  });
-});
-
-describe('auth token create (non-web flow)', () => {
-  it('creates a personal access token with Basic authentication, password from stdin', async () => {
-    const r = await cli(world, ['auth', 'token', 'create', '--user', 'mona', '--scopes', 'repo gist', '--note', 'ci laptop'], { input: `${MONA.password}\n` });
-    expect(r.code).toBe(0);
-    const created = (await tokens(world, { login: 'mona' })).find((t) => t.note === 'ci laptop')!;
-    expect(created.kind).toBe('personal');
-    expect(created.scopes).toEqual(['repo', 'gist']);
-    expect(r.stdout + r.stderr).not.toContain(created.value);
-    expect(r.stdout + r.stderr).not.toContain(MONA.password);
-    expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(created.value);
-  });
-
-  it('a wrong password: exit 4, nothing stored', async () => {
-    const r = await cli(world, ['auth', 'token', 'create', '--user', 'mona'], { input: 'wrong-password' });
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/refused the username or password/);
-    expect(await credentialsFile(world)).toEqual({});
-  });
-});
-
-describe('auth status', () => {
-  it('exit 4 when nothing is signed in, also with --json', async () => {
-    const r = await cli(world, ['auth', 'status', '--json']);
-    expect(r.code).toBe(4);
-    expect((JSON.parse(r.stdout) as StatusJson).accounts).toEqual([]);
-  });
-
-  it('exit 0 with a valid stored token (masked unless --show-token), exit 4 once it is revoked', async () => {
-    await deviceLogin('repo');
-    const token = (await tokens(world, { clientId: APP.clientId }))[0]!.value;
-    const ok = await cli(world, ['auth', 'status', '--json']);
-    expect(ok.code).toBe(0);
-    const s = JSON.parse(ok.stdout) as StatusJson;
-    expect(s.accounts).toMatchObject([{ service: 'hosting', account: 'mona', source: 'file', valid: true, active: true, scopes: ['repo'] }]);
-    expect(ok.stdout).not.toContain(token);
-    expect(s.storage?.warning).toMatch(/mode 0600/);
-    const shown = await cli(world, ['auth', 'status', '--json', '--show-token']);
-    expect(shown.stdout).toContain(token);
-    const human = await cli(world, ['auth', 'status']);
-    expect(human.stdout).toMatch(/^hosting\t.*\tmona \(active\)\tfile\trepo\tvalid\t/m);
-    await world.admin('hosting/revoke-token', { token });
-    const bad = await cli(world, ['auth', 'status', '--json']);
-    expect(bad.code).toBe(4);
-    expect((JSON.parse(bad.stdout) as StatusJson).accounts[0]).toMatchObject({ valid: false });
-  });
-});
-
-describe('auth status across services', () => {
-  it('lists the lines of the other modules next to the hosting accounts', async () => {
-    await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN });
-    const r = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_API_KEY: 'echo-key-for-status-0001' } });
-    expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout) as StatusJson;
-    expect(s.accounts.map((a) => a.service)).toEqual(['hosting', 'echo']);
-    expect(r.stdout).not.toContain('echo-key-for-status-0001');
-  });
 });
 
 describe('credential precedence: LANYARD_TOKEN > WORKFLOW_TOKEN > stored > anonymous', () => {
-  it('auth token and auth status follow the order', async () => {
-    await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN });
-    expect((await cli(world, ['auth', 'token'])).stdout.trim()).toBe(PERSONAL_TOKEN);
-    expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow' } })).stdout.trim()).toBe('lyw_from_workflow');
-    expect((await cli(world, ['auth', 'token'], { env: { WORKFLOW_TOKEN: 'lyw_from_workflow', LANYARD_TOKEN: 'lyo_from_env' } })).stdout.trim()).toBe(
-      'lyo_from_env',
-    );
-    const r = await cli(world, ['auth', 'status', '--json'], { env: { LANYARD_TOKEN: 'lyo_invalid_env_token' } });
-    expect(r.code).toBe(4);
-    const s = JSON.parse(r.stdout) as StatusJson;
-    expect(s.accounts.map((a) => [a.source, a.valid, !!a.active])).toEqual([
-      ['env:LANYARD_TOKEN', false, true],
-      ['file', true, false],
-    ]);
-    expect(r.stderr).toMatch(/env:LANYARD_TOKEN/);
-  });
-
   it('--basic-client authenticates hosting calls as the OAuth app (Basic), and needs LANYARD_CLIENT_SECRET', async () => {
     const r = await cli(world, ['--basic-client', '--debug', 'ratelimit', 'status', '--json'], {
       env: { LANYARD_CLIENT_SECRET: APP.clientSecret, LANYARD_TOKEN: 'lyo_ignored' },
@@ -163,41 +74,7 @@ describe('credential precedence: LANYARD_TOKEN > WORKFLOW_TOKEN > stored > anony
   });
 });
 
-describe('auth logout', () => {
-  it('deletes the stored token and prints the review link', async () => {
-    await deviceLogin();
-    const r = await cli(world, ['auth', 'logout']);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`${world.url}/settings/connections/applications/${APP.clientId}`);
-    expect(await credentialsFile(world)).toEqual({});
-    expect((await cli(world, ['auth', 'status'])).code).toBe(4);
-    const again = await cli(world, ['auth', 'logout', '--user', 'mona']);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/no stored token for mona/);
-  });
-});
-
 describe('token issuing rules', () => {
-  it('the 11th token of a user/app/scope combination revokes the oldest', async () => {
-    const issued: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      issued.push(
-        ((await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'repo' })) as { access_token: string }).access_token,
-      );
-      await world.admin('advance', { seconds: 1 });
-    }
-    await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: 'gist' });
-    await deviceLogin('repo');
-    const all = await tokens(world, { login: 'mona', clientId: APP.clientId });
-    const repo = all.filter((t) => t.scopes.join() === 'repo');
-    expect(repo).toHaveLength(11);
-    expect(repo.filter((t) => t.revoked).map((t) => t.value)).toEqual([issued[0]]);
-    expect(all.find((t) => t.scopes.join() === 'gist')!.revoked).toBe(false);
-    expect(await userStatus(world, issued[0]!)).toBe(401);
-    expect(await userStatus(world, issued[1]!)).toBe(200);
-    expect((await cli(world, ['auth', 'status'])).code).toBe(0);
-  });
-
   it('scope rules: an authorized user skips the page; more than 10 tokens in an hour brings the re-authorization prompt back, revoking nothing', async () => {
     const cookie = await webSession();
     const authorize = (scope?: string) =>

@@ -1,7 +1,10 @@
 /**
  * Full flows through the emulator's real pages in headless Chromium: the
  * device flow (code page + consent) and the web flow (sign-in + consent,
- * loopback redirect back to the CLI), plus the web flow's refusals.
+ * loopback redirect back to the CLI), plus the refusals the pages make. The
+ * web flow's own refusals (a forged state, no client secret, the timeout) and
+ * its options in the authorize URL are tested as a run function in
+ * test/unit/cli/auth/web-login.test.ts.
  */
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +17,6 @@ import { launchBrowser, withPage } from './browser.js';
 import {
   answerDeviceCode,
   APP,
-  cli,
   credentialsFile,
   MONA,
   recordingBrowser,
@@ -196,20 +198,6 @@ describe('web flow through the real pages', () => {
     expect(r.stderr).toContain('Logged in as hubot');
   });
 
-  it('state mismatch: the CLI aborts and stores nothing', async () => {
-    const { run, url } = await startLogin();
-    const back = new URL(new URL(url).searchParams.get('redirect_uri')!);
-    back.searchParams.set('code', 'forged-code');
-    back.searchParams.set('state', 'not-the-state-we-sent');
-    const res = await fetch(back);
-    expect(res.status).toBe(400);
-    expect(await res.text()).toContain('state mismatch');
-    const r = await run.done;
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/state does not match/);
-    expect(await credentialsFile(world)).toEqual({});
-  });
-
   it('redirect rule rejection: an app whose callback path is elsewhere refuses the loopback redirect_uri', async () => {
     await world.admin('hosting/add-app', { clientId: 'other-path-app', clientSecret: 'other-secret', callbackUrl: 'http://127.0.0.1/oauth/done' });
     const { run, url } = await startLogin(['--client-id', 'other-path-app', '--timeout', '3s'], { LANYARD_CLIENT_SECRET: 'other-secret' });
@@ -222,20 +210,5 @@ describe('web flow through the real pages', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/timed out/);
     expect(await credentialsFile(world)).toEqual({});
-  });
-
-  it('without a client secret, auth login explains and points to auth device (exit 2)', async () => {
-    const r = await cli(world, ['auth', 'login'], { env: { LANYARD_BROWSER: rec.script } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/client secret/);
-    expect(r.stderr).toMatch(/lanyard auth device/);
-    expect(await rec.urls()).toEqual([]);
-  });
-
-  it('times out when the browser never comes back', async () => {
-    const r = await cli(world, ['auth', 'login', '--timeout', '1s', '--no-browser'], { env: { LANYARD_CLIENT_SECRET: APP.clientSecret } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/Open this URL/);
-    expect(r.stderr).toMatch(/timed out/);
   });
 });

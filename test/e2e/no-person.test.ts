@@ -4,7 +4,10 @@
  * or standard error not a terminal (a script, CI, `… < /dev/null | cat`), or
  * LANYARD_PROMPT_DISABLED set, each sign-in ends at once with exit 4 and the
  * command or variable that works instead; nothing is asked of the server's
- * sign-in endpoints and no browser is started.
+ * sign-in endpoints and no browser is started. Here: what needs the program
+ * or a terminal (protocol request, LANYARD_PROMPT_DISABLED and a pty). The
+ * sign-ins of auth login, auth login --health and echo auth-info, and a piped
+ * secret, are tested as run functions in test/unit/cli/auth/no-person.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
@@ -20,30 +23,7 @@ afterAll(async () => world?.stop());
 /** No LANYARD_BROWSER (the harness sets one that does nothing): a plain script's environment. */
 const SCRIPT = { LANYARD_BROWSER: undefined, BROWSER: '/bin/false' };
 
-const devices = async () => ((await world.admin('hosting/devices')) as { devices: unknown[] }).devices.length;
-
 describe('sign-ins without a person', () => {
-  it.each([
-    ['auth login (web flow)', ['--profile', 'emulator', 'auth', 'login'], { LANYARD_CLIENT_SECRET: 'x' }, /LANYARD_TOKEN/],
-    ['auth login --health', ['--profile', 'emulator', 'auth', 'login', '--health'], {}, /LANYARD_HEALTH_TOKEN/],
-    ['echo auth-info --scheme id-token', ['--profile', 'emulator', 'echo', 'auth-info', '--scheme', 'id-token'], {}, /lanyard echo token --scheme id-token/],
-  ])('%s: exit 4 at once with what works instead', async (_name, args, env, hint) => {
-    const before = await devices();
-    const r = await world.run(args, { env: { ...SCRIPT, ...env }, timeoutMs: 15_000 });
-    expect(r.code, r.stderr).toBe(4);
-    expect(r.stderr).toMatch(/needs a person at a terminal, and standard input is not a terminal/);
-    expect(r.stderr).toMatch(hint);
-    expect(r.stderr).not.toMatch(/https?:\/\/\S+\/(authorize|login)/);
-    expect(r.stdout).toBe('');
-    expect(await devices()).toBe(before);
-  });
-
-  it('auth login with the client secret piped in: stdin is input, so a terminal stderr decides (here a pipe: exit 4)', async () => {
-    const r = await world.run(['--profile', 'emulator', 'auth', 'login'], { env: SCRIPT, input: 'secret\n', timeoutMs: 15_000 });
-    expect(r.code, r.stderr).toBe(4);
-    expect(r.stderr).toMatch(/standard error is not a terminal/);
-  });
-
   it('`lanyard protocol request <server> < /dev/null | cat` without a token: exit 4 naming the exact sign-in command', async () => {
     const mcp = `${world.url}/mcp`;
     const r = await world.run(['protocol', 'request', mcp], { env: SCRIPT, timeoutMs: 15_000 });

@@ -50,14 +50,20 @@ export async function serviceVariables(ctx: Context, service: ExecService, o: { 
 
 export async function runExec(ctx: Context, command: string, args: string[], o: ExecOptions): Promise<void> {
   if (!command) throw new UsageError('no command given', 'usage: lanyard exec [--service S]… -- COMMAND [ARGS…]');
-  const services = [...new Set(o.service?.length ? o.service : (['hosting'] as ExecService[]))];
-  if (o.user !== undefined && !services.includes('hosting')) throw new UsageError('--user picks a hosting account; add --service hosting');
-  const env: NodeJS.ProcessEnv = { ...ctx.env, LANYARD_PROFILE: (await ctx.profile()).name };
-  for (const s of services) Object.assign(env, await serviceVariables(ctx, s, s === 'hosting' ? { login: o.user } : {}));
+  const env = await execEnvironment(ctx, o);
   // The sockets of the credential requests are not the child's business.
   await ctx.close();
   // Its status is the command's, 0 included (it wins over an interruption the child handled).
   throw new ExitStatus(await runChild(command, args, env));
+}
+
+/** The child's environment: the context's, the profile in force, and each chosen service's variables. */
+export async function execEnvironment(ctx: Context, o: ExecOptions): Promise<NodeJS.ProcessEnv> {
+  const services = [...new Set(o.service?.length ? o.service : (['hosting'] as ExecService[]))];
+  if (o.user !== undefined && !services.includes('hosting')) throw new UsageError('--user picks a hosting account; add --service hosting');
+  const env: NodeJS.ProcessEnv = { ...ctx.env, LANYARD_PROFILE: (await ctx.profile()).name };
+  for (const s of services) Object.assign(env, await serviceVariables(ctx, s, s === 'hosting' ? { login: o.user } : {}));
+  return env;
 }
 
 /** Runs the child to its end; its exit status (127 not found, 126 not runnable, 128 + n for signal n). */

@@ -2,16 +2,32 @@
  * The hosting emulator's OAuth endpoints against the spec, over real HTTP:
  * redirect URL rules (the shared fixture), codes (10 minutes, single use,
  * bound to redirect_uri), parameter sources, encodings, device-flow errors
- * and limits, OPTIONS.
+ * and limits, OPTIONS. The emulator runs in process (no CLI is spawned here;
+ * formerly test/e2e/auth-emulator.test.ts on a spawned `lanyard emulator`);
+ * the admin verbs are called on it directly.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, type World } from './harness.js';
-import { APP, MONA, NO_DEVICE_APP, useAuthWorld } from './auth-helpers.js';
+import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
 
-let world: World;
-useAuthWorld((w) => (world = w), { fastDevice: false });
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const MONA = { login: 'mona', password: 'lanyard-emulator-password' };
+const APP = { clientId: 'lanyard-cli-emulator', clientSecret: 'lanyard-cli-emulator-secret-0000000000000001' };
+const NO_DEVICE_APP = 'lanyard-web-only';
+
+const e = useInProcessEmulator();
+/** The emulator's URL and admin verbs (`hosting/<verb>`, `advance`), as the end-to-end tests named them. */
+const world = {
+  get url() {
+    return e.emu.url;
+  },
+  async admin(path: string, body: Record<string, unknown> = {}): Promise<unknown> {
+    if (path === 'advance') return e.emu.advance(Number(body.seconds) * 1000);
+    const [service, verb] = path.split('/');
+    return e.emu.admin(service!, verb!, body);
+  },
+};
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
