@@ -136,17 +136,21 @@ export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorC
       const settings: Record<string, string | undefined> = { ...(r.profile ?? profile()), ...r.settings };
       const name = r.profileName ?? 'emulator';
       for (const k of Object.keys(settings)) if (settings[k] === undefined) delete settings[k];
-      const ctx = contextOnFakes(
+      const base = contextOnFakes(
         io,
         { LANYARD_KEYCHAIN: 'off', ...r.env },
         { http, credentials: store, browser, profiles: { active: name, profiles: { [name]: settings as ProfileSettings } } },
         clock,
       );
-      if (r.format)
-        ctx.output = new Output(io, {
-          format: r.format,
-          shaper: (r.jq ?? r.template) ? await prepareShaping(ctx, { jq: r.jq, template: r.template }) : undefined,
-        });
+      const ctx = r.format
+        ? base.forRun({
+            io,
+            output: new Output(io, {
+              format: r.format,
+              shaper: (r.jq ?? r.template) ? await prepareShaping(base, { jq: r.jq, template: r.template }) : undefined,
+            }),
+          })
+        : base;
       const err = await f(ctx).then(
         () => undefined,
         (x: unknown) => x,

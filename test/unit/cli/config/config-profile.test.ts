@@ -13,7 +13,6 @@ import { runConfigGet, runConfigList, runConfigSet, runConfigUnset } from '../..
 import { runProfileList, runProfileRemove, runProfileUse } from '../../../../src/cli/commands/profile/run.js';
 import type { Context } from '../../../../src/cli/context.js';
 import { exitCodeFor, formatError } from '../../../../src/cli/errors/exit.js';
-import { Output } from '../../../../src/cli/output/output.js';
 import { contextOnFakes } from '../../../fakes/context.js';
 import { createTestIO } from '../../../fakes/io.js';
 
@@ -26,8 +25,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 /** Runs `f` on a context over the config directory: exit code, stdout, stderr (with main's error line). */
 async function run(f: (ctx: Context) => Promise<unknown>, o: { env?: Record<string, string>; json?: boolean } = {}) {
   const io = createTestIO();
-  const ctx = contextOnFakes(io, { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...o.env }, {});
-  if (o.json) ctx.output = new Output(io, { format: 'json' });
+  const ctx = contextOnFakes(io, { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off', ...o.env }, {}, undefined, o.json ? { format: 'json' } : {});
   const err = await f(ctx).then(
     () => undefined,
     (e: unknown) => e,
