@@ -84,6 +84,8 @@ const peak = { bridge: 0, cli: 0, emulator: 0 };
 const cliPids = new Set();
 const lat = {};
 const errors = {};
+const paced = {};
+const limited = {};
 const note = (kind, ms, ok, why) => {
   (lat[kind] ??= []).push(ms);
   if (!ok) {
@@ -114,6 +116,9 @@ async function loop(kind, once) {
     }
     const ms = performance.now() - t;
     note(kind, ms, r.code === 0, r.stderr?.slice(0, 300));
+    // Waits said on stderr: Lanyard's pacing, and a server's rate limit waited out (neither an error).
+    if (/pacing content-creating requests/.test(r.stderr ?? '')) paced[kind] = (paced[kind] ?? 0) + 1;
+    if (/rate limit reached; waiting|answered HTTP \d+ with Retry-After; waiting/.test(r.stderr ?? '')) limited[kind] = (limited[kind] ?? 0) + 1;
     if (process.env.SOAK_SLOW && ms > Number(process.env.SOAK_SLOW)) process.stderr.write(`slow ${kind} (${ms.toFixed(0)} ms): ${r.stderr?.slice(0, 400)}\n`);
   }
 }
@@ -151,11 +156,11 @@ try {
 
 const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 console.log(`soak: ${SECONDS} s of mixed traffic against the emulator (node ${process.version}, fleet of ${FLEET})`);
-console.log('kind                     ops    errors  p50 ms   p95 ms   p99 ms   max ms');
+console.log('kind                     ops    errors  p50 ms   p95 ms   p99 ms   max ms  paced  server-waits');
 for (const [kind, xs] of Object.entries(lat)) {
   const f = (v) => v.toFixed(0).padStart(7);
   console.log(
-    `${kind.padEnd(24)} ${String(xs.length).padStart(5)} ${String(errors[kind] ?? 0).padStart(7)} ${f(q(xs, 0.5))}  ${f(q(xs, 0.95))}  ${f(q(xs, 0.99))}  ${f(Math.max(...xs))}`,
+    `${kind.padEnd(24)} ${String(xs.length).padStart(5)} ${String(errors[kind] ?? 0).padStart(7)} ${f(q(xs, 0.5))}  ${f(q(xs, 0.95))}  ${f(q(xs, 0.99))}  ${f(Math.max(...xs))} ${String(paced[kind] ?? 0).padStart(6)} ${String(limited[kind] ?? 0).padStart(13)}`,
   );
 }
 console.log(
