@@ -6,6 +6,12 @@
 // (content-creating, paced across processes). Reports, per kind: operations, errors, latency
 // p50/p95/p99/max; and the peak resident set of the bridge, of any one CLI process and of
 // the emulator (this process), sampled from /proc every 100 ms.
+//
+// It measures Lanyard, not the code host's hourly budgets: the emulator's hourly
+// content-creating limit and per-minute points are raised (and Lanyard's pacing told the
+// same through the profile's pacing.limits), and the primary budget (5,000 an hour) is
+// refilled every minute. The minute's 80 content-creating requests stay: the fleet is paced
+// by them as a real fleet is, each wait within the default bound of a minute.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +34,16 @@ const emu = await startEmulator();
 const admin = async (verb, body, method = 'POST') =>
   (await fetch(`${emu.urls.admin}/${verb}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) })).json();
 await admin('protocol/configure', { open: true });
+// 80 content-creating requests a minute as the spec says; the hour's 500 and the per-endpoint points out of the way.
+const HOURLY = 100_000;
+await admin('hosting/limits', {
+  contentCreatingPerHour: HOURLY,
+  restPointsPerMinute: 1_000_000,
+  cpuMsPerMinute: 100_000_000,
+  graphqlCpuMsPerMinute: 100_000_000,
+});
+const refill = () => admin('hosting/budget', { remaining: 5000, resetInSeconds: 3600 });
+await refill();
 const info = await admin('info', undefined, 'GET');
 const home = await mkdtemp(join(tmpdir(), 'lanyard-soak-'));
 const config = join(home, 'config');
@@ -46,6 +62,8 @@ const settings = {
   'mailbox.baseUrl': emu.urls.base,
   'mailbox.domain': 'example.com',
   'mailbox.user': 'alice',
+  // Lanyard's pacing follows the emulator's windows (the minute's 80, the raised hour).
+  'pacing.limits': `80/1m,${HOURLY}/1h`,
 };
 for (const [k, v] of Object.entries(settings)) {
   const r = await new Promise((resolve) =>
@@ -66,6 +84,8 @@ const peak = { bridge: 0, cli: 0, emulator: 0 };
 const cliPids = new Set();
 const lat = {};
 const errors = {};
+const paced = {};
+const limited = {};
 const note = (kind, ms, ok, why) => {
   (lat[kind] ??= []).push(ms);
   if (!ok) {
@@ -96,6 +116,9 @@ async function loop(kind, once) {
     }
     const ms = performance.now() - t;
     note(kind, ms, r.code === 0, r.stderr?.slice(0, 300));
+    // Waits said on stderr: Lanyard's pacing, and a server's rate limit waited out (neither an error).
+    if (/pacing content-creating requests/.test(r.stderr ?? '')) paced[kind] = (paced[kind] ?? 0) + 1;
+    if (/rate limit reached; waiting|answered HTTP \d+ with Retry-After; waiting/.test(r.stderr ?? '')) limited[kind] = (limited[kind] ?? 0) + 1;
     if (process.env.SOAK_SLOW && ms > Number(process.env.SOAK_SLOW)) process.stderr.write(`slow ${kind} (${ms.toFixed(0)} ms): ${r.stderr?.slice(0, 400)}\n`);
   }
 }
@@ -103,6 +126,7 @@ async function loop(kind, once) {
 const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'protocol', 'bridge', emu.urls.protocol.server], env, stderr: 'pipe' });
 const host = new Client({ name: 'soak-host', version: '1.0.0' });
 await host.connect(transport);
+const refiller = setInterval(() => void refill().catch(() => {}), 60_000);
 const sampler = setInterval(async () => {
   peak.bridge = Math.max(peak.bridge, await rssOf(transport.pid));
   peak.emulator = Math.max(peak.emulator, process.memoryUsage().rss);
@@ -115,7 +139,8 @@ try {
       const r = await host.callTool({ name: 'echo', arguments: { text: `soak ${i}` } });
       return { code: JSON.stringify(r.content).includes(`soak ${i}`) ? 0 : 1, stderr: JSON.stringify(r).slice(0, 200) };
     }),
-    loop('api --paginate', () => cli(['api', '--paginate', '/user/repos?per_page=5'])),
+    // 100 a page: the fleet keeps creating repositories, so a run is 1 page at first and about 10 after ten minutes.
+    loop('api --paginate', () => cli(['api', '--paginate', '/user/repos?per_page=100'])),
     loop('mailbox store', (i) => cli(['mailbox', 'store', '-'], message(i))),
     ...Array.from({ length: FLEET }, (_, m) =>
       loop('fleet POST /user/repos', (i) => cli(['api', '-X', 'POST', '/user/repos', '-f', `name=soak-${m}-${i}-${Date.now()}`])),
@@ -123,6 +148,7 @@ try {
   ]);
 } finally {
   clearInterval(sampler);
+  clearInterval(refiller);
   await host.close();
   await emu.stop();
   await rm(home, { recursive: true, force: true });
@@ -130,11 +156,11 @@ try {
 
 const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 console.log(`soak: ${SECONDS} s of mixed traffic against the emulator (node ${process.version}, fleet of ${FLEET})`);
-console.log('kind                     ops    errors  p50 ms   p95 ms   p99 ms   max ms');
+console.log('kind                     ops    errors  p50 ms   p95 ms   p99 ms   max ms  paced  server-waits');
 for (const [kind, xs] of Object.entries(lat)) {
   const f = (v) => v.toFixed(0).padStart(7);
   console.log(
-    `${kind.padEnd(24)} ${String(xs.length).padStart(5)} ${String(errors[kind] ?? 0).padStart(7)} ${f(q(xs, 0.5))}  ${f(q(xs, 0.95))}  ${f(q(xs, 0.99))}  ${f(Math.max(...xs))}`,
+    `${kind.padEnd(24)} ${String(xs.length).padStart(5)} ${String(errors[kind] ?? 0).padStart(7)} ${f(q(xs, 0.5))}  ${f(q(xs, 0.95))}  ${f(q(xs, 0.99))}  ${f(Math.max(...xs))} ${String(paced[kind] ?? 0).padStart(6)} ${String(limited[kind] ?? 0).padStart(13)}`,
   );
 }
 console.log(

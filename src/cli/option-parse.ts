@@ -1,4 +1,5 @@
 /** Option values: durations, whole numbers and the bound of a command's own wait. */
+import { durationMs } from '../core/ratelimit/pacing-limits.js';
 import { UsageError } from './errors/usage-error.js';
 
 /** The longest a timer can wait (Node's setTimeout limit, about 24.8 days): the default bound of a duration option. */
@@ -6,19 +7,10 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Parses "90", "90s", "5m", "1h30m", "250ms" into milliseconds, at most `maxMs` (usage error otherwise). */
 export function parseDuration(text: string, flag: string, maxMs = MAX_TIMER_MS): number {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return Number(t) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    const n = Number(m[1]);
-    total += n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
-    matched = re.lastIndex;
-  }
-  if (!t || matched !== t.length) throw new UsageError(`${flag}: invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
+  const total = durationMs(text);
+  if (total === undefined) throw new UsageError(`${flag}: invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
   if (!(total <= maxMs)) throw new UsageError(`${flag}: "${text}" is too long (at most ${Math.floor(maxMs / 86_400_000)} days)`);
-  return Math.round(total);
+  return total;
 }
 
 /** What waitTimeoutMs needs of the Context: the root options. */

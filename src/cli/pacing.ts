@@ -9,8 +9,8 @@
 import type { Clock } from '../core/deps.js';
 import type { PacingStore, PacingWindow } from '../core/http/pacing.js';
 import type { ProfileSettings } from '../core/config/settings.js';
+import { parsePacingLimits, parsePacingMargin } from '../core/ratelimit/pacing-limits.js';
 import { parseDuration } from './option-parse.js';
-import { UsageError } from './errors/usage-error.js';
 import type { Secrets } from './terminal/terminal-text.js';
 
 export interface CliPacingOptions {
@@ -64,29 +64,24 @@ export async function cliPacing(o: CliPacingOptions): Promise<PacingStore> {
 }
 
 /**
- * `LANYARD_PACING_LIMITS`: the code host's content-creating windows when they
- * are not the spec's (`80/1m,500/1h`): an installation configured otherwise,
- * or the emulator with a window shortened for a test in real time
- * (`lanyard emulator limits --content-per-minute 20 --content-window 10s`
- * goes with `LANYARD_PACING_LIMITS=20/10s`). Undefined when unset.
+ * The code host's content-creating windows when they are not the spec's
+ * (`80/1m,500/1h`): `LANYARD_PACING_LIMITS`, else the profile's
+ * `pacing.limits`. An installation configured otherwise, or the emulator with
+ * a window shortened for a test in real time (`lanyard emulator limits
+ * --content-per-minute 20 --content-window 10s` goes with `20/10s`).
+ * Undefined when neither is set; a bad value is exit 2.
  */
-export function pacingWindows(text: string | undefined): PacingWindow[] | undefined {
-  if (text === undefined || !text.trim()) return undefined;
-  return text.split(',').map((part) => {
-    const m = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(part);
-    const windowMs = m ? parseDuration(m[2]!, 'LANYARD_PACING_LIMITS') : 0;
-    if (!m || !(windowMs > 0)) throw new UsageError(`LANYARD_PACING_LIMITS: "${part.trim()}" is not COUNT/DURATION (e.g. 80/1m,500/1h)`);
-    return { limit: Number(m[1]), windowMs };
-  });
+export function pacingWindows(env: NodeJS.ProcessEnv, settings: ProfileSettings): PacingWindow[] | undefined {
+  if (env.LANYARD_PACING_LIMITS?.trim()) return parsePacingLimits(env.LANYARD_PACING_LIMITS, 'LANYARD_PACING_LIMITS');
+  const set = settings['pacing.limits'];
+  return set ? parsePacingLimits(set, 'pacing.limits') : undefined;
 }
 
-/** `LANYARD_PACING_MARGIN`: how much longer than the server's windows admissions are counted (default 1s; docs/fleets.md). */
-export function pacingMargin(text: string | undefined): number | undefined {
-  return text === undefined || !text.trim() ? undefined : parseDuration(text, 'LANYARD_PACING_MARGIN');
+/** How much longer than the windows admissions are counted: `LANYARD_PACING_MARGIN`, else `pacing.margin` (default 1s; docs/fleets.md). */
+export function pacingMargin(env: NodeJS.ProcessEnv, settings: ProfileSettings): number | undefined {
+  if (env.LANYARD_PACING_MARGIN?.trim()) return parsePacingMargin(env.LANYARD_PACING_MARGIN, 'LANYARD_PACING_MARGIN');
+  const set = settings['pacing.margin'];
+  return set ? parsePacingMargin(set, 'pacing.margin') : undefined;
 }
 
-/** `80 a minute, 500 an hour`, `20 in 10 s`: the windows in words. */
-export function describeWindows(windows: readonly PacingWindow[]): string {
-  const per = (ms: number) => (ms === 60_000 ? 'a minute' : ms === 3_600_000 ? 'an hour' : `in ${ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`}`);
-  return windows.map((w) => `${w.limit} ${per(w.windowMs)}`).join(', ');
-}
+export { describeWindows } from '../core/http/pacing.js';

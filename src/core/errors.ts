@@ -87,6 +87,11 @@ export type Remedy =
   | { kind: 'forget-client'; serverUrl: string }
   /** An ID token of the identity provider is needed (cross-app access). */
   | { kind: 'id-token' }
+  /**
+   * A wait Lanyard would impose (its pacing) is longer than allowed: allow `waitMs`, or (`waitingAllowsMs`) wait
+   * for primary limits too, which allows waits up to that.
+   */
+  | { kind: 'longer-wait'; waitMs: number; waitingAllowsMs?: number }
   /** The request deadline passed: raise it (or turn it off). */
   | { kind: 'longer-deadline' }
   /** A server's certificate is not trusted: add its CA (`self` when the certificate is its own root). */
@@ -182,8 +187,11 @@ export class AuthRequiredError extends LanyardError {
 export class RateLimitError extends LanyardError {
   constructor(
     message: string,
-    /** `server`: a 429 or 503 with Retry-After of any service, beyond the wait allowed. */
-    readonly kind: 'primary' | 'secondary' | 'server' | 'budget',
+    /**
+     * `server`: a 429 or 503 with Retry-After of any service, beyond the wait allowed; `pacing`: Lanyard's own
+     * pacing of the code host's content-creating requests (or a fleet's hold) would wait longer than allowed.
+     */
+    readonly kind: 'primary' | 'secondary' | 'server' | 'budget' | 'pacing',
     /** When the budget is expected back (epoch ms), if known. */
     readonly resetAt?: number,
     readonly state?: RateLimitState,

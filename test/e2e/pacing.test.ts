@@ -82,4 +82,34 @@ describe('pacing across processes', () => {
       /pacing content-creating requests to http:\/\/127\.0\.0\.1:\d+ \(80 a minute, 500 an hour, counted across Lanyard processes\): waiting [1-4] s/,
     );
   });
+
+  it("the profile's pacing.limits and pacing.margin, against the live clock: a wait past --max-wait fails at once with exit 3 and one line; within it, waited and said", async () => {
+    const config = (...args: string[]) => world.run(['--profile', 'emulator', 'config', ...args]);
+    expect((await config('set', 'pacing.limits', 'soon')).code).toBe(2);
+    expect((await config('set', 'pacing.limits', '1/6s')).code).toBe(0);
+    expect((await config('set', 'pacing.margin', '0')).code).toBe(0);
+    try {
+      const first = await post('bound-1');
+      expect(first.code, first.stderr).toBe(0);
+      const t0 = Date.now();
+      // The window (6 s, no margin) has no room for about 6 s: more than --max-wait 1s.
+      const refused = await post('bound-2', { env: { CI: undefined, LANYARD_RATE_LIMIT_MAX_WAIT: '1s' } });
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(refused.stderr).toMatch(
+        /^content-creating requests to http:\/\/127\.0\.0\.1:\d+ are paced \(1 in 6 s\): the wait \([2-6] s\) exceeds the longest wait allowed \(1 s\); allow it with --max-wait [2-6]s\n$/,
+      );
+      // Within the bound: said (as a CI event line with its bound), waited on the live clock, then sent.
+      const waited = await post('bound-3', { env: { LANYARD_RATE_LIMIT_MAX_WAIT: '20s' } });
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(events(waited.stderr)).toEqual([expect.objectContaining({ event: 'pacing_wait', bound_ms: 20_000 })]);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(4000);
+      const repos = await world.run(['--profile', 'emulator', 'api', '/user/repos?per_page=100'], { env: { LANYARD_TOKEN: token } });
+      expect(repos.stdout).not.toContain('bound-2');
+      expect(repos.stdout).toContain('bound-3');
+    } finally {
+      await config('unset', 'pacing.limits');
+      await config('unset', 'pacing.margin');
+    }
+  }, 60_000);
 });

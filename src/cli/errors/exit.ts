@@ -90,7 +90,9 @@ export function formatError(err: unknown, debug: boolean): string {
   let msg: string;
   if (err instanceof LanyardError || err instanceof CliError) {
     const hint = err instanceof LanyardError ? libraryHint(err) : err.hint;
-    msg = hint ? `${err.message}\n${hint}` : err.message;
+    // A pacing wait past its bound is one line: the wait, and how to allow it.
+    const sep = err instanceof RateLimitError && err.kind === 'pacing' ? '; ' : '\n';
+    msg = hint ? `${err.message}${sep}${hint}` : err.message;
   } else if (err instanceof Error) {
     msg = `unexpected error: ${err.message.split('\n')[0]}`;
   } else {
@@ -108,7 +110,7 @@ export function formatError(err: unknown, debug: boolean): string {
 function libraryHint(err: LanyardError): string | undefined {
   if (err.hint) return hintOf(err);
   if (err instanceof HttpError && err.status === 401 && !err.remedy) return hintOf(err, unauthorizedHint(err));
-  if (err instanceof RateLimitError && err.kind !== 'budget') return hintOf(err, rateLimitHint(err));
+  if (err instanceof RateLimitError && err.kind !== 'budget' && err.kind !== 'pacing') return hintOf(err, rateLimitHint(err));
   return hintOf(err);
 }
 

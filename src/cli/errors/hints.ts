@@ -6,6 +6,7 @@
  */
 import type { LanyardError, Remedy, ServiceName } from '../../core/errors.js';
 import type { Check } from '../../core/doctor/checks.js';
+import { waitWords } from '../../core/ratelimit/policy.js';
 import { SERVICES } from '../services/registry.js';
 
 /** The advice line of a remedy, or undefined when the CLI has none to give. */
@@ -36,6 +37,12 @@ export function adviceFor(r: Remedy): string | undefined {
       return `run \`lanyard protocol forget ${r.serverUrl}\` and sign in again, or pass a registered --client-id`;
     case 'id-token':
       return 'set LANYARD_ID_TOKEN or pipe it on stdin';
+    case 'longer-wait': {
+      // A --max-wait value that allows it: whole seconds up to 2 minutes, else whole minutes.
+      const s = Math.ceil(r.waitMs / 1000);
+      const orWait = r.waitingAllowsMs === undefined ? '' : ` (or --wait, which waits up to ${waitWords(r.waitingAllowsMs)})`;
+      return `allow it with --max-wait ${s < 120 ? `${s}s` : `${Math.ceil(s / 60)}m`}${orWait}`;
+    }
     case 'longer-deadline':
       return 'raise it with --timeout or LANYARD_TIMEOUT, 0 for none';
     case 'trust-ca':

@@ -39,19 +39,27 @@ export interface HttpPortEnv {
 }
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
-  const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy, DEFAULT_SERVER_WAIT_MS }, { ssoHook }] = await Promise.all([
-    import('../../core/http/client.js'),
-    import('../../core/http/plain-http.js'),
-    import('./network.js'),
-    import('../../core/ratelimit/policy.js'),
-    import('../../core/hosting/sso.js'),
-  ]);
+  const [{ HttpClient }, { parsePlainHttpHosts }, { networkOptions }, { defaultRateLimitPolicy, DEFAULT_SERVER_WAIT_MS, waitBoundMs }, { ssoHook }] =
+    await Promise.all([
+      import('../../core/http/client.js'),
+      import('../../core/http/plain-http.js'),
+      import('./network.js'),
+      import('../../core/ratelimit/policy.js'),
+      import('../../core/hosting/sso.js'),
+    ]);
   const g = h.globals;
   // An empty --max-wait is an error; an empty variable is as good as unset.
   const maxWaitText = g.maxWait ?? (h.env.LANYARD_RATE_LIMIT_MAX_WAIT || undefined);
   const maxWaitMs = maxWaitText !== undefined ? parseDuration(maxWaitText, '--max-wait') : undefined;
   const hostingApi = h.settings['hosting.apiUrl'];
   const deadline = requestDeadlineMs(g.timeout ?? (h.env.LANYARD_TIMEOUT || undefined));
+  // --max-wait bounds every wait: with --wait (default 1 h), and without it the waits a server asks for and pacing's (default 1 min).
+  const rateLimitPolicy = {
+    ...defaultRateLimitPolicy,
+    wait: !!g.wait || h.env.LANYARD_RATE_LIMIT_WAIT === '1',
+    maxWaitMs: maxWaitMs ?? defaultRateLimitPolicy.maxWaitMs,
+    serverWaitMs: maxWaitMs ?? DEFAULT_SERVER_WAIT_MS,
+  };
   return new HttpClient({
     clock: h.clock,
     userAgent: `lanyard/${h.version}`,
@@ -65,13 +73,7 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
     },
     // The code host's secondary limits are enforced on its API only (the profile's; the public one without).
     ...(hostingApi ? { hostingApis: [hostingApi] } : {}),
-    // --max-wait bounds every wait: with --wait (default 1 h), and without it the waits a server asks for (default 1 min).
-    rateLimitPolicy: {
-      ...defaultRateLimitPolicy,
-      wait: !!g.wait || h.env.LANYARD_RATE_LIMIT_WAIT === '1',
-      maxWaitMs: maxWaitMs ?? defaultRateLimitPolicy.maxWaitMs,
-      serverWaitMs: maxWaitMs ?? DEFAULT_SERVER_WAIT_MS,
-    },
+    rateLimitPolicy,
     onRateLimit: (state) => h.rateLimits.set(state.resource ?? 'core', state),
     // The code host's single sign-on header (its 403 refusal, its partial listings).
     responseHooks: [
@@ -81,20 +83,22 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
         ),
       ),
     ],
-    ...(await pacingOptions(h)),
+    ...(await pacingOptions(h, rateLimitPolicy.wait, waitBoundMs(rateLimitPolicy))),
   });
 }
 
 /** Waits and retries said as CI events (or warnings), and content-creating requests paced across every process of this config directory. */
 async function pacingOptions(
   h: HttpPortEnv,
+  wait: boolean,
+  boundMs: number,
 ): Promise<Pick<HttpClientOptions, 'onRateLimitWait' | 'pacing' | 'onPacingWait' | 'onRetry' | 'contentCreatingWindows' | 'pacingMarginMs'>> {
   const [{ FilePacing, CONTENT_CREATING_WINDOWS }, { cliPacing, describeWindows, pacingMargin, pacingWindows }] = await Promise.all([
     import('../../core/http/pacing.js'),
     import('../pacing.js'),
   ]);
-  const windows = pacingWindows(h.env.LANYARD_PACING_LIMITS);
-  const pacingMarginMs = pacingMargin(h.env.LANYARD_PACING_MARGIN);
+  const windows = pacingWindows(h.env, h.settings);
+  const pacingMarginMs = pacingMargin(h.env, h.settings);
   const limits = describeWindows(windows ?? CONTENT_CREATING_WINDOWS);
   const event = (name: string, fields: Record<string, unknown>) => ciEvent(h.io, h.env, h.clock.now(), name, fields);
   return {
@@ -103,7 +107,7 @@ async function pacingOptions(
       if (!event('rate_limit_wait', fields))
         h.warn(rateLimitWaitLine(kind, status, waitMs, url, h.globals.wait || h.env.LANYARD_RATE_LIMIT_WAIT === '1', boundMs));
     },
-    // 80 a minute, 500 an hour per API origin (LANYARD_PACING_LIMITS), each counted a margin longer (LANYARD_PACING_MARGIN).
+    // 80 a minute, 500 an hour per API origin (LANYARD_PACING_LIMITS, pacing.limits), each counted a margin longer (LANYARD_PACING_MARGIN, pacing.margin).
     ...(windows ? { contentCreatingWindows: windows } : {}),
     ...(pacingMarginMs === undefined ? {} : { pacingMarginMs }),
     pacing: await cliPacing({
@@ -115,10 +119,11 @@ async function pacingOptions(
       secrets: h.secrets,
       trace: h.trace,
     }),
+    // Within the bound (--max-wait): said, and Ctrl-C ends it; past it the client fails at once (exit 3).
     onPacingWait: ({ waitMs, url }) => {
-      if (!event('pacing_wait', { wait_ms: Math.round(waitMs), url: eventUrl(url) }) && waitMs >= 1000)
+      if (!event('pacing_wait', { wait_ms: Math.round(waitMs), bound_ms: boundMs, url: eventUrl(url) }) && waitMs >= 1000)
         h.warn(
-          `pacing content-creating requests to ${new URL(url).origin} (${limits}, counted across Lanyard processes): waiting ${Math.ceil(waitMs / 1000)} s`,
+          `pacing content-creating requests to ${new URL(url).origin} (${limits}, counted across Lanyard processes): waiting ${Math.ceil(waitMs / 1000)} s (${waitWhy(wait, boundMs)})`,
         );
     },
     onRetry: ({ reason, attempt, waitMs, url }) => event('retry', { reason, attempt, wait_ms: Math.round(waitMs), url: eventUrl(url) }),
@@ -131,8 +136,12 @@ async function pacingOptions(
  */
 export function rateLimitWaitLine(kind: string, status: number | undefined, waitMs: number, url: string, wait: boolean | undefined, boundMs?: number): string {
   const what = kind === 'server' ? `${new URL(url).origin} answered HTTP ${status ?? 429} with Retry-After` : `${kind} rate limit reached`;
-  const why = wait ? '--wait' : `as the server asks; at most ${Math.ceil((boundMs ?? 60_000) / 1000)} s without --wait, Ctrl-C to stop`;
-  return `${what}; waiting ${Math.ceil(waitMs / 1000)} s (${why})`;
+  return `${what}; waiting ${Math.ceil(waitMs / 1000)} s (${wait ? '--wait' : `as the server asks; ${waitWhy(false, boundMs)}`})`;
+}
+
+/** Why a wait is waited: `--wait`, or within the bound without it. */
+function waitWhy(wait: boolean | undefined, boundMs = 60_000): string {
+  return wait ? '--wait' : `at most ${Math.ceil(boundMs / 1000)} s without --wait, Ctrl-C to stop`;
 }
 
 /** The longest deadline a timer holds (about 24 days); beyond it Node would fire at once. */

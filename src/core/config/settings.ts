@@ -5,8 +5,9 @@
 import { ConfigError } from '../errors.js';
 import { isSecretField } from '../http/redact.js';
 import { describePacingUrl, parsePacingUrl } from '../http/redis-pacing.js';
+import { formatPacingLimits, parsePacingLimits, parsePacingMargin } from '../ratelimit/pacing-limits.js';
 
-export type SettingKind = 'url' | 'redis-url' | 'string' | 'boolean';
+export type SettingKind = 'url' | 'redis-url' | 'string' | 'boolean' | 'duration' | 'pacing-limits';
 
 export interface SettingSpec {
   kind: SettingKind;
@@ -39,6 +40,14 @@ export const SETTINGS = {
   'pacing.required': {
     kind: 'boolean',
     description: 'true: fail (exit 1) before sending when the shared pacing server cannot be used, instead of pacing on this machine',
+  },
+  'pacing.limits': {
+    kind: 'pacing-limits',
+    description: "The code host's content-creating limits when not 80/1m,500/1h (COUNT/DURATION,…; LANYARD_PACING_LIMITS wins)",
+  },
+  'pacing.margin': {
+    kind: 'duration',
+    description: "How much longer than the limits' windows requests are counted, for latency and clock skew (default 1s; LANYARD_PACING_MARGIN wins)",
   },
   'network.proxy': {
     kind: 'url',
@@ -97,6 +106,11 @@ export function normaliseSetting(key: string, value: string): string {
       });
     }
     return describePacingUrl(u);
+  }
+  if (spec.kind === 'pacing-limits') return formatPacingLimits(parsePacingLimits(value, key));
+  if (spec.kind === 'duration') {
+    parsePacingMargin(value, key);
+    return value.trim();
   }
   if (spec.kind === 'boolean') {
     if (/^(true|yes|1|on)$/i.test(value.trim())) return 'true';

@@ -16,7 +16,7 @@ import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
 import { HttpError } from '../errors.js';
 import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
-import { ConcurrencyGate, PacingGate } from './guards.js';
+import { ConcurrencyGate, PacingGate, pacingBound } from './guards.js';
 import {
   CONTENT_CREATING_WINDOWS,
   DEFAULT_PACING_MARGIN_MS,
@@ -84,7 +84,8 @@ export class HttpClient {
     const margin = options.pacingMarginMs ?? DEFAULT_PACING_MARGIN_MS;
     const windows = stated.map((w) => ({ limit: w.limit, windowMs: w.windowMs + margin }));
     this.#pacing = options.pacing ?? new MemoryPacing();
-    this.#writes = new PacingGate(this.#pacing, windows, options.clock);
+    // Its waits are bounded as a server's are (--max-wait): past the bound, a RateLimitError at once.
+    this.#writes = new PacingGate(this.#pacing, windows, options.clock, pacingBound(policy, stated, margin, options.clock));
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
     this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8, { proxy: options.proxy, trust: options.trust, trace: options.trace });
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };

@@ -1,7 +1,38 @@
 /** Client-side guards: a concurrency gate and the pacing gate of content-creating requests. */
 import type { Clock } from '../deps.js';
-import { CancelledError } from '../errors.js';
-import { isSharedPacing, type PacingScope, type PacingStore, type PacingWindow } from './pacing.js';
+import { CancelledError, RateLimitError } from '../errors.js';
+import { beyondWaitBound, type RateLimitPolicy, waitWords } from '../ratelimit/policy.js';
+import { describeWindows, isSharedPacing, type PacingScope, type PacingStore, type PacingWindow } from './pacing.js';
+
+/**
+ * The bound of a pacing wait: undefined to wait `waitMs` for `origin`, or the
+ * error to fail with instead (`held`: a fleet's hold rather than the windows).
+ */
+export type PacingBound = (waitMs: number, origin: string, held: boolean) => Error | undefined;
+
+/**
+ * Pacing waits under the rate-limit policy's bound (`wait`, `maxWaitMs`,
+ * `serverWaitMs`), as a server's `Retry-After` is: a longer one fails at once
+ * with a RateLimitError of kind `pacing` (exit 3 in the CLI) naming the wait,
+ * with the remedy `longer-wait`. `windows` are the stated ones (for the
+ * words); `marginMs`, counted on top of them, is not held against the bound.
+ */
+export function pacingBound(policy: RateLimitPolicy, windows: readonly PacingWindow[], marginMs: number, clock: Clock): PacingBound {
+  return (waitMs, origin, held) => {
+    const beyond = beyondWaitBound(waitMs, policy, marginMs);
+    if (!beyond) return undefined;
+    const what = held
+      ? `requests to ${origin} are held by the fleet sharing pacing (a secondary limit's retry-after, or a budget seen spent)`
+      : `content-creating requests to ${origin} are paced (${describeWindows(windows)})`;
+    const err = new RateLimitError(
+      `${what}: the wait (${waitWords(waitMs)}) exceeds the longest wait allowed (${waitWords(beyond.boundMs)})`,
+      'pacing',
+      clock.now() + waitMs,
+    );
+    err.remedy = { kind: 'longer-wait', waitMs, waitingAllowsMs: beyond.waitingAllowsMs };
+    return err;
+  };
+}
 
 /** At most `max` holders at once; others queue in FIFO order. */
 export class ConcurrencyGate {
@@ -45,7 +76,8 @@ export class ConcurrencyGate {
 /**
  * Paces acquisitions per key (an API origin) through a pacing store, which may
  * be shared with other processes; waits on the clock while every window is
- * full, telling `onWait` first (and again when the wait grows). A store shared
+ * full, telling `onWait` first (and again when the wait grows); a wait
+ * beyond `bound` throws its error instead, admitting nothing. A store shared
  * by a fleet is asked again every `recheckMs`: another machine may hold every
  * request back meanwhile, or its admissions may leave the window sooner.
  */
@@ -54,21 +86,22 @@ export class PacingGate {
     private readonly store: PacingStore,
     private readonly windows: readonly PacingWindow[],
     private readonly clock: Clock,
+    private readonly bound?: PacingBound,
   ) {}
 
   /** One content-creating admission for `key` (of the credential `identity`, for a shared store). */
   acquire(key: string, signal?: AbortSignal, onWait?: (waitMs: number) => void, identity?: string): Promise<void> {
-    return this.#wait((now) => this.store.reserve(key, now, this.windows, identity), signal, onWait);
+    return this.#wait(key, false, (now) => this.store.reserve(key, now, this.windows, identity), signal, onWait);
   }
 
   /** Waits while a shared store holds `scope` back (a secondary limit; with `resource`, its budget spent). */
   held(scope: PacingScope, resource: string | undefined, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
     const store = this.store;
     if (!isSharedPacing(store)) return Promise.resolve();
-    return this.#wait((now) => store.held(scope, now, resource), signal, onWait);
+    return this.#wait(scope.origin, true, (now) => store.held(scope, now, resource), signal, onWait);
   }
 
-  async #wait(ask: (now: number) => Promise<number>, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
+  async #wait(key: string, held: boolean, ask: (now: number) => Promise<number>, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
     const recheckMs = isSharedPacing(this.store) ? this.store.recheckMs : Number.POSITIVE_INFINITY;
     let told = 0;
     for (;;) {
@@ -76,6 +109,8 @@ export class PacingGate {
       const now = this.clock.now();
       const waitMs = await ask(now);
       if (waitMs <= 0) return;
+      const tooLong = this.bound?.(waitMs, key, held);
+      if (tooLong) throw tooLong;
       if (now + waitMs > told + 1000) onWait?.(waitMs);
       told = Math.max(told, now + waitMs);
       await this.clock.sleep(Math.min(waitMs, recheckMs), signal);

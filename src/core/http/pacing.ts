@@ -36,6 +36,12 @@ export const CONTENT_CREATING_WINDOWS: readonly PacingWindow[] = [
   { limit: 500, windowMs: 3_600_000 },
 ];
 
+/** `80 a minute, 500 an hour`, `20 in 10 s`: the windows in words. */
+export function describeWindows(windows: readonly PacingWindow[]): string {
+  const per = (ms: number) => (ms === 60_000 ? 'a minute' : ms === 3_600_000 ? 'an hour' : `in ${ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`}`);
+  return windows.map((w) => `${w.limit} ${per(w.windowMs)}`).join(', ');
+}
+
 export interface PacingStore {
   /**
    * Admits one request for `key` at `now` when every window has room (and

@@ -205,10 +205,12 @@ export class RedisPacing implements SharedPacingStore {
       used: state.used ?? state.limit - state.remaining,
       reset: state.reset,
       seenAt: now,
+      // The server's clock minus the seeing machine's: the hold until the reset is counted on the local clock.
+      ...(skewMs ? { skewMs: Math.round(skewMs) } : {}),
     });
     const p = this.#use(
       (c) =>
-        c.lanyardBudget(k.budget, resource, entry, state.reset!, state.remaining!, Math.max(0, state.reset! * 1000 - now) + BUDGET_KEEP_MS).then(waitReply),
+        c.lanyardBudget(k.budget, resource, entry, state.reset!, state.remaining!, Math.max(0, state.reset! * 1000 - skewMs - now) + BUDGET_KEEP_MS).then(waitReply),
       async () => 0,
     ).then(
       () => undefined,

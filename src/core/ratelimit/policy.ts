@@ -134,6 +134,28 @@ export function decideRateLimit(c: RateLimitClassification, attempt: number, loc
   return { action: 'wait', waitMs, resetAt };
 }
 
+/**
+ * A wait Lanyard itself imposes (the pacing of the code host's content-creating
+ * requests, a fleet's hold) under the same bound as a server's: undefined
+ * when `waitMs` is within it (`slackMs`: Lanyard's own margin on top of a
+ * window, so a full minute's wait stays within a minute's bound), else the
+ * bound and, when waiting for primary limits too would allow it (without
+ * `wait`), the longest wait that would.
+ */
+export function beyondWaitBound(waitMs: number, policy: RateLimitPolicy, slackMs = 0): { boundMs: number; waitingAllowsMs?: number } | undefined {
+  const boundMs = waitBoundMs(policy);
+  if (waitMs <= boundMs + slackMs) return undefined;
+  return !policy.wait && waitMs <= policy.maxWaitMs + slackMs ? { boundMs, waitingAllowsMs: policy.maxWaitMs } : { boundMs };
+}
+
+/** `45 s`, `50 min`, `1 h 5 min`: a wait in words, rounded up. */
+export function waitWords(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  const min = Math.ceil(s / 60);
+  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
 /** `secondary rate limit`, `HTTP 429 with Retry-After`: what refused, in a few words. */
 export function describeKind(c: Pick<RateLimitClassification, 'kind' | 'status'>): string {
   return c.kind === 'server' ? `HTTP ${c.status} with Retry-After` : `${c.kind} rate limit`;

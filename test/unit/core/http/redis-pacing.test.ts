@@ -104,6 +104,16 @@ describe('RedisPacing with redis-server', () => {
     expect((await b!.budgets(scope, t0 + 6000))?.[0]).toMatchObject({ remaining: 4999, ageMs: 0 });
     await Promise.all([a!.close(), b!.close()]);
   });
+
+  it("a spent budget seen from a server whose clock is ahead holds until its reset on this machine's clock (the skew kept with it)", async () => {
+    const [a, b] = machines(2);
+    const scope = { origin: API, identity: 'skewed' };
+    // The server's clock an hour ahead: its reset, 60 s from its now, is 60 s from this machine's now.
+    const skewMs = 3_600_000;
+    await a!.recordBudget(scope, { limit: 30, remaining: 0, used: 30, reset: (t0 + skewMs) / 1000 + 60, resource: 'search' }, t0, skewMs);
+    expect(await b!.held(scope, t0 + 5000, 'search')).toBe(56_000);
+    await Promise.all([a!.close(), b!.close()]);
+  });
 });
 
 describe('RedisPacing when the server cannot be used', () => {
