@@ -11,7 +11,7 @@ export const ROOT_OPTIONS = {
   wait: ['--wait', 'wait out rate limits, primary ones too, instead of failing with exit 3 (env: LANYARD_RATE_LIMIT_WAIT=1)'],
   maxWait: [
     '--max-wait <duration>',
-    'longest single rate-limit wait: default 1h with --wait, else 1m for a wait the server asks for (Retry-After); 0: never (env: LANYARD_RATE_LIMIT_MAX_WAIT)',
+    'longest single rate-limit or pacing wait: default 1h with --wait, else 1m for a wait the server asks for (Retry-After) or pacing needs; 0: never (env: LANYARD_RATE_LIMIT_MAX_WAIT)',
   ],
   /** Deadline of each HTTP request (`ratelimit wait`: of the wait). */
   timeout: [
