@@ -62,7 +62,12 @@ beforeAll(async () => {
   // The two emulators and Redis start side by side (each its own process and directory).
   [emulator, tlsEmulator, redis] = await Promise.all([
     startCliEmulator(['--port', '0'], { LANYARD_CONFIG_DIR: dir, ...SHOW_WARNINGS }),
-    startCliEmulator(['--port', '0', '--tls', '--data-dir', tlsDir, '--no-profile'], { LANYARD_CONFIG_DIR: join(dir, 'unused'), ...SHOW_WARNINGS }),
+    // ready at its console line (--no-profile: no profile line to wait for), the CA file named before it
+    startCliEmulator(
+      ['--port', '0', '--tls', '--data-dir', tlsDir, '--no-profile'],
+      { LANYARD_CONFIG_DIR: join(dir, 'unused'), ...SHOW_WARNINGS },
+      { readyOn: /Console: / },
+    ),
     startRedis({ tls: { cert: cert.cert, key: cert.key, ca: ca.caFile } }),
   ]);
   url = /^Emulator listening on (\S+)$/.exec(emulator.first)![1]!;
