@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, PERSONAL_TOKEN, recordingBrowser, start, USER_CODE, useAuthWorld, waitFor } from './auth-helpers.js';
 import { newClient } from './protocol-helpers.js';
 import { runOnPty } from './pty.js';
@@ -44,7 +44,8 @@ async function openConsole(o: { javaScript?: boolean } = {}): Promise<{ page: Pa
 }
 
 describe('emulator console in Chromium', () => {
-  beforeEach(async () => {
+  // Set once: the world's reset before each test clears the emulator and the stored credentials, never config.json.
+  beforeAll(async () => {
     await cli(world, ['config', 'set', 'hosting.clientId', 'lanyard-cli-emulator']);
   });
 

@@ -231,6 +231,32 @@ describe('every --help and README example runs against the emulator', () => {
     return body.id;
   }
 
+  /** The working directory every block starts from: the files examples read. */
+  async function makeWorkFiles(dir: string, tplEnv: Record<string, string>): Promise<void> {
+    const work = (f: string) => join(dir, f);
+    await Promise.all([
+      must(['emulator', 'service-account', 'create', '--output', work('sa.json')], { env: tplEnv }),
+      must(['emulator', 'service-account', 'create', '--scheme', 'default-service-account', '--output', work('default-sa.json')], { env: tplEnv }),
+    ]);
+    await writeFile(work('key.txt'), info.echo.apiKeys[0]!.key);
+    // the private_key_jwt clients the examples name, registered at the emulator with their public keys
+    for (const [id, file] of [
+      ['svc', 'svc-key.pem'],
+      ['ci-bot', 'ci-bot.pem'],
+    ]) {
+      const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      await world.admin('protocol/key-client', { client_id: id, public_key: pair.publicKey.export({ type: 'spki', format: 'pem' }) });
+      await writeFile(work(file!), pair.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    }
+    await writeFile(work('message.eml'), SAMPLE_MESSAGE);
+    await writeFile(work('edited.eml'), SAMPLE_MESSAGE.replace('Subject: Logo', 'Subject: Logo (edited)'));
+    for (const name of ['bulk-job.sh', 'deploy.sh']) {
+      await writeFile(work(name), '#!/bin/sh\necho "$0 ran"\n');
+      await chmod(work(name), 0o755);
+    }
+    selfSignedCert(dir);
+  }
+
   beforeAll(async () => {
     world = await startWorld();
     root = await mkdtemp(join(tmpdir(), 'lanyard-examples-'));
@@ -250,6 +276,10 @@ describe('every --help and README example runs against the emulator', () => {
       JSON.stringify({ profiles: Object.fromEntries(['default', 'work', 'old-work', 'emulator'].map((name) => [name, profile])) }, null, '\t'),
       { mode: 0o600 },
     );
+    // The working directory's files are made beside the sign-ins below (they read the config, never write it).
+    await mkdir(template.work);
+    const workFiles = makeWorkFiles(template.work, tplEnv);
+    workFiles.catch(() => {}); // its failure is reported where it is awaited below
     await must(['profile', 'use', 'default'], { env: tplEnv });
     await must(['auth', 'token', '--with-token'], { env: tplEnv, input: info.hosting.personalToken });
     await must(['echo', 'key', 'set'], { env: tplEnv, input: info.echo.apiKeys[0]!.key });
@@ -276,28 +306,7 @@ describe('every --help and README example runs against the emulator', () => {
       input: svc.client_secret,
     });
 
-    // The working directory every block starts from: the files examples read.
-    await mkdir(template.work);
-    const work = (f: string) => join(template.work, f);
-    await must(['emulator', 'service-account', 'create', '--output', work('sa.json')], { env: tplEnv });
-    await must(['emulator', 'service-account', 'create', '--scheme', 'default-service-account', '--output', work('default-sa.json')], { env: tplEnv });
-    await writeFile(work('key.txt'), info.echo.apiKeys[0]!.key);
-    // the private_key_jwt clients the examples name, registered at the emulator with their public keys
-    for (const [id, file] of [
-      ['svc', 'svc-key.pem'],
-      ['ci-bot', 'ci-bot.pem'],
-    ]) {
-      const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      await world.admin('protocol/key-client', { client_id: id, public_key: pair.publicKey.export({ type: 'spki', format: 'pem' }) });
-      await writeFile(work(file!), pair.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    }
-    await writeFile(work('message.eml'), SAMPLE_MESSAGE);
-    await writeFile(work('edited.eml'), SAMPLE_MESSAGE.replace('Subject: Logo', 'Subject: Logo (edited)'));
-    for (const name of ['bulk-job.sh', 'deploy.sh']) {
-      await writeFile(work(name), '#!/bin/sh\necho "$0 ran"\n');
-      await chmod(work(name), 0o755);
-    }
-    selfSignedCert(template.work);
+    await workFiles;
 
     const app = info.hosting.apps[0]!;
     vars = {

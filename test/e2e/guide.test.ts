@@ -38,7 +38,8 @@ describe('docs/guide.md examples', () => {
     for (const f of files) expect(guide, f).toContain('```js\n' + readFileSync(join(EXAMPLES, f), 'utf8') + '```');
   });
 
-  it.each(Object.keys(EXPECTED))('%s runs against the emulator', async (file) => {
+  // Each example starts its own emulator in its own process: side by side (rate-limit.mjs waits for a reset).
+  it.concurrent.each(Object.keys(EXPECTED))('%s runs against the emulator', async (file) => {
     const { stdout, stderr } = await run(process.execPath, [join(EXAMPLES, file)], { cwd: ROOT, env: cleanEnv(), timeout: 60_000 });
     expect(stderr).toBe('');
     const lines = stdout.replace(/\n$/, '').split('\n');

@@ -54,20 +54,25 @@ async function clean(args: string[], o: RunOptions = {}): Promise<CliResult> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lanyard-warnings-'));
-  emulator = await startCliEmulator(['--port', '0'], { LANYARD_CONFIG_DIR: dir, ...SHOW_WARNINGS });
-  url = /^Emulator listening on (\S+)$/.exec(emulator.first)![1]!;
   const tlsDir = join(dir, 'tls-emulator');
-  tlsEmulator = await startCliEmulator(['--port', '0', '--tls', '--data-dir', tlsDir, '--no-profile'], {
-    LANYARD_CONFIG_DIR: join(dir, 'unused'),
-    ...SHOW_WARNINGS,
-  });
-  tlsUrl = /^Emulator listening on (\S+)$/.exec(tlsEmulator.first)![1]!;
-  tlsCa = /(\/\S+\.pem)/.exec(tlsEmulator.stderr())?.[1] ?? '';
   // Redis over TLS with a certificate for 127.0.0.1 from a private CA.
   const ca = privateCa(dir);
   const cert = ca.issue('redis', ['localhost']);
   redisCa = ca.caFile;
-  redis = await startRedis({ tls: { cert: cert.cert, key: cert.key, ca: ca.caFile } });
+  // The two emulators and Redis start side by side (each its own process and directory).
+  [emulator, tlsEmulator, redis] = await Promise.all([
+    startCliEmulator(['--port', '0'], { LANYARD_CONFIG_DIR: dir, ...SHOW_WARNINGS }),
+    // ready at its console line (--no-profile: no profile line to wait for), the CA file named before it
+    startCliEmulator(
+      ['--port', '0', '--tls', '--data-dir', tlsDir, '--no-profile'],
+      { LANYARD_CONFIG_DIR: join(dir, 'unused'), ...SHOW_WARNINGS },
+      { readyOn: /Console: / },
+    ),
+    startRedis({ tls: { cert: cert.cert, key: cert.key, ca: ca.caFile } }),
+  ]);
+  url = /^Emulator listening on (\S+)$/.exec(emulator.first)![1]!;
+  tlsUrl = /^Emulator listening on (\S+)$/.exec(tlsEmulator.first)![1]!;
+  tlsCa = /(\/\S+\.pem)/.exec(tlsEmulator.stderr())?.[1] ?? '';
 }, 60_000);
 afterAll(async () => {
   await emulator?.stop('SIGTERM');

@@ -17,6 +17,13 @@ import { cleanEnv, ROOT, startCliEmulator } from './harness.js';
 const npmEnv = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', env: npmEnv, stdio: ['ignore', 'pipe', 'pipe'] });
 const run = promisify(execFile);
+/** npm in the background (the two installs of the tarball run side by side). */
+const npmAsync = (args: string[], cwd: string) => run('npm', args, { cwd, encoding: 'utf8', env: npmEnv, timeout: 170_000 });
+/** A promise whose rejection is reported by the test that awaits it, not as an unhandled one meanwhile. */
+const settled = <T>(p: Promise<T>): Promise<T> => {
+  p.catch(() => {});
+  return p;
+};
 
 describe('npm package', () => {
   const work = mkdtempSync(join(tmpdir(), 'lanyard-pack-'));
@@ -24,11 +31,21 @@ describe('npm package', () => {
   const version = JSON.parse(npm(['pkg', 'get', 'version'], ROOT)) as string;
   let tgz = '';
   let paths: string[] = [];
+  const prefix = join(work, 'prefix');
+  const project = join(work, 'consumer');
+  /** The tarball installed globally into a fresh prefix, and into a fresh project: started at once, side by side. */
+  let globalInstall: Promise<unknown>;
+  let projectInstall: Promise<unknown>;
 
   beforeAll(() => {
     const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tgz = join(work, packed!.filename);
     paths = packed!.files.map((f) => f.path);
+    globalInstall = settled(npmAsync(['install', '-g', '--prefix', prefix, '--prefer-offline', tgz], work));
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    for (const [name, text] of Object.entries(CONSUMER)) writeFileSync(join(project, name), text);
+    projectInstall = settled(npmAsync(['install', '--prefer-offline', '--no-package-lock', tgz], project));
   }, 60_000);
 
   it('ships only dist/ (no demo), bin/, completions/, README and LICENSE', () => {
@@ -62,16 +79,16 @@ describe('npm package', () => {
     expect(found).toEqual([]);
   });
 
-  it('installs globally into a fresh prefix and runs', () => {
-    const prefix = join(work, 'prefix');
-    npm(['install', '-g', '--prefix', prefix, '--prefer-offline', tgz], work);
+  it('installs globally into a fresh prefix and runs', async () => {
+    await globalInstall;
     const bin = join(prefix, 'bin', 'lanyard');
     expect(execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim()).toBe(version);
     expect(execFileSync(bin, ['ratelimit', '--help'], { encoding: 'utf8' })).toMatch(/status/);
   }, 180_000);
 
   it("the installed CLI runs the emulator (the library's, through require of an ES module) and talks to it, with no warning on stderr", async () => {
-    const bin = join(work, 'prefix', 'bin', 'lanyard');
+    await globalInstall;
+    const bin = join(prefix, 'bin', 'lanyard');
     const extra = { LANYARD_CONFIG_DIR: join(work, 'installed-config') };
     const emulator = await startCliEmulator(['--port', '0', '-q'], extra, { bin });
     try {
@@ -86,15 +103,12 @@ describe('npm package', () => {
     );
   }, 60_000);
 
-  describe('as a library in a fresh project', () => {
-    const project = join(work, 'consumer');
+  // Each of these runs in its own process against its own emulator: side by side.
+  describe.concurrent('as a library in a fresh project', () => {
     const node = (file: string) => run(process.execPath, [join(project, file)], { cwd: project, env: cleanEnv(), timeout: 60_000 });
 
-    beforeAll(() => {
-      mkdirSync(project);
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-      npm(['install', '--prefer-offline', '--no-package-lock', tgz], project);
-      for (const [name, text] of Object.entries(CONSUMER)) writeFileSync(join(project, name), text);
+    beforeAll(async () => {
+      await projectInstall;
     }, 180_000);
 
     it('an ES module signs in with the device flow and reads the rate limit against the emulator', async () => {

@@ -91,7 +91,9 @@ describe('a forward proxy that stalls', () => {
     await Promise.all([silent?.close(), trickle?.close()]);
   });
 
-  it('never answering CONNECT: `api` ends at LANYARD_TIMEOUT (2 s), exit 1, one line', async () => {
+  // The four bounds are waited out side by side (each its own process; the signal cases below count the
+  // proxy's connections, so they run after them, one at a time).
+  it.concurrent('never answering CONNECT: `api` ends at LANYARD_TIMEOUT (2 s), exit 1, one line', async () => {
     const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url, LANYARD_TIMEOUT: '2s' });
     endedWithin(r, 9_000);
     expect(r.code, r.stderr).toBe(1);
@@ -99,21 +101,21 @@ describe('a forward proxy that stalls', () => {
     expect(expectOrderly(r)).toBeUndefined();
   });
 
-  it('never answering CONNECT, no --timeout: the connect bound (10 s, CONNECT answer included) ends it, naming the proxy', async () => {
+  it.concurrent('never answering CONNECT, no --timeout: the connect bound (10 s, CONNECT answer included) ends it, naming the proxy', async () => {
     const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url });
     endedWithin(r, 20_000);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ did not open a tunnel to api\.corp\.test(:443)? within 10 s/);
   });
 
-  it('answering a byte a second: `--timeout 2s` ends it', async () => {
+  it.concurrent('answering a byte a second: `--timeout 2s` ends it', async () => {
     const r = await timed(['api', '/user', '--timeout', '2s'], { HTTPS_PROXY: trickle.url });
     endedWithin(r, 9_000);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/within 2 s/);
   });
 
-  it('`doctor --check-timeout 2s` through it exits after its report', async () => {
+  it.concurrent('`doctor --check-timeout 2s` through it exits after its report', async () => {
     const r = await timed(['doctor', '--check-timeout', '2s'], { HTTPS_PROXY: silent.url });
     endedWithin(r, 15_000);
     expect([0, 1]).toContain(r.code);

@@ -11,7 +11,6 @@
 import { describe, expect, it } from 'vitest';
 import { cli, signInInstallable, storedRecord, useAuthWorld } from '../e2e/auth-helpers.js';
 import type { CliResult, World } from '../e2e/harness.js';
-import { startWorld } from '../e2e/harness.js';
 import { configure, newClient, stats, tokensOf } from '../e2e/protocol-helpers.js';
 
 const ROUNDS = 2;
@@ -44,26 +43,24 @@ describe("hosting: an installable app's rotating refresh token", () => {
 describe("protocol: a server's rotating refresh token", () => {
   it('four `protocol request` at once after expiry all succeed with one refresh', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const w = await startWorld();
-      try {
-        const mcp = `${w.url}/mcp`;
-        // 20 s tokens expire within the client's 30 s margin: every next call refreshes first.
-        await configure(w, { accessTokenTtl: 20 });
-        const c = await newClient('allow');
-        ok(await w.run(['protocol', 'request', mcp], { env: c.env() }));
-        const first = (await tokensOf(c, mcp))!;
-        const before = (await stats(w)).tokenRequests.refresh_token ?? 0;
-        const runs = await Promise.all(Array.from({ length: 4 }, () => w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() })));
-        for (const r of runs) ok(r);
-        const s = await stats(w);
-        expect(s.refreshReuseDetected).toBe(0);
-        expect(await c.urls()).toHaveLength(1); // nobody had to sign in again
-        // Each refresh was done by one process at a time, from the newest refresh token.
-        expect((s.tokenRequests.refresh_token ?? 0) - before).toBeGreaterThanOrEqual(1);
-        expect((await tokensOf(c, mcp))!.refreshToken).not.toBe(first.refreshToken);
-      } finally {
-        await w.stop();
-      }
+      // The file's emulator, back to its seed (not a new emulator process per round); a new client each round.
+      const w = world;
+      await w.admin('reset');
+      const mcp = `${w.url}/mcp`;
+      // 20 s tokens expire within the client's 30 s margin: every next call refreshes first.
+      await configure(w, { accessTokenTtl: 20 });
+      const c = await newClient('allow');
+      ok(await w.run(['protocol', 'request', mcp], { env: c.env() }));
+      const first = (await tokensOf(c, mcp))!;
+      const before = (await stats(w)).tokenRequests.refresh_token ?? 0;
+      const runs = await Promise.all(Array.from({ length: 4 }, () => w.run(['protocol', 'request', mcp, '--method', 'ping'], { env: c.env() })));
+      for (const r of runs) ok(r);
+      const s = await stats(w);
+      expect(s.refreshReuseDetected).toBe(0);
+      expect(await c.urls()).toHaveLength(1); // nobody had to sign in again
+      // Each refresh was done by one process at a time, from the newest refresh token.
+      expect((s.tokenRequests.refresh_token ?? 0) - before).toBeGreaterThanOrEqual(1);
+      expect((await tokensOf(c, mcp))!.refreshToken).not.toBe(first.refreshToken);
     }
   }, 240_000);
 });

@@ -35,7 +35,9 @@ describe('emulator data directory', () => {
       await expect(startEmulator({ port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
       expect(readdirSync(privateTmp)).toEqual([]);
     } finally {
-      process.env.TMPDIR = saved;
+      // (assigning undefined would set the string "undefined": other files in this worker would then make their temporary directories there)
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
       await first.close();
       await rm(privateTmp, { recursive: true, force: true });
     }
