@@ -2,9 +2,12 @@
 // Launcher (CommonJS: see bin/package.json; an ES-module entry costs Node's
 // ESM loader, ~15 ms). `lanyard --version` and the root help (to anything but
 // a terminal) are answered here without loading the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
-// kept per command group in the user's cache directory, so a command skips
-// parsing and compiling what it ran the last time: Node 20 has no
-// module.enableCompileCache(), and a code cache exists only for scripts.
+// kept per command (group and subcommand: `auth.status.bin`) in the user's
+// cache directory, so a command skips parsing and compiling what it ran the
+// last time: Node 20 has no module.enableCompileCache(), and a code cache
+// exists only for scripts. (One cache per group held only what the group's
+// first command compiled, V8 compiling functions lazily: the group's other
+// commands compiled theirs on every run.)
 //
 // The cache is an optimisation and never an error: a missing, stale or
 // rejected cache compiles from source, a cache that cannot be written is
@@ -110,7 +113,7 @@ function fail(err) {
 }
 
 function run() {
-  const word = commandWord(args);
+  const { word, sub } = commandWords(args);
   // The mailbox commands collect young garbage by hand during large
   // transfers and keep V8 to its baseline WebAssembly tier
   // (src/cli/commands/mailbox/memory.ts sets the same two flags). They are
@@ -132,7 +135,7 @@ function run() {
   // compiles as it runs).
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   const keychain = word === 'main' ? undefined : prefetchKeychain(word);
-  if (!keychain) return compileAndRun(word, flagged, base, undefined);
+  if (!keychain) return compileAndRun(word, sub, flagged, base, undefined);
   let sent = false;
   keychain.sent.then(() => (sent = true));
   keychain.isSent = () => sent;
@@ -142,7 +145,7 @@ function run() {
   let timer;
   return Promise.race([keychain.sent, new Promise((resolve) => (timer = setTimeout(resolve, HEAD_START_MS)))]).then(() => {
     clearTimeout(timer);
-    return compileAndRun(word, flagged, base, keychain);
+    return compileAndRun(word, sub, flagged, base, keychain);
   });
 }
 
@@ -160,17 +163,19 @@ function prefetchKeychain(word) {
   }
 }
 
-function compileAndRun(word, flagged, base, keychain) {
+function compileAndRun(word, sub, flagged, base, keychain) {
   const vm = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
   const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
   const buildId = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
-  // <cache>/compile-cache/<node>-<arch>-<build>/<group>.bin
+  // <cache>/compile-cache/<node>-<arch>-<build>/<group>[.<subcommand>].bin
   const dir = base && buildId && path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`);
-  // The group's cache, else (first run of a group without the flag) the root one.
-  let key = word;
-  let cachedData = dir && readCache(dir, key);
-  if (dir && !cachedData && !flagged && key !== 'main') cachedData = readCache(dir, (key = 'main'));
+  // The command's cache, else the group's (a group run without a subcommand:
+  // `api /user`, `auth --help`), else (without the group's flags) the root one.
+  const keys = [...new Set([sub ? `${word}.${sub}` : word, word, ...(flagged ? [] : ['main'])])];
+  let key;
+  let cachedData;
+  for (const k of dir ? keys : []) if ((cachedData = readCache(dir, (key = k)))) break;
 
   // No import() in the bundle (the build turns them into require()): Node 20
   // cannot combine it with a code cache.
@@ -180,11 +185,11 @@ function compileAndRun(word, flagged, base, keychain) {
   // compiles (on a busy machine, after HEAD_START_MS): one turn of the event
   // loop reads it and sends the search before the CLI runs, instead of when
   // the command first waits (after reading its config).
-  if (keychain && !keychain.isSent()) return new Promise(setImmediate).then(() => runBundle(script, file, word, flagged, dir, key, cachedData, keychain));
-  return runBundle(script, file, word, flagged, dir, key, cachedData, keychain);
+  if (keychain && !keychain.isSent()) return new Promise(setImmediate).then(() => runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain));
+  return runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain);
 }
 
-function runBundle(script, file, word, flagged, dir, key, cachedData, keychain) {
+function runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain) {
   const cjs = { exports: {} };
   // The bundle requires Node's built-ins and packages, which resolve from here
   // as from dist/ (both sit beside the package's node_modules), and files
@@ -194,24 +199,33 @@ function runBundle(script, file, word, flagged, dir, key, cachedData, keychain) 
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
   return cjs.exports.main(process.argv, keychain ? { keychain } : {}).then((result) => {
     if (!dir) return;
-    // Cache under the group that ran (`main` for root help, typos, ...),
-    // unless a usable cache of that name was just read, or the run was not
-    // the group the flags were chosen for (`lanyard --bogus auth`).
-    const ran = result?.group ?? 'main';
-    if (ran !== word && (ran !== 'main' || flagged)) return;
+    // Cache under the command that ran: its group and, when main confirms
+    // that the word after it names one of the group's commands, that word
+    // (`main` for root help, typos, ...); unless a usable cache of that name
+    // was just read, or the run was not the group the flags were chosen for
+    // (`lanyard --bogus auth`). A command's cache is written once (again when
+    // V8 rejects it); the command tree bounds their number.
+    const group = result?.group ?? 'main';
+    if (group !== word && (group !== 'main' || flagged)) return;
+    const ran = group !== 'main' && sub && result.sub === sub ? `${group}.${sub}` : group;
     if (ran === key && cachedData && !script.cachedDataRejected) return;
     writeCache(dir, ran, script.createCachedData());
   });
 }
 
-/** The first word that is not a root option: the likely command group (a cache key; `main` for none). */
-function commandWord(argv) {
+/**
+ * The first word that is not a root option: the likely command group (a cache
+ * key; `main` for none); and the word right after it, the likely subcommand
+ * (main confirms it before a cache is written under it).
+ */
+function commandWords(argv) {
+  const plain = /^[a-z][a-z0-9-]{0,31}$/;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-p' || a === '--profile' || a === '--max-wait' || a === '--timeout') i++;
-    else if (!a.startsWith('-')) return /^[a-z][a-z0-9-]{0,31}$/.test(a) ? a : 'main';
+    else if (!a.startsWith('-')) return plain.test(a) ? { word: a, sub: plain.test(argv[i + 1] ?? '') ? argv[i + 1] : undefined } : { word: 'main' };
   }
-  return 'main';
+  return { word: 'main' };
 }
 
 /** Lanyard's cache directory, or undefined when caching is turned off or there is no home. */

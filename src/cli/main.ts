@@ -2,7 +2,7 @@
 import { createProcessIO } from './io.js';
 import type { Command } from 'commander';
 import { type Context, createContext, type GlobalOptions } from './context.js';
-import { buildProgram, commandWords, helpArgs, suggestionFor, treeScope } from './program.js';
+import { buildProgram, commandWords, helpArgs, subcommandWord, suggestionFor, treeScope } from './program.js';
 import { exitCodeFor, formatError, owesErrorLine } from './errors/exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -10,9 +10,12 @@ import { Secrets } from './terminal/terminal-text.js';
 import { exitQuietly } from './output/pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 
-/** What main ran: the command group, when it was one (bin/lanyard.js keys its compile cache by it). */
+/** What main ran (bin/lanyard.js keys its compile cache by it). */
 export interface MainResult {
+  /** The command group, when it was one. */
   group?: string;
+  /** The word after the group, when it names one of the group's commands (or an alias: as typed). */
+  sub?: string;
 }
 
 /** What bin/lanyard.js may hand over besides the arguments. */
@@ -65,7 +68,9 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     signals.stop();
   }
   process.exitCode = code;
-  return { group: typeof scope === 'object' ? scope.group : undefined };
+  if (typeof scope !== 'object') return {};
+  const sub = subcommandWord(program, scope.group, args);
+  return sub ? { group: scope.group, sub } : { group: scope.group };
 }
 
 /** The error's line on stderr when it owes one, and for an unknown command the nearest known one. */

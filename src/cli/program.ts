@@ -79,6 +79,18 @@ export function treeScope(args: readonly string[]): TreeScope {
   return 'shallow';
 }
 
+/**
+ * The word right after `group` in `args` (`status` in `lanyard -p ci auth
+ * status`) when it names one of the group's commands or aliases in `program`:
+ * bin/lanyard.js keeps a compile cache per command under it.
+ */
+export function subcommandWord(program: Command, group: string, args: readonly string[]): string | undefined {
+  const at = args.findIndex((a, i) => a === group && !VALUE_OPTIONS.has(args[i - 1] ?? ''));
+  const word = at < 0 ? undefined : args[at + 1];
+  const declared = program.commands.find((c) => c.name() === group)?.commands ?? [];
+  return word !== undefined && declared.some((c) => c.name() === word || c.aliases().includes(word)) ? word : undefined;
+}
+
 /** Guesses people type, and the command they are after (shown after "unknown command"). */
 const GUESSES: Readonly<Record<string, string>> = {
   login: '`lanyard auth device` (or `lanyard auth login` for the web flow)',

@@ -1,6 +1,6 @@
 /**
- * bin/lanyard.js: the V8 code cache of dist/cli.cjs (one file per command
- * group, in a private directory per Node version and build), and the ways
+ * bin/lanyard.js: the V8 code cache of dist/cli.cjs (one file per command:
+ * group and subcommand, in a private directory per Node version and build), and the ways
  * it must never get in the way: a corrupt cache, an unwritable directory,
  * caches of an older build, turning it off.
  */
@@ -34,7 +34,7 @@ describe('compile cache', () => {
     expect(buildId).toMatch(/^[0-9a-f]{16}$/);
   });
 
-  it('is written per command group (0700 directory, 0600 files), then used, with the same output', async () => {
+  it('is written per command (0700 directory, 0600 files), then used, with the same output', async () => {
     const t = fresh();
     const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config };
     const first = await runCli(ROOT_HELP, { env });
@@ -52,7 +52,7 @@ describe('compile cache', () => {
     const list = await runCli(['profile', 'list', '--json'], { env });
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual({ active: null, selected: { name: 'default', reason: 'default' }, profiles: [] });
-    expect(readdirSync(t.dir).sort()).toEqual(['main.bin', 'profile.bin']);
+    expect(readdirSync(t.dir).sort()).toEqual(['main.bin', 'profile.list.bin']);
   });
 
   it('a typo or an unknown word is cached as the root, not under its own name', async () => {
@@ -128,20 +128,50 @@ describe('compile cache', () => {
     const world = await startWorld({ env: { LANYARD_CACHE_DIR: t.cache } });
     try {
       const { id } = (await world.admin('mailbox/generate', { bytes: 1024 })) as { id: string };
-      for (const [group, args] of [
-        ['mailbox', ['mailbox', 'raw', id]],
-        ['ratelimit', ['ratelimit', 'status', '--json']],
+      for (const [command, args] of [
+        ['mailbox.raw', ['mailbox', 'raw', id]],
+        ['ratelimit.status', ['ratelimit', 'status', '--json']],
       ] as const) {
         const first = await world.run(['--profile', 'emulator', ...args]);
         expect(first.code, first.stderr).toBe(0);
-        const file = join(t.dir, `${group}.bin`);
+        const file = join(t.dir, `${command}.bin`);
         const written = readFileSync(file);
         const again = await world.run(['--profile', 'emulator', ...args]);
         expect(again.code, again.stderr).toBe(0);
         expect(again.stdout).toBe(first.stdout);
         // Rewritten only when V8 rejected it (the flags differed from when it was made).
-        expect(readFileSync(file).equals(written), `${group}.bin was rewritten`).toBe(true);
+        expect(readFileSync(file).equals(written), `${command}.bin was rewritten`).toBe(true);
       }
+    } finally {
+      await world.stop();
+    }
+  });
+
+  it('each command of a group has its own cache: `auth status` after `auth token` compiles its own functions once, then reads them; none is rewritten', async () => {
+    const t = fresh();
+    // The emulator's default personal access token (user mona), as CI jobs give theirs.
+    const world = await startWorld({ env: { LANYARD_CACHE_DIR: t.cache, LANYARD_TOKEN: 'lyp_emulator_default_token_0000000000000001' } });
+    try {
+      const run = async (args: string[], code = 0) => {
+        const r = await world.run(['--profile', 'emulator', ...args]);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
+        return r;
+      };
+      await run(['auth', 'token']);
+      expect(readdirSync(t.dir)).toEqual(['auth.token.bin']);
+      // (One cache per group was written by `auth token` and read by `auth status` ever after, without status's own functions.)
+      const first = await run(['auth', 'status', '--json']);
+      expect(readdirSync(t.dir).sort()).toEqual(['auth.status.bin', 'auth.token.bin']);
+      const written = ['auth.status.bin', 'auth.token.bin'].map((f) => readFileSync(join(t.dir, f)));
+      for (let i = 0; i < 2; i++) {
+        expect(JSON.parse((await run(['auth', 'status', '--json'])).stdout)).toEqual(JSON.parse(first.stdout));
+        await run(['auth', 'token']);
+      }
+      // Accepted by V8 (a rejected cache is rewritten), so neither file changed.
+      expect(['auth.status.bin', 'auth.token.bin'].map((f) => readFileSync(join(t.dir, f)))).toEqual(written);
+      // A word after the group that names none of its commands is cached under the group, once: the tree bounds the files.
+      for (let i = 0; i < 2; i++) await run(['auth', 'statsu'], 2);
+      expect(readdirSync(t.dir).sort()).toEqual(['auth.bin', 'auth.status.bin', 'auth.token.bin']);
     } finally {
       await world.stop();
     }

@@ -72,6 +72,19 @@ describe('start-up loads only what the command needs', () => {
     for (const unused of ['crypto', 'zlib', 'fs/promises', 'child_process']) expect(r.modules, unused).not.toContain(unused);
   });
 
+  it('`profile list` reads the config as plain JSON: no conf (crypto, net, assert), nothing written', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'lanyard-startup-cfg-'));
+    try {
+      const r = loadedModules(preload, ['profile', 'list', '--json'], cleanEnv({ ...world.env, LANYARD_CONFIG_DIR: fresh }));
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ active: null, selected: { name: 'default', reason: 'default' }, profiles: [] });
+      for (const unused of ['crypto', 'net', 'assert', 'fs/promises']) expect(r.modules, unused).not.toContain(unused);
+      await expect(stat(join(fresh, 'config.json'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('reading the config does not write it; `config set` (conf) does', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'lanyard-startup-cfg-'));
     try {

@@ -19,6 +19,8 @@ export interface GivenProfiles {
 export interface ProfileDoors {
   /** The config file, writable (loads conf): for commands that change it. */
   config(): Promise<ConfigStore>;
+  /** The config file, read-only (plain JSON: no conf, no lock): for commands that only read it (`profile list`, completion). */
+  configView(): Promise<ProfileSource>;
   /** The config file's path (the credential file lives in the same directory). */
   configPath(): Promise<string>;
   /** The selected profile: --profile, LANYARD_PROFILE, the directory's binding, the active one, else "default". */
@@ -31,7 +33,7 @@ export interface ProfileDoors {
   profileName(): Promise<string>;
 }
 
-type ProfileSource = Pick<ConfigReader, 'path' | 'activeProfile' | 'profile' | 'bindings'>;
+export type ProfileSource = Pick<ConfigReader, 'path' | 'activeProfile' | 'profiles' | 'profile' | 'bindings'>;
 
 export interface ProfileSourceOptions {
   env: NodeJS.ProcessEnv;
@@ -49,7 +51,13 @@ export function profileDoors(o: ProfileSourceOptions): ProfileDoors {
   const given = o.given;
   const reader = (): Promise<ProfileSource> =>
     given
-      ? Promise.resolve({ path: '(profiles handed in)', activeProfile: given.active, profile: (name: string) => given.profiles[name], bindings: () => [] })
+      ? Promise.resolve({
+          path: '(profiles handed in)',
+          activeProfile: given.active,
+          profiles: () => ({ ...given.profiles }),
+          profile: (name: string) => given.profiles[name],
+          bindings: () => [],
+        })
       : (configP ?? (readerP ??= import('../../core/config/store.js').then(({ ConfigReader }) => ConfigReader.at(configOptions))));
   // Read once per run; once the writable store is open (a command that may change the profile), read afresh each time.
   let profileP: ReturnType<ProfileDoors['profile']> | undefined;
@@ -58,6 +66,7 @@ export function profileDoors(o: ProfileSourceOptions): ProfileDoors {
       configP ??= Promise.all([import('../../core/config/store.js'), o.lock()]).then(([{ ConfigStore }, lock]) => ConfigStore.open(configOptions, lock));
       return configP;
     },
+    configView: reader,
     configPath: async () => (await reader()).path,
     profileName: async () => (await doors.profileSelection()).name,
     bindings: async () => (await reader()).bindings(),

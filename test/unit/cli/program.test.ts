@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, treeScope, VALUE_OPTIONS, type TreeScope } from '../../../src/cli/program.js';
+import { buildProgram, subcommandWord, treeScope, VALUE_OPTIONS, type TreeScope } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
 import { createTestIO } from '../../fakes/io.js';
 
@@ -44,6 +44,20 @@ describe('treeScope', () => {
     expect(treeScope(['ratelimt', 'status'])).toBe('full');
     expect(treeScope(['--bogus', 'auth', 'status'])).toBe('full');
     expect(treeScope(['--', 'auth'])).toBe('full');
+  });
+});
+
+describe("subcommandWord (with the group, the key of the launcher's code cache)", () => {
+  it("is the word after the group when it names one of the group's commands, after root options with values", () => {
+    expect(subcommandWord(program({ group: 'auth' }), 'auth', ['auth', 'status', '--json'])).toBe('status');
+    expect(subcommandWord(program({ group: 'auth' }), 'auth', ['-p', 'auth', 'auth', 'token'])).toBe('token');
+    expect(subcommandWord(program({ group: 'mailbox' }), 'mailbox', ['--debug', 'mailbox', 'raw', 'x'])).toBe('raw');
+  });
+  it('is none for a word that names no command of the group, an option, or no word', () => {
+    expect(subcommandWord(program({ group: 'auth' }), 'auth', ['auth', 'statsu'])).toBeUndefined();
+    expect(subcommandWord(program({ group: 'auth' }), 'auth', ['auth', '--help'])).toBeUndefined();
+    expect(subcommandWord(program({ group: 'auth' }), 'auth', ['auth'])).toBeUndefined();
+    expect(subcommandWord(program({ group: 'api' }), 'api', ['api', 'user'])).toBeUndefined();
   });
 });
 

@@ -32,7 +32,7 @@ export function completeCommand(ctx: Context): Command {
     runs(ctx, async (ctx, kind: string) => {
       if (kind === 'profiles') {
         try {
-          const store = await ctx.config();
+          const store = await ctx.configView();
           for (const name of Object.keys(store.profiles())) ctx.io.out(name);
         } catch {
           /* no config: no candidates */

@@ -4,7 +4,7 @@ import { describeReason, realDir, selectionJson } from '../../../core/config/bin
 import { UsageError } from '../../errors/usage-error.js';
 
 export async function runProfileList(ctx: Context): Promise<void> {
-  const store = await ctx.config();
+  const store = await ctx.configView();
   const active = store.activeProfile;
   const selected = await ctx.profileSelection();
   const bindings = store.bindings().filter((b) => b.profile);
