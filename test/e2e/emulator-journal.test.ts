@@ -9,30 +9,9 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv } from './harness.js';
 import { useInProcessEmulator } from './in-process-emulator.js';
+import { journalScript } from './journal-script.js';
 
 const ref = useInProcessEmulator();
-
-async function script(): Promise<{ secrets: string[] }> {
-  const { hosting } = ref.emu.fixtures;
-  const app = hosting.app;
-  const api = ref.emu.urls.hosting.api;
-  await (await fetch(`${api}/user`, { headers: { authorization: `token ${hosting.personalToken}` } })).text();
-  await (
-    await fetch(`${ref.emu.url}/login/oauth/access_token?client_secret=${app.clientSecret}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ client_id: app.clientId, code: 'the-code-0123', refresh_token: 'ghr_refresh0123' }),
-    })
-  ).text();
-  await (
-    await fetch(`${api}/applications/${app.clientId}/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ access_token: hosting.personalToken }),
-    })
-  ).text();
-  return { secrets: [hosting.personalToken, app.clientSecret!, 'the-code-0123', 'ghr_refresh0123', hosting.user.password] };
-}
 
 describe('the request journal', () => {
   it('in process: each request with service, caller, status, duration and fault; no secret anywhere', async () => {
@@ -40,7 +19,7 @@ describe('the request journal', () => {
     ref.emu.fault({ type: 'status', status: 502, path: '/api/v3/rate_limit', count: 1 });
     const seen: string[] = [];
     const off = ref.emu.onRequest((e) => seen.push(`${e.method} ${e.path}`));
-    const { secrets } = await script();
+    const { secrets } = await journalScript(ref.emu);
     await (await fetch(`${ref.emu.urls.hosting.api}/rate_limit`)).text();
     off();
     const all = ref.emu.requests();

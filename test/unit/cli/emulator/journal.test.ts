@@ -7,36 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runEmulatorRequests, runEmulatorStart } from '../../../../src/cli/commands/emulator/run.js';
+import { journalScript } from '../../../e2e/journal-script.js';
 import { useEmulatorCommands } from '../run-on-emulator.js';
 
 const on = useEmulatorCommands();
 
-/** A script's requests: a token, an OAuth exchange with secrets, a token check. */
-async function script(): Promise<void> {
-  const { hosting } = on.emu.fixtures;
-  const app = hosting.app;
-  const api = on.emu.urls.hosting.api;
-  await (await fetch(`${api}/user`, { headers: { authorization: `token ${hosting.personalToken}` } })).text();
-  await (
-    await fetch(`${on.emu.url}/login/oauth/access_token?client_secret=${app.clientSecret}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ client_id: app.clientId, code: 'the-code-0123', refresh_token: 'ghr_refresh0123' }),
-    })
-  ).text();
-  await (
-    await fetch(`${api}/applications/${app.clientId}/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ access_token: hosting.personalToken }),
-    })
-  ).text();
-}
-
 describe('emulator requests', () => {
   it('--json with --service; human rows without a secret', async () => {
     on.emu.clearRequests();
-    await script();
+    await journalScript(on.emu);
     await (await fetch(`${on.emu.urls.mailbox.api}/label/0`)).text();
     const json = await on.run((c) => runEmulatorRequests(c, { url: on.emu.url, service: 'hosting' }), { format: 'json' });
     expect(json.code, json.stderr).toBe(0);
@@ -52,7 +31,7 @@ describe('emulator requests', () => {
 
   it('--follow --ndjson prints requests as they arrive, until interrupted; --follow with --json is exit 2', async () => {
     on.emu.clearRequests();
-    await script();
+    await journalScript(on.emu);
     const following = on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true, ndjson: true, service: 'echo' }), {
       format: 'ndjson',
       interruptWhen: (io) => io.stdoutText().includes('\n'),
