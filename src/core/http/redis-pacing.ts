@@ -210,7 +210,9 @@ export class RedisPacing implements SharedPacingStore {
     });
     const p = this.#use(
       (c) =>
-        c.lanyardBudget(k.budget, resource, entry, state.reset!, state.remaining!, Math.max(0, state.reset! * 1000 - skewMs - now) + BUDGET_KEEP_MS).then(waitReply),
+        c
+          .lanyardBudget(k.budget, resource, entry, state.reset!, state.remaining!, Math.max(0, state.reset! * 1000 - skewMs - now) + BUDGET_KEEP_MS)
+          .then(waitReply),
       async () => 0,
     ).then(
       () => undefined,
