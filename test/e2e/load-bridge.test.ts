@@ -164,10 +164,10 @@ describe('the bridge under an agent’s load', () => {
     };
     await once();
     const [build] = await readdir(join(cache, 'compile-cache'));
-    const file = join(cache, 'compile-cache', build!, 'protocol.bin');
+    const file = join(cache, 'compile-cache', build!, 'protocol.bridge.bin');
     const written = await readFile(file);
     await once();
     // Rewritten only when V8 rejected it: flags set after compiling made every start compile the bundle again.
-    expect((await readFile(file)).equals(written), 'protocol.bin was rewritten').toBe(true);
+    expect((await readFile(file)).equals(written), 'protocol.bridge.bin was rewritten').toBe(true);
   }, 120_000);
 });

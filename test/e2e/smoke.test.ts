@@ -30,7 +30,7 @@ describe(`smoke (node ${process.version})`, () => {
     expect(bad.stderr).toMatch(/unknown command 'no-such-command'/);
   });
 
-  it("the code cache: ours per command group, and Node's own beside it from Node 22 on", async () => {
+  it("the code cache: ours per command (group and subcommand), and Node's own beside it from Node 22 on", async () => {
     const cache = mkdtempSync(join(tmpdir(), 'lanyard-smoke-cache-'));
     try {
       for (let i = 0; i < 2; i++) {
@@ -39,7 +39,7 @@ describe(`smoke (node ${process.version})`, () => {
       }
       const [dir] = readdirSync(join(cache, 'compile-cache'));
       expect(dir).toMatch(new RegExp(`^${process.version}-${process.arch}-[0-9a-f]{16}$`));
-      expect(readdirSync(join(cache, 'compile-cache', dir!))).toEqual(['config.bin']);
+      expect(readdirSync(join(cache, 'compile-cache', dir!))).toEqual(['config.set.bin']);
       const major = Number(process.versions.node.split('.')[0]);
       expect(existsSync(join(cache, 'node-compile-cache'))).toBe(major >= 22);
     } finally {
