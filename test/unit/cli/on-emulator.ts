@@ -1,7 +1,7 @@
 /**
  * Commands run as run functions against the in-process emulator: real HTTP,
  * no spawn. The context is contextOnFakes with the emulator's profile, a
- * MemoryCredentialStore and an HTTP client on an EmulatorClock: every sleep
+ * MemoryCredentialStore and an HTTP client on a LinkedClock (test/fakes/linked-clock.ts): every sleep
  * of the command moves the emulator's clock by as much, so intervals,
  * expiries and retry-after pass at once on both sides.
  */
@@ -15,28 +15,10 @@ import type { ProfileSettings } from '../../../src/core/config/settings.js';
 import { HttpClient } from '../../../src/core/http/client.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
-import { FakeClock } from '../../fakes/clock.js';
 import { contextOnFakes } from '../../fakes/context.js';
 import { MemoryCredentialStore } from '../../fakes/credential-store.js';
+import { LinkedClock } from '../../fakes/linked-clock.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
-
-/** A FakeClock whose time is also the emulator's: advancing one advances the other; `onSleep` runs before each sleep. */
-export class EmulatorClock extends FakeClock {
-  onSleep: ((ms: number) => unknown) | undefined;
-  /** False: the emulator's clock stands still (the client's own clock alone decides). */
-  coupled = true;
-  constructor(private readonly emu: RunningEmulator) {
-    super(emu.now());
-  }
-  override advance(ms: number): void {
-    super.advance(ms);
-    if (this.coupled) this.emu.advance(ms);
-  }
-  override async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    await this.onSleep?.(ms);
-    return super.sleep(ms, signal);
-  }
-}
 
 export interface CommandResult {
   /** The exit code main would give. */
@@ -67,7 +49,7 @@ export interface RunOptions {
 export interface EmulatorCommands {
   readonly emu: RunningEmulator;
   readonly store: MemoryCredentialStore;
-  readonly clock: EmulatorClock;
+  readonly clock: LinkedClock;
   /** The URLs the browser port was asked to open. */
   readonly opened: string[];
   /** The emulator profile's settings. */
@@ -92,14 +74,14 @@ export function emulatorProfile(emu: RunningEmulator): ProfileSettings {
 export function useEmulatorCommands(o: { fastDevice?: boolean } = {}): EmulatorCommands {
   const e = useInProcessEmulator();
   let store = new MemoryCredentialStore();
-  let clock: EmulatorClock | undefined;
+  let clock: LinkedClock | undefined;
   let http: HttpClient | undefined;
   const opened: string[] = [];
   const browser: Browser = { open: async (url) => (opened.push(url), true) };
   beforeEach(async () => {
     if (o.fastDevice !== false) await e.emu.admin('hosting', 'device-policy', { interval: 1 });
     store = new MemoryCredentialStore();
-    clock = new EmulatorClock(e.emu);
+    clock = new LinkedClock(e.emu);
     http = new HttpClient({ clock, userAgent: 'lanyard-unit-test' });
     opened.length = 0;
   });

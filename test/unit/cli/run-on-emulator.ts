@@ -19,24 +19,9 @@ import type { ProfileSettings } from '../../../src/core/config/settings.js';
 import type { Browser, CredentialStore } from '../../../src/core/deps.js';
 import type { RunningEmulator, StartEmulatorOptions } from '../../../src/emulator/index.js';
 import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
-import { FakeClock } from '../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../fakes/credential-store.js';
+import { LinkedClock } from '../../fakes/linked-clock.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
-
-/** A fake clock that starts at the emulator's time and moves the emulator's clock with every sleep. */
-export class EmulatorClock extends FakeClock {
-  constructor(
-    readonly emu: RunningEmulator,
-    autoAdvance = true,
-    offsetMs = 0,
-  ) {
-    super(emu.now() + offsetMs, { autoAdvance });
-  }
-  override advance(ms: number): void {
-    super.advance(ms);
-    if (ms > 0) this.emu.advance(ms);
-  }
-}
 
 export interface RunOn {
   env?: NodeJS.ProcessEnv;
@@ -70,7 +55,7 @@ export interface RunResult {
   err: unknown;
   ctx: Context;
   io: TestIO;
-  clock: EmulatorClock;
+  clock: LinkedClock;
 }
 
 export interface EmulatorCommands {
@@ -105,7 +90,7 @@ export function useEmulatorCommands(options: StartEmulatorOptions = {}, o: { res
     store: new MemoryCredentialStore(),
     async run(f, o = {}) {
       const io = createTestIO({ tty: o.tty, stdin: o.stdin });
-      const clock = new EmulatorClock(ref.emu, !o.manualClock, o.clockOffsetMs);
+      const clock = new LinkedClock(ref.emu, { autoAdvance: !o.manualClock, offsetMs: o.clockOffsetMs });
       const abort = new AbortController();
       const secrets = new Secrets();
       const env = { LANYARD_CONFIG_DIR: dir, ...o.env };
