@@ -79,7 +79,8 @@ describe('OS keychain (real Secret Service)', () => {
         'echo "PRE=$(LANYARD_DEBUG=1 $LY auth status --json 2>&1 >/dev/null | grep credential.store)"',
         'echo "OFF=$(LANYARD_KEYCHAIN_PREFETCH=0 LANYARD_DEBUG=1 $LY auth status --json 2>&1 >/dev/null | grep credential.store)"',
         'echo "TOKEN=$($LY auth token)"',
-        '$LY auth logout >/dev/null 2>&1; echo "rc_logout=$?"',
+        // What logout said on stderr stays in the output, so a failure shows why.
+        'echo "LOGOUT=$($LY auth logout 2>&1 >/dev/null; echo "rc_logout=$?")"',
       ].join('\n'),
     );
     expect(r.status, r.stderr).toBe(0);
@@ -87,7 +88,7 @@ describe('OS keychain (real Secret Service)', () => {
     expect(r.stdout).toContain('PRE=* credential store: OS keychain, opened before the CLI loaded (bin/lanyard.js)');
     expect(r.stdout).toContain('OFF=* credential store: OS keychain, opened by the command');
     expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);
-    expect(r.stdout).toContain('rc_logout=0');
+    expect(r.stdout, r.stdout).toContain('rc_logout=0');
   });
 
   it('completion of --user: the logins stored in an unlocked keychain; from a locked one none, at once and without unlocking it', async () => {
