@@ -12,12 +12,20 @@ import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/proto
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
 import { proverOf, USE_DPOP_NONCE } from './dpop.js';
-import { authorize, currentTokens, refreshTokens, renewable, unauthorizedAgain } from './flow.js';
+import { authorize, coversScope, currentTokens, refreshTokens, renewable, unauthorizedAgain } from './flow.js';
 import type { AuthorizeOptions } from './flow-options.js';
 import { classify, isEventStream, jsonMessages, rpcGet, rpcPost, sessionIdOf, sseEvents, type IncomingMessage, type TransportState } from './jsonrpc.js';
 import type { StoredTokens } from './store.js';
 import { OAuthErrorCode } from './token.js';
 import type { ProtocolCallOptions, ProtocolSessionDeps } from './session-types.js';
+
+/** A 403 insufficient_scope: the scope the challenge names, the challenge, the token and the number of the POST refused. */
+interface StepUpRefusal {
+  readonly scope?: string;
+  readonly header?: string;
+  readonly used?: string;
+  readonly seq: number;
+}
 
 /** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last message. */
 export interface StreamCursor {
@@ -47,8 +55,15 @@ export class AuthorizedTransport {
   readonly state: TransportState;
   authorized = false;
   #tokens?: StoredTokens;
-  /** The refresh or authorization under way, shared by the requests that got a 401 meanwhile. */
-  #authorizing?: Promise<void>;
+  /**
+   * The refresh, authorization or step-up under way, shared by the requests that need it meanwhile (a 401
+   * joins any; a 403 insufficient_scope one whose scope covers what it needs): one flight, one outcome for all.
+   */
+  #authorizing?: { readonly done: Promise<void>; readonly scope?: string };
+  /** POSTs sent so far: a request knows whether it went out before a step-up failed. */
+  #posts = 0;
+  /** The last step-up that failed, and the POSTs sent before it did: their refusals share its error, not ask again. */
+  #failedStepUp?: { readonly scope: string; readonly error: unknown; readonly upTo: number };
 
   constructor(
     readonly deps: ProtocolSessionDeps,
@@ -92,6 +107,7 @@ export class AuthorizedTransport {
     let nonces = 0;
     for (;;) {
       const sent = stateNow();
+      const seq = ++this.#posts;
       const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
       if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
       // RFC 9449 §9: a resource server's use_dpop_nonce 401 is answered with a proof carrying its new nonce (twice at most).
@@ -113,7 +129,8 @@ export class AuthorizedTransport {
         const challenge = parseBearerChallenge(res.headers['www-authenticate']);
         if (challenge?.error === OAuthErrorCode.insufficientScope) {
           await res.dump();
-          await this.#onInsufficientScope(challenge.scope, res.headers['www-authenticate'], stepUps++);
+          const refusal = { scope: challenge.scope, header: res.headers['www-authenticate'], used: sent.accessToken, seq };
+          await this.#onInsufficientScope(refusal, stepUps++, signal);
           signal?.throwIfAborted();
           continue;
         }
@@ -234,7 +251,8 @@ export class AuthorizedTransport {
   async #on401(header: string | undefined, used: string | undefined): Promise<void> {
     // Another request already got a new token since this one was sent.
     if (this.state.accessToken !== used) return;
-    this.#authorizing ??= this.#whileAuthorizing(async () => {
+    if (this.#authorizing) return this.#authorizing.done;
+    await this.#fly(undefined, async () => {
       const challenge = parseBearerChallenge(header);
       const t = this.#tokens;
       let next: StoredTokens | undefined;
@@ -242,24 +260,56 @@ export class AuthorizedTransport {
         this.deps.notify?.('The access token was refused; refreshing it');
         next = await refreshTokens(this.deps, t);
       }
-      next ??= await authorize(this.deps, { ...this.#authorizeOptions(this.o.scopes, challenge), insteadOf: { accessToken: used } });
-      this.#use(next);
-    }).finally(() => {
-      this.#authorizing = undefined;
+      return next ?? (await authorize(this.deps, { ...this.#authorizeOptions(this.o.scopes, challenge), insteadOf: { accessToken: used } }));
     });
-    await this.#authorizing;
   }
 
-  async #onInsufficientScope(scope: string | undefined, header: string | undefined, stepUps: number): Promise<void> {
+  /**
+   * After a 403 insufficient_scope to a request (sent as the `seq`th POST with the token `used`): authorize
+   * again with the scope it names added, once for every request that needs it meanwhile — an agent's twenty
+   * concurrent calls of a tool that needs a wider scope make one sign-in, not twenty. A step-up under way that
+   * asks for the scope is joined; one that does not is waited out first; a token got since `used` that has the
+   * scope is used as it is. When the step-up fails, the requests that were sent before it failed fail with its
+   * error (the user is not asked once per call); later ones may try again. `signal` stops this request's wait,
+   * not the shared sign-in.
+   */
+  async #onInsufficientScope(r: StepUpRefusal, stepUps: number, signal?: AbortSignal): Promise<void> {
+    const { scope, used } = r;
     if (stepUps >= MAX_STEP_UP || !scope) {
       throw new AuthRequiredError(`${this.o.serverUrl} refused the request: insufficient scope${scope ? ` (needs "${scope}")` : ''}`, {
         ...(scope ? { remedy: { kind: 'sign-in', service: 'protocol', serverUrl: this.o.serverUrl, scopes: scope } } : {}),
         service: 'protocol',
       });
     }
+    for (let flight = this.#authorizing; flight; flight = this.#authorizing) {
+      if (flight.scope !== undefined && coversScope(flight.scope, scope)) return waitFor(flight.done, signal);
+      await waitFor(
+        flight.done.catch(() => undefined),
+        signal,
+      );
+    }
+    if (this.state.accessToken !== used && coversScope(this.#tokens?.scope, scope)) return;
+    const failed = this.#failedStepUp;
+    if (failed && r.seq <= failed.upTo && coversScope(failed.scope, scope)) throw failed.error;
     const wider = unionScopes(this.#tokens?.scope, scope);
     this.deps.notify?.(`The server needs the scope "${scope}"; authorizing again with "${wider}"`);
-    this.#use(await this.#whileAuthorizing(() => authorize(this.deps, this.#authorizeOptions(wider, { ...parseBearerChallenge(header), scope: wider }))));
+    const options = this.#authorizeOptions(wider, { ...parseBearerChallenge(r.header), scope: wider });
+    const done = this.#fly(wider, () => authorize(this.deps, { ...options, insteadOf: { accessToken: used, scope: wider } }));
+    done.catch((error: unknown) => {
+      this.#failedStepUp = { scope: wider, error, upTo: this.#posts };
+    });
+    await waitFor(done, signal);
+  }
+
+  /** Runs one refresh, authorization or step-up as the flight the requests that need it share; its tokens are used. */
+  #fly(scope: string | undefined, get: () => Promise<StoredTokens>): Promise<void> {
+    const done = this.#whileAuthorizing(get)
+      .then((t) => this.#use(t))
+      .finally(() => {
+        if (this.#authorizing?.done === done) this.#authorizing = undefined;
+      });
+    this.#authorizing = { done, scope };
+    return done;
   }
 
   #use(t: StoredTokens): void {
@@ -268,6 +318,17 @@ export class AuthorizedTransport {
     this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop);
     this.authorized = true;
   }
+}
+
+/** `p`, or the abort of `signal` (the caller stops waiting; `p` goes on for the others). */
+function waitFor<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export function unionScopes(...lists: Array<string | undefined>): string {

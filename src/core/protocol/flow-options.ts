@@ -59,7 +59,8 @@ export interface AuthorizeOptions {
   /**
    * The caller's access token the server refused (accessToken undefined: it
    * had none): tokens another process stored meanwhile are used instead of
-   * signing in again.
+   * signing in again — with `scope`, only when they hold every scope of it
+   * (a step-up another process made).
    */
-  readonly insteadOf?: { readonly accessToken?: string };
+  readonly insteadOf?: { readonly accessToken?: string; readonly scope?: string };
 }

@@ -51,10 +51,17 @@ export async function authorize(deps: ProtocolAuthDeps, o: AuthorizeOptions): Pr
   return (deps.lock ?? noLock).withLock(`protocol-${server}`, async () => {
     if (o.insteadOf) {
       const t = await deps.credentials.tokens(server);
-      if (t && t.accessToken !== o.insteadOf.accessToken && fresh(deps, t)) return t;
+      const wanted = o.insteadOf.scope;
+      if (t && t.accessToken !== o.insteadOf.accessToken && fresh(deps, t) && (wanted === undefined || coversScope(t.scope, wanted))) return t;
     }
     return authorizeLocked(deps, o, server);
   });
+}
+
+/** Whether the space-separated `have` holds every scope of `need`. */
+export function coversScope(have: string | undefined, need: string): boolean {
+  const held = new Set((have ?? '').split(/\s+/));
+  return need.split(/\s+/).every((s) => !s || held.has(s));
 }
 
 const fresh = (deps: ProtocolAuthDeps, t: StoredTokens) => t.expiresAt === undefined || t.expiresAt - REFRESH_MARGIN_MS > deps.clock.now();

@@ -6,6 +6,7 @@ import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/sh
 import { FakeClock } from '../../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
+import { hostLines } from './host-stdio.js';
 
 let stub: StubHttp;
 let http: HttpClient;
@@ -20,34 +21,6 @@ afterEach(async () => {
   await http.close();
   await stub.close();
 });
-
-/** The host's side of stdin: lines pushed by the test, ended when it says. */
-function hostLines() {
-  const queue: string[] = [];
-  let wake: (() => void) | undefined;
-  let ended = false;
-  return {
-    push(m: unknown) {
-      this.raw(JSON.stringify(m));
-    },
-    raw(line: string) {
-      queue.push(line);
-      wake?.();
-    },
-    end() {
-      ended = true;
-      wake?.();
-    },
-    async *[Symbol.asyncIterator](): AsyncGenerator<string> {
-      for (;;) {
-        while (queue.length) yield queue.shift()!;
-        if (ended) return;
-        await new Promise<void>((r) => (wake = r));
-        wake = undefined;
-      }
-    },
-  };
-}
 
 /** A bridge to the stub's /mcp (ports as given, else ones that never sign in), with the host's lines and what it sent the host. */
 function plainBridge(deps: Partial<Parameters<typeof runBridge>[0]> = {}) {

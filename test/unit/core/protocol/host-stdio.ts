@@ -1,0 +1,52 @@
+/** The host's end of a bridge's stdio in process (runBridge's ports), for the bridge's unit tests. */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The host's side of stdin: lines pushed by the test, ended when it says. */
+export function hostLines() {
+  const queue: string[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  return {
+    push(m: unknown) {
+      this.raw(JSON.stringify(m));
+    },
+    raw(line: string) {
+      queue.push(line);
+      wake?.();
+    },
+    end() {
+      ended = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+      for (;;) {
+        while (queue.length) yield queue.shift()!;
+        if (ended) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * The protocol SDK's client transport on the host's side: what the SDK sends
+ * becomes the bridge's lines; what the bridge sends goes through JSON, as it
+ * would through stdout, to the SDK.
+ */
+export function sdkStdio() {
+  const lines = hostLines();
+  const transport: Transport = {
+    async start() {},
+    async send(m: JSONRPCMessage) {
+      lines.push(m);
+    },
+    async close() {
+      lines.end();
+      transport.onclose?.();
+    },
+  };
+  const send = (m: unknown) => queueMicrotask(() => transport.onmessage?.(JSON.parse(JSON.stringify(m)) as JSONRPCMessage));
+  return { lines, send, transport };
+}
