@@ -122,6 +122,7 @@ export type { ElicitResult, ProtocolCallOptions, ProtocolCallResult, ProtocolSes
 export { authorize, currentTokens, refreshTokens } from './protocol/flow.js';
 export type { AuthorizeOptions, IdentityProviderOptions, ProtocolAuthDeps } from './protocol/flow.js';
 export type { ProtocolRevision } from '../shared/constants.js';
+export { DpopNonces } from './protocol/dpop.js';
 export { ProtocolCredentials } from './protocol/store.js';
 export type { StoredTokens, WorkloadTokenSource } from './protocol/store.js';
 export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';

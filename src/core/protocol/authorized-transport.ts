@@ -11,7 +11,7 @@ import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
-import { proverOf, USE_DPOP_NONCE } from './dpop.js';
+import { DpopNonces, proverOf, USE_DPOP_NONCE } from './dpop.js';
 import { authorize, coversScope, currentTokens, refreshTokens, renewable, unauthorizedAgain } from './flow.js';
 import type { AuthorizeOptions } from './flow-options.js';
 import { classify, isEventStream, jsonMessages, rpcGet, rpcPost, sessionIdOf, sseEvents, type IncomingMessage, type TransportState } from './jsonrpc.js';
@@ -65,17 +65,21 @@ export class AuthorizedTransport {
   /** The last step-up that failed, and the POSTs sent before it did: their refusals share its error, not ask again. */
   #failedStepUp?: { readonly scope: string; readonly error: unknown; readonly upTo: number };
 
+  readonly deps: ProtocolSessionDeps;
+
   constructor(
-    readonly deps: ProtocolSessionDeps,
+    deps: ProtocolSessionDeps,
     readonly o: ProtocolCallOptions,
   ) {
+    // The DPoP nonces of the session's servers, kept through its refreshes, sign-ins and step-ups.
+    this.deps = deps.dpopNonces ? deps : { ...deps, dpopNonces: new DpopNonces() };
     this.state = { signal: deps.signal };
   }
 
   async start(): Promise<void> {
     this.#tokens = await this.#whileAuthorizing(() => currentTokens(this.deps, this.o.serverUrl));
     this.state.accessToken = this.#tokens?.accessToken;
-    this.state.dpop = proverOf(this.#tokens, this.deps.clock);
+    this.state.dpop = proverOf(this.#tokens, this.deps.clock, undefined, this.deps.dpopNonces);
   }
 
   async #whileAuthorizing<T>(f: () => Promise<T>): Promise<T> {
@@ -315,7 +319,7 @@ export class AuthorizedTransport {
   #use(t: StoredTokens): void {
     this.#tokens = t;
     this.state.accessToken = t.accessToken;
-    this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop);
+    this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop, this.deps.dpopNonces);
     this.authorized = true;
   }
 }

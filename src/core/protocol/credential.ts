@@ -13,13 +13,16 @@
 import { type CredentialProvider, fixedCredential } from '../auth/provider.js';
 import type { Credential, CredentialRequest } from '../http/types.js';
 import { parseBearerChallenge } from './discovery.js';
-import { proverOf, USE_DPOP_NONCE } from './dpop.js';
+import { DpopNonces, proverOf, USE_DPOP_NONCE } from './dpop.js';
 import { currentTokens, type ProtocolAuthDeps, refreshTokens } from './flow.js';
 
 export async function protocolAuth(deps: ProtocolAuthDeps, serverUrl: string): Promise<CredentialProvider> {
-  let current = await currentTokens(deps, serverUrl);
+  // The nonces of this provider's exchanges (the requests of one run), kept through a refresh.
+  const nonces = deps.dpopNonces ?? new DpopNonces();
+  const own: ProtocolAuthDeps = { ...deps, dpopNonces: nonces };
+  let current = await currentTokens(own, serverUrl);
   if (!current) return fixedCredential({ scheme: 'none' }, 'anonymous');
-  let prover = proverOf(current, deps.clock);
+  let prover = proverOf(current, own.clock, undefined, nonces);
   // Without a request, a DPoP-bound token carries no proof: it names the token, and is never sent (see CredentialProvider).
   const credential = async (request?: CredentialRequest): Promise<Credential> =>
     prover ? prover.credential(current!.accessToken, request) : { scheme: 'bearer', token: current!.accessToken };
@@ -37,10 +40,10 @@ export async function protocolAuth(deps: ProtocolAuthDeps, serverUrl: string): P
     },
     async refresh(used) {
       if ('token' in used && used.token !== current!.accessToken) return credential();
-      const next = await refreshTokens(deps, current!);
+      const next = await refreshTokens(own, current!);
       if (!next) return undefined;
       current = next;
-      prover = proverOf(next, deps.clock, prover);
+      prover = proverOf(next, own.clock, prover, nonces);
       return credential();
     },
   };

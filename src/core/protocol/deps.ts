@@ -4,6 +4,7 @@ import type { CredentialLock } from '../credentials/lock.js';
 import type { Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { ProtocolCredentials, WorkloadTokenSource } from './store.js';
+import type { DpopNonces } from './dpop.js';
 import type { DeviceAuthorization } from '../auth/device-authorization.js';
 import type { PollEvent } from '../auth/device-poll.js';
 
@@ -35,4 +36,9 @@ export interface ProtocolAuthDeps {
   notify?(line: string, remedy?: Remedy): void;
   /** The cross-process lock refreshes hold (default: none, for memory stores). */
   readonly lock?: CredentialLock;
+  /**
+   * The DPoP nonces servers gave this client (RFC 9449 §8, §9), kept by the server that gave them across
+   * refreshes, new keys and step-ups; a session or credential provider makes its own when this is absent.
+   */
+  readonly dpopNonces?: DpopNonces;
 }

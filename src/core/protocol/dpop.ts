@@ -1,8 +1,8 @@
 /**
  * RFC 9449 DPoP: a key pair per protocol server (kept beside its tokens in the
  * credential store; the private half is a secret and is never shown), proofs
- * for token and resource requests, and the servers' nonces (§8, §9), kept per
- * origin for the life of the process. jose is loaded on first use.
+ * for token and resource requests, and the servers' nonces (§8, §9), kept by
+ * the server that gave them (DpopNonces). jose is loaded on first use.
  */
 import type { HttpResponse } from '../http/client.js';
 import type { Credential, CredentialRequest } from '../http/types.js';
@@ -60,23 +60,53 @@ function nonceOf(headers: Readonly<Record<string, string>>): string | undefined 
 }
 
 /**
+ * The nonces servers hand out (RFC 9449 §8: an authorization server's, for
+ * its token requests; §9: a resource server's, for requests to it), each by
+ * the endpoint that gave it (the proof's htu: a token endpoint, a protocol
+ * server's URL) and replaced when that endpoint gives a new one. A nonce
+ * belongs to the server, not to a key: a refresh, a sign-in with a new key or
+ * a step-up that follows goes on with it, so the server is not asked for it
+ * again. An authorization server and a resource server on one origin (or two
+ * servers behind one gateway) each get their own: never one's nonce to the
+ * other. One book per client (ProtocolAuthDeps.dpopNonces): the conversation
+ * of a `protocol request`, a bridge's life; a new client starts empty.
+ */
+export class DpopNonces {
+  readonly #byEndpoint = new Map<string, string>();
+
+  /** The nonce `url`'s endpoint gave last, if any. */
+  get(url: string): string | undefined {
+    return this.#byEndpoint.get(htuOf(url));
+  }
+
+  /** Keeps the `DPoP-Nonce` of an answer from `url`'s endpoint; true when it is a new one. */
+  remember(headers: Readonly<Record<string, string>>, url: string): boolean {
+    const nonce = nonceOf(headers);
+    if (!nonce) return false;
+    const at = htuOf(url);
+    if (this.#byEndpoint.get(at) === nonce) return false;
+    this.#byEndpoint.set(at, nonce);
+    return true;
+  }
+}
+
+/**
  * A DPoP signer for one key: a fresh proof per request (unique jti, the
- * clock's iat, the origin's last nonce, `ath` with an access token), and the
- * nonces servers hand out.
+ * clock's iat, the endpoint's last nonce, `ath` with an access token), and
+ * the nonces servers hand out, kept in the client's book (`nonces`).
  */
 export class DpopProver {
-  readonly #nonces = new Map<string, string>();
-
   constructor(
     readonly key: DpopKey,
     readonly now: () => number,
+    readonly nonces: DpopNonces = new DpopNonces(),
   ) {}
 
   async proof(method: string, url: string, accessToken?: string): Promise<string> {
     const { SignJWT, importJWK } = await import('jose');
     const crypto = process.getBuiltinModule('node:crypto');
     const claims: Record<string, unknown> = { htm: method.toUpperCase(), htu: htuOf(url), jti: crypto.randomUUID() };
-    const nonce = this.#nonces.get(new URL(url).origin);
+    const nonce = this.nonces.get(url);
     if (nonce) claims.nonce = nonce;
     if (accessToken) claims.ath = accessTokenHash(accessToken);
     return new SignJWT(claims)
@@ -94,28 +124,25 @@ export class DpopProver {
     return { scheme: 'dpop', token, proof: request ? await this.proof(request.method, request.url, token) : '' };
   }
 
-  /** Keeps the `DPoP-Nonce` of a response for the next proof to its origin; true when it is a new one. */
+  /** Keeps the `DPoP-Nonce` of a response for the next proof to its endpoint; true when it is a new one. */
   remember(res: Pick<HttpResponse, 'headers' | 'url'>, url: string = res.url): boolean {
-    const nonce = nonceOf(res.headers);
-    if (!nonce) return false;
-    const origin = new URL(url).origin;
-    if (this.#nonces.get(origin) === nonce) return false;
-    this.#nonces.set(origin, nonce);
-    return true;
+    return this.nonces.remember(res.headers, url);
   }
 }
 
 /**
  * The signer of a DPoP-bound token's requests; undefined for a bearer token.
- * `inUse`, the signer of the tokens before (a refresh), is kept with the
- * nonces servers gave it when `t` is bound to the same key: the key, not the
- * record, which a refresh reads anew.
+ * `inUse`, the signer of the tokens before (a refresh), is kept when `t` is
+ * bound to the same key: the key, not the record, which a refresh reads anew.
+ * A new signer keeps the nonces of `inUse`'s book, else takes `nonces`.
  */
 export function proverOf(
   t: { readonly tokenType?: string; readonly dpopKey?: DpopKey } | undefined,
   clock: { now(): number },
   inUse?: DpopProver,
+  nonces?: DpopNonces,
 ): DpopProver | undefined {
   if (t?.tokenType !== 'DPoP' || !t.dpopKey) return undefined;
-  return t.dpopKey.privateKey === inUse?.key.privateKey ? inUse : new DpopProver(t.dpopKey, () => clock.now());
+  if (t.dpopKey.privateKey === inUse?.key.privateKey) return inUse;
+  return new DpopProver(t.dpopKey, () => clock.now(), inUse?.nonces ?? nonces);
 }

@@ -11,7 +11,7 @@ import { Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import type { HttpClient } from '../http/client.js';
 import { processProtectedResourceResponse, protectedResourceRequest, wellKnownUrl, type AuthServerEndpoints, type ProtectedResource } from './discovery.js';
 import { assertSecureEndpoint, serverKeyOf } from './endpoints.js';
-import { chooseDpopAlg, DPOP_ALGS, DpopProver, generateDpopKey } from './dpop.js';
+import { chooseDpopAlg, DPOP_ALGS, type DpopNonces, DpopProver, generateDpopKey } from './dpop.js';
 import type { StoredTokens } from './store.js';
 import type { AuthorizeOptions } from './flow-options.js';
 
@@ -40,6 +40,7 @@ export async function dpopFor(
   resourceTakesDpop: boolean,
   now: () => number,
   notify?: (line: string) => void,
+  nonces?: DpopNonces,
 ): Promise<DpopProver | undefined> {
   if (o.dpop === false || (!o.dpop && (!e.dpopAlgs || !resourceTakesDpop))) return undefined;
   const alg = chooseDpopAlg(e.dpopAlgs);
@@ -49,7 +50,7 @@ export async function dpopFor(
     notify?.(`${msg}; asking for bearer tokens`);
     return undefined;
   }
-  return new DpopProver(await generateDpopKey(alg), now);
+  return new DpopProver(await generateDpopKey(alg), now, nonces);
 }
 
 /**

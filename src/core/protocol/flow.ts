@@ -90,7 +90,7 @@ async function authorizeLocked(deps: ProtocolAuthDeps, o: AuthorizeOptions, serv
   const endpoints = overridden(await discoverAuthorizationServer(deps.http, issuer, { signal: deps.signal, named: !!prm, revision }), o);
   const grant = grantOf(o);
   checkEndpoints(endpoints, grant);
-  const dpop = await dpopFor(o, endpoints, !!(o.challenge?.offersDpop || prm?.acceptsDpop), () => deps.clock.now(), deps.notify);
+  const dpop = await dpopFor(o, endpoints, !!(o.challenge?.offersDpop || prm?.acceptsDpop), () => deps.clock.now(), deps.notify, deps.dpopNonces);
   const resource = o.resource === false ? undefined : (o.resource ?? prm?.resource);
   const ctx: FlowContext = { deps, o, server, endpoints, resource, scope: chooseScope(o, prm, endpoints, grant), ignoreStored: false, dpop };
   for (let attempt = 0; ; attempt++) {
@@ -350,7 +350,7 @@ async function refreshLocked(deps: ProtocolAuthDeps, t: StoredTokens): Promise<S
   }
   try {
     // A DPoP-bound refresh token is presented with a proof of the same key (RFC 9449 §5).
-    const dpop = t.dpopKey ? new DpopProver(t.dpopKey, () => deps.clock.now()) : undefined;
+    const dpop = t.dpopKey ? new DpopProver(t.dpopKey, () => deps.clock.now(), deps.dpopNonces) : undefined;
     const call: TokenCall = { tokenEndpoint: t.tokenEndpoint, issuer: t.issuer, client, now: deps.clock.now(), signal: deps.signal, dpop };
     const next = await processTokenResponse(await renewalRequest(deps.http, call, grant), deps.clock.now(), !!dpop);
     const record = renewedRecord(t, next, deps.clock.now());

@@ -38,19 +38,22 @@ function htuOf(raw: unknown): string | undefined {
 export class DpopChecker {
   /** jti → when it may be forgotten (past the iat window). */
   readonly #seen = new Map<string, number>();
-  /** The nonce the server currently demands (rotated through the admin API). */
-  nonce = randomToken('dpopnonce', 16);
+  /**
+   * The nonces the servers currently demand (rotated through the admin API): the authorization server's for
+   * token requests and the protected resource's for requests to it — two servers, two nonces (RFC 9449 §8, §9),
+   * so that a client that sends one server's nonce to the other is refused.
+   */
+  nonces = { token: randomToken('dpopnonce', 16), resource: randomToken('dpopnonce', 16) };
 
   constructor(readonly state: ProtocolState) {}
 
   reset(): void {
     this.#seen.clear();
-    this.nonce = randomToken('dpopnonce', 16);
+    this.rotateNonces();
   }
 
-  rotateNonce(): string {
-    this.nonce = randomToken('dpopnonce', 16);
-    return this.nonce;
+  rotateNonces(): void {
+    this.nonces = { token: randomToken('dpopnonce', 16), resource: randomToken('dpopnonce', 16) };
   }
 
   /** Checks one proof; `accessToken` on resource requests (ath), `requireNonce` when the server demands nonces. */
@@ -59,7 +62,7 @@ export class DpopChecker {
     proof: string | undefined,
     o: { method: string; url: string; accessToken?: string; requireNonce: boolean },
   ): Promise<DpopResult> {
-    const r = await this.#check(proof, o);
+    const r = await this.#check(proof, { ...o, nonce: this.nonces[where] });
     const stats = this.state.stats.dpop;
     if ('error' in r) {
       stats.refused.push({ where, error: r.error, description: r.description });
@@ -68,7 +71,7 @@ export class DpopChecker {
     return r;
   }
 
-  async #check(proof: string | undefined, o: { method: string; url: string; accessToken?: string; requireNonce: boolean }): Promise<DpopResult> {
+  async #check(proof: string | undefined, o: { method: string; url: string; accessToken?: string; requireNonce: boolean; nonce: string }): Promise<DpopResult> {
     const bad = (description: string): DpopResult => ({ error: 'invalid_dpop_proof', description });
     if (!proof) return bad('a DPoP proof is required');
     if (proof.includes(',')) return bad('exactly one DPoP proof is allowed');
@@ -93,7 +96,7 @@ export class DpopChecker {
     if (!near(now) && !near(real)) return bad('iat is missing or outside the accepted window');
     if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 256) return bad('jti is missing');
     if (o.accessToken !== undefined && payload.ath !== tokenHash(o.accessToken)) return bad('ath does not match the access token');
-    if (o.requireNonce && payload.nonce !== this.nonce)
+    if (o.requireNonce && payload.nonce !== o.nonce)
       return { error: 'use_dpop_nonce', description: payload.nonce === undefined ? 'the server requires a nonce in the proof' : 'the nonce is stale' };
     // Replay is checked last: a proof refused for its nonce may be sent again with the nonce (a new jti anyway).
     // A jti is remembered while a proof with it could pass on either clock.

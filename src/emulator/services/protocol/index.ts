@@ -122,9 +122,9 @@ function protocolAdmin(state: ProtocolState, thirdParty: ThirdPartyAuthServer, a
       return { settings: state.settings };
     },
     stats: () => state.stats,
-    /** A new DPoP nonce: the next proof with the old one gets use_dpop_nonce (with the `dpopNonce` switch). */
+    /** New DPoP nonces (the authorization server's and the resource's): the next proof with an old one gets use_dpop_nonce (with the `dpopNonce` switch). */
     'rotate-dpop-nonce': () => {
-      as.dpop.rotateNonce();
+      as.dpop.rotateNonces();
       return { rotated: true };
     },
     /** A JWT of the stand-in platform issuer for a workload (`subject`, `ttl` seconds on the emulator clock, default 600): the grant of `workloadIdentity`. */

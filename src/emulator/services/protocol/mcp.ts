@@ -131,7 +131,7 @@ export class ProtocolServer {
       });
       if ('error' in d) {
         record(401, kind);
-        const nonce: Record<string, string> = d.error === 'use_dpop_nonce' ? { 'dpop-nonce': this.as.dpop.nonce } : {};
+        const nonce: Record<string, string> = d.error === 'use_dpop_nonce' ? { 'dpop-nonce': this.as.dpop.nonces.resource } : {};
         res.json(
           401,
           { error: d.error, error_description: d.description },

@@ -355,7 +355,7 @@ export class ProtocolAuthServer {
       const url = (this.state.settings.endpointOrigin ?? this.baseUrl()) + Protocol.fallbackToken;
       const d = await this.dpop.check('token', proof, { method: 'POST', url, requireNonce: this.state.settings.dpopNonce });
       if ('error' in d) {
-        const nonce: Record<string, string> = d.error === 'use_dpop_nonce' ? { 'dpop-nonce': this.dpop.nonce } : {};
+        const nonce: Record<string, string> = d.error === 'use_dpop_nonce' ? { 'dpop-nonce': this.dpop.nonces.token } : {};
         return res.json(400, { error: d.error, error_description: d.description }, { 'cache-control': 'no-store', ...nonce });
       }
       jkt = d.jkt;

@@ -57,6 +57,7 @@ async function host() {
   await client.connect(io.transport);
   return {
     client,
+    clock,
     async close() {
       await client.close();
       await done;
@@ -66,6 +67,7 @@ async function host() {
 
 /** The part of the emulator's protocol statistics these tests read. */
 interface Stats {
+  dpop: { nonceChallenges: { token: number; resource: number } };
   authorizeRequests: number;
   tokenRequests: Record<string, number>;
   mcpRequests: Array<{ method: string; status: number }>;
@@ -109,6 +111,29 @@ describe('bridge: concurrent tools/call that each need a scope step-up', () => {
     const later = await h.client.callTool({ name: 'echo', arguments: { text: 'later' } });
     expect(JSON.stringify(later.content)).toContain('later');
     expect(browser.urls).toHaveLength(3);
+    await h.close();
+  });
+});
+
+describe("bridge: DPoP-bound tokens and the servers' nonces (RFC 9449 §8, §9)", () => {
+  it('a refresh and a step-up (a new key) later in the bridge send the nonce each server gave: neither asks again', async () => {
+    // The emulator's authorization server and protocol server share an origin and demand nonces of their own.
+    await ref.emu.admin('protocol', 'configure', { dpopRequired: true, dpopNonce: true });
+    const h = await host();
+    await h.client.listTools();
+    expect((await stats()).dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
+    // The access token expires: the refresh presents the authorization server's nonce at once.
+    h.clock.advance(301_000);
+    await h.client.listTools();
+    let s = await stats();
+    expect(s.tokenRequests.refresh_token).toBe(1);
+    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
+    // tools/call needs tools:call: a new authorization with a new key; both nonces go on.
+    const r = await h.client.callTool({ name: 'echo', arguments: { text: 'bound' } });
+    expect(JSON.stringify(r.content)).toContain('bound');
+    s = await stats();
+    expect(s.authorizeRequests).toBe(2);
+    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
     await h.close();
   });
 });

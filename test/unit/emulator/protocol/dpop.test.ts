@@ -64,10 +64,16 @@ describe('DPoP proofs at the emulator', () => {
 
   it('demands the current nonce when asked to; a rotated nonce is stale', async () => {
     expect(await check(await proof(), true)).toMatchObject({ error: 'use_dpop_nonce' });
-    const old = checker.nonce;
+    const old = checker.nonces.resource;
     expect(await check(await proof({ nonce: old }), true)).toHaveProperty('jkt');
-    checker.rotateNonce();
+    checker.rotateNonces();
     expect(await check(await proof({ nonce: old }), true)).toMatchObject({ error: 'use_dpop_nonce', description: expect.stringMatching(/stale/) });
     expect(checker.state.stats.dpop.nonceChallenges.resource).toBe(2);
+  });
+
+  it("the authorization server and the resource demand nonces of their own: one's nonce is stale at the other (RFC 9449 §8, §9)", async () => {
+    expect(checker.nonces.token).not.toBe(checker.nonces.resource);
+    expect(await check(await proof({ nonce: checker.nonces.token }), true)).toMatchObject({ error: 'use_dpop_nonce' });
+    expect(await check(await proof({ nonce: checker.nonces.resource }), true)).toHaveProperty('jkt');
   });
 });
