@@ -8,14 +8,15 @@
  * case failed on the code before it (see the commit that added it).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { expectOrderly, hostileWorld, type HostileWorld } from './hostile.js';
-import { fakePacingServer, hostileProxy, type Peer } from './peers.js';
+import { fakePacingServer, floodingTlsProxy, hostileProxy, type Peer } from './peers.js';
+import { privateCa } from '../e2e/private-ca.js';
 import { runCli, type CliResult } from '../e2e/harness.js';
 
 const TOKEN = 'ghp_b0undsTestT0kenAAAAAAAAAAAAAAAAAAAAAA';
@@ -135,6 +136,24 @@ describe('a forward proxy that stalls', () => {
       expect(r.ms - s.sentAt()).toBeLessThan(1_000 + 500);
     });
   }
+});
+
+describe('a forward proxy over TLS whose answer to CONNECT never ends', () => {
+  it('`api` through an https:// proxy (trusted through LANYARD_CA_FILE) stops reading at 16 KiB: exit 1, one line naming the proxy, in seconds', async () => {
+    const ca = privateCa(scratch);
+    const leaf = ca.issue('proxy', ['proxy.corp.test']);
+    const proxy = await floodingTlsProxy({ cert: readFileSync(leaf.cert), key: readFileSync(leaf.key) });
+    try {
+      const r = await timed(['api', '/user'], { HTTPS_PROXY: proxy.url, LANYARD_CA_FILE: ca.caFile });
+      endedWithin(r, 8_000);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`the proxy https://127\\.0\\.0\\.1:${proxy.port} answered CONNECT with more than 16 KiB of headers`));
+      expect(expectOrderly(r)).toBeUndefined();
+      expect(proxy.sent()).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      await proxy.close();
+    }
+  });
 });
 
 describe('a proxy credential in every encoding', () => {

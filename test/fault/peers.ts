@@ -6,6 +6,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 
 export interface Peer {
   port: number;
@@ -19,7 +20,8 @@ export interface Peer {
   close(): Promise<void>;
 }
 
-async function listen(onSocket: (s: Socket, peer: Peer) => void, scheme: string): Promise<Peer> {
+/** `tls`: a certificate and key to speak TLS with (an `https://` peer). */
+async function listen(onSocket: (s: Socket, peer: Peer) => void, scheme: string, tls?: { cert: Buffer; key: Buffer }): Promise<Peer> {
   const sockets = new Set<Socket>();
   const peer: Peer = {
     port: 0,
@@ -32,13 +34,14 @@ async function listen(onSocket: (s: Socket, peer: Peer) => void, scheme: string)
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-  const server: Server = createServer((s) => {
+  const accept = (s: Socket) => {
     peer.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
     s.on('error', () => undefined);
     onSocket(s, peer);
-  });
+  };
+  const server: Server = tls ? createTlsServer(tls, accept) : createServer(accept);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   peer.port = (server.address() as AddressInfo).port;
   peer.url = `${scheme}://127.0.0.1:${peer.port}`;
@@ -71,6 +74,32 @@ export function hostileProxy(mode: ProxyMode): Promise<Peer> {
       s.on('close', () => clearInterval(t));
     }
   }, 'http');
+}
+
+/**
+ * A forward proxy over TLS (an `https://` proxy, under `tls`'s certificate)
+ * that answers CONNECT with a status line and then header lines without end,
+ * as fast as the client reads them; `sent()` counts the header bytes written.
+ */
+export function floodingTlsProxy(tls: { cert: Buffer; key: Buffer }): Promise<Peer & { sent(): number }> {
+  let sent = 0;
+  const line = `X-Filler: ${'a'.repeat(1000)}\r\n`;
+  return listen(
+    (s) => {
+      s.once('data', () => {
+        s.write('HTTP/1.1 200 Connection established\r\n');
+        const pump = () => {
+          while (!s.destroyed && sent < 64 * 1024 * 1024) {
+            sent += line.length;
+            if (!s.write(line)) return void s.once('drain', pump);
+          }
+        };
+        pump();
+      });
+    },
+    'https',
+    tls,
+  ).then((peer) => Object.assign(peer, { sent: () => sent }));
 }
 
 /** What a fake Redis-protocol server answers to the pacing scripts (EVAL/EVALSHA). */

@@ -68,8 +68,12 @@ export class NodeHttpTransport implements Transport {
     if (agent) return agent;
     const options = { keepAlive: true, maxSockets: this.maxSockets };
     if (!proxy) agent = new (url.protocol === 'https:' ? await import('node:https') : await import('node:http')).Agent(options);
-    else if (url.protocol === 'https:') agent = await tunnelAgent(proxy, options);
-    else agent = new (await import('http-proxy-agent')).HttpProxyAgent(proxy, options);
+    else {
+      // A TLS proxy is trusted as the servers are (a company proxy under the company CA of LANYARD_CA_FILE).
+      const secureContext = proxy.protocol === 'https:' && this.o.trust ? await secureContextFor(this.o.trust) : undefined;
+      const proxied = { ...options, ...(secureContext ? { secureContext } : {}) };
+      agent = url.protocol === 'https:' ? await tunnelAgent(proxy, proxied) : new (await import('http-proxy-agent')).HttpProxyAgent(proxy, proxied);
+    }
     this.#agents.set(key, agent);
     return agent;
   }

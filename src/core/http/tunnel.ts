@@ -12,13 +12,21 @@
  *   blank line with no limit (and joins every chunk again as it comes), so a
  *   proxy that sends header bytes without end would fill the memory within
  *   the connect bound. The cap is Node's own default for a response head
- *   (16 KiB). The proxy's connection is found as net opens it (the
- *   `net.client.socket` diagnostics channel); a proxy reached over TLS
- *   (`https://` proxy) is opened by tls, which that channel does not see, so
- *   its answer is bounded in time only (the connect bound).
+ *   (16 KiB), counted in what the agent reads: the bytes of a plain
+ *   connection, the decrypted bytes of a TLS one (`https://` proxy; the
+ *   handshake is not counted). The proxy's connection is found as it is
+ *   opened, before the agent's first await: net's through the
+ *   `net.client.socket` diagnostics channel; tls publishes none, so for an
+ *   `https://` proxy the TLS socket's `connect` is watched for that moment
+ *   (see {@link openedTls});
+ * - an `https://` proxy's certificate is checked against the same trust as
+ *   the servers' (the added CA files, the system store: trust.ts), so a
+ *   company proxy whose certificate the company CA signed is trusted where
+ *   `LANYARD_CA_FILE` names that CA.
  */
 import type { Agent as HttpAgent } from 'node:http';
 import type { Socket } from 'node:net';
+import type { SecureContext, TLSSocket } from 'node:tls';
 import { ProxyError, proxyDisplay } from './proxy.js';
 
 /** The most bytes a proxy's answer to CONNECT may take (Node's default `maxHeaderSize`). */
@@ -34,9 +42,11 @@ export function tunnelOnSignal(req: object, signal: AbortSignal): void {
 
 type TunnelAgent = HttpAgent & { connectOpts: object; connect(req: unknown, opts: unknown): Promise<unknown> };
 
-/** An https-proxy-agent for `proxy`, bounded as this module says. */
-export async function tunnelAgent(proxy: URL, options: { keepAlive: boolean; maxSockets: number }): Promise<HttpAgent> {
+/** An https-proxy-agent for `proxy`, bounded as this module says; `secureContext`: the trust of a TLS connection to it. */
+export async function tunnelAgent(proxy: URL, options: { keepAlive: boolean; maxSockets: number; secureContext?: SecureContext }): Promise<HttpAgent> {
   const [{ HttpsProxyAgent }, dc] = await Promise.all([import('https-proxy-agent'), import('node:diagnostics_channel')]);
+  // The agent passes its options on to net.connect / tls.connect (the proxy's trust, for a TLS proxy).
+  const tlsProxy = proxy.protocol === 'https:';
   const agent = new HttpsProxyAgent(proxy, options) as unknown as TunnelAgent;
   const base = agent.connectOpts;
   const connect = agent.connect.bind(agent);
@@ -51,7 +61,7 @@ export async function tunnelAgent(proxy: URL, options: { keepAlive: boolean; max
     dc.subscribe('net.client.socket', seen as (m: unknown) => void);
     let tunnel: Promise<unknown>;
     try {
-      tunnel = connect(req, opts);
+      tunnel = tlsProxy ? openedTls(() => connect(req, opts), seen) : connect(req, opts);
     } finally {
       dc.unsubscribe('net.client.socket', seen as (m: unknown) => void);
       agent.connectOpts = base;
@@ -61,6 +71,34 @@ export async function tunnelAgent(proxy: URL, options: { keepAlive: boolean; max
     return tunnel.finally(stop);
   };
   return agent;
+}
+
+/**
+ * Runs `open` (the agent's connect up to its first await, which is where it
+ * calls tls.connect) and hands `seen` the TLS socket it opens. tls.connect
+ * calls `connect` on the socket it makes (inherited from net.Socket): for
+ * that synchronous moment, and only for it, TLSSocket's prototype has a
+ * `connect` of its own that notes the socket and calls net's. Nothing else
+ * can run meanwhile (no await in between); the prototype is as it was after.
+ */
+function openedTls<T>(open: () => T, seen: (m: { socket: Socket }) => void): T {
+  const tls = process.getBuiltinModule('node:tls');
+  const proto = tls.TLSSocket.prototype as TLSSocket & { connect: Socket['connect'] };
+  if (Object.hasOwn(proto, 'connect')) return open();
+  const netConnect = proto.connect;
+  Object.defineProperty(proto, 'connect', {
+    configurable: true,
+    writable: true,
+    value: function (this: TLSSocket, ...args: unknown[]) {
+      seen({ socket: this });
+      return (netConnect as (...a: unknown[]) => unknown).apply(this, args);
+    },
+  });
+  try {
+    return open();
+  } finally {
+    delete (proto as { connect?: unknown }).connect;
+  }
 }
 
 /**
