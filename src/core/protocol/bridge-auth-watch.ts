@@ -39,40 +39,54 @@ export class AuthWatch {
     return this.busy ? this.#idle.promise : Promise.resolve();
   }
 
-  /** Resolves to OVERDUE once one refresh or authorization has lasted `ms` while the caller waited; rejects when `stop` aborts. */
-  async overdue(ms: number, stop: AbortSignal): Promise<typeof OVERDUE> {
+  /**
+   * A request's watch: `promise` resolves to OVERDUE once one refresh or authorization has lasted `ms` while
+   * the request waited; `cancel` (the request answered or cancelled) ends it, and the promise then never
+   * settles (nothing holds it). No AbortController per request: on Node 20 aborting one at the end of each
+   * call left its objects for the next full collection (docs/bridge.md, Memory); one is made only for the
+   * sleep of a request that meets a sign-in.
+   */
+  overdue(ms: number): { readonly promise: Promise<typeof OVERDUE>; cancel(): void } {
+    const w: Watcher = { cancelled: false };
+    return {
+      promise: this.#overdue(ms, w),
+      cancel: () => {
+        w.cancelled = true;
+        if (w.started) this.#waiting.delete(w.started);
+        w.sleep?.abort();
+      },
+    };
+  }
+
+  async #overdue(ms: number, w: Watcher): Promise<typeof OVERDUE> {
     for (;;) {
-      if (!this.busy) await this.#started(stop);
-      stop.throwIfAborted();
-      const ended = this.#ended.signal;
+      // Until a refresh or authorization starts (begin() calls the waiters), or the request is over.
+      if (!this.busy) await new Promise<void>((started) => this.#waiting.add((w.started = started)));
+      w.started = undefined;
+      if (w.cancelled) return never();
+      const sleep = (w.sleep = new AbortController());
       try {
-        await this.deps.clock.sleep(ms, AbortSignal.any([ended, stop]));
+        await this.deps.clock.sleep(ms, AbortSignal.any([this.#ended.signal, sleep.signal]));
         return OVERDUE;
-      } catch (err) {
-        if (stop.aborted) throw err;
+      } catch {
+        if (w.cancelled) return never();
+      } finally {
+        w.sleep = undefined;
       }
     }
   }
+}
 
-  /**
-   * Until a refresh or authorization starts, or `stop` aborts. Not a callback on one long-lived promise per
-   * request: an agent's thousand calls would each leave theirs there (and the request with it) until a sign-in.
-   */
-  #started(stop: AbortSignal): Promise<void> {
-    if (stop.aborted) return Promise.reject(stop.reason);
-    return new Promise<void>((resolve, reject) => {
-      const started = () => {
-        stop.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.#waiting.delete(started);
-        reject(stop.reason);
-      };
-      stop.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.add(started);
-    });
-  }
+/** One request's watch (AuthWatch.overdue): cancelled, its place among the waiters, the sleep under way. */
+interface Watcher {
+  cancelled: boolean;
+  started?: () => void;
+  sleep?: AbortController;
+}
+
+/** A promise that never settles: what a cancelled watch gives its caller, who raced it and has moved on. */
+function never(): Promise<never> {
+  return new Promise<never>(() => undefined);
 }
 
 function deferred(): { promise: Promise<void>; resolve(): void } {

@@ -217,10 +217,11 @@ class Bridge {
   /** A host request: answered with the server's answer, or with an error when it fails or waits on a sign-in too long. */
   async #request(req: HostRequest, after: Promise<unknown>): Promise<void> {
     const ac = new AbortController();
-    // Ends the sign-in watch once answered or cancelled. Not AbortSignal.any(): its signals are held through weak
-    // references, which young-generation collections keep, so each call's objects lived on until a full collection.
-    const answered = new AbortController();
-    const cancelled = () => answered.abort();
+    // The sign-in watch, ended once answered or cancelled. Neither AbortSignal.any() (its signals are held through
+    // weak references, which young-generation collections keep) nor a second controller aborted at the end of each
+    // call (on Node 20 an abort left its objects for the next full collection): docs/bridge.md, Memory.
+    const watch = this.#watch.overdue(this.o.signInWaitMs);
+    const cancelled = () => watch.cancel();
     ac.signal.addEventListener('abort', cancelled, { once: true });
     this.#inFlight.set(req.id, ac);
     // (A method of 2026-07-28 only.)
@@ -228,8 +229,7 @@ class Bridge {
     if (listen) this.#listening.add(ac);
     try {
       const answer = this.#answer(req, after, ac.signal);
-      const overdue = this.#watch.overdue(this.o.signInWaitMs, answered.signal).catch(() => new Promise<never>(() => undefined));
-      const r = await Promise.race([answer, overdue]);
+      const r = await Promise.race([answer, watch.promise]);
       if (r === OVERDUE) {
         ac.abort();
         answer.catch(() => undefined);
@@ -248,7 +248,7 @@ class Bridge {
     } finally {
       this.#listening.delete(ac);
       ac.signal.removeEventListener('abort', cancelled);
-      answered.abort();
+      watch.cancel();
       if (this.#inFlight.get(req.id) === ac) this.#inFlight.delete(req.id);
     }
   }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { runBridge } from '../../../../src/core/protocol/bridge.js';
 import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
@@ -147,6 +147,43 @@ describe('runBridge', () => {
     const methods = stub.requests.filter((r) => r.path === '/mcp').map((r) => (JSON.parse(r.body) as { method: string }).method);
     expect(methods).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
   });
+  it('calls relayed in a row abort no AbortController (on Node 20 an abort at the end of each call filled the old generation: docs/bridge.md, Memory)', async () => {
+    stub.on(
+      'POST',
+      '/mcp',
+      (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        if (m.method === 'server/discover') return { status: 400, body: { jsonrpc: '2.0', id: m.id, error: { code: -32600, message: 'no' } } };
+        if (m.method === 'notifications/initialized') return { status: 202 };
+        const result =
+          m.method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'stub', version: '1' } } : { content: [] };
+        return { status: 200, body: { jsonrpc: '2.0', id: m.id, result } };
+      },
+      53,
+    );
+    const { lines, sent, done } = plainBridge();
+    lines.push({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+    });
+    await until(() => sent.length === 1);
+    const abort = vi.spyOn(AbortController.prototype, 'abort');
+    try {
+      for (let id = 1; id <= 50; id++) {
+        lines.push({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+        await until(() => sent.length === id + 1);
+      }
+      expect(sent.at(-1)).toEqual({ jsonrpc: '2.0', id: 50, result: { content: [] } });
+      expect(abort).not.toHaveBeenCalled();
+    } finally {
+      abort.mockRestore();
+    }
+    lines.end();
+    await done;
+  });
+
   it("a stateless server (2026-07-28): initialize answered from server/discover, the host's capabilities in _meta, an input request put to the host and withdrawn when the host cancels", async () => {
     const replies: Record<string, (id: unknown) => unknown> = {
       'server/discover': (id) => ({
