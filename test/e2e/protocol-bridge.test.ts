@@ -39,8 +39,10 @@ describe('protocol bridge against the emulator', () => {
     const b = await hostBridge(mcp, { env: c.env() });
     const tools = await b.client.listTools();
     expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'time', 'confirm']);
-    // Signed in with tools:read (what the resource names); five calls at once need tools:call: one step-up for all.
-    const calls = await Promise.all([1, 2, 3, 4, 5].map((n) => b.client.callTool({ name: 'echo', arguments: { text: `through the bridge ${n}` } })));
+    // Signed in with tools:read (what the resource names); twenty calls at once need tools:call: one step-up for all.
+    const calls = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => b.client.callTool({ name: 'echo', arguments: { text: `through the bridge ${n + 1}` } })),
+    );
     calls.forEach((r, i) => expect(JSON.stringify(r.content)).toContain(`through the bridge ${i + 1}`));
     expect(await c.urls()).toHaveLength(2);
     // The server asks the host (elicitation/create on the call's event stream); the host's answer is posted back.

@@ -45,7 +45,7 @@ async function host() {
       http,
       clock,
       credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-      loopbackTimeoutMs: 60_000,
+      loopbackTimeoutMs: 600_000,
       clientSecret: async () => undefined,
       presentAuthorizationUrl: async (url) => void (await browser.open(url)),
       notify: (line) => void notes.push(line),
@@ -111,6 +111,33 @@ describe('bridge: concurrent tools/call that each need a scope step-up', () => {
     const later = await h.client.callTool({ name: 'echo', arguments: { text: 'later' } });
     expect(JSON.stringify(later.content)).toContain('later');
     expect(browser.urls).toHaveLength(3);
+    await h.close();
+  });
+});
+
+describe('bridge: a step-up that waits for the user', () => {
+  it('keeps none of the twenty calls past --sign-in-wait: each gets -32050; the sign-in goes on, and the calls after it pass', async () => {
+    const h = await host();
+    await h.client.listTools();
+    browser.decision = 'record';
+    // The step-up's page is open and the calls' sign-in waits are running (60 s on the test's clock; the first sign-in's wait was one).
+    const sleeping = () => h.clock.sleeps.filter((ms) => ms === 60_000).length;
+    const before = sleeping();
+    const waiting = calls(h.client);
+    for (let i = 0; i < 400 && (browser.urls.length < 2 || sleeping() < before + CALLS); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(sleeping()).toBe(before + CALLS);
+    h.clock.advance(60_000);
+    const results = await waiting;
+    expect(results.map((r) => (r.status === 'rejected' ? String((r.reason as Error).message).slice(0, 16) : 'answered'))).toEqual(
+      Array(CALLS).fill('MCP error -32050'),
+    );
+    expect(browser.urls).toHaveLength(2);
+    // The user allows it afterwards: the step-up completes, and the next call goes through without asking again.
+    await new ConsentBrowser('allow').open(browser.urls[1]!);
+    const later = await h.client.callTool({ name: 'echo', arguments: { text: 'after the sign-in' } });
+    expect(JSON.stringify(later.content)).toContain('after the sign-in');
+    expect(browser.urls).toHaveLength(2);
+    expect((await stats()).authorizeRequests).toBe(2);
     await h.close();
   });
 });
