@@ -77,8 +77,8 @@ export class TlsError extends LanyardError {
   }
 }
 
-/** A TLS verification failure as a TlsError, or undefined for any other error. */
-export function tlsFailure(err: unknown, url: string): TlsError | undefined {
+/** A TLS verification failure as a TlsError, or undefined for any other error; `whose`: what the certificate is of (default: `url`'s host). */
+export function tlsFailure(err: unknown, url: string, whose?: string): TlsError | undefined {
   const code = (err as { code?: string })?.code;
   const known = code ? WHAT[code] : undefined;
   if (!known) return undefined;
@@ -88,5 +88,5 @@ export function tlsFailure(err: unknown, url: string): TlsError | undefined {
   } catch {
     /* as given */
   }
-  return new TlsError(`TLS: the certificate of ${host} ${known.what} (${code})`, known, err);
+  return new TlsError(`TLS: the certificate of ${whose ?? host} ${known.what} (${code})`, known, err);
 }

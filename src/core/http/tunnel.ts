@@ -28,6 +28,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import { ProxyError, proxyDisplay } from './proxy.js';
+import { tlsFailure } from './trust.js';
 
 /** The most bytes a proxy's answer to CONNECT may take (Node's default `maxHeaderSize`). */
 export const CONNECT_ANSWER_CAP = 16 * 1024;
@@ -66,9 +67,11 @@ export async function tunnelAgent(proxy: URL, options: { keepAlive: boolean; max
       dc.unsubscribe('net.client.socket', seen as (m: unknown) => void);
       agent.connectOpts = base;
     }
-    if (!socket) return tunnel;
+    // Before the tunnel is up, a TLS failure is the proxy's certificate (the server's handshake comes after).
+    const named = tlsProxy ? tunnel.catch((err: unknown) => Promise.reject(tlsFailure(err, proxy.href, `the proxy ${proxyDisplay(proxy)}`) ?? err)) : tunnel;
+    if (!socket) return named;
     const stop = capAnswer(socket, proxy);
-    return tunnel.finally(stop);
+    return named.finally(stop);
   };
   return agent;
 }
