@@ -101,12 +101,13 @@ async function restamp(server: RedisServer, time: (score: number) => number): Pr
   }
 }
 
-/** Repositories created whose name starts with `prefix`, with the emulator's creation times. */
+/** Repositories created whose name starts with `prefix`, with the emulator's creation times (read over HTTP: a check, not a machine). */
 async function created(prefix: string): Promise<number[]> {
   const times: number[] = [];
   for (let page = 1; ; page++) {
-    const r = await onMachine(0, ['api', `/user/repos?per_page=100&page=${page}`]);
-    const repos = JSON.parse(r.stdout) as Array<{ name: string; created_at: string }>;
+    const res = await fetch(`${world.url}/api/v3/user/repos?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const repos = (await res.json()) as Array<{ name: string; created_at: string }>;
     for (const repo of repos) if (repo.name.startsWith(prefix)) times.push(Date.parse(repo.created_at));
     if (repos.length < 100) return times.sort((a, b) => a - b);
   }
