@@ -44,7 +44,8 @@ let building: ChildProcess | undefined;
 
 beforeAll(async () => {
   if (built()) return;
-  const child = spawn(process.execPath, [join(ROOT, 'src', 'tools', 'build-exe.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  // In a process group of its own: a file that ends early stops its injections too.
+  const child = spawn(process.execPath, [join(ROOT, 'src', 'tools', 'build-exe.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   building = child;
   let out = '';
   allBuilt = new Promise((resolve, reject) =>
@@ -62,8 +63,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (building && building.exitCode === null && building.signalCode === null) {
-    building.kill('SIGTERM');
-    await new Promise((r) => building!.once('exit', r));
+    const exited = new Promise((r) => building!.once('exit', r));
+    process.kill(-building.pid!, 'SIGTERM');
+    await exited;
   }
 });
 
