@@ -334,8 +334,18 @@ describe('when the shared server goes away or wants a password', () => {
     expect(before.code, before.stderr).toBe(0);
     expect(before.stderr).toBe('');
     await server.kill();
-    const r = await post(0, 'gone-1', env);
+    // When its output came, and when it exited: nothing of the dead server's connection may keep it alive.
+    let printed = 0;
+    let exited = 0;
+    const r = await post(0, 'gone-1', env, {
+      onSpawn: (c) => {
+        c.stdout!.once('data', () => (printed = performance.now()));
+        c.once('exit', () => (exited = performance.now()));
+      },
+    });
     expect(r.code, r.stderr).toBe(0);
+    expect(printed).toBeGreaterThan(0);
+    expect(exited - printed, 'it lingered after its output').toBeLessThan(1_000);
     expect(r.stderr).toMatch(
       new RegExp(`^! shared pacing at redis://127\\.0\\.0\\.1:${server.port} cannot be used \\([^\\n]+\\); pacing on this machine only\\n$`),
     );
