@@ -22,8 +22,8 @@ import { startEmulator } from '../emulator/server.js';
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'lanyard.js');
 const MAX_LINES = 14;
 const STEP_TIMEOUT_MS = 30_000;
-/** Seconds until the spent rate-limit budget resets (long enough for the two refusals before `--wait`). */
-const RESET_IN_S = 8;
+/** Seconds until the spent rate-limit budget resets: long enough for the two refusals before `--wait` (about a second; on a machine too slow for that, the `--wait` step passes without waiting, as its check allows). */
+const RESET_IN_S = 4;
 
 const out = (s = ''): void => void process.stdout.write(`${s}\n`);
 const useColour = !!process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb';

@@ -200,7 +200,7 @@ describe('web flow through the real pages', () => {
 
   it('redirect rule rejection: an app whose callback path is elsewhere refuses the loopback redirect_uri', async () => {
     await world.admin('hosting/add-app', { clientId: 'other-path-app', clientSecret: 'other-secret', callbackUrl: 'http://127.0.0.1/oauth/done' });
-    const { run, url } = await startLogin(['--client-id', 'other-path-app', '--timeout', '3s'], { LANYARD_CLIENT_SECRET: 'other-secret' });
+    const { run, url } = await startLogin(['--client-id', 'other-path-app', '--timeout', '1s'], { LANYARD_CLIENT_SECRET: 'other-secret' });
     await withPage(browser, async (page) => {
       const res = await page.goto(url);
       expect(res!.status()).toBe(400);

@@ -101,12 +101,13 @@ async function restamp(server: RedisServer, time: (score: number) => number): Pr
   }
 }
 
-/** Repositories created whose name starts with `prefix`, with the emulator's creation times. */
+/** Repositories created whose name starts with `prefix`, with the emulator's creation times (read over HTTP: a check, not a machine). */
 async function created(prefix: string): Promise<number[]> {
   const times: number[] = [];
   for (let page = 1; ; page++) {
-    const r = await onMachine(0, ['api', `/user/repos?per_page=100&page=${page}`]);
-    const repos = JSON.parse(r.stdout) as Array<{ name: string; created_at: string }>;
+    const res = await fetch(`${world.url}/api/v3/user/repos?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const repos = (await res.json()) as Array<{ name: string; created_at: string }>;
     for (const repo of repos) if (repo.name.startsWith(prefix)) times.push(Date.parse(repo.created_at));
     if (repos.length < 100) return times.sort((a, b) => a - b);
   }
@@ -333,8 +334,18 @@ describe('when the shared server goes away or wants a password', () => {
     expect(before.code, before.stderr).toBe(0);
     expect(before.stderr).toBe('');
     await server.kill();
-    const r = await post(0, 'gone-1', env);
+    // When its output came, and when it exited: nothing of the dead server's connection may keep it alive.
+    let printed = 0;
+    let exited = 0;
+    const r = await post(0, 'gone-1', env, {
+      onSpawn: (c) => {
+        c.stdout!.once('data', () => (printed = performance.now()));
+        c.once('exit', () => (exited = performance.now()));
+      },
+    });
     expect(r.code, r.stderr).toBe(0);
+    expect(printed).toBeGreaterThan(0);
+    expect(exited - printed, 'it lingered after its output').toBeLessThan(1_000);
     expect(r.stderr).toMatch(
       new RegExp(`^! shared pacing at redis://127\\.0\\.0\\.1:${server.port} cannot be used \\([^\\n]+\\); pacing on this machine only\\n$`),
     );

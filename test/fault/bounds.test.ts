@@ -26,6 +26,13 @@ let world: HostileWorld;
 /** A config directory whose profile names hosts only a proxy could reach (never loopback: loopback goes direct). */
 let corpDir: string;
 let scratch: string;
+/**
+ * The default connect bound (10 s) is waited out in the background while the
+ * rest of the file runs (its own stalled proxy, so no other case counts its
+ * connection); its test, the file's last, takes the result.
+ */
+let unboundedProxy: Peer;
+let unbounded: Promise<CliResult & { ms: number }>;
 
 beforeAll(async () => {
   world = await hostileWorld();
@@ -38,8 +45,13 @@ beforeAll(async () => {
   await mkdir(corpDir, { recursive: true });
   const profile = { 'hosting.webUrl': 'https://code.corp.test', 'hosting.apiUrl': 'https://api.corp.test/api/v3', 'hosting.clientId': 'lanyard-cli' };
   await writeFile(join(corpDir, 'config.json'), JSON.stringify({ activeProfile: 'corp', profiles: { corp: profile } }), { mode: 0o600 });
+  unboundedProxy = await hostileProxy('silent');
+  unbounded = timed(['api', '/user'], { HTTPS_PROXY: unboundedProxy.url });
+  unbounded.catch(() => {}); // its failure is reported by its test
 });
 afterAll(async () => {
+  await unbounded?.catch(() => {});
+  await unboundedProxy?.close();
   await world?.close();
   await rm(scratch, { recursive: true, force: true });
 });
@@ -92,21 +104,14 @@ describe('a forward proxy that stalls', () => {
     await Promise.all([silent?.close(), trickle?.close()]);
   });
 
-  // The four bounds are waited out side by side (each its own process; the signal cases below count the
-  // proxy's connections, so they run after them, one at a time).
+  // The three bounds are waited out side by side (each its own process; the signal cases below count the
+  // proxy's connections, so they run after them, one at a time), the fourth in the background (`unbounded`).
   it.concurrent('never answering CONNECT: `api` ends at LANYARD_TIMEOUT (2 s), exit 1, one line', async () => {
     const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url, LANYARD_TIMEOUT: '2s' });
     endedWithin(r, 9_000);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/within 2 s/);
     expect(expectOrderly(r)).toBeUndefined();
-  });
-
-  it.concurrent('never answering CONNECT, no --timeout: the connect bound (10 s, CONNECT answer included) ends it, naming the proxy', async () => {
-    const r = await timed(['api', '/user'], { HTTPS_PROXY: silent.url });
-    endedWithin(r, 20_000);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ did not open a tunnel to api\.corp\.test(:443)? within 10 s/);
   });
 
   it.concurrent('answering a byte a second: `--timeout 2s` ends it', async () => {
@@ -441,4 +446,14 @@ describe("the bridge's waits", () => {
       });
     }
   });
+});
+
+describe('a forward proxy that stalls, with no timeout given (run in the background since the file began)', () => {
+  it('never answering CONNECT, no --timeout: the connect bound (10 s, CONNECT answer included) ends it, naming the proxy', async () => {
+    const r = await unbounded;
+    endedWithin(r, 20_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ did not open a tunnel to api\.corp\.test(:443)? within 10 s/);
+    expect(unboundedProxy.connections).toBe(1);
+  }, 30_000);
 });

@@ -335,6 +335,9 @@ export class RedisPacing implements SharedPacingStore {
       maxRetriesPerRequest: 0,
       // Reconnecting is the next process's business: this one falls back.
       retryStrategy: () => null,
+      // hangUp destroys the socket itself. ioredis's own wait for it to close (2 s by default) is armed on a
+      // socket that may have closed already (a refused connection), and kept the process alive 2 s after its output.
+      disconnectTimeout: 0,
       // The ready check (INFO) is where a server wanting a password says NOAUTH.
       enableReadyCheck: true,
       connectionName: 'lanyard-pacing',
