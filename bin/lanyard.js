@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Launcher (CommonJS: see bin/package.json; an ES-module entry costs Node's
-// ESM loader, ~15 ms). `lanyard --version` and the root help (to anything but
-// a terminal) are answered here without loading the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
+// ESM loader, ~15 ms). `lanyard --version` and the root help are answered
+// here without loading the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
 // kept per command (group and subcommand: `auth.status.bin`) in the user's
 // cache directory, so a command skips parsing and compiling what it ran the
 // last time: Node 20 has no module.enableCompileCache(), and a code cache
@@ -42,23 +42,57 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * The root help (`lanyard`, `lanyard --help`, `-h`, `help`) to a pipe, a file
- * or /dev/null, from the text the build rendered with commander
- * (dist/root-help.txt; test/e2e/help.test.ts compares the two): loading and
- * running the CLI costs more than Node's own start. A terminal (whose width
- * commander wraps to) or a missing file gets commander. True when answered.
+ * The root help (`lanyard`, `lanyard --help`, `-h`, `help`) without loading
+ * the CLI, which costs more than Node's own start: to a pipe, a file or
+ * /dev/null the text the build rendered with commander (dist/root-help.txt;
+ * test/e2e/launcher.test.ts compares the two); on a terminal, whose width
+ * commander wraps to, the build's layout of it wrapped by commander's Help
+ * class at that width (dist/root-help.cjs, src/cli/output/root-help.ts).
+ * When the width cannot be told, or a file is missing, the CLI answers. True
+ * when answered.
  */
 function rootHelp() {
   if (args.length > 1 || (args.length === 1 && !['--help', '-h', 'help'].includes(args[0]))) return false;
   let text;
   try {
-    if (mayBeTerminal(1)) return false;
-    text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'root-help.txt'));
+    const dist = path.join(__dirname, '..', 'dist');
+    const width = mayBeTerminal(1) ? terminalWidth() : 80;
+    if (width === undefined) return false;
+    if (width === 80) text = fs.readFileSync(path.join(dist, 'root-help.txt'));
+    else {
+      const layout = JSON.parse(fs.readFileSync(path.join(dist, 'root-help.json'), 'utf8'));
+      text = Buffer.from(require(path.join(dist, 'root-help.cjs')).renderRootHelp(layout, width));
+    }
   } catch {
     return false;
   }
   writeOut(text);
   return true;
+}
+
+/**
+ * The width commander gives the help on stdout, as the CLI's IO tells it: 80
+ * unless stdout is a terminal; on one, COLUMNS when it is a positive whole
+ * number, else the terminal's columns (0: 80). Asked of Node's TTY binding
+ * (the ioctl that tty.WriteStream makes), since node:tty loads net and the
+ * stream stack, about 3 ms; undefined (the CLI answers) when the binding is
+ * missing or Node is asked to report deprecations (process.binding is
+ * DEP0111, a documentation-only deprecation that --pending-deprecation turns
+ * into a warning).
+ */
+function terminalWidth() {
+  if (/--(pending|throw)-deprecation\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return undefined;
+  const { TTY, isTTY } = process.binding('tty_wrap');
+  if (!isTTY(1)) return 80;
+  const env = process.env.COLUMNS;
+  if (env && Number.isInteger(Number(env)) && Number(env) > 0) return Number(env);
+  const size = [];
+  // As tty.WriteStream: a handle on fd 1 (libuv reopens the terminal for it), blocking writes. Never
+  // closed: when libuv could not reopen the terminal the handle's descriptor is fd 1 itself.
+  const handle = new TTY(1, {});
+  handle.setBlocking?.(true);
+  if (handle.getWindowSize(size) !== 0) return undefined;
+  return size[0] || 80;
 }
 
 /**
