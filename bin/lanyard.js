@@ -169,7 +169,9 @@ function run() {
   // compiles as it runs).
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   const keychain = word === 'main' ? undefined : prefetchKeychain(word);
-  if (!keychain) return compileAndRun(word, sub, flagged, base, undefined);
+  const preconnected = word === 'api' ? prefetchConnection(word) : undefined;
+  const handed = { keychain, preconnected };
+  if (!keychain) return compileAndRun(word, sub, flagged, base, handed);
   let sent = false;
   keychain.sent.then(() => (sent = true));
   keychain.isSent = () => sent;
@@ -179,8 +181,22 @@ function run() {
   let timer;
   return Promise.race([keychain.sent, new Promise((resolve) => (timer = setTimeout(resolve, HEAD_START_MS)))]).then(() => {
     clearTimeout(timer);
-    return compileAndRun(word, sub, flagged, base, keychain);
+    return compileAndRun(word, sub, flagged, base, handed);
   });
+}
+
+/**
+ * The API's TLS connection for `lanyard api`, opened while the CLI loads
+ * (dist/connection-prefetch.cjs decides from the arguments, the environment
+ * and the profile whether the CLI would open the same one), or undefined.
+ * Never an error: the command connects itself then.
+ */
+function prefetchConnection(word) {
+  try {
+    return require(path.join(__dirname, '..', 'dist', 'connection-prefetch.cjs')).prefetchConnection(word, args, process.env);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -197,7 +213,9 @@ function prefetchKeychain(word) {
   }
 }
 
-function compileAndRun(word, sub, flagged, base, keychain) {
+/** `handed`: what was opened before the CLI loaded and goes to main (the keychain's opening, the API's connection). */
+function compileAndRun(word, sub, flagged, base, handed) {
+  const { keychain, preconnected } = handed;
   const vm = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
   const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
@@ -215,15 +233,20 @@ function compileAndRun(word, sub, flagged, base, keychain) {
   // cannot combine it with a code cache.
   // The build wraps the bundle in Node's CommonJS function wrapper already.
   const script = new vm.Script(source, { filename: file, cachedData });
+  // The API's TLS handshake starts over its TCP connection, made while the
+  // bundle compiled (see prefetchConnection).
+  preconnected?.handshake();
   // The Secret Service's answer to the ping often arrives while the bundle
-  // compiles (on a busy machine, after HEAD_START_MS): one turn of the event
-  // loop reads it and sends the search before the CLI runs, instead of when
-  // the command first waits (after reading its config).
-  if (keychain && !keychain.isSent()) return new Promise(setImmediate).then(() => runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain));
-  return runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain);
+  // compiles (on a busy machine, after HEAD_START_MS), as does the API's
+  // TCP connection: one turn of the event loop reads them and sends the
+  // search, or the TLS hello, before the CLI runs, instead of when the command
+  // first waits (after reading its config, or at its request).
+  if ((keychain && !keychain.isSent()) || preconnected)
+    return new Promise(setImmediate).then(() => runBundle(script, file, word, sub, flagged, dir, key, cachedData, handed));
+  return runBundle(script, file, word, sub, flagged, dir, key, cachedData, handed);
 }
 
-function runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain) {
+function runBundle(script, file, word, sub, flagged, dir, key, cachedData, handed) {
   const cjs = { exports: {} };
   // The bundle requires Node's built-ins and packages, which resolve from here
   // as from dist/ (both sit beside the package's node_modules), and files
@@ -231,7 +254,11 @@ function runBundle(script, file, word, sub, flagged, dir, key, cachedData, keych
   const dist = path.dirname(file);
   const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
-  return cjs.exports.main(process.argv, keychain ? { keychain } : {}).then((result) => {
+  const { keychain, preconnected } = handed;
+  const done = cjs.exports.main(process.argv, { ...(keychain ? { keychain } : {}), ...(preconnected ? { preconnected } : {}) });
+  // A connection the command did not take is closed (a taken one is the command's HTTP client's).
+  if (preconnected) done.finally(() => preconnected.discard()).catch(() => undefined);
+  return done.then((result) => {
     if (!dir) return;
     // Cache under the command that ran: its group and, when main confirms
     // that the word after it names one of the group's commands, that word

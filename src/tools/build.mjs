@@ -172,18 +172,22 @@ for (const [name, kind] of Object.entries(VENDORED_EXPORTS)) {
   });
 }
 
-// The keychain's opening, which bin/lanyard.js starts before it loads the CLI
-// (src/cli/keychain-prefetch.ts): small, so it costs less to load than the
-// waiting it overlaps. The same modules are in the CLI too; they share data,
-// never classes.
-await build({
-  ...common,
-  entryPoints: { 'keychain-prefetch': 'src/cli/keychain-prefetch.ts' },
-  outfile: 'dist/keychain-prefetch.cjs',
-  format: 'cjs',
-  supported: { 'dynamic-import': false },
-  define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
-});
+// What bin/lanyard.js starts before it loads the CLI, each small, so it costs
+// less to load than the waiting it overlaps: the keychain's opening
+// (src/cli/keychain-prefetch.ts) and the API's TLS connection for `lanyard
+// api` (src/cli/connection-prefetch.ts: the config reading and profile
+// selection are the CLI's own modules). The same modules are in the CLI too;
+// they share data, never classes.
+for (const name of ['keychain-prefetch', 'connection-prefetch']) {
+  await build({
+    ...common,
+    entryPoints: { [name]: `src/cli/${name}.ts` },
+    outfile: `dist/${name}.cjs`,
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
+    define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
+  });
+}
 
 // The demo (`npm run demo`), a plain ES module with its own copy of the emulator.
 // It lives in build/, not dist/: the package publishes dist/, and only the

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, startWorld } from './harness.js';
 import { runOnPty } from './pty.js';
+import { useInProcessEmulator } from './in-process-emulator.js';
 
 const work = mkdtempSync(join(tmpdir(), 'lanyard-launcher-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -264,5 +265,69 @@ describe('the root help without the CLI', () => {
     const r = await runCli(['help', 'auth'], { env: { LANYARD_COMPILE_CACHE: '0' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Usage: lanyard auth /);
+  });
+});
+
+describe("the API's TLS connection, opened while the CLI loads (`api`)", () => {
+  const tls = useInProcessEmulator({ tls: true }, { resetEach: false });
+  /** A config directory whose profile `t` points at `apiUrl`; the token comes from the environment. */
+  const world = (apiUrl: string, env: Record<string, string | undefined> = {}) => {
+    const t = fresh();
+    mkdirSync(t.config, { recursive: true, mode: 0o700 });
+    writeFileSync(join(t.config, 'config.json'), JSON.stringify({ profiles: { t: { 'hosting.apiUrl': apiUrl } } }));
+    return { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_TOKEN: 'lyp_emulator_default_token_0000000000000001', ...env };
+  };
+  const api = () => `${tls.emu.url}/api/v3`;
+  const trusted = () => ({ NODE_EXTRA_CA_CERTS: tls.emu.tls!.caFile });
+  const OPENED_AHEAD = /^\* connection to 127\.0\.0\.1:\d+: the one opened ahead$/m;
+
+  it('carries the request, run after run; LANYARD_CONNECT_PREFETCH=0 turns it off', async () => {
+    const env = world(api(), trusted());
+    for (let i = 0; i < 4; i++) {
+      const r = await runCli(['--debug', '--profile', 't', 'api', '/user'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).login).toBe('mona');
+      expect(r.stderr).toMatch(OPENED_AHEAD);
+    }
+    const off = await runCli(['--debug', '--profile', 't', 'api', '/user'], { env: { ...env, LANYARD_CONNECT_PREFETCH: '0' } });
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout).login).toBe('mona');
+    expect(off.stderr).not.toMatch(OPENED_AHEAD);
+  });
+
+  it('is not opened where the CLI connects otherwise (added trust, another service, a full URL), and those work as before', async () => {
+    const env = world(api());
+    const cases = [
+      { args: ['api', '/user'], env: { LANYARD_CA_FILE: tls.emu.tls!.caFile } },
+      { args: ['api', `${api()}/user`], env: trusted() },
+      { args: ['api', '--service', 'hosting', '--jq', '.login', '/user'], env: { ...trusted(), LANYARD_SYSTEM_CA: '0' } },
+    ];
+    for (const c of cases) {
+      const r = await runCli(['--debug', '--profile', 't', ...c.args], { env: { ...env, ...c.env } });
+      expect(r.code, `${c.args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/mona/);
+      expect(r.stderr, c.args.join(' ')).not.toMatch(OPENED_AHEAD);
+    }
+  });
+
+  it('a connection that fails (an untrusted certificate, a closed port) is reported exactly as the command reports it without one', async () => {
+    for (const apiUrl of [api(), 'https://127.0.0.1:1/api/v3']) {
+      const env = world(apiUrl);
+      const ahead = await runCli(['--profile', 't', 'api', '/user'], { env });
+      const without = await runCli(['--profile', 't', 'api', '/user'], { env: { ...env, LANYARD_CONNECT_PREFETCH: '0' } });
+      expect(ahead.code, apiUrl).toBe(1);
+      expect(ahead.stderr).toMatch(/certificate|ECONNREFUSED|connect/i);
+      expect({ ...ahead, stderr: ahead.stderr.replace(/\d+ ms/g, 'N ms') }).toEqual({ ...without, stderr: without.stderr.replace(/\d+ ms/g, 'N ms') });
+    }
+  });
+
+  it('one the command does not take keeps nothing waiting: a usage error ends at once, as without it', async () => {
+    const env = world(api(), trusted());
+    const started = Date.now();
+    const r = await runCli(['--profile', 't', 'api', '-X', 'BOGUS', '/user'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/invalid method "BOGUS"/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toEqual(await runCli(['--profile', 't', 'api', '-X', 'BOGUS', '/user'], { env: { ...env, LANYARD_CONNECT_PREFETCH: '0' } }));
   });
 });
