@@ -58,16 +58,49 @@ function rootHelp() {
     const dist = path.join(__dirname, '..', 'dist');
     const width = mayBeTerminal(1) ? terminalWidth() : 80;
     if (width === undefined) return false;
-    if (width === 80) text = fs.readFileSync(path.join(dist, 'root-help.txt'));
-    else {
-      const layout = JSON.parse(fs.readFileSync(path.join(dist, 'root-help.json'), 'utf8'));
-      text = Buffer.from(require(path.join(dist, 'root-help.cjs')).renderRootHelp(layout, width));
-    }
+    text = width === 80 ? fs.readFileSync(path.join(dist, 'root-help.txt')) : rootHelpAt(dist, width);
   } catch {
     return false;
   }
   writeOut(text);
   return true;
+}
+
+/**
+ * The root help wrapped at `width` columns: rendered from the build's layout
+ * (≈ 3 ms of CPU: commander's Help class runs cold), and kept in the cache
+ * directory as `root-help/<width>.<stamp>.txt` (0600 in a 0700 directory,
+ * written atomically), the stamp being the layout file's size and mtime, so
+ * another build's text is never shown; the first text of a new stamp removes
+ * the others. Without a cache directory (LANYARD_COMPILE_CACHE=0), rendered
+ * each time.
+ */
+function rootHelpAt(dist, width) {
+  const layoutFile = path.join(dist, 'root-help.json');
+  let file;
+  try {
+    const st = fs.statSync(layoutFile);
+    const base = cacheBase();
+    if (base) file = path.join(base, 'root-help', `${width}.${st.size}-${Math.floor(st.mtimeMs)}.txt`);
+    if (file) return fs.readFileSync(file);
+  } catch {
+    // Not rendered at this width yet (or no cache): rendered below.
+  }
+  const text = Buffer.from(require(path.join(dist, 'root-help.cjs')).renderRootHelp(JSON.parse(fs.readFileSync(layoutFile, 'utf8')), width));
+  if (file) {
+    try {
+      const dir = path.dirname(file);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const stamp = path.basename(file).split('.')[1];
+      for (const old of fs.readdirSync(dir)) if (old.split('.')[1] !== stamp) fs.rmSync(path.join(dir, old), { force: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, text, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    } catch {
+      // A read-only or full cache directory: rendered again next time.
+    }
+  }
+  return text;
 }
 
 /**

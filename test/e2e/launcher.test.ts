@@ -229,7 +229,7 @@ describe('the root help without the CLI', () => {
         cols,
       });
       expect(r.exitCode, args.join(' ')).toBe(0);
-      return { text: r.output.replace(/\r/g, ''), cliRan: existsSync(t.cache) };
+      return { text: r.output.replace(/\r/g, ''), cliRan: existsSync(join(t.cache, 'compile-cache')) };
     };
     for (const [cols, env] of [
       [70, {}],
@@ -249,6 +249,36 @@ describe('the root help without the CLI', () => {
         expect(launcher.cliRan).toBe(false);
       }
     }
+  });
+
+  it('on a terminal, the text wrapped at a width is kept in the cache directory (0600) and read the next time; a new build replaces it', async () => {
+    const t = fresh();
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '', COLUMNS: undefined };
+    const onPty = async (cols: number, extra: Record<string, string> = {}) => {
+      const r = await runOnPty({ args: ['--help'], env: { ...env, ...extra }, send: null, cols });
+      expect(r.exitCode).toBe(0);
+      return r.output.replace(/\r/g, '');
+    };
+    const dir = join(t.cache, 'root-help');
+    const first = await onPty(70);
+    const [kept, ...more] = readdirSync(dir);
+    expect(more).toEqual([]);
+    expect(kept).toMatch(/^70\.\d+-\d+\.txt$/);
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(join(dir, kept!))).toBe(0o600);
+    expect(readFileSync(join(dir, kept!), 'utf8')).toBe(first);
+    // Read, not rendered again.
+    writeFileSync(join(dir, kept!), 'kept text\n');
+    expect(await onPty(70)).toBe('kept text\n');
+    // Another build's text (another stamp) is never shown, and goes when this build keeps its first text.
+    writeFileSync(join(dir, '90.1-1.txt'), 'an older build\n');
+    expect(await onPty(90)).not.toMatch(/older build/);
+    expect(readdirSync(dir).sort()).toEqual([kept, kept!.replace(/^70/, '90')].sort());
+    // No cache directory: rendered each time, nothing written.
+    const off = fresh();
+    const r = await runOnPty({ args: ['--help'], env: { ...env, LANYARD_CACHE_DIR: off.cache, LANYARD_COMPILE_CACHE: '0' }, send: null, cols: 70 });
+    expect(r.output.replace(/\r/g, '')).toBe(first);
+    expect(existsSync(off.cache)).toBe(false);
   });
 
   it('on a terminal with Node asked to report deprecations, the CLI renders it (the width is asked of a deprecated API)', async () => {
