@@ -35,17 +35,31 @@ const TOKEN = 'lyp_emulator_default_token_0000000000000001';
  * comes with its wall time: on a loaded machine the wall time mostly measures
  * the wait for a core, the CPU time much less so. Without python3, CPU is NaN.
  */
-const WAIT4 = `import os, sys, time
-null = os.open(os.devnull, os.O_WRONLY)
+const WAIT4 = `import os, sys, time, threading
+tty = sys.argv[1] == '--pty'
+argv = sys.argv[2:] if tty else sys.argv[1:]
+out = os.open(os.devnull, os.O_WRONLY)
+if tty:
+    # A pseudo-terminal of 100 columns as stdout, drained as a terminal would be.
+    import fcntl, struct, termios
+    master, out = os.openpty()
+    fcntl.ioctl(out, termios.TIOCSWINSZ, struct.pack('HHHH', 30, 100, 0, 0))
+    def drain():
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass
+    threading.Thread(target=drain, daemon=True).start()
 t0 = time.perf_counter()
-pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, out, 1)])
 _, status, ru = os.wait4(pid, 0)
 print((time.perf_counter() - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000, os.waitstatus_to_exitcode(status))`;
 const havePython = spawnSync('python3', ['-c', 'import os; os.posix_spawnp; os.waitstatus_to_exitcode']).status === 0;
 
-function once(args, env, cmd = process.execPath) {
+function once(args, env, cmd = process.execPath, pty = false) {
   if (havePython) {
-    const r = spawnSync('python3', ['-c', WAIT4, cmd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    const r = spawnSync('python3', ['-c', WAIT4, ...(pty ? ['--pty'] : []), cmd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
     const [wall, cpu, status] = r.stdout.trim().split(' ').map(Number);
     if (r.status !== 0 || status !== 0) throw new Error(`${args.join(' ')} exited ${status ?? r.status}: ${r.stderr}`);
     return { wall, cpu };
@@ -61,10 +75,10 @@ function once(args, env, cmd = process.execPath) {
 function measure(cases, env) {
   const wall = cases.map(() => []);
   const cpu = cases.map(() => []);
-  for (const c of cases) once(c.args, c.env ?? env, c.cmd); // warm-up (compile cache, page cache)
+  for (const c of cases) once(c.args, c.env ?? env, c.cmd, c.pty); // warm-up (compile cache, page cache)
   for (let i = 0; i < runs; i++)
     cases.forEach((c, j) => {
-      const r = once(c.args, c.env ?? env, c.cmd);
+      const r = once(c.args, c.env ?? env, c.cmd, c.pty);
       wall[j].push(r.wall);
       cpu[j].push(r.cpu);
     });
@@ -108,6 +122,13 @@ const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },
   { name: 'lanyard --version', args: [bin, '--version'] },
   { name: 'lanyard --help', args: [bin, '--help'] },
+  // On a terminal (100 columns): commander's wrapping at its width, against `node -e 0` on the same kind of terminal.
+  ...(havePython
+    ? [
+        { name: 'node -e 0 (terminal)', args: ['-e', '0'], pty: true },
+        { name: 'lanyard --help (terminal)', args: [bin, '--help'], pty: true, against: 'node -e 0 (terminal)' },
+      ]
+    : []),
   // The CLI and commander (the root help above is the build's pre-rendered text; a terminal gets this path).
   { name: 'lanyard auth --help', args: [bin, 'auth', '--help'] },
   { ...authStatus, name: 'lanyard auth status (LANYARD_KEYCHAIN=off)' },
@@ -186,6 +207,7 @@ if (asJson) {
   const targets = [
     ['lanyard --version', 1.15],
     ['lanyard --help', 1.15],
+    ...(havePython ? [['lanyard --help (terminal)', 1.15]] : []),
     ['lanyard ratelimit status --json', 1.6],
   ];
   if (keychain) targets.push(['lanyard auth status (Secret Service keychain)*', 1.6]);

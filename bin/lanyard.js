@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Launcher (CommonJS: see bin/package.json; an ES-module entry costs Node's
-// ESM loader, ~15 ms). `lanyard --version` and the root help (to anything but
-// a terminal) are answered here without loading the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
+// ESM loader, ~15 ms). `lanyard --version` and the root help are answered
+// here without loading the CLI. Everything else runs dist/cli.cjs, compiled with a V8 code cache
 // kept per command (group and subcommand: `auth.status.bin`) in the user's
 // cache directory, so a command skips parsing and compiling what it ran the
 // last time: Node 20 has no module.enableCompileCache(), and a code cache
@@ -42,23 +42,90 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * The root help (`lanyard`, `lanyard --help`, `-h`, `help`) to a pipe, a file
- * or /dev/null, from the text the build rendered with commander
- * (dist/root-help.txt; test/e2e/help.test.ts compares the two): loading and
- * running the CLI costs more than Node's own start. A terminal (whose width
- * commander wraps to) or a missing file gets commander. True when answered.
+ * The root help (`lanyard`, `lanyard --help`, `-h`, `help`) without loading
+ * the CLI, which costs more than Node's own start: to a pipe, a file or
+ * /dev/null the text the build rendered with commander (dist/root-help.txt;
+ * test/e2e/launcher.test.ts compares the two); on a terminal, whose width
+ * commander wraps to, the build's layout of it wrapped by commander's Help
+ * class at that width (dist/root-help.cjs, src/cli/output/root-help.ts).
+ * When the width cannot be told, or a file is missing, the CLI answers. True
+ * when answered.
  */
 function rootHelp() {
   if (args.length > 1 || (args.length === 1 && !['--help', '-h', 'help'].includes(args[0]))) return false;
   let text;
   try {
-    if (mayBeTerminal(1)) return false;
-    text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'root-help.txt'));
+    const dist = path.join(__dirname, '..', 'dist');
+    const width = mayBeTerminal(1) ? terminalWidth() : 80;
+    if (width === undefined) return false;
+    text = width === 80 ? fs.readFileSync(path.join(dist, 'root-help.txt')) : rootHelpAt(dist, width);
   } catch {
     return false;
   }
   writeOut(text);
   return true;
+}
+
+/**
+ * The root help wrapped at `width` columns: rendered from the build's layout
+ * (≈ 3 ms of CPU: commander's Help class runs cold), and kept in the cache
+ * directory as `root-help/<width>.<stamp>.txt` (0600 in a 0700 directory,
+ * written atomically), the stamp being the layout file's size and mtime, so
+ * another build's text is never shown; the first text of a new stamp removes
+ * the others. Without a cache directory (LANYARD_COMPILE_CACHE=0), rendered
+ * each time.
+ */
+function rootHelpAt(dist, width) {
+  const layoutFile = path.join(dist, 'root-help.json');
+  let file;
+  try {
+    const st = fs.statSync(layoutFile);
+    const base = cacheBase();
+    if (base) file = path.join(base, 'root-help', `${width}.${st.size}-${Math.floor(st.mtimeMs)}.txt`);
+    if (file) return fs.readFileSync(file);
+  } catch {
+    // Not rendered at this width yet (or no cache): rendered below.
+  }
+  const text = Buffer.from(require(path.join(dist, 'root-help.cjs')).renderRootHelp(JSON.parse(fs.readFileSync(layoutFile, 'utf8')), width));
+  if (file) {
+    try {
+      const dir = path.dirname(file);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const stamp = path.basename(file).split('.')[1];
+      for (const old of fs.readdirSync(dir)) if (old.split('.')[1] !== stamp) fs.rmSync(path.join(dir, old), { force: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, text, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    } catch {
+      // A read-only or full cache directory: rendered again next time.
+    }
+  }
+  return text;
+}
+
+/**
+ * The width commander gives the help on stdout, as the CLI's IO tells it: 80
+ * unless stdout is a terminal; on one, COLUMNS when it is a positive whole
+ * number, else the terminal's columns (0: 80). Asked of Node's TTY binding
+ * (the ioctl that tty.WriteStream makes), since node:tty loads net and the
+ * stream stack, about 3 ms; undefined (the CLI answers) when the binding is
+ * missing or Node is asked to report deprecations (process.binding is
+ * DEP0111, a documentation-only deprecation that --pending-deprecation turns
+ * into a warning).
+ */
+function terminalWidth() {
+  if (/--(pending|throw)-deprecation\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return undefined;
+  const { TTY, isTTY } = process.binding('tty_wrap');
+  if (!isTTY(1)) return 80;
+  const env = process.env.COLUMNS;
+  if (env && Number.isInteger(Number(env)) && Number(env) > 0) return Number(env);
+  const size = [];
+  // As tty.WriteStream: a handle on fd 1 (libuv reopens the terminal for it), blocking writes. Never
+  // closed: when libuv could not reopen the terminal the handle's descriptor is fd 1 itself.
+  const handle = new TTY(1, {});
+  handle.setBlocking?.(true);
+  if (handle.getWindowSize(size) !== 0) return undefined;
+  return size[0] || 80;
 }
 
 /**
@@ -135,7 +202,9 @@ function run() {
   // compiles as it runs).
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
   const keychain = word === 'main' ? undefined : prefetchKeychain(word);
-  if (!keychain) return compileAndRun(word, sub, flagged, base, undefined);
+  const preconnected = word === 'api' ? prefetchConnection(word) : undefined;
+  const handed = { keychain, preconnected };
+  if (!keychain) return compileAndRun(word, sub, flagged, base, handed);
   let sent = false;
   keychain.sent.then(() => (sent = true));
   keychain.isSent = () => sent;
@@ -145,8 +214,22 @@ function run() {
   let timer;
   return Promise.race([keychain.sent, new Promise((resolve) => (timer = setTimeout(resolve, HEAD_START_MS)))]).then(() => {
     clearTimeout(timer);
-    return compileAndRun(word, sub, flagged, base, keychain);
+    return compileAndRun(word, sub, flagged, base, handed);
   });
+}
+
+/**
+ * The API's TLS connection for `lanyard api`, opened while the CLI loads
+ * (dist/connection-prefetch.cjs decides from the arguments, the environment
+ * and the profile whether the CLI would open the same one), or undefined.
+ * Never an error: the command connects itself then.
+ */
+function prefetchConnection(word) {
+  try {
+    return require(path.join(__dirname, '..', 'dist', 'connection-prefetch.cjs')).prefetchConnection(word, args, process.env);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -163,7 +246,9 @@ function prefetchKeychain(word) {
   }
 }
 
-function compileAndRun(word, sub, flagged, base, keychain) {
+/** `handed`: what was opened before the CLI loaded and goes to main (the keychain's opening, the API's connection). */
+function compileAndRun(word, sub, flagged, base, handed) {
+  const { keychain, preconnected } = handed;
   const vm = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
   const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
@@ -181,15 +266,20 @@ function compileAndRun(word, sub, flagged, base, keychain) {
   // cannot combine it with a code cache.
   // The build wraps the bundle in Node's CommonJS function wrapper already.
   const script = new vm.Script(source, { filename: file, cachedData });
+  // The API's TLS handshake starts over its TCP connection, made while the
+  // bundle compiled (see prefetchConnection).
+  preconnected?.handshake();
   // The Secret Service's answer to the ping often arrives while the bundle
-  // compiles (on a busy machine, after HEAD_START_MS): one turn of the event
-  // loop reads it and sends the search before the CLI runs, instead of when
-  // the command first waits (after reading its config).
-  if (keychain && !keychain.isSent()) return new Promise(setImmediate).then(() => runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain));
-  return runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain);
+  // compiles (on a busy machine, after HEAD_START_MS), as does the API's
+  // TCP connection: one turn of the event loop reads them and sends the
+  // search, or the TLS hello, before the CLI runs, instead of when the command
+  // first waits (after reading its config, or at its request).
+  if ((keychain && !keychain.isSent()) || preconnected)
+    return new Promise(setImmediate).then(() => runBundle(script, file, word, sub, flagged, dir, key, cachedData, handed));
+  return runBundle(script, file, word, sub, flagged, dir, key, cachedData, handed);
 }
 
-function runBundle(script, file, word, sub, flagged, dir, key, cachedData, keychain) {
+function runBundle(script, file, word, sub, flagged, dir, key, cachedData, handed) {
   const cjs = { exports: {} };
   // The bundle requires Node's built-ins and packages, which resolve from here
   // as from dist/ (both sit beside the package's node_modules), and files
@@ -197,7 +287,11 @@ function runBundle(script, file, word, sub, flagged, dir, key, cachedData, keych
   const dist = path.dirname(file);
   const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
-  return cjs.exports.main(process.argv, keychain ? { keychain } : {}).then((result) => {
+  const { keychain, preconnected } = handed;
+  const done = cjs.exports.main(process.argv, { ...(keychain ? { keychain } : {}), ...(preconnected ? { preconnected } : {}) });
+  // A connection the command did not take is closed (a taken one is the command's HTTP client's).
+  if (preconnected) done.finally(() => preconnected.discard()).catch(() => undefined);
+  return done.then((result) => {
     if (!dir) return;
     // Cache under the command that ran: its group and, when main confirms
     // that the word after it names one of the group's commands, that word

@@ -10,6 +10,7 @@ import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
 import type { CredentialLock } from '../core/credentials/lock.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
+import type { Preconnected } from '../core/http/transport.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
 import type { ProfileSettings } from '../core/config/settings.js';
 import { systemClock } from '../core/system-clock.js';
@@ -97,6 +98,8 @@ export interface ContextOptions {
   cwd?: string;
   /** The keychain's opening, when bin/lanyard.js started it before the CLI loaded (see keychain-prefetch.ts). */
   keychain?: KeychainOpening;
+  /** The API's connection, when bin/lanyard.js opened it before the CLI loaded (see connection-prefetch.ts). */
+  preconnected?: Preconnected;
   /** The secrets to redact from diagnostics (main's, which also redacts its own error line); default: a new set. */
   secrets?: Secrets;
   /** Ports handed in instead of the defaults (command tests use fakes: no config directory, keychain or network set-up). */

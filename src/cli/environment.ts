@@ -34,6 +34,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['LANYARD_KEYCHAIN_TIMEOUT_MS', 'wait for the keychain (default 3000)'],
   ['LANYARD_LOCK_WAIT', "wait for another process's lock (default 60s)"],
   ['LANYARD_KEYCHAIN_PREFETCH=0', 'the launcher does not open the keychain early'],
+  ['LANYARD_CONNECT_PREFETCH=0', 'the launcher does not connect to the API early'],
   ['LANYARD_PAGER, PAGER', 'pager of long output on a terminal (empty: none)'],
   ['LANYARD_BROWSER, BROWSER', 'command that opens sign-in URLs'],
   ['LANYARD_PROMPT_DISABLED=1', 'never start a sign-in that needs a person'],

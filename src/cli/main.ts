@@ -9,6 +9,7 @@ import { ExitCode } from '../shared/exit-codes.js';
 import { Secrets } from './terminal/terminal-text.js';
 import { exitQuietly } from './output/pager.js';
 import type { KeychainOpening } from '../core/credentials/keychain-open.js';
+import type { Preconnected } from '../core/http/transport.js';
 
 /** What main ran (bin/lanyard.js keys its compile cache by it). */
 export interface MainResult {
@@ -22,6 +23,8 @@ export interface MainResult {
 export interface MainOptions {
   /** The keychain's opening, started before the CLI loaded (dist/keychain-prefetch.cjs). */
   keychain?: KeychainOpening;
+  /** The API's connection, opened before the CLI loaded (dist/connection-prefetch.cjs). */
+  preconnected?: Preconnected;
 }
 
 export async function main(argv: string[] = process.argv, options: MainOptions = {}): Promise<MainResult> {
@@ -47,6 +50,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     secrets,
     onRun: (made) => (run = made),
     ...(options.keychain ? { keychain: options.keychain } : {}),
+    ...(options.preconnected ? { preconnected: options.preconnected } : {}),
   });
   const args = helpArgs(argv.slice(2));
   const scope = treeScope(args);

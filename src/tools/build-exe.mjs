@@ -7,7 +7,8 @@
 // release (NODE_VERSION, pinned with its integrity below), with a SEA blob
 // injected by postject. The blob's main script is src/cli/sea/main.ts; its
 // assets are the package's own files (bin/lanyard.js, dist/cli.cjs,
-// dist/vendor/, dist/keychain-prefetch.cjs, dist/root-help.txt, the emulator as one CommonJS
+// dist/vendor/, dist/keychain-prefetch.cjs, dist/connection-prefetch.cjs, the root help (dist/root-help.txt,
+// .json, .cjs), the emulator as one CommonJS
 // file), one CommonJS bundle per npm package those require, jq's WebAssembly,
 // and the keychain addon of the platform (@napi-rs/keyring's platform
 // package). The blob is made without a code cache or snapshot, so one Node
@@ -150,11 +151,12 @@ async function sharedAssets() {
   await put('package.json', `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   await put('bin/lanyard.js', await readFile(join(root, 'bin', 'lanyard.js')));
   const vendor = (await readdir(join(root, 'dist', 'vendor'))).filter((f) => f.endsWith('.cjs')).map((f) => `vendor/${f}`);
-  for (const f of ['cli.cjs', 'keychain-prefetch.cjs', ...vendor]) await put(`dist/${f}`, await readFile(join(root, 'dist', ...f.split('/'))));
+  for (const f of ['cli.cjs', 'keychain-prefetch.cjs', 'connection-prefetch.cjs', 'root-help.cjs', ...vendor])
+    await put(`dist/${f}`, await readFile(join(root, 'dist', ...f.split('/'))));
   const wanted = new Set();
   for (const found of await Promise.all(Object.values(files).map(requiredPackages))) for (const p of found) wanted.add(p);
-  // The pre-rendered root help bin/lanyard.js prints (text, not code).
-  await put('dist/root-help.txt', await readFile(join(root, 'dist', 'root-help.txt')));
+  // The pre-rendered root help bin/lanyard.js prints, and its layout for a terminal's width (text, not code).
+  for (const f of ['root-help.txt', 'root-help.json']) await put(`dist/${f}`, await readFile(join(root, 'dist', f)));
   await emulatorAsset(put, wanted);
   for (const p of await requiredPackages(files['dist/lib/emulator-server.js'])) wanted.add(p);
   const modules = {};
@@ -264,7 +266,10 @@ const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
  * when first loaded (≈ 1 ms per 100 kB): a quarter of the size, which keeps
  * every executable within MAX_GROWTH of its Node binary.
  */
-const PLAIN = new Set(['package.json', 'bin/lanyard.js', 'dist/cli.cjs', 'dist/keychain-prefetch.cjs', 'dist/root-help.txt']);
+const PLAIN = new Set([
+  ...['package.json', 'bin/lanyard.js', 'dist/cli.cjs', 'dist/keychain-prefetch.cjs', 'dist/connection-prefetch.cjs'],
+  ...['dist/root-help.txt', 'dist/root-help.json', 'dist/root-help.cjs'],
+]);
 const compressedFiles = new Map();
 const brotliAsync = promisify(brotliCompress);
 

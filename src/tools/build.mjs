@@ -155,6 +155,7 @@ const rootHelp = execFileSync(process.execPath, [join(root, 'bin', 'lanyard.js')
 });
 if (!rootHelp.toString('utf8').startsWith('Usage: lanyard ')) throw new Error('the root help did not render');
 await writeFile(join(root, 'dist', 'root-help.txt'), rootHelp);
+await buildTerminalRootHelp(rootHelp.toString('utf8'));
 
 // dist/vendor/<package>.cjs (see the externals plugin). The CLI's
 // `await import('conf')` is a require() whose exports become the default
@@ -171,18 +172,22 @@ for (const [name, kind] of Object.entries(VENDORED_EXPORTS)) {
   });
 }
 
-// The keychain's opening, which bin/lanyard.js starts before it loads the CLI
-// (src/cli/keychain-prefetch.ts): small, so it costs less to load than the
-// waiting it overlaps. The same modules are in the CLI too; they share data,
-// never classes.
-await build({
-  ...common,
-  entryPoints: { 'keychain-prefetch': 'src/cli/keychain-prefetch.ts' },
-  outfile: 'dist/keychain-prefetch.cjs',
-  format: 'cjs',
-  supported: { 'dynamic-import': false },
-  define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
-});
+// What bin/lanyard.js starts before it loads the CLI, each small, so it costs
+// less to load than the waiting it overlaps: the keychain's opening
+// (src/cli/keychain-prefetch.ts) and the API's TLS connection for `lanyard
+// api` (src/cli/connection-prefetch.ts: the config reading and profile
+// selection are the CLI's own modules). The same modules are in the CLI too;
+// they share data, never classes.
+for (const name of ['keychain-prefetch', 'connection-prefetch']) {
+  await build({
+    ...common,
+    entryPoints: { [name]: `src/cli/${name}.ts` },
+    outfile: `dist/${name}.cjs`,
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
+    define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
+  });
+}
 
 // The demo (`npm run demo`), a plain ES module with its own copy of the emulator.
 // It lives in build/, not dist/: the package publishes dist/, and only the
@@ -197,6 +202,51 @@ await build({
 });
 
 await buildLibrary();
+
+/**
+ * The root help at a terminal's width without the CLI (src/cli/output/root-help.ts):
+ * dist/root-help.json, the help's lines with the parts commander wraps left
+ * unwrapped (recorded from the root's tree as `lanyard --help` declares it, by
+ * a throwaway bundle in build/), and dist/root-help.cjs, which wraps them with
+ * commander's own Help class (its lib/help.js alone: the package's entry
+ * would bring the whole command tree). Rendered at 80 columns, the layout
+ * must give back exactly the text commander printed above.
+ */
+async function buildTerminalRootHelp(expected) {
+  const recorder = join(root, 'build', 'root-help-layout.cjs');
+  await build({
+    ...common,
+    stdin: {
+      contents: [
+        "import { buildProgram } from './src/cli/program.ts';",
+        "import { recordRootHelp } from './src/cli/output/root-help.ts';",
+        // The root help's tree (`shallow`, as for `lanyard --help`) only declares commands: nothing asks the context.
+        "process.stdout.write(JSON.stringify(recordRootHelp(buildProgram({}, 'shallow'))));",
+      ].join('\n'),
+      resolveDir: root,
+      sourcefile: 'root-help-layout.ts',
+      loader: 'ts',
+    },
+    outfile: recorder,
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
+  });
+  const layout = execFileSync(process.execPath, [recorder], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  await rm(recorder, { force: true });
+  await writeFile(join(root, 'dist', 'root-help.json'), layout);
+  const helpJs = join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', 'help.js');
+  await build({
+    ...common,
+    entryPoints: { 'root-help': 'src/cli/output/root-help.ts' },
+    outfile: 'dist/root-help.cjs',
+    format: 'cjs',
+    minifyIdentifiers: true,
+    plugins: [{ name: 'commander-help-only', setup: (b) => b.onResolve({ filter: /^commander$/ }, () => ({ path: helpJs })) }],
+  });
+  const { renderRootHelp } = createRequire(import.meta.url)(join(root, 'dist', 'root-help.cjs'));
+  if (renderRootHelp(JSON.parse(layout), 80) !== expected)
+    throw new Error('dist/root-help.json rendered at 80 columns differs from the root help commander printed');
+}
 
 /**
  * The library: `lanyard-cli` (src/core/index.ts) and `lanyard-cli/emulator`

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, startWorld } from './harness.js';
 import { runOnPty } from './pty.js';
+import { useInProcessEmulator } from './in-process-emulator.js';
 
 const work = mkdtempSync(join(tmpdir(), 'lanyard-launcher-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -218,16 +219,75 @@ describe('the root help without the CLI', () => {
     expect(existsSync(t.cache)).toBe(false);
   });
 
-  it("on a terminal commander renders it at the terminal's width", async () => {
+  it("on a terminal, at the terminal's width (or COLUMNS) exactly as commander wraps it, loading no CLI", async () => {
+    const onPty = async (args: string[], cols: number, env: Record<string, string | undefined> = {}) => {
+      const t = fresh();
+      const r = await runOnPty({
+        args,
+        env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '', COLUMNS: undefined, ...env },
+        send: null,
+        cols,
+      });
+      expect(r.exitCode, args.join(' ')).toBe(0);
+      return { text: r.output.replace(/\r/g, ''), cliRan: existsSync(join(t.cache, 'compile-cache')) };
+    };
+    // Narrower than a pipe's 80 columns; wider, from COLUMNS, which wins over the terminal's own width.
+    for (const [cols, env] of [
+      [70, {}],
+      [50, { COLUMNS: '132' }],
+    ] as const) {
+      // `--no-color --help` is answered by the CLI and commander.
+      const commander = await onPty(ROOT_HELP, cols, env);
+      expect(commander.cliRan).toBe(true);
+      const lines = commander.text.split('\n');
+      expect(lines[0]).toBe('Usage: lanyard [options] [command]');
+      // Not the 80 columns of a pipe.
+      expect(commander.text, `${cols} columns, ${JSON.stringify(env)}`).not.toBe(readFileSync(join(ROOT, 'dist', 'root-help.txt'), 'utf8'));
+      for (const args of cols === 70 ? [['--help'], []] : [['--help']]) {
+        const launcher = await onPty(args, cols, env);
+        expect(launcher.text, `${args.join(' ')} on ${cols} columns, ${JSON.stringify(env)}`).toBe(commander.text);
+        expect(launcher.cliRan).toBe(false);
+      }
+    }
+  });
+
+  it('on a terminal, the text wrapped at a width is kept in the cache directory (0600) and read the next time; a new build replaces it', async () => {
     const t = fresh();
-    const r = await runOnPty({ args: ['--help'], env: { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '' }, send: null, cols: 70 });
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '', COLUMNS: undefined };
+    const onPty = async (cols: number, extra: Record<string, string> = {}) => {
+      const r = await runOnPty({ args: ['--help'], env: { ...env, ...extra }, send: null, cols });
+      expect(r.exitCode).toBe(0);
+      return r.output.replace(/\r/g, '');
+    };
+    const dir = join(t.cache, 'root-help');
+    const first = await onPty(70);
+    const [kept, ...more] = readdirSync(dir);
+    expect(more).toEqual([]);
+    expect(kept).toMatch(/^70\.\d+-\d+\.txt$/);
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(join(dir, kept!))).toBe(0o600);
+    expect(readFileSync(join(dir, kept!), 'utf8')).toBe(first);
+    // Read, not rendered again.
+    writeFileSync(join(dir, kept!), 'kept text\n');
+    expect(await onPty(70)).toBe('kept text\n');
+    // Another build's text (another stamp) is never shown, and goes when this build keeps its first text.
+    writeFileSync(join(dir, '90.1-1.txt'), 'an older build\n');
+    expect(await onPty(90)).not.toMatch(/older build/);
+    expect(readdirSync(dir).sort()).toEqual([kept, kept!.replace(/^70/, '90')].sort());
+    // No cache directory: rendered each time, nothing written.
+    const off = fresh();
+    const r = await runOnPty({ args: ['--help'], env: { ...env, LANYARD_CACHE_DIR: off.cache, LANYARD_COMPILE_CACHE: '0' }, send: null, cols: 70 });
+    expect(r.output.replace(/\r/g, '')).toBe(first);
+    expect(existsSync(off.cache)).toBe(false);
+  });
+
+  it('on a terminal with Node asked to report deprecations, the CLI renders it (the width is asked of a deprecated API)', async () => {
+    const t = fresh();
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '', COLUMNS: undefined, NODE_OPTIONS: '--pending-deprecation' };
+    const r = await runOnPty({ args: ['--help'], env, send: null, cols: 70 });
     expect(r.exitCode).toBe(0);
-    const lines = r.output.replace(/\r/g, '').split('\n');
-    expect(lines[0]).toBe('Usage: lanyard [options] [command]');
-    // commander wraps the options' descriptions to the width (the other sections are preformatted).
-    const options = lines.slice(lines.indexOf('Options:'), lines.indexOf('Commands:'));
-    expect(options.length).toBeGreaterThan(10);
-    expect(Math.max(...options.map((l) => l.length))).toBeLessThanOrEqual(70);
+    expect(r.output).toMatch(/^Usage: lanyard \[options\] \[command\]/);
+    expect(r.output).not.toMatch(/DeprecationWarning|DEP0/);
     expect(existsSync(join(t.dir, 'main.bin'))).toBe(true);
   });
 
@@ -235,5 +295,69 @@ describe('the root help without the CLI', () => {
     const r = await runCli(['help', 'auth'], { env: { LANYARD_COMPILE_CACHE: '0' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Usage: lanyard auth /);
+  });
+});
+
+describe("the API's TLS connection, opened while the CLI loads (`api`)", () => {
+  const tls = useInProcessEmulator({ tls: true }, { resetEach: false });
+  /** A config directory whose profile `t` points at `apiUrl`; the token comes from the environment. */
+  const world = (apiUrl: string, env: Record<string, string | undefined> = {}) => {
+    const t = fresh();
+    mkdirSync(t.config, { recursive: true, mode: 0o700 });
+    writeFileSync(join(t.config, 'config.json'), JSON.stringify({ profiles: { t: { 'hosting.apiUrl': apiUrl } } }));
+    return { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_TOKEN: 'lyp_emulator_default_token_0000000000000001', ...env };
+  };
+  const api = () => `${tls.emu.url}/api/v3`;
+  const trusted = () => ({ NODE_EXTRA_CA_CERTS: tls.emu.tls!.caFile });
+  const OPENED_AHEAD = /^\* connection to 127\.0\.0\.1:\d+: the one opened ahead$/m;
+
+  it('carries the request, run after run; LANYARD_CONNECT_PREFETCH=0 turns it off', async () => {
+    const env = world(api(), trusted());
+    for (let i = 0; i < 4; i++) {
+      const r = await runCli(['--debug', '--profile', 't', 'api', '/user'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).login).toBe('mona');
+      expect(r.stderr).toMatch(OPENED_AHEAD);
+    }
+    const off = await runCli(['--debug', '--profile', 't', 'api', '/user'], { env: { ...env, LANYARD_CONNECT_PREFETCH: '0' } });
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout).login).toBe('mona');
+    expect(off.stderr).not.toMatch(OPENED_AHEAD);
+  });
+
+  it('is not opened where the CLI connects otherwise (added trust, another service, a full URL), and those work as before', async () => {
+    const env = world(api());
+    const cases = [
+      { args: ['api', '/user'], env: { LANYARD_CA_FILE: tls.emu.tls!.caFile } },
+      { args: ['api', `${api()}/user`], env: trusted() },
+      { args: ['api', '--service', 'hosting', '--jq', '.login', '/user'], env: { ...trusted(), LANYARD_SYSTEM_CA: '0' } },
+    ];
+    for (const c of cases) {
+      const r = await runCli(['--debug', '--profile', 't', ...c.args], { env: { ...env, ...c.env } });
+      expect(r.code, `${c.args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/mona/);
+      expect(r.stderr, c.args.join(' ')).not.toMatch(OPENED_AHEAD);
+    }
+  });
+
+  it('a connection that fails (an untrusted certificate, a closed port) is reported exactly as the command reports it without one', async () => {
+    for (const apiUrl of [api(), 'https://127.0.0.1:1/api/v3']) {
+      const env = world(apiUrl);
+      const ahead = await runCli(['--profile', 't', 'api', '/user'], { env });
+      const without = await runCli(['--profile', 't', 'api', '/user'], { env: { ...env, LANYARD_CONNECT_PREFETCH: '0' } });
+      expect(ahead.code, apiUrl).toBe(1);
+      expect(ahead.stderr).toMatch(/certificate|ECONNREFUSED|connect/i);
+      expect({ ...ahead, stderr: ahead.stderr.replace(/\d+ ms/g, 'N ms') }).toEqual({ ...without, stderr: without.stderr.replace(/\d+ ms/g, 'N ms') });
+    }
+  });
+
+  it('one the command does not take keeps nothing waiting: a usage error ends at once, as without it', async () => {
+    const env = world(api(), trusted());
+    const started = Date.now();
+    const r = await runCli(['--profile', 't', 'api', '-X', 'BOGUS', '/user'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/invalid method "BOGUS"/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toEqual(await runCli(['--profile', 't', 'api', '-X', 'BOGUS', '/user'], { env: { ...env, LANYARD_CONNECT_PREFETCH: '0' } }));
   });
 });

@@ -6,6 +6,7 @@
 import { dirname, join } from 'node:path';
 import type { Clock } from '../../core/deps.js';
 import type { HttpClient, HttpClientOptions } from '../../core/http/client.js';
+import type { Preconnected } from '../../core/http/transport.js';
 import type { CredentialLock } from '../../core/credentials/lock.js';
 import type { ProfileSettings } from '../../core/config/settings.js';
 import type { RateLimitState } from '../../core/ratelimit/headers.js';
@@ -36,6 +37,8 @@ export interface HttpPortEnv {
   secrets: Secrets;
   /** The run's signal (Ctrl-C, SIGTERM): ends the reads of files the network settings name. */
   signal?: AbortSignal;
+  /** The API's connection, when bin/lanyard.js opened it before the CLI loaded (connection-prefetch.ts). */
+  preconnected?: Preconnected;
 }
 
 export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
@@ -68,6 +71,7 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
     // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
     ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
     trace: h.trace,
+    ...(h.preconnected ? { preconnected: h.preconnected } : {}),
     onCredential: (forms) => {
       for (const form of forms) h.secrets.remember(form);
     },

@@ -87,7 +87,12 @@ export class HttpClient {
     // Its waits are bounded as a server's are (--max-wait): past the bound, a RateLimitError at once.
     this.#writes = new PacingGate(this.#pacing, windows, options.clock, pacingBound(policy, stated, margin, options.clock));
     // Connections per origin: the gate's, plus headroom for OAuth requests, which bypass it and must not queue.
-    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8, { proxy: options.proxy, trust: options.trust, trace: options.trace });
+    this.#transport = new NodeHttpTransport((options.maxConcurrent ?? 100) + 8, {
+      proxy: options.proxy,
+      trust: options.trust,
+      trace: options.trace,
+      preconnected: options.preconnected,
+    });
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
   }
 

@@ -43,6 +43,19 @@ export interface TransportOptions {
   /** Trust beyond Node's defaults (trust.ts). */
   trust?: TrustSettings;
   trace?: TraceSink;
+  /** An https connection opened before the client was made, taken by the first connection to its origin (see {@link Preconnected}). */
+  preconnected?: Preconnected;
+}
+
+/**
+ * An https connection opened ahead of the client (bin/lanyard.js opens the
+ * API's while the CLI loads): to one host and port, with Node's default trust
+ * (no proxy, no added CA) and the server name an https agent would give it.
+ * Handed over at most once, and only while it is open.
+ */
+export interface Preconnected {
+  /** The open connection to this host, port and server name ('' for an IP address), or undefined. */
+  take(host: string, port: number, servername: string): import('node:tls').TLSSocket | undefined;
 }
 
 export class NodeHttpTransport implements Transport {
@@ -67,8 +80,12 @@ export class NodeHttpTransport implements Transport {
     let agent = this.#agents.get(key);
     if (agent) return agent;
     const options = { keepAlive: true, maxSockets: this.maxSockets };
-    if (!proxy) agent = new (url.protocol === 'https:' ? await import('node:https') : await import('node:http')).Agent(options);
-    else {
+    if (!proxy) {
+      const https = url.protocol === 'https:';
+      agent = new (https ? await import('node:https') : await import('node:http')).Agent(options);
+      // Node's default trust only: with added trust, every connection gets the secure context made for it.
+      if (https && this.o.preconnected && !this.o.trust) adopt(agent, this.o.preconnected, this.o.trace);
+    } else {
       // A TLS proxy is trusted as the servers are (a company proxy under the company CA of LANYARD_CA_FILE).
       const secureContext = proxy.protocol === 'https:' && this.o.trust ? await secureContextFor(this.o.trust) : undefined;
       const proxied = { ...options, ...(secureContext ? { secureContext } : {}) };
@@ -116,6 +133,24 @@ export class NodeHttpTransport implements Transport {
   async close(): Promise<void> {
     for (const a of this.#agents.values()) a.destroy();
   }
+}
+
+/**
+ * The agent's first connection to the preconnected origin is that connection
+ * (an https agent's own options: host, port, the server name it computed);
+ * any other, or once it is gone, a new one as usual.
+ */
+function adopt(agent: HttpAgent, preconnected: Preconnected, trace: TraceSink | undefined): void {
+  const own = agent.createConnection.bind(agent) as (options: object, callback: (err: Error | null, socket?: unknown) => void) => unknown;
+  type AgentOptions = { host?: string; port?: number | string; servername?: string };
+  Object.assign(agent, {
+    createConnection(options: AgentOptions, callback: (err: Error | null, socket?: unknown) => void) {
+      const socket = preconnected.take(options.host ?? 'localhost', Number(options.port ?? 443), options.servername ?? '');
+      if (!socket) return own(options, callback);
+      trace?.(`* connection to ${options.host}:${options.port}: the one opened ahead`);
+      return socket;
+    },
+  });
 }
 
 /**

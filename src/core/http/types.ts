@@ -6,6 +6,7 @@ import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { PacingStore, PacingWindow } from './pacing.js';
 import type { ProxySettings } from './proxy.js';
 import type { TrustSettings } from './trust.js';
+import type { Preconnected } from './transport.js';
 
 /** How a request proves who it is; chosen per service, never built by callers. */
 export type Credential =
@@ -174,6 +175,8 @@ export interface HttpClientOptions {
   proxy?: ProxySettings;
   /** PEM bundles added to the default trust, and/or the OS trust store (http/trust.ts). */
   trust?: TrustSettings;
+  /** An https connection opened before the client was made: its origin's first request goes over it (used only with Node's default trust). */
+  preconnected?: Preconnected;
   /** Jitter source in [0,1); a seam for tests. */
   random?: () => number;
 }

@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, subcommandWord, treeScope, VALUE_OPTIONS, type TreeScope } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
-import { createTestIO } from '../../fakes/io.js';
+import { createTestIO, type TestIO } from '../../fakes/io.js';
+import { recordRootHelp, renderRootHelp } from '../../../src/cli/output/root-help.js';
 
-function program(scope: TreeScope, columns = 100): Command {
-  const io = createTestIO({ columns });
+function program(scope: TreeScope, columns = 100, io: TestIO = createTestIO({ columns })): Command {
   let p: Command | undefined;
   const ctx = createContext({
     io,
@@ -141,5 +141,46 @@ describe("the launcher's command word (bin/lanyard.js keys its code cache by it)
     expect(m).not.toBeNull();
     const launcher = [...m![1]!.matchAll(/'([^']+)'/g)].map((x) => x[1]!).sort();
     expect(launcher).toEqual([...VALUE_OPTIONS].sort());
+  });
+});
+
+// The root help at a terminal's width without the CLI (src/cli/output/root-help.ts): the recorded
+// layout, wrapped by commander's Help at any width, is exactly what commander prints on a terminal that wide.
+/** What commander prints for `lanyard --help` on a terminal `columns` wide (its text and the texts added after it). */
+function commanderHelp(columns: number): string {
+  const io = createTestIO({ tty: true, columns });
+  program('shallow', columns, io).outputHelp();
+  return io.stdoutText();
+}
+
+describe('the root help rendered from its layout', () => {
+  // What the build does (the shallow tree of `lanyard --help`; its context is never asked).
+  const layout = recordRootHelp(buildProgram({} as never, 'shallow'));
+
+  it("is commander's text at every width, narrow and wide", () => {
+    for (const columns of [20, 39, 40, 55, 70, 79, 80, 81, 100, 132, 200, 400]) {
+      expect(renderRootHelp(layout, columns), `${columns} columns`).toBe(commanderHelp(columns));
+    }
+  });
+
+  it('keeps what commander wraps as parts of their own, the rest as printed lines', () => {
+    const wrapped = layout.parts.filter((p) => typeof p !== 'string');
+    expect(wrapped.filter((p) => 'wrap' in p)).toEqual([{ wrap: expect.stringMatching(/^Sign in to and call the hosting/) }]);
+    expect(wrapped.filter((p) => 'item' in p).map((p) => ('item' in p ? p.item[0] : ''))).toEqual(
+      expect.arrayContaining(['-V, --version', '--timeout <duration>', 'auth', 'api', 'help']),
+    );
+    expect(layout.parts).toContain('Environment (docs/conventions.md has the details):');
+    // Survives the trip through JSON (dist/root-help.json).
+    expect(renderRootHelp(JSON.parse(JSON.stringify(layout)), 70)).toBe(commanderHelp(70));
+  });
+
+  it('leaves the program as it found it', () => {
+    const io = createTestIO({ tty: true, columns: 64 });
+    const p = program('shallow', 64, io);
+    const before = p.helpInformation();
+    recordRootHelp(p);
+    expect(p.helpInformation()).toBe(before);
+    p.outputHelp();
+    expect(io.stdoutText()).toBe(commanderHelp(64));
   });
 });

@@ -2,8 +2,9 @@
  * Trust beyond Node's defaults (src/core/http/trust.ts): one secure context
  * per process for the added CA bundles, shared by every https connection —
  * not a `ca` list of every root parsed again for each connection (20-30 ms of
- * CPU each). Real TLS against a local server whose certificate a private CA
- * made by the test signed.
+ * CPU each). And a connection opened ahead of the client (preconnected), which
+ * the transport takes only with Node's default trust. Real TLS against a local
+ * server whose certificate a private CA made by the test signed.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -13,11 +14,11 @@ import { syncBuiltinESMExports } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import tls from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { buildSync } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { secureContextFor } from '../../../../src/core/http/trust.js';
-import { NodeHttpTransport } from '../../../../src/core/http/transport.js';
+import { NodeHttpTransport, type Preconnected } from '../../../../src/core/http/transport.js';
 import { privateCa } from '../../../e2e/private-ca.js';
 
 let dir: string;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const leaf = ca.issue('server', ['lanyard-trust.test']);
   server = createServer({ cert: readFileSync(leaf.cert), key: readFileSync(leaf.key) }, (_req, res) => res.end('{"ok":true}'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+  url = `https://127.0.0.1:${port()}/x`;
 }, 60_000);
 afterAll(async () => {
   server?.close();
@@ -42,6 +43,8 @@ afterEach(() => {
   vi.restoreAllMocks();
   syncBuiltinESMExports();
 });
+
+const port = () => (server.address() as AddressInfo).port;
 
 const timeouts = { connectMs: 10_000, headersMs: 10_000, bodyMs: 10_000, totalMs: 20_000 };
 
@@ -119,5 +122,80 @@ describe('the secure context of added CA bundles', () => {
 
   it('without the added CA the server is refused (the test can fail)', async () => {
     await expect(get(new NodeHttpTransport(2, {}))).rejects.toMatchObject({ cause: { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' } });
+  });
+});
+
+/** A connection the test trusts (its CA), and the takes asked of it. */
+function opened(): Preconnected & { asked: [string, number, string][]; socket: TLSSocket } {
+  const socket = tls.connect({ host: '127.0.0.1', port: port(), ca: caPem });
+  const asked: [string, number, string][] = [];
+  let taken = false;
+  return {
+    socket,
+    asked,
+    take(host, p, servername) {
+      asked.push([host, p, servername]);
+      if (taken || host !== '127.0.0.1' || p !== port() || servername !== '') return undefined;
+      taken = true;
+      return socket;
+    },
+  };
+}
+
+/** GET url through `transport`, which stays open (its agent keeps the connection). */
+async function send(transport: NodeHttpTransport): Promise<string> {
+  const res = await transport.send({ method: 'GET', url: new URL(url), headers: {}, body: undefined }, { method: 'GET', url }, timeouts);
+  return res.text();
+}
+
+// A connection opened before the client was made (bin/lanyard.js opens the API's while the CLI loads): the
+// transport's https agent takes it for its first connection to that origin, asking with the host, port and server
+// name it would connect with; anything else is the agent's own connection with the transport's trust. Node's
+// default trust refuses this server, so a request that succeeds without added trust went over the test's connection.
+describe('a preconnected https connection', () => {
+  it("carries the origin's first request (asked with the agent's host, port and server name: none for an IP)", async () => {
+    const pre = opened();
+    const trace: string[] = [];
+    const transport = new NodeHttpTransport(4, { preconnected: pre, trace: (l) => trace.push(l) });
+    try {
+      expect(await send(transport)).toBe('{"ok":true}');
+      expect(pre.asked).toEqual([['127.0.0.1', port(), '']]);
+      expect(trace).toContain(`* connection to 127.0.0.1:${port()}: the one opened ahead`);
+      // The connection went back to the agent's pool: the next request reuses it, nothing more is asked.
+      expect(await send(transport)).toBe('{"ok":true}');
+      expect(pre.asked).toHaveLength(1);
+    } finally {
+      await transport.close();
+    }
+    expect(pre.socket.destroyed).toBe(true);
+  });
+
+  it("is not taken again: the agent's next connection is its own, with Node's default trust (which refuses this server)", async () => {
+    const pre = opened();
+    const transport = new NodeHttpTransport(4, { preconnected: pre });
+    try {
+      const first = transport.send({ method: 'GET', url: new URL(url), headers: {}, body: undefined }, { method: 'GET', url: url }, timeouts);
+      const second = expect(
+        transport.send({ method: 'GET', url: new URL(url), headers: {}, body: undefined }, { method: 'GET', url: url }, timeouts),
+      ).rejects.toThrow(/unknown issuer/);
+      expect(await (await first).text()).toBe('{"ok":true}');
+      await second;
+      expect(pre.asked).toHaveLength(2);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('is never asked for when the transport has trust settings of its own (every connection gets their secure context)', async () => {
+    const pre = opened();
+    const transport = new NodeHttpTransport(4, { preconnected: pre, trust: { extraCa: [caPem] } });
+    try {
+      // The transport's own connection, trusting the CA through its secure context.
+      expect(await send(transport)).toBe('{"ok":true}');
+      expect(pre.asked).toEqual([]);
+    } finally {
+      await transport.close();
+      pre.socket.destroy();
+    }
   });
 });

@@ -1,0 +1,155 @@
+/**
+ * The API's TLS connection for `lanyard api`, opened by bin/lanyard.js before
+ * it loads the CLI (built on its own as dist/connection-prefetch.cjs). Over
+ * TLS a request first waits for the connection and the handshake: the
+ * server's share of it, the round trips, and on this side Node's loading of
+ * its root certificates on a thread of its own. Opened first, that waiting
+ * overlaps with reading and compiling the CLI instead of following it. `main`
+ * hands the connection to the context; the HTTP transport's agent takes it
+ * for its first connection to that origin (core/http/transport.ts).
+ *
+ * Only where the CLI would connect the same way: the profile's hosting API
+ * (no --service, no full URL), https, no proxy for it, Node's default trust
+ * (no LANYARD_CA_FILE, LANYARD_SYSTEM_CA or their settings). Nothing is sent
+ * but the TLS handshake: no credential, no request. A wrong guess costs a
+ * connection, never a result: a connection not taken is closed when the
+ * command ends, one that failed is not handed over (the CLI's own connection
+ * then meets, and reports, what failed).
+ */
+import { isIP, connect as netConnect } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { selectProfile } from '../core/config/bindings.js';
+import { ConfigReader } from '../core/config/store.js';
+import { proxyFor, proxySettings } from '../core/http/proxy.js';
+import type { Preconnected } from '../core/http/transport.js';
+
+/** The opened connection, its TLS handshake, and its end when the command did not take it. */
+export interface ConnectionPrefetch extends Preconnected {
+  /** Starts the TLS handshake over the TCP connection (the launcher: once the CLI is compiled, see open()). */
+  handshake(): void;
+  discard(): void;
+}
+
+/** Options taking a value (the root's and `api`'s): the word after them is neither a target nor an option. */
+const VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  ...['-p', '--profile', '--max-wait', '--timeout'],
+  ...[
+    '-X',
+    '--method',
+    '-H',
+    '--header',
+    '-f',
+    '--raw-field',
+    '-F',
+    '--field',
+    '--input',
+    '--checkpoint',
+    '--service',
+    '--user',
+    '-q',
+    '--jq',
+    '-t',
+    '--template',
+  ],
+]);
+
+/** What `lanyard api` is asked, as far as the connection goes: --profile, --service, and whether the target is a full URL (or help). */
+export function apiWords(args: readonly string[]): { profile?: string; service: string; url: boolean; help: boolean } {
+  const out: { profile?: string; service: string; url: boolean; help: boolean } = { service: 'hosting', url: false, help: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') break;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const value = () => (eq > 0 ? a.slice(eq + 1) : args[++i]);
+    if (name === '-h' || name === '--help') out.help = true;
+    else if (name === '-p' || name === '--profile') out.profile = value();
+    else if (/^-p./.test(a)) out.profile = a.slice(2);
+    else if (name === '--service') out.service = value() ?? '';
+    else if (VALUE_OPTIONS.has(name)) value();
+    else if (/^[a-z][a-z0-9+.-]*:/i.test(a)) out.url = true;
+  }
+  return out;
+}
+
+/**
+ * The https origin the CLI's first request of `lanyard api ARGS` goes to
+ * directly with Node's default trust, as the arguments, the environment and
+ * the selected profile (the CLI's own selection: --profile, LANYARD_PROFILE,
+ * the directory's binding, the active profile) say; else undefined.
+ */
+export function apiOrigin(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): URL | undefined {
+  const words = apiWords(args);
+  if (words.help || words.url || words.service !== 'hosting') return undefined;
+  const reader = ConfigReader.at({ dir: env.LANYARD_CONFIG_DIR || undefined });
+  const { name } = selectProfile({ flag: words.profile, env, bindings: reader.bindings(), active: reader.activeProfile, cwd });
+  const settings = reader.profile(name);
+  const base = settings?.['hosting.apiUrl'];
+  if (!settings || !base) return undefined;
+  const url = new URL(base);
+  if (url.protocol !== 'https:') return undefined;
+  if (env.LANYARD_CA_FILE || env.LANYARD_SYSTEM_CA || settings['network.caFile'] || settings['network.systemCa']) return undefined;
+  if (proxyFor(url, proxySettings(env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] }))) return undefined;
+  return url;
+}
+
+/** Opens the API's connection when `group` is `api` and its origin is known (see apiOrigin); else undefined. Never throws. */
+export function prefetchConnection(
+  group: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): ConnectionPrefetch | undefined {
+  if (group !== 'api' || ['0', 'off', 'false'].includes(env.LANYARD_CONNECT_PREFETCH ?? '')) return undefined;
+  let url: URL | undefined;
+  try {
+    url = apiOrigin(args, env, cwd);
+  } catch {
+    return undefined; // the CLI reports a config it cannot read
+  }
+  return url ? open(url) : undefined;
+}
+
+/**
+ * The connection an https agent would open for a request to `url` (its host,
+ * port and server name: none for an IP address, the host for the
+ * certificate's check). The TCP connection first (its round trip and any DNS
+ * lookup overlap with the CLI's compiling, as does Node's loading of its root
+ * certificates, which loading node:tls starts on a thread of its own); the
+ * TLS handshake over it on handshake(), when those certificates are read:
+ * made at once, the secure context would wait for them on this thread.
+ */
+function open(url: URL): ConnectionPrefetch {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 443);
+  const servername = isIP(host) ? '' : host;
+  // node:tls (and with it node:crypto) only now: over plain http, `api` loads neither (test/e2e/startup-commands.test.ts).
+  process.getBuiltinModule('node:tls');
+  const tcp = netConnect({ host, port });
+  let tls: TLSSocket | undefined;
+  let failed = false;
+  const fail = () => (failed = true);
+  tcp.on('error', fail);
+  // Until taken it keeps no command alive.
+  tcp.unref();
+  let taken = false;
+  const prefetch: ConnectionPrefetch = {
+    handshake() {
+      if (tls || failed || tcp.destroyed) return;
+      tls = process.getBuiltinModule('node:tls').connect({ socket: tcp, host, port, ...(servername ? { servername } : {}) });
+      tls.on('error', fail);
+    },
+    take(h, p, name) {
+      if (h !== host || p !== port || name !== servername) return undefined;
+      prefetch.handshake();
+      if (taken || failed || !tls || tls.destroyed || tls.readableEnded) return undefined;
+      taken = true;
+      tcp.ref();
+      return tls;
+    },
+    discard() {
+      if (!taken) (tls ?? tcp).destroy();
+    },
+  };
+  return prefetch;
+}

@@ -1,0 +1,91 @@
+/**
+ * Which `lanyard api` command lines get their TLS connection opened before
+ * the CLI loads (bin/lanyard.js, dist/connection-prefetch.cjs): those whose
+ * first request goes to the selected profile's hosting API over https,
+ * directly, with Node's default trust, the CLI's own way of choosing the
+ * profile and the proxy.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiOrigin, apiWords, prefetchConnection } from '../../../src/cli/connection-prefetch.js';
+import { buildProgram } from '../../../src/cli/program.js';
+import { createContext } from '../../../src/cli/context.js';
+import { createTestIO } from '../../fakes/io.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lanyard-connection-prefetch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+writeFileSync(
+  join(dir, 'config.json'),
+  JSON.stringify({
+    activeProfile: 'cloud',
+    profiles: {
+      cloud: { 'hosting.apiUrl': 'https://api.example.com' },
+      ghe: { 'hosting.apiUrl': 'https://[::1]:8443/api/v3' },
+      emulator: { 'hosting.apiUrl': 'http://127.0.0.1:3000/api/v3' },
+      proxied: { 'hosting.apiUrl': 'https://api.example.com', 'network.proxy': 'http://proxy.example:3128' },
+      direct: { 'hosting.apiUrl': 'https://api.example.com', 'network.proxy': 'http://proxy.example:3128', 'network.noProxy': '.example.com' },
+      ca: { 'hosting.apiUrl': 'https://api.example.com', 'network.caFile': '/etc/ca.pem' },
+    },
+  }),
+);
+const env = { LANYARD_CONFIG_DIR: dir };
+const origin = (line: string, extra: NodeJS.ProcessEnv = {}) => apiOrigin(line.split(' ').filter(Boolean), { ...env, ...extra }, dir)?.origin;
+
+describe('apiOrigin', () => {
+  it("is the selected profile's hosting API: --profile (every spelling), LANYARD_PROFILE, else the active profile", () => {
+    expect(origin('api /user')).toBe('https://api.example.com');
+    expect(origin('--profile ghe api /user')).toBe('https://[::1]:8443');
+    expect(origin('-p ghe api /user')).toBe('https://[::1]:8443');
+    expect(origin('-pghe api /user')).toBe('https://[::1]:8443');
+    expect(origin('--profile=ghe api /user')).toBe('https://[::1]:8443');
+    expect(origin('api /user --profile ghe')).toBe('https://[::1]:8443');
+    expect(origin('api /user', { LANYARD_PROFILE: 'ghe' })).toBe('https://[::1]:8443');
+    expect(origin('api -X POST -f name=x -F private=true -H "a: b" --paginate /user/repos')).toBe('https://api.example.com');
+    expect(origin('api --jq .login -t x --service hosting /user')).toBe('https://api.example.com');
+  });
+
+  it('is none where the CLI would connect otherwise or not at once', () => {
+    for (const [line, extra] of [
+      ['--profile emulator api /user', {}], // plain http
+      ['--profile nope api /user', {}], // no such profile: the CLI says so
+      ['--profile proxied api /user', {}],
+      ['api /user', { HTTPS_PROXY: 'http://proxy.example:3128' }],
+      ['--profile ca api /user', {}],
+      ['api /user', { LANYARD_CA_FILE: '/etc/ca.pem' }],
+      ['api /user', { LANYARD_SYSTEM_CA: '1' }],
+      ['api --service echo /echo', {}],
+      ['api --service=mailbox /label/0', {}],
+      ['api https://api.example.com/user', {}],
+      ['api /user --help', {}],
+      ['api -h', {}],
+    ] as const) {
+      expect(origin(line, extra), line).toBeUndefined();
+    }
+    expect(origin('--profile direct api /user')).toBe('https://api.example.com');
+    expect(origin('api /user', { HTTPS_PROXY: 'http://proxy.example:3128', NO_PROXY: 'api.example.com' })).toBe('https://api.example.com');
+  });
+
+  it('skips the value of every option of `api` and the root that takes one (as commander declares them)', () => {
+    const ctx = createContext({ io: createTestIO(), env: {}, signal: new AbortController().signal, version: '0', globals: () => ({}) });
+    const program = buildProgram(ctx, { group: 'api' });
+    const api = program.commands.find((c) => c.name() === 'api')!;
+    const valued = [...program.options, ...api.options].filter((o) => o.required || o.optional);
+    expect(valued.length).toBeGreaterThan(10);
+    for (const o of valued)
+      for (const flag of [o.short, o.long].filter((f): f is string => !!f)) {
+        // A value that looks like a URL is the option's, not the target.
+        expect(apiWords(['api', flag, 'https://elsewhere.example/x', '/user']).url, flag).toBe(false);
+      }
+  });
+});
+
+describe('prefetchConnection', () => {
+  it('opens nothing for other groups, with LANYARD_CONNECT_PREFETCH=0, or without an origin', () => {
+    expect(prefetchConnection('ratelimit', ['ratelimit', 'status'], env, dir)).toBeUndefined();
+    expect(prefetchConnection('api', ['api', '/user'], { ...env, LANYARD_CONNECT_PREFETCH: '0' }, dir)).toBeUndefined();
+    expect(prefetchConnection('api', ['--profile', 'emulator', 'api', '/user'], env, dir)).toBeUndefined();
+    expect(prefetchConnection('api', ['api', '/user'], { LANYARD_CONFIG_DIR: join(dir, 'missing') }, dir)).toBeUndefined();
+  });
+});
