@@ -1,0 +1,253 @@
+/**
+ * Issues, their comments, labels and reactions, and stars: one store per
+ * hosting state that the REST API and the query API both read and write, so
+ * an issue opened through one is seen by the other (same ids, numbers and
+ * node ids). Time comes from the injected `now()` (the emulator clock).
+ */
+import type { RepoRecord } from '../ratelimit/fixtures.js';
+
+export type IssueState = 'open' | 'closed';
+/** Why an issue was closed or reopened (REST spelling; the query API's enum is its upper case). */
+export type StateReason = 'completed' | 'not_planned' | 'duplicate' | 'reopened' | null;
+/** A reaction's content (REST spelling: `+1`, `-1`, `laugh`, …). */
+export type ReactionContent = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
+export const REACTIONS: readonly ReactionContent[] = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+
+export interface IssueRecord {
+  id: number;
+  /** The repository's key (`owner/name`, lower case) and number in it. */
+  repo: string;
+  number: number;
+  title: string;
+  body: string | null;
+  author: string;
+  state: IssueState;
+  stateReason: StateReason;
+  /** Label ids, in the order they were added. */
+  labels: number[];
+  /** Logins of the users it is assigned to (at most 10, as the service allows). */
+  assignees: string[];
+  createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+  closedBy: string | null;
+}
+
+export interface CommentRecord {
+  id: number;
+  issueId: number;
+  body: string;
+  author: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface LabelRecord {
+  id: number;
+  repo: string;
+  name: string;
+  color: string;
+  description: string | null;
+  isDefault: boolean;
+  createdAt: number;
+}
+
+export interface ReactionRecord {
+  id: number;
+  subject: { kind: 'issue' | 'comment'; id: number };
+  content: ReactionContent;
+  user: string;
+  createdAt: number;
+}
+
+/** The labels a new repository starts with (the service's defaults). */
+const DEFAULT_LABELS: ReadonlyArray<[name: string, color: string, description: string]> = [
+  ['bug', 'd73a4a', "Something isn't working"],
+  ['documentation', '0075ca', 'Improvements or additions to documentation'],
+  ['duplicate', 'cfd3d7', 'This issue or pull request already exists'],
+  ['enhancement', 'a2eeef', 'New feature or request'],
+  ['good first issue', '7057ff', 'Good for newcomers'],
+  ['help wanted', '008672', 'Extra attention is needed'],
+  ['invalid', 'e4e669', "This doesn't seem right"],
+  ['question', 'd876e3', 'Further information is requested'],
+  ['wontfix', 'ffffff', 'This will not be worked on'],
+];
+
+/** The most users an issue is assigned to. */
+export const ASSIGNEES_MAX = 10;
+
+export const repoKey = (r: Pick<RepoRecord, 'owner' | 'name'>) => `${r.owner}/${r.name}`.toLowerCase();
+
+export class IssueStore {
+  readonly issues = new Map<number, IssueRecord>();
+  readonly comments = new Map<number, CommentRecord>();
+  readonly labels = new Map<number, LabelRecord>();
+  readonly reactions = new Map<number, ReactionRecord>();
+  /** `login repoKey` of each star, with when it was given. */
+  readonly stars = new Map<string, number>();
+  #nextId = 1;
+  readonly #numbers = new Map<string, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  reset(): void {
+    for (const m of [this.issues, this.comments, this.labels, this.reactions, this.stars, this.#numbers]) m.clear();
+    this.#nextId = 1;
+  }
+
+  #id(): number {
+    return this.#nextId++;
+  }
+
+  /** A repository's labels (its defaults on first use), by name. */
+  labelsOf(repo: string): LabelRecord[] {
+    let own = [...this.labels.values()].filter((l) => l.repo === repo);
+    if (own.length === 0) {
+      const at = this.now();
+      for (const [name, color, description] of DEFAULT_LABELS) {
+        const l = { id: this.#id(), repo, name, color, description, isDefault: true, createdAt: at };
+        this.labels.set(l.id, l);
+      }
+      own = [...this.labels.values()].filter((l) => l.repo === repo);
+    }
+    return own;
+  }
+
+  /** A label of a repository by name (case-insensitive, as the service matches them). */
+  labelNamed(repo: string, name: string): LabelRecord | undefined {
+    return this.labelsOf(repo).find((l) => l.name.toLowerCase() === name.toLowerCase());
+  }
+
+  createLabel(repo: string, name: string, color: string, description: string | null): LabelRecord {
+    this.labelsOf(repo);
+    const l = { id: this.#id(), repo, name, color, description, isDefault: false, createdAt: this.now() };
+    this.labels.set(l.id, l);
+    return l;
+  }
+
+  createIssue(repo: string, author: string, f: { title: string; body: string | null; labels?: number[]; assignees?: string[] }): IssueRecord {
+    const number = (this.#numbers.get(repo) ?? 0) + 1;
+    this.#numbers.set(repo, number);
+    const at = this.now();
+    const i: IssueRecord = {
+      id: this.#id(),
+      repo,
+      number,
+      title: f.title,
+      body: f.body,
+      author,
+      state: 'open',
+      stateReason: null,
+      labels: [...new Set(f.labels ?? [])],
+      assignees: [...new Set(f.assignees ?? [])].slice(0, ASSIGNEES_MAX),
+      createdAt: at,
+      updatedAt: at,
+      closedAt: null,
+      closedBy: null,
+    };
+    this.issues.set(i.id, i);
+    return i;
+  }
+
+  issueOf(repo: string, number: number): IssueRecord | undefined {
+    for (const i of this.issues.values()) if (i.repo === repo && i.number === number) return i;
+    return undefined;
+  }
+
+  issuesOf(repo: string): IssueRecord[] {
+    return [...this.issues.values()].filter((i) => i.repo === repo);
+  }
+
+  /** Closes or reopens an issue (a no-op when it is already so, as the service's is). */
+  setState(i: IssueRecord, state: IssueState, by: string, reason: StateReason = null): void {
+    if (i.state === state && (state === 'open' || reason === null || reason === i.stateReason)) return;
+    const at = this.now();
+    const reopening = i.state === 'closed' && state === 'open';
+    i.state = state;
+    i.updatedAt = at;
+    if (state === 'closed') {
+      i.stateReason = reason ?? 'completed';
+      i.closedAt = at;
+      i.closedBy = by;
+    } else {
+      i.stateReason = reopening ? 'reopened' : i.stateReason;
+      i.closedAt = null;
+      i.closedBy = null;
+    }
+  }
+
+  edit(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[] }): void {
+    if (f.title !== undefined) i.title = f.title;
+    if (f.assignees !== undefined) i.assignees = [...new Set(f.assignees)].slice(0, ASSIGNEES_MAX);
+    if (f.body !== undefined) i.body = f.body;
+    if (f.labels !== undefined) i.labels = [...new Set(f.labels)];
+    i.updatedAt = this.now();
+  }
+
+  addComment(issue: IssueRecord, author: string, body: string): CommentRecord {
+    const at = this.now();
+    const c = { id: this.#id(), issueId: issue.id, body, author, createdAt: at, updatedAt: at };
+    this.comments.set(c.id, c);
+    issue.updatedAt = at;
+    return c;
+  }
+
+  editComment(c: CommentRecord, body: string): void {
+    c.body = body;
+    c.updatedAt = this.now();
+  }
+
+  /** Deletes a comment and the reactions to it. */
+  deleteComment(id: number): void {
+    this.comments.delete(id);
+    for (const r of this.reactionsOf({ kind: 'comment', id })) this.reactions.delete(r.id);
+  }
+
+  commentsOf(issueId: number): CommentRecord[] {
+    return [...this.comments.values()].filter((c) => c.issueId === issueId);
+  }
+
+  /** A user's reaction of one content to a subject: the existing one (and `created` false), or a new one. */
+  react(subject: ReactionRecord['subject'], user: string, content: ReactionContent): { reaction: ReactionRecord; created: boolean } {
+    const had = this.reactionsOf(subject).find((r) => r.user === user && r.content === content);
+    if (had) return { reaction: had, created: false };
+    const r = { id: this.#id(), subject, content, user, createdAt: this.now() };
+    this.reactions.set(r.id, r);
+    return { reaction: r, created: true };
+  }
+
+  reactionsOf(subject: ReactionRecord['subject']): ReactionRecord[] {
+    return [...this.reactions.values()].filter((r) => r.subject.kind === subject.kind && r.subject.id === subject.id);
+  }
+
+  /** Stars a repository (idempotent). */
+  star(login: string, repo: string): void {
+    if (!this.stars.has(`${login} ${repo}`)) this.stars.set(`${login} ${repo}`, this.now());
+  }
+
+  unstar(login: string, repo: string): void {
+    this.stars.delete(`${login} ${repo}`);
+  }
+
+  starred(login: string | undefined, repo: string): boolean {
+    return !!login && this.stars.has(`${login} ${repo}`);
+  }
+
+  stargazersOf(repo: string): Array<{ login: string; at: number }> {
+    const out: Array<{ login: string; at: number }> = [];
+    for (const [k, at] of this.stars) {
+      const i = k.indexOf(' ');
+      if (k.slice(i + 1) === repo) out.push({ login: k.slice(0, i), at });
+    }
+    return out;
+  }
+}
+
+const stores = new WeakMap<object, IssueStore>();
+
+/** The issue store of one hosting state (created on first use). */
+export function issuesOf(state: object, now: () => number): IssueStore {
+  let s = stores.get(state);
+  if (!s) stores.set(state, (s = new IssueStore(now)));
+  return s;
+}
