@@ -22,6 +22,12 @@ const unresolved = (id: unknown) => typed('NOT_FOUND', `Could not resolve to a n
 
 /** The mutations, as root fields, for one request's caller. */
 export function mutationsFor(o: QueryObjects): Record<string, Mutation> {
+  const h = helpersFor(o);
+  return { ...issueMutations(h), ...labelMutations(h), ...commentMutations(h), ...reactionMutations(h) };
+}
+
+/** What the mutations share: the caller, the refusals, and the records global ids name. */
+function helpersFor(o: QueryObjects): Helpers {
   const { issues: store, repos } = o.ctx;
   const login = (): string => {
     if (!o.viewer) throw typed('FORBIDDEN', 'Resource not accessible by integration');
@@ -68,9 +74,14 @@ export function mutationsFor(o: QueryObjects): Record<string, Mutation> {
     return { kind: n.type === 'Issue' ? 'issue' : 'comment', id: n.id };
   };
   const echo = (input: Input) => ({ clientMutationId: input.clientMutationId ?? null });
+  return { o, login, refuse, check, resolve, repoById, issueById, labelsById, usersById, none, subjectOf, echo };
+}
 
+/** Comments: add, update, delete. */
+function commentMutations(h: Helpers): Record<string, Mutation> {
+  const { o, login, refuse, check, resolve, issueById, echo } = h;
+  const store = o.ctx.issues;
   return {
-    ...issueMutations({ o, login, refuse, check, repoById, issueById, labelsById, usersById, none, echo }),
     addComment: ({ input }) => {
       const { i } = issueById(input.subjectId);
       const body = input.body as string;
@@ -93,16 +104,29 @@ export function mutationsFor(o: QueryObjects): Record<string, Mutation> {
       store.deleteComment(c.id);
       return echo(input);
     },
+  };
+}
+
+/** Reactions on issues and comments, and stars on repositories. */
+function reactionMutations(h: Helpers): Record<string, Mutation> {
+  const { o, login, repoById, subjectOf, echo } = h;
+  const store = o.ctx.issues;
+  const answer = (input: Input, subject: ReactionRecord['subject'], x: ReactionRecord | undefined) => ({
+    ...echo(input),
+    reaction: x ? o.reaction(x) : null,
+    reactionGroups: o.reactionGroups(subject),
+    subject: o.subject(subject),
+  });
+  return {
     addReaction: ({ input }) => {
       const subject = subjectOf(input.subjectId);
-      const { reaction } = store.react(subject, login(), reactionOf(input.content as string));
-      return { ...echo(input), reaction: o.reaction(reaction), reactionGroups: o.reactionGroups(subject), subject: o.subject(subject) };
+      return answer(input, subject, store.react(subject, login(), reactionOf(input.content as string)).reaction);
     },
     removeReaction: ({ input }) => {
       const subject = subjectOf(input.subjectId);
       const had = store.reactionsOf(subject).find((x) => x.user === login() && x.content === reactionOf(input.content as string));
       if (had) store.reactions.delete(had.id);
-      return { ...echo(input), reaction: had ? o.reaction(had) : null, reactionGroups: o.reactionGroups(subject), subject: o.subject(subject) };
+      return answer(input, subject, had);
     },
     addStar: ({ input }) => {
       const r = repoById(input.starrableId);
@@ -124,21 +148,18 @@ interface Helpers {
   check(f: { title?: string | null; body?: string | null }, required?: { titleRequired?: boolean; bodyRequired?: boolean }): void;
   repoById(id: unknown): RepoRecord;
   issueById(id: unknown): { i: IssueRecord; r: RepoRecord };
+  resolve(id: unknown, ...types: NodeType[]): { type: NodeType; id: number };
+  subjectOf(id: unknown): ReactionRecord['subject'];
   labelsById(ids: unknown, r: RepoRecord): number[];
   usersById(ids: unknown): string[];
   none(input: Input, ...fields: string[]): void;
   echo(input: Input): { clientMutationId: string | null };
 }
 
-/** The mutations of an issue itself: create, update, close, reopen, its labels; and a repository's new label. */
+/** The mutations of an issue itself: create, update, close, reopen. */
 function issueMutations(h: Helpers): Record<string, Mutation> {
   const { o, login, refuse, check, repoById, issueById, labelsById, usersById, none, echo } = h;
   const store = o.ctx.issues;
-  const labelable = (name: string, input: Input) => {
-    const { i, r } = issueById(input.labelableId);
-    if (!canTriage(login(), r)) throw refuse(name);
-    return { i, ids: labelsById(input.labelIds, r) };
-  };
   return {
     createIssue: ({ input }) => {
       const r = repoById(input.repositoryId);
@@ -181,6 +202,19 @@ function issueMutations(h: Helpers): Record<string, Mutation> {
       store.setState(i, 'open', login());
       return { ...echo(input), issue: o.issue(i) };
     },
+  };
+}
+
+/** An issue's labels, and a repository's new label. */
+function labelMutations(h: Helpers): Record<string, Mutation> {
+  const { o, login, refuse, repoById, issueById, labelsById, echo } = h;
+  const store = o.ctx.issues;
+  const labelable = (name: string, input: Input) => {
+    const { i, r } = issueById(input.labelableId);
+    if (!canTriage(login(), r)) throw refuse(name);
+    return { i, ids: labelsById(input.labelIds, r) };
+  };
+  return {
     addLabelsToLabelable: ({ input }) => {
       const { i, ids } = labelable('AddLabelsToLabelable', input);
       store.edit(i, { labels: [...i.labels, ...ids] });

@@ -72,6 +72,7 @@ export function registerIssueRoutes(router: Router, api: IssueApi): void {
   registerIssueEdits(router, api);
   registerComments(router, api);
   registerLabels(router, api);
+  registerIssueLabels(router, api);
   registerReactions(router, api);
   registerStars(router, api);
 }
@@ -223,6 +224,10 @@ function registerLabels(router: Router, api: IssueApi): void {
     const color = typeof b.color === 'string' && /^#?[0-9a-f]{6}$/i.test(b.color) ? b.color.replace('#', '').toLowerCase() : 'ededed';
     res.json(201, labelJson(api.json, api.store.createLabel(repoKey(r), name, color, text(b.description) ?? null)));
   });
+}
+
+/** The labels of one issue: list, add, replace, clear, remove one. */
+function registerIssueLabels(router: Router, api: IssueApi): void {
   const onIssue = (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord, b: Record<string, unknown>) => void) => {
     const r = repoOf(api, req);
     const i = issueOf(api, req, r);
