@@ -201,7 +201,9 @@ describe('labels, reactions and stars', () => {
     expect(starred).toEqual({ addStar: { starrable: { stargazerCount: 1, viewerHasStarred: true } } });
     const o = rest();
     expect((await o.rest.activity.checkRepoIsStarredByAuthenticatedUser({ owner: 'mona', repo: 'hello-world' })).status).toBe(204);
-    expect((await o.rest.activity.listStargazersForRepo({ owner: 'mona', repo: 'hello-world' })).data.map((u) => (u && 'login' in u ? u.login : undefined))).toEqual(['mona']);
+    expect(
+      (await o.rest.activity.listStargazersForRepo({ owner: 'mona', repo: 'hello-world' })).data.map((u) => (u && 'login' in u ? u.login : undefined)),
+    ).toEqual(['mona']);
     expect((await o.rest.repos.get({ owner: 'mona', repo: 'hello-world' })).data.stargazers_count).toBe(1);
     await gql()(`mutation($id: ID!) { removeStar(input: {starrableId: $id}) { clientMutationId } }`, { id });
     const err = await o.rest.activity.checkRepoIsStarredByAuthenticatedUser({ owner: 'mona', repo: 'hello-world' }).catch((e: { status: number }) => e);
