@@ -333,3 +333,39 @@ describe('the service’s limits on the query API', () => {
     expect((await post(doc, { operationName: 'Look', variables: { id } })).status).toBe(200);
   });
 });
+
+describe('many in a row', () => {
+  it('a bulk import of 300 issues by concurrent mutations: numbers 1..300 once each, and both APIs page through all of them', async () => {
+    await ref.emu.limits({ contentCreatingPerMinute: 1000, contentCreatingPerHour: 1000 });
+    const id = await repoId();
+    const create = gql();
+    const numbers: number[] = [];
+    for (let batch = 0; batch < 15; batch++) {
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, k) =>
+          create(`mutation($r: ID!, $t: String!) { createIssue(input: {repositoryId: $r, title: $t}) { issue { number } } }`, {
+            r: id,
+            t: `bulk ${batch * 20 + k}`,
+          }),
+        ),
+      );
+      numbers.push(...made.map((m) => (m as { createIssue: { issue: { number: number } } }).createIssue.issue.number));
+    }
+    expect(numbers.sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    const viaRest = await rest().paginate(rest().rest.issues.listForRepo, { owner: 'mona', repo: 'hello-world', per_page: 100 });
+    expect(viaRest.length).toBe(300);
+    const seen: number[] = [];
+    let after: string | null = null;
+    do {
+      const page = (await gql()(
+        `query($after: String) { repository(owner: "mona", name: "hello-world") { issues(first: 100, after: $after) { nodes { number } pageInfo { hasNextPage endCursor } } } }`,
+        {
+          after,
+        },
+      )) as { repository: { issues: { nodes: Array<{ number: number }>; pageInfo: { hasNextPage: boolean; endCursor: string } } } };
+      seen.push(...page.repository.issues.nodes.map((n) => n.number));
+      after = page.repository.issues.pageInfo.hasNextPage ? page.repository.issues.pageInfo.endCursor : null;
+    } while (after);
+    expect(seen).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  });
+});

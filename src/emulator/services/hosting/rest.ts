@@ -191,7 +191,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
       ...o,
       access: accessOf(req, r),
       stars: issues.stargazersOf(repoKey(r)).length,
-      openIssues: issues.issuesOf(repoKey(r)).filter((i) => i.state === 'open').length,
+      openIssues: issues.openIssues(repoKey(r)),
     });
   const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
   const rest: Rest = { state, env, repos, issues, repoJson, visible };

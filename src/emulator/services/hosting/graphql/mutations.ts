@@ -125,7 +125,7 @@ function reactionMutations(h: Helpers): Record<string, Mutation> {
     removeReaction: ({ input }) => {
       const subject = subjectOf(input.subjectId);
       const had = store.reactionsOf(subject).find((x) => x.user === login() && x.content === reactionOf(input.content as string));
-      if (had) store.reactions.delete(had.id);
+      if (had) store.unreact(had);
       return answer(input, subject, had);
     },
     addStar: ({ input }) => {

@@ -301,7 +301,7 @@ function registerReactions(router: Router, api: IssueApi): void {
       const x = api.store.reactions.get(Number(req.params.reaction));
       if (!x || x.subject.kind !== subject.kind || x.subject.id !== subject.id) throw new HttpError(404, 'Not Found');
       if (x.user !== login) return forbidden(res, 'Resource not accessible by integration');
-      api.store.reactions.delete(x.id);
+      api.store.unreact(x);
       res.empty(204);
     });
   }

@@ -83,15 +83,21 @@ export class IssueStore {
   readonly comments = new Map<number, CommentRecord>();
   readonly labels = new Map<number, LabelRecord>();
   readonly reactions = new Map<number, ReactionRecord>();
-  /** `login repoKey` of each star, with when it was given. */
-  readonly stars = new Map<string, number>();
   #nextId = 1;
-  readonly #numbers = new Map<string, number>();
+  // Indexes, so that reads stay cheap after a bulk import: issues by repository and number,
+  // labels and stars by repository, comments by issue, reactions by subject.
+  readonly #byRepo = new Map<string, Map<number, IssueRecord>>();
+  readonly #labelsOf = new Map<string, LabelRecord[]>();
+  readonly #commentsOf = new Map<number, CommentRecord[]>();
+  readonly #reactionsOf = new Map<string, ReactionRecord[]>();
+  /** Per repository, who starred it and when. */
+  readonly #stars = new Map<string, Map<string, number>>();
 
   constructor(private readonly now: () => number) {}
 
   reset(): void {
-    for (const m of [this.issues, this.comments, this.labels, this.reactions, this.stars, this.#numbers]) m.clear();
+    for (const m of [this.issues, this.comments, this.labels, this.reactions, this.#byRepo, this.#labelsOf, this.#commentsOf, this.#reactionsOf, this.#stars])
+      m.clear();
     this.#nextId = 1;
   }
 
@@ -99,16 +105,14 @@ export class IssueStore {
     return this.#nextId++;
   }
 
-  /** A repository's labels (its defaults on first use), by name. */
+  /** A repository's labels (its defaults on first use), in the order they were made. */
   labelsOf(repo: string): LabelRecord[] {
-    let own = [...this.labels.values()].filter((l) => l.repo === repo);
-    if (own.length === 0) {
+    let own = this.#labelsOf.get(repo);
+    if (!own) {
       const at = this.now();
-      for (const [name, color, description] of DEFAULT_LABELS) {
-        const l = { id: this.#id(), repo, name, color, description, isDefault: true, createdAt: at };
-        this.labels.set(l.id, l);
-      }
-      own = [...this.labels.values()].filter((l) => l.repo === repo);
+      own = DEFAULT_LABELS.map(([name, color, description]) => ({ id: this.#id(), repo, name, color, description, isDefault: true, createdAt: at }));
+      for (const l of own) this.labels.set(l.id, l);
+      this.#labelsOf.set(repo, own);
     }
     return own;
   }
@@ -119,15 +123,17 @@ export class IssueStore {
   }
 
   createLabel(repo: string, name: string, color: string, description: string | null): LabelRecord {
-    this.labelsOf(repo);
+    const own = this.labelsOf(repo);
     const l = { id: this.#id(), repo, name, color, description, isDefault: false, createdAt: this.now() };
     this.labels.set(l.id, l);
+    own.push(l);
     return l;
   }
 
   createIssue(repo: string, author: string, f: { title: string; body: string | null; labels?: number[]; assignees?: string[] }): IssueRecord {
-    const number = (this.#numbers.get(repo) ?? 0) + 1;
-    this.#numbers.set(repo, number);
+    let numbered = this.#byRepo.get(repo);
+    if (!numbered) this.#byRepo.set(repo, (numbered = new Map()));
+    const number = numbered.size + 1;
     const at = this.now();
     const i: IssueRecord = {
       id: this.#id(),
@@ -146,16 +152,23 @@ export class IssueStore {
       closedBy: null,
     };
     this.issues.set(i.id, i);
+    numbered.set(number, i);
     return i;
   }
 
   issueOf(repo: string, number: number): IssueRecord | undefined {
-    for (const i of this.issues.values()) if (i.repo === repo && i.number === number) return i;
-    return undefined;
+    return this.#byRepo.get(repo)?.get(number);
   }
 
   issuesOf(repo: string): IssueRecord[] {
-    return [...this.issues.values()].filter((i) => i.repo === repo);
+    return [...(this.#byRepo.get(repo)?.values() ?? [])];
+  }
+
+  /** How many of a repository's issues are open (its `open_issues_count`). */
+  openIssues(repo: string): number {
+    let n = 0;
+    for (const i of this.#byRepo.get(repo)?.values() ?? []) if (i.state === 'open') n++;
+    return n;
   }
 
   /** Closes or reopens an issue (a no-op when it is already so, as the service's is). */
@@ -188,6 +201,9 @@ export class IssueStore {
     const at = this.now();
     const c = { id: this.#id(), issueId: issue.id, body, author, createdAt: at, updatedAt: at };
     this.comments.set(c.id, c);
+    const list = this.#commentsOf.get(issue.id);
+    if (list) list.push(c);
+    else this.#commentsOf.set(issue.id, [c]);
     issue.updatedAt = at;
     return c;
   }
@@ -199,12 +215,17 @@ export class IssueStore {
 
   /** Deletes a comment and the reactions to it. */
   deleteComment(id: number): void {
+    const c = this.comments.get(id);
+    if (!c) return;
     this.comments.delete(id);
+    const list = this.#commentsOf.get(c.issueId) ?? [];
+    list.splice(list.indexOf(c), 1);
     for (const r of this.reactionsOf({ kind: 'comment', id })) this.reactions.delete(r.id);
+    this.#reactionsOf.delete(`comment:${id}`);
   }
 
   commentsOf(issueId: number): CommentRecord[] {
-    return [...this.comments.values()].filter((c) => c.issueId === issueId);
+    return this.#commentsOf.get(issueId) ?? [];
   }
 
   /** A user's reaction of one content to a subject: the existing one (and `created` false), or a new one. */
@@ -213,33 +234,41 @@ export class IssueStore {
     if (had) return { reaction: had, created: false };
     const r = { id: this.#id(), subject, content, user, createdAt: this.now() };
     this.reactions.set(r.id, r);
+    const key = `${subject.kind}:${subject.id}`;
+    const list = this.#reactionsOf.get(key);
+    if (list) list.push(r);
+    else this.#reactionsOf.set(key, [r]);
     return { reaction: r, created: true };
   }
 
+  /** Removes a reaction. */
+  unreact(r: ReactionRecord): void {
+    this.reactions.delete(r.id);
+    const list = this.#reactionsOf.get(`${r.subject.kind}:${r.subject.id}`) ?? [];
+    if (list.includes(r)) list.splice(list.indexOf(r), 1);
+  }
+
   reactionsOf(subject: ReactionRecord['subject']): ReactionRecord[] {
-    return [...this.reactions.values()].filter((r) => r.subject.kind === subject.kind && r.subject.id === subject.id);
+    return this.#reactionsOf.get(`${subject.kind}:${subject.id}`) ?? [];
   }
 
   /** Stars a repository (idempotent). */
   star(login: string, repo: string): void {
-    if (!this.stars.has(`${login} ${repo}`)) this.stars.set(`${login} ${repo}`, this.now());
+    let of = this.#stars.get(repo);
+    if (!of) this.#stars.set(repo, (of = new Map()));
+    if (!of.has(login)) of.set(login, this.now());
   }
 
   unstar(login: string, repo: string): void {
-    this.stars.delete(`${login} ${repo}`);
+    this.#stars.get(repo)?.delete(login);
   }
 
   starred(login: string | undefined, repo: string): boolean {
-    return !!login && this.stars.has(`${login} ${repo}`);
+    return !!login && !!this.#stars.get(repo)?.has(login);
   }
 
   stargazersOf(repo: string): Array<{ login: string; at: number }> {
-    const out: Array<{ login: string; at: number }> = [];
-    for (const [k, at] of this.stars) {
-      const i = k.indexOf(' ');
-      if (k.slice(i + 1) === repo) out.push({ login: k.slice(0, i), at });
-    }
-    return out;
+    return [...(this.#stars.get(repo) ?? [])].map(([login, at]) => ({ login, at }));
   }
 }
 

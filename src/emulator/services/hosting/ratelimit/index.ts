@@ -113,12 +113,13 @@ function count(
     }
     bucket.used++;
     // The query API charges a costlier query the rest of its points (see ../graphql.ts).
-    req.locals[CHARGE] = (points: number) => {
-      if (BucketStore.remaining(bucket) < points) return false;
-      bucket.used += points;
-      Object.assign(res.extraHeaders, headersOf(bucket));
-      return true;
-    };
+    if (cls.graphql)
+      req.locals[CHARGE] = (points: number) => {
+        if (BucketStore.remaining(bucket) < points) return false;
+        bucket.used += points;
+        Object.assign(res.extraHeaders, headersOf(bucket));
+        return true;
+      };
     // A conditional read answered 304 gives the count back (see ../conditional.ts).
     req.locals[REFUND] = () => {
       if (bucket.used > 0) bucket.used--;
