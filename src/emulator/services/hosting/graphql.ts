@@ -42,6 +42,38 @@ function formatError(e: GraphQLError): GraphQLFormattedError & { type?: string }
   return typeof type === 'string' ? { type, ...rest } : rest;
 }
 
+/**
+ * Documents parsed and validated against the schema, by their text: a
+ * script or an agent sends the same query many times, and parsing and
+ * validating cost more than running it. The last 256 texts are kept.
+ */
+class CheckedDocuments {
+  readonly #kept = new Map<string, { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> }>();
+
+  check(source: string): { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> } {
+    const hit = this.#kept.get(source);
+    if (hit) {
+      // Most recently used last: the oldest goes first when full.
+      this.#kept.delete(source);
+      this.#kept.set(source, hit);
+      return hit;
+    }
+    let checked: { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> };
+    try {
+      const doc = parse(source);
+      const invalid = validate(queryApiSchema, doc);
+      checked = invalid.length ? { errors: invalid.map(formatError) } : { doc };
+    } catch (e) {
+      checked = { errors: [formatError(e as GraphQLError)] };
+    }
+    if (source.length <= 100_000) {
+      if (this.#kept.size >= 256) this.#kept.delete(this.#kept.keys().next().value!);
+      this.#kept.set(source, checked);
+    }
+    return checked;
+  }
+}
+
 /** The root value of one request: the query's fields and the mutations. */
 function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, string>, cost: QueryCost) {
   const o = new QueryObjects(req, ctx);
@@ -93,19 +125,15 @@ async function readQuery(req: EmuRequest, res: EmuResponse) {
 
 /** `POST /api/graphql`: `{query, variables?, operationName?}` parsed, validated, costed and run by the executor. */
 export function registerQueryApi(router: Router, ctx: QueryApiContext): void {
+  const documents = new CheckedDocuments();
   router.post('/api/graphql', async (req, res) => {
     const caller = req.locals.rateLimitCaller as Caller | undefined;
     if (!caller || caller.kind === 'anonymous') return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
     const q = await readQuery(req, res);
     if (!q) return;
-    let doc: DocumentNode;
-    try {
-      doc = parse(q.source);
-    } catch (e) {
-      return res.json(200, { errors: [formatError(e as GraphQLError)] });
-    }
-    const invalid = validate(queryApiSchema, doc);
-    if (invalid.length) return res.json(200, { errors: invalid.map(formatError) });
+    const checked = documents.check(q.source);
+    if ('errors' in checked) return res.json(200, { errors: checked.errors });
+    const doc = checked.doc;
     const cost = costOf(queryApiSchema, doc, q.operationName, q.variables);
     if (Array.isArray(cost)) return res.json(200, { errors: cost.map(formatError) });
     // The limiter counted one point; a costlier query pays the rest, or is refused when the budget has not that much left.
