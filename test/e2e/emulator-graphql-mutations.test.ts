@@ -244,6 +244,36 @@ describe('the service’s errors', () => {
     ).toBe('NOT_FOUND');
   });
 
+  it('a classic token without public_repo or repo may query but not mutate: INSUFFICIENT_SCOPES before anything runs', async () => {
+    const limited = (
+      (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: ref.emu.fixtures.hosting.app.clientId, scopes: ['read:org'] })) as {
+        access_token: string;
+      }
+    ).access_token;
+    expect(await gql(limited)('{ viewer { login } }')).toEqual({ viewer: { login: 'mona' } });
+    const refused = await failing(gql(limited)('mutation($id: ID!) { addStar(input: {starrableId: $id}) { clientMutationId } }', { id: await repoId() }));
+    expect(refused.errors).toEqual([
+      expect.objectContaining({
+        type: 'INSUFFICIENT_SCOPES',
+        message: expect.stringMatching(
+          /^Your token has not been granted the required scopes to execute this query\. The 'addStar' field requires one of the following scopes: \['public_repo'\], but your token has only been granted the: \['read:org'\] scopes\./,
+        ),
+      }),
+    ]);
+    expect(refused.data).toBeUndefined();
+    expect((await rest().rest.activity.listStargazersForRepo({ owner: 'mona', repo: 'hello-world' })).data).toEqual([]);
+    const publicRepo = (
+      (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: ref.emu.fixtures.hosting.app.clientId, scopes: ['public_repo'] })) as {
+        access_token: string;
+      }
+    ).access_token;
+    expect(await gql(publicRepo)('mutation($id: ID!) { addStar(input: {starrableId: $id}) { starrable { stargazerCount } } }', { id: await repoId() })).toEqual(
+      {
+        addStar: { starrable: { stargazerCount: 1 } },
+      },
+    );
+  });
+
   it('an input of the wrong shape is a validation error before anything runs (no data)', async () => {
     const res = await fetch(ref.emu.urls.hosting.graphql, {
       method: 'POST',

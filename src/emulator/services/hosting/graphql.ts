@@ -24,7 +24,8 @@ import { apiTime } from './repository.js';
 import { queryApiSchema } from './graphql/schema.js';
 import { QueryObjects, type QueryApiContext } from './graphql/objects.js';
 import { mutationsFor } from './graphql/mutations.js';
-import { costOf, type QueryCost } from './graphql/connections.js';
+import { costOf, missingScopes, type QueryCost } from './graphql/connections.js';
+import { tokenOfRequest } from './scopes.js';
 import { CHARGE } from './ratelimit/types.js';
 
 export { queryApiSchema } from './graphql/schema.js';
@@ -134,6 +135,9 @@ export function registerQueryApi(router: Router, ctx: QueryApiContext): void {
     const checked = documents.check(q.source);
     if ('errors' in checked) return res.json(200, { errors: checked.errors });
     const doc = checked.doc;
+    const token = tokenOfRequest(ctx.state, req.header('authorization'));
+    const scopeError = missingScopes(doc, q.operationName, token && (token.kind === 'personal' || token.kind === 'oauth') ? token.scopes : undefined);
+    if (scopeError) return res.json(200, { errors: [formatError(scopeError)] });
     const cost = costOf(queryApiSchema, doc, q.operationName, q.variables);
     if (Array.isArray(cost)) return res.json(200, { errors: cost.map(formatError) });
     // The limiter counted one point; a costlier query pays the rest, or is refused when the budget has not that much left.

@@ -158,3 +158,21 @@ function pageSize(
   }
   return Math.max(first ?? 0, last ?? 0);
 }
+
+/**
+ * The published scope rule for a classic token (personal or OAuth app): the
+ * mutations on issues, comments, labels, reactions and stars need
+ * `public_repo` (which `repo` includes). The error the service sends before
+ * anything runs when the token lacks it, or undefined.
+ */
+export function missingScopes(doc: DocumentNode, operationName: string | undefined, scopes: readonly string[] | undefined): GraphQLError | undefined {
+  const op = getOperationAST(doc, operationName);
+  if (!scopes || op?.operation !== 'mutation' || scopes.includes('repo') || scopes.includes('public_repo')) return undefined;
+  const first = op.selectionSet.selections.find((s): s is FieldNode => s.kind === 'Field' && !s.name.value.startsWith('__'));
+  if (!first) return undefined;
+  const granted = scopes.map((x) => `'${x}'`).join(', ');
+  return new GraphQLError(
+    `Your token has not been granted the required scopes to execute this query. The '${first.name.value}' field requires one of the following scopes: ['public_repo'], but your token has only been granted the: [${granted}] scopes. Please modify your token's scopes at: https://docs.example.com/settings/tokens.`,
+    { nodes: [first], extensions: { type: 'INSUFFICIENT_SCOPES' } },
+  );
+}
