@@ -46,7 +46,8 @@ function formatError(e: GraphQLError): GraphQLFormattedError & { type?: string }
 /**
  * Documents parsed and validated against the schema, by their text: a
  * script or an agent sends the same query many times, and parsing and
- * validating cost more than running it. The last 256 texts are kept.
+ * validating cost more than running it. The last 256 texts (of at most
+ * 20,000 characters each) are kept.
  */
 class CheckedDocuments {
   readonly #kept = new Map<string, { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> }>();
@@ -67,7 +68,7 @@ class CheckedDocuments {
     } catch (e) {
       checked = { errors: [formatError(e as GraphQLError)] };
     }
-    if (source.length <= 100_000) {
+    if (source.length <= 20_000) {
       if (this.#kept.size >= 256) this.#kept.delete(this.#kept.keys().next().value!);
       this.#kept.set(source, checked);
     }
