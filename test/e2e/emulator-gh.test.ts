@@ -170,6 +170,24 @@ describe('gh 2.23 drives the query API’s mutations (gh api graphql)', () => {
   });
 });
 
+describe('gh 2.23 issue commands over the query API', () => {
+  it('gh issue create, then gh issue list (table and --json, --author as filterBy), the issue also seen by REST', async () => {
+    expect((await gh(['auth', 'login', '--hostname', host, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`)).code).toBe(0);
+    const R = ['-R', `${host}/mona/hello-world`];
+    const created = await gh(['issue', 'create', ...R, '--title', 'Filed with gh issue create', '--body', 'details']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trim()).toBe(`https://${host}/mona/hello-world/issues/1`);
+    const table = await gh(['issue', 'list', ...R]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^1\tOPEN\tFiled with gh issue create\t/);
+    const mine = await gh(['issue', 'list', ...R, '--author', 'mona', '--json', 'number,title,state']);
+    expect(JSON.parse(mine.stdout)).toEqual([{ number: 1, title: 'Filed with gh issue create', state: 'OPEN' }]);
+    expect(JSON.parse((await gh(['issue', 'list', ...R, '--author', 'hubot', '--json', 'number'])).stdout)).toEqual([]);
+    const rest = await gh(['api', '--hostname', host, 'repos/mona/hello-world/issues/1', '--jq', '{title, body, user: .user.login}']);
+    expect(JSON.parse(rest.stdout)).toEqual({ title: 'Filed with gh issue create', body: 'details', user: 'mona' });
+  });
+});
+
 describe("gh 2.23 against `lanyard emulator start --tls` (the README's recipe)", () => {
   it('the CLI-started emulator on port 443 of a spare loopback address: gh trusts the named file and signs in', async () => {
     const ip = spareLoopback();

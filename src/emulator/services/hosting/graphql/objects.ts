@@ -33,6 +33,18 @@ export interface QueryApiContext {
 }
 
 type Page = { first?: number; last?: number; after?: string; before?: string };
+type IssueFilters = {
+  assignee?: string | null;
+  createdBy?: string | null;
+  labels?: string[] | null;
+  mentioned?: string | null;
+  milestone?: string | null;
+  milestoneNumber?: string | null;
+  since?: string | null;
+  states?: string[] | null;
+  viewerSubscribed?: boolean | null;
+};
+type IssueArgs = Page & { states?: string[]; labels?: string[]; orderBy?: { field: string; direction: string }; filterBy?: IssueFilters | null };
 
 /** A reaction's content as the query API spells it (`THUMBS_UP`), and back. */
 export const reactionEnum = (c: ReactionContent) => (c === '+1' ? 'THUMBS_UP' : c === '-1' ? 'THUMBS_DOWN' : c.toUpperCase());
@@ -105,6 +117,18 @@ export class QueryObjects {
       isArchived: false,
       isTemplate: false,
       hasIssuesEnabled: true,
+      hasWikiEnabled: true,
+      mergeCommitAllowed: true,
+      rebaseMergeAllowed: true,
+      squashMergeAllowed: true,
+      parent: null,
+      defaultBranchRef: () => ({
+        __typename: 'Ref',
+        id: Buffer.from(`03:Ref${r.id}:refs/heads/main`).toString('base64'),
+        name: 'main',
+        prefix: 'refs/heads/',
+        repository: () => this.repo(r),
+      }),
       forkCount: 0,
       stargazerCount: () => store.stargazersOf(key).length,
       viewerHasStarred: () => store.starred(this.viewer, key),
@@ -124,24 +148,53 @@ export class QueryObjects {
       owner: () => this.owner(r.owner),
       viewerPermission: this.viewer === r.owner ? 'ADMIN' : 'READ',
       issue: ({ number }: { number: number }) => this.issue(store.issueOf(key, number)),
-      issues: (a: Page & { states?: string[]; labels?: string[]; orderBy?: { field: string; direction: string } }) => this.#issues(key, a),
+      issues: (a: IssueArgs) => this.#issues(key, a),
       label: ({ name }: { name: string }) => this.label(store.labelNamed(key, name)),
       labels: (a: Page & { query?: string; orderBy?: { field: string; direction: string } }) => this.#labels(store.labelsOf(key), a),
     };
   }
 
-  #issues(key: string, a: { states?: string[]; labels?: string[]; orderBy?: { field: string; direction: string } } & Page) {
+  #issues(key: string, a: IssueArgs) {
     const store = this.ctx.issues;
-    const named = (i: IssueRecord, n: string) => i.labels.some((id) => store.labels.get(id)?.name === n);
     const field = a.orderBy?.field ?? 'CREATED_AT';
     const by = (i: IssueRecord) => (field === 'UPDATED_AT' ? i.updatedAt : field === 'COMMENTS' ? store.commentsOf(i.id).length : i.createdAt);
     const sign = a.orderBy?.direction === 'DESC' ? -1 : 1;
     const all = store
       .issuesOf(key)
-      .filter((i) => !a.states?.length || a.states.includes(i.state.toUpperCase()))
-      .filter((i) => !a.labels?.length || a.labels.some((n) => named(i, n)))
+      .filter((i) => this.#matches(i, a))
       .sort((x, y) => sign * (by(x) - by(y) || x.id - y.id));
     return connection(all, a, (i) => this.issue(i));
+  }
+
+  /** Whether an issue passes `states`, `labels` (any of them) and `filterBy` (the emulator has no milestones: a milestone filter passes none). */
+  #matches(i: IssueRecord, a: IssueArgs): boolean {
+    const store = this.ctx.issues;
+    const named = (n: string) => i.labels.some((id) => store.labels.get(id)?.name === n);
+    const f = a.filterBy ?? {};
+    const states = [...(a.states ?? []), ...(f.states ?? [])];
+    if (states.length && !states.includes(i.state.toUpperCase())) return false;
+    if (a.labels?.length && !a.labels.some(named)) return false;
+    if (f.labels?.length && !f.labels.some(named)) return false;
+    if (f.assignee != null && !(f.assignee === '*' ? i.assignees.length > 0 : i.assignees.includes(f.assignee))) return false;
+    if (f.createdBy != null && i.author !== f.createdBy) return false;
+    if (
+      f.mentioned != null &&
+      !new RegExp(`@${f.mentioned.replace(/[^\w-]/g, '')}\\b`, 'i').test(
+        `${i.body ?? ''} ${store
+          .commentsOf(i.id)
+          .map((c) => c.body)
+          .join(' ')}`,
+      )
+    )
+      return false;
+    if (f.milestone != null || f.milestoneNumber != null) return false;
+    if (f.since != null && i.updatedAt < Date.parse(f.since)) return false;
+    if (
+      f.viewerSubscribed &&
+      !(i.author === this.viewer || i.assignees.includes(this.viewer ?? '') || store.commentsOf(i.id).some((c) => c.author === this.viewer))
+    )
+      return false;
+    return true;
   }
 
   #labels(all: LabelRecord[], a: Page & { query?: string; orderBy?: { field: string; direction: string } }) {

@@ -128,12 +128,24 @@ type Repository implements Node & Starrable {
   url: URI!
   viewerPermission: RepositoryPermission
   visibility: RepositoryVisibility!
+  "The Ref associated with the repository's default branch."
+  defaultBranchRef: Ref
   "Indicates if the repository has issues feature enabled."
   hasIssuesEnabled: Boolean!
+  "Indicates if the repository has wiki feature enabled."
+  hasWikiEnabled: Boolean!
+  "Whether or not PRs are merged with a merge commit on this repository."
+  mergeCommitAllowed: Boolean!
+  "The repository parent, if this is a fork."
+  parent: Repository
+  "Whether or not rebase-merging is enabled on this repository."
+  rebaseMergeAllowed: Boolean!
+  "Whether or not squash-merging is enabled on this repository."
+  squashMergeAllowed: Boolean!
   "Returns a single issue from the current repository by number."
   issue(number: Int!): Issue
   "A list of issues that have been opened in the repository."
-  issues(after: String, before: String, first: Int, labels: [String!], last: Int, orderBy: IssueOrder, states: [IssueState!]): IssueConnection!
+  issues(after: String, before: String, filterBy: IssueFilters, first: Int, labels: [String!], last: Int, orderBy: IssueOrder, states: [IssueState!]): IssueConnection!
   "Returns a single label by name"
   label(name: String!): Label
   "A list of labels associated with the repository."
@@ -142,6 +154,39 @@ type Repository implements Node & Starrable {
   stargazers(after: String, before: String, first: Int, last: Int): StargazerConnection!
   "Returns a boolean indicating whether the viewing user has starred this starrable."
   viewerHasStarred: Boolean!
+}
+
+"Represents a Git reference."
+type Ref implements Node {
+  id: ID!
+  "The ref name."
+  name: String!
+  "The ref's prefix, such as \`refs/heads/\` or \`refs/tags/\`."
+  prefix: String!
+  "The repository the ref belongs to."
+  repository: Repository!
+}
+
+"Ways in which to filter lists of issues."
+input IssueFilters {
+  "List issues assigned to given name. Pass in \`null\` for issues with no assigned user, and \`*\` for issues assigned to any user."
+  assignee: String
+  "List issues created by given name."
+  createdBy: String
+  "List issues where the list of label names exist on the issue."
+  labels: [String!]
+  "List issues where the given name is mentioned in the issue."
+  mentioned: String
+  "List issues by given milestone argument. If an string representation of an integer is passed, it should refer to a milestone by its database ID. Pass in \`null\` for issues with no milestone, and \`*\` for issues that are assigned to any milestone."
+  milestone: String
+  "List issues by given milestone argument. If an string representation of an integer is passed, it should refer to a milestone by its number field. Pass in \`null\` for issues with no milestone, and \`*\` for issues that are assigned to any milestone."
+  milestoneNumber: String
+  "List issues that have been updated at or after the given date."
+  since: DateTime
+  "List issues filtered by the list of states given."
+  states: [IssueState!]
+  "List issues subscribed to by viewer."
+  viewerSubscribed: Boolean = false
 }
 
 "The query root of GitHub's GraphQL interface."
