@@ -22,6 +22,11 @@
 //   --cpu-prof DIR    run the emulator(s) under `node --cpu-prof`, profiles written to DIR
 //   --tool wrk        load with Debian's wrk (one thread) instead of autocannon for the timed
 //                     rounds (the memory run always counts requests with autocannon)
+//   --graphql         load the query API instead: `POST /api/graphql` with a query of the
+//                     viewer and one repository (valid on older builds too); every round sends
+//                     GRAPHQL_AMOUNT requests (the primary budget of 5,000 points an hour is
+//                     put back before each round, so no answer is a refusal) and compares by
+//                     CPU time per request and the rate of that round
 //   --json            machine-readable results on stdout
 import { fork, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -42,6 +47,13 @@ const CONNECTIONS = Number(opt('connections', 10));
 const LARGE = Number(opt('requests', 1_000_000));
 const PROF = opt('cpu-prof', undefined);
 const TOOL = opt('tool', 'autocannon');
+const GRAPHQL = flag('graphql');
+const GRAPHQL_AMOUNT = 2000;
+const GRAPHQL_BODY = JSON.stringify({
+  query:
+    'query($o: String!, $n: String!) { viewer { login name } repository(owner: $o, name: $n) { id nameWithOwner isPrivate stargazerCount owner { login } } }',
+  variables: { o: 'mona', n: 'hello-world' },
+});
 const builds = [resolve(opt('dist', join(root, 'dist'))), ...(opt('also') ? [resolve(opt('also'))] : [])];
 if (PROF) mkdirSync(PROF, { recursive: true });
 
@@ -96,6 +108,12 @@ async function post(url, body) {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/** The query API's primary budget put back (an emulator's; the bare server has none). */
+async function refill(server) {
+  if (!GRAPHQL || server.name.startsWith('bare')) return;
+  await post(`${server.url}/_emulator/hosting/budget`, { resource: 'graphql', remaining: 5000, resetInSeconds: 3600 });
 }
 
 /** Raises every secondary limit far beyond what the run can reach (still checked on each request). */
@@ -159,24 +177,28 @@ async function main() {
     const info = await (await fetch(`${emus[0].url}/_emulator/info`)).json();
     headers.authorization = `Bearer ${info.hosting.personalToken}`;
     for (const e of emus) await raiseLimits(e.url);
-    const sample = await fetch(`${emus[0].url}/api/v3/rate_limit`, { headers });
+    const path = GRAPHQL ? '/api/graphql' : '/api/v3/rate_limit';
+    const request = GRAPHQL ? { method: 'POST', body: GRAPHQL_BODY } : {};
+    if (GRAPHQL) headers['content-type'] = 'application/json';
+    const sample = await fetch(`${emus[0].url}${path}`, { headers, ...request });
     const body = await sample.text();
     const answerHeaders = {};
     for (const [k, v] of sample.headers) if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) answerHeaders[k] = v;
     bare.proc.send({ answer: { status: sample.status, headers: answerHeaders, body } });
-    const path = '/api/v3/rate_limit';
     const servers = [
       { name: 'bare node:http', url: bare.url, proc: bare.proc },
       ...emus.map((e, i) => ({ name: i ? `emulator (${e.dist})` : 'emulator', url: e.url, proc: e.proc })),
     ];
     for (const s of servers) {
       s.rounds = [];
-      await load(s.url + path, headers, { duration: 2 }); // warm-up
+      await refill(s);
+      await load(s.url + path, headers, { ...request, ...(GRAPHQL ? { amount: GRAPHQL_AMOUNT } : { duration: 2 }) }); // warm-up
     }
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of servers) {
+        await refill(s);
         const cpu0 = (await ask(s.proc, { cpu: true })).cpuUs;
-        const res = await load(s.url + path, headers, { duration: DURATION });
+        const res = await load(s.url + path, headers, { ...request, ...(GRAPHQL ? { amount: GRAPHQL_AMOUNT } : { duration: DURATION }) });
         const cpuUs = (await ask(s.proc, { cpu: true })).cpuUs - cpu0;
         if (res.non2xx || res.errors || res.timeouts) throw new Error(`${s.name}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
         s.rounds.push({ rps: res.requests.average, p99: res.latency.p99, p50: res.latency.p50, cpuUs: cpuUs / res.requests.total });
@@ -219,7 +241,10 @@ async function main() {
     const out = { node: process.version, connections: CONNECTIONS, rounds: ROUNDS, durationSec: DURATION, bodyBytes: Buffer.byteLength(body), results, memory };
     if (flag('json')) console.log(JSON.stringify(out, null, 2));
     else {
-      console.log(`GET ${path}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s, Node ${process.version}, body ${out.bodyBytes} bytes`);
+      const each = GRAPHQL ? `${GRAPHQL_AMOUNT} requests` : `${DURATION} s`;
+      console.log(
+        `${GRAPHQL ? 'POST' : 'GET'} ${path}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${each}, Node ${process.version}, body ${out.bodyBytes} bytes`,
+      );
       for (const r of results)
         console.log(
           `${r.server.padEnd(28)} ${String(r.requestsPerSecond).padStart(7)} req/s  ${r.ratio.toFixed(3)}x (${r.ratioRange.join('–')})  p50 ${r.p50Ms} ms  p99 ${r.p99Ms} ms  CPU ${r.cpuUsPerRequest} µs/req  RSS ${r.rssMiB} MiB`,

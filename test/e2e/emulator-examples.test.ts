@@ -20,7 +20,9 @@ describe('docs/emulator-examples', () => {
   it('octokit.mjs', async () => {
     const r = await example('octokit.mjs');
     expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toBe('signed in as mona; scopes: repo, read:org, gist\ndevice flow token acts for mona\n');
+    expect(r.stdout).toBe(
+      'signed in as mona; scopes: repo, read:org, gist\nissue #1 made by a mutation; REST lists: Hello from GraphQL\ndevice flow token acts for mona\n',
+    );
   });
   it('azure-sdk.mjs', async () => {
     const r = await example('azure-sdk.mjs');

@@ -113,6 +113,81 @@ describe('gh 2.23 against the emulator', () => {
   });
 });
 
+describe('gh 2.23 drives the query API’s mutations (gh api graphql)', () => {
+  it('createIssue, addComment and addReaction with -f/-F variables; REST through gh lists them; a bad id is gh’s GraphQL error, exit 1', async () => {
+    expect((await gh(['auth', 'login', '--hostname', host, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`)).code).toBe(0);
+    const api = (...args: string[]) => gh(['api', '--hostname', host, ...args]);
+    const repo = await api(
+      'graphql',
+      '-f',
+      'query=query($o: String!, $n: String!) { repository(owner: $o, name: $n) { id } }',
+      '-f',
+      'o=mona',
+      '-f',
+      'n=hello-world',
+    );
+    expect(repo.code, repo.stderr).toBe(0);
+    const repoId = JSON.parse(repo.stdout).data.repository.id as string;
+    const create = await api(
+      'graphql',
+      '-f',
+      'query=mutation($r: ID!, $t: String!, $b: String) { createIssue(input: {repositoryId: $r, title: $t, body: $b}) { issue { id number title } } }',
+      '-f',
+      `r=${repoId}`,
+      '-f',
+      't=Filed by gh',
+      '-f',
+      'b=through the query API',
+      '--jq',
+      '.data.createIssue.issue',
+    );
+    expect(create.code, create.stderr).toBe(0);
+    const issue = JSON.parse(create.stdout) as { id: string; number: number; title: string };
+    expect(issue).toMatchObject({ number: 1, title: 'Filed by gh' });
+    const comment = await api(
+      'graphql',
+      '-f',
+      'query=mutation($s: ID!) { addComment(input: {subjectId: $s, body: "+1 from gh"}) { subject { id } } }',
+      '-F',
+      `s=${issue.id}`,
+    );
+    expect(comment.code, comment.stderr).toBe(0);
+    const react = await api(
+      'graphql',
+      '-f',
+      'query=mutation($s: ID!) { addReaction(input: {subjectId: $s, content: ROCKET}) { reaction { content } } }',
+      '-F',
+      `s=${issue.id}`,
+    );
+    expect(JSON.parse(react.stdout)).toEqual({ data: { addReaction: { reaction: { content: 'ROCKET' } } } });
+    // REST (through gh too) sees what the mutations made.
+    const listed = await api('repos/mona/hello-world/issues', '--jq', '[.[] | {number, title, node_id, comments, rockets: .reactions.rocket}]');
+    expect(JSON.parse(listed.stdout)).toEqual([{ number: 1, title: 'Filed by gh', node_id: issue.id, comments: 1, rockets: 1 }]);
+    // A bad id: gh prints the service's GraphQL error and exits 1.
+    const bad = await api('graphql', '-f', 'query=mutation { closeIssue(input: {issueId: "nope"}) { issue { id } } }');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^gh: Could not resolve to a node with the global id of 'nope'\./);
+  });
+});
+
+describe('gh 2.23 issue commands over the query API', () => {
+  it('gh issue create, then gh issue list (table and --json, --author as filterBy), the issue also seen by REST', async () => {
+    expect((await gh(['auth', 'login', '--hostname', host, '--with-token'], `${emu.fixtures.hosting.personalToken}\n`)).code).toBe(0);
+    const R = ['-R', `${host}/mona/hello-world`];
+    const created = await gh(['issue', 'create', ...R, '--title', 'Filed with gh issue create', '--body', 'details']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trim()).toBe(`https://${host}/mona/hello-world/issues/1`);
+    const table = await gh(['issue', 'list', ...R]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^1\tOPEN\tFiled with gh issue create\t/);
+    const mine = await gh(['issue', 'list', ...R, '--author', 'mona', '--json', 'number,title,state']);
+    expect(JSON.parse(mine.stdout)).toEqual([{ number: 1, title: 'Filed with gh issue create', state: 'OPEN' }]);
+    expect(JSON.parse((await gh(['issue', 'list', ...R, '--author', 'hubot', '--json', 'number'])).stdout)).toEqual([]);
+    const rest = await gh(['api', '--hostname', host, 'repos/mona/hello-world/issues/1', '--jq', '{title, body, user: .user.login}']);
+    expect(JSON.parse(rest.stdout)).toEqual({ title: 'Filed with gh issue create', body: 'details', user: 'mona' });
+  });
+});
+
 describe("gh 2.23 against `lanyard emulator start --tls` (the README's recipe)", () => {
   it('the CLI-started emulator on port 443 of a spare loopback address: gh trusts the named file and signs in', async () => {
     const ip = spareLoopback();

@@ -6,7 +6,8 @@
  * introspection and validation errors behave as in any GraphQL server.
  */
 import { schema as publishedSchema } from '@octokit/graphql-schema';
-import { buildSchema, type GraphQLField, type GraphQLNamedType, isInterfaceType, isObjectType } from 'graphql';
+import { isDeepStrictEqual } from 'node:util';
+import { buildSchema, type GraphQLField, type GraphQLNamedType, isInputObjectType, isInterfaceType, isObjectType, isUnionType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { queryApiSchema } from '../../src/emulator/services/hosting/graphql.js';
 import { useInProcessEmulator } from './in-process-emulator.js';
@@ -133,7 +134,8 @@ describe('the query API’s schema is a part of the published one (@octokit/grap
           for (const a of f.args) {
             const qa = q.args.find((x) => x.name === a.name);
             if (!qa) differ.push(`${t.name}.${name}(${a.name}) is not published`);
-            else if (String(qa.type) !== String(a.type) || qa.defaultValue !== a.defaultValue) differ.push(`${t.name}.${name}(${a.name}) differs`);
+            else if (String(qa.type) !== String(a.type) || !isDeepStrictEqual(qa.defaultValue, a.defaultValue))
+              differ.push(`${t.name}.${name}(${a.name}) differs`);
           }
         // A required argument of the published field must be one the emulator takes too.
         for (const qa of q?.args ?? [])
@@ -141,5 +143,43 @@ describe('the query API’s schema is a part of the published one (@octokit/grap
       }
     }
     expect(differ).toEqual([]);
+  });
+
+  it('every input it takes has the published fields, types, nullability and defaults, and no required field the published one lacks', () => {
+    const differ: string[] = [];
+    for (const t of Object.values(queryApiSchema.getTypeMap())) {
+      if (!isInputObjectType(t)) continue;
+      const p = published.getType(t.name);
+      if (!isInputObjectType(p)) {
+        differ.push(`input ${t.name} is not published`);
+        continue;
+      }
+      const mine = t.getFields();
+      const theirs = p.getFields();
+      // An input is taken whole: a field the emulator left out would be refused in a valid mutation.
+      for (const name of Object.keys(theirs)) if (!mine[name]) differ.push(`${t.name}.${name} is missing`);
+      for (const [name, f] of Object.entries(mine)) {
+        const q = theirs[name];
+        if (!q) differ.push(`${t.name}.${name} is not published`);
+        else if (String(q.type) !== String(f.type) || !isDeepStrictEqual(q.defaultValue, f.defaultValue))
+          differ.push(`${t.name}.${name}: ${f.type}, published ${q.type}`);
+      }
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it('every published mutation it serves takes the published arguments and answers the published payload type', () => {
+    const mine = queryApiSchema.getMutationType()!.getFields();
+    const theirs = published.getMutationType()!.getFields();
+    expect(Object.keys(mine).length).toBeGreaterThanOrEqual(14);
+    for (const [name, f] of Object.entries(mine)) {
+      expect(theirs[name], name).toBeDefined();
+      expect(String(f.type), name).toBe(String(theirs[name]!.type));
+      expect(
+        f.args.map((a) => `${a.name}: ${a.type}`),
+        name,
+      ).toEqual(theirs[name]!.args.map((a) => `${a.name}: ${a.type}`));
+    }
+    expect(Object.values(queryApiSchema.getTypeMap()).filter(isUnionType)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * Clients of the Python ecosystem that no one here wrote, against the
  * emulator over real HTTP (scripts beside this file, run in the virtual
  * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
- * permissions, the query API, a conditional read), google-auth with
+ * permissions, the query API and its mutations, a conditional read), google-auth with
  * cryptography (the published X.509 certificates, an app platform ID token, service
  * account key files), and the protocol's Python SDK `mcp` (resources and
  * prompts at every revision the emulator speaks, 2026-07-28 included).
@@ -39,6 +39,31 @@ describe(
         graphql: { data: { rateLimit: { limit: expect.any(Number), remaining: expect.any(Number) }, viewer: { login: 'mona' } } },
         notFound: 404,
         changed: false,
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub and the query API’s mutations',
+  withPython(() => {
+    it('graphql_named_mutation (createIssue, addComment, addLabelsToLabelable, closeIssue, addReaction) and its REST classes see one store', {
+      timeout: 90_000,
+    }, async () => {
+      const { app } = ref.emu.fixtures.hosting;
+      const other = (await ref.emu.admin('hosting', 'issue-token', { login: 'hubot', clientId: app.clientId, scopes: ['repo'] })) as { access_token: string };
+      const out = await runPython('github_mutations.py', {
+        api: ref.emu.urls.hosting.api,
+        token: ref.emu.fixtures.hosting.personalToken,
+        otherToken: other.access_token,
+      });
+      expect(out).toEqual({
+        clientMutationId: 'py-1',
+        rest: { title: 'From PyGithub', body: 'via GraphQL', node_id_matches: true, state: 'open' },
+        comments: ['A comment'],
+        after: { labels: ['bug'], state: 'closed', state_reason: 'not_planned' },
+        reactions: ['hooray'],
+        forbidden: ['FORBIDDEN'],
       });
     });
   }),

@@ -119,3 +119,49 @@ describe('hosting repositories carry what the published examples carry (not only
     expect(anonymous.body).not.toHaveProperty('permissions');
   });
 });
+
+describe('hosting issues, comments, labels, reactions and stars satisfy the published description', () => {
+  it('each answer of the issue endpoints, and an issue carries what the published example carries', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const R = '/repos/mona/hello-world';
+    const made = await call('POST', `${R}/issues`, { token, body: { title: 'Found a bug', body: 'details', labels: ['bug'], assignees: ['mona'] } });
+    expectPublished('POST', `${R}/issues`, made, 201);
+    const example = publishedExample('/repos/{owner}/{repo}/issues', 'post', '201');
+    const optional = [
+      'repository',
+      'pinned_comment',
+      'type',
+      'draft',
+      'pull_request',
+      'body_html',
+      'body_text',
+      'sub_issues_summary',
+      'issue_dependencies_summary',
+    ];
+    const missing = Object.keys(example).filter((k) => !optional.includes(k) && !(k in made.body));
+    expect(missing).toEqual([]);
+    const n = made.body.number;
+    expectPublished('GET', `${R}/issues`, await call('GET', `${R}/issues?state=all`, { token }), 200);
+    expectPublished('GET', `${R}/issues/${n}`, await call('GET', `${R}/issues/${n}`, { token }), 200);
+    expectPublished(
+      'PATCH',
+      `${R}/issues/${n}`,
+      await call('PATCH', `${R}/issues/${n}`, { token, body: { state: 'closed', state_reason: 'not_planned' } }),
+      200,
+    );
+    const comment = await call('POST', `${R}/issues/${n}/comments`, { token, body: { body: 'Me too' } });
+    expectPublished('POST', `${R}/issues/${n}/comments`, comment, 201);
+    expectPublished('GET', `${R}/issues/${n}/comments`, await call('GET', `${R}/issues/${n}/comments`, { token }), 200);
+    expectPublished('GET', `${R}/issues/comments/${comment.body.id}`, await call('GET', `${R}/issues/comments/${comment.body.id}`, { token }), 200);
+    expectPublished('GET', `${R}/labels`, await call('GET', `${R}/labels`, { token }), 200);
+    expectPublished('POST', `${R}/labels`, await call('POST', `${R}/labels`, { token, body: { name: 'triage', color: 'ff0000' } }), 201);
+    expectPublished('POST', `${R}/issues/${n}/labels`, await call('POST', `${R}/issues/${n}/labels`, { token, body: { labels: ['triage'] } }), 200);
+    const reaction = await call('POST', `${R}/issues/${n}/reactions`, { token, body: { content: 'heart' } });
+    expectPublished('POST', `${R}/issues/${n}/reactions`, reaction, 201);
+    expectPublished('GET', `${R}/issues/${n}/reactions`, await call('GET', `${R}/issues/${n}/reactions`, { token }), 200);
+    expect((await call('PUT', '/user/starred/mona/hello-world', { token })).status).toBe(204);
+    expectPublished('GET', `${R}/stargazers`, await call('GET', `${R}/stargazers`, { token }), 200);
+    expectPublished('GET', `${R}/issues/999`, await call('GET', `${R}/issues/999`, { token }), 404);
+    expectPublished('POST', `${R}/issues`, await call('POST', `${R}/issues`, { token, body: { body: 'no title' } }), 422);
+  });
+});

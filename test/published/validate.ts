@@ -17,12 +17,23 @@ interface OpenApi {
   definitions?: Record<string, unknown>;
 }
 
-/** Removes `discriminator` (Ajv's needs every branch to declare the property, the published ones don't). */
+/**
+ * Removes `discriminator` (Ajv's needs every branch to declare the property,
+ * the published ones don't), and turns a `nullable` beside no `type` (an
+ * `anyOf` or a `$ref` that may be null, which Ajv refuses) into an `anyOf`
+ * that also takes null; a nullable `enum` takes null.
+ */
 function stripDiscriminators(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(stripDiscriminators);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) if (k !== 'discriminator') out[k] = stripDiscriminators(v);
+  if (out.nullable === true && out.type === undefined) {
+    const { nullable: _, ...rest } = out;
+    return { anyOf: [rest, { type: 'null' }] };
+  }
+  // A nullable enum takes null too (Ajv checks `enum` as it stands).
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   return out;
 }
 

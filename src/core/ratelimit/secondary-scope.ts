@@ -54,18 +54,52 @@ export function isContentCreating(method: string, url: URL, body: unknown): bool
   return !/\/rate_limit$/.test(url.pathname);
 }
 
-/** A query-API body whose operation is a mutation; a body that cannot be read counts as one (paced: the safe side). */
+/**
+ * A query-API body whose operation is a mutation: the operation its
+ * `operationName` names, or its only one (a fragment, comments or strings
+ * before it change nothing). A body that cannot be read counts as one
+ * (paced: the safe side), and so does a name no operation has.
+ */
 function isMutation(body: unknown): boolean {
-  let query: unknown = body;
+  let doc: unknown = body;
   if (typeof body === 'string') {
     try {
-      query = JSON.parse(body);
+      doc = JSON.parse(body);
     } catch {
-      query = body;
+      doc = body;
     }
   }
-  if (query && typeof query === 'object' && 'query' in query) query = (query as { query: unknown }).query;
-  if (typeof query !== 'string') return true;
-  const text = query.replace(/^\s*#.*$/gm, '');
-  return !/^\s*(query\b|subscription\b|\{)/.test(text);
+  let operationName: unknown;
+  if (doc && typeof doc === 'object' && 'query' in doc) {
+    operationName = (doc as { operationName?: unknown }).operationName;
+    doc = (doc as { query: unknown }).query;
+  }
+  if (typeof doc !== 'string') return true;
+  const ops = operationsOf(doc);
+  if (typeof operationName === 'string' && operationName) {
+    const named = ops.find((o) => o.name === operationName);
+    return named ? named.kind === 'mutation' : true;
+  }
+  return ops.length === 0 || ops.some((o) => o.kind === 'mutation');
+}
+
+/** The operations of a GraphQL document (kind and name), read at the top level: comments, strings and selection sets skipped. */
+function operationsOf(text: string): Array<{ kind: string; name?: string }> {
+  const bare = text.replace(/"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|#[^\n\r]*/g, ' ');
+  const ops: Array<{ kind: string; name?: string }> = [];
+  let depth = 0;
+  let top = '';
+  for (const c of bare) {
+    if (c === '{') {
+      if (depth === 0) {
+        const m = /\b(query|mutation|subscription|fragment)\b\s*([_A-Za-z][_0-9A-Za-z]*)?/.exec(top);
+        if (!m) ops.push({ kind: 'query' });
+        else if (m[1] !== 'fragment') ops.push({ kind: m[1]!, name: m[2] });
+        top = '';
+      }
+      depth++;
+    } else if (c === '}') depth = Math.max(0, depth - 1);
+    else if (depth === 0) top += c;
+  }
+  return ops;
 }

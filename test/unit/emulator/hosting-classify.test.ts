@@ -36,6 +36,13 @@ describe('request classes of the hosting rate limiter', () => {
     expect(c('POST', '/o/r.git/info/lfs/objects/batch')).toBe(false);
     expect(c('POST', '/api/graphql', '{"query":"query { viewer { login } }"}')).toBe(false);
     expect(c('POST', '/api/graphql', '{"query":"mutation { createIssue { id } }"}')).toBe(true);
+    // The operation the body runs decides: operationName picks it; a fragment or a query before it hides nothing.
+    const doc = 'query Look { viewer { login } } mutation Make { addStar(input: {starrableId: \\"x\\"}) { clientMutationId } }';
+    expect(c('POST', '/api/graphql', `{"query":"${doc}","operationName":"Make"}`)).toBe(true);
+    expect(c('POST', '/api/graphql', `{"query":"${doc}","operationName":"Look"}`)).toBe(false);
+    expect(c('POST', '/api/graphql', '{"query":"fragment F on Issue { id } mutation { closeIssue(input: {}) { issue { ...F } } }"}')).toBe(true);
+    expect(c('POST', '/api/graphql', '{"query":"query { search(query: \\"mutation\\") { issueCount } }"}')).toBe(false);
+    expect(pointsOf('POST', `{"query":"${doc}","operationName":"Make"}`)).toBe(5);
   });
 
   it('a window counter refuses beyond its limit until the window passes', () => {

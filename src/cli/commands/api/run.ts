@@ -4,7 +4,7 @@ import type { ApiOptions } from './options.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
-import { type ApiTarget, resolveApiTarget } from './targets.js';
+import { type ApiTarget, resolveApiTarget, isQueryApi, queryApiBody } from './targets.js';
 import { readStdinText } from '../../terminal/stdin.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -74,7 +74,7 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
   };
   if (hasParams) {
     if (method === 'GET' || method === 'HEAD') spec.query = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === null ? '' : String(v)]));
-    else spec.json = params;
+    else spec.json = isQueryApi(t) ? queryApiBody(params) : params;
   }
   if (opts.input) {
     spec.body = input ? input.createReadStream() : ctx.io.stdin;

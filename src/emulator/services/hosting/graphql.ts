@@ -2,173 +2,36 @@
  * The query API (`POST /api/graphql`): answers come from the reference
  * GraphQL executor (`graphql`) over a schema that follows the code host's
  * published one for what the emulator serves — `viewer`, `user`,
- * `repository`, `node` and `rateLimit`, with the published names, types and
- * nullability of their fields. So an answer holds exactly the fields the
- * query selects, aliases and fragments and variables work, and a query for a
- * field the schema lacks is refused the way any GraphQL server refuses it.
+ * `repository` (with its issues, labels and stars), `node`, `rateLimit`, and
+ * the common mutations on issues, comments, labels, reactions and stars,
+ * with the published names, types and nullability. So an answer holds
+ * exactly the fields the query selects, aliases and fragments and variables
+ * work, and a query for a field the schema lacks is refused the way any
+ * GraphQL server refuses it. Issues and the rest are the REST API's own.
  *
  * Errors keep the service's shape: HTTP 200 with `errors` (a resource not
  * found is `type: NOT_FOUND` with its field null); a body that is no JSON is
- * a 400. The points a query costs (1, a mutation 5) are counted by the rate
- * limiter before the query runs; `rateLimit` reports the primary budget the
- * limiter's headers carry for this request.
+ * a 400. The rate limiter counts one point and the secondary limits (a
+ * mutation: 5 points and content-creating) before the query runs; a query
+ * whose connections cost more is charged the rest here, by the published
+ * rule (see ./graphql/connections.ts), and `rateLimit` reports that cost and
+ * the primary budget the limiter's headers carry.
  */
-import { buildSchema, GraphQLError, graphql, type GraphQLFormattedError } from 'graphql';
-import type { EmulatorEnv } from '../../service.js';
-import type { EmuRequest, Router } from '../../router.js';
-import type { Caller } from './ratelimit/callers.js';
-import type { RepoRecord, RepoStore } from './ratelimit/fixtures.js';
-import { apiTime, JOINED, nodeIdOf, organizationIdOf } from './repository.js';
-import type { HostingState, HostingUser } from './state.js';
+import { execute, GraphQLError, type GraphQLFormattedError, parse, validate, type DocumentNode } from 'graphql';
+import type { EmuRequest, EmuResponse, Router } from '../../router.js';
+import { type Caller, primaryMessage } from './ratelimit/callers.js';
+import { apiTime } from './repository.js';
+import { queryApiSchema } from './graphql/schema.js';
+import { QueryObjects, type QueryApiContext } from './graphql/objects.js';
+import { mutationsFor } from './graphql/mutations.js';
+import { costOf, missingScopes, type QueryCost } from './graphql/connections.js';
+import { tokenOfRequest } from './scopes.js';
+import { CHARGE } from './ratelimit/types.js';
+
+export { queryApiSchema } from './graphql/schema.js';
+export type { QueryApiContext } from './graphql/objects.js';
 
 const DOCS = 'https://docs.example.com/graphql';
-
-/** The part of the published schema the emulator serves (names, types, nullability and descriptions as published). */
-const SDL = /* GraphQL */ `
-"An ISO-8601 encoded UTC date string."
-scalar DateTime
-
-"An RFC 3986, RFC 3987, and RFC 6570 (level 4) compliant URI string."
-scalar URI
-
-"An object with an ID."
-interface Node {
-  "ID of the object."
-  id: ID!
-}
-
-"Represents an object which can take actions on GitHub. Typically a User or Bot."
-interface Actor {
-  avatarUrl(size: Int): URI!
-  login: String!
-  resourcePath: URI!
-  url: URI!
-}
-
-"Represents an owner of a Repository."
-interface RepositoryOwner {
-  avatarUrl(size: Int): URI!
-  id: ID!
-  login: String!
-  repository(followRenames: Boolean = true, name: String!): Repository
-  resourcePath: URI!
-  url: URI!
-}
-
-"Represents the client's rate limit."
-type RateLimit {
-  "The point cost for the current query counting against the rate limit."
-  cost: Int!
-  "The maximum number of points the client is permitted to consume in a 60 minute window."
-  limit: Int!
-  "The maximum number of nodes this query may return"
-  nodeCount: Int!
-  "The number of points remaining in the current rate limit window."
-  remaining: Int!
-  "The time at which the current rate limit window resets in UTC epoch seconds."
-  resetAt: DateTime!
-  "The number of points used in the current rate limit window."
-  used: Int!
-}
-
-"A user is an individual's account on GitHub that owns repositories and can make new content."
-type User implements Actor & Node & RepositoryOwner {
-  avatarUrl(size: Int): URI!
-  bio: String
-  company: String
-  createdAt: DateTime!
-  databaseId: Int
-  email: String!
-  id: ID!
-  isViewer: Boolean!
-  location: String
-  login: String!
-  name: String
-  repository(followRenames: Boolean = true, name: String!): Repository
-  resourcePath: URI!
-  updatedAt: DateTime!
-  url: URI!
-  websiteUrl: URI
-}
-
-"An account on GitHub, with one or more owners, that has repositories, members and teams."
-type Organization implements Actor & Node & RepositoryOwner {
-  avatarUrl(size: Int): URI!
-  createdAt: DateTime!
-  databaseId: Int
-  id: ID!
-  login: String!
-  name: String
-  repository(followRenames: Boolean = true, name: String!): Repository
-  resourcePath: URI!
-  updatedAt: DateTime!
-  url: URI!
-}
-
-"The access level to a repository"
-enum RepositoryPermission {
-  ADMIN
-  MAINTAIN
-  READ
-  TRIAGE
-  WRITE
-}
-
-"The repository's visibility level."
-enum RepositoryVisibility {
-  INTERNAL
-  PRIVATE
-  PUBLIC
-}
-
-"A repository contains the content for a project."
-type Repository implements Node {
-  createdAt: DateTime!
-  databaseId: Int
-  description: String
-  forkCount: Int!
-  id: ID!
-  isArchived: Boolean!
-  isFork: Boolean!
-  isPrivate: Boolean!
-  isTemplate: Boolean!
-  name: String!
-  nameWithOwner: String!
-  owner: RepositoryOwner!
-  pushedAt: DateTime
-  resourcePath: URI!
-  stargazerCount: Int!
-  updatedAt: DateTime!
-  url: URI!
-  viewerPermission: RepositoryPermission
-  visibility: RepositoryVisibility!
-}
-
-"The query root of GitHub's GraphQL interface."
-type Query {
-  "Fetches an object given its ID."
-  node(id: ID!): Node
-  "The client's rate limit information."
-  rateLimit(dryRun: Boolean = false): RateLimit
-  "Lookup a given repository by the owner and repository name."
-  repository(followRenames: Boolean = true, name: String!, owner: String!): Repository
-  "Lookup a user by login."
-  user(login: String!): User
-  "The currently authenticated user."
-  viewer: User!
-}
-`;
-
-/** The schema the executor runs (exported for the test that compares it with the published one). */
-export const queryApiSchema = buildSchema(SDL);
-
-/** What the query API reads: the users, the repositories, who may see one. */
-export interface QueryApiContext {
-  state: HostingState;
-  env: EmulatorEnv;
-  repos: RepoStore;
-  visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
-}
 
 /** An error the service types (`NOT_FOUND`, `FORBIDDEN`), with the field it concerns null. */
 const typed = (type: string, message: string) => new GraphQLError(message, { extensions: { type } });
@@ -180,105 +43,48 @@ function formatError(e: GraphQLError): GraphQLFormattedError & { type?: string }
   return typeof type === 'string' ? { type, ...rest } : rest;
 }
 
-/** The objects a query leads to (users, organizations, repositories), as one request's caller sees them. */
-class QueryObjects {
-  readonly base: string;
-  /** The signed-in user's login, if the caller is one. */
-  readonly viewer: string | undefined;
+/**
+ * Documents parsed and validated against the schema, by their text: a
+ * script or an agent sends the same query many times, and parsing and
+ * validating cost more than running it. The last 256 texts (of at most
+ * 20,000 characters each) are kept.
+ */
+class CheckedDocuments {
+  readonly #kept = new Map<string, { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> }>();
 
-  constructor(
-    readonly req: EmuRequest,
-    readonly ctx: QueryApiContext,
-  ) {
-    this.base = ctx.env.baseUrl();
-    const caller = req.locals.rateLimitCaller as Caller | undefined;
-    this.viewer = caller?.kind === 'user' ? caller.login : undefined;
-  }
-
-  /** What an owner (a user or an organization) shares: its avatar, its pages, its repositories. */
-  #owner(login: string) {
-    return {
-      login,
-      avatarUrl: ({ size }: { size?: number }) => `${this.base}/avatars/${login}${size ? `?s=${size}` : ''}`,
-      createdAt: JOINED,
-      updatedAt: JOINED,
-      url: `${this.base}/${login}`,
-      resourcePath: `/${login}`,
-      repository: ({ name }: { name: string }) => this.repo(this.ctx.repos.get(login, name)),
-    };
-  }
-
-  user(u: HostingUser) {
-    return {
-      ...this.#owner(u.login),
-      __typename: 'User',
-      id: nodeIdOf('User', u.id),
-      databaseId: u.id,
-      name: u.name,
-      email: u.email,
-      bio: null,
-      company: null,
-      location: null,
-      websiteUrl: null,
-      isViewer: u.login === this.viewer,
-    };
-  }
-
-  owner(login: string) {
-    const u = this.ctx.state.users.get(login);
-    if (u) return this.user(u);
-    const id = organizationIdOf(login);
-    return { ...this.#owner(login), __typename: 'Organization', id: nodeIdOf('Organization', id), databaseId: id, name: login };
-  }
-
-  /** A repository the caller may see, else null. */
-  repo(r: RepoRecord | undefined) {
-    if (!r || !this.ctx.visible(this.req, r)) return null;
-    return {
-      __typename: 'Repository',
-      id: nodeIdOf('Repository', r.id),
-      databaseId: r.id,
-      name: r.name,
-      nameWithOwner: `${r.owner}/${r.name}`,
-      description: r.description || null,
-      isPrivate: r.private,
-      isFork: false,
-      isArchived: false,
-      isTemplate: false,
-      forkCount: 0,
-      stargazerCount: 0,
-      visibility: r.private ? 'PRIVATE' : 'PUBLIC',
-      createdAt: apiTime(r.createdAt),
-      updatedAt: apiTime(r.updatedAt),
-      pushedAt: apiTime(r.pushedAt),
-      url: `${this.base}/${r.owner}/${r.name}`,
-      resourcePath: `/${r.owner}/${r.name}`,
-      owner: () => this.owner(r.owner),
-      viewerPermission: this.viewer === r.owner ? 'ADMIN' : 'READ',
-    };
-  }
-
-  /** `node(id)`: a user or a repository by its global id. */
-  node(id: string) {
-    const m = /^0\d+:(User|Repository)(\d+)$/.exec(Buffer.from(id, 'base64').toString('latin1'));
-    const n = Number(m?.[2]);
-    if (m?.[1] === 'User') {
-      const u = [...this.ctx.state.users.values()].find((x) => x.id === n);
-      return u ? this.user(u) : null;
+  check(source: string): { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> } {
+    const hit = this.#kept.get(source);
+    if (hit) {
+      // Most recently used last: the oldest goes first when full.
+      this.#kept.delete(source);
+      this.#kept.set(source, hit);
+      return hit;
     }
-    if (m?.[1] === 'Repository') return this.repo([...this.ctx.repos.repos.values()].find((x) => x.id === n));
-    return null;
+    let checked: { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> };
+    try {
+      const doc = parse(source);
+      const invalid = validate(queryApiSchema, doc);
+      checked = invalid.length ? { errors: invalid.map(formatError) } : { doc };
+    } catch (e) {
+      checked = { errors: [formatError(e as GraphQLError)] };
+    }
+    if (source.length <= 20_000) {
+      if (this.#kept.size >= 256) this.#kept.delete(this.#kept.keys().next().value!);
+      this.#kept.set(source, checked);
+    }
+    return checked;
   }
 }
 
-/** The root value of one request: the query's fields. */
-function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, string>) {
+/** The root value of one request: the query's fields and the mutations. */
+function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, string>, cost: QueryCost) {
   const o = new QueryObjects(req, ctx);
   const found = <T>(v: T | null | undefined, message: string): T => {
     if (!v) throw typed('NOT_FOUND', message);
     return v;
   };
   return {
+    ...mutationsFor(o),
     viewer: () => {
       const u = o.viewer ? ctx.state.users.get(o.viewer) : undefined;
       if (!u) throw typed('FORBIDDEN', 'Resource not accessible by integration');
@@ -288,10 +94,10 @@ function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, s
     repository: ({ owner, name }: { owner: string; name: string }) =>
       found(o.repo(ctx.repos.get(owner, name)), `Could not resolve to a Repository with the name '${owner}/${name}'.`),
     node: ({ id }: { id: string }) => found(o.node(id), `Could not resolve to a node with the global id of '${id}'`),
-    // The primary budget as the rate limiter's headers give it for this request (a query without connections costs 1 point).
+    // The primary budget as the rate limiter's headers give it after this request's cost.
     rateLimit: () => ({
-      cost: 1,
-      nodeCount: 0,
+      cost: cost.cost,
+      nodeCount: cost.nodeCount,
       limit: Number(limits['x-ratelimit-limit']),
       remaining: Number(limits['x-ratelimit-remaining']),
       used: Number(limits['x-ratelimit-used']),
@@ -300,29 +106,52 @@ function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, s
   };
 }
 
-/** `POST /api/graphql`: `{query, variables?, operationName?}` run by the executor. */
+/** The request's body, or the answer already sent for one that is not a query. */
+async function readQuery(req: EmuRequest, res: EmuResponse) {
+  let body: { query?: unknown; variables?: unknown; operationName?: unknown };
+  try {
+    body = JSON.parse(await req.text()) as typeof body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
+  } catch {
+    res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
+    return undefined;
+  }
+  if (typeof body.query !== 'string' || !body.query.trim()) {
+    res.json(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
+    return undefined;
+  }
+  const variables =
+    body.variables && typeof body.variables === 'object' && !Array.isArray(body.variables) ? (body.variables as Record<string, unknown>) : undefined;
+  return { source: body.query, variables, operationName: typeof body.operationName === 'string' ? body.operationName : undefined };
+}
+
+/** `POST /api/graphql`: `{query, variables?, operationName?}` parsed, validated, costed and run by the executor. */
 export function registerQueryApi(router: Router, ctx: QueryApiContext): void {
+  const documents = new CheckedDocuments();
   router.post('/api/graphql', async (req, res) => {
     const caller = req.locals.rateLimitCaller as Caller | undefined;
     if (!caller || caller.kind === 'anonymous') return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
-    let body: { query?: unknown; variables?: unknown; operationName?: unknown };
-    try {
-      body = JSON.parse(await req.text()) as typeof body;
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
-    } catch {
-      return res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
+    const q = await readQuery(req, res);
+    if (!q) return;
+    const checked = documents.check(q.source);
+    if ('errors' in checked) return res.json(200, { errors: checked.errors });
+    const doc = checked.doc;
+    const token = tokenOfRequest(ctx.state, req.header('authorization'));
+    const scopeError = missingScopes(doc, q.operationName, token && (token.kind === 'personal' || token.kind === 'oauth') ? token.scopes : undefined);
+    if (scopeError) return res.json(200, { errors: [formatError(scopeError)] });
+    const cost = costOf(queryApiSchema, doc, q.operationName, q.variables);
+    if (Array.isArray(cost)) return res.json(200, { errors: cost.map(formatError) });
+    // The limiter counted one point; a costlier query pays the rest, or is refused when the budget has not that much left.
+    const charge = req.locals[CHARGE] as ((points: number) => boolean) | undefined;
+    if (cost.cost > 1 && charge && !charge(cost.cost - 1)) {
+      return res.json(200, { errors: [{ type: 'RATE_LIMITED', message: primaryMessage(caller) }] });
     }
-    if (typeof body.query !== 'string' || !body.query.trim()) {
-      return res.json(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
-    }
-    const variables =
-      body.variables && typeof body.variables === 'object' && !Array.isArray(body.variables) ? (body.variables as Record<string, unknown>) : undefined;
-    const result = await graphql({
+    const result = await execute({
       schema: queryApiSchema,
-      source: body.query,
-      rootValue: rootFor(req, ctx, res.extraHeaders as Record<string, string>),
-      variableValues: variables,
-      operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
+      document: doc,
+      rootValue: rootFor(req, ctx, res.extraHeaders as Record<string, string>, cost),
+      variableValues: q.variables,
+      operationName: q.operationName,
     });
     const answer: Record<string, unknown> = {};
     if (result.data !== undefined) answer.data = result.data;

@@ -4,6 +4,7 @@ import { HostingOAuthPath } from '../../../shared/hosting-oauth.js';
 import type { EmulatorEnv, EmulatorService } from '../../service.js';
 import { HostingState, SEED } from './state.js';
 import { registerRestApi } from './rest.js';
+import { issuesOf } from './issues/store.js';
 import { registerApiHeaders } from './conditional.js';
 import { registerOAuth } from './oauth/index.js';
 import { registerAuthorizations } from './authorizations.js';
@@ -37,6 +38,7 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
     reset() {
       state.reset();
       resetRateLimits(state);
+      issuesOf(state, () => env.clock.now()).reset();
       resetSso(state);
     },
     admin,

@@ -55,10 +55,23 @@ const TEMPLATES: Readonly<Record<string, string>> = {
 /** When the seeded users joined (fixed: the answers stay the same across runs). */
 export const JOINED = '2011-01-25T18:44:36Z';
 
-/** The global node id of an object (the legacy form the REST API's `node_id` and the query API's `id` share): `04:User1`, base64. */
-export function nodeIdOf(type: 'User' | 'Organization' | 'Repository', id: number): string {
-  const prefix = { User: '04', Organization: '012', Repository: '010' }[type];
-  return Buffer.from(`${prefix}:${type}${id}`).toString('base64');
+/** The kinds of object that have a global node id. */
+export type NodeType = 'User' | 'Organization' | 'Repository' | 'Issue' | 'IssueComment' | 'Label' | 'Reaction';
+
+/**
+ * The global node id of an object (the legacy form the REST API's `node_id`
+ * and the query API's `id` share): `0`, the length of the type's name, `:`,
+ * the type and the database id (`04:User1`), base64.
+ */
+export function nodeIdOf(type: NodeType, id: number): string {
+  return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
+}
+
+/** The type and database id a global node id names, if it is one. */
+export function parseNodeId(id: string): { type: NodeType; id: number } | undefined {
+  const m = /^0(\d+):([A-Za-z]+)(\d+)$/.exec(Buffer.from(id, 'base64').toString('latin1'));
+  if (!m || Number(m[1]) !== m[2]!.length || nodeIdOf(m[2] as NodeType, Number(m[3])) !== id) return undefined;
+  return { type: m[2] as NodeType, id: Number(m[3]) };
 }
 
 /** The seeded organization (`ent-corp`, which the users do not hold): a stable id from its name. */
@@ -117,8 +130,10 @@ export function repositoryJson(
   base: string,
   r: RepoRecord,
   owner: Record<string, unknown>,
-  o: { full?: boolean; access?: RepoAccess } = {},
+  o: { full?: boolean; access?: RepoAccess; stars?: number; openIssues?: number } = {},
 ): Record<string, unknown> {
+  const stars = o.stars ?? 0;
+  const open = o.openIssues ?? 0;
   const host = new URL(base).host;
   const url = `${base}${Hosting.apiPathPrefix}/repos/${r.owner}/${r.name}`;
   const html = `${base}/${r.owner}/${r.name}`;
@@ -145,11 +160,11 @@ export function repositoryJson(
     size: 0,
     forks_count: 0,
     forks: 0,
-    stargazers_count: 0,
-    watchers_count: 0,
-    watchers: 0,
-    open_issues_count: 0,
-    open_issues: 0,
+    stargazers_count: stars,
+    watchers_count: stars,
+    watchers: stars,
+    open_issues_count: open,
+    open_issues: open,
     default_branch: 'main',
     visibility: r.private ? 'private' : 'public',
     topics: [],

@@ -11,6 +11,10 @@ import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
 import { registerQueryApi } from './graphql.js';
+import { paged } from './paging.js';
+import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
+import { registerIssueRoutes } from './issues/rest.js';
+import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
 
 const DOCS = 'https://docs.example.com/rest';
@@ -147,25 +151,61 @@ function repoCounts(repos: RepoStore, login: string): { publicRepos: number; pri
   return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private).length };
 }
 
-/** What the REST routes share: the state, the repositories and their JSON. */
+/** What the REST routes share: the state, the repositories, the issues and their JSON. */
 interface Rest {
   state: HostingState;
   env: EmulatorEnv;
   repos: RepoStore;
+  issues: IssueStore;
   /** A repository as the caller of `req` sees it. */
   repoJson(req: EmuRequest, r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
   /** A repository the request may see: public, or its own. */
   visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
 }
 
+/** What the issues' JSON needs: the base URL, users as `simple-user`, a repository's name as written and its owner. */
+function issueJsonContext(state: HostingState, env: EmulatorEnv, repos: RepoStore, store: IssueStore): IssueJsonContext {
+  const user = (login: string) => {
+    const u = state.users.get(login);
+    return simpleUserJson(env.baseUrl(), u ?? { login, id: organizationIdOf(login), name: login, email: '' });
+  };
+  const repo = (key: string) => repos.repos.get(key);
+  return {
+    get base() {
+      return env.baseUrl();
+    },
+    store,
+    user,
+    exists: (login) => state.users.has(login),
+    fullName: (key) => (repo(key) ? `${repo(key)!.owner}/${repo(key)!.name}` : key),
+    ownerOf: (key) => repo(key)?.owner ?? '',
+  };
+}
+
 /** The REST API's route groups, in the order the router matches them. */
 export function registerRestApi(router: Router, state: HostingState, env: EmulatorEnv): void {
   const repos = reposOf(state, () => env.clock.now());
+  const issues = issuesOf(state, () => env.clock.now());
   const repoJson = (req: EmuRequest, r: RepoRecord, o: { full?: boolean } = {}) =>
-    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), { ...o, access: accessOf(req, r) });
-  const rest: Rest = { state, env, repos, repoJson, visible: (req, r) => !!r && (!r.private || userOf(req) === r.owner) };
+    repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), {
+      ...o,
+      access: accessOf(req, r),
+      stars: issues.stargazersOf(repoKey(r)).length,
+      openIssues: issues.openIssues(repoKey(r)),
+    });
+  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
+  const rest: Rest = { state, env, repos, issues, repoJson, visible };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
+  registerIssueRoutes(router, {
+    baseUrl: () => env.baseUrl(),
+    repos,
+    store: issues,
+    visible,
+    userOf,
+    refuseNonUser,
+    json: issueJsonContext(state, env, repos, issues),
+  });
   registerSearchRoutes(router, rest);
   registerAuditLog(router, rest);
   registerQueryApi(router, rest);
@@ -229,23 +269,12 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
   router.get(`${api}/user/repos`, (req, res) => {
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
-    const perPage = Math.min(100, Math.max(1, Number.parseInt(req.query.get('per_page') ?? '30', 10) || 30));
-    const page = Math.max(1, Number.parseInt(req.query.get('page') ?? '1', 10) || 1);
     const mine = [...repos.repos.values()].filter((r) => r.owner === login).sort((a, b) => a.id - b.id);
-    const last = Math.max(1, Math.ceil(mine.length / perPage));
-    const link = (p: number, rel: string) => {
-      const u = new URL(`${env.baseUrl()}${req.path}`);
-      for (const [k, v] of req.query) if (k !== 'page') u.searchParams.set(k, v);
-      u.searchParams.set('page', String(p));
-      return `<${u}>; rel="${rel}"`;
-    };
-    const links: string[] = [];
-    if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
-    if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
+    const { items, headers } = paged(req, env.baseUrl(), mine);
     res.json(
       200,
-      mine.slice((page - 1) * perPage, page * perPage).map((r) => repoJson(req, r)),
-      links.length ? { link: links.join(', ') } : {},
+      items.map((r) => repoJson(req, r)),
+      headers,
     );
   });
 }

@@ -1,6 +1,7 @@
 /** Which resource family a request counts against, and what it costs in points. */
 import { SecondaryLimits } from '../../../../shared/constants.js';
 import type { Resource } from './callers.js';
+import { getOperationAST, parse } from 'graphql';
 
 export interface RequestClass {
   /** `rate_limit`: the overview endpoint, free of primary cost. */
@@ -44,15 +45,28 @@ export function isContentCreating(method: string, cls: RequestClass, graphqlBody
   return !READ.has(method);
 }
 
+/**
+ * Whether the operation a query API body runs is a mutation: the one its
+ * `operationName` names in a document of several, whatever comes first (a
+ * query, a fragment, comments). A body that does not parse is no mutation
+ * (the query API refuses it anyway).
+ */
 function isMutation(body: string): boolean {
+  if (!body.includes('mutation')) return false;
   let query = body;
+  let operationName: string | undefined;
   try {
-    const j = JSON.parse(body) as { query?: unknown };
+    const j = JSON.parse(body) as { query?: unknown; operationName?: unknown };
     if (typeof j?.query === 'string') query = j.query;
+    if (typeof j?.operationName === 'string') operationName = j.operationName;
   } catch {
     /* raw query text */
   }
-  return /^\s*mutation\b/.test(query.replace(/^\s*#.*$/gm, ''));
+  try {
+    return getOperationAST(parse(query), operationName)?.operation === 'mutation';
+  } catch {
+    return false;
+  }
 }
 
 /**

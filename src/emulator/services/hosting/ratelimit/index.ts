@@ -18,7 +18,7 @@ import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './se
 import { seedRateLimitCallers } from './seed.js';
 import { adminVerbs } from './admin.js';
 import { REFUND } from '../conditional.js';
-import type { RateLimiter } from './types.js';
+import { CHARGE, type RateLimiter } from './types.js';
 
 export type { RateLimiter } from './types.js';
 import { reposOf } from './fixtures.js';
@@ -112,6 +112,14 @@ function count(
       return res.json(status, { message: primaryMessage(caller), documentation_url: DOCS_URL }, headersOf(bucket));
     }
     bucket.used++;
+    // The query API charges a costlier query the rest of its points (see ../graphql.ts).
+    if (cls.graphql)
+      req.locals[CHARGE] = (points: number) => {
+        if (BucketStore.remaining(bucket) < points) return false;
+        bucket.used += points;
+        Object.assign(res.extraHeaders, headersOf(bucket));
+        return true;
+      };
     // A conditional read answered 304 gives the count back (see ../conditional.ts).
     req.locals[REFUND] = () => {
       if (bucket.used > 0) bucket.used--;

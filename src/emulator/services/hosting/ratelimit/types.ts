@@ -12,3 +12,10 @@ export interface RateLimiter {
   readonly secondary: SecondaryLimiter;
   bucket(c: Caller, resource: Resource): Bucket;
 }
+
+/**
+ * `req.locals` key of a function that charges a request more points of the
+ * primary budget it counted against (a query API call whose connections
+ * cost more than one point): true when the budget had that many left.
+ */
+export const CHARGE = 'rateLimitCharge';

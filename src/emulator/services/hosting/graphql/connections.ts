@@ -1,0 +1,178 @@
+/**
+ * Connections (`first`/`last`, `after`/`before`, `edges`, `nodes`,
+ * `pageInfo`, `totalCount`) and the service's published node limits and
+ * primary cost, worked out from the query before it runs:
+ *
+ * - every connection needs `first` or `last`, from 1 to 100;
+ * - a call may ask for at most 500,000 nodes (each connection's size times
+ *   the sizes of the connections it is inside);
+ * - its cost is the number of requests its connections need (one per
+ *   enclosing node), divided by 100 and rounded, at least 1 point.
+ */
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  type GraphQLSchema,
+  getNamedType,
+  getOperationAST,
+  type GraphQLCompositeType,
+  isCompositeType,
+  isInterfaceType,
+  isObjectType,
+  type SelectionSetNode,
+  valueFromAST,
+} from 'graphql';
+
+export const MAX_PAGE = 100;
+export const MAX_NODES = 500_000;
+
+interface PageArgs {
+  first?: number | null;
+  last?: number | null;
+  after?: string | null;
+  before?: string | null;
+}
+
+const cursorOf = (index: number) => Buffer.from(`cursor:v2:${index}`).toString('base64');
+function indexOf(cursor: string | null | undefined): number | undefined {
+  if (!cursor) return undefined;
+  const m = /^cursor:v2:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('latin1'));
+  if (!m) throw new GraphQLError(`\`${cursor}\` does not appear to be a valid cursor.`, { extensions: { type: 'INVALID_CURSOR_ARGUMENTS' } });
+  return Number(m[1]);
+}
+
+/** One page of `all` as a connection; `edge` adds fields an edge has besides `cursor` and `node`. */
+export function connection<T, N>(all: readonly T[], args: PageArgs, node: (t: T) => N, edge: (t: T) => Record<string, unknown> = () => ({})) {
+  const after = indexOf(args.after);
+  const before = indexOf(args.before);
+  let lo = after === undefined ? 0 : after + 1;
+  let hi = before === undefined ? all.length : Math.min(before, all.length);
+  if (args.first != null) hi = Math.min(hi, lo + args.first);
+  if (args.last != null) lo = Math.max(lo, hi - args.last);
+  const page = all.slice(lo, Math.max(lo, hi)).map((t, k) => ({ t, i: lo + k }));
+  return {
+    totalCount: all.length,
+    nodes: page.map(({ t }) => node(t)),
+    edges: page.map(({ t, i }) => ({ cursor: cursorOf(i), node: node(t), ...edge(t) })),
+    pageInfo: {
+      hasNextPage: hi < all.length,
+      hasPreviousPage: lo > 0,
+      startCursor: page.length ? cursorOf(page[0]!.i) : null,
+      endCursor: page.length ? cursorOf(page[page.length - 1]!.i) : null,
+    },
+  };
+}
+
+/** What a query's connections add up to: its primary cost and the most nodes it may return. */
+export interface QueryCost {
+  cost: number;
+  nodeCount: number;
+}
+
+/**
+ * The cost and node count of the operation a request runs, or the errors
+ * that stop it before it runs (a connection without `first`/`last`, a page
+ * over 100, more than 500,000 nodes). Runs on a validated document.
+ */
+export function costOf(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+): QueryCost | GraphQLError[] {
+  const op = getOperationAST(doc, operationName);
+  if (!op) return { cost: 1, nodeCount: 0 };
+  const root = op.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of doc.definitions) if (d.kind === 'FragmentDefinition') fragments.set(d.name.value, d);
+  const w = { requests: 0, nodes: 0, errors: [] as GraphQLError[] };
+  const walk = (set: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number): void => {
+    for (const s of set.selections) {
+      if (s.kind === 'Field') field(s, parent, multiplier);
+      else {
+        const f = s.kind === 'FragmentSpread' ? fragments.get(s.name.value) : s;
+        const on = f?.typeCondition ? schema.getType(f.typeCondition.name.value) : parent;
+        if (f && on && isCompositeType(on)) walk(f.selectionSet, on, multiplier);
+      }
+    }
+  };
+  const field = (s: FieldNode, parent: GraphQLCompositeType, multiplier: number): void => {
+    const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[s.name.value] : undefined;
+    if (!def || !s.selectionSet) return;
+    const type = getNamedType(def.type);
+    if (!isCompositeType(type)) return;
+    let size = 1;
+    if (type.name.endsWith('Connection')) {
+      size = pageSize(s, def.args, variables, w.errors);
+      w.requests += multiplier;
+      w.nodes += multiplier * size;
+    }
+    walk(s.selectionSet, type, multiplier * size);
+  };
+  if (root) walk(op.selectionSet, root, 1);
+  if (w.errors.length) return w.errors;
+  if (w.nodes > MAX_NODES)
+    return [
+      new GraphQLError(
+        `This query requests up to ${w.nodes.toLocaleString('en-US')} possible nodes which exceeds the maximum limit of ${MAX_NODES.toLocaleString('en-US')}.`,
+        {
+          extensions: { type: 'MAX_NODE_LIMIT_EXCEEDED' },
+        },
+      ),
+    ];
+  return { cost: Math.max(1, Math.round(w.requests / 100)), nodeCount: w.nodes };
+}
+
+/** A connection field's `first` or `last` (from literals or variables), checked against the node limits. */
+function pageSize(
+  s: FieldNode,
+  defs: ReadonlyArray<{ name: string; type: import('graphql').GraphQLInputType }>,
+  variables: Record<string, unknown> | undefined,
+  errors: GraphQLError[],
+): number {
+  const arg = (name: string): number | undefined => {
+    const node = s.arguments?.find((a) => a.name.value === name);
+    const def = defs.find((d) => d.name === name);
+    if (!node || !def) return undefined;
+    const v = valueFromAST(node.value, def.type, variables as { [k: string]: unknown } | undefined);
+    return typeof v === 'number' ? v : undefined;
+  };
+  const name = s.name.value;
+  const first = arg('first');
+  const last = arg('last');
+  const at = { nodes: [s], extensions: {} as Record<string, string> };
+  if (first === undefined && last === undefined) {
+    at.extensions.type = 'MISSING_PAGINATION_BOUNDARIES';
+    errors.push(new GraphQLError(`You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`, at));
+    return 0;
+  }
+  for (const [which, n] of [['first', first] as const, ['last', last] as const]) {
+    if (n === undefined) continue;
+    if (n < 0 || n > MAX_PAGE) {
+      at.extensions.type = 'EXCESSIVE_PAGINATION';
+      errors.push(new GraphQLError(`Requesting ${n} records on the \`${name}\` connection exceeds the \`${which}\` limit of ${MAX_PAGE} records.`, at));
+      return 0;
+    }
+  }
+  return Math.max(first ?? 0, last ?? 0);
+}
+
+/**
+ * The published scope rule for a classic token (personal or OAuth app): the
+ * mutations on issues, comments, labels, reactions and stars need
+ * `public_repo` (which `repo` includes). The error the service sends before
+ * anything runs when the token lacks it, or undefined.
+ */
+export function missingScopes(doc: DocumentNode, operationName: string | undefined, scopes: readonly string[] | undefined): GraphQLError | undefined {
+  const op = getOperationAST(doc, operationName);
+  if (!scopes || op?.operation !== 'mutation' || scopes.includes('repo') || scopes.includes('public_repo')) return undefined;
+  const first = op.selectionSet.selections.find((s): s is FieldNode => s.kind === 'Field' && !s.name.value.startsWith('__'));
+  if (!first) return undefined;
+  const granted = scopes.map((x) => `'${x}'`).join(', ');
+  return new GraphQLError(
+    `Your token has not been granted the required scopes to execute this query. The '${first.name.value}' field requires one of the following scopes: ['public_repo'], but your token has only been granted the: [${granted}] scopes. Please modify your token's scopes at: https://docs.example.com/settings/tokens.`,
+    { nodes: [first], extensions: { type: 'INSUFFICIENT_SCOPES' } },
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * Issues, comments, labels and reactions as the REST API shows them, after
+ * the published description (`issue`, `issue-comment`, `label`, `reaction`,
+ * `reaction-rollup`) and the fields its examples carry.
+ */
+import { Hosting } from '../../../../shared/constants.js';
+import { apiTime, nodeIdOf } from '../repository.js';
+import { type CommentRecord, type IssueRecord, type IssueStore, type LabelRecord, REACTIONS, type ReactionRecord } from './store.js';
+
+/** What the JSON needs besides the records: the base URL, a user's `simple-user`, the repository's owner. */
+export interface IssueJsonContext {
+  base: string;
+  store: IssueStore;
+  user(login: string): Record<string, unknown>;
+  /** Whether a user of that login exists. */
+  exists(login: string): boolean;
+  /** The repository's `owner/name` as written (the store keys are lower case). */
+  fullName(repoKey: string): string;
+  ownerOf(repoKey: string): string;
+}
+
+const api = (c: IssueJsonContext, repoKey: string) => `${c.base}${Hosting.apiPathPrefix}/repos/${c.fullName(repoKey)}`;
+
+/** How the author relates to the repository: its owner, or none. */
+const association = (c: IssueJsonContext, repoKey: string, login: string) => (c.ownerOf(repoKey) === login ? 'OWNER' : 'NONE');
+
+export function labelJson(c: IssueJsonContext, l: LabelRecord): Record<string, unknown> {
+  return {
+    id: l.id,
+    node_id: nodeIdOf('Label', l.id),
+    url: `${api(c, l.repo)}/labels/${encodeURIComponent(l.name)}`,
+    name: l.name,
+    color: l.color,
+    default: l.isDefault,
+    description: l.description,
+  };
+}
+
+/** The counts of each reaction to a subject (`reaction-rollup`). */
+function rollup(c: IssueJsonContext, url: string, subject: ReactionRecord['subject']): Record<string, unknown> {
+  const all = c.store.reactionsOf(subject);
+  const counts = Object.fromEntries(REACTIONS.map((r) => [r, all.filter((x) => x.content === r).length]));
+  return { url: `${url}/reactions`, total_count: all.length, ...counts };
+}
+
+export function issueJson(c: IssueJsonContext, i: IssueRecord): Record<string, unknown> {
+  const repo = api(c, i.repo);
+  const url = `${repo}/issues/${i.number}`;
+  return {
+    url,
+    repository_url: repo,
+    labels_url: `${url}/labels{/name}`,
+    comments_url: `${url}/comments`,
+    events_url: `${url}/events`,
+    html_url: `${c.base}/${c.fullName(i.repo)}/issues/${i.number}`,
+    id: i.id,
+    node_id: nodeIdOf('Issue', i.id),
+    number: i.number,
+    title: i.title,
+    user: c.user(i.author),
+    labels: i.labels.map((id) => c.store.labels.get(id)).flatMap((l) => (l ? [labelJson(c, l)] : [])),
+    state: i.state,
+    locked: false,
+    assignee: i.assignees.length ? c.user(i.assignees[0]!) : null,
+    assignees: i.assignees.map((a) => c.user(a)),
+    milestone: null,
+    comments: c.store.commentsOf(i.id).length,
+    created_at: apiTime(i.createdAt),
+    updated_at: apiTime(i.updatedAt),
+    closed_at: i.closedAt === null ? null : apiTime(i.closedAt),
+    author_association: association(c, i.repo, i.author),
+    active_lock_reason: null,
+    body: i.body,
+    closed_by: i.closedBy ? c.user(i.closedBy) : null,
+    reactions: rollup(c, url, { kind: 'issue', id: i.id }),
+    timeline_url: `${url}/timeline`,
+    performed_via_github_app: null,
+    state_reason: i.stateReason,
+  };
+}
+
+export function commentJson(c: IssueJsonContext, m: CommentRecord): Record<string, unknown> {
+  const issue = c.store.issues.get(m.issueId)!;
+  const repo = api(c, issue.repo);
+  const url = `${repo}/issues/comments/${m.id}`;
+  return {
+    url,
+    html_url: `${c.base}/${c.fullName(issue.repo)}/issues/${issue.number}#issuecomment-${m.id}`,
+    issue_url: `${repo}/issues/${issue.number}`,
+    id: m.id,
+    node_id: nodeIdOf('IssueComment', m.id),
+    user: c.user(m.author),
+    created_at: apiTime(m.createdAt),
+    updated_at: apiTime(m.updatedAt),
+    author_association: association(c, issue.repo, m.author),
+    body: m.body,
+    reactions: rollup(c, url, { kind: 'comment', id: m.id }),
+    performed_via_github_app: null,
+  };
+}
+
+export function reactionJson(c: IssueJsonContext, r: ReactionRecord): Record<string, unknown> {
+  return { id: r.id, node_id: nodeIdOf('Reaction', r.id), user: c.user(r.user), content: r.content, created_at: apiTime(r.createdAt) };
+}

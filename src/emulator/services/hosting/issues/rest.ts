@@ -1,0 +1,333 @@
+/**
+ * The REST side of issues (`/repos/{owner}/{repo}/issues…`), their comments,
+ * labels and reactions, a repository's labels, and stars
+ * (`/user/starred/{owner}/{repo}`, `/repos/{owner}/{repo}/stargazers`), over
+ * the store the query API shares. Writes need a signed-in user who can see
+ * the repository; labels, and another's issue, need one who triages it.
+ */
+import { Hosting } from '../../../../shared/constants.js';
+import { HttpError, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import type { RepoRecord, RepoStore } from '../ratelimit/fixtures.js';
+import { paged } from '../paging.js';
+import { commentJson, issueJson, type IssueJsonContext, labelJson, reactionJson } from './json.js';
+import { canClose, canEdit, canTriage, invalidText } from './rules.js';
+import { type IssueRecord, type IssueStore, REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
+
+const DOCS = 'https://docs.example.com/rest';
+
+export interface IssueApi {
+  baseUrl(): string;
+  repos: RepoStore;
+  store: IssueStore;
+  json: IssueJsonContext;
+  visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
+  /** The signed-in user of a request, if any. */
+  userOf(req: EmuRequest): string | undefined;
+  /** The answer to a write by a caller that is no user (401 anonymous, 403 an integration's token). */
+  refuseNonUser(req: EmuRequest, res: EmuResponse): void;
+}
+
+const R = `${Hosting.apiPathPrefix}/repos/:owner/:repo`;
+const invalid = (res: EmuResponse, resource: string, field: string, code: string, message?: string) =>
+  res.json(422, { message: 'Validation Failed', errors: [{ resource, code, field, ...(message ? { message } : {}) }], documentation_url: DOCS });
+const forbidden = (res: EmuResponse, message = 'Must have admin rights to Repository.') => res.json(403, { message, documentation_url: DOCS });
+
+/** The repository a request names, if the caller may see it; else a 404. */
+function repoOf(api: IssueApi, req: EmuRequest): RepoRecord {
+  const r = api.repos.get(req.params.owner!, req.params.repo!);
+  if (!api.visible(req, r)) throw new HttpError(404, 'Not Found');
+  return r!;
+}
+
+function issueOf(api: IssueApi, req: EmuRequest, r: RepoRecord): IssueRecord {
+  const i = api.store.issueOf(repoKey(r), Number(req.params.number));
+  if (!i) throw new HttpError(404, 'Not Found');
+  return i;
+}
+
+/** Label names of a body (`["bug"]` or `[{"name":"bug"}]`) as the repository's label ids; unknown names become new labels, as the service does. */
+function labelIds(api: IssueApi, repo: string, v: unknown): number[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  return v
+    .map((x) =>
+      typeof x === 'string' ? x : typeof x === 'object' && x && typeof (x as { name?: unknown }).name === 'string' ? (x as { name: string }).name : '',
+    )
+    .filter((n) => n.trim())
+    .map((n) => (api.store.labelNamed(repo, n) ?? api.store.createLabel(repo, n, 'ededed', null)).id);
+}
+
+/** `assignees` of a body (logins; `assignee` alone too): users who exist, else undefined when not given; an unknown login is refused. */
+function assigneesOf(api: IssueApi, b: Record<string, unknown>): string[] | undefined | Error {
+  const v = Array.isArray(b.assignees) ? b.assignees : typeof b.assignee === 'string' ? [b.assignee] : b.assignee === null ? [] : undefined;
+  if (!v) return undefined;
+  const logins = v.filter((x): x is string => typeof x === 'string');
+  const unknown = logins.find((l) => !api.json.exists(l));
+  return unknown ? new Error(unknown) : logins;
+}
+
+const text = (v: unknown): string | null | undefined => (v === null ? null : typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+
+export function registerIssueRoutes(router: Router, api: IssueApi): void {
+  registerIssueList(router, api);
+  registerIssueEdits(router, api);
+  registerComments(router, api);
+  registerLabels(router, api);
+  registerIssueLabels(router, api);
+  registerReactions(router, api);
+  registerStars(router, api);
+}
+
+function registerIssueList(router: Router, api: IssueApi): void {
+  router.get(`${R}/issues`, (req, res) => {
+    const r = repoOf(api, req);
+    const state = req.query.get('state') ?? 'open';
+    const labels = (req.query.get('labels') ?? '').split(',').filter(Boolean);
+    const asc = req.query.get('direction') === 'asc';
+    const all = api.store
+      .issuesOf(repoKey(r))
+      .filter((i) => state === 'all' || i.state === state)
+      .filter((i) => labels.every((n) => i.labels.some((id) => api.store.labels.get(id)?.name.toLowerCase() === n.toLowerCase())))
+      .filter((i) => !req.query.get('creator') || i.author === req.query.get('creator'))
+      .sort((a, b) => (asc ? a.id - b.id : b.id - a.id));
+    const { items, headers } = paged(req, api.baseUrl(), all);
+    res.json(
+      200,
+      items.map((i) => issueJson(api.json, i)),
+      headers,
+    );
+  });
+
+  router.post(`${R}/issues`, async (req, res) => {
+    const r = repoOf(api, req);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    const b = await readJsonObject(req);
+    const title = text(b.title);
+    if (!title) return invalid(res, 'Issue', 'title', 'missing_field');
+    const body = text(b.body) ?? null;
+    const why = invalidText({ title, body });
+    if (why) return invalid(res, 'Issue', why.startsWith('Title') ? 'title' : 'body', 'custom', why);
+    // Labels from a user without push access are silently dropped (the published description says so).
+    const triage = canTriage(login, r);
+    const assignees = assigneesOf(api, b);
+    if (assignees instanceof Error) return invalid(res, 'Issue', 'assignees', 'invalid', assignees.message);
+    const labels = triage ? labelIds(api, repoKey(r), b.labels) : undefined;
+    const i = api.store.createIssue(repoKey(r), login, { title, body, labels, assignees: triage ? assignees : undefined });
+    res.json(201, issueJson(api.json, i), { location: `${api.baseUrl()}${Hosting.apiPathPrefix}/repos/${r.owner}/${r.name}/issues/${i.number}` });
+  });
+
+  router.get(`${R}/issues/:number`, (req, res) => {
+    const r = repoOf(api, req);
+    res.json(200, issueJson(api.json, issueOf(api, req, r)));
+  });
+}
+
+function registerIssueEdits(router: Router, api: IssueApi): void {
+  router.route('PATCH', `${R}/issues/:number`, async (req, res) => {
+    const r = repoOf(api, req);
+    const i = issueOf(api, req, r);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    if (!canEdit(login, i.author, r)) return forbidden(res);
+    const b = await readJsonObject(req);
+    const title = text(b.title);
+    const body = text(b.body);
+    const why = invalidText({ title, body });
+    if (why) return invalid(res, 'Issue', why.startsWith('Title') ? 'title' : 'body', 'custom', why);
+    if (b.state !== undefined && b.state !== 'open' && b.state !== 'closed') return invalid(res, 'Issue', 'state', 'invalid');
+    const reason = typeof b.state_reason === 'string' ? (b.state_reason as StateReason) : null;
+    if (reason && !['completed', 'not_planned', 'duplicate', 'reopened'].includes(reason)) return invalid(res, 'Issue', 'state_reason', 'invalid');
+    const triage = canTriage(login, r);
+    const assignees = assigneesOf(api, b);
+    if (assignees instanceof Error) return invalid(res, 'Issue', 'assignees', 'invalid', assignees.message);
+    const labels = triage ? labelIds(api, repoKey(r), b.labels) : undefined;
+    api.store.edit(i, { title: title ?? undefined, body, labels, assignees: triage ? assignees : undefined });
+    if (b.state === 'closed' || b.state === 'open') {
+      if (!canClose(login, i, r)) return forbidden(res);
+      api.store.setState(i, b.state, login, b.state === 'closed' ? reason : null);
+    }
+    res.json(200, issueJson(api.json, i));
+  });
+}
+
+function registerComments(router: Router, api: IssueApi): void {
+  const commentOf = (req: EmuRequest, r: RepoRecord) => {
+    const c = api.store.comments.get(Number(req.params.id));
+    if (!c || api.store.issues.get(c.issueId)?.repo !== repoKey(r)) throw new HttpError(404, 'Not Found');
+    return c;
+  };
+  router.get(`${R}/issues/comments/:id`, (req, res) => res.json(200, commentJson(api.json, commentOf(req, repoOf(api, req)))));
+  router.route('PATCH', `${R}/issues/comments/:id`, async (req, res) => {
+    const r = repoOf(api, req);
+    const c = commentOf(req, r);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    if (!canEdit(login, c.author, r)) return forbidden(res);
+    const body = text((await readJsonObject(req)).body);
+    const why = invalidText({ body }, { bodyRequired: true });
+    if (why || !body) return invalid(res, 'IssueComment', 'body', why ? 'custom' : 'missing_field', why);
+    api.store.editComment(c, body);
+    res.json(200, commentJson(api.json, c));
+  });
+  router.delete(`${R}/issues/comments/:id`, (req, res) => {
+    const r = repoOf(api, req);
+    const c = commentOf(req, r);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    if (!canEdit(login, c.author, r)) return forbidden(res);
+    api.store.deleteComment(c.id);
+    res.empty(204);
+  });
+  router.get(`${R}/issues/:number/comments`, (req, res) => {
+    const i = issueOf(api, req, repoOf(api, req));
+    const { items, headers } = paged(req, api.baseUrl(), api.store.commentsOf(i.id));
+    res.json(
+      200,
+      items.map((c) => commentJson(api.json, c)),
+      headers,
+    );
+  });
+  router.post(`${R}/issues/:number/comments`, async (req, res) => {
+    const i = issueOf(api, req, repoOf(api, req));
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    const body = text((await readJsonObject(req)).body);
+    const why = invalidText({ body }, { bodyRequired: true });
+    if (why || !body) return invalid(res, 'IssueComment', 'body', why ? 'custom' : 'missing_field', why);
+    res.json(201, commentJson(api.json, api.store.addComment(i, login, body)));
+  });
+}
+
+function registerLabels(router: Router, api: IssueApi): void {
+  router.get(`${R}/labels`, (req, res) => {
+    const { items, headers } = paged(req, api.baseUrl(), api.store.labelsOf(repoKey(repoOf(api, req))));
+    res.json(
+      200,
+      items.map((l) => labelJson(api.json, l)),
+      headers,
+    );
+  });
+  router.get(`${R}/labels/:name`, (req, res) => {
+    const l = api.store.labelNamed(repoKey(repoOf(api, req)), req.params.name!);
+    if (!l) throw new HttpError(404, 'Not Found');
+    res.json(200, labelJson(api.json, l));
+  });
+  router.post(`${R}/labels`, async (req, res) => {
+    const r = repoOf(api, req);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    if (!canTriage(login, r)) return forbidden(res);
+    const b = await readJsonObject(req);
+    const name = text(b.name);
+    if (!name?.trim()) return invalid(res, 'Label', 'name', 'missing_field');
+    if (api.store.labelNamed(repoKey(r), name)) return invalid(res, 'Label', 'name', 'already_exists');
+    const color = typeof b.color === 'string' && /^#?[0-9a-f]{6}$/i.test(b.color) ? b.color.replace('#', '').toLowerCase() : 'ededed';
+    res.json(201, labelJson(api.json, api.store.createLabel(repoKey(r), name, color, text(b.description) ?? null)));
+  });
+}
+
+/** The labels of one issue: list, add, replace, clear, remove one. */
+function registerIssueLabels(router: Router, api: IssueApi): void {
+  const onIssue = (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord, b: Record<string, unknown>) => void) => {
+    const r = repoOf(api, req);
+    const i = issueOf(api, req, r);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    if (!canTriage(login, r)) return forbidden(res);
+    return readJsonObject(req).then((b) => {
+      change(i, r, b);
+      res.json(
+        200,
+        i.labels.flatMap((id) => {
+          const l = api.store.labels.get(id);
+          return l ? [labelJson(api.json, l)] : [];
+        }),
+      );
+    });
+  };
+  const named = (r: RepoRecord, b: Record<string, unknown>) => labelIds(api, repoKey(r), Array.isArray(b) ? b : b.labels) ?? [];
+  router.get(`${R}/issues/:number/labels`, (req, res) => {
+    const i = issueOf(api, req, repoOf(api, req));
+    res.json(
+      200,
+      i.labels.flatMap((id) => (api.store.labels.has(id) ? [labelJson(api.json, api.store.labels.get(id)!)] : [])),
+    );
+  });
+  router.post(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, b) => api.store.edit(i, { labels: [...i.labels, ...named(r, b)] })));
+  router.put(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, b) => api.store.edit(i, { labels: named(r, b) })));
+  router.delete(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i) => api.store.edit(i, { labels: [] })));
+  router.delete(`${R}/issues/:number/labels/:name`, (req, res) =>
+    onIssue(req, res, (i, r) => {
+      const l = api.store.labelNamed(repoKey(r), req.params.name!);
+      if (!l || !i.labels.includes(l.id)) throw new HttpError(404, 'Label does not exist');
+      api.store.edit(i, { labels: i.labels.filter((id) => id !== l.id) });
+    }),
+  );
+}
+
+function registerReactions(router: Router, api: IssueApi): void {
+  const subjectOf = (req: EmuRequest): { kind: 'issue' | 'comment'; id: number } => {
+    const r = repoOf(api, req);
+    if (req.params.number !== undefined) return { kind: 'issue', id: issueOf(api, req, r).id };
+    const c = api.store.comments.get(Number(req.params.id));
+    if (!c || api.store.issues.get(c.issueId)?.repo !== repoKey(r)) throw new HttpError(404, 'Not Found');
+    return { kind: 'comment', id: c.id };
+  };
+  for (const base of [`${R}/issues/:number/reactions`, `${R}/issues/comments/:id/reactions`]) {
+    router.get(base, (req, res) => {
+      const content = req.query.get('content');
+      const all = api.store.reactionsOf(subjectOf(req)).filter((x) => !content || x.content === content);
+      const { items, headers } = paged(req, api.baseUrl(), all);
+      res.json(
+        200,
+        items.map((x) => reactionJson(api.json, x)),
+        headers,
+      );
+    });
+    router.post(base, async (req, res) => {
+      const subject = subjectOf(req);
+      const login = api.userOf(req);
+      if (!login) return api.refuseNonUser(req, res);
+      const content = (await readJsonObject(req)).content;
+      if (!REACTIONS.includes(content as ReactionContent)) return invalid(res, 'Reaction', 'content', 'invalid');
+      const { reaction, created } = api.store.react(subject, login, content as ReactionContent);
+      // The same reaction again is answered 200 with the existing one.
+      res.json(created ? 201 : 200, reactionJson(api.json, reaction));
+    });
+    router.delete(`${base}/:reaction`, (req, res) => {
+      const subject = subjectOf(req);
+      const login = api.userOf(req);
+      if (!login) return api.refuseNonUser(req, res);
+      const x = api.store.reactions.get(Number(req.params.reaction));
+      if (!x || x.subject.kind !== subject.kind || x.subject.id !== subject.id) throw new HttpError(404, 'Not Found');
+      if (x.user !== login) return forbidden(res, 'Resource not accessible by integration');
+      api.store.unreact(x);
+      res.empty(204);
+    });
+  }
+}
+
+function registerStars(router: Router, api: IssueApi): void {
+  const S = `${Hosting.apiPathPrefix}/user/starred/:owner/:repo`;
+  const star = (req: EmuRequest, res: EmuResponse, on: boolean | undefined) => {
+    const r = repoOf(api, req);
+    const login = api.userOf(req);
+    if (!login) return api.refuseNonUser(req, res);
+    if (on === undefined) return api.store.starred(login, repoKey(r)) ? res.empty(204) : res.json(404, { message: 'Not Found', documentation_url: DOCS });
+    if (on) api.store.star(login, repoKey(r));
+    else api.store.unstar(login, repoKey(r));
+    res.empty(204);
+  };
+  router.get(S, (req, res) => star(req, res, undefined));
+  router.put(S, (req, res) => star(req, res, true));
+  router.delete(S, (req, res) => star(req, res, false));
+  router.get(`${R}/stargazers`, (req, res) => {
+    const r = repoOf(api, req);
+    const { items, headers } = paged(req, api.baseUrl(), api.store.stargazersOf(repoKey(r)));
+    res.json(
+      200,
+      items.map((s) => api.json.user(s.login)),
+      headers,
+    );
+  });
+}
