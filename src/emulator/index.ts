@@ -167,7 +167,7 @@ export interface RunningEmulator {
   readonly dataDir: string;
   /** Everything `GET /_emulator/info` lists (seeded data and endpoints of every service). */
   info(): Record<string, unknown>;
-  /** Back to the seeded state: data, clock, faults, budgets. */
+  /** Back to the seeded state: data, clock, faults, budgets; the request journal emptied (its numbering goes on). */
   reset(): Promise<void>;
   /** Moves the emulator clock forward: milliseconds, or a duration such as `90s`, `15m`, `2h`, `1d`. */
   advance(by: number | string): { now: string; clockOffsetMs: number };

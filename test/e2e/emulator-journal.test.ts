@@ -40,6 +40,19 @@ describe('the request journal', () => {
     expect(ref.emu.requests({ since: user!.seq }).length).toBe(3);
   });
 
+  it('a reset empties the journal (in process and over HTTP); the numbering goes on, so a `since` taken before misses nothing', async () => {
+    await (await fetch(`${ref.emu.urls.hosting.api}/rate_limit`)).text();
+    const before = ref.emu.requests().at(-1)!.seq;
+    await ref.emu.reset();
+    expect(ref.emu.requests()).toEqual([]);
+    await (await fetch(`${ref.emu.urls.hosting.api}/rate_limit`)).text();
+    const after = ref.emu.requests();
+    expect(after.map((e) => e.path)).toEqual(['/api/v3/rate_limit']);
+    expect(ref.emu.requests({ since: before })).toEqual(after);
+    expect((await fetch(`${ref.emu.urls.admin}/reset`, { method: 'POST' })).status).toBe(200);
+    expect(ref.emu.requests().map((e) => `${e.method} ${e.path}`)).toEqual(['POST /_emulator/reset']);
+  });
+
   it('a body over 64 KiB is kept truncated, marked, redacted before it was cut', async () => {
     ref.emu.clearRequests();
     const { hosting } = ref.emu.fixtures;
