@@ -14,7 +14,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
 import { runApi } from '../../../../src/cli/commands/api/run.js';
 import { runMailboxList } from '../../../../src/cli/commands/mailbox/run-list.js';
-import { type CommandResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
+import { type RunResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
@@ -22,7 +22,7 @@ let dir: string;
 let file: string;
 const REPOS = '/user/repos?per_page=2';
 const paged = (o: Partial<ApiOptions> = {}): ApiOptions => ({ header: [], rawField: [], field: [], service: 'hosting', paginate: true, ndjson: true, ...o });
-const api = (target: string, o: Partial<ApiOptions> = {}, r: RunOptions = {}): Promise<CommandResult> =>
+const api = (target: string, o: Partial<ApiOptions> = {}, r: RunOptions = {}): Promise<RunResult> =>
   cmd.run((ctx) => runApi(ctx, target, paged(o)), { format: 'ndjson', ...r, env: { LANYARD_TOKEN: TOKEN, ...r.env } });
 const saved = () => JSON.parse(readFileSync(file, 'utf8')) as { position: { emitted: number; next?: string }; completedAt?: string };
 const lines = (s: string) => s.trim().split('\n');
@@ -87,8 +87,8 @@ describe('--checkpoint: resumable pagination', () => {
     cmd.clock.advance(1_900_000);
     const bytes = readFileSync(file);
     const mtime = statSync(file).mtimeMs;
-    const other = { profileName: 'other', profile: { 'hosting.apiUrl': `${cmd.emu.url}/api/v3` } };
-    const cases: Array<[() => Promise<CommandResult>, RegExp]> = [
+    const other = { profile: 'other', profileSettings: { 'hosting.apiUrl': `${cmd.emu.url}/api/v3` } };
+    const cases: Array<[() => Promise<RunResult>, RegExp]> = [
       [
         () =>
           cmd.run((ctx) => runMailboxList(ctx, { label: '0', all: true, ndjson: true, count: '1', metadata: true, checkpoint: file }), { format: 'ndjson' }),

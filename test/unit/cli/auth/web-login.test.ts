@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAuthLogin } from '../../../../src/cli/commands/auth/login.js';
 import type { AuthLoginOptions } from '../../../../src/cli/commands/auth/options.js';
-import { type CommandResult, useEmulatorCommands } from '../on-emulator.js';
+import { type RunResult, useEmulatorCommands } from '../on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const SECRET = 'lanyard-cli-emulator-secret-0000000000000001';
@@ -16,7 +16,7 @@ const SECRET = 'lanyard-cli-emulator-secret-0000000000000001';
 const ENV = { LANYARD_BROWSER: 'true', LANYARD_CLIENT_SECRET: SECRET };
 
 /** Starts `auth login`; resolves with the authorize URL once the browser was asked to open it, and the run. */
-async function startLogin(o: AuthLoginOptions = {}, env: NodeJS.ProcessEnv = ENV): Promise<{ url: string; done: Promise<CommandResult> }> {
+async function startLogin(o: AuthLoginOptions = {}, env: NodeJS.ProcessEnv = ENV): Promise<{ url: string; done: Promise<RunResult> }> {
   const done = cmd.run((ctx) => runAuthLogin(ctx, o), { env });
   for (let i = 0; i < 500 && cmd.opened.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   expect(cmd.opened).toHaveLength(1);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { runEmulatorRequests, runEmulatorStart } from '../../../../src/cli/commands/emulator/run.js';
 import { journalScript } from '../../../e2e/journal-script.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 

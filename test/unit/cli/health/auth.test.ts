@@ -12,7 +12,7 @@ import { runHealthLogin, runHealthLogout, runHealthToken } from '../../../../src
 import { runHealthEvents } from '../../../../src/cli/commands/health/run.js';
 import { healthAccount } from '../../../../src/core/health/token.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 let token: string;

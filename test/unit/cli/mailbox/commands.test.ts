@@ -17,7 +17,7 @@ import { runMailboxList } from '../../../../src/cli/commands/mailbox/run-list.js
 import { runMailboxGet, runMailboxPart, runMailboxRaw, runMailboxUrl } from '../../../../src/cli/commands/mailbox/run-read.js';
 import { runMailboxDelete, runMailboxLabel, runMailboxStore, runMailboxUpdate } from '../../../../src/cli/commands/mailbox/run-write.js';
 import type { Context } from '../../../../src/cli/context.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands({}, { resetEach: false });
 let dir: string;
@@ -53,13 +53,13 @@ const part =
     runMailboxPart(c, id, which, o);
 
 /** A run that must succeed, with no stack trace on stderr. */
-async function ok(f: Run, o: RunOn = {}) {
+async function ok(f: Run, o: RunOptions = {}) {
   const r = await on.run(f, o);
   expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
   expect(r.code, r.stderr).toBe(0);
   return r;
 }
-const json = (f: Run, o: RunOn = {}) => ok(f, { format: 'json', ...o }).then((r) => JSON.parse(r.stdout));
+const json = (f: Run, o: RunOptions = {}) => ok(f, { format: 'json', ...o }).then((r) => JSON.parse(r.stdout));
 const serverIds = async (lbl: number, reverse = true): Promise<string[]> =>
   (await (await fetch(`${api()}/label/${lbl}?count=500&reverse=${reverse}`)).json()) as string[];
 const serverMeta = async (id: string) => ((await (await fetch(`${api()}/message/${id}`)).json()) as { message: Record<string, unknown> }).message;

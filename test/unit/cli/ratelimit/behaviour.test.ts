@@ -12,7 +12,7 @@ import { runApi } from '../../../../src/cli/commands/api/run.js';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
 import { runEmulatorBudget, runEmulatorSecondary } from '../../../../src/cli/commands/emulator/ratelimit.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../../src/cli/commands/ratelimit/run.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
