@@ -35,7 +35,7 @@ describe('emulator requests', () => {
     // The clock stands still until the test moves it: the follower reads again only then.
     const clock = on.clock;
     clock.autoAdvance = false;
-    const following = on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true, ndjson: true, service: 'echo' }), {
+    const following = on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true, service: 'echo' }), {
       format: 'ndjson',
       interruptWhen: (io) => io.stdoutText().includes('\n'),
     });

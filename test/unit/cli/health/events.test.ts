@@ -72,7 +72,7 @@ describe('the published example', () => {
   });
 
   it('--ndjson prints one event per line; rows are tab-separated off a terminal', async () => {
-    const r = await events({ ...query, ndjson: true }, { format: 'ndjson' });
+    const r = await events(query, { format: 'ndjson' });
     expect(r.code).toBe(0);
     expect(
       r.stdout
@@ -230,9 +230,9 @@ describe('paging', () => {
   });
 
   it('--ndjson --all streams every event; --max stops early; without either only the first page', async () => {
-    const lines = (await events({ all: true, ndjson: true }, { format: 'ndjson' })).stdout.trim().split('\n');
+    const lines = (await events({ all: true }, { format: 'ndjson' })).stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(info.pageSize * 3);
-    const max = await events({ max: '13', ndjson: true }, { format: 'ndjson', ...debug });
+    const max = await events({ max: '13' }, { format: 'ndjson', ...debug });
     expect(
       max.stdout
         .trim()

@@ -359,7 +359,7 @@ describe('paging with --all', () => {
 
   it('follows pages newest first without duplicates or gaps (page size 7, 9, 45, 500)', async () => {
     for (const count of ['7', '9', '45', '500']) {
-      const r = await ok(list({ label: '11', all: true, count, ndjson: true }), { format: 'ndjson' });
+      const r = await ok(list({ label: '11', all: true, count }), { format: 'ndjson' });
       expect(
         ndjsonIds(r.stdout).map((x) => x.id),
         `count ${count}`,
@@ -368,7 +368,7 @@ describe('paging with --all', () => {
   });
 
   it('and oldest first, with metadata', async () => {
-    const r = await ok(list({ label: '11', all: true, count: '8', oldestFirst: true, metadata: true, ndjson: true }), { format: 'ndjson' });
+    const r = await ok(list({ label: '11', all: true, count: '8', oldestFirst: true, metadata: true }), { format: 'ndjson' });
     const rows = ndjsonIds(r.stdout);
     expect(rows.map((x) => x.id)).toEqual([...expected].reverse());
     expect(rows[0]!.subject).toBe('Generated message 1');

@@ -130,7 +130,7 @@ describe('protocol request: discovery, registration, one retry', () => {
 describe('state and endpoint rules', () => {
   it('aborts on a state mismatch and stores nothing', async () => {
     const b = new ConsentBrowser('record');
-    const pending = request(b, { timeout: '20s' });
+    const pending = request(b, {}, { globals: { timeout: '20s' } });
     const redirect = new URL(await b.firstUrl()).searchParams.get('redirect_uri')!;
     const forged = await fetch(`${redirect}?code=forged&state=not-the-state`);
     expect(forged.status).toBe(400);

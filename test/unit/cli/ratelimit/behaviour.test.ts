@@ -95,7 +95,7 @@ describe('ratelimit wait', () => {
 
   it('--timeout: exit 3 when the budget does not come back in time', async () => {
     await on.emu.budget({ anonymous: true, remaining: 0, resetInSeconds: 1800 });
-    const r = await on.run((c) => runRatelimitWait(c, { timeout: '1s' }));
+    const r = await on.run((c) => runRatelimitWait(c, {}), { globals: { timeout: '1s' } });
     expect(r.code).toBe(3);
     expect(r.clock.sleeps).toEqual([1000]);
     expect(r.stderr).toMatch(/timed out waiting for core: 0 left, resets at .* \(in 30m\)/);
