@@ -323,7 +323,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
         ...(o.status !== undefined ? { status: o.status } : {}),
       }),
     limits: (l) => a.verb('hosting', 'limits', { ...l }),
-    admin: (service, verb, body = {}) => a.verb(service, verb, body),
+    // A copy, as over HTTP: what the caller keeps or changes is not the emulator's live state.
+    admin: async (service, verb, body = {}) => JSON.parse(JSON.stringify(await a.verb(service, verb, body))) as unknown,
     stop: () =>
       (stopping ??= emu.close().then(async () => {
         if (emu.temporaryDataDir) await rm(emu.dataDir, { recursive: true, force: true });
