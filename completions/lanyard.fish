@@ -920,7 +920,7 @@ complete -c lanyard -n '__lanyard_at '\''doctor'\''' -l help -s h -d 'display he
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'start' -d 'start the emulator on 127.0.0.1 and register the "emulator" profile'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'console' -d 'open the emulator'\''s console in a browser: requests live, limits, sign-ins in progress, state and controls (prints the URL without a browser)'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'info' -d 'list the seeded users, apps, tokens, keys and endpoints'
-complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'reset' -d 'restore every service to its seeded state, clear faults and the clock offset'
+complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'reset' -d 'restore every service to its seeded state, clear faults, the clock offset and the request journal'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'advance' -d 'move the emulator clock forward'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'requests' -d 'the request journal: every request the emulator answered (time, service, caller, method, path, status, duration, fault), secrets redacted'
 complete -c lanyard -n '__lanyard_at '\''emulator'\''' -a 'fault' -d 'inject faults on chosen routes'

@@ -5,7 +5,6 @@
  * (profile-source.ts), the HTTP client (http-port.ts), the credential storage
  * (credential-port.ts).
  */
-import { dirname } from 'node:path';
 import type { Browser, Clock, CredentialStore } from '../core/deps.js';
 import type { HttpClient } from '../core/http/client.js';
 import type { CredentialLock } from '../core/credentials/lock.js';
@@ -13,6 +12,7 @@ import type { KeychainOpening } from '../core/credentials/keychain-open.js';
 import type { Preconnected } from '../core/http/transport.js';
 import type { RateLimitState } from '../core/ratelimit/headers.js';
 import type { ProfileSettings } from '../core/config/settings.js';
+import { ConfigError } from '../core/errors.js';
 import { systemClock } from '../core/system-clock.js';
 import type { IO } from './io.js';
 import { Output } from './output/output.js';
@@ -131,7 +131,7 @@ export function createContext(o: ContextOptions): Context {
   const debug = () => !!o.globals().debug || o.env.LANYARD_DEBUG === '1';
   const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
   let lockP: Promise<CredentialLock> | undefined;
-  const lock = () => (lockP ??= openLock(o.env, ports.configPath()));
+  const lock = () => (lockP ??= openLock(o.env, ports.configDir()));
   // What every context of this process shares (the root's and each command's): the ports and their caches.
   const ports: Shared = {
     env: o.env,
@@ -195,13 +195,13 @@ function httpDoor(
     http() {
       if (o.ports?.http) return Promise.resolve(o.ports.http);
       const ctx = self();
-      httpP ??= Promise.all([lock(), ctx.configPath(), settingsOf(ctx)]).then(([lk, configPath, settings]) =>
+      httpP ??= Promise.all([lock(), ctx.configDir(), settingsOf(ctx)]).then(([lk, configDir, settings]) =>
         buildHttpClient({
           ...o,
           clock: ctx.clock,
           globals: o.globals(),
           settings,
-          configPath,
+          configDir,
           lock: lk,
           trace: trace(),
           rateLimits: ctx.rateLimits,
@@ -219,11 +219,15 @@ function httpDoor(
   };
 }
 
-/** The config directory's lock; LANYARD_LOCK_WAIT, else the lock's default (a caller may ask for its own wait: waitingFor). */
-async function openLock(env: NodeJS.ProcessEnv, configPath: Promise<string>): Promise<CredentialLock> {
-  const [{ FileLock }, path] = await Promise.all([import('../core/credentials/lock.js'), configPath]);
+/**
+ * The config directory's lock; LANYARD_LOCK_WAIT, else the lock's default (a caller may ask for its own wait:
+ * waitingFor). Without a config directory (profiles handed in), this process's own.
+ */
+async function openLock(env: NodeJS.ProcessEnv, configDir: Promise<string | undefined>): Promise<CredentialLock> {
+  const [{ FileLock, ProcessLock }, dir] = await Promise.all([import('../core/credentials/lock.js'), configDir]);
+  if (dir === undefined) return new ProcessLock();
   const waitMs = env.LANYARD_LOCK_WAIT ? parseDuration(env.LANYARD_LOCK_WAIT, 'LANYARD_LOCK_WAIT') : undefined;
-  return new FileLock(dirname(path), waitMs === undefined ? {} : { waitMs });
+  return new FileLock(dir, waitMs === undefined ? {} : { waitMs });
 }
 
 /** The lock, waiting `waitMs` for each lock it takes unless the caller says otherwise. */
@@ -243,7 +247,12 @@ function storageDoor(
 ): Context['credentialStorage'] {
   const env: Omit<StorageEnv, 'onWaiting'> = {
     env: o.env,
-    configPath: () => self().configPath(),
+    // The 0600 file's directory: with profiles handed in and no config directory, a store must be handed in too.
+    configPath: async () => {
+      if ((await self().configDir()) === undefined)
+        throw new ConfigError('no config directory to keep credentials in: hand in a credential store, or set LANYARD_CONFIG_DIR');
+      return self().configPath();
+    },
     lock,
     // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
     keychainRequired: async () => (o.env.LANYARD_KEYCHAIN ? o.env.LANYARD_KEYCHAIN === 'required' : (await settingsOf(self())).keychain === 'required'),
@@ -262,7 +271,11 @@ function storageDoor(
     let p = openings.get(insecure);
     if (!p) {
       const given = o.ports?.credentials;
-      p = given ? env.configPath().then((path) => givenStoragePort(given, dirname(path))) : openStoragePort({ ...env, onWaiting: idle }, insecure);
+      p = given
+        ? self()
+            .configDir()
+            .then((dir) => givenStoragePort(given, dir ?? '(no config directory)'))
+        : openStoragePort({ ...env, onWaiting: idle }, insecure);
       // A store that fails to open ends the wait too.
       p.then(idle, idle);
       openings.set(insecure, p);

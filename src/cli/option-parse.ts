@@ -17,17 +17,17 @@ export function parseDuration(text: string, flag: string, maxMs = MAX_TIMER_MS):
 type WithRootTimeout = { globals(): { timeout?: string } };
 
 /**
- * The bound of a command's own wait (a sign-in, `ratelimit wait`) from its
- * `--timeout`, in ms. `--timeout` is also a root option (each request's
- * deadline), and commander gives a root option the value wherever it stands on
- * the command line: so the command's own value, else the root's, else
- * `byDefault` (undefined: no bound). The command's option must have no
- * commander default, or the root's value would never be seen.
+ * The bound of a command's own wait (a sign-in, `ratelimit wait`) from
+ * `--timeout`, in ms, else `byDefault` (undefined: no bound). `--timeout` is a
+ * root option (each request's deadline), and commander gives a root option the
+ * value wherever it stands on the command line: the commands that wait
+ * describe it in their own help, but the value is always the root's, so no
+ * command's option type has it.
  */
-export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault: string): number;
-export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined): number | undefined;
-export function waitTimeoutMs(ctx: WithRootTimeout, own: string | undefined, byDefault?: string): number | undefined {
-  const text = own ?? ctx.globals().timeout ?? byDefault;
+export function waitTimeoutMs(ctx: WithRootTimeout, byDefault: string): number;
+export function waitTimeoutMs(ctx: WithRootTimeout): number | undefined;
+export function waitTimeoutMs(ctx: WithRootTimeout, byDefault?: string): number | undefined {
+  const text = ctx.globals().timeout ?? byDefault;
   return text === undefined ? undefined : parseDuration(text, '--timeout');
 }
 

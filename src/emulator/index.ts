@@ -167,7 +167,7 @@ export interface RunningEmulator {
   readonly dataDir: string;
   /** Everything `GET /_emulator/info` lists (seeded data and endpoints of every service). */
   info(): Record<string, unknown>;
-  /** Back to the seeded state: data, clock, faults, budgets. */
+  /** Back to the seeded state: data, clock, faults, budgets; the request journal emptied (its numbering goes on). */
   reset(): Promise<void>;
   /** Moves the emulator clock forward: milliseconds, or a duration such as `90s`, `15m`, `2h`, `1d`. */
   advance(by: number | string): { now: string; clockOffsetMs: number };
@@ -323,7 +323,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
         ...(o.status !== undefined ? { status: o.status } : {}),
       }),
     limits: (l) => a.verb('hosting', 'limits', { ...l }),
-    admin: (service, verb, body = {}) => a.verb(service, verb, body),
+    // A copy, as over HTTP: what the caller keeps or changes is not the emulator's live state.
+    admin: async (service, verb, body = {}) => JSON.parse(JSON.stringify(await a.verb(service, verb, body))) as unknown,
     stop: () =>
       (stopping ??= emu.close().then(async () => {
         if (emu.temporaryDataDir) await rm(emu.dataDir, { recursive: true, force: true });

@@ -285,6 +285,8 @@ function adminOf(
     async reset() {
       clock.reset();
       faults.clear();
+      // As a mock server's reset does: what earlier tests sent is gone (listeners stay; numbering goes on, so `since` still holds).
+      journal.clear();
       for (const s of services) await s.reset?.();
     },
     advance(ms, freeze) {

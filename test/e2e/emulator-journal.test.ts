@@ -1,7 +1,8 @@
 /**
  * The request journal: what a script sent, per request, secrets redacted -
- * from the library (`requests()`, `onRequest`), and an emulator process
- * bounded by LANYARD_EMULATOR_JOURNAL_*. `lanyard emulator requests` (also
+ * from the library (`requests()`, `onRequest`), an emulator process
+ * bounded by LANYARD_EMULATOR_JOURNAL_*, and `requests --follow` spawned,
+ * polling on the live clock. `lanyard emulator requests` (also
  * `--follow --ndjson`) and the variables' check are tested on the run
  * functions in test/unit/cli/emulator/journal.test.ts.
  */
@@ -40,6 +41,19 @@ describe('the request journal', () => {
     expect(ref.emu.requests({ since: user!.seq }).length).toBe(3);
   });
 
+  it('a reset empties the journal (in process and over HTTP); the numbering goes on, so a `since` taken before misses nothing', async () => {
+    await (await fetch(`${ref.emu.urls.hosting.api}/rate_limit`)).text();
+    const before = ref.emu.requests().at(-1)!.seq;
+    await ref.emu.reset();
+    expect(ref.emu.requests()).toEqual([]);
+    await (await fetch(`${ref.emu.urls.hosting.api}/rate_limit`)).text();
+    const after = ref.emu.requests();
+    expect(after.map((e) => e.path)).toEqual(['/api/v3/rate_limit']);
+    expect(ref.emu.requests({ since: before })).toEqual(after);
+    expect((await fetch(`${ref.emu.urls.admin}/reset`, { method: 'POST' })).status).toBe(200);
+    expect(ref.emu.requests().map((e) => `${e.method} ${e.path}`)).toEqual(['POST /_emulator/reset']);
+  });
+
   it('a body over 64 KiB is kept truncated, marked, redacted before it was cut', async () => {
     ref.emu.clearRequests();
     const { hosting } = ref.emu.fixtures;
@@ -63,6 +77,32 @@ describe('the request journal', () => {
       expect(preview.startsWith('{"access_token":"[redacted]","padding":"ppp')).toBe(true);
     }
     expect(JSON.stringify(all)).not.toContain(hosting.personalToken);
+  });
+
+  it('requests --follow --ndjson, on the live clock: a request made while it follows is printed within seconds; Ctrl-C is exit 130', async () => {
+    const echo = () => fetch(`${ref.emu.url}/echo`, { headers: { 'x-api-key': ref.emu.fixtures.echo.apiKeys[0]! } }).then((r) => r.text());
+    await echo();
+    const child = spawn(process.execPath, [BIN, 'emulator', 'requests', '--follow', '--ndjson', '--service', 'echo', '--url', ref.emu.url], {
+      env: cleanEnv(),
+    });
+    try {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const lines = () => out.split('\n').filter(Boolean).length;
+      // The first line is the request made before: the follower has read the journal once.
+      for (let i = 0; i < 400 && lines() < 1; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(lines()).toBe(1);
+      const t0 = performance.now();
+      await echo();
+      for (let i = 0; i < 400 && lines() < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(lines()).toBe(2);
+      expect(performance.now() - t0).toBeLessThan(5000);
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('emulator start takes the bounds from LANYARD_EMULATOR_JOURNAL_*', async () => {

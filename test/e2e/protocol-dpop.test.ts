@@ -1,11 +1,14 @@
 /**
  * DPoP-bound tokens (RFC 9449) end to end: the built CLI against the
  * emulator's authorization server and protocol server with DPoP switched on
- * (required, with server nonces). The proofs the refusal tests send are made
- * here with jose, not with Lanyard's code. The behaviour of protocol request
- * and auth token --server with DPoP (the nonce challenges, expiry, the
- * stateless revision, --no-dpop, the token's warning) is tested on the run
- * functions in test/unit/cli/protocol/dpop.test.ts.
+ * (required, with server nonces): the wiring of protocol request (a spawned
+ * run gets a DPoP-bound token and the server refuses foreign proofs of it:
+ * the proofs the refusal tests send are made here with jose, not with
+ * Lanyard's code), api, doctor and exec. The behaviour of protocol request
+ * and auth token --server with DPoP (the nonce round trips at the token
+ * endpoint and the resource, a revoked or expired token refreshed with a
+ * proof of the same key, the stateless revision, --no-dpop, the token's
+ * warning) is tested on the run functions in test/unit/cli/protocol/dpop.test.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -53,44 +56,6 @@ describe('DPoP-bound tokens from the emulator', () => {
     await configure(w, { dpop: true });
     const on = (await (await fetch(`${w.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(on.dpop_signing_alg_values_supported).toContain('ES256');
-  });
-
-  it('the CLI gets a DPoP token through a nonce challenge, calls the server with proofs, and answers a new nonce at the resource', async () => {
-    await configure(w, { dpopRequired: true, dpopNonce: true });
-    const c = await newClient('allow');
-    const list = await w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
-    expect(list.code, list.stderr).toBe(0);
-    expect(JSON.parse(list.stdout).result.tools.map((t: { name: string }) => t.name)).toContain('echo');
-    const stored = await tokensOf(c, mcp);
-    expect(stored?.tokenType).toBe('DPoP');
-    const s = await stats(w);
-    // The first token request had no nonce: 400 use_dpop_nonce with DPoP-Nonce, then the retry passed;
-    // the first resource request likewise got 401 use_dpop_nonce and was sent again.
-    expect(s.dpop.nonceChallenges).toEqual({ token: 1, resource: 1 });
-    expect(s.dpop.accepted.token).toBe(1);
-    expect(s.dpop.refused.map((r) => r.error)).toEqual(['use_dpop_nonce', 'use_dpop_nonce']);
-    const calls = s.mcpRequests.filter((m) => m.method === 'tools/list' && m.auth === 'dpop');
-    expect(calls.map((m) => m.status)).toContain(401);
-    expect(calls.at(-1)).toMatchObject({ status: 200, auth: 'dpop' });
-    expect(s.mcpRequests.filter((m) => m.auth === 'bearer')).toEqual([]);
-  });
-
-  it('protocol request with a revoked DPoP-bound token: refreshed with a proof of the same key, then through', async () => {
-    await configure(w, { dpopRequired: true, dpopNonce: true });
-    const c = await newClient('allow');
-    const list = () => w.run(['protocol', 'request', mcp, '--method', 'tools/list', '--json'], { env: c.env() });
-    expect((await list()).code).toBe(0);
-    await w.admin('protocol/revoke-access-tokens', {});
-    const before = await stats(w);
-    const r = await list();
-    expect(r.code, r.stderr).toBe(0);
-    const s = await stats(w);
-    // This run: invalid_token, a refresh (the token endpoint's nonce round trip, then the token), the resource's nonce
-    // round trip, then through; no proof refused for anything else (a replayed or wrong-key proof would be).
-    expect(s.dpop.refused.slice(before.dpop.refused.length).map((x) => `${x.where}:${x.error}`)).toEqual(['token:use_dpop_nonce', 'resource:use_dpop_nonce']);
-    expect((s.tokenRequests.refresh_token ?? 0) - (before.tokenRequests.refresh_token ?? 0)).toBe(2);
-    expect(s.mcpRequests.slice(before.mcpRequests.length).filter((m) => m.auth !== 'dpop')).toEqual([]);
-    expect((await tokensOf(c, mcp))?.tokenType).toBe('DPoP');
   });
 
   it('a DPoP-bound token sent as Bearer, without a proof or with the proof of another key is refused with invalid_token', async () => {

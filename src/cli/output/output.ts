@@ -48,6 +48,11 @@ export class Output {
     return this.#shaper !== undefined;
   }
 
+  /** What shapes the JSON (`jq:EXPRESSION`, `template:TEXT`), if anything. */
+  get shapedBy(): string | undefined {
+    return this.#shaper?.source;
+  }
+
   /**
    * A document: JSON (or what `--jq` / `--template` make of it) for a
    * program; else what `human` prints. Without `human` it is JSON either way

@@ -6,6 +6,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
+import type { Output } from './output.js';
 import { UsageError } from '../errors/usage-error.js';
 import { Checkpoint, type CheckpointRun } from '../../core/api/checkpoint.js';
 import type { PageOutput, PagedRunResult } from '../../core/api/page-run.js';
@@ -45,15 +46,14 @@ export function ndjsonPageOutput(ctx: Context): PageOutput {
 }
 
 /** `--checkpoint` needs a line-per-item output that two runs can be concatenated into. */
-export function requireLineOutput(o: { ndjson?: boolean }, command: string): void {
-  if (!o.ndjson) throw new UsageError(`--checkpoint needs --ndjson (${command}): the output of an interrupted and a resumed run is joined line by line`);
+export function requireLineOutput(output: Output, command: string): void {
+  if (output.format !== 'ndjson')
+    throw new UsageError(`--checkpoint needs --ndjson (${command}): the output of an interrupted and a resumed run is joined line by line`);
 }
 
-/** The output format a checkpoint records: NDJSON, and the --jq/--template applied to each item. */
-export function shapedFormat(opts: { jq?: string; template?: string }): string {
-  if (opts.jq !== undefined) return `ndjson+jq:${opts.jq}`;
-  if (opts.template !== undefined) return `ndjson+template:${opts.template}`;
-  return 'ndjson';
+/** The output format a checkpoint records: NDJSON, and the --jq/--template applied to each item (the run's output says which). */
+export function shapedFormat(output: Output): string {
+  return output.shapedBy === undefined ? 'ndjson' : `ndjson+${output.shapedBy}`;
 }
 
 /** Opens FILE for this run (a missing file starts fresh); says on stderr when it resumes or when the listing was already complete. */

@@ -3,7 +3,7 @@
  * root options: network settings, rate-limit waiting, the deadline, pacing
  * across processes, and the CI events and warnings it reports.
  */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Clock } from '../../core/deps.js';
 import type { HttpClient, HttpClientOptions } from '../../core/http/client.js';
 import type { Preconnected } from '../../core/http/transport.js';
@@ -26,7 +26,8 @@ export interface HttpPortEnv {
   globals: { wait?: boolean; maxWait?: string; timeout?: string };
   /** The selected profile's settings ({} when it does not exist: the command that needs it reports that). */
   settings: ProfileSettings;
-  configPath: string;
+  /** Where pacing.json lives; none: pacing is counted in this process (a context with nothing on disk). */
+  configDir: string | undefined;
   lock: CredentialLock;
   /** The --debug trace, when on. */
   trace?: (line: string) => void;
@@ -97,7 +98,7 @@ async function pacingOptions(
   wait: boolean,
   boundMs: number,
 ): Promise<Pick<HttpClientOptions, 'onRateLimitWait' | 'pacing' | 'onPacingWait' | 'onRetry' | 'contentCreatingWindows' | 'pacingMarginMs'>> {
-  const [{ FilePacing, CONTENT_CREATING_WINDOWS }, { cliPacing, describeWindows, pacingMargin, pacingWindows }] = await Promise.all([
+  const [{ FilePacing, MemoryPacing, CONTENT_CREATING_WINDOWS }, { cliPacing, describeWindows, pacingMargin, pacingWindows }] = await Promise.all([
     import('../../core/http/pacing.js'),
     import('../pacing.js'),
   ]);
@@ -118,7 +119,10 @@ async function pacingOptions(
       env: h.env,
       settings: h.settings,
       clock: h.clock,
-      local: new FilePacing(join(dirname(h.configPath), 'pacing.json'), h.lock, { onFallback: (why) => h.warnOnce('pacing', why) }),
+      local:
+        h.configDir === undefined
+          ? new MemoryPacing()
+          : new FilePacing(join(h.configDir, 'pacing.json'), h.lock, { onFallback: (why) => h.warnOnce('pacing', why) }),
       warnOnce: h.warnOnce,
       secrets: h.secrets,
       trace: h.trace,

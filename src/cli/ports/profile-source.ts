@@ -3,6 +3,7 @@
  * plain-JSON reader, no conf on the hot path, or through the writable store
  * once a command has opened it), or the profiles handed in as a port.
  */
+import { dirname, resolve } from 'node:path';
 import type { ConfigReader, ConfigStore } from '../../core/config/store.js';
 import type { ProfileSettings } from '../../core/config/settings.js';
 import { type DirBinding, type ProfileSelection, selectProfile } from '../../core/config/bindings.js';
@@ -23,6 +24,12 @@ export interface ProfileDoors {
   configView(): Promise<ProfileSource>;
   /** The config file's path (the credential file lives in the same directory). */
   configPath(): Promise<string>;
+  /**
+   * The config directory, where the lock, pacing.json and the 0600 credential
+   * file live: the config file's; with profiles handed in, LANYARD_CONFIG_DIR,
+   * else none (undefined): such a context writes nothing to disk.
+   */
+  configDir(): Promise<string | undefined>;
   /** The selected profile: --profile, LANYARD_PROFILE, the directory's binding, the active one, else "default". */
   profile(): Promise<{ name: string; settings: ProfileSettings }>;
   /** Which profile applies here and why (`profile list`, `auth status`, doctor). */
@@ -68,6 +75,7 @@ export function profileDoors(o: ProfileSourceOptions): ProfileDoors {
     },
     configView: reader,
     configPath: async () => (await reader()).path,
+    configDir: async () => (given ? (o.env.LANYARD_CONFIG_DIR ? resolve(o.env.LANYARD_CONFIG_DIR) : undefined) : dirname((await reader()).path)),
     profileName: async () => (await doors.profileSelection()).name,
     bindings: async () => (await reader()).bindings(),
     async profileSelection() {

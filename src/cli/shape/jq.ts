@@ -111,6 +111,7 @@ export async function jqShaper(expr: string, o: { pretty: boolean; color: boolea
   checkJq(jq, expr);
   const flags = ['-r', ...(o.pretty ? [] : ['-c']), ...(o.color ? ['-C'] : [])];
   return {
+    source: `jq:${expr}`,
     format(value) {
       let out: string | undefined;
       try {

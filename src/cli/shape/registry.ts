@@ -5,6 +5,8 @@
  */
 
 export interface JsonShaper {
+  /** What shapes: `jq:EXPRESSION` or `template:TEXT` (a checkpoint records it). */
+  readonly source: string;
   /** The text printed for one JSON value (the whole `--json` value, or one `--ndjson` item). */
   format(value: unknown): string;
 }

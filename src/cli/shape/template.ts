@@ -67,6 +67,7 @@ export async function templateShaper(source: string, o: { tty: boolean; color: b
     throw new UsageError(`--template: ${position((err as Error).message)}`);
   }
   return {
+    source: `template:${source}`,
     format(value) {
       table.rows = [];
       const scope: Record<string, unknown> =

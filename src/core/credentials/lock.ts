@@ -17,6 +17,25 @@ export interface CredentialLock {
 /** No lock: for in-memory stores (tests) and read-only use. */
 export const noLock: CredentialLock = { withLock: (_name, f) => f() };
 
+/**
+ * This process's callers one at a time per name, and no other process: the
+ * lock of a context with no config directory (profiles and stores handed in).
+ */
+export class ProcessLock implements CredentialLock {
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  withLock<T>(name: string, f: () => Promise<T>): Promise<T> {
+    const prev = this.#queues.get(name) ?? Promise.resolve();
+    const run = prev.then(f, f);
+    const tail = run.catch(() => undefined);
+    this.#queues.set(name, tail);
+    void tail.then(() => {
+      if (this.#queues.get(name) === tail) this.#queues.delete(name);
+    });
+    return run;
+  }
+}
+
 export interface FileLockOptions {
   /** A lock not touched for this long belongs to a dead process and is taken over. */
   staleMs?: number;
@@ -28,7 +47,7 @@ export class FileLock implements CredentialLock {
   readonly #dir: string;
   readonly #o: Required<FileLockOptions>;
   /** In-process queue per name: proper-lockfile's mkdir lock is not re-entrant across this process's own callers. */
-  readonly #local = new Map<string, Promise<unknown>>();
+  readonly #local = new ProcessLock();
 
   constructor(configDir: string, o: FileLockOptions = {}) {
     this.#dir = join(configDir, 'locks');
@@ -36,18 +55,8 @@ export class FileLock implements CredentialLock {
   }
 
   withLock<T>(name: string, f: () => Promise<T>, o: { readonly waitMs?: number } = {}): Promise<T> {
-    const prev = this.#local.get(name) ?? Promise.resolve();
     const waitMs = o.waitMs ?? this.#o.waitMs;
-    const run = prev.then(
-      () => this.#locked(name, f, waitMs),
-      () => this.#locked(name, f, waitMs),
-    );
-    const tail = run.catch(() => undefined);
-    this.#local.set(name, tail);
-    void tail.then(() => {
-      if (this.#local.get(name) === tail) this.#local.delete(name);
-    });
-    return run;
+    return this.#local.withLock(name, () => this.#locked(name, f, waitMs));
   }
 
   async #locked<T>(name: string, f: () => Promise<T>, waitMs: number): Promise<T> {

@@ -171,6 +171,7 @@ export function pingSecretService(address: string, uid: number, timeoutMs: numbe
   return new Promise((resolve) => {
     let socket: Socket | undefined;
     let done = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (r: PingResult) => {
       if (done) return;
       done = true;
@@ -178,7 +179,14 @@ export function pingSecretService(address: string, uid: number, timeoutMs: numbe
       socket?.destroy();
       resolve(r);
     };
-    const timer = setTimeout(() => finish({ ok: false, reason: `the Secret Service did not answer within ${timeoutMs} ms` }), timeoutMs);
+    // The time limit is the bus's, not this process's: bin/lanyard.js starts the ping and then compiles the CLI,
+    // and nothing is sent before this process's event loop turns. So the clock starts on that first turn, and the
+    // verdict waits one more turn (setImmediate), so that an answer already received is read before it.
+    setImmediate(() => {
+      if (done) return;
+      const late = () => finish({ ok: false, reason: `the Secret Service did not answer within ${timeoutMs} ms` });
+      timer = setTimeout(() => setImmediate(late), timeoutMs);
+    });
     let authed = false;
     let data = Buffer.alloc(0);
     socket = connect(path);

@@ -138,7 +138,7 @@ export async function sendWithPolicy(
     }
     const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;
     // A server asking to come back later is waited out even where the caller takes every status (a protocol message).
-    if (ok && asksToWait(res) && !spec.oauth && (await waitOutRateLimit(c, spec, res, await readErrorBody(res), rateAttempt))) {
+    if (ok && asksToWait(res, c.clock.now()) && !spec.oauth && (await waitOutRateLimit(c, spec, res, await readErrorBody(res), rateAttempt))) {
       rateAttempt++;
       continue;
     }
@@ -157,8 +157,8 @@ export async function sendWithPolicy(
 }
 
 /** A 429 or 503 with a valid `Retry-After`: always a rate limit (policy.ts), whatever its body says. */
-function asksToWait(res: HttpResponse): boolean {
-  return (res.status === 429 || res.status === 503) && parseRetryAfter(res.headers['retry-after'], Date.now()) !== undefined;
+function asksToWait(res: HttpResponse, now: number): boolean {
+  return (res.status === 429 || res.status === 503) && parseRetryAfter(res.headers['retry-after'], now) !== undefined;
 }
 
 function serviceError(c: RetryContext, res: HttpResponse): Error | undefined {

@@ -289,6 +289,18 @@ describe('the slices', () => {
       );
     expect(bad).toEqual([]);
   });
+
+  it('src/core reads the time from the injected clock only (system-clock.ts is the one that reads the wall clock)', () => {
+    const bad = all
+      .filter((f) => rel(f).startsWith('core/') && rel(f) !== 'core/system-clock.ts')
+      .flatMap((f) =>
+        withoutComments(readFileSync(f, 'utf8'))
+          .split('\n')
+          .filter((l) => /\bDate\.now\(|\bnew Date\(\s*\)|\bperformance\.now\(/.test(l))
+          .map((l) => `${rel(f)}: ${l.trim()}`),
+      );
+    expect(bad).toEqual([]);
+  });
 });
 
 /** The service names, three or more of them in one line: a list of the services typed out again. */

@@ -12,12 +12,12 @@ import type { ApiOptions } from '../../../src/cli/commands/api/options.js';
 import { runApi } from '../../../src/cli/commands/api/run.js';
 import { runAuthDevice } from '../../../src/cli/commands/auth/run.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../src/cli/commands/ratelimit/run.js';
-import { type CommandResult, type RunOptions, useEmulatorCommands } from './on-emulator.js';
+import { type RunResult, type RunOptions, useEmulatorCommands } from './on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const settings = { 'hosting.clientId': 'Iv1.lanyardinstallable' };
 const run = (f: Parameters<typeof cmd.run>[0], r: RunOptions = {}) => cmd.run(f, { settings, ...r });
-const ok = (r: CommandResult) => expect(r.code, r.stderr).toBe(0);
+const ok = (r: RunResult) => expect(r.code, r.stderr).toBe(0);
 const apiUser = () => run((ctx) => runApi(ctx, '/user', { header: [], rawField: [], field: [], service: 'hosting' } as ApiOptions), { format: 'json' });
 
 /** Signs mona in through the installable app; returns her stored record's reader. */

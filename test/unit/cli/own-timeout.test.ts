@@ -1,7 +1,8 @@
 /**
  * Commands with their own `--timeout` (the bound of a sign-in or of
- * `ratelimit wait`) keep it although `--timeout` is also a root option (each
- * request's deadline) that commander hands the value to wherever it stands.
+ * `ratelimit wait`) describe it in their help, and take the value of the root
+ * option (each request's deadline), which commander hands the value to
+ * wherever it stands.
  * Each command's action is replaced by a spy that resolves the bound the way
  * the command does (waitTimeoutMs).
  */
@@ -50,8 +51,9 @@ async function boundOf(path: string[], argv: (cmdArgs: string[]) => string[]): P
   const seen: Array<number | undefined> = [];
   const byDefault = path[0] === 'ratelimit' ? undefined : '5m';
   target.action((...a: unknown[]) => {
-    const opts = (a[a.length - 1] as Command).opts() as { timeout?: string };
-    seen.push(byDefault === undefined ? waitTimeoutMs(ctx, opts.timeout) : waitTimeoutMs(ctx, opts.timeout, byDefault));
+    // The command's own option never gets the value: the root's does, wherever it stands (so no option type has it).
+    expect(((a[a.length - 1] as Command).opts() as { timeout?: string }).timeout).toBeUndefined();
+    seen.push(byDefault === undefined ? waitTimeoutMs(ctx) : waitTimeoutMs(ctx, byDefault));
   });
   await program.parseAsync(argv([...path, ...required(target), ...mandatory(target)]), { from: 'user' });
   expect(seen).toHaveLength(1);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createContext, type Context } from '../../../src/cli/context.js';
+import { createContext, type Context, type GlobalOptions } from '../../../src/cli/context.js';
 import { Output } from '../../../src/cli/output/output.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../src/cli/commands/ratelimit/run.js';
 import { ConfigStore } from '../../../src/core/config/store.js';
@@ -45,14 +45,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function context(tty: boolean): Context {
+function context(tty: boolean, globals: GlobalOptions = {}): Context {
   io = createTestIO({ tty, color: false, columns: 100 });
   ctx = createContext({
     io,
     env: { LANYARD_CONFIG_DIR: dir },
     signal: new AbortController().signal,
     version: '0.0.0',
-    globals: () => ({ profile: 't' }),
+    globals: () => ({ profile: 't', ...globals }),
     clock,
   });
   return ctx;
@@ -108,7 +108,7 @@ describe('ratelimit wait', () => {
 
   it('--timeout: waits what is left, checks once more, then fails with exit-3 error', async () => {
     stub.on('GET', '/api/v3/rate_limit', () => overview({ remaining: 0, reset: S + 1800 }), 2);
-    const err = await runRatelimitWait(context(false), { timeout: '90s' }).catch((e: unknown) => e);
+    const err = await runRatelimitWait(context(false, { timeout: '90s' }), {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as Error).message).toMatch(/^timed out waiting for core: 0 left, resets at .* \(in 29m\)$/);
     expect(clock.sleeps).toEqual([90_000]);

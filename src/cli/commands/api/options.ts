@@ -13,8 +13,5 @@ export interface ApiOptions {
   service: ServiceName;
   /** A stored hosting account instead of the active one. */
   user?: string;
-  ndjson?: boolean;
   silent?: boolean;
-  jq?: string;
-  template?: string;
 }

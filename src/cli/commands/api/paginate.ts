@@ -63,7 +63,7 @@ async function paginateWithCheckpoint(
   get: (url: string) => Promise<FetchedPage>,
 ): Promise<void> {
   const file = opts.checkpoint!;
-  requireLineOutput(opts, 'api --paginate');
+  requireLineOutput(ctx.output, 'api --paginate');
   if (opts.include) throw new UsageError('--checkpoint and --include are exclusive (headers of every page would be mixed into the resumable output)');
   const first = new URL(spec.url);
   const run = checkpointRun({
@@ -73,7 +73,7 @@ async function paginateWithCheckpoint(
     headers,
     // Whose listing it is: the account chosen with --user (several accounts on one host).
     extra: { service: t.service, user: (opts as { user?: string }).user },
-    format: shapedFormat(opts),
+    format: shapedFormat(ctx.output),
   });
   const probe = new PageGuard(first.toString());
   const cp = await openCheckpoint(ctx, file, run, (cursor) => probe.check(cursor));

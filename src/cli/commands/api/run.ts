@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import type { Output } from '../../output/output.js';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './options.js';
 import { UsageError } from '../../errors/usage-error.js';
@@ -56,7 +57,7 @@ async function openInput(file: string): Promise<FileHandle> {
 }
 
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
-  checkOptions(opts);
+  checkOptions(opts, ctx.output);
   const headers = headerOptions(opts.header);
   const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
   const hasParams = Object.keys(params).length > 0;
@@ -88,10 +89,10 @@ export async function runApi(ctx: Context, target: string, opts: ApiOptions): Pr
 }
 
 /** The option combinations refused before anything is read or sent (exit 2). */
-function checkOptions(opts: ApiOptions): void {
+function checkOptions(opts: ApiOptions, output: Output): void {
   if (opts.method !== undefined && !METHODS.has(opts.method.toUpperCase()))
     throw new UsageError(`invalid method "${opts.method}" (one of ${[...METHODS].join(', ')})`);
-  if (opts.ndjson && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
+  if (output.format === 'ndjson' && !opts.paginate) throw new UsageError('--ndjson goes with --paginate');
   if (opts.checkpoint !== undefined && !opts.paginate) throw new UsageError('--checkpoint goes with --paginate');
   if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
     throw new UsageError('--input and fields together: fields become query parameters only with -X GET');

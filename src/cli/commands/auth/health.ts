@@ -28,7 +28,7 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
   const { name, settings } = await ctx.profile();
   const authUrl = requireSetting(settings, 'health.authUrl', name);
   const clientId = requireSetting(settings, 'health.clientId', name);
-  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
+  const timeoutMs = waitTimeoutMs(ctx, '5m');
   requirePerson(ctx, 'the service-health sign-in', `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
   const store = await storeFor(ctx, o.insecureStorage);

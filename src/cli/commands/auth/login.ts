@@ -35,9 +35,9 @@ export async function webFlowToken(
   ctx: Context,
   ep: HostingEndpoints,
   scopes: string[],
-  o: Pick<AuthLoginOptions, 'timeout' | 'login' | 'signup' | 'selectAccount' | 'browser'>,
+  o: Pick<AuthLoginOptions, 'login' | 'signup' | 'selectAccount' | 'browser'>,
 ): Promise<TokenSet> {
-  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
+  const timeoutMs = waitTimeoutMs(ctx, '5m');
   // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
   requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput: !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY });
   const secret = await clientSecret(ctx);

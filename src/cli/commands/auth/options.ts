@@ -9,7 +9,6 @@ export interface AuthLoginOptions extends ProtocolClientAuthOptions {
   login?: string;
   signup?: boolean;
   selectAccount?: boolean;
-  timeout?: string;
   insecureStorage?: boolean;
   server?: string;
   clientCredentials?: boolean;
@@ -63,7 +62,6 @@ export interface AuthRefreshOptions {
   user?: string;
   web?: boolean;
   browser?: boolean;
-  timeout?: string;
 }
 
 export interface AuthLogoutOptions {

@@ -14,7 +14,7 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
   if (!isEchoTokenScheme(opts.scheme)) throw new UsageError(`--scheme: unknown scheme "${opts.scheme}"`);
   const lifetimeMs = parseDuration(opts.lifetime ?? '1h', '--lifetime');
   if (lifetimeMs < 1000 || lifetimeMs > 3_600_000 || lifetimeMs % 1000) throw new UsageError('--lifetime must be whole seconds between 1s and 1h');
-  const timeoutMs = waitTimeoutMs(ctx, opts.timeout, '5m');
+  const timeoutMs = waitTimeoutMs(ctx, '5m');
   const { settings, baseUrl } = await echoProfile(ctx);
   const http = await ctx.http();
   const gate = () =>

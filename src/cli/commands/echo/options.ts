@@ -14,7 +14,6 @@ export interface EchoTokenOptions {
   clientId?: string;
   loginHint?: string;
   browser?: boolean;
-  timeout?: string;
   fresh?: boolean;
 }
 

@@ -83,7 +83,7 @@ function reset(emulator: Command, ctx: Context): void {
   examples(
     emulator
       .command('reset')
-      .description('restore every service to its seeded state, clear faults and the clock offset')
+      .description('restore every service to its seeded state, clear faults, the clock offset and the request journal')
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdmin(ctx, opts, 'reset', {}))),
     ['lanyard emulator reset'],

@@ -18,7 +18,6 @@ export interface EmulatorTargetOptions {
 }
 
 export interface EmulatorRequestsOptions extends EmulatorTargetOptions {
-  ndjson?: boolean;
   follow?: boolean;
   service?: string;
 }

@@ -210,6 +210,9 @@ function journalRow(e: JournalLine): string {
   return sanitize(`${e.time}  ${e.service.padEnd(8)} ${e.method.padEnd(6)} ${e.path}  ${e.status || 'reset'}  ${e.durationMs}ms  ${who}${fault}`);
 }
 
+/** How often `emulator requests --follow` reads the journal. */
+const FOLLOW_POLL_MS = 250;
+
 /** `emulator requests`: the journal once, or (`--follow`) polled until interrupted. */
 export async function runEmulatorRequests(ctx: Context, opts: EmulatorRequestsOptions): Promise<void> {
   const read = async (since: number) => {
@@ -224,12 +227,14 @@ export async function runEmulatorRequests(ctx: Context, opts: EmulatorRequestsOp
   const show = (e: JournalLine) => ctx.output.item(e, human);
   first.requests.forEach(show);
   let since = first.last;
-  while (!ctx.signal?.aborted) {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, 250);
-      ctx.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-    });
-    if (ctx.signal?.aborted) break;
+  while (!ctx.signal.aborted) {
+    // The pause between reads is on the context's clock (a test moves it); Ctrl-C ends it.
+    try {
+      await ctx.clock.sleep(FOLLOW_POLL_MS, ctx.signal);
+    } catch (err) {
+      if (ctx.signal.aborted) break;
+      throw err;
+    }
     const next = await read(since);
     next.requests.forEach(show);
     since = next.last;

@@ -13,7 +13,6 @@ export interface HealthEventsOptions extends HealthQueryOptions {
   all?: boolean;
   new?: boolean;
   max?: string;
-  ndjson?: boolean;
 }
 
 export interface HealthCheckOptions extends HealthQueryOptions {

@@ -14,11 +14,8 @@ export interface MailboxListOptions extends MailboxTargetOptions {
   oldestFirst?: boolean;
   includeBody?: boolean;
   all?: boolean;
-  ndjson?: boolean;
   new?: boolean;
   checkpoint?: string;
-  jq?: string;
-  template?: string;
 }
 
 export interface MailboxGetOptions extends MailboxTargetOptions {

@@ -41,7 +41,7 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
   if (o.checkpoint !== undefined) {
     if (!o.all) throw new UsageError('--checkpoint goes with --all');
     if (o.new) throw new UsageError('--checkpoint and --new are exclusive (--new records what it listed only when a run completes)');
-    requireLineOutput(o, 'mailbox list --all');
+    requireLineOutput(ctx.output, 'mailbox list --all');
   }
   // A table needs the metadata; ids alone are printed one per line for scripts.
   const metadata = !!o.metadata || !!o.includeBody || (!ctx.output.forProgram && ctx.io.stdoutIsTTY);
@@ -54,7 +54,7 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
     metadata,
   };
   const client = await mailboxClient(ctx, o);
-  if (o.checkpoint !== undefined) return listWithCheckpoint(ctx, o, opts, client, o.checkpoint);
+  if (o.checkpoint !== undefined) return listWithCheckpoint(ctx, opts, client, o.checkpoint);
   const listed: Messages = o.all ? client.listAll(opts) : await client.listPage(opts);
   // --new: the messages the previous --new run of this profile and label did not list.
   const state = o.new ? await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(opts.label)]) : undefined;
@@ -111,13 +111,13 @@ async function printHuman(ctx: Context, source: Messages, metadata: boolean, wri
 const flat = (m: ListedMessage) => (m.metadata ? { id: m.id, ...m.metadata } : { id: m.id });
 
 /** `--all --ndjson --checkpoint FILE`: resumes after the last message an interrupted run of the same listing printed. */
-async function listWithCheckpoint(ctx: Context, o: MailboxListOptions, opts: ListOptions, client: MailboxClient, file: string): Promise<void> {
+async function listWithCheckpoint(ctx: Context, opts: ListOptions, client: MailboxClient, file: string): Promise<void> {
   const run = checkpointRun({
     command: 'mailbox list',
     profile: (await ctx.profile()).name,
     url: `${client.apiUrl}/label/${opts.label}`,
     extra: { count: opts.count, start: opts.start, metadata: opts.metadata, includeBody: opts.includeBody, oldestFirst: opts.oldestFirst },
-    format: shapedFormat(o),
+    format: shapedFormat(ctx.output),
   });
   const checkCursor = (cursor: string) => {
     try {

@@ -8,7 +8,6 @@ export interface ProtocolRequestOptions extends ProtocolClientAuthOptions {
   scopes?: string;
   clientCredentials?: boolean;
   browser?: boolean;
-  timeout?: string;
   elicitation?: string;
   protocolVersion?: ProtocolRevision;
 }
@@ -17,6 +16,5 @@ export interface ProtocolBridgeOptions extends ProtocolClientAuthOptions {
   scopes?: string;
   clientCredentials?: boolean;
   browser?: boolean;
-  timeout?: string;
   signInWait?: string;
 }

@@ -9,6 +9,5 @@ export interface RatelimitStatusOptions {
 export interface RatelimitWaitOptions {
   resource?: string;
   min?: string;
-  timeout?: string;
   user?: string;
 }

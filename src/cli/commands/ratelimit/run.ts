@@ -129,7 +129,7 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
 export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions): Promise<void> {
   const resource = resourceOption(opts.resource) ?? 'core';
   const min = parseIntOption(opts.min ?? '1', '--min', 1);
-  const timeoutMs = waitTimeoutMs(ctx, opts.timeout);
+  const timeoutMs = waitTimeoutMs(ctx);
   const start = ctx.clock.monotonic();
   const spinner = await createSpinner(ctx.io);
   try {

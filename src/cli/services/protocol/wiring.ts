@@ -17,7 +17,6 @@ import { answerElicitation, type ElicitationMode } from './elicit.js';
 
 export interface ProtocolCliOptions {
   browser?: boolean;
-  timeout?: string;
   elicitation?: string;
   /**
    * stdin carries the protocol (the bridge): secrets come from the
@@ -45,7 +44,7 @@ export interface ProtocolClientAuthOptions {
 const LOCK_WAIT_MS = 60_000;
 
 export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Promise<ProtocolSessionDeps> {
-  const timeoutMs = waitTimeoutMs(ctx, o.timeout, '5m');
+  const timeoutMs = waitTimeoutMs(ctx, '5m');
   // A sign-in holds the server's lock while the browser is out: another process (a second bridge) waits that long, and a little more.
   const waitMs = Math.max(LOCK_WAIT_MS, timeoutMs + LOCK_WAIT_MS / 2);
   const [http, credentials, lock] = await Promise.all([ctx.http(), protocolCredentials(ctx), ctx.credentialLock({ waitMs })]);

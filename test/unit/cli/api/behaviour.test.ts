@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runApi } from '../../../../src/cli/commands/api/run.js';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
 import { exitCodeFor, formatError } from '../../../../src/cli/errors/exit.js';
+import type { OutputChoice } from '../../../../src/cli/output/output.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
@@ -31,13 +32,13 @@ afterEach(async () => {
 });
 
 /** Runs `lanyard api` on fakes: exit code, stdout, the stderr lines main would print. */
-async function api(target: string, o: Partial<ApiOptions>, env: NodeJS.ProcessEnv = {}) {
+async function api(target: string, o: Partial<ApiOptions>, env: NodeJS.ProcessEnv = {}, output: OutputChoice = {}) {
   io = createTestIO();
   const profiles = {
     active: 'fake',
     profiles: { fake: { 'hosting.apiUrl': `${stub.url}/api/v3`, 'hosting.webUrl': stub.url, 'health.managementUrl': `${stub.url}/health` } },
   };
-  const ctx = contextOnFakes(io, env, { http, credentials: new MemoryCredentialStore(), profiles });
+  const ctx = contextOnFakes(io, env, { http, credentials: new MemoryCredentialStore(), profiles }, undefined, output);
   const err = await runApi(ctx, target, options(o)).then(
     () => undefined,
     (e: unknown) => e,
@@ -47,13 +48,14 @@ async function api(target: string, o: Partial<ApiOptions>, env: NodeJS.ProcessEn
 
 describe('lanyard api: usage errors (exit 2, nothing sent)', () => {
   it.each([
-    [{ ndjson: true }, '--ndjson goes with --paginate'],
+    // --ndjson is the run's output (as the root hook makes it), not an option of the command's own.
+    [{}, '--ndjson goes with --paginate', { format: 'ndjson' }],
     [{ field: ['novalue'] }, '--field expects key=value, got "novalue"'],
     [{ method: 'POST', paginate: true }, '--paginate works with GET requests only'],
     [{ method: 'POST', input: 'missing-file' }, '--input missing-file: cannot read it (no such file)'],
     [{ method: 'POST', input: '/tmp' }, '--input /tmp: cannot read it (a directory)'],
-  ] as Array<[Partial<ApiOptions>, string]>)('%o', async (o, message) => {
-    const r = await api('/user/repos', o, { LANYARD_TOKEN: 'lyp_x' });
+  ] as Array<[Partial<ApiOptions>, string, OutputChoice?]>)('%o', async (o, message, output) => {
+    const r = await api('/user/repos', o, { LANYARD_TOKEN: 'lyp_x' }, output);
     expect([r.code, r.stdout, r.stderr]).toEqual([2, '', message]);
     expect(stub.requests).toEqual([]);
   });

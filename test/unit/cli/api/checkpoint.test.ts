@@ -14,15 +14,15 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
 import { runApi } from '../../../../src/cli/commands/api/run.js';
 import { runMailboxList } from '../../../../src/cli/commands/mailbox/run-list.js';
-import { type CommandResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
+import { type RunResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
 let dir: string;
 let file: string;
 const REPOS = '/user/repos?per_page=2';
-const paged = (o: Partial<ApiOptions> = {}): ApiOptions => ({ header: [], rawField: [], field: [], service: 'hosting', paginate: true, ndjson: true, ...o });
-const api = (target: string, o: Partial<ApiOptions> = {}, r: RunOptions = {}): Promise<CommandResult> =>
+const paged = (o: Partial<ApiOptions> = {}): ApiOptions => ({ header: [], rawField: [], field: [], service: 'hosting', paginate: true, ...o });
+const api = (target: string, o: Partial<ApiOptions> = {}, r: RunOptions = {}): Promise<RunResult> =>
   cmd.run((ctx) => runApi(ctx, target, paged(o)), { format: 'ndjson', ...r, env: { LANYARD_TOKEN: TOKEN, ...r.env } });
 const saved = () => JSON.parse(readFileSync(file, 'utf8')) as { position: { emitted: number; next?: string }; completedAt?: string };
 const lines = (s: string) => s.trim().split('\n');
@@ -87,15 +87,14 @@ describe('--checkpoint: resumable pagination', () => {
     cmd.clock.advance(1_900_000);
     const bytes = readFileSync(file);
     const mtime = statSync(file).mtimeMs;
-    const other = { profileName: 'other', profile: { 'hosting.apiUrl': `${cmd.emu.url}/api/v3` } };
-    const cases: Array<[() => Promise<CommandResult>, RegExp]> = [
+    const other = { profile: 'other', profileSettings: { 'hosting.apiUrl': `${cmd.emu.url}/api/v3` } };
+    const cases: Array<[() => Promise<RunResult>, RegExp]> = [
       [
-        () =>
-          cmd.run((ctx) => runMailboxList(ctx, { label: '0', all: true, ndjson: true, count: '1', metadata: true, checkpoint: file }), { format: 'ndjson' }),
+        () => cmd.run((ctx) => runMailboxList(ctx, { label: '0', all: true, count: '1', metadata: true, checkpoint: file }), { format: 'ndjson' }),
         /command "api", not "mailbox list"/,
       ],
       [() => api('/user/repos?per_page=3', { checkpoint: file }), /query "per_page=2", not "per_page=3"/],
-      [() => api(REPOS, { checkpoint: file, jq: '.id' }, { jq: '.id' }), /output format "ndjson", not "ndjson\+jq:.id"/],
+      [() => api(REPOS, { checkpoint: file }, { jq: '.id' }), /output format "ndjson", not "ndjson\+jq:.id"/],
       [() => api(`${cmd.emu.url}/api/v3/user/repos?per_page=2`, { checkpoint: file }, other), /profile "emulator", not "other"/],
     ];
     for (const [run, message] of cases) {
@@ -117,9 +116,9 @@ describe('--checkpoint: resumable pagination', () => {
   });
 
   it('usage: --checkpoint needs --ndjson and --paginate/--all; a token in the query is refused', async () => {
-    expect((await api('/user/repos', { checkpoint: file, ndjson: false }, { format: undefined })).stderr).toMatch(/--checkpoint needs --ndjson/);
-    expect((await api('/user/repos', { checkpoint: file, paginate: false, ndjson: false }, { format: undefined })).code).toBe(2);
-    const mailbox = await cmd.run((ctx) => runMailboxList(ctx, { label: '0', ndjson: true, checkpoint: file }), { format: 'ndjson' });
+    expect((await api('/user/repos', { checkpoint: file }, { format: undefined })).stderr).toMatch(/--checkpoint needs --ndjson/);
+    expect((await api('/user/repos', { checkpoint: file, paginate: false }, { format: undefined })).code).toBe(2);
+    const mailbox = await cmd.run((ctx) => runMailboxList(ctx, { label: '0', checkpoint: file }), { format: 'ndjson' });
     expect(mailbox.code).toBe(2);
     const leak = await api('/user/repos?access_token=abc', { checkpoint: file });
     expect(leak.code).toBe(2);

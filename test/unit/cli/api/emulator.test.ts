@@ -14,7 +14,6 @@ const cmd = useEmulatorCommands();
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
 const api = async (target: string, o: Partial<ApiOptions> = {}, r: RunOptions = {}) => {
   const res = await cmd.run((ctx) => runApi(ctx, target, { header: [], rawField: [], field: [], service: 'hosting', ...o }), {
-    format: o.ndjson ? 'ndjson' : undefined,
     ...r,
     env: { LANYARD_TOKEN: TOKEN, ...r.env },
   });
@@ -48,7 +47,7 @@ describe('lanyard api on the emulator', () => {
     const all = JSON.parse((await api('/user/repos?per_page=2', { paginate: true })).stdout) as Array<{ id: number }>;
     expect(all.length).toBeGreaterThan(4);
     expect(all.map((r) => r.id)).toEqual(single.map((r) => r.id));
-    const nd = await api('/user/repos?per_page=3', { paginate: true, ndjson: true });
+    const nd = await api('/user/repos?per_page=3', { paginate: true }, { format: 'ndjson' });
     expect(
       nd.stdout
         .trim()

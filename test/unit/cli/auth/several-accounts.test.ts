@@ -16,7 +16,7 @@ import { runAuthSwitch } from '../../../../src/cli/commands/auth/switch.js';
 import { execEnvironment, runExec } from '../../../../src/cli/commands/exec/run.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../../src/cli/commands/ratelimit/run.js';
 import type { Context } from '../../../../src/cli/context.js';
-import { type CommandResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
+import { type RunResult, type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const MONA = { login: 'mona', password: 'lanyard-emulator-password' };
@@ -56,7 +56,7 @@ async function hostingStatus(): Promise<Array<[string | undefined, boolean, bool
 const token = async (o: Parameters<typeof runAuthToken>[1] = {}, r: RunOptions = {}) => (await cmd.run((ctx) => runAuthToken(ctx, o), r)).stdout;
 
 /** The one line an unknown account gives, and nothing on stdout. */
-function expectUnknown(r: CommandResult, who: string): void {
+function expectUnknown(r: RunResult, who: string): void {
   expect(r.code, r.stderr).toBe(2);
   expect(r.stdout).toBe('');
   expect(r.stderr.trim().split('\n')).toEqual([`no stored hosting account "${who}" on ${host()} (stored: hubot, mona)`]);
@@ -184,7 +184,7 @@ describe('auth token --hostname', () => {
     const mona = await signIn(MONA);
     // A second host: the same emulator reached as localhost, signed in to through its own profile.
     const other = `localhost:${new URL(cmd.emu.url).port}`;
-    const hubot = await signIn(HUBOT, { profileName: 'other', profile: { 'hosting.apiUrl': `http://${other}/api/v3` } });
+    const hubot = await signIn(HUBOT, { profile: 'other', profileSettings: { 'hosting.apiUrl': `http://${other}/api/v3` } });
 
     expect(await token({ hostname: other })).toBe(`${hubot}\n`);
     expect(await token({ hostname: other.toUpperCase(), user: 'hubot' })).toBe(`${hubot}\n`);

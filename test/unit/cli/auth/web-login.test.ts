@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { runAuthLogin } from '../../../../src/cli/commands/auth/login.js';
 import type { AuthLoginOptions } from '../../../../src/cli/commands/auth/options.js';
-import { type CommandResult, useEmulatorCommands } from '../on-emulator.js';
+import type { GlobalOptions } from '../../../../src/cli/root-options.js';
+import { type RunResult, useEmulatorCommands } from '../on-emulator.js';
 
 const cmd = useEmulatorCommands();
 const SECRET = 'lanyard-cli-emulator-secret-0000000000000001';
@@ -16,8 +17,12 @@ const SECRET = 'lanyard-cli-emulator-secret-0000000000000001';
 const ENV = { LANYARD_BROWSER: 'true', LANYARD_CLIENT_SECRET: SECRET };
 
 /** Starts `auth login`; resolves with the authorize URL once the browser was asked to open it, and the run. */
-async function startLogin(o: AuthLoginOptions = {}, env: NodeJS.ProcessEnv = ENV): Promise<{ url: string; done: Promise<CommandResult> }> {
-  const done = cmd.run((ctx) => runAuthLogin(ctx, o), { env });
+async function startLogin(
+  o: AuthLoginOptions = {},
+  env: NodeJS.ProcessEnv = ENV,
+  globals: GlobalOptions = {},
+): Promise<{ url: string; done: Promise<RunResult> }> {
+  const done = cmd.run((ctx) => runAuthLogin(ctx, o), { env, globals });
   for (let i = 0; i < 500 && cmd.opened.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   expect(cmd.opened).toHaveLength(1);
   return { url: cmd.opened[0]!, done };
@@ -25,7 +30,7 @@ async function startLogin(o: AuthLoginOptions = {}, env: NodeJS.ProcessEnv = ENV
 
 describe('auth login (web flow)', () => {
   it('--login, --no-signup and --select-account reach the authorize URL', async () => {
-    const { url, done } = await startLogin({ login: 'hubot', signup: false, selectAccount: true, timeout: '1s' });
+    const { url, done } = await startLogin({ login: 'hubot', signup: false, selectAccount: true }, ENV, { timeout: '1s' });
     const u = new URL(url);
     expect(u.pathname).toBe('/login/oauth/authorize');
     expect(u.searchParams.get('login')).toBe('hubot');
@@ -59,7 +64,7 @@ describe('auth login (web flow)', () => {
   });
 
   it('times out when the browser never comes back', async () => {
-    const r = await cmd.run((ctx) => runAuthLogin(ctx, { timeout: '1s', browser: false }), { env: ENV });
+    const r = await cmd.run((ctx) => runAuthLogin(ctx, { browser: false }), { env: ENV, globals: { timeout: '1s' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Open this URL/);
     expect(r.stderr).toMatch(/timed out/);

@@ -19,7 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runEchoAuthInfo, runEchoToken } from '../../../../src/cli/commands/echo/auth-info.js';
 import type { EchoTokenOptions } from '../../../../src/cli/commands/echo/options.js';
 import { runEchoSend } from '../../../../src/cli/commands/echo/send.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands({}, { resetEach: false });
 const SEEDED_KEY = 'AIzaSyLanyardEmulatorEchoKey0000000001';
@@ -55,7 +55,7 @@ async function authInfo(path: string, token?: string, query = '') {
     challenge: res.headers.get('www-authenticate'),
   };
 }
-const info = (o: Partial<EchoTokenOptions>, r: RunOn = {}) => on.run((c) => runEchoAuthInfo(c, { scheme: 'service-account', ...o }), r);
+const info = (o: Partial<EchoTokenOptions>, r: RunOptions = {}) => on.run((c) => runEchoAuthInfo(c, { scheme: 'service-account', ...o }), r);
 const definition = (name: string, jwksFormat: string) => on.emu.admin('echo', 'definition', { name, jwksFormat });
 
 beforeAll(async () => {

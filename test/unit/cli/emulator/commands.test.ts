@@ -18,7 +18,7 @@ import {
   runEmulatorStart,
 } from '../../../../src/cli/commands/emulator/run.js';
 import { runRatelimitStatus } from '../../../../src/cli/commands/ratelimit/run.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const url = () => ({ url: on.emu.url });

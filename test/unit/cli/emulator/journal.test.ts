@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { runEmulatorRequests, runEmulatorStart } from '../../../../src/cli/commands/emulator/run.js';
 import { journalScript } from '../../../e2e/journal-script.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 
@@ -29,16 +29,22 @@ describe('emulator requests', () => {
     expect(human.stdout).not.toContain(on.emu.fixtures.hosting.personalToken);
   });
 
-  it('--follow --ndjson prints requests as they arrive, until interrupted; --follow with --json is exit 2', async () => {
+  it('--follow --ndjson prints requests as they arrive, read every 250 ms of its clock, until interrupted; --follow with --json is exit 2', async () => {
     on.emu.clearRequests();
     await journalScript(on.emu);
-    const following = on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true, ndjson: true, service: 'echo' }), {
+    // The clock stands still until the test moves it: the follower reads again only then.
+    const clock = on.clock;
+    clock.autoAdvance = false;
+    const following = on.run((c) => runEmulatorRequests(c, { url: on.emu.url, follow: true, service: 'echo' }), {
       format: 'ndjson',
       interruptWhen: (io) => io.stdoutText().includes('\n'),
     });
-    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 1000 && clock.sleeps.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(clock.sleeps).toEqual([250]);
     await (await fetch(`${on.emu.url}/echo`, { headers: { 'x-api-key': on.emu.fixtures.echo.apiKeys[0]! } })).text();
+    clock.advance(250);
     const r = await following;
+    expect(r.clock.sleeps.slice(0, 2)).toEqual([250, 250]);
     const lines = r.stdout
       .trim()
       .split('\n')

@@ -12,7 +12,7 @@ import { runHealthLogin, runHealthLogout, runHealthToken } from '../../../../src
 import { runHealthEvents } from '../../../../src/cli/commands/health/run.js';
 import { healthAccount } from '../../../../src/core/health/token.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 let token: string;
@@ -57,7 +57,7 @@ describe('a stored health token', () => {
 describe('auth login --health', () => {
   it('--no-browser prints the URL instead of opening one, and gives up after --timeout (exit 1)', async () => {
     const b = new ConsentBrowser('record');
-    const r = await on.run((c) => runHealthLogin(c, { browser: false, timeout: '1s' }), { browser: b, env: { LANYARD_BROWSER: 'in-process' } });
+    const r = await on.run((c) => runHealthLogin(c, { browser: false }), { globals: { timeout: '1s' }, browser: b, env: { LANYARD_BROWSER: 'in-process' } });
     expect(r.stderr).toMatch(/Open this URL in a browser to sign in:\n {2}http:\/\/127\.0\.0\.1:\d+\/common\/oauth2\/authorize\?response_type=token&/);
     expect(b.urls).toEqual([]);
     expect(r.code).toBe(1); // timed out waiting

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { HealthEventsOptions } from '../../../../src/cli/commands/health/options.js';
 import { runHealthEvent, runHealthEvents } from '../../../../src/cli/commands/health/run.js';
 import { PUBLISHED_EXAMPLE } from '../../../../src/emulator/services/health/published-example.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 interface HealthInfo {
   subscriptionId: string;
@@ -46,15 +46,15 @@ beforeAll(() => {
   process.env.TZ = 'UTC';
   info = (on.emu.info() as { health: HealthInfo }).health;
 });
-const withToken = (o: RunOn = {}): RunOn => ({ ...o, env: { LANYARD_HEALTH_TOKEN: info.token, ...o.env } });
-const events = (o: HealthEventsOptions, r: RunOn = {}) => on.run((c) => runHealthEvents(c, o), withToken(r));
-const event = (id: string, o: HealthEventsOptions, r: RunOn = {}) => on.run((c) => runHealthEvent(c, id, o), withToken(r));
-const list = async (o: HealthEventsOptions, r: RunOn = {}) => {
+const withToken = (o: RunOptions = {}): RunOptions => ({ ...o, env: { LANYARD_HEALTH_TOKEN: info.token, ...o.env } });
+const events = (o: HealthEventsOptions, r: RunOptions = {}) => on.run((c) => runHealthEvents(c, o), withToken(r));
+const event = (id: string, o: HealthEventsOptions, r: RunOptions = {}) => on.run((c) => runHealthEvent(c, id, o), withToken(r));
+const list = async (o: HealthEventsOptions, r: RunOptions = {}) => {
   const res = await events(o, { format: 'json', ...r });
   expect(res.code, res.stderr).toBe(0);
   return JSON.parse(res.stdout) as Ev[];
 };
-const debug: RunOn = { globals: { debug: true } };
+const debug: RunOptions = { globals: { debug: true } };
 const gets = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('> GET '));
 const hasService = (e: Ev, s: string) => e.properties.impact.some((i) => i.impactedService === s);
 const hasRegion = (e: Ev, r: string) => e.properties.impact.some((i) => i.impactedRegions.some((x) => x.impactedRegion === r));
@@ -72,7 +72,7 @@ describe('the published example', () => {
   });
 
   it('--ndjson prints one event per line; rows are tab-separated off a terminal', async () => {
-    const r = await events({ ...query, ndjson: true }, { format: 'ndjson' });
+    const r = await events(query, { format: 'ndjson' });
     expect(r.code).toBe(0);
     expect(
       r.stdout
@@ -230,9 +230,9 @@ describe('paging', () => {
   });
 
   it('--ndjson --all streams every event; --max stops early; without either only the first page', async () => {
-    const lines = (await events({ all: true, ndjson: true }, { format: 'ndjson' })).stdout.trim().split('\n');
+    const lines = (await events({ all: true }, { format: 'ndjson' })).stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(info.pageSize * 3);
-    const max = await events({ max: '13', ndjson: true }, { format: 'ndjson', ...debug });
+    const max = await events({ max: '13' }, { format: 'ndjson', ...debug });
     expect(
       max.stdout
         .trim()

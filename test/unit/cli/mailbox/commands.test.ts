@@ -17,7 +17,7 @@ import { runMailboxList } from '../../../../src/cli/commands/mailbox/run-list.js
 import { runMailboxGet, runMailboxPart, runMailboxRaw, runMailboxUrl } from '../../../../src/cli/commands/mailbox/run-read.js';
 import { runMailboxDelete, runMailboxLabel, runMailboxStore, runMailboxUpdate } from '../../../../src/cli/commands/mailbox/run-write.js';
 import type { Context } from '../../../../src/cli/context.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands({}, { resetEach: false });
 let dir: string;
@@ -53,13 +53,13 @@ const part =
     runMailboxPart(c, id, which, o);
 
 /** A run that must succeed, with no stack trace on stderr. */
-async function ok(f: Run, o: RunOn = {}) {
+async function ok(f: Run, o: RunOptions = {}) {
   const r = await on.run(f, o);
   expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
   expect(r.code, r.stderr).toBe(0);
   return r;
 }
-const json = (f: Run, o: RunOn = {}) => ok(f, { format: 'json', ...o }).then((r) => JSON.parse(r.stdout));
+const json = (f: Run, o: RunOptions = {}) => ok(f, { format: 'json', ...o }).then((r) => JSON.parse(r.stdout));
 const serverIds = async (lbl: number, reverse = true): Promise<string[]> =>
   (await (await fetch(`${api()}/label/${lbl}?count=500&reverse=${reverse}`)).json()) as string[];
 const serverMeta = async (id: string) => ((await (await fetch(`${api()}/message/${id}`)).json()) as { message: Record<string, unknown> }).message;
@@ -359,7 +359,7 @@ describe('paging with --all', () => {
 
   it('follows pages newest first without duplicates or gaps (page size 7, 9, 45, 500)', async () => {
     for (const count of ['7', '9', '45', '500']) {
-      const r = await ok(list({ label: '11', all: true, count, ndjson: true }), { format: 'ndjson' });
+      const r = await ok(list({ label: '11', all: true, count }), { format: 'ndjson' });
       expect(
         ndjsonIds(r.stdout).map((x) => x.id),
         `count ${count}`,
@@ -368,7 +368,7 @@ describe('paging with --all', () => {
   });
 
   it('and oldest first, with metadata', async () => {
-    const r = await ok(list({ label: '11', all: true, count: '8', oldestFirst: true, metadata: true, ndjson: true }), { format: 'ndjson' });
+    const r = await ok(list({ label: '11', all: true, count: '8', oldestFirst: true, metadata: true }), { format: 'ndjson' });
     const rows = ndjsonIds(r.stdout);
     expect(rows.map((x) => x.id)).toEqual([...expected].reverse());
     expect(rows[0]!.subject).toBe('Generated message 1');

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 

@@ -2,11 +2,11 @@
  * DPoP-bound tokens (RFC 9449) in `protocol request` and `auth token
  * --server`, as run functions against the in-process emulator with DPoP
  * switched on (formerly spawned end to end): the nonce challenges at the
- * token endpoint and the resource, an expired token refreshed with a proof
- * of the same key, the stateless revision, the warning of
+ * token endpoint and the resource, a revoked or an expired token refreshed
+ * with a proof of the same key, the stateless revision, the warning of
  * auth token, and --no-dpop refused. test/e2e/protocol-dpop.test.ts keeps
- * the server's refusals of foreign proofs and the other commands' wiring
- * (api, doctor, exec).
+ * the wiring: a spawned protocol request gets a DPoP-bound token (the server
+ * refuses foreign proofs of it), and api, doctor, exec.
  */
 import { describe, expect, it } from 'vitest';
 import { runProtocolToken } from '../../../../src/cli/commands/auth/protocol.js';
@@ -14,7 +14,7 @@ import type { ProtocolRequestOptions } from '../../../../src/cli/commands/protoc
 import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const mcp = () => `${on.emu.url}/mcp`;
@@ -62,6 +62,26 @@ describe('DPoP-bound tokens from the emulator', () => {
     expect(calls.map((m) => m.status)).toContain(401);
     expect(calls.at(-1)).toMatchObject({ status: 200, auth: 'dpop' });
     expect(s.mcpRequests.filter((m) => m.auth === 'bearer')).toEqual([]);
+  });
+
+  it('a revoked DPoP-bound token (invalid_token): refreshed with a proof of the same key, then through', async () => {
+    await configure({ dpopRequired: true, dpopNonce: true });
+    const c = new ConsentBrowser();
+    const list = () => request(c, { method: 'tools/list', json: true });
+    expect((await list()).code).toBe(0);
+    await on.emu.admin('protocol', 'revoke-access-tokens', {});
+    const before = await stats();
+    const r = await list();
+    expect(r.code, r.stderr).toBe(0);
+    const s = await stats();
+    // This run: invalid_token, a refresh (the token endpoint's nonce round trip, then the token), the resource's nonce
+    // round trip, then through; no proof refused for anything else (a replayed or wrong-key proof would be).
+    expect(s.dpop.refused.slice(before.dpop.refused.length).map((x) => `${x.where}:${x.error}`)).toEqual(['token:use_dpop_nonce', 'resource:use_dpop_nonce']);
+    expect((s.tokenRequests.refresh_token ?? 0) - (before.tokenRequests.refresh_token ?? 0)).toBe(2);
+    expect(s.dpop.accepted.token - before.dpop.accepted.token).toBe(1);
+    expect(s.mcpRequests.slice(before.mcpRequests.length).map((m) => m.auth)).not.toContain('bearer');
+    expect(s.mcpRequests.at(-1)).toMatchObject({ status: 200, auth: 'dpop' });
+    expect(tokens()?.tokenType).toBe('DPoP');
   });
 
   it('2026-07-28 (stateless): every request carries a DPoP proof; the nonce round trip happens as at 2025-11-25', async () => {

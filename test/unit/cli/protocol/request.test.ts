@@ -25,7 +25,7 @@ import { runProtocolRequest } from '../../../../src/cli/commands/protocol/reques
 import type { Context } from '../../../../src/cli/context.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const mcp = () => `${on.emu.url}/mcp`;
@@ -39,11 +39,12 @@ const tokens = (): Record<string, string> | undefined => {
 };
 
 /** A run with a consenting browser (LANYARD_BROWSER set, as a person's machine or a test has it). */
-function run(f: (ctx: Context) => Promise<unknown>, browser: ConsentBrowser, o: RunOn = {}) {
+function run(f: (ctx: Context) => Promise<unknown>, browser: ConsentBrowser, o: RunOptions = {}) {
   return on.run(f, { manualClock: true, browser, ...o, env: { LANYARD_BROWSER: 'in-process', ...o.env } });
 }
-const request = (b: ConsentBrowser, o: ProtocolRequestOptions = {}, r: RunOn = {}) => run((c) => runProtocolRequest(c, mcp(), o), b, { format: 'json', ...r });
-const login = (b: ConsentBrowser, o: Partial<AuthLoginOptions> = {}, r: RunOn = {}) => run((c) => runProtocolLogin(c, { server: mcp(), ...o }), b, r);
+const request = (b: ConsentBrowser, o: ProtocolRequestOptions = {}, r: RunOptions = {}) =>
+  run((c) => runProtocolRequest(c, mcp(), o), b, { format: 'json', ...r });
+const login = (b: ConsentBrowser, o: Partial<AuthLoginOptions> = {}, r: RunOptions = {}) => run((c) => runProtocolLogin(c, { server: mcp(), ...o }), b, r);
 
 describe('protocol request: discovery, registration, one retry', () => {
   it('2025-03-26: falls back to /authorize, /token and /register when the server has no metadata document', async () => {
@@ -129,7 +130,7 @@ describe('protocol request: discovery, registration, one retry', () => {
 describe('state and endpoint rules', () => {
   it('aborts on a state mismatch and stores nothing', async () => {
     const b = new ConsentBrowser('record');
-    const pending = request(b, { timeout: '20s' });
+    const pending = request(b, {}, { globals: { timeout: '20s' } });
     const redirect = new URL(await b.firstUrl()).searchParams.get('redirect_uri')!;
     const forged = await fetch(`${redirect}?code=forged&state=not-the-state`);
     expect(forged.status).toBe(400);

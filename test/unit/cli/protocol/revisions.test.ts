@@ -14,14 +14,14 @@ import type { ProtocolRequestOptions } from '../../../../src/cli/commands/protoc
 import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const mcp = () => `${on.emu.url}/mcp`;
 const stats = () => on.emu.admin('protocol', 'stats') as Promise<Stats>;
 const configure = (s: Record<string, unknown>) => on.emu.admin('protocol', 'configure', s);
 /** `protocol request URL` with a consenting browser; `json`: --json. */
-const request = (b: ConsentBrowser, o: ProtocolRequestOptions & { json?: boolean; url?: string } = {}, r: RunOn = {}) => {
+const request = (b: ConsentBrowser, o: ProtocolRequestOptions & { json?: boolean; url?: string } = {}, r: RunOptions = {}) => {
   const { json, url, ...opts } = o;
   return on.run((c) => runProtocolRequest(c, url ?? mcp(), opts), {
     manualClock: true,

@@ -15,7 +15,7 @@ import { runProtocolLogin } from '../../../../src/cli/commands/auth/protocol.js'
 import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
 import type { Stats } from '../../../../src/emulator/services/protocol/state.js';
 import { ConsentBrowser } from '../../../fakes/consent-browser.js';
-import { type RunOn, useEmulatorCommands } from '../run-on-emulator.js';
+import { type RunOptions, useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const mcp = () => `${on.emu.url}/mcp`;
@@ -37,7 +37,7 @@ async function workloadClient(): Promise<string> {
 }
 
 const browser = new ConsentBrowser('record');
-const ping = (r: RunOn = {}) =>
+const ping = (r: RunOptions = {}) =>
   on.run((c) => runProtocolRequest(c, mcp(), { method: 'ping' }), { browser, ...r, env: { LANYARD_BROWSER: 'in-process', ...r.env } });
 
 describe('workload identity renewals', () => {

@@ -12,7 +12,7 @@ import { runApi } from '../../../../src/cli/commands/api/run.js';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
 import { runEmulatorBudget, runEmulatorSecondary } from '../../../../src/cli/commands/emulator/ratelimit.js';
 import { runRatelimitStatus, runRatelimitWait } from '../../../../src/cli/commands/ratelimit/run.js';
-import { useEmulatorCommands } from '../run-on-emulator.js';
+import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
@@ -95,7 +95,7 @@ describe('ratelimit wait', () => {
 
   it('--timeout: exit 3 when the budget does not come back in time', async () => {
     await on.emu.budget({ anonymous: true, remaining: 0, resetInSeconds: 1800 });
-    const r = await on.run((c) => runRatelimitWait(c, { timeout: '1s' }));
+    const r = await on.run((c) => runRatelimitWait(c, {}), { globals: { timeout: '1s' } });
     expect(r.code).toBe(3);
     expect(r.clock.sleeps).toEqual([1000]);
     expect(r.stderr).toMatch(/timed out waiting for core: 0 left, resets at .* \(in 30m\)/);

@@ -38,7 +38,7 @@ describe('CI events and step summaries of ratelimit', () => {
     expect(r.stderr).not.toMatch(/waiting for core budget/);
     expect(await readFile(summary, 'utf8')).toMatch(/^\*\*ratelimit wait\*\*: core has \d+ of \d+ requests available/);
     // It waited on the clock, not on the wall: the reset was about 6 s away.
-    expect(cmd.clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5000);
+    expect(r.clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5000);
   });
 
   it('ratelimit status: a markdown table appended to the step summary; no events without CI', async () => {

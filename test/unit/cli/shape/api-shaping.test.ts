@@ -36,7 +36,7 @@ describe('--jq and --template over api', () => {
     expect(all.code, all.stderr).toBe(0);
     const n = Number(all.stdout.trim());
     expect(n).toBeGreaterThan(1);
-    const each = await api('/user/repos', { paginate: true, ndjson: true }, { format: 'ndjson', jq: '.name' });
+    const each = await api('/user/repos', { paginate: true }, { format: 'ndjson', jq: '.name' });
     expect(each.code, each.stderr).toBe(0);
     expect(each.stdout.trim().split('\n')).toHaveLength(n);
     expect(each.stdout).not.toContain('{');

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient, buildUrl, type HttpClientOptions } from '../../../../src/core/http/client.js';
 import { CancelledError, HttpError, NetworkError, RateLimitError, TimeoutError } from '../../../../src/core/errors.js';
 import { defaultRateLimitPolicy } from '../../../../src/core/ratelimit/policy.js';
@@ -292,6 +292,22 @@ describe('rate limits', () => {
     const err = await client.request({ method: 'POST', url: `${stub.url}/messages`, json: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect(clock.sleeps).toEqual([2000, 3000]);
+  });
+
+  it('a returned 503 with an HTTP-date Retry-After (okStatus takes it) is timed by the injected clock, never the wall clock', async () => {
+    make();
+    const wall = vi.spyOn(Date, 'now').mockImplementation(() => {
+      throw new Error('the wall clock was read');
+    });
+    try {
+      const at = new Date(NOW + 4000).toUTCString();
+      stub.on('POST', '/mcp', { status: 503, headers: { 'retry-after': at, date: dateHeader() } }).on('POST', '/mcp', { body: { ok: 1 } });
+      const res = await client.request({ method: 'POST', url: `${stub.url}/mcp`, json: {}, okStatus: (s) => s === 200 || s === 503 });
+      expect(res.status).toBe(200);
+      expect(clock.sleeps).toEqual([4000]);
+    } finally {
+      wall.mockRestore();
+    }
   });
 
   it('a request with a streamed body is not re-sent after a rate-limit wait', async () => {
