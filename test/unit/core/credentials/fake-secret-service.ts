@@ -26,6 +26,8 @@ export interface FakeBehaviour {
   errorOn?: { member: string; name: string };
   /** Accept the connection and never answer anything. */
   silent?: boolean;
+  /** Answer until this member has been answered, then nothing more (a service that freezes mid-read). */
+  freezeAfter?: string;
   /** Refuse SASL. */
   refuseAuth?: boolean;
   /** The default collection's Locked (an error when 'error'). */
@@ -98,6 +100,7 @@ export async function fakeSecretService(items: FakeItem[] = [], behaviour: FakeB
     let data = Buffer.alloc(0);
     let authed = false;
     let chunk = 0;
+    let frozen = false;
     socket.on('error', () => undefined);
     socket.on('data', (c: Buffer) => {
       chunk++;
@@ -116,7 +119,9 @@ export async function fakeSecretService(items: FakeItem[] = [], behaviour: FakeB
       for (const m of messages) {
         const member = m.member ?? '';
         bus.calls.push({ member, chunk, args: m.body });
+        if (frozen) continue;
         answer(socket, m, member);
+        frozen = member === bus.behaviour.freezeAfter;
       }
     });
   });

@@ -88,6 +88,20 @@ describe('readSecretService', () => {
     expect(await reading).toEqual({ kind: 'unavailable', reason: 'the Secret Service did not answer within 1500 ms' });
   });
 
+  it('a service that freezes between the two round trips: unavailable at the same one time limit, counted from the start', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    bus = await fakeSecretService(
+      ITEMS.map((i) => ({ ...i })),
+      { freezeAfter: 'SearchItems' },
+    );
+    const reading = read(bus, { timeoutMs: 1500 });
+    // Real I/O: wait until the second batch has reached the fake, then let the limit pass.
+    for (let i = 0; i < 200 && !bus.calls.some((c) => c.member === 'GetSecrets'); i++) await new Promise((r) => setImmediate(r));
+    expect(bus.calls.some((c) => c.member === 'GetSecrets')).toBe(true);
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(await reading).toEqual({ kind: 'unavailable', reason: 'the Secret Service did not answer within 1500 ms' });
+  });
+
   it('no bus at the address, or one that refuses authentication: unavailable, saying why', async () => {
     expect(await readSecretService({ address: 'unix:path=/nonexistent/lanyard-bus', uid: 1, timeoutMs: 3000, service: 'lanyard' })).toEqual({
       kind: 'unavailable',
