@@ -79,7 +79,9 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     onWaiting: s.onWaiting,
   });
   if (s.trace) {
-    const opener = prefetched ? 'opened before the CLI loaded (bin/lanyard.js)' : 'opened by the command';
+    const opened = prefetched ? await s.keychain!.result : undefined;
+    const via = opened?.ok && opened.via === 'secret-service' ? '; entries read over D-Bus' : '';
+    const opener = prefetched ? `opened before the CLI loaded (bin/lanyard.js)${via}` : 'opened by the command';
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);

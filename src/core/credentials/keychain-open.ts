@@ -1,7 +1,9 @@
 /**
- * Opening the OS keychain: on Linux the Secret Service is pinged over the
- * session bus first (see secret-service-ping.ts), the binding loads while the
- * bus answers, and one search reads every entry of the service. The steps run
+ * Opening the OS keychain: on Linux the entries are read from the Secret
+ * Service over a D-Bus connection of our own (secret-service.ts) while the
+ * native binding loads (it writes; and it reads what that reader leaves to
+ * it: locked items, errors); elsewhere one search of the binding reads every
+ * entry of the service. The steps run
  * on their own once started: a program can start them before it has loaded the
  * rest of itself (bin/lanyard.js does, for the commands that read
  * credentials), and hand the opening to `openCredentialStore`.
@@ -9,14 +11,21 @@
 import { KEYCHAIN_SERVICE } from './accounts.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type KeychainBinding, type KeychainEntry, keychainCall, loadKeychainBinding } from './keychain-binding.js';
 
-/** What opening the keychain gave: the binding and every entry, or why the keychain cannot be used. */
-export type KeychainOpenResult = { ok: true; binding: KeychainBinding; entries: KeychainEntry[] } | { ok: false; reason: string };
+/**
+ * What opening the keychain gave: the binding and every entry (read by
+ * `via`: over D-Bus by Lanyard itself, or by the binding's search), or why
+ * the keychain cannot be used.
+ */
+export type KeychainOpenResult =
+  | { ok: true; binding: KeychainBinding; entries: KeychainEntry[]; via?: 'secret-service' | 'binding' }
+  | { ok: false; reason: string };
 
 /** An opening of the keychain under way. */
 export interface KeychainOpening {
   /**
    * Settles once nothing is left for this process to do until the outcome:
-   * the search has been sent (it runs on the binding's own thread), or the
+   * the last requests to the Secret Service have been written (or the
+   * binding's search sent: it runs on the binding's own thread), or the
    * outcome is known.
    */
   readonly sent: Promise<void>;
@@ -27,18 +36,18 @@ export interface KeychainOpening {
 /** Options of {@link startKeychainOpen}. */
 export interface KeychainOpenOptions {
   /**
-   * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the Secret
-   * Service is pinged there first, and one that does not answer is reported
-   * unavailable without calling the binding.
+   * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the entries
+   * are read from the Secret Service there, and one that does not answer is
+   * reported unavailable without calling the binding.
    */
   sessionBus?: string;
-  /** Each step's time limit (default 3 s). */
+  /** The time limit of the Secret Service's read, and of each call of the binding (default 3 s). */
   timeoutMs?: number;
   /** The keychain service (default `lanyard`). */
   service?: string;
   /**
    * Open only a keychain known to be unlocked, so that nothing can show an
-   * unlock prompt (shell completion): on Linux the ping also asks whether the
+   * unlock prompt (shell completion): on Linux the read also asks whether the
    * default collection is locked, and a locked one, or one that cannot say,
    * is reported unavailable without calling the binding; elsewhere, where
    * that cannot be asked, the keychain is not opened.
@@ -49,32 +58,45 @@ export interface KeychainOpenOptions {
 /** Starts opening the keychain (see {@link KeychainOpening}). */
 export function startKeychainOpen(o: KeychainOpenOptions = {}): KeychainOpening {
   const timeoutMs = o.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS;
+  const service = o.service ?? KEYCHAIN_SERVICE;
   let markSent!: () => void;
   const sent = new Promise<void>((resolve) => (markSent = resolve));
   const result = (async (): Promise<KeychainOpenResult> => {
-    let loading: Promise<KeychainBinding> | undefined;
     const sessionBus = process.platform === 'linux' ? o.sessionBus : undefined;
     if (o.unlockedOnly && !sessionBus) return { ok: false, reason: 'cannot tell whether the keychain is unlocked' };
+    let loading: Promise<KeychainBinding> | undefined;
     if (sessionBus) {
-      const { pingSecretService } = await import('./secret-service-ping.js');
-      const pinging = pingSecretService(sessionBus, process.getuid?.() ?? 0, timeoutMs, { askLocked: o.unlockedOnly });
-      // The binding loads (dlopen and its set-up, ≈ 4 ms) while the bus
-      // answers the ping: on the next turn of the event loop, once the ping's
-      // connection is under way. Loading it calls nothing; the first call is
-      // made only after the ping succeeded.
+      const { readSecretService } = await import('./secret-service.js');
+      const reading = readSecretService({
+        address: sessionBus,
+        uid: process.getuid?.() ?? 0,
+        timeoutMs,
+        service,
+        unlockedOnly: o.unlockedOnly,
+        onSent: markSent,
+      });
+      // The binding (for writes, and for what the reader leaves to it) loads
+      // while the bus answers: on the next turn of the event loop, once the
+      // read's requests are written. Loading it calls nothing.
       loading = new Promise((resolve) => setImmediate(resolve)).then(loadKeychainBinding);
       loading.catch(() => undefined);
-      const ping = await pinging;
-      if (!ping.ok) return { ok: false, reason: ping.reason };
-      if (o.unlockedOnly && ping.locked !== false)
-        return { ok: false, reason: ping.locked ? 'the keychain is locked' : 'cannot tell whether the keychain is unlocked' };
+      const read = await reading;
+      if (read.kind === 'unavailable') return { ok: false, reason: read.reason };
+      if (read.kind === 'entries') {
+        markSent();
+        try {
+          return { ok: true, binding: await loading, entries: read.entries, via: 'secret-service' };
+        } catch (err) {
+          return { ok: false, reason: (err as Error).message };
+        }
+      }
     }
     try {
       const binding = await (loading ?? loadKeychainBinding());
       // One search: a missing or locked Secret Service fails here, not mid-command.
-      const searching = keychainCall('list', timeoutMs, () => binding.findCredentials(o.service ?? KEYCHAIN_SERVICE));
+      const searching = keychainCall('list', timeoutMs, () => binding.findCredentials(service));
       markSent();
-      return { ok: true, binding, entries: await searching };
+      return { ok: true, binding, entries: await searching, via: 'binding' };
     } catch (err) {
       return { ok: false, reason: (err as Error).message };
     }

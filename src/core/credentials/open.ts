@@ -23,10 +23,10 @@ export interface OpenCredentialStoreOptions {
   requireKeychain?: boolean;
   timeoutMs?: number;
   /**
-   * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the Secret
-   * Service is pinged there first, and a service that does not answer is
-   * treated as unavailable without calling the native binding (see
-   * secret-service-ping.ts for why).
+   * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the entries
+   * are read from the Secret Service there, and a service that does not
+   * answer is treated as unavailable without calling the native binding (see
+   * secret-service.ts and dbus-connection.ts for why).
    */
   sessionBus?: string;
   /**

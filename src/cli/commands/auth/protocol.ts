@@ -1,8 +1,8 @@
-/** `auth login|token|logout --server URL` and the protocol lines of `auth status`. */
+/** `auth login|token|logout --server URL` (the protocol lines of `auth status`: protocol-status.ts). */
 import type { Context } from '../../context.js';
-import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
+import type { AuthLoginOptions, AuthLogoutOptions, AuthTokenOptions } from './options.js';
 import { AuthRequiredError } from '../../../core/errors.js';
-import { authorize, currentTokens, renewable, type AuthorizeOptions, type ProtocolAuthDeps } from '../../../core/protocol/flow.js';
+import { authorize, currentTokens, type AuthorizeOptions, type ProtocolAuthDeps } from '../../../core/protocol/flow.js';
 import type { StoredTokens } from '../../../core/protocol/store.js';
 import { withSpinner } from './common.js';
 import { deviceHeadless } from './device-headless.js';
@@ -11,8 +11,6 @@ import { serverKeyOf } from '../../../core/protocol/endpoints.js';
 import { protocolCredentials } from '../../services/protocol/credentials.js';
 import { localTime } from '../../terminal/time-text.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
-import { maskSecret } from '../../../core/credentials/mask.js';
-import { tokenIdentity } from '../../../core/auth/token-claims.js';
 
 export async function runProtocolLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   const serverUrl = o.server!;
@@ -58,36 +56,6 @@ export async function runProtocolLogout(ctx: Context, o: AuthLogoutOptions): Pro
 }
 
 /** Lines for `auth status`; called by the hosting status command. */
-export async function protocolStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
-  const creds = await protocolCredentials(ctx);
-  const { store } = creds;
-  const now = ctx.clock.now();
-  const out: AuthStatusEntry[] = [];
-  for (const server of await creds.servers()) {
-    const t = await creds.tokens(server);
-    if (!t) continue;
-    const client = await creds.client(t.issuer);
-    const live = t.expiresAt === undefined || t.expiresAt > now;
-    const refreshable = renewable(t);
-    // Who the token is for, as it says (a JWT's user or subject); a client signed in as itself is its own subject.
-    const id = tokenIdentity(t.accessToken);
-    const user = id?.user ?? id?.subject ?? (t.grant === 'client_credentials' ? (id?.client ?? client?.clientId) : undefined);
-    out.push({
-      service: 'protocol',
-      host: server,
-      account: client?.clientId,
-      ...(user ? { user } : {}),
-      source: store.kind,
-      scopes: t.scope ? t.scope.split(/\s+/).filter(Boolean) : [],
-      valid: live || refreshable,
-      detail: live ? undefined : refreshable ? 'access token expired; refreshed on next use' : 'access token expired; sign in again',
-      expiresAt: t.expiresAt ? new Date(t.expiresAt).toISOString() : undefined,
-      token: showToken ? t.accessToken : maskSecret(t.accessToken),
-    });
-  }
-  return out;
-}
-
 /** `--device`: the protocol server's device grant, shown and polled as `auth device` does (also without a terminal). */
 async function deviceLogin(ctx: Context, o: AuthLoginOptions, deps: ProtocolAuthDeps, options: AuthorizeOptions): Promise<StoredTokens> {
   const headless = deviceHeadless(ctx, `use \`lanyard auth login --server ${o.server} --client-credentials\` with LANYARD_CLIENT_SECRET`);

@@ -15,7 +15,6 @@ import type { StoredAccount } from '../../../core/hosting/accounts.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
-import { canRefresh } from '../../../core/hosting/refresh.js';
 import { describeReason, selectionJson } from '../../../core/config/bindings.js';
 import { parseDuration } from '../../option-parse.js';
 
@@ -145,7 +144,8 @@ async function storedEntry(
   };
   await refresh(false);
   let c = await check(ctx, apiUrl, auth.record!.token);
-  if (!c.valid && !c.detail?.startsWith('could not') && canRefresh(auth.record!, ctx.clock.now())) {
+  // The refresh module (and the OAuth code it loads) only for a token the server refused.
+  if (!c.valid && !c.detail?.startsWith('could not') && (await import('../../../core/hosting/refresh.js')).canRefresh(auth.record!, ctx.clock.now())) {
     await refresh(true);
     c = await check(ctx, apiUrl, auth.record!.token);
   }
@@ -182,7 +182,7 @@ async function storedEntry(
  */
 async function otherEntries(ctx: Context, showToken: boolean): Promise<Array<{ name: string; entries?: AuthStatusEntry[]; error?: Error }>> {
   const sources: Array<[string, () => Promise<AuthStatusEntry[]>]> = [
-    ['protocol', async () => (await import('./protocol.js')).protocolStatusEntries(ctx, showToken)],
+    ['protocol', async () => (await import('./protocol-status.js')).protocolStatusEntries(ctx, showToken)],
     ['health', async () => (await import('./health.js')).healthStatusEntries(ctx, showToken)],
     ['echo', async () => (await import('./echo.js')).echoStatusEntries(ctx, showToken)],
   ];

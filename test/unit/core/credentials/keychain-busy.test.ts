@@ -13,7 +13,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pingSecretService } from '../../../../src/core/credentials/secret-service-ping.js';
+import { BusUnavailable, openBus } from '../../../../src/core/credentials/dbus-connection.js';
 
 /** Keeps this thread busy for `ms`, as compiling the CLI does. */
 function busy(ms: number): void {
@@ -41,31 +41,40 @@ function methodReturn(serial: number): Buffer {
 }
 
 describe('a process busy for longer than the time limit', () => {
-  it.runIf(process.platform === 'linux')('the Secret Service ping is timed from when it can be sent, and its answer read before the verdict', async () => {
-    const sockets: Socket[] = [];
-    const bus = async (name: string, answers: boolean) => {
-      const server = createServer((s) => {
-        sockets.push(s);
-        if (answers) s.once('data', () => s.write(Buffer.concat([Buffer.from('OK 0123abcd\r\n'), methodReturn(1), methodReturn(2)])));
-      });
-      await new Promise<void>((r) => server.listen(join(dir, name), r));
-      return server;
-    };
-    const servers = [await bus('bus', true), await bus('silent', false)];
-    try {
-      const ping = pingSecretService(`unix:path=${join(dir, 'bus')}`, 0, 100);
-      busy(400);
-      expect(await ping).toEqual({ ok: true });
-      // A bus that never answers still fails within the limit once this process is free.
-      const t0 = performance.now();
-      expect(await pingSecretService(`unix:path=${join(dir, 'silent')}`, 0, 100)).toEqual({
-        ok: false,
-        reason: 'the Secret Service did not answer within 100 ms',
-      });
-      expect(performance.now() - t0).toBeLessThan(2000);
-    } finally {
-      for (const s of sockets) s.destroy();
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-    }
-  });
+  it.runIf(process.platform === 'linux')(
+    'the Secret Service connection is timed from when it can be sent, and its answer read before the verdict',
+    async () => {
+      const sockets: Socket[] = [];
+      const bus = async (name: string, answers: boolean) => {
+        const server = createServer((s) => {
+          sockets.push(s);
+          if (answers) s.once('data', () => s.write(Buffer.concat([Buffer.from('OK 0123abcd\r\n'), methodReturn(1), methodReturn(2)])));
+        });
+        await new Promise<void>((r) => server.listen(join(dir, name), r));
+        return server;
+      };
+      const servers = [await bus('bus', true), await bus('silent', false)];
+      const ping = { path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus.Peer', member: 'Ping', destination: 'org.freedesktop.DBus' };
+      try {
+        const answering = openBus(join(dir, 'bus'), 0, 100);
+        const reply = answering.call(ping);
+        busy(400);
+        expect(await reply).toEqual({ ok: true, body: [] });
+        answering.close();
+        // A bus that never answers still fails within the limit once this process is free.
+        const t0 = performance.now();
+        const silent = openBus(join(dir, 'silent'), 0, 100);
+        const unanswered = await silent.call(ping).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(unanswered).toBeInstanceOf(BusUnavailable);
+        expect((unanswered as Error).message).toBe('the Secret Service did not answer within 100 ms');
+        expect(performance.now() - t0).toBeLessThan(2000);
+      } finally {
+        for (const s of sockets) s.destroy();
+        await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      }
+    },
+  );
 });

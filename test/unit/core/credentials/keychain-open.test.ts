@@ -1,11 +1,11 @@
 /**
- * Opening the keychain on its own (startKeychainOpen: ping, binding, one
- * search) and handing the opening to openCredentialStore, as bin/lanyard.js
- * does before the CLI loads. The binding is a fake; the ping talks to a socket.
+ * Opening the keychain on its own (startKeychainOpen: the entries read over
+ * D-Bus, or one search of the binding) and handing the opening to
+ * openCredentialStore, as bin/lanyard.js does before the CLI loads. The
+ * binding is a fake; the reader talks to a fake bus on a socket.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -26,6 +26,8 @@ vi.mock('@napi-rs/keyring/keytar.js', () => ({ default: keytar, ...keytar }));
 vi.mock('@napi-rs/keyring-linux-x64-gnu', () => ({ default: {} }));
 vi.mock('@napi-rs/keyring-linux-arm64-gnu', () => ({ default: {} }));
 
+const { fakeSecretService } = await import('./fake-secret-service.js');
+type FakeItem = import('./fake-secret-service.js').FakeItem;
 const { startKeychainOpen } = await import('../../../../src/core/credentials/keychain-open.js');
 const { openCredentialStore } = await import('../../../../src/core/credentials/open.js');
 
@@ -83,59 +85,43 @@ describe('startKeychainOpen', () => {
   });
 });
 
-/**
- * A session bus on a socket that accepts any client and answers each call by
- * its serial: Hello and Ping with an empty return, and, when the client
- * asks for it, the default collection's `Locked` as `answer` says (a
- * boolean, or an error reply).
- */
-async function fakeBus(answer: boolean | 'error'): Promise<{ address: string; close: () => Promise<void> }> {
-  const path = join(dir, `bus-${String(answer)}-${Math.random().toString(36).slice(2)}`);
-  const message = (type: 2 | 3, replySerial: number, fields: Buffer[], body: Buffer) => {
-    const head = Buffer.alloc(16);
-    head.write('l', 0);
-    head[1] = type;
-    head[3] = 1;
-    head.writeUInt32LE(body.length, 4);
-    head.writeUInt32LE(1000 + replySerial, 8);
-    const serial = Buffer.alloc(8);
-    serial.set([5, 1, 0x75, 0], 0); // REPLY_SERIAL, signature "u"
-    serial.writeUInt32LE(replySerial, 4);
-    const all = Buffer.concat([serial, ...fields]);
-    head.writeUInt32LE(all.length, 12);
-    const pad = Buffer.alloc((8 - ((16 + all.length) % 8)) % 8);
-    return Buffer.concat([head, all, pad, body]);
-  };
-  const signature = (sig: string) => Buffer.concat([Buffer.from([8, 1, 0x67, 0, sig.length]), Buffer.from(`${sig}\0`)]);
-  const padded = (b: Buffer) => Buffer.concat([b, Buffer.alloc((8 - (b.length % 8)) % 8)]);
-  const errorName = () => {
-    const name = Buffer.from('org.freedesktop.Secret.Error.NoSuchObject');
-    const b = Buffer.alloc(8 + name.length + 1);
-    b.set([4, 1, 0x73, 0], 0); // ERROR_NAME, signature "s"
-    b.writeUInt32LE(name.length, 4);
-    name.copy(b, 8);
-    return padded(b);
-  };
-  const server = createServer((socket) => {
-    // The client's side comes in one write; the Locked reply only when it asked (Properties.Get of the collection's Locked).
-    socket.once('data', (chunk: Buffer) => {
-      const asked = chunk.includes('org.freedesktop.Secret.Collection');
-      const locked = Buffer.alloc(8);
-      locked.set([1, 0x62, 0], 0); // variant of signature "b"
-      locked.writeUInt32LE(answer === true ? 1 : 0, 4);
-      socket.write(
-        Buffer.concat([
-          Buffer.from('OK 1234deadbeef\r\n'),
-          message(2, 1, [], Buffer.alloc(0)),
-          message(2, 2, [], Buffer.alloc(0)),
-          ...(!asked ? [] : answer === 'error' ? [message(3, 3, [errorName()], Buffer.alloc(0))] : [message(2, 3, [padded(signature('v'))], locked)]),
-        ]),
-      );
-    });
+const BUS_ITEMS: FakeItem[] = [
+  { path: '/org/freedesktop/secrets/collection/login/1', attributes: { service: 'lanyard', username: 'hosting:h' }, secret: 'mona' },
+  { path: '/org/freedesktop/secrets/collection/login/2', attributes: { service: 'lanyard', username: 'hosting:h:mona' }, secret: 'tok-1' },
+];
+const BUS_ENTRIES = [
+  { account: 'hosting:h', password: 'mona' },
+  { account: 'hosting:h:mona', password: 'tok-1' },
+];
+
+describe.runIf(process.platform === 'linux')('startKeychainOpen on a session bus: the entries read over D-Bus', () => {
+  it('reads them without calling the binding, which is loaded for writes', async () => {
+    const bus = await fakeSecretService(BUS_ITEMS.map((i) => ({ ...i })));
+    try {
+      const r = await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000 }).result;
+      expect(r).toMatchObject({ ok: true, via: 'secret-service', entries: BUS_ENTRIES });
+      expect(calls.find).toBe(0);
+      await (r as unknown as { binding: typeof keytar }).binding.setPassword('lanyard', 'hosting:h:hubot', 'tok-2');
+      expect(items.get('hosting:h:hubot')).toBe('tok-2');
+    } finally {
+      await bus.close();
+    }
   });
-  await new Promise<void>((r) => server.listen(path, r));
-  return { address: `unix:path=${path}`, close: () => new Promise((r) => server.close(() => r())) };
-}
+
+  it('what the reader leaves to the binding (locked items, an error from the service), the binding searches, as before', async () => {
+    for (const behaviour of [{}, { errorOn: { member: 'SearchItems', name: 'org.freedesktop.DBus.Error.ServiceUnknown' } }]) {
+      const bus = await fakeSecretService([{ ...BUS_ITEMS[0]!, locked: true }], behaviour);
+      try {
+        calls.find = 0;
+        const r = await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000 }).result;
+        expect(r).toMatchObject({ ok: true, via: 'binding', entries: [...items].map(([account, password]) => ({ account, password })) });
+        expect(calls.find).toBe(1);
+      } finally {
+        await bus.close();
+      }
+    }
+  });
+});
 
 describe.runIf(process.platform === 'linux')('startKeychainOpen({ unlockedOnly }): only a keychain known to be unlocked is read', () => {
   for (const [answer, expected] of [
@@ -144,15 +130,17 @@ describe.runIf(process.platform === 'linux')('startKeychainOpen({ unlockedOnly }
     ['error', { ok: false, reason: 'cannot tell whether the keychain is unlocked' }],
   ] as const) {
     it(`the default collection answers Locked = ${String(answer)}: ${expected.ok ? 'read' : 'not read, the binding never called'}`, async () => {
-      const bus = await fakeBus(answer);
+      const bus = await fakeSecretService(
+        BUS_ITEMS.map((i) => ({ ...i })),
+        { locked: answer },
+      );
       try {
         const r = await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000, unlockedOnly: true }).result;
-        expect(r).toMatchObject(expected);
-        expect(calls.find).toBe(expected.ok ? 1 : 0);
-        // Without unlockedOnly the same bus is only pinged: the binding is called whatever the lock.
-        calls.find = 0;
+        expect(r).toMatchObject(expected.ok ? { ...expected, entries: BUS_ENTRIES } : expected);
+        expect(bus.calls.some((c) => c.member === 'GetSecrets')).toBe(expected.ok);
+        // Without unlockedOnly the same bus is read whatever the default collection says.
         expect((await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000 }).result).ok).toBe(true);
-        expect(calls.find).toBe(1);
+        expect(calls.find).toBe(0);
       } finally {
         await bus.close();
       }
