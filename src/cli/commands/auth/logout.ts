@@ -27,10 +27,7 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
     return;
   }
   const stored = await stores.accounts.list();
-  if (!stored.length)
-    throw new LanyardError('not_signed_in', o.user === undefined ? `no hosting account is stored for ${host}` : `no stored token for ${o.user} on ${host}`, {
-      hint: 'see `lanyard auth status`',
-    });
+  if (!stored.length) throw nothingToLogOut(host, o.user, stores.fallbackReason);
   // Several accounts and no --user: which one is for the person to say (a prompt), or --user (exit 2), as the code host's CLI does.
   const found =
     o.user !== undefined
@@ -57,4 +54,18 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
   const next = await stores.accounts.activeLogin();
   if (next) ctx.io.err(`Active account is now ${next}.`);
   if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) ctx.warn('a token in the environment (LANYARD_TOKEN / WORKFLOW_TOKEN) is still used for hosting calls');
+}
+
+/**
+ * Nothing stored to delete. When the keychain could not be read (it did not
+ * answer in time, is locked, …) only the 0600 file was looked in: the token
+ * may well be in the keychain, so that is what is said, not "not stored".
+ */
+function nothingToLogOut(host: string, user: string | undefined, fallbackReason: string | undefined): LanyardError {
+  const what = user === undefined ? `no hosting account of ${host}` : `no stored token for ${user} on ${host}`;
+  if (fallbackReason?.startsWith('the OS keychain is unavailable'))
+    return new LanyardError('credential_store', `${fallbackReason}, and the 0600 file holds ${what}: nothing was deleted`, {
+      hint: 'try again once the keychain answers (LANYARD_KEYCHAIN_TIMEOUT_MS allows it longer), or see `lanyard doctor`',
+    });
+  return new LanyardError('not_signed_in', user === undefined ? `no hosting account is stored for ${host}` : what, { hint: 'see `lanyard auth status`' });
 }

@@ -3,6 +3,7 @@
  * clock (no wall-clock waits): what goes to stdout and stderr, what is stored.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -96,5 +97,32 @@ describe('runAuthDevice', () => {
     const err = await runAuthDevice(context(), { scopes: 'repo <script>' }).catch((e: unknown) => e);
     expect(exitCodeFor(err)).toBe(2);
     expect(stub.requests).toHaveLength(0);
+  });
+});
+
+describe('runAuthLogout', () => {
+  it.runIf(process.platform === 'linux')('a keychain that does not answer is said, not taken for "no account stored" (exit 1, nothing deleted)', async () => {
+    // A session bus that accepts the connection and never answers: the keychain is unavailable, only the 0600 file is looked in.
+    const sockets: Socket[] = [];
+    const bus = createServer((s) => sockets.push(s));
+    const path = join(dir, 'bus');
+    await new Promise<void>((r) => bus.listen(path, r));
+    try {
+      const ctx = context({ LANYARD_KEYCHAIN: '', DBUS_SESSION_BUS_ADDRESS: `unix:path=${path}`, LANYARD_KEYCHAIN_TIMEOUT_MS: '50' });
+      const err = await runAuthLogout(ctx, {}).catch((e: unknown) => e);
+      expect(exitCodeFor(err)).toBe(1);
+      expect((err as Error).message).toMatch(
+        /^the OS keychain is unavailable \(.*did not answer within 50 ms\), and the 0600 file holds no hosting account of .*: nothing was deleted$/,
+      );
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => bus.close(r));
+    }
+  });
+
+  it('with nothing stored anywhere: not signed in', async () => {
+    const err = await runAuthLogout(context(), {}).catch((e: unknown) => e);
+    expect(exitCodeFor(err)).toBe(1);
+    expect((err as Error).message).toBe(`no hosting account is stored for ${new URL(stub.url).host}`);
   });
 });
