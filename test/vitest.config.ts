@@ -38,6 +38,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The built library and emulator (dist/lib/, ES modules) are loaded by Node, as a program importing the package
+    // loads them, not transformed again by vitest for every file that imports them (test/e2e/in-process-emulator.ts).
+    server: { deps: { external: [/\/dist\/lib\//] } },
     sequence: { sequencer: LongestFirst },
     projects: [
       // Tests that start processes and servers (the built CLI, the emulator, Chromium, squid, gnome-keyring): a
