@@ -31,13 +31,28 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Node 20 reads and parses NODE_EXTRA_CA_CERTS when each process starts (Node
+ * 22 and later when TLS first needs it): with the system bundle there, as on
+ * this project's machines, about 50 ms of CPU for each of the hundred test
+ * processes. They start without it; test/setup-env.ts puts it back into
+ * their environment for what they run themselves (npm, gh, the SDKs);
+ * test/e2e/harness.ts keeps it from the CLI and the emulators.
+ */
+const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS;
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 export default defineConfig({
   root,
   test: {
     setupFiles: ['test/setup-env.ts'],
+    env: extraCaCerts === undefined ? {} : { VITEST_NODE_EXTRA_CA_CERTS: extraCaCerts },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The built library and emulator (dist/lib/, ES modules) are loaded by Node, as a program importing the package
+    // loads them, not transformed again by vitest for every file that imports them (test/e2e/in-process-emulator.ts).
+    server: { deps: { external: [/\/dist\/lib\//] } },
     sequence: { sequencer: LongestFirst },
     projects: [
       // Tests that start processes and servers (the built CLI, the emulator, Chromium, squid, gnome-keyring): a

@@ -435,6 +435,8 @@ class Response implements EmuResponse {
   head(status: number, headers?: Record<string, string>): ServerResponse {
     const h = this.extraHeaders;
     if (headers) for (const k in headers) h[k] = headers[k]!;
+    // An event stream never ends by itself: its type is set where the server can read it when it stops and ends the stream (server.ts).
+    if (h['content-type']?.startsWith('text/event-stream')) this.raw.setHeader('content-type', h['content-type']);
     this.raw.writeHead(status, h);
     return this.raw;
   }

@@ -126,7 +126,7 @@ async function listen(
   const env: EmulatorEnv = { clock, baseUrl: () => baseUrl, dataDir, log: o.log ?? (() => undefined) };
   const tls = await tlsOf(o, host, dataDir);
   const { router, services, admin } = await routerOf(o, env, tls);
-  const { server, sockets } = createServer(tls, requestHandler(o, env, router));
+  const { server, held } = createServer(tls, requestHandler(o, env, router));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, host, () => resolve());
@@ -145,7 +145,7 @@ async function listen(
     admin,
     routes: () => router.routes(),
     close() {
-      closing ??= shutDown(server, sockets, services, removeOwnData);
+      closing ??= shutDown(server, held, services, removeOwnData);
       return closing;
     },
   };
@@ -233,8 +233,14 @@ function requestHandler(o: EmulatorOptions, env: EmulatorEnv, router: Router): (
   };
 }
 
-/** The HTTP or HTTPS server, with its time limits, and the sockets it holds (destroyed on close). */
-function createServer(tls: TlsMaterial, handler: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; sockets: Set<Socket> } {
+/** What a server holds open: its sockets (destroyed on close) and its unfinished responses (event streams are ended on close). */
+interface Held {
+  sockets: Set<Socket>;
+  responses: Set<ServerResponse>;
+}
+
+/** The HTTP or HTTPS server, with its time limits, and what it holds open. */
+function createServer(tls: TlsMaterial, handler: (req: IncomingMessage, res: ServerResponse) => void): { server: Server; held: Held } {
   let server: Server;
   if (tls.files) {
     server = createHttpsServer(tls.files, handler) as unknown as Server;
@@ -247,21 +253,36 @@ function createServer(tls: TlsMaterial, handler: (req: IncomingMessage, res: Ser
   // A request that never finishes its headers or body does not hold a socket forever.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
-  const sockets = new Set<Socket>();
+  const held: Held = { sockets: new Set(), responses: new Set() };
   server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+    held.sockets.add(s);
+    s.on('close', () => held.sockets.delete(s));
   });
-  return { server, sockets };
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    held.responses.add(res);
+    res.once('close', () => held.responses.delete(res));
+  });
+  return { server, held };
 }
 
-/** Stops listening (connections still open after a second are destroyed), closes the services, removes a temporary data directory. */
-async function shutDown(server: Server, sockets: Set<Socket>, services: EmulatorService[], removeOwnData: () => Promise<unknown> | undefined): Promise<void> {
+/**
+ * Stops listening and closes the services. Event streams (the console's, the
+ * protocol's) never finish by themselves: they are ended at once, as a server
+ * going away ends them, and their connections closed once the end is sent.
+ * Other requests get a second to finish, then their connections are destroyed.
+ * A temporary data directory is removed.
+ */
+async function shutDown(server: Server, held: Held, services: EmulatorService[], removeOwnData: () => Promise<unknown> | undefined): Promise<void> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections?.();
+    for (const res of held.responses) {
+      if (!String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) continue;
+      res.once('finish', () => res.socket?.destroySoon());
+      res.end();
+    }
     setTimeout(() => {
-      for (const s of sockets) s.destroy();
+      for (const s of held.sockets) s.destroy();
     }, 1000).unref();
   });
   for (const s of services) await s.close?.();

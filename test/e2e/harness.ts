@@ -1,14 +1,16 @@
 /**
- * End-to-end harness: spawns the built CLI (`bin/lanyard.js`) and the
- * emulator (`lanyard emulator start --port 0`) as real processes on 127.0.0.1,
- * each test world with its own config directory and no keychain by default.
+ * End-to-end harness: spawns the built CLI (`bin/lanyard.js`) as a real
+ * process against the emulator on 127.0.0.1 (the built emulator module in the
+ * test's process, or `lanyard emulator start` in its own), each test world
+ * with its own config directory and no keychain by default.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'lanyard.js');
@@ -30,11 +32,22 @@ export interface RunOptions {
   onSpawn?: (child: ChildProcess) => void;
 }
 
-/** Environment with nothing of the developer's own Lanyard settings. */
+/**
+ * Variables of the machine a test's process must not inherit: the
+ * developer's own Lanyard settings, and the machine's extra CA bundle
+ * (NODE_EXTRA_CA_CERTS: the CLI's requests here go to loopback; a test of
+ * trust sets its own CA, and must not pass because the machine trusts more).
+ * Node 20 reads and parses that bundle when every process starts (Node 22
+ * and later when TLS first needs it): with the system bundle set, as on this
+ * project's machines, `node -e 0` cost 77 ms of CPU instead of 26 (2026-11-28).
+ */
+const INHERITED_NOT = (k: string): boolean => k.startsWith('LANYARD_') || ['WORKFLOW_TOKEN', 'BROWSER', 'NODE_EXTRA_CA_CERTS'].includes(k);
+
+/** Environment with nothing of the developer's own Lanyard settings (see INHERITED_NOT) plus `extra`. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('LANYARD_') || k === 'WORKFLOW_TOKEN' || k === 'BROWSER') continue;
+    if (v === undefined || INHERITED_NOT(k)) continue;
     env[k] = v;
   }
   env.NO_COLOR = '1';
@@ -166,8 +179,9 @@ export interface CliEmulator {
 /**
  * Starts `lanyard emulator start ARGS` (this checkout's CLI, or `bin`, an
  * installed one) in a clean environment plus `env`; resolves after its first
- * line, once stderr also shows `readyOn` (default: the profile registration;
- * waited for at most 2 s).
+ * line, once stderr also shows `readyOn` (default: the console's address,
+ * the last line the command prints before serving, with or without a
+ * profile; waited for at most 2 s).
  */
 export async function startCliEmulator(
   args: string[],
@@ -182,7 +196,7 @@ export async function startCliEmulator(
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (c) => reject(new Error(`emulator exited ${c}: ${stderr}`)));
   });
-  const ready = o.readyOn ?? /Profile "emulator"/;
+  const ready = o.readyOn ?? /^Console: /m;
   for (let i = 0; i < 100 && !ready.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
   return {
     first,
@@ -196,29 +210,33 @@ export async function startCliEmulator(
   };
 }
 
-export async function startWorld(options: { env?: Record<string, string>; emulatorArgs?: string[] } = {}): Promise<World> {
+export interface WorldOptions {
+  /** The CLI's environment in this world (beside LANYARD_CONFIG_DIR). */
+  env?: Record<string, string>;
+  /** Options of `lanyard emulator start`: --tls-cert/--tls-key, --allow-host, --public-host, --data-dir. */
+  emulatorArgs?: string[];
+  /**
+   * Run the emulator as `lanyard emulator start` in its own process (for a
+   * file whose subject is that process: its exit, its data directory across
+   * restarts). Default: the same emulator (dist/lib/emulator-server.js, the
+   * module that command runs) in a worker thread of this process, serving
+   * over real HTTP; the profile "emulator" written as the command writes it.
+   */
+  process?: boolean;
+}
+
+/**
+ * A world: a config directory with the profile "emulator" pointing at a
+ * running emulator, and the built CLI run in it. The emulator runs in a thread
+ * of this process by default (a spawned `emulator start` cost every file
+ * Node's start-up and the CLI's loading; the CLI runs stay spawned).
+ */
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const configDir = await mkdtemp(join(tmpdir(), 'lanyard-e2e-'));
   const env = { LANYARD_CONFIG_DIR: configDir, ...options.env };
-  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '-q', ...(options.emulatorArgs ?? [])], {
-    env: cleanEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`emulator did not start: ${stderr}`)), 15_000);
-    rl.once('line', (line) => {
-      clearTimeout(timer);
-      const m = /^Emulator listening on (\S+)$/.exec(line);
-      if (m) resolve(m[1]!);
-      else reject(new Error(`unexpected first line: ${line}`));
-    });
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}: ${stderr}`)));
-  });
-  // Profile registration happens right after the first line; wait for it.
-  for (let i = 0; i < 100 && !/Profile "emulator"/.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
-  const world: World = {
+  const emulator = options.process ? await spawnedEmulator(env, options.emulatorArgs ?? []) : await inProcessEmulator(configDir, options.emulatorArgs ?? []);
+  const { url } = emulator;
+  return {
     url,
     configDir,
     env,
@@ -234,12 +252,90 @@ export async function startWorld(options: { env?: Record<string, string>; emulat
       return text ? JSON.parse(text) : undefined;
     },
     async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await emulator.stop();
       await rm(configDir, { recursive: true, force: true });
     },
   };
-  return world;
+}
+
+interface WorldEmulator {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** `lanyard emulator start --port 0 -q ARGS` in the world's environment, once it has written the profile. */
+async function spawnedEmulator(env: Record<string, string>, args: string[]): Promise<WorldEmulator> {
+  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '-q', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error(`emulator did not start: ${stderr}`)), 15_000);
+    rl.once('line', (line) => {
+      clearTimeout(timer);
+      const m = /^Emulator listening on (\S+)$/.exec(line);
+      if (m) resolve(m[1]!);
+      else reject(new Error(`unexpected first line: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}: ${stderr}`)));
+  });
+  // The profile is written before the first line (run.ts): nothing to wait for.
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The options of `lanyard emulator start` a world may pass, as the emulator module takes them. */
+function emulatorOptions(args: string[]): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  const allowed: string[] = [];
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    if (value === undefined) throw new Error(`startWorld: ${flag} needs a value`);
+    if (flag === '--tls-cert') o.tlsCertFile = value;
+    else if (flag === '--tls-key') o.tlsKeyFile = value;
+    else if (flag === '--data-dir') o.dataDir = value;
+    else if (flag === '--public-host') o.publicHost = value.toLowerCase();
+    else if (flag === '--allow-host') allowed.push(value);
+    else throw new Error(`startWorld: ${flag} is not known in process; start the world with { process: true }`);
+  }
+  if (allowed.length) o.allowedHosts = allowed;
+  return o;
+}
+
+/**
+ * The emulator module in a worker thread of this process (world-emulator.mjs
+ * says why a thread), and the profile "emulator" written into `configDir` as
+ * `emulator start` writes it.
+ */
+async function inProcessEmulator(configDir: string, args: string[]): Promise<WorldEmulator> {
+  const worker = new Worker(new URL('./world-emulator.mjs', import.meta.url), { workerData: { port: 0, host: '127.0.0.1', ...emulatorOptions(args) } });
+  const started = await new Promise<{ url: string; profile: Record<string, string> }>((resolve, reject) => {
+    worker.once('message', (m: { url: string; profile: Record<string, string> } | { error: string }) =>
+      'error' in m ? reject(new Error(`emulator did not start: ${m.error}`)) : resolve(m),
+    );
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`emulator thread exited with ${code}`)));
+  });
+  await writeFile(join(configDir, 'config.json'), JSON.stringify({ profiles: { emulator: started.profile } }, null, '\t'), { mode: 0o600 });
+  return {
+    url: started.url,
+    async stop() {
+      const stopped = new Promise((resolve) => {
+        worker.once('message', resolve);
+        worker.once('exit', resolve);
+      });
+      worker.postMessage('stop');
+      await stopped;
+      await worker.terminate();
+    },
+  };
 }
 
 /** A self-signed certificate for 127.0.0.1 (openssl, valid one day): `cert.pem` and `key.pem` in `dir`. */

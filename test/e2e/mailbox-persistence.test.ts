@@ -16,7 +16,7 @@ const msg = 'From: a@example.net\r\nSubject: keep me\r\n\r\nstill here\r\n';
 describe('mailbox persistence', () => {
   it('keeps messages, labels, markers and deletions across restarts; ignores a torn last journal line', async () => {
     const data = await mkdtemp(join(tmpdir(), 'lanyard-mbx-data-'));
-    world = await startWorld({ emulatorArgs: ['--data-dir', data] });
+    world = await startWorld({ emulatorArgs: ['--data-dir', data], process: true });
     const run = (args: string[], input?: string) => world!.run(['--profile', 'emulator', 'mailbox', ...args], { input });
     const id = (await run(['store', '-', '--label', '5', '--marker', 'seen'], msg)).stdout.trim();
     const seeded = (await run(['list'])).stdout.trim().split('\n');
@@ -27,7 +27,7 @@ describe('mailbox persistence', () => {
 
     // A crash in the middle of an append leaves half a line behind.
     await appendFile(join(data, 'mailbox', 'journal.ndjson'), '{"op":"put","mb":"example.com/alice","rec":{"id":"trunc');
-    world = await startWorld({ emulatorArgs: ['--data-dir', data] });
+    world = await startWorld({ emulatorArgs: ['--data-dir', data], process: true });
     const after = (await run(['list'])).stdout.trim().split('\n');
     expect(after).toEqual(seeded.filter((x) => x !== gone));
     const meta = JSON.parse((await run(['get', id, '--json'])).stdout) as { message: { labels: number[]; markers: string[] } };

@@ -3,7 +3,7 @@
  * URI (the emulator's own, or any other), kept 300 s on the emulator clock,
  * and fetched again when a token names a kid the cached document lacks.
  */
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { JwtFailure } from './jwt-validate.js';
 
 export const KEY_CACHE_SECONDS = 300;
@@ -17,8 +17,9 @@ export class JwksCache {
   readonly #entries = new Map<string, Entry>();
   /** Fetches per URI (for tests and `stats`). */
   readonly fetches = new Map<string, number>();
-  // The emulator may serve HTTPS with a self-signed certificate: trust it for its own URLs.
-  readonly #selfAgent = new Agent({ connect: { rejectUnauthorized: false } });
+  // The emulator may serve HTTPS with a self-signed certificate: trust it for its own URLs. undici is
+  // loaded on the first fetch, not with the emulator (few runs fetch a key).
+  #selfAgent: Agent | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -40,6 +41,8 @@ export class JwksCache {
     let text = '';
     try {
       const own = new URL(uri).origin === new URL(this.selfOrigin()).origin;
+      const { Agent, request } = await import('undici');
+      if (own) this.#selfAgent ??= new Agent({ connect: { rejectUnauthorized: false } });
       const res = await request(uri, {
         method: 'GET',
         headers: { accept: 'application/json' },
@@ -68,6 +71,6 @@ export class JwksCache {
   }
 
   async close(): Promise<void> {
-    await this.#selfAgent.close();
+    await this.#selfAgent?.close();
   }
 }
