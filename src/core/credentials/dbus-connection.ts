@@ -50,14 +50,12 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
     for (const p of pending.values()) p.reject(failure);
     pending.clear();
   };
-  // The time limit is the bus's, not this process's: bin/lanyard.js opens the connection and then compiles the CLI,
-  // and nothing is sent before this process's event loop turns. So the clock starts on that first turn, and the
-  // verdict waits one more turn (setImmediate), so that an answer already received is read before it.
-  setImmediate(() => {
-    if (failure) return;
-    const late = () => fail(`${what} did not answer within ${timeoutMs} ms`);
-    timer = setTimeout(() => setImmediate(late), timeoutMs);
-  });
+  startLimit(
+    timeoutMs,
+    () => failure !== undefined,
+    (t) => (timer = t),
+    () => fail(`${what} did not answer within ${timeoutMs} ms`),
+  );
   const socket: Socket = connect(path);
   socket.on('error', (err: NodeJS.ErrnoException) => fail(`cannot connect to the session bus (${err.code ?? err.message})`));
   socket.on('close', () => fail('the session bus closed the connection'));
@@ -100,6 +98,19 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
       fail('the connection was closed');
     },
   };
+}
+
+/**
+ * Arms the time limit. It is the bus's, not this process's: bin/lanyard.js
+ * opens the connection and then compiles the CLI, and nothing is sent before
+ * this process's event loop turns. So the clock starts on that first turn,
+ * and the verdict waits one more turn (setImmediate), so that an answer
+ * already received is read before it.
+ */
+function startLimit(ms: number, ended: () => boolean, armed: (t: ReturnType<typeof setTimeout>) => void, late: () => void): void {
+  setImmediate(() => {
+    if (!ended()) armed(setTimeout(() => setImmediate(late), ms));
+  });
 }
 
 /** The socket's data handler: the SASL answer, then replies handed to `onReply` by the serial they answer. */

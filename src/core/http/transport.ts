@@ -21,7 +21,9 @@ import type { PreparedRequest } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { tunnelAgent, tunnelOnSignal } from './tunnel.js';
 import { wrapResponse } from './stream.js';
-import type { HttpResponse, RequestSpec, Timeouts } from './types.js';
+import type { HttpResponse, Preconnected, RequestSpec, Timeouts } from './types.js';
+
+export type { Preconnected } from './types.js';
 
 /** Sends one prepared request; the answer's body is not read yet. */
 export interface Transport {
@@ -45,17 +47,6 @@ export interface TransportOptions {
   trace?: TraceSink;
   /** An https connection opened before the client was made, taken by the first connection to its origin (see {@link Preconnected}). */
   preconnected?: Preconnected;
-}
-
-/**
- * An https connection opened ahead of the client (bin/lanyard.js opens the
- * API's while the CLI loads): to one host and port, with Node's default trust
- * (no proxy, no added CA) and the server name an https agent would give it.
- * Handed over at most once, and only while it is open.
- */
-export interface Preconnected {
-  /** The open connection to this host, port and server name ('' for an IP address), or undefined. */
-  take(host: string, port: number, servername: string): import('node:tls').TLSSocket | undefined;
 }
 
 export class NodeHttpTransport implements Transport {

@@ -6,7 +6,6 @@ import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { PacingStore, PacingWindow } from './pacing.js';
 import type { ProxySettings } from './proxy.js';
 import type { TrustSettings } from './trust.js';
-import type { Preconnected } from './transport.js';
 
 /** How a request proves who it is; chosen per service, never built by callers. */
 export type Credential =
@@ -233,4 +232,15 @@ export interface CredentialProvider {
    * refusal with a new nonce, §9): the client does that once per exchange, without a refresh.
    */
   answered?(answer: CredentialAnswer): boolean;
+}
+
+/**
+ * An https connection opened ahead of the client (bin/lanyard.js opens the
+ * API's while the CLI loads): to one host and port, with Node's default trust
+ * (no proxy, no added CA) and the server name an https agent would give it.
+ * Handed over at most once, and only while it is open.
+ */
+export interface Preconnected {
+  /** The open connection to this host, port and server name ('' for an IP address), or undefined. */
+  take(host: string, port: number, servername: string): import('node:tls').TLSSocket | undefined;
 }
