@@ -365,7 +365,7 @@ describe('the service’s limits on the query API', () => {
 });
 
 describe('many in a row', () => {
-  it('a bulk import of 300 issues by concurrent mutations: numbers 1..300 once each, and both APIs page through all of them', async () => {
+  it('a bulk import of 300 issues, 20 mutations in flight at a time (each runs to completion in turn in the emulator): numbers 1..300 once each, and both APIs page through all of them', async () => {
     await ref.emu.limits({ contentCreatingPerMinute: 1000, contentCreatingPerHour: 1000 });
     const id = await repoId();
     const create = gql();

@@ -27,8 +27,9 @@ describe('emulator shutdown', () => {
     const took = performance.now() - t0;
     expect(await ended).toBe('end');
     expect(text).toContain(': lanyard emulator console');
-    // The grace for unfinished requests is a second; an event stream is not one of them.
-    expect(took).toBeLessThan(600);
+    // The grace for unfinished requests is a second; an event stream is not one of them. Waiting it out takes
+    // >= 1,000 ms; 900 leaves a loaded machine room while still failing on that.
+    expect(took, 'close() waited out the 1 s grace').toBeLessThan(900);
   });
 
   it('a request being answered (a latency fault) still gets its answer', async () => {
