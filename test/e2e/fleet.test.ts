@@ -345,7 +345,9 @@ describe('when the shared server goes away or wants a password', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(printed).toBeGreaterThan(0);
-    expect(exited - printed, 'it lingered after its output').toBeLessThan(1_000);
+    // The defect kept the process 1.9-2 s after its output (a 2 s timer of the pacing client's): 1.5 s still catches it
+    // and leaves a loaded CI machine room for the exit itself.
+    expect(exited - printed, 'it lingered after its output').toBeLessThan(1_500);
     expect(r.stderr).toMatch(
       new RegExp(`^! shared pacing at redis://127\\.0\\.0\\.1:${server.port} cannot be used \\([^\\n]+\\); pacing on this machine only\\n$`),
     );

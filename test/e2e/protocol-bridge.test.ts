@@ -4,7 +4,7 @@
  * server over streamable HTTP, signing in on the way (the stand-in browser
  * answers the consent page). stdout is read strictly by the SDK throughout.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -362,13 +362,20 @@ describe('protocol bridge: many at once, recovery, a sign-in that waits', () => 
     expect(stderr).toMatch(/Open this URL in a browser/);
     expect(stderr).toMatch(/answered initialize with an error/);
     expect(stderr).toContain(`run \`lanyard auth login --server ${mcp}\``);
-    const [url] = await c.urls();
-    expect(url).toBeTruthy();
+    // The browser is a process of its own: the URL is in its log once it has started, not when the bridge says it opened it.
+    const url = await vi.waitFor(
+      async () => {
+        const [opened] = await c.urls();
+        if (!opened) throw new Error('the browser has not recorded the sign-in URL');
+        return opened;
+      },
+      { timeout: 15_000, interval: 50 },
+    );
     // The host gives up as the SDK's close does (stdin, then SIGTERM); the user answers the consent page afterwards.
     child.stdin!.end();
     child.kill('SIGTERM');
     for (let i = 0; i < 100 && !/finishing it before exiting/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(spawnSync(process.execPath, [CONSENT_BROWSER, url!], { env: { ...process.env, LANYARD_TEST_CONSENT: 'allow' } }).status).toBe(0);
+    expect(spawnSync(process.execPath, [CONSENT_BROWSER, url], { env: { ...process.env, LANYARD_TEST_CONSENT: 'allow' } }).status).toBe(0);
     expect(await exited).not.toBeNull();
     expect(stderr).toMatch(/finishing it before exiting/);
     expect(errors).toEqual([]);
