@@ -57,6 +57,9 @@ const KEYRING_NATIVE = /^@napi-rs\/keyring(-[a-z0-9-]+)?$/;
 const WORK = join(root, 'build', 'sea');
 const OUT = join(root, 'dist', 'exe');
 
+/** The children running now (blob makers, postject): a failing lane kills the others' before exiting, or they run on (postject: 1.3 GB, a whole core). */
+const children = new Set();
+
 const only = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--only' ? [a] : []));
 const jobs = process.argv.includes('--jobs') ? Number(process.argv[process.argv.indexOf('--jobs') + 1]) : 2;
 if (!(Number.isInteger(jobs) && jobs > 0)) fail('--jobs takes a positive whole number');
@@ -66,6 +69,7 @@ if (!process.argv.includes('--fetch') && !existsSync(join(root, 'dist', 'cli.cjs
 
 function fail(message) {
   console.error(`build-exe: ${message}`);
+  for (const child of children) child.kill('SIGKILL');
   process.exit(1);
 }
 
@@ -295,8 +299,16 @@ function brotli(file, out = `${file}.br`) {
 function run(command, args, options = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'], ...options });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${basename(command)} ${args[0]} exited ${code ?? signal}`))));
+    children.add(child);
+    child.once('error', (e) => {
+      children.delete(child);
+      reject(e);
+    });
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      if (code === 0) resolve();
+      else reject(new Error(`${basename(command)} ${args[0]} exited ${code ?? signal}`));
+    });
   });
 }
 
