@@ -147,6 +147,13 @@ describe('the early connection, taken', () => {
     await new Promise((r) => (old.server.closed ? r(undefined) : old.server.once('close', r)));
   });
 
+  it('on the live clock too (the default): refused after a real wait past the limit', async () => {
+    const { p, server: end } = await secured(Date.now);
+    await new Promise((r) => setTimeout(r, PREFETCH_MAX_AGE_MS + 150));
+    expect(p.take('127.0.0.1', port, '')).toBeUndefined();
+    await new Promise((r) => (end.closed ? r(undefined) : end.once('close', r)));
+  });
+
   it('is refused once the server has closed it', async () => {
     const t = 1_000_000;
     const { p, server: end } = await secured(() => t);
