@@ -70,29 +70,41 @@ function rootHelp() {
  * The root help wrapped at `width` columns: rendered from the build's layout
  * (≈ 3 ms of CPU: commander's Help class runs cold), and kept in the cache
  * directory as `root-help/<width>.<stamp>.txt` (0600 in a 0700 directory,
- * written atomically), the stamp being the layout file's size and mtime, so
- * another build's text is never shown; the first text of a new stamp removes
- * the others. Without a cache directory (LANYARD_COMPILE_CACHE=0), rendered
- * each time.
+ * written atomically), the stamp being the build's hash of the layout and its
+ * renderer, which root-help.json opens with (not the file's size and mtime:
+ * npm installs every file with the same mtime, and two builds' layouts may
+ * have one size), so another build's text is never shown; the first text of
+ * a new stamp removes those of all but the few most recent other stamps (two
+ * installs used in turn keep theirs). Without a cache directory
+ * (LANYARD_COMPILE_CACHE=0), or without a stamp, rendered each time.
  */
 function rootHelpAt(dist, width) {
-  const layoutFile = path.join(dist, 'root-help.json');
-  let file;
+  const layout = fs.readFileSync(path.join(dist, 'root-help.json'), 'utf8');
+  const stamp = /^\{"build":"([0-9a-f]{16})"/.exec(layout)?.[1];
+  const base = stamp && cacheBase();
+  const file = base && path.join(base, 'root-help', `${width}.${stamp}.txt`);
   try {
-    const st = fs.statSync(layoutFile);
-    const base = cacheBase();
-    if (base) file = path.join(base, 'root-help', `${width}.${st.size}-${Math.floor(st.mtimeMs)}.txt`);
     if (file) return fs.readFileSync(file);
   } catch {
-    // Not rendered at this width yet (or no cache): rendered below.
+    // Not rendered at this width yet: rendered below.
   }
-  const text = Buffer.from(require(path.join(dist, 'root-help.cjs')).renderRootHelp(JSON.parse(fs.readFileSync(layoutFile, 'utf8')), width));
+  const text = Buffer.from(require(path.join(dist, 'root-help.cjs')).renderRootHelp(JSON.parse(layout), width));
   if (file) {
     try {
       const dir = path.dirname(file);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const stamp = path.basename(file).split('.')[1];
-      for (const old of fs.readdirSync(dir)) if (old.split('.')[1] !== stamp) fs.rmSync(path.join(dir, old), { force: true });
+      const names = fs.readdirSync(dir);
+      if (!names.some((name) => name.split('.')[1] === stamp)) {
+        const newest = new Map();
+        for (const name of names) newest.set(name.split('.')[1], Math.max(newest.get(name.split('.')[1]) ?? 0, fs.statSync(path.join(dir, name)).mtimeMs));
+        const kept = new Set(
+          [...newest]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, KEEP_OTHER_BUILDS)
+            .map(([s]) => s),
+        );
+        for (const name of names) if (!kept.has(name.split('.')[1])) fs.rmSync(path.join(dir, name), { force: true });
+      }
       const tmp = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, text, { mode: 0o600 });
       fs.renameSync(tmp, file);

@@ -93,12 +93,26 @@ export function apiOrigin(args: readonly string[], env: NodeJS.ProcessEnv, cwd: 
   return url;
 }
 
-/** Opens the API's connection when `group` is `api` and its origin is known (see apiOrigin); else undefined. Never throws. */
+/**
+ * The oldest a finished handshake may be when the command takes the
+ * connection. The command's first request normally follows it within a
+ * fraction of a second; a later one (a pacing wait up to --max-wait, a
+ * keychain prompt, a slow `-F x=@-` on stdin) would go over a connection
+ * nothing has used, which a server or a middlebox may have dropped meanwhile
+ * (without a FIN, or with one still on the way), and a POST or PATCH is not
+ * retried. 2 s: below the shortest idle limits met in the field (Node's
+ * keep-alive 5 s; undici, like this, allows a 2 s margin under a server's
+ * hint), far above the usual gap.
+ */
+export const PREFETCH_MAX_AGE_MS = 2_000;
+
+/** Opens the API's connection when `group` is `api` and its origin is known (see apiOrigin); else undefined. Never throws. `now`: the clock take() ages the connection by. */
 export function prefetchConnection(
   group: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
+  now: () => number = Date.now,
 ): ConnectionPrefetch | undefined {
   if (group !== 'api' || ['0', 'off', 'false'].includes(env.LANYARD_CONNECT_PREFETCH ?? '')) return undefined;
   let url: URL | undefined;
@@ -107,7 +121,7 @@ export function prefetchConnection(
   } catch {
     return undefined; // the CLI reports a config it cannot read
   }
-  return url ? open(url) : undefined;
+  return url ? open(url, now) : undefined;
 }
 
 /**
@@ -119,7 +133,7 @@ export function prefetchConnection(
  * TLS handshake over it on handshake(), when those certificates are read:
  * made at once, the secure context would wait for them on this thread.
  */
-function open(url: URL): ConnectionPrefetch {
+function open(url: URL, now: () => number): ConnectionPrefetch {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || 443);
   const servername = isIP(host) ? '' : host;
@@ -128,6 +142,7 @@ function open(url: URL): ConnectionPrefetch {
   const tcp = netConnect({ host, port });
   let tls: TLSSocket | undefined;
   let failed = false;
+  let secureAt: number | undefined;
   const fail = () => (failed = true);
   tcp.on('error', fail);
   // Until taken it keeps no command alive.
@@ -138,11 +153,14 @@ function open(url: URL): ConnectionPrefetch {
       if (tls || failed || tcp.destroyed) return;
       tls = process.getBuiltinModule('node:tls').connect({ socket: tcp, host, port, ...(servername ? { servername } : {}) });
       tls.on('error', fail);
+      tls.once('secureConnect', () => (secureAt = now()));
     },
     take(h, p, name) {
       if (h !== host || p !== port || name !== servername) return undefined;
       prefetch.handshake();
-      if (taken || failed || !tls || tls.destroyed || tls.readableEnded) return undefined;
+      if (taken || failed || !tls || !usable(tls)) return undefined;
+      // Too old to trust (see PREFETCH_MAX_AGE_MS): closed now, the agent opens a fresh one.
+      if (secureAt !== undefined && now() - secureAt > PREFETCH_MAX_AGE_MS) return void prefetch.discard();
       taken = true;
       tcp.ref();
       return tls;
@@ -152,4 +170,9 @@ function open(url: URL): ConnectionPrefetch {
     },
   };
   return prefetch;
+}
+
+/** Still open both ways, and nothing came from the server (before a request, anything it sends is a close or an error: the connection is not reused). */
+function usable(tls: TLSSocket): boolean {
+  return !tls.destroyed && !tls.readableEnded && tls.readable && tls.writable && tls.readableLength === 0;
 }

@@ -248,10 +248,11 @@ function storageDoor(
   const env: Omit<StorageEnv, 'onWaiting'> = {
     env: o.env,
     // The 0600 file's directory: with profiles handed in and no config directory, a store must be handed in too.
-    configPath: async () => {
-      if ((await self().configDir()) === undefined)
-        throw new ConfigError('no config directory to keep credentials in: hand in a credential store, or set LANYARD_CONFIG_DIR');
-      return self().configPath();
+    // (Not the config file's directory: with profiles handed in that "path" is a label, whose dirname is the cwd.)
+    configDir: async () => {
+      const dir = await self().configDir();
+      if (dir === undefined) throw new ConfigError('no config directory to keep credentials in: hand in a credential store, or set LANYARD_CONFIG_DIR');
+      return dir;
     },
     lock,
     // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.

@@ -233,7 +233,6 @@ async function buildTerminalRootHelp(expected) {
   });
   const layout = execFileSync(process.execPath, [recorder], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   await rm(recorder, { force: true });
-  await writeFile(join(root, 'dist', 'root-help.json'), layout);
   const helpJs = join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', 'help.js');
   await build({
     ...common,
@@ -243,6 +242,10 @@ async function buildTerminalRootHelp(expected) {
     minifyIdentifiers: true,
     plugins: [{ name: 'commander-help-only', setup: (b) => b.onResolve({ filter: /^commander$/ }, () => ({ path: helpJs })) }],
   });
+  // The layout opens with the hash of itself and its renderer: bin/lanyard.js keys the texts it keeps per width by it.
+  const renderer = await readFile(join(root, 'dist', 'root-help.cjs'));
+  const stamp = createHash('sha256').update(layout).update(renderer).digest('hex').slice(0, 16);
+  await writeFile(join(root, 'dist', 'root-help.json'), `{"build":"${stamp}",${layout.slice(1)}`);
   const { renderRootHelp } = createRequire(import.meta.url)(join(root, 'dist', 'root-help.cjs'));
   if (renderRootHelp(JSON.parse(layout), 80) !== expected)
     throw new Error('dist/root-help.json rendered at 80 columns differs from the root help commander printed');

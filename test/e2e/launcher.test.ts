@@ -251,7 +251,7 @@ describe('the root help without the CLI', () => {
     }
   });
 
-  it('on a terminal, the text wrapped at a width is kept in the cache directory (0600) and read the next time; a new build replaces it', async () => {
+  it('on a terminal, the text wrapped at a width is kept in the cache directory (0600) and read the next time; a new build keeps the three most recent others', async () => {
     const t = fresh();
     const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '', COLUMNS: undefined };
     const onPty = async (cols: number, extra: Record<string, string> = {}) => {
@@ -263,22 +263,65 @@ describe('the root help without the CLI', () => {
     const first = await onPty(70);
     const [kept, ...more] = readdirSync(dir);
     expect(more).toEqual([]);
-    expect(kept).toMatch(/^70\.\d+-\d+\.txt$/);
+    expect(kept).toMatch(/^70\.[0-9a-f]{16}\.txt$/);
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, kept!))).toBe(0o600);
     expect(readFileSync(join(dir, kept!), 'utf8')).toBe(first);
     // Read, not rendered again.
     writeFileSync(join(dir, kept!), 'kept text\n');
     expect(await onPty(70)).toBe('kept text\n');
-    // Another build's text (another stamp) is never shown, and goes when this build keeps its first text.
-    writeFileSync(join(dir, '90.1-1.txt'), 'an older build\n');
+    // Another build's text (another stamp) is never shown.
+    writeFileSync(join(dir, '90.1111111111111111.txt'), 'an older build\n');
     expect(await onPty(90)).not.toMatch(/older build/);
-    expect(readdirSync(dir).sort()).toEqual([kept, kept!.replace(/^70/, '90')].sort());
+    expect(readdirSync(dir).sort()).toEqual([kept, kept!.replace(/^70/, '90'), '90.1111111111111111.txt'].sort());
+    // This build's first text removes all but the three most recent other builds' texts.
+    const others = fresh();
+    const otherDir = join(others.cache, 'root-help');
+    mkdirSync(otherDir, { recursive: true });
+    for (const [i, s] of ['1', '2', '3', '4'].entries()) {
+      writeFileSync(join(otherDir, `70.${s.repeat(16)}.txt`), 'another build\n');
+      utimesSync(join(otherDir, `70.${s.repeat(16)}.txt`), new Date(2020, 0, i + 1), new Date(2020, 0, i + 1));
+    }
+    await runOnPty({ args: ['--help'], env: { ...env, LANYARD_CACHE_DIR: others.cache }, send: null, cols: 70 });
+    expect(readdirSync(otherDir).sort()).toEqual([kept, ...['2', '3', '4'].map((s) => `70.${s.repeat(16)}.txt`)].sort());
     // No cache directory: rendered each time, nothing written.
     const off = fresh();
     const r = await runOnPty({ args: ['--help'], env: { ...env, LANYARD_CACHE_DIR: off.cache, LANYARD_COMPILE_CACHE: '0' }, send: null, cols: 70 });
     expect(r.output.replace(/\r/g, '')).toBe(first);
     expect(existsSync(off.cache)).toBe(false);
+  });
+
+  it('on a terminal, a build whose layout has the size and mtime of the one before (npm fixes every mtime) shows its own text; two installs keep theirs', async () => {
+    const t = fresh();
+    const env = { LANYARD_CACHE_DIR: t.cache, LANYARD_CONFIG_DIR: t.config, LANYARD_PAGER: '', COLUMNS: undefined };
+    // Two installs of the launcher and the root help's files: the second's text differs by one letter, its build hash by one digit.
+    const layout = readFileSync(join(ROOT, 'dist', 'root-help.json'), 'utf8');
+    const stamp = /^\{"build":"([0-9a-f]{16})"/.exec(layout)![1]!;
+    const other = `${stamp.slice(0, -1)}${stamp.endsWith('0') ? '1' : '0'}`;
+    const install = (name: string, text: string) => {
+      const root = join(t.dir, name);
+      mkdirSync(join(root, 'bin'), { recursive: true });
+      mkdirSync(join(root, 'dist'));
+      for (const f of ['package.json', 'bin/lanyard.js', 'bin/package.json', 'dist/root-help.cjs', 'dist/root-help.txt'])
+        writeFileSync(join(root, f), readFileSync(join(ROOT, f)));
+      writeFileSync(join(root, 'dist', 'root-help.json'), text);
+      const npmTime = new Date('1985-10-26T08:15:00Z');
+      utimesSync(join(root, 'dist', 'root-help.json'), npmTime, npmTime);
+      return join(root, 'bin', 'lanyard.js');
+    };
+    const a = install('a', layout);
+    const b = install('b', layout.replace(`"build":"${stamp}"`, `"build":"${other}"`).replace('Usage: lanyard', 'Usage: lanyarx'));
+    const onPty = async (bin: string) => {
+      const r = await runOnPty({ bin, args: ['--help'], env, send: null, cols: 70 });
+      expect(r.exitCode).toBe(0);
+      return r.output.replace(/\r/g, '');
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await onPty(a)).toMatch(/^Usage: lanyard /);
+      expect(await onPty(b)).toMatch(/^Usage: lanyarx /);
+    }
+    // Both kept: the second round read them (neither removed the other's).
+    expect(readdirSync(join(t.cache, 'root-help')).sort()).toEqual([`70.${stamp}.txt`, `70.${other}.txt`].sort());
   });
 
   it('on a terminal with Node asked to report deprecations, the CLI renders it (the width is asked of a deprecated API)', async () => {

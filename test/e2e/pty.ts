@@ -16,6 +16,8 @@ export interface PtyResult {
 
 export interface PtySpec {
   args: string[];
+  /** The launcher to run (default: the package's bin/lanyard.js). */
+  bin?: string;
   env?: Record<string, string | undefined>;
   /** Typed once the terminal shows this. */
   waitFor?: string;
@@ -33,7 +35,7 @@ export interface PtySpec {
 /** Runs the CLI on a pseudo-terminal through test/e2e/pty-run.py. */
 export function runOnPty(spec: PtySpec): Promise<PtyResult> {
   const input = JSON.stringify({
-    argv: [process.execPath, BIN, ...spec.args],
+    argv: [process.execPath, spec.bin ?? BIN, ...spec.args],
     env: { TERM: 'xterm-256color', ...cleanEnv(spec.env) },
     waitFor: spec.waitFor,
     send: spec.send === null ? undefined : (spec.send ?? '03'),

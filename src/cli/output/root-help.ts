@@ -19,6 +19,8 @@ export type RootHelpPart = string | { item: [term: string, termWidth: number, de
 
 /** The root help's lines, unwrapped (what the build writes to dist/root-help.json). */
 export interface RootHelpLayout {
+  /** The build's hash of the layout and its renderer (dist/root-help.json opens with it; bin/lanyard.js keys its cache by it). */
+  build?: string;
   parts: RootHelpPart[];
 }
 

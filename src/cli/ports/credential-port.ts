@@ -5,7 +5,6 @@
  * The cross-process lock of the config directory is not part of it: config
  * writes and pacing hold that lock too (`Context.credentialLock()`).
  */
-import { dirname } from 'node:path';
 import type { CredentialStore } from '../../core/deps.js';
 import type { CredentialLock } from '../../core/credentials/lock.js';
 import type { KeychainOpening } from '../../core/credentials/keychain-open.js';
@@ -39,7 +38,8 @@ export type CredentialStorageOpening = Promise<CredentialStoragePort> & { readon
 /** What opening the stores needs from the context. */
 export interface StorageEnv {
   env: NodeJS.ProcessEnv;
-  configPath(): Promise<string>;
+  /** The directory of the 0600 file (and the config file, when profiles are read from disk). */
+  configDir(): Promise<string>;
   lock(): Promise<CredentialLock>;
   /** LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file. */
   keychainRequired(): Promise<boolean>;
@@ -56,14 +56,13 @@ export interface StorageEnv {
 
 /** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
 export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
-  const [{ openCredentialStore }, { FileCredentialStore }, configPath, lock, requireKeychain] = await Promise.all([
+  const [{ openCredentialStore }, { FileCredentialStore }, dir, lock, requireKeychain] = await Promise.all([
     import('../../core/credentials/open.js'),
     import('../../core/credentials/file-store.js'),
-    s.configPath(),
+    s.configDir(),
     s.lock(),
     s.keychainRequired(),
   ]);
-  const dir = dirname(configPath);
   let fallbackReason: string | undefined;
   const prefetched = s.keychain && !insecure;
   const primary = await openCredentialStore({

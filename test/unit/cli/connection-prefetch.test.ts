@@ -5,14 +5,17 @@
  * directly, with Node's default trust, the CLI's own way of choosing the
  * profile and the proxy.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { apiOrigin, apiWords, prefetchConnection } from '../../../src/cli/connection-prefetch.js';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { apiOrigin, apiWords, PREFETCH_MAX_AGE_MS, prefetchConnection } from '../../../src/cli/connection-prefetch.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
 import { createTestIO } from '../../fakes/io.js';
+import { privateCa } from '../../e2e/private-ca.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lanyard-connection-prefetch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,5 +90,75 @@ describe('prefetchConnection', () => {
     expect(prefetchConnection('api', ['api', '/user'], { ...env, LANYARD_CONNECT_PREFETCH: '0' }, dir)).toBeUndefined();
     expect(prefetchConnection('api', ['--profile', 'emulator', 'api', '/user'], env, dir)).toBeUndefined();
     expect(prefetchConnection('api', ['api', '/user'], { LANYARD_CONFIG_DIR: join(dir, 'missing') }, dir)).toBeUndefined();
+  });
+});
+
+describe('the early connection, taken', () => {
+  let server: tls.Server;
+  let port: number;
+  let ca: string;
+  const serverSockets: tls.TLSSocket[] = [];
+  const connect = tls.connect;
+  beforeAll(async () => {
+    const pki = privateCa(dir);
+    const leaf = pki.issue('server', ['localhost']);
+    ca = readFileSync(pki.caFile, 'utf8');
+    server = tls.createServer({ cert: readFileSync(leaf.cert), key: readFileSync(leaf.key) }, (s) => serverSockets.push(s));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+    // Node's default trust does not know the test's CA: the prefetch's handshake is told of it (a spy on node:tls, which open() uses).
+    vi.spyOn(tls, 'connect').mockImplementation(((o: tls.ConnectionOptions) => connect({ ...o, ca })) as typeof tls.connect);
+  }, 60_000);
+  afterAll(() => {
+    vi.restoreAllMocks();
+    for (const s of serverSockets) s.destroy();
+    server?.close();
+  });
+
+  /** A prefetch to the test's server on `clock`, its handshake finished (the server has its end of it). */
+  async function secured(clock: () => number) {
+    const seen = serverSockets.length;
+    const local = { ...env, LANYARD_CONFIG_DIR: join(dir, 'local') };
+    mkdirSync(local.LANYARD_CONFIG_DIR, { recursive: true });
+    writeFileSync(
+      join(local.LANYARD_CONFIG_DIR, 'config.json'),
+      JSON.stringify({ activeProfile: 'l', profiles: { l: { 'hosting.apiUrl': `https://127.0.0.1:${port}` } } }),
+    );
+    const p = prefetchConnection('api', ['api', '/user'], local, dir, clock)!;
+    expect(p).toBeDefined();
+    p.handshake();
+    await vi.waitFor(() => expect(serverSockets.length).toBe(seen + 1), { timeout: 10_000 });
+    await new Promise(setImmediate);
+    return { p, server: serverSockets[seen]! };
+  }
+
+  it(`is handed over up to ${PREFETCH_MAX_AGE_MS} ms after its handshake, refused (and closed) after that`, async () => {
+    let t = 1_000_000;
+    const fresh = await secured(() => t);
+    t += PREFETCH_MAX_AGE_MS;
+    const socket = fresh.p.take('127.0.0.1', port, '');
+    expect(socket?.encrypted).toBe(true);
+    socket!.destroy();
+
+    const old = await secured(() => t);
+    t += PREFETCH_MAX_AGE_MS + 1;
+    expect(old.p.take('127.0.0.1', port, '')).toBeUndefined();
+    // Closed, not left for the agent or the command's end.
+    await new Promise((r) => (old.server.closed ? r(undefined) : old.server.once('close', r)));
+  });
+
+  it('on the live clock too (the default): refused after a real wait past the limit', async () => {
+    const { p, server: end } = await secured(Date.now);
+    await new Promise((r) => setTimeout(r, PREFETCH_MAX_AGE_MS + 150));
+    expect(p.take('127.0.0.1', port, '')).toBeUndefined();
+    await new Promise((r) => (end.closed ? r(undefined) : end.once('close', r)));
+  });
+
+  it('is refused once the server has closed it', async () => {
+    const t = 1_000_000;
+    const { p, server: end } = await secured(() => t);
+    end.end();
+    await new Promise((r) => end.once('close', r));
+    await vi.waitFor(() => expect(p.take('127.0.0.1', port, '')).toBeUndefined(), { timeout: 5_000 });
   });
 });

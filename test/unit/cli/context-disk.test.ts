@@ -68,6 +68,21 @@ describe('a context with profiles handed in', () => {
     expect(existsSync(join(dir, 'locks'))).toBe(true);
   });
 
+  it('with LANYARD_CONFIG_DIR and no credential store handed in, the 0600 file goes there, not into the working directory', async () => {
+    const had = existsSync('credentials.json');
+    const ctx = contextOnFakes(createTestIO(), { LANYARD_CONFIG_DIR: dir, LANYARD_KEYCHAIN: 'off' }, { profiles: { profiles: { fake: {} } } });
+    try {
+      const storage = await ctx.credentialStorage();
+      await storage.store().set('hosting:example.com:u', 'gho_context_disk_test');
+      expect(existsSync(join(dir, 'credentials.json'))).toBe(true);
+      expect(existsSync('credentials.json')).toBe(had);
+    } finally {
+      await ctx.close();
+      // What the old code left behind (the label "(profiles handed in)" has the cwd for its directory) is taken away again.
+      if (!had) rmSync('credentials.json', { force: true });
+    }
+  });
+
   it('without a config directory and without a credential store handed in, the storage is a one-line error, not a file in the cwd', async () => {
     const ctx = contextOnFakes(createTestIO(), { LANYARD_KEYCHAIN: 'off' }, { profiles: { profiles: { fake: {} } } });
     const err = await ctx.credentialStorage().catch((e: unknown) => e);
