@@ -24,7 +24,12 @@ export function unixSocketOf(address: string): string | undefined {
   for (const entry of address.split(';')) {
     const m = /^unix:(.*)$/.exec(entry.trim());
     if (!m) continue;
-    const kv = new Map(m[1]!.split(',').map((p) => [p.slice(0, p.indexOf('=')), decodeURIComponent(p.slice(p.indexOf('=') + 1))] as const));
+    let kv: Map<string, string>;
+    try {
+      kv = new Map(m[1]!.split(',').map((p) => [p.slice(0, p.indexOf('=')), decodeURIComponent(p.slice(p.indexOf('=') + 1))] as const));
+    } catch {
+      continue; // a malformed %-escape: this entry names no usable socket
+    }
     if (kv.get('path')) return kv.get('path');
     if (kv.get('abstract')) return `\0${kv.get('abstract')}`;
   }
@@ -66,7 +71,8 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
     if (!flushing) {
       flushing = true;
       socket.cork();
-      process.nextTick(() => {
+      // A microtask (core uses no `process`): it runs before the event loop turns, after this turn's synchronous calls.
+      queueMicrotask(() => {
         flushing = false;
         socket.uncork();
       });
@@ -77,11 +83,15 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
   write(encodeCall(++serial, { path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus', member: 'Hello', destination: 'org.freedesktop.DBus' }));
   socket.on(
     'data',
-    reader(fail, (answered, reply) => {
-      const p = pending.get(answered);
-      pending.delete(answered);
-      p?.resolve(reply);
-    }),
+    reader(
+      fail,
+      (answered) => pending.has(answered),
+      (answered, reply) => {
+        const p = pending.get(answered);
+        pending.delete(answered);
+        p?.resolve(reply);
+      },
+    ),
   );
   return {
     call(c) {
@@ -114,7 +124,7 @@ function startLimit(ms: number, ended: () => boolean, armed: (t: ReturnType<type
 }
 
 /** The socket's data handler: the SASL answer, then replies handed to `onReply` by the serial they answer. */
-function reader(fail: (why: string) => void, onReply: (serial: number, reply: Reply) => void): (chunk: Buffer) => void {
+function reader(fail: (why: string) => void, awaited: (serial: number) => boolean, onReply: (serial: number, reply: Reply) => void): (chunk: Buffer) => void {
   let data: Buffer = Buffer.alloc(0);
   let authed = false;
   return (chunk) => {
@@ -130,7 +140,7 @@ function reader(fail: (why: string) => void, onReply: (serial: number, reply: Re
     }
     let decoded: ReturnType<typeof decodeMessages>;
     try {
-      decoded = decodeMessages(data);
+      decoded = decodeMessages(data, awaited);
     } catch (err) {
       return fail(`the session bus sent a malformed message (${(err as DBusWireError).message})`);
     }
