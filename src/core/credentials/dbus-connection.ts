@@ -65,20 +65,7 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
   socket.on('error', (err: NodeJS.ErrnoException) => fail(`cannot connect to the session bus (${err.code ?? err.message})`));
   socket.on('close', () => fail('the session bus closed the connection'));
   let serial = 0;
-  let flushing = false;
-  // Everything written in this turn of the event loop goes out in one write.
-  const write = (bytes: Buffer | string) => {
-    if (!flushing) {
-      flushing = true;
-      socket.cork();
-      // A microtask (core uses no `process`): it runs before the event loop turns, after this turn's synchronous calls.
-      queueMicrotask(() => {
-        flushing = false;
-        socket.uncork();
-      });
-    }
-    socket.write(bytes);
-  };
+  const write = batchedWriter(socket);
   write(`\0AUTH EXTERNAL ${Buffer.from(String(uid)).toString('hex')}\r\nBEGIN\r\n`);
   write(encodeCall(++serial, { path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus', member: 'Hello', destination: 'org.freedesktop.DBus' }));
   socket.on(
@@ -107,6 +94,23 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
     close() {
       fail('the connection was closed');
     },
+  };
+}
+
+/** A writer that sends everything written in this turn of the event loop in one write. */
+function batchedWriter(socket: Socket): (bytes: Buffer | string) => void {
+  let flushing = false;
+  return (bytes) => {
+    if (!flushing) {
+      flushing = true;
+      socket.cork();
+      // A microtask (core uses no `process`): it runs once this turn's synchronous calls are made, before the event loop turns.
+      queueMicrotask(() => {
+        flushing = false;
+        socket.uncork();
+      });
+    }
+    socket.write(bytes);
   };
 }
 
