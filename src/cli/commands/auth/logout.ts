@@ -30,7 +30,9 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
     return;
   }
   const stored = await stores.accounts.list();
-  const unavailable = stores.fallbackReason?.startsWith(KEYCHAIN_UNAVAILABLE) ? stores.fallbackReason : undefined;
+  // On Linux with no session bus at all (a headless machine) no keychain can answer later: the file's copy is the one there is.
+  const noBus = process.platform === 'linux' && !ctx.env.DBUS_SESSION_BUS_ADDRESS;
+  const unavailable = !noBus && stores.fallbackReason?.startsWith(KEYCHAIN_UNAVAILABLE) ? stores.fallbackReason : undefined;
   if (!stored.length || (unavailable && o.user !== undefined && !stored.some((a) => a.record.login === o.user)))
     throw nothingToLogOut(host, o.user, stores.fallbackReason);
   // The keychain may hold a copy too: deleting only the file's would say "logged out" while the keychain's is used again once it answers.

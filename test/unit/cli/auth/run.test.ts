@@ -148,6 +148,10 @@ describe('runAuthLogout', () => {
       // With the keychain off, only the file's copy is removed, as the hint says.
       await runAuthLogout(context(), { user: 'mona' });
       expect((await (await accounts()).list()).map((a) => a.record.login)).toEqual(['hubot']);
+      // With no session bus at all (a headless machine) no keychain can answer later: the file's copy is removed.
+      await runAuthLogout(context({ LANYARD_KEYCHAIN: '', DBUS_SESSION_BUS_ADDRESS: '', LANYARD_KEYCHAIN_TIMEOUT_MS: '2000' }), { user: 'hubot' });
+      expect(io.stderrText()).toMatch(/Logged out .* hubot/);
+      expect(await (await accounts()).list()).toEqual([]);
     },
   );
 
