@@ -152,6 +152,20 @@ describe('no Secret Service (no D-Bus): the 0600 file fallback', () => {
   });
 });
 
+describe('a session bus address with a malformed %-escape', () => {
+  it('is no usable bus: a one-line answer, never a stack trace or an unhandled rejection', async () => {
+    const env = { LANYARD_KEYCHAIN: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=%ZZ', LANYARD_KEYCHAIN_TIMEOUT_MS: '3000' };
+    for (const args of [
+      ['auth', 'status'],
+      ['auth', 'logout'],
+    ]) {
+      const r = await cli(world, args, { env });
+      expect([0, 1, 4], `${args.join(' ')}: ${r.stderr}`).toContain(r.code);
+      expect(r.stderr).not.toMatch(/URIError|URI malformed|\n\s+at /);
+    }
+  });
+});
+
 describe('LANYARD_KEYCHAIN=required with no Secret Service', () => {
   const required = { LANYARD_KEYCHAIN: 'required', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/lanyard-no-bus', LANYARD_KEYCHAIN_TIMEOUT_MS: '3000' };
   const REASON = /the OS keychain is required \(LANYARD_KEYCHAIN=required\), and the OS keychain is unavailable \(.+\): not falling back to the file/;

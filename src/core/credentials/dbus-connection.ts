@@ -24,7 +24,12 @@ export function unixSocketOf(address: string): string | undefined {
   for (const entry of address.split(';')) {
     const m = /^unix:(.*)$/.exec(entry.trim());
     if (!m) continue;
-    const kv = new Map(m[1]!.split(',').map((p) => [p.slice(0, p.indexOf('=')), decodeURIComponent(p.slice(p.indexOf('=') + 1))] as const));
+    let kv: Map<string, string>;
+    try {
+      kv = new Map(m[1]!.split(',').map((p) => [p.slice(0, p.indexOf('=')), decodeURIComponent(p.slice(p.indexOf('=') + 1))] as const));
+    } catch {
+      continue; // a malformed %-escape: this entry names no usable socket
+    }
     if (kv.get('path')) return kv.get('path');
     if (kv.get('abstract')) return `\0${kv.get('abstract')}`;
   }
@@ -60,28 +65,20 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
   socket.on('error', (err: NodeJS.ErrnoException) => fail(`cannot connect to the session bus (${err.code ?? err.message})`));
   socket.on('close', () => fail('the session bus closed the connection'));
   let serial = 0;
-  let flushing = false;
-  // Everything written in this turn of the event loop goes out in one write.
-  const write = (bytes: Buffer | string) => {
-    if (!flushing) {
-      flushing = true;
-      socket.cork();
-      process.nextTick(() => {
-        flushing = false;
-        socket.uncork();
-      });
-    }
-    socket.write(bytes);
-  };
+  const write = batchedWriter(socket);
   write(`\0AUTH EXTERNAL ${Buffer.from(String(uid)).toString('hex')}\r\nBEGIN\r\n`);
   write(encodeCall(++serial, { path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus', member: 'Hello', destination: 'org.freedesktop.DBus' }));
   socket.on(
     'data',
-    reader(fail, (answered, reply) => {
-      const p = pending.get(answered);
-      pending.delete(answered);
-      p?.resolve(reply);
-    }),
+    reader(
+      fail,
+      (answered) => pending.has(answered),
+      (answered, reply) => {
+        const p = pending.get(answered);
+        pending.delete(answered);
+        p?.resolve(reply);
+      },
+    ),
   );
   return {
     call(c) {
@@ -100,6 +97,23 @@ export function openBus(path: string, uid: number, timeoutMs: number, what = 'th
   };
 }
 
+/** A writer that sends everything written in this turn of the event loop in one write. */
+function batchedWriter(socket: Socket): (bytes: Buffer | string) => void {
+  let flushing = false;
+  return (bytes) => {
+    if (!flushing) {
+      flushing = true;
+      socket.cork();
+      // A microtask (core uses no `process`): it runs once this turn's synchronous calls are made, before the event loop turns.
+      queueMicrotask(() => {
+        flushing = false;
+        socket.uncork();
+      });
+    }
+    socket.write(bytes);
+  };
+}
+
 /**
  * Arms the time limit. It is the bus's, not this process's: bin/lanyard.js
  * opens the connection and then compiles the CLI, and nothing is sent before
@@ -114,7 +128,7 @@ function startLimit(ms: number, ended: () => boolean, armed: (t: ReturnType<type
 }
 
 /** The socket's data handler: the SASL answer, then replies handed to `onReply` by the serial they answer. */
-function reader(fail: (why: string) => void, onReply: (serial: number, reply: Reply) => void): (chunk: Buffer) => void {
+function reader(fail: (why: string) => void, awaited: (serial: number) => boolean, onReply: (serial: number, reply: Reply) => void): (chunk: Buffer) => void {
   let data: Buffer = Buffer.alloc(0);
   let authed = false;
   return (chunk) => {
@@ -130,7 +144,7 @@ function reader(fail: (why: string) => void, onReply: (serial: number, reply: Re
     }
     let decoded: ReturnType<typeof decodeMessages>;
     try {
-      decoded = decodeMessages(data);
+      decoded = decodeMessages(data, awaited);
     } catch (err) {
       return fail(`the session bus sent a malformed message (${(err as DBusWireError).message})`);
     }

@@ -31,17 +31,30 @@ const MAX_DEPTH = 64;
 
 const ALIGN: Record<string, number> = { y: 1, b: 4, n: 2, q: 2, i: 4, u: 4, x: 8, t: 8, d: 8, s: 4, o: 4, g: 1, a: 4, '(': 8, '{': 8, v: 1, h: 4 };
 
-/** The index just past the complete type that starts at `sig[i]`. */
+/** The basic types: a dict entry's key is one of them. */
+const BASIC = 'ybnqiuxtdsogh';
+
+/**
+ * The index just past the complete type that starts at `sig[i]`. An empty
+ * struct `()` and a dict entry that is not a basic key and one value are
+ * refused, as the format refuses them (a value of either would take no bytes,
+ * and an array of them would never end).
+ */
 function typeEnd(sig: string, i: number): number {
   const c = sig[i];
   if (c === 'a') return typeEnd(sig, i + 1);
   if (c === '(' || c === '{') {
     const close = c === '(' ? ')' : '}';
     let j = i + 1;
+    let members = 0;
     while (sig[j] !== close) {
       if (j >= sig.length) throw new DBusWireError(`unbalanced signature ${sig}`);
+      if (c === '{' && members === 0 && !BASIC.includes(sig[j]!)) throw new DBusWireError(`a dict entry's key is not a basic type in ${sig}`);
       j = typeEnd(sig, j);
+      members++;
     }
+    if (c === '(' && members === 0) throw new DBusWireError(`an empty struct in signature ${sig}`);
+    if (c === '{' && members !== 2) throw new DBusWireError(`a dict entry is not one key and one value in ${sig}`);
     return j + 1;
   }
   if (c === undefined || !(c in ALIGN)) throw new DBusWireError(`unknown type in signature ${sig}`);
@@ -227,7 +240,12 @@ class Reader {
       return Buffer.from(this.buf.subarray(stop - length, stop));
     }
     const items: DBusValue[] = [];
-    while (this.off < stop) items.push(this.value(element));
+    while (this.off < stop) {
+      const at = this.off;
+      items.push(this.value(element));
+      // Every element takes bytes (typeEnd refuses the empty ones); this is a guard against a loop that never ends.
+      if (this.off === at) throw new DBusWireError('an array element took no bytes');
+    }
     if (this.off !== stop) throw new DBusWireError('an array ends inside its last element');
     return items;
   }
@@ -294,8 +312,11 @@ export function encodeMessage(type: number, serial: number, fields: Array<[numbe
  * The complete messages at the start of `data`, and how many bytes they took
  * (the rest is the start of a message still arriving). Throws DBusWireError
  * on a message that breaks the format or exceeds {@link MAX_MESSAGE_BYTES}.
+ * With `wanted`, only the bodies of replies (method returns and errors) to a
+ * serial it accepts are read: any other message (a signal, a call to us, a
+ * reply nobody waits for) is skipped by its length, its body left empty.
  */
-export function decodeMessages(data: Buffer): { messages: Message[]; used: number } {
+export function decodeMessages(data: Buffer, wanted?: (replySerial: number) => boolean): { messages: Message[]; used: number } {
   const messages: Message[] = [];
   let at = 0;
   while (data.length - at >= 16) {
@@ -309,13 +330,13 @@ export function decodeMessages(data: Buffer): { messages: Message[]; used: numbe
     if (data.length - at < total) break;
     // Offsets within the message align as within the message itself: read it from its own start.
     const message = data.subarray(at, at + total);
-    messages.push(readMessage(message, le, bodyStart));
+    messages.push(readMessage(message, le, bodyStart, wanted));
     at += total;
   }
   return { messages, used: at };
 }
 
-function readMessage(message: Buffer, le: boolean, bodyStart: number): Message {
+function readMessage(message: Buffer, le: boolean, bodyStart: number, wanted?: (replySerial: number) => boolean): Message {
   const r = new Reader(message, le, 12, bodyStart);
   const fields = r.value('a(yv)') as Array<[number, Variant]>;
   const m: Message = { type: message[1]!, serial: le ? message.readUInt32LE(8) : message.readUInt32BE(8), signature: '', body: [] };
@@ -326,6 +347,7 @@ function readMessage(message: Buffer, le: boolean, bodyStart: number): Message {
     else if (code === 4 && sig === 's') m.errorName = value as string;
     else if (code === 8 && sig === 'g') m.signature = value as string;
   }
+  if (wanted && !((m.type === 2 || m.type === 3) && m.replySerial !== undefined && wanted(m.replySerial))) return m;
   const body = new Reader(message, le, bodyStart, message.length);
   m.body = splitSignature(m.signature).map((t) => body.value(t));
   return m;

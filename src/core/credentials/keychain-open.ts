@@ -82,6 +82,8 @@ export function startKeychainOpen(o: KeychainOpenOptions = {}): KeychainOpening 
       loading.catch(() => undefined);
       const read = await reading;
       if (read.kind === 'unavailable') return { ok: false, reason: read.reason };
+      // What the reader leaves to the binding, the binding may unlock, with a prompt: not while nothing may prompt.
+      if (read.kind === 'binding' && o.unlockedOnly) return { ok: false, reason: `cannot read the keychain without the native binding (${read.why})` };
       if (read.kind === 'entries') {
         markSent();
         try {
@@ -101,6 +103,6 @@ export function startKeychainOpen(o: KeychainOpenOptions = {}): KeychainOpening 
       return { ok: false, reason: (err as Error).message };
     }
   })();
-  result.then(markSent);
+  result.then(markSent, markSent);
   return { sent, result };
 }

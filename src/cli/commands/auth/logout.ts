@@ -13,6 +13,9 @@ import { storageDescription } from './common.js';
 import { findAccount } from '../../../core/hosting/accounts.js';
 import { promptAccount } from './switch.js';
 
+/** How the storage's fallback reason starts when the keychain could not be read (credential-port.ts). */
+const KEYCHAIN_UNAVAILABLE = 'the OS keychain is unavailable';
+
 export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise<void> {
   const { name, settings } = await ctx.profile();
   const apiUrl = requireSetting(settings, 'hosting.apiUrl', name);
@@ -27,7 +30,16 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
     return;
   }
   const stored = await stores.accounts.list();
-  if (!stored.length) throw nothingToLogOut(host, o.user, stores.fallbackReason);
+  // On Linux with no session bus at all (a headless machine) no keychain can answer later: the file's copy is the one there is.
+  const noBus = process.platform === 'linux' && !ctx.env.DBUS_SESSION_BUS_ADDRESS;
+  const unavailable = !noBus && stores.fallbackReason?.startsWith(KEYCHAIN_UNAVAILABLE) ? stores.fallbackReason : undefined;
+  if (!stored.length || (unavailable && o.user !== undefined && !stored.some((a) => a.record.login === o.user)))
+    throw nothingToLogOut(host, o.user, stores.fallbackReason);
+  // The keychain may hold a copy too: deleting only the file's would say "logged out" while the keychain's is used again once it answers.
+  if (unavailable)
+    throw new LanyardError('credential_store', `${unavailable}: nothing was deleted`, {
+      hint: "try again once the keychain answers (LANYARD_KEYCHAIN_TIMEOUT_MS allows it longer), or LANYARD_KEYCHAIN=off to remove only the 0600 file's copy",
+    });
   // Several accounts and no --user: which one is for the person to say (a prompt), or --user (exit 2), as the code host's CLI does.
   const found =
     o.user !== undefined
@@ -63,7 +75,7 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
  */
 function nothingToLogOut(host: string, user: string | undefined, fallbackReason: string | undefined): LanyardError {
   const what = user === undefined ? `no hosting account of ${host}` : `no stored token for ${user} on ${host}`;
-  if (fallbackReason?.startsWith('the OS keychain is unavailable'))
+  if (fallbackReason?.startsWith(KEYCHAIN_UNAVAILABLE))
     return new LanyardError('credential_store', `${fallbackReason}, and the 0600 file holds ${what}: nothing was deleted`, {
       hint: 'try again once the keychain answers (LANYARD_KEYCHAIN_TIMEOUT_MS allows it longer), or see `lanyard doctor`',
     });

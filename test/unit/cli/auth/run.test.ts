@@ -12,6 +12,7 @@ import { Output } from '../../../../src/cli/output/output.js';
 import { runAuthDevice, runAuthLogout, runAuthStatus, runAuthToken } from '../../../../src/cli/commands/auth/run.js';
 import { exitCodeFor } from '../../../../src/cli/errors/exit.js';
 import { ConfigStore } from '../../../../src/core/config/store.js';
+import { openHostingStores } from '../../../../src/cli/services/hosting/wiring.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { createTestIO, type TestIO } from '../../../fakes/io.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
@@ -100,25 +101,59 @@ describe('runAuthDevice', () => {
   });
 });
 
+/** A session bus that accepts the connection and never answers: the keychain is unavailable, only the 0600 file is looked in. */
+async function withSilentBus(body: (env: Record<string, string>) => Promise<void>): Promise<void> {
+  const sockets: Socket[] = [];
+  const bus = createServer((s) => sockets.push(s));
+  const path = join(dir, 'bus');
+  await new Promise<void>((r) => bus.listen(path, r));
+  try {
+    await body({ LANYARD_KEYCHAIN: '', DBUS_SESSION_BUS_ADDRESS: `unix:path=${path}`, LANYARD_KEYCHAIN_TIMEOUT_MS: '50' });
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => bus.close(r));
+  }
+}
+
 describe('runAuthLogout', () => {
   it.runIf(process.platform === 'linux')('a keychain that does not answer is said, not taken for "no account stored" (exit 1, nothing deleted)', async () => {
-    // A session bus that accepts the connection and never answers: the keychain is unavailable, only the 0600 file is looked in.
-    const sockets: Socket[] = [];
-    const bus = createServer((s) => sockets.push(s));
-    const path = join(dir, 'bus');
-    await new Promise<void>((r) => bus.listen(path, r));
-    try {
-      const ctx = context({ LANYARD_KEYCHAIN: '', DBUS_SESSION_BUS_ADDRESS: `unix:path=${path}`, LANYARD_KEYCHAIN_TIMEOUT_MS: '50' });
-      const err = await runAuthLogout(ctx, {}).catch((e: unknown) => e);
+    await withSilentBus(async (env) => {
+      const err = await runAuthLogout(context(env), {}).catch((e: unknown) => e);
       expect(exitCodeFor(err)).toBe(1);
       expect((err as Error).message).toMatch(
         /^the OS keychain is unavailable \(.*did not answer within 50 ms\), and the 0600 file holds no hosting account of .*: nothing was deleted$/,
       );
-    } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => bus.close(r));
-    }
+    });
   });
+
+  it.runIf(process.platform === 'linux')(
+    "a keychain that does not answer while the 0600 file holds the account: refused, the file's copy kept (the keychain may hold one too)",
+    async () => {
+      const apiUrl = `${stub.url}/api/v3`;
+      const accounts = async (env: Record<string, string> = {}) => (await openHostingStores(context(env), apiUrl)).accounts;
+      for (const login of ['mona', 'hubot'])
+        await (await accounts()).save({ login, token: `tok-${login}`, scopes: [], origin: 'pasted', createdAt: '2026-01-01T00:00:00Z' });
+      await withSilentBus(async (env) => {
+        for (const user of [undefined, 'mona']) {
+          const err = await runAuthLogout(context(env), user === undefined ? {} : { user }).catch((e: unknown) => e);
+          expect(exitCodeFor(err)).toBe(1);
+          expect((err as Error).message).toMatch(/^the OS keychain is unavailable \(.*did not answer within 50 ms\): nothing was deleted$/);
+          expect((err as { hint?: string }).hint).toMatch(/LANYARD_KEYCHAIN=off/);
+          expect(io.stderrText()).not.toMatch(/Logged out/);
+        }
+        const err = await runAuthLogout(context(env), { user: 'octocat' }).catch((e: unknown) => e);
+        expect((err as Error).message).toMatch(/the 0600 file holds no stored token for octocat on .*: nothing was deleted$/);
+      });
+      expect((await (await accounts()).list()).map((a) => a.record.login).sort()).toEqual(['hubot', 'mona']);
+      // With the keychain off, only the file's copy is removed, as the hint says.
+      await runAuthLogout(context(), { user: 'mona' });
+      expect((await (await accounts()).list()).map((a) => a.record.login)).toEqual(['hubot']);
+      // With no session bus at all (a headless machine) no keychain can answer later: the file's copy is removed.
+      await runAuthLogout(context({ LANYARD_KEYCHAIN: '', DBUS_SESSION_BUS_ADDRESS: '', LANYARD_KEYCHAIN_TIMEOUT_MS: '2000' }), { user: 'hubot' });
+      expect(io.stderrText()).toMatch(/Logged out .* hubot/);
+      expect(await (await accounts()).list()).toEqual([]);
+    },
+  );
 
   it('with nothing stored anywhere: not signed in', async () => {
     const err = await runAuthLogout(context(), {}).catch((e: unknown) => e);

@@ -72,4 +72,41 @@ describe('dbus-wire', () => {
     expect(() => splitSignature('a{ss')).toThrow(DBusWireError);
     expect(() => splitSignature('z')).toThrow(DBusWireError);
   });
+
+  describe('hostile messages: an empty struct or dict entry in an array, and bodies nobody waits for', () => {
+    /** A message of `type` whose signature field says `sig`, with `body` laid in by hand (encodeMessage writes only valid types). */
+    const hostile = (type: number, sig: string, replySerial?: number) => {
+      // The body an array of empty structs would be read from: length 16, padding to 8, 16 bytes.
+      const body = Buffer.concat([Buffer.from([16, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(16)]);
+      const fields: Array<[number, { sig: string; value: number | string }]> = [[8, { sig: 'g', value: sig }]];
+      if (replySerial !== undefined) fields.unshift([5, { sig: 'u', value: replySerial }]);
+      const head = encodeMessage(type, 9, fields, '', []);
+      const m = Buffer.concat([head, body]);
+      m.writeUInt32LE(body.length, 4);
+      return m;
+    };
+
+    it('refuses an empty struct `()`, an empty dict entry `{}` and a dict entry that is not a basic key and one value (each read would take no bytes: an array of them never ended)', () => {
+      for (const sig of ['a()', 'a{}', 'a(())', 'a{s}', 'a{sss}', 'a{(y)s}', 'a{ays}']) {
+        expect(() => decodeMessages(hostile(2, sig, 1)), sig).toThrow(DBusWireError);
+        expect(() => splitSignature(sig), sig).toThrow(DBusWireError);
+      }
+      expect(splitSignature('a{sv}a(y)')).toEqual(['a{sv}', 'a(y)']);
+    });
+
+    it('with `wanted`, reads only the bodies of replies it waits for: a signal, a call to us and an unawaited reply are skipped by length', () => {
+      const skipped = Buffer.concat([hostile(4, 'a()'), hostile(1, 'a{}'), hostile(2, 'a()', 5), hostile(3, 'a()', 6)]);
+      const { messages, used } = decodeMessages(skipped, (serial) => serial === 7);
+      expect(used).toBe(skipped.length);
+      expect(messages.map((m) => [m.type, m.body])).toEqual([
+        [4, []],
+        [1, []],
+        [2, []],
+        [3, []],
+      ]);
+      expect(() => decodeMessages(hostile(2, 'a()', 7), (serial) => serial === 7)).toThrow(DBusWireError);
+      const good = encodeMessage(2, 1, [[5, { sig: 'u', value: 7 }]], 's', ['abc']);
+      expect(decodeMessages(good, (serial) => serial === 7).messages[0]!.body).toEqual(['abc']);
+    });
+  });
 });

@@ -147,6 +147,32 @@ describe.runIf(process.platform === 'linux')('startKeychainOpen({ unlockedOnly }
     });
   }
 
+  it('what the reader would leave to the binding (locked items) is not read: the binding could unlock them with a prompt', async () => {
+    const bus = await fakeSecretService([{ ...BUS_ITEMS[0]!, locked: true }], { locked: false });
+    try {
+      const r = await startKeychainOpen({ sessionBus: bus.address, timeoutMs: 3000, unlockedOnly: true }).result;
+      expect(r).toEqual({ ok: false, reason: 'cannot read the keychain without the native binding (1 of the items are locked)' });
+      expect(calls.find).toBe(0);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('a session bus address with a malformed %-escape: an outcome, never a rejection', async () => {
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      const opening = startKeychainOpen({ sessionBus: 'unix:path=%ZZ', timeoutMs: 3000, unlockedOnly: true });
+      expect(await opening.result).toMatchObject({ ok: false });
+      await opening.sent;
+      expect(await startKeychainOpen({ sessionBus: 'unix:path=%ZZ', timeoutMs: 3000 }).result).toMatchObject({ ok: true, via: 'binding' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+  });
+
   it('no session bus to ask: not read', async () => {
     expect(await startKeychainOpen({ unlockedOnly: true }).result).toEqual({ ok: false, reason: 'cannot tell whether the keychain is unlocked' });
     expect(calls.find).toBe(0);

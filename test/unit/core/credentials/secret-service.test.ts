@@ -4,6 +4,7 @@
  * binding, what makes the keychain unavailable, and the bounds.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { unixSocketOf } from '../../../../src/core/credentials/dbus-connection.js';
 import { readSecretService } from '../../../../src/core/credentials/secret-service.js';
 import { type FakeBus, type FakeItem, fakeSecretService } from './fake-secret-service.js';
 
@@ -113,6 +114,15 @@ describe('readSecretService', () => {
 
   it('a bus that is not on a unix socket is left to the binding', async () => {
     expect(await readSecretService({ address: 'tcp:host=127.0.0.1,port=1', uid: 1, timeoutMs: 3000, service: 'lanyard' })).toEqual({
+      kind: 'binding',
+      why: 'the session bus is not on a unix socket',
+    });
+  });
+
+  it('a bus address with a malformed %-escape is no unix socket: left to the binding, nothing thrown', async () => {
+    expect(unixSocketOf('unix:path=%ZZ')).toBeUndefined();
+    expect(unixSocketOf('unix:path=%ZZ;unix:path=/run/b%75s')).toBe('/run/bus');
+    expect(await readSecretService({ address: 'unix:path=%ZZ', uid: 1, timeoutMs: 3000, service: 'lanyard' })).toEqual({
       kind: 'binding',
       why: 'the session bus is not on a unix socket',
     });
