@@ -73,4 +73,17 @@ describe('hostile query-API requests', () => {
     const r = await query(`{ viewer { ${'login '.repeat(20_000)} } }`);
     expect(r.json.errors[0].message).toMatch(/Document contains more that? 15000 tokens/);
   });
+
+  it('a body over 1 MiB is a 413 before it is parsed; an anonymous one is a 401', async () => {
+    const big = JSON.stringify({ query: `mutation { ${'a: __typename '.repeat(100_000)} }` });
+    expect(big.length).toBeGreaterThan(1024 * 1024);
+    const r = await post(big);
+    expect([r.status, r.json.message]).toEqual([413, 'Request body too large']);
+    const anonymous = await post(big, '');
+    expect([anonymous.status, anonymous.json]).toEqual([401, expect.anything()]);
+    // Under the cap, a mutation-looking body of too many tokens is refused by the parser (and counted as a query).
+    const many = await post(JSON.stringify({ query: `mutation { ${'a: __typename '.repeat(50_000)} }` }));
+    expect([many.status, many.json.errors[0].message]).toEqual([200, expect.stringMatching(/15000 tokens/)]);
+    expect((await query('{ viewer { login } }')).json.data.viewer.login).toBe(SEED.user.login);
+  });
 });

@@ -27,6 +27,7 @@ import { mutationsFor } from './graphql/mutations.js';
 import { costOf, missingScopes, type QueryCost } from './graphql/connections.js';
 import { tokenOfRequest } from './scopes.js';
 import { CHARGE } from './ratelimit/types.js';
+import { MAX_QUERY_BODY, MAX_QUERY_TOKENS } from './ratelimit/classify.js';
 
 export { queryApiSchema } from './graphql/schema.js';
 export type { QueryApiContext } from './graphql/objects.js';
@@ -43,8 +44,6 @@ function formatError(e: GraphQLError): GraphQLFormattedError & { type?: string }
   return typeof type === 'string' ? { type, ...rest } : rest;
 }
 
-/** The most tokens a query may hold: far above any real query, low enough that parsing one is cheap. */
-const MAX_TOKENS = 15_000;
 /** Tokens kept in the cache, all entries together (each entry keeps its AST and its token list). */
 const CACHE_TOKENS = 400_000;
 /** Errors an answer reports for a document that does not parse or validate. */
@@ -56,7 +55,7 @@ type Checked = { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & {
 function checkDocument(source: string): { checked: Checked; tokens: number } {
   let doc: DocumentNode;
   try {
-    doc = parse(source, { maxTokens: MAX_TOKENS });
+    doc = parse(source, { maxTokens: MAX_QUERY_TOKENS });
   } catch (e) {
     // A nesting too deep for the parser's stack throws a RangeError, not a GraphQLError.
     const error = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error: the document is nested too deeply.');
@@ -138,8 +137,15 @@ function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, s
 /** The request's body, or the answer already sent for one that is not a query. */
 async function readQuery(req: EmuRequest, res: EmuResponse) {
   let body: { query?: unknown; variables?: unknown; operationName?: unknown };
+  let text: string;
   try {
-    body = JSON.parse(await req.text()) as typeof body;
+    text = await req.text(MAX_QUERY_BODY);
+  } catch {
+    res.json(413, { message: 'Request body too large', documentation_url: DOCS });
+    return undefined;
+  }
+  try {
+    body = JSON.parse(text) as typeof body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
   } catch {
     res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
