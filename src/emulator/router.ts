@@ -15,11 +15,11 @@ export interface EmuRequest {
   readonly headers: IncomingMessage['headers'];
   /** Remote IP (for per-IP buckets). */
   readonly ip: string;
-  /** Whole body as bytes (buffered once, limit 64 MiB). Don't call after streaming raw. */
-  bytes(): Promise<Buffer>;
+  /** Whole body as bytes (buffered once, limit 64 MiB or the first caller's `limit`: over it, HttpError 413). Don't call after streaming raw. */
+  bytes(limit?: number): Promise<Buffer>;
   /** The body when a handler has read it whole (for the request journal); undefined otherwise. */
   bodyIfRead(): Buffer | undefined;
-  text(): Promise<string>;
+  text(limit?: number): Promise<string>;
   json<T = unknown>(): Promise<T>;
   /** Form (x-www-form-urlencoded) body fields. */
   form(): Promise<URLSearchParams>;
@@ -347,16 +347,17 @@ class Request implements EmuRequest {
     return this.url.searchParams;
   }
 
-  bytes(): Promise<Buffer> {
+  bytes(limit = MAX_BODY): Promise<Buffer> {
     this.#bodyP ??= new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
       const raw = this.raw;
       raw.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > MAX_BODY) {
+        // Past the limit: refused, and the rest is read and dropped, so the client (still sending) gets the answer.
+        if (size > limit) {
           reject(new HttpError(413, 'Request body too large'));
-          raw.pause();
+          chunks.length = 0;
         } else chunks.push(c);
       });
       raw.on('end', () => resolve((this.#body = Buffer.concat(chunks))));
@@ -369,8 +370,8 @@ class Request implements EmuRequest {
     return this.#body;
   }
 
-  async text(): Promise<string> {
-    return (await this.bytes()).toString('utf8');
+  async text(limit?: number): Promise<string> {
+    return (await this.bytes(limit)).toString('utf8');
   }
 
   async json<T = unknown>(): Promise<T> {

@@ -17,7 +17,7 @@
  * rule (see ./graphql/connections.ts), and `rateLimit` reports that cost and
  * the primary budget the limiter's headers carry.
  */
-import { execute, GraphQLError, type GraphQLFormattedError, parse, validate, type DocumentNode } from 'graphql';
+import { execute, GraphQLError, type GraphQLFormattedError, parse, type Token, validate, type DocumentNode } from 'graphql';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { type Caller, primaryMessage } from './ratelimit/callers.js';
 import { apiTime } from './repository.js';
@@ -27,6 +27,7 @@ import { mutationsFor } from './graphql/mutations.js';
 import { costOf, missingScopes, type QueryCost } from './graphql/connections.js';
 import { tokenOfRequest } from './scopes.js';
 import { CHARGE } from './ratelimit/types.js';
+import { MAX_QUERY_BODY, MAX_QUERY_TOKENS } from './ratelimit/classify.js';
 
 export { queryApiSchema } from './graphql/schema.js';
 export type { QueryApiContext } from './graphql/objects.js';
@@ -43,36 +44,63 @@ function formatError(e: GraphQLError): GraphQLFormattedError & { type?: string }
   return typeof type === 'string' ? { type, ...rest } : rest;
 }
 
+/** Tokens kept in the cache, all entries together (each entry keeps its AST and its token list). */
+const CACHE_TOKENS = 400_000;
+/** Errors an answer reports for a document that does not parse or validate. */
+const MAX_ERRORS = 50;
+
+type Checked = { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> };
+
+/** A query's AST and validation, or its errors (at most MAX_ERRORS); anything the parser throws is a syntax error. */
+function checkDocument(source: string): { checked: Checked; tokens: number } {
+  let doc: DocumentNode;
+  try {
+    doc = parse(source, { maxTokens: MAX_QUERY_TOKENS });
+  } catch (e) {
+    // A nesting too deep for the parser's stack throws a RangeError, not a GraphQLError.
+    const error = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error: the document is nested too deeply.');
+    return { checked: { errors: [formatError(error)] }, tokens: 1 };
+  }
+  let tokens = 0;
+  for (let t: Token | null | undefined = doc.loc?.startToken; t; t = t.next) tokens++;
+  let invalid: readonly GraphQLError[];
+  try {
+    invalid = validate(queryApiSchema, doc, undefined, { maxErrors: MAX_ERRORS });
+  } catch (e) {
+    invalid = [e instanceof GraphQLError ? e : new GraphQLError('Validation error: the document is nested too deeply.')];
+  }
+  return { checked: invalid.length ? { errors: invalid.slice(0, MAX_ERRORS).map(formatError) } : { doc }, tokens };
+}
+
 /**
  * Documents parsed and validated against the schema, by their text: a
  * script or an agent sends the same query many times, and parsing and
- * validating cost more than running it. The last 256 texts (of at most
- * 20,000 characters each) are kept.
+ * validating cost more than running it. The most recently used are kept,
+ * up to 256 texts and CACHE_TOKENS tokens in all (an AST keeps its tokens).
  */
 class CheckedDocuments {
-  readonly #kept = new Map<string, { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> }>();
+  readonly #kept = new Map<string, { checked: Checked; tokens: number }>();
+  #tokens = 0;
 
-  check(source: string): { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> } {
+  check(source: string): Checked {
     const hit = this.#kept.get(source);
     if (hit) {
       // Most recently used last: the oldest goes first when full.
       this.#kept.delete(source);
       this.#kept.set(source, hit);
-      return hit;
+      return hit.checked;
     }
-    let checked: { doc: DocumentNode } | { errors: Array<GraphQLFormattedError & { type?: string }> };
-    try {
-      const doc = parse(source);
-      const invalid = validate(queryApiSchema, doc);
-      checked = invalid.length ? { errors: invalid.map(formatError) } : { doc };
-    } catch (e) {
-      checked = { errors: [formatError(e as GraphQLError)] };
+    const entry = checkDocument(source);
+    if (source.length <= 20_000 && entry.tokens <= CACHE_TOKENS / 16) {
+      while (this.#kept.size >= 256 || (this.#kept.size && this.#tokens + entry.tokens > CACHE_TOKENS)) {
+        const [oldest, e] = this.#kept.entries().next().value!;
+        this.#kept.delete(oldest);
+        this.#tokens -= e.tokens;
+      }
+      this.#kept.set(source, entry);
+      this.#tokens += entry.tokens;
     }
-    if (source.length <= 20_000) {
-      if (this.#kept.size >= 256) this.#kept.delete(this.#kept.keys().next().value!);
-      this.#kept.set(source, checked);
-    }
-    return checked;
+    return entry.checked;
   }
 }
 
@@ -109,8 +137,15 @@ function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, s
 /** The request's body, or the answer already sent for one that is not a query. */
 async function readQuery(req: EmuRequest, res: EmuResponse) {
   let body: { query?: unknown; variables?: unknown; operationName?: unknown };
+  let text: string;
   try {
-    body = JSON.parse(await req.text()) as typeof body;
+    text = await req.text(MAX_QUERY_BODY);
+  } catch {
+    res.json(413, { message: 'Request body too large', documentation_url: DOCS });
+    return undefined;
+  }
+  try {
+    body = JSON.parse(text) as typeof body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
   } catch {
     res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });

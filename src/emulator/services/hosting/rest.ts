@@ -190,7 +190,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     repositoryJson(env.baseUrl(), r, ownerJson(env.baseUrl(), r.owner, state.users.get(r.owner)), {
       ...o,
       access: accessOf(req, r),
-      stars: issues.stargazersOf(repoKey(r)).length,
+      stars: issues.stargazerCount(repoKey(r)),
       openIssues: issues.openIssues(repoKey(r)),
     });
   const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);

@@ -27,6 +27,78 @@ import {
 
 export const MAX_PAGE = 100;
 export const MAX_NODES = 500_000;
+/** The most fields a query may select once its fragments are expanded (aliases on the schema's cycles double per level). */
+export const MAX_FIELDS = 50_000;
+
+/** What a selection adds up to at a multiplier of 1: requests, nodes, and fields selected. */
+interface Sum {
+  requests: number;
+  nodes: number;
+  fields: number;
+}
+
+/**
+ * Sums a query's selections. Each fragment is summed once (a sum scales with
+ * the page sizes around it), and a spread repeated in one selection set counts
+ * once, as the executor runs it once: `...F1 ...F1` forty deep is forty steps.
+ */
+class Tally {
+  readonly errors: GraphQLError[] = [];
+  readonly #done = new Map<string, Sum>();
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+    private readonly variables: Record<string, unknown> | undefined,
+  ) {}
+
+  set(sel: SelectionSetNode, parent: GraphQLCompositeType): Sum {
+    const t = { requests: 0, nodes: 0, fields: 0 };
+    const spread = new Set<string>();
+    for (const s of sel.selections) {
+      let sub: Sum | undefined;
+      if (s.kind === 'Field') sub = this.field(s, parent);
+      else if (s.kind === 'InlineFragment') {
+        const on = s.typeCondition ? this.schema.getType(s.typeCondition.name.value) : parent;
+        if (on && isCompositeType(on)) sub = this.set(s.selectionSet, on);
+      } else if (!spread.has(s.name.value)) {
+        spread.add(s.name.value);
+        sub = this.fragment(s.name.value);
+      }
+      if (sub) {
+        t.requests += sub.requests;
+        t.nodes += sub.nodes;
+        t.fields += sub.fields;
+      }
+    }
+    return t;
+  }
+
+  fragment(name: string): Sum {
+    let t = this.#done.get(name);
+    if (t) return t;
+    this.#done.set(name, { requests: 0, nodes: 0, fields: 0 }); // a cycle (refused by validation) adds nothing
+    const f = this.fragments.get(name);
+    const on = f && this.schema.getType(f.typeCondition.name.value);
+    t = f && on && isCompositeType(on) ? this.set(f.selectionSet, on) : { requests: 0, nodes: 0, fields: 0 };
+    this.#done.set(name, t);
+    return t;
+  }
+
+  field(s: FieldNode, parent: GraphQLCompositeType): Sum {
+    const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[s.name.value] : undefined;
+    const type = def && getNamedType(def.type);
+    if (!def || !s.selectionSet || !type || !isCompositeType(type)) return { requests: 0, nodes: 0, fields: 1 };
+    const connection = type.name.endsWith('Connection');
+    const size = connection ? pageSize(s, def.args, this.variables, this.errors) : 1;
+    const inner = this.set(s.selectionSet, type);
+    // Its own request and page, then what each node of the page asks; its fields count once, whatever the page size.
+    return {
+      requests: (connection ? 1 : 0) + size * inner.requests,
+      nodes: (connection ? size : 0) + size * inner.nodes,
+      fields: 1 + inner.fields,
+    };
+  }
+}
 
 interface PageArgs {
   first?: number | null;
@@ -87,36 +159,20 @@ export function costOf(
   const root = op.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === 'FragmentDefinition') fragments.set(d.name.value, d);
-  const w = { requests: 0, nodes: 0, errors: [] as GraphQLError[] };
-  const walk = (set: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number): void => {
-    for (const s of set.selections) {
-      if (s.kind === 'Field') field(s, parent, multiplier);
-      else {
-        const f = s.kind === 'FragmentSpread' ? fragments.get(s.name.value) : s;
-        const on = f?.typeCondition ? schema.getType(f.typeCondition.name.value) : parent;
-        if (f && on && isCompositeType(on)) walk(f.selectionSet, on, multiplier);
-      }
-    }
-  };
-  const field = (s: FieldNode, parent: GraphQLCompositeType, multiplier: number): void => {
-    const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[s.name.value] : undefined;
-    if (!def || !s.selectionSet) return;
-    const type = getNamedType(def.type);
-    if (!isCompositeType(type)) return;
-    let size = 1;
-    if (type.name.endsWith('Connection')) {
-      size = pageSize(s, def.args, variables, w.errors);
-      w.requests += multiplier;
-      w.nodes += multiplier * size;
-    }
-    walk(s.selectionSet, type, multiplier * size);
-  };
-  if (root) walk(op.selectionSet, root, 1);
-  if (w.errors.length) return w.errors;
+  const tally = new Tally(schema, fragments, variables);
+  const w = root ? tally.set(op.selectionSet, root) : { requests: 0, nodes: 0, fields: 0 };
+  if (tally.errors.length) return tally.errors;
+  if (w.fields > MAX_FIELDS)
+    return [
+      new GraphQLError(
+        `This query selects ${w.fields > 1e15 ? 'more than 10^15' : w.fields.toLocaleString('en-US')} fields once its fragments are expanded, which exceeds the maximum of ${MAX_FIELDS.toLocaleString('en-US')}.`,
+        { extensions: { type: 'MAX_FIELD_LIMIT_EXCEEDED' } },
+      ),
+    ];
   if (w.nodes > MAX_NODES)
     return [
       new GraphQLError(
-        `This query requests up to ${w.nodes.toLocaleString('en-US')} possible nodes which exceeds the maximum limit of ${MAX_NODES.toLocaleString('en-US')}.`,
+        `This query requests up to ${w.nodes > 1e15 ? 'more than 10^15' : w.nodes.toLocaleString('en-US')} possible nodes which exceeds the maximum limit of ${MAX_NODES.toLocaleString('en-US')}.`,
         {
           extensions: { type: 'MAX_NODE_LIMIT_EXCEEDED' },
         },

@@ -130,7 +130,7 @@ export class QueryObjects {
         repository: () => this.repo(r),
       }),
       forkCount: 0,
-      stargazerCount: () => store.stargazersOf(key).length,
+      stargazerCount: () => store.stargazerCount(key),
       viewerHasStarred: () => store.starred(this.viewer, key),
       stargazers: (a: Page) =>
         connection(

@@ -92,11 +92,24 @@ export class IssueStore {
   readonly #reactionsOf = new Map<string, ReactionRecord[]>();
   /** Per repository, who starred it and when. */
   readonly #stars = new Map<string, Map<string, number>>();
+  /** Per repository, how many of its issues are open (kept by createIssue and setState: a listing reads it for each). */
+  readonly #open = new Map<string, number>();
 
   constructor(private readonly now: () => number) {}
 
   reset(): void {
-    for (const m of [this.issues, this.comments, this.labels, this.reactions, this.#byRepo, this.#labelsOf, this.#commentsOf, this.#reactionsOf, this.#stars])
+    for (const m of [
+      this.issues,
+      this.comments,
+      this.labels,
+      this.reactions,
+      this.#byRepo,
+      this.#labelsOf,
+      this.#commentsOf,
+      this.#reactionsOf,
+      this.#stars,
+      this.#open,
+    ])
       m.clear();
     this.#nextId = 1;
   }
@@ -153,6 +166,7 @@ export class IssueStore {
     };
     this.issues.set(i.id, i);
     numbered.set(number, i);
+    this.#open.set(repo, this.openIssues(repo) + 1);
     return i;
   }
 
@@ -166,9 +180,7 @@ export class IssueStore {
 
   /** How many of a repository's issues are open (its `open_issues_count`). */
   openIssues(repo: string): number {
-    let n = 0;
-    for (const i of this.#byRepo.get(repo)?.values() ?? []) if (i.state === 'open') n++;
-    return n;
+    return this.#open.get(repo) ?? 0;
   }
 
   /** Closes or reopens an issue (a no-op when it is already so, as the service's is). */
@@ -176,6 +188,7 @@ export class IssueStore {
     if (i.state === state && (state === 'open' || reason === null || reason === i.stateReason)) return;
     const at = this.now();
     const reopening = i.state === 'closed' && state === 'open';
+    if (i.state !== state) this.#open.set(i.repo, this.openIssues(i.repo) + (state === 'open' ? 1 : -1));
     i.state = state;
     i.updatedAt = at;
     if (state === 'closed') {
@@ -265,6 +278,11 @@ export class IssueStore {
 
   starred(login: string | undefined, repo: string): boolean {
     return !!login && !!this.#stars.get(repo)?.has(login);
+  }
+
+  /** How many have starred a repository. */
+  stargazerCount(repo: string): number {
+    return this.#stars.get(repo)?.size ?? 0;
   }
 
   stargazersOf(repo: string): Array<{ login: string; at: number }> {

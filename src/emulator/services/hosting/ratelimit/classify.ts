@@ -11,6 +11,10 @@ export interface RequestClass {
 }
 
 const READ = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The most tokens a query-API document may hold (the query API refuses more). */
+export const MAX_QUERY_TOKENS = 15_000;
+/** The largest query-API body read: over it, 413. */
+export const MAX_QUERY_BODY = 1024 * 1024;
 
 export function classifyRequest(method: string, path: string): RequestClass | undefined {
   const p = path.replace(/\/+$/, '') || '/';
@@ -53,6 +57,13 @@ export function isContentCreating(method: string, cls: RequestClass, graphqlBody
  */
 function isMutation(body: string): boolean {
   if (!body.includes('mutation')) return false;
+  // One request asks three times (points, content-creating, CPU time): parse its body once.
+  if (lastBody?.body !== body) lastBody = { body, mutation: parsesAsMutation(body) };
+  return lastBody.mutation;
+}
+let lastBody: { body: string; mutation: boolean } | undefined;
+
+function parsesAsMutation(body: string): boolean {
   let query = body;
   let operationName: string | undefined;
   try {
@@ -63,7 +74,8 @@ function isMutation(body: string): boolean {
     /* raw query text */
   }
   try {
-    return getOperationAST(parse(query), operationName)?.operation === 'mutation';
+    // The query API refuses a document of more tokens (see ../graphql.ts): no need to build its AST here.
+    return getOperationAST(parse(query, { maxTokens: MAX_QUERY_TOKENS, noLocation: true }), operationName)?.operation === 'mutation';
   } catch {
     return false;
   }

@@ -12,7 +12,7 @@ import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
 import type { HostingState } from '../state.js';
 import { BucketStore, type Bucket } from './buckets.js';
 import { bucketKey, identifyCaller, primaryMessage, resourceLimit, RESOURCES, type Caller, type Resource } from './callers.js';
-import { classifyRequest, cpuCostOf, isContentCreating, pointsOf, type RequestClass } from './classify.js';
+import { classifyRequest, cpuCostOf, isContentCreating, MAX_QUERY_BODY, pointsOf, type RequestClass } from './classify.js';
 import { scopeHeaders } from '../scopes.js';
 import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
 import { seedRateLimitCallers } from './seed.js';
@@ -77,9 +77,10 @@ function limit(rl: RateLimiter, req: EmuRequest, res: EmuResponse, next: () => P
   const release = rl.secondary.enter(caller.key);
   res.raw.once('close', release);
   // The query API's cost depends on its body (a mutation costs more): read it first.
+  // At most 1 MiB of it (the query API answers 413 past that); an anonymous caller's is not looked at (the route's 401).
   if (cls.graphql && req.method === 'POST')
-    return req.text().then(
-      (b) => count(rl, req, res, next, cls, caller, b),
+    return req.text(MAX_QUERY_BODY).then(
+      (b) => count(rl, req, res, next, cls, caller, caller.kind === 'anonymous' ? '' : b),
       () => count(rl, req, res, next, cls, caller, ''),
     );
   return count(rl, req, res, next, cls, caller, undefined);
