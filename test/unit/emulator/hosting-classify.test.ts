@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequest, isContentCreating, pointsOf } from '../../../src/emulator/services/hosting/ratelimit/classify.js';
+import { classifyRequest, isContentCreating, pointsOf, queryOperationOf } from '../../../src/emulator/services/hosting/ratelimit/classify.js';
 import { WindowCounter } from '../../../src/emulator/services/hosting/ratelimit/buckets.js';
 
 describe('request classes of the hosting rate limiter', () => {
@@ -24,13 +24,13 @@ describe('request classes of the hosting rate limiter', () => {
     expect(pointsOf('GET')).toBe(1);
     expect(pointsOf('HEAD')).toBe(1);
     expect(pointsOf('DELETE')).toBe(5);
-    expect(pointsOf('POST', '{"query":"{ viewer { login } }"}')).toBe(1);
-    expect(pointsOf('POST', '{"query":"mutation { addStar(input: {}) { clientMutationId } }"}')).toBe(5);
-    expect(pointsOf('POST', '{"query":"# a comment\\nmutation M { x }"}')).toBe(5);
+    expect(pointsOf('POST', queryOperationOf('{"query":"{ viewer { login } }"}'))).toBe(1);
+    expect(pointsOf('POST', queryOperationOf('{"query":"mutation { addStar(input: {}) { clientMutationId } }"}'))).toBe(5);
+    expect(pointsOf('POST', queryOperationOf('{"query":"# a comment\\nmutation M { x }"}'))).toBe(5);
   });
 
   it('content-creating: REST writes and mutations; not the LFS batch API or queries', () => {
-    const c = (m: string, p: string, body?: string) => isContentCreating(m, classifyRequest(m, p)!, body);
+    const c = (m: string, p: string, body?: string) => isContentCreating(m, classifyRequest(m, p)!, body === undefined ? undefined : queryOperationOf(body));
     expect(c('POST', '/api/v3/user/repos')).toBe(true);
     expect(c('GET', '/api/v3/user/repos')).toBe(false);
     expect(c('POST', '/o/r.git/info/lfs/objects/batch')).toBe(false);
@@ -42,7 +42,7 @@ describe('request classes of the hosting rate limiter', () => {
     expect(c('POST', '/api/graphql', `{"query":"${doc}","operationName":"Look"}`)).toBe(false);
     expect(c('POST', '/api/graphql', '{"query":"fragment F on Issue { id } mutation { closeIssue(input: {}) { issue { ...F } } }"}')).toBe(true);
     expect(c('POST', '/api/graphql', '{"query":"query { search(query: \\"mutation\\") { issueCount } }"}')).toBe(false);
-    expect(pointsOf('POST', `{"query":"${doc}","operationName":"Make"}`)).toBe(5);
+    expect(pointsOf('POST', queryOperationOf(`{"query":"${doc}","operationName":"Make"}`))).toBe(5);
   });
 
   it('a window counter refuses beyond its limit until the window passes', () => {

@@ -37,31 +37,32 @@ export function classifyRequest(method: string, path: string): RequestClass | un
 }
 
 /** Points: reads 1, writes 5 (REST); query 1, mutation 5 (query API). */
-export function pointsOf(method: string, graphqlBody?: string): number {
-  if (graphqlBody !== undefined) return isMutation(graphqlBody) ? SecondaryLimits.pointsWrite : SecondaryLimits.pointsGet;
+export function pointsOf(method: string, operation?: QueryOperation): number {
+  if (operation !== undefined) return operation === 'mutation' ? SecondaryLimits.pointsWrite : SecondaryLimits.pointsGet;
   return READ.has(method) ? SecondaryLimits.pointsGet : SecondaryLimits.pointsWrite;
 }
 
 /** Content-creating: REST writes (except the LFS batch API, a read) and query-API mutations. */
-export function isContentCreating(method: string, cls: RequestClass, graphqlBody?: string): boolean {
-  if (cls.graphql) return graphqlBody !== undefined && isMutation(graphqlBody);
+export function isContentCreating(method: string, cls: RequestClass, operation?: QueryOperation): boolean {
+  if (cls.graphql) return operation === 'mutation';
   if (cls.resource === 'lfs' || cls.resource === 'rate_limit') return false;
   return !READ.has(method);
 }
 
+/** What a query API request runs, as far as the limits care: a mutation, or anything else. */
+export type QueryOperation = 'mutation' | 'query';
+
 /**
- * Whether the operation a query API body runs is a mutation: the one its
- * `operationName` names in a document of several, whatever comes first (a
- * query, a fragment, comments). A body that does not parse is no mutation
- * (the query API refuses it anyway).
+ * The operation a query API body runs: a mutation when the one its
+ * `operationName` names in a document of several is one, whatever comes
+ * first (a query, a fragment, comments). A body that does not parse is no
+ * mutation (the query API refuses it anyway). Parsed at most once per
+ * request: the caller passes the answer to pointsOf, cpuCostOf and
+ * isContentCreating.
  */
-function isMutation(body: string): boolean {
-  if (!body.includes('mutation')) return false;
-  // One request asks three times (points, content-creating, CPU time): parse its body once.
-  if (lastBody?.body !== body) lastBody = { body, mutation: parsesAsMutation(body) };
-  return lastBody.mutation;
+export function queryOperationOf(body: string): QueryOperation {
+  return body.includes('mutation') && parsesAsMutation(body) ? 'mutation' : 'query';
 }
-let lastBody: { body: string; mutation: boolean } | undefined;
 
 function parsesAsMutation(body: string): boolean {
   let query = body;
@@ -88,11 +89,11 @@ function parsesAsMutation(body: string): boolean {
  * query-API requests 20 ms per point; `costs` (admin verb `cpu-cost`)
  * overrides by path prefix, longest first.
  */
-export function cpuCostOf(method: string, path: string, cls: RequestClass, graphqlBody: string | undefined, costs: ReadonlyMap<string, number>): number {
+export function cpuCostOf(method: string, path: string, cls: RequestClass, operation: QueryOperation | undefined, costs: ReadonlyMap<string, number>): number {
   let best: [string, number] | undefined;
   for (const [prefix, ms] of costs) if (path.startsWith(prefix) && (!best || prefix.length > best[0].length)) best = [prefix, ms];
   if (best) return best[1];
-  if (cls.graphql) return 20 * pointsOf(method, graphqlBody);
+  if (cls.graphql) return 20 * pointsOf(method, operation);
   if (cls.resource === 'search' || cls.resource === 'code_search') return 100;
   return READ.has(method) ? 10 : 50;
 }

@@ -12,7 +12,7 @@ import type { EmuRequest, EmuResponse, Router } from '../../../router.js';
 import type { HostingState } from '../state.js';
 import { BucketStore, type Bucket } from './buckets.js';
 import { bucketKey, identifyCaller, primaryMessage, resourceLimit, RESOURCES, type Caller, type Resource } from './callers.js';
-import { classifyRequest, cpuCostOf, isContentCreating, MAX_QUERY_BODY, pointsOf, type RequestClass } from './classify.js';
+import { classifyRequest, cpuCostOf, isContentCreating, MAX_QUERY_BODY, pointsOf, queryOperationOf, type RequestClass } from './classify.js';
 import { scopeHeaders } from '../scopes.js';
 import { SECONDARY_MESSAGE, SecondaryLimiter, type SecondaryRefusal } from './secondary.js';
 import { seedRateLimitCallers } from './seed.js';
@@ -98,13 +98,14 @@ function count(
 ): void | Promise<void> {
   const resource: Resource = cls.resource === 'rate_limit' ? 'core' : cls.resource;
   const bucket = rl.bucket(caller, resource);
+  const operation = gqlBody === undefined ? undefined : queryOperationOf(gqlBody);
   const refusal = rl.secondary.check({
     caller: caller.key,
     endpoint: cls.endpoint,
-    points: pointsOf(req.method, gqlBody),
-    cpuMs: cpuCostOf(req.method, req.path, cls, gqlBody, rl.secondary.cpuCosts),
+    points: pointsOf(req.method, operation),
+    cpuMs: cpuCostOf(req.method, req.path, cls, operation, rl.secondary.cpuCosts),
     graphql: cls.graphql,
-    contentCreating: isContentCreating(req.method, cls, gqlBody),
+    contentCreating: isContentCreating(req.method, cls, operation),
   });
   if (refusal) return secondaryRefusal(rl, res, refusal, bucket);
   if (cls.resource !== 'rate_limit' && bucket.limit > 0) {
