@@ -350,7 +350,8 @@ function readCache(dir, key) {
   try {
     return fs.readFileSync(path.join(dir, `${key}.bin`));
   } catch {
-    return undefined;
+    // None written yet: the single-file executable's, made by its build (src/cli/sea/main.ts), if it has one.
+    return globalThis[Symbol.for('lanyard.builtCodeCache')]?.(key);
   }
 }
 

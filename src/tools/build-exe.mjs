@@ -11,9 +11,12 @@
 // .json, .cjs), the emulator as one CommonJS
 // file), one CommonJS bundle per npm package those require, jq's WebAssembly,
 // and the keychain addon of the platform (@napi-rs/keyring's platform
-// package). The blob is made without a code cache or snapshot, so one Node
-// (the linux-x64 binary, run here) makes the blob of every platform; the CLI
-// keeps its own code cache at run time, as the npm install does.
+// package). The blob is made without Node's code cache of the main script or
+// a start-up snapshot (neither measured faster: docs/benchmarks.md), so one
+// Node (the linux-x64 binary, run here) makes the blob of every platform; the
+// CLI keeps its own code cache at run time, as the npm install does, and the
+// linux-x64 executable also carries the caches of the commands scripts run
+// most, made by its own Node (build-exe-train.mjs), for their first run.
 //
 // The downloaded packages are checked against the pinned integrity and kept
 // in node_modules/.cache/lanyard-exe/ (CI caches that directory).
@@ -31,7 +34,7 @@
 import { build } from 'esbuild';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
@@ -39,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib } from 'node:zlib';
 import { cachedPackage, MAX_GROWTH, NODE_VERSION, SEA_FUSE, TARGETS } from './build-exe-targets.mjs';
+import { trainCodeCaches } from './build-exe-train.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
@@ -55,6 +59,8 @@ if (process.argv[2] === '--inject') {
 const KEYRING_NATIVE = /^@napi-rs\/keyring(-[a-z0-9-]+)?$/;
 
 const WORK = join(root, 'build', 'sea');
+/** The Node binary that runs here (linux-x64): the one whose executable can carry code caches made with it. */
+const HOST_NODE = TARGETS.find((t) => t.name === 'linux-x64').node.spec;
 const OUT = join(root, 'dist', 'exe');
 
 /** The children running now (blob makers, postject): a failing lane kills the others' before exiting, or they run on (postject: 1.3 GB, a whole core). */
@@ -323,7 +329,7 @@ function sha256File(file) {
   });
 }
 
-async function buildTarget(t, shared, main, nodeForBlobs) {
+async function buildTarget(t, shared, main, nodeForBlobs, trained) {
   const nodeBin = join(await fetchPackage(t.node.spec, t.node.integrity), ...t.node.file.split('/'));
   const addonFile = join(await fetchPackage(t.keyring.spec, t.keyring.integrity), t.keyring.file);
   const addonBytes = await readFile(addonFile);
@@ -331,6 +337,9 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
   await mkdir(dir, { recursive: true });
   const assets = {};
   const compressed = [];
+  // The trained code caches (linux-x64 only: made by its Node), stored as they are: V8 reads them in place.
+  const caches = t.node.spec === HOST_NODE ? await trained : {};
+  for (const [key, file] of Object.entries(caches)) assets[`code-cache/${key}.bin`] = file;
   for (const [key, file] of Object.entries({ ...shared.files, 'keyring.node': addonFile })) {
     if (PLAIN.has(key)) assets[key] = file;
     else {
@@ -342,6 +351,7 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
     assets: Object.keys(assets).sort(),
     compressed: compressed.sort(),
     modules: shared.modules,
+    codeCache: Object.keys(caches).sort(),
     addon: { key: 'keyring.node', sha256: sha256(addonBytes) },
   };
   await writeFile(join(dir, 'sea.json'), JSON.stringify(manifest));
@@ -361,17 +371,32 @@ async function buildTarget(t, shared, main, nodeForBlobs) {
   };
   await writeFile(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));
   await run(nodeForBlobs, ['--experimental-sea-config', join(dir, 'sea-config.json')], { cwd: WORK });
+  return inject(t, nodeBin, blob, nodeForBlobs);
+}
+
+/** `t`'s executable in dist/exe/: its Node binary `nodeBin` with `blob` injected; resolves with its SHA-256. */
+async function inject(t, nodeBin, blob, nodeForBlobs) {
   const out = join(OUT, t.out);
-  await copyFile(nodeBin, out);
-  await chmod(out, 0o755);
-  if (t.name.startsWith('win-')) await writeFile(out, withoutSignature(await readFile(out)));
+  // Made beside and renamed into place: the last build's executable may be running (ETXTBSY), and
+  // a failed build leaves no half-made one.
+  const made = `${out}.${process.pid}.tmp`;
+  await copyFile(nodeBin, made);
+  await chmod(made, 0o755);
+  if (t.name.startsWith('win-')) await writeFile(made, withoutSignature(await readFile(made)));
   // postject works on copies of the whole binary in WebAssembly memory, which
   // a process never gives back: each injection in a process of its own.
   // On the registry's Node (nodeForBlobs, the linux-x64 one) rather than this one: its V8 runs postject's
   // WebAssembly faster than Node 20's (Windows: 10.7 s of CPU against 12.0 s, whole process, median of 3).
-  await run(nodeForBlobs, [fileURLToPath(import.meta.url), '--inject', out, blob]);
-  const [size, base] = [(await stat(out)).size, (await stat(nodeBin)).size];
-  if (size > base * MAX_GROWTH) fail(`${t.out} weighs ${size} bytes, more than ${MAX_GROWTH}x its Node binary (${base})`);
+  await run(nodeForBlobs, [fileURLToPath(import.meta.url), '--inject', made, blob]).catch(async (e) => {
+    await rm(made, { force: true });
+    throw e;
+  });
+  const [size, base] = [(await stat(made)).size, (await stat(nodeBin)).size];
+  if (size > base * MAX_GROWTH) {
+    await rm(made, { force: true });
+    fail(`${t.out} weighs ${size} bytes, more than ${MAX_GROWTH}x its Node binary (${base})`);
+  }
+  await rename(made, out);
   console.log(
     `build-exe: dist/exe/${t.out} ${(size / 2 ** 20).toFixed(1)} MiB (${(size / base).toFixed(3)}x node ${NODE_VERSION}, blob ${((await stat(blob)).size / 2 ** 20).toFixed(1)} MiB)`,
   );
@@ -387,16 +412,19 @@ if (process.platform !== 'linux' || process.arch !== 'x64') fail('builds on Linu
 // --only (development) keeps the other executables; SHA256SUMS lists what dist/exe/ holds.
 if (!only.length) await rm(OUT, { recursive: true, force: true });
 await Promise.all([mkdir(OUT, { recursive: true }), rm(WORK, { recursive: true, force: true })]);
-const [shared, main] = await Promise.all([sharedAssets(), mainScript()]);
 const host = TARGETS.find((t) => t.name === 'linux-x64');
 const nodeForBlobs = join(await fetchPackage(host.node.spec, host.node.integrity), host.node.file);
+// Trained while the assets and blobs are made (a few seconds, mostly waiting on its children); only linux-x64 waits for them.
+const trained = targets.some((t) => t.node.spec === HOST_NODE) ? trainCodeCaches(nodeForBlobs, root, WORK, children) : Promise.resolve({});
+trained.catch((e) => fail(`training the code caches: ${e.message}`));
+const [shared, main] = await Promise.all([sharedAssets(), mainScript()]);
 // Side by side, `jobs` at once, in this order: linux-x64 first (the tests run
 // it while the others are made), then the Windows one, the longest injection.
 const ORDER = ['linux-x64', 'win-x64', 'linux-arm64'];
 const queue = [...targets].sort((a, b) => ORDER.indexOf(a.name) - ORDER.indexOf(b.name));
 const digests = {};
 const lane = async () => {
-  for (let t = queue.shift(); t; t = queue.shift()) digests[t.out] = await buildTarget(t, shared, main, nodeForBlobs);
+  for (let t = queue.shift(); t; t = queue.shift()) digests[t.out] = await buildTarget(t, shared, main, nodeForBlobs, trained);
 };
 await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, lane)).catch((e) => fail(e.message));
 const sums = [];

@@ -70,7 +70,7 @@ afterAll(async () => {
 });
 
 /** The manifest the build put in a blob (the `sea.json` asset, stored as it is). */
-function manifestIn(blob: Buffer): { addon: { sha256: string }; modules: Record<string, string> } {
+function manifestIn(blob: Buffer): { addon: { sha256: string }; modules: Record<string, string>; codeCache: string[] } {
   const start = blob.indexOf('{"assets":[');
   expect(start).toBeGreaterThan(0);
   let depth = 0;
@@ -130,6 +130,30 @@ describe('single-file executable (linux-x64) with an empty PATH', () => {
     const bad = run(['api']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).not.toMatch(/\n\s+at /); // one line, no stack trace
+  });
+
+  it('starts the commands scripts run most from the code caches it carries: their first run in an empty cache directory writes none (V8 accepted them)', async () => {
+    const cache = join(home, 'first-run-cache');
+    const first = (args: string[]) =>
+      spawnSync(EXE, ['--profile', 'emulator', ...args], {
+        env: { ...env(), LANYARD_KEYCHAIN: 'off', LANYARD_CACHE_DIR: cache, LANYARD_TOKEN: 'lyp_emulator_default_token_0000000000000001' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    for (const args of [
+      ['api', '/user'],
+      ['auth', 'status', '--json'],
+      ['ratelimit', 'status', '--json'],
+    ]) {
+      const r = first(args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    // A command it carries no cache of starts from the root one and writes its own: the directory is writable.
+    expect(first(['profile', 'list']).status).toBe(0);
+    const [dir, ...others] = await readdir(join(cache, 'compile-cache'));
+    expect(others).toEqual([]);
+    // Without the carried caches (or with ones V8 rejects), each first run writes its command's cache here.
+    expect(await readdir(join(cache, 'compile-cache', dir!))).toEqual(['profile.list.bin']);
   });
 
   it('prints the same completion scripts as the npm install, and completes profile names', () => {
@@ -257,6 +281,9 @@ describe('single-file executables: files', () => {
       const addon = addonOf(name);
       expect(manifestIn(elf.blob!).addon.sha256).toBe(sha256(addon));
       expect(readElf(addon).machine).toBe(machine);
+      // Code caches are made by the executable's own Node, which runs here only for linux-x64.
+      if (name === 'linux-x64') expect(manifestIn(elf.blob!).codeCache).toEqual(expect.arrayContaining(['api', 'auth.status', 'main']));
+      else expect(manifestIn(elf.blob!).codeCache).toEqual([]);
       // The registry's binary itself has neither: the check tells them apart.
       const plain = await readFile(join(cachedPackage(target(name).node.spec), 'bin', 'node'));
       expect(readElf(plain).blob).toBeUndefined();
@@ -276,6 +303,7 @@ describe('single-file executables: files', () => {
     expect(fuseState(b)).toBe('flipped');
     const addon = addonOf('win-x64');
     expect(manifestIn(pe.blob!).addon.sha256).toBe(sha256(addon));
+    expect(manifestIn(pe.blob!).codeCache).toEqual([]);
     expect(readPe(addon).machine).toBe(IMAGE_FILE_MACHINE_AMD64);
     const plain = await readFile(join(cachedPackage(t.node.spec), t.node.file));
     expect(readPe(plain).blob).toBeUndefined();

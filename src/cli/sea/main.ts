@@ -29,6 +29,8 @@ interface Manifest {
   modules: Record<string, string>;
   /** The keychain addon of this executable's platform: its asset key and SHA-256 (hex). */
   addon?: { key: string; sha256: string };
+  /** The commands whose V8 code cache of dist/cli.cjs the build made (`auth.status`: asset `code-cache/auth.status.bin`). */
+  codeCache?: string[];
 }
 
 const manifest = JSON.parse(getAsset('sea.json', 'utf8')) as Manifest;
@@ -156,5 +158,18 @@ function requireFrom(from: string): NodeJS.Require {
     main: undefined,
   }) as unknown as NodeJS.Require;
 }
+
+/**
+ * The code caches of dist/cli.cjs the build made with this executable's own
+ * Node (linux-x64; src/tools/build-exe-train.mjs), for bin/lanyard.js: it
+ * reads a command's cache from the user's cache directory and, when that has
+ * none, asks here. Handed as they are stored (a view of the executable's
+ * memory). A cache V8 accepts is not written to the directory; one it
+ * rejects is replaced there by the run's own, which is read from then on.
+ */
+const codeCaches: ReadonlySet<string> = new Set(manifest.codeCache ?? []);
+Object.defineProperty(globalThis, Symbol.for('lanyard.builtCodeCache'), {
+  value: (key: string): Buffer | undefined => (codeCaches.has(key) ? assetBytes(`code-cache/${key}.bin`) : undefined),
+});
 
 loadAsset('bin/lanyard.js');
