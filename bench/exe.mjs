@@ -6,10 +6,15 @@
 // on the machine's own Node. Interleaved runs of `--version`, `--help`,
 // `auth status` and `api /user` against an emulator in its own process, and
 // `auth status` against a real Secret Service when gnome-keyring and
-// dbus-run-session are there (a private D-Bus session). Prints the median wall
+// dbus-run-session are there (a private D-Bus session); `auth status` and
+// `api /user` also as a first run (a new, empty cache directory for every run,
+// as in a CI job's fresh container: no code cache yet). Prints the median wall
 // time and the mean CPU time (user + system) of each, and the executable's
 // ratios to the npm install: wall time round by round, CPU time overall.
 // Usage: node bench/exe.mjs   BENCH_RUNS=N (default 21)   --json
+//   --fail-above R: exit 1 when the executable's CPU time over the npm
+//   install's on the same Node exceeds R for any command (issue #39: "starts
+//   no slower than the npm install"; CPU time, which load disturbs least).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -51,13 +56,18 @@ function childCpuMs() {
   }
 }
 
-function once(argv, env, cpu) {
+/** Runs of a `fresh` case get a cache directory of their own, removed after. */
+let freshRuns = 0;
+
+function once(argv, env, cpu, fresh) {
+  if (fresh) env = { ...env, LANYARD_CACHE_DIR: join(env.HOME, 'first-runs', String(freshRuns++)) };
   const c0 = childCpuMs();
   const t0 = process.hrtime.bigint();
   const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
   if (cpu) cpu.ms += childCpuMs() - c0;
+  if (fresh) rmSync(env.LANYARD_CACHE_DIR, { recursive: true, force: true });
   return ms;
 }
 
@@ -68,8 +78,8 @@ function once(argv, env, cpu) {
 function measure(cases, env) {
   const times = cases.map(() => RUNNERS.map(() => []));
   const cpu = cases.map(() => RUNNERS.map(() => ({ ms: 0 })));
-  for (const c of cases) for (const r of RUNNERS) once(r.argv(c.args), env);
-  for (let i = 0; i < runs; i++) cases.forEach((c, j) => RUNNERS.forEach((r, k) => times[j][k].push(once(r.argv(c.args), env, cpu[j][k]))));
+  for (const c of cases) for (const r of RUNNERS) once(r.argv(c.args), env, undefined, c.fresh);
+  for (let i = 0; i < runs; i++) cases.forEach((c, j) => RUNNERS.forEach((r, k) => times[j][k].push(once(r.argv(c.args), env, cpu[j][k], c.fresh))));
   return times.map((t, j) => t.map((wall, k) => ({ wall, cpuMs: cpu[j][k].ms / runs })));
 }
 
@@ -101,6 +111,8 @@ const cases = [
   { name: '--help', args: ['--help'] },
   { ...status, name: 'auth status (0600 file)' },
   { name: 'api /user', args: ['--profile', 'bench', 'api', '/user'] },
+  { ...status, name: 'auth status (0600 file), first run', fresh: true },
+  { name: 'api /user, first run', args: ['--profile', 'bench', 'api', '/user'], fresh: true },
 ];
 const times = measure(cases, env);
 
@@ -150,3 +162,8 @@ else {
   }
   process.stdout.write(`\n${machine.cpu}, ${machine.cores} cores, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`);
 }
+const bound = process.argv.includes('--fail-above') ? Number(process.argv[process.argv.indexOf('--fail-above') + 1]) : undefined;
+const over = bound === undefined ? [] : results.filter((r) => !(r.cpuRatioSameNode <= bound));
+for (const r of over)
+  process.stderr.write(`bench/exe: \`${r.command}\` takes ${r.cpuRatioSameNode}x the npm install's CPU time on the same Node (at most ${bound})\n`);
+if (over.length) process.exitCode = 1;
