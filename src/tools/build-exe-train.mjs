@@ -26,14 +26,17 @@ const TOKEN = 'lyp_emulator_default_token_0000000000000001';
  * are: the executable's size is bounded), in the order run, with the exit
  * code each must end with. `main` (the root cache, from an unknown word) is
  * what every other command starts from: its own cache is then written on its
- * first run.
+ * first run. The emulator that answers them is `emulator start`'s run.
  */
-const TRAINING = (url) => [
+const TRAINING = (url, info, node) => [
   { args: ['--profile', 't', 'config', 'set', 'hosting.apiUrl', `${url}/api/v3`] },
   { args: ['--profile', 't', 'auth', 'token', '--with-token'], input: TOKEN },
   { args: ['--profile', 't', 'auth', 'status', '--json'] },
   { args: ['--profile', 't', 'api', '/user'] },
   { args: ['--profile', 't', 'ratelimit', 'status', '--json'] },
+  { args: ['--profile', 't', 'exec', '--', node, '-e', '0'] },
+  // The profile `emulator start` made; a CI gate's token from the environment.
+  { args: ['--profile', 'emulator', 'health', 'check', '--json'], env: { LANYARD_HEALTH_TOKEN: info.health.token } },
   { args: ['no-such-command'], code: 2 },
 ];
 
@@ -67,6 +70,25 @@ function runCli(node, script, args, env, input, children) {
   });
 }
 
+/** The emulator's URL once it listens and has written the `emulator` profile (its stderr says so). */
+function emulatorReady(emulator, stopped) {
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    let url;
+    const check = () => url && /Profile "emulator"/.test(stderr) && resolve(url);
+    createInterface({ input: emulator.stdout }).once('line', (line) => {
+      url = /^Emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
+      if (url) check();
+      else reject(new Error(`the training emulator said: ${line}`));
+    });
+    emulator.stderr.on('data', (c) => {
+      stderr += c;
+      check();
+    });
+    stopped.then((code) => reject(new Error(`the training emulator exited ${code}: ${stderr.trim()}`)));
+  });
+}
+
 /**
  * Trains the caches with `node` in `work`/train and returns them as
  * { key: file } (`auth.status` → …/auth.status.bin). `root`: the package
@@ -86,21 +108,19 @@ export async function trainCodeCaches(node, root, work, children) {
     LANYARD_KEYCHAIN: 'off',
     NO_COLOR: '1',
   };
-  const emulator = tracked(
-    children,
-    spawn(node, [bin, 'emulator', 'start', '--port', '0', '-q', '--no-profile'], { env, stdio: ['ignore', 'pipe', 'inherit'] }),
-  );
+  const emulator = tracked(children, spawn(node, [bin, 'emulator', 'start', '--port', '0', '-q'], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const stopped = new Promise((resolve) => emulator.once('exit', (code, signal) => resolve(code ?? signal)));
   try {
-    const line = await new Promise((resolve, reject) => {
-      createInterface({ input: emulator.stdout }).once('line', resolve);
-      emulator.once('exit', (code) => reject(new Error(`the training emulator exited ${code}`)));
-    });
-    const url = /^Emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
-    if (!url) throw new Error(`the training emulator said: ${line}`);
-    for (const step of TRAINING(url)) {
-      const r = await runCli(node, bin, step.args, env, step.input, children);
+    const url = await emulatorReady(emulator, stopped);
+    const info = await (await fetch(`${url}/_emulator/info`)).json();
+    for (const step of TRAINING(url, info, node)) {
+      const r = await runCli(node, bin, step.args, { ...env, ...step.env }, step.input, children);
       if (r.code !== (step.code ?? 0)) throw new Error(`training run \`lanyard ${step.args.join(' ')}\` exited ${r.code}: ${r.stderr.trim()}`);
     }
+    // Its own cache is written as it ends, as any command's.
+    emulator.kill('SIGTERM');
+    const code = await stopped;
+    if (code !== 0) throw new Error(`the training emulator ended with ${code}`);
   } finally {
     emulator.kill('SIGKILL');
   }

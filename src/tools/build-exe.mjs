@@ -23,7 +23,7 @@
 //
 // Where the time goes (CPU): postject's injection (LIEF compiled to
 // WebAssembly) ≈ 4 s for each ELF executable and ≈ 11 s for the Windows one,
-// everything else ≈ 3 s. The executables are made side by
+// the code caches' training ≈ 1.5 s (beside the rest), everything else ≈ 3 s. The executables are made side by
 // side, two at once (--jobs N; each injection holds up to 1.3 GB): the
 // linux-x64 one first, which the tests run while the others are injected, then
 // the Windows one beside the two ELF ones in a row.

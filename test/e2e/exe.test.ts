@@ -144,6 +144,7 @@ describe('single-file executable (linux-x64) with an empty PATH', () => {
       ['api', '/user'],
       ['auth', 'status', '--json'],
       ['ratelimit', 'status', '--json'],
+      ['exec', '--', '/bin/true'],
     ]) {
       const r = first(args);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
