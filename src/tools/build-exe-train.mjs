@@ -18,6 +18,9 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
+/** The longest a training run may take (each takes a fraction of a second). */
+const RUN_LIMIT_MS = 60_000;
+
 /** The emulator's own personal token (its default account). */
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
 
@@ -61,7 +64,8 @@ for (const c of caches)
 /** Runs `script` (bin/lanyard.js, or -e and its text) on `node` with `args`, resolving with its exit code and stderr. */
 function runCli(node, script, args, env, input, children) {
   return new Promise((resolve, reject) => {
-    const child = tracked(children, spawn(node, [script, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] }));
+    // Bounded: a run that hangs fails the build (killed: exit SIGTERM) instead of holding it.
+    const child = tracked(children, spawn(node, [script, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'], timeout: RUN_LIMIT_MS }));
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     child.once('error', reject);
@@ -110,6 +114,7 @@ export async function trainCodeCaches(node, root, work, children) {
   };
   const emulator = tracked(children, spawn(node, [bin, 'emulator', 'start', '--port', '0', '-q'], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   const stopped = new Promise((resolve) => emulator.once('exit', (code, signal) => resolve(code ?? signal)));
+  const limit = setTimeout(() => emulator.kill('SIGKILL'), 5 * RUN_LIMIT_MS);
   try {
     const url = await emulatorReady(emulator, stopped);
     const info = await (await fetch(`${url}/_emulator/info`)).json();
@@ -122,6 +127,7 @@ export async function trainCodeCaches(node, root, work, children) {
     const code = await stopped;
     if (code !== 0) throw new Error(`the training emulator ended with ${code}`);
   } finally {
+    clearTimeout(limit);
     emulator.kill('SIGKILL');
   }
   const base = join(home, 'cache', 'compile-cache');
