@@ -152,7 +152,7 @@ export function fitWidths<T>(natural: readonly number[], columns: ReadonlyArray<
 /** A human table on a TTY, fitted to its width; tab-separated raw values otherwise (like the code host's CLI). */
 export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArray<Column<T>>): void {
   if (!io.stdoutIsTTY) {
-    for (const r of rows) io.out(columns.map((c) => sanitize((c.raw ?? c.value)(r)).replace(/\t/g, ' ')).join('\t'));
+    for (const r of rows) io.out(pipeRow(columns, r));
     return;
   }
   // Leave optional columns out, least useful first, while the table cannot fit otherwise.
@@ -187,6 +187,11 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
       .join(sep);
     io.out(line.trimEnd());
   });
+}
+
+/** A row of tab-separated output into a pipe: raw values, each one line without tabs, so a field stays a field and a row a line. */
+export function pipeRow<T>(columns: ReadonlyArray<Column<T>>, row: T): string {
+  return columns.map((c) => sanitize((c.raw ?? c.value)(row)).replace(/\t/g, ' ')).join('\t');
 }
 
 /** One line of server data for a table cell or a field: line breaks folded, other controls in caret notation (terminal-text.ts). */
