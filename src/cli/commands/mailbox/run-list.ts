@@ -11,7 +11,7 @@ import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
-import { pipeRow, renderTable } from '../../output/output.js';
+import { pipeRow, renderTable, sanitize } from '../../output/output.js';
 import { terminalText } from '../../terminal/terminal-text.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
@@ -91,7 +91,8 @@ async function printJson(ctx: Context, source: Messages, write: Write): Promise<
 /** Ids one per line (no metadata), tab-separated rows into a pipe, else a table. */
 async function printHuman(ctx: Context, source: Messages, metadata: boolean, write: Write): Promise<void> {
   if (!metadata) {
-    for await (const m of source) await write(m.id + '\n');
+    // An id is the server's text too: one line each, whatever it holds.
+    for await (const m of source) await write(sanitize(m.id) + '\n');
     return;
   }
   const row = (m: ListedMessage): MessageRow => ({ id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) });

@@ -5,6 +5,8 @@
  * whichever way the mailbox was chosen, with the state of earlier versions
  * taken over; `get`'s neighbours only when asked for.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +60,21 @@ describe('piped rows', () => {
     expect(r.stdout).not.toMatch(/\u001b/);
     expect(r.stdout).not.toMatch(/^FAKE-ID/m);
     expect(rows[1]!.split('\t')[3]).toBe('Line1 FAKE-ID x ^[[31mred');
+  });
+
+  it('ids alone (no --metadata): one line per id whatever a server puts in one', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(['one\nFAKE-ID', '\u001b[2Jtwo\r\n']));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await ok(list(), { profileSettings: { 'mailbox.baseUrl': baseUrl, 'mailbox.domain': 'example.com', 'mailbox.user': 'alice' } });
+      expect(r.stdout).toBe('one FAKE-ID\n^[[2Jtwo \n');
+    } finally {
+      server.close();
+    }
   });
 });
 
