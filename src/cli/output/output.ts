@@ -189,12 +189,20 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
   });
 }
 
-/** A row of tab-separated output into a pipe: raw values, each one line without tabs, so a field stays a field and a row a line. */
+/** A line break with the white space around it (one space in a cell). */
+const LINE_BREAK = /\s*[\r\n]\s*/g;
+
+/**
+ * A row of tab-separated output into a pipe: raw values, each `sanitize`d
+ * with its tabs made spaces, so a field stays a field and a row a line.
+ * The controls are shown in one pass over the joined line (terminalText
+ * keeps tabs): the same text as cell by cell, at half the cost.
+ */
 export function pipeRow<T>(columns: ReadonlyArray<Column<T>>, row: T): string {
-  return columns.map((c) => sanitize((c.raw ?? c.value)(row)).replace(/\t/g, ' ')).join('\t');
+  return terminalText(columns.map((c) => (c.raw ?? c.value)(row).replace(LINE_BREAK, ' ').replace(/\t/g, ' ')).join('\t'));
 }
 
 /** One line of server data for a table cell or a field: line breaks folded, other controls in caret notation (terminal-text.ts). */
 export function sanitize(s: string): string {
-  return terminalText(s.replace(/\s*[\r\n]\s*/g, ' '));
+  return terminalText(s.replace(LINE_BREAK, ' '));
 }
