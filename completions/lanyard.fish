@@ -603,7 +603,7 @@ complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l oldest-first -d 'o
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l include-body -d 'include pre-parsed text/HTML bodies (implies --metadata)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l all -d 'follow pages until the label is exhausted (streams with --ndjson)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l checkpoint -x -d 'with --all --ndjson: record progress in FILE after each page and resume from it (see docs/scripts-and-ci.md)'
-complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l new -d 'only messages the previous --new run of this profile and label did not list; state in the state directory'
+complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l new -d 'only messages the previous --new run of this profile, mailbox and label did not list; state in the state directory'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
 complete -c lanyard -n '__lanyard_at '\''mailbox list'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'

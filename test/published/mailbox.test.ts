@@ -74,4 +74,20 @@ describe('mailbox answers as the published resources write them', () => {
     const deleted = (await (await fetch(`${api}/message/${id}`)).json()) as { message: { labels: number[] } };
     expect(deleted.message.labels).toEqual([0, 5]);
   });
+
+  it('delete and update take a message out of the label indexes only: read by id, it keeps its labels and markers', async () => {
+    // CassandraMessageDAO.delete (same commit) adds the ids to the purge index and removes
+    // them from the label indexes (LabelIndexPersistence.remove); unlike modify, it never
+    // deletes the message's label or marker attributes, which GET /message/:uuid reads.
+    const api = ref.emu.urls.mailbox.api;
+    const { id } = (await (await fetch(`${api}/message?label=3&marker=seen`, { method: 'POST', body: MESSAGE })).json()) as { id: string };
+    const updated = await fetch(`${api}/message/${id}`, { method: 'POST', body: MESSAGE.replace('Subject: shapes', 'Subject: v2') });
+    const fresh = ((await updated.json()) as { id: string }).id;
+    expect((await fetch(`${api}/message/${fresh}`, { method: 'DELETE' })).status).toBe(204);
+    for (const gone of [id, fresh]) {
+      for (const label of [0, 3]) expect(await (await fetch(`${api}/label/${label}?count=500`)).json()).not.toContain(gone);
+      const got = (await (await fetch(`${api}/message/${gone}`)).json()) as { message: { labels: number[]; markers: string[] } };
+      expect(got.message).toMatchObject({ labels: [0, 3], markers: ['SEEN'] });
+    }
+  });
 });

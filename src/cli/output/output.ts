@@ -152,7 +152,7 @@ export function fitWidths<T>(natural: readonly number[], columns: ReadonlyArray<
 /** A human table on a TTY, fitted to its width; tab-separated raw values otherwise (like the code host's CLI). */
 export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArray<Column<T>>): void {
   if (!io.stdoutIsTTY) {
-    for (const r of rows) io.out(columns.map((c) => sanitize((c.raw ?? c.value)(r)).replace(/\t/g, ' ')).join('\t'));
+    for (const r of rows) io.out(pipeRow(columns, r));
     return;
   }
   // Leave optional columns out, least useful first, while the table cannot fit otherwise.
@@ -189,7 +189,20 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
   });
 }
 
+/** A line break with the white space around it (one space in a cell). */
+const LINE_BREAK = /\s*[\r\n]\s*/g;
+
+/**
+ * A row of tab-separated output into a pipe: raw values, each `sanitize`d
+ * with its tabs made spaces, so a field stays a field and a row a line.
+ * The controls are shown in one pass over the joined line (terminalText
+ * keeps tabs): the same text as cell by cell, at half the cost.
+ */
+export function pipeRow<T>(columns: ReadonlyArray<Column<T>>, row: T): string {
+  return terminalText(columns.map((c) => (c.raw ?? c.value)(row).replace(LINE_BREAK, ' ').replace(/\t/g, ' ')).join('\t'));
+}
+
 /** One line of server data for a table cell or a field: line breaks folded, other controls in caret notation (terminal-text.ts). */
 export function sanitize(s: string): string {
-  return terminalText(s.replace(/\s*[\r\n]\s*/g, ' '));
+  return terminalText(s.replace(LINE_BREAK, ' '));
 }

@@ -156,7 +156,7 @@ export class MailboxClient {
         markseen: o.markSeen ? 'true' : undefined,
       },
     });
-    return processMessageBody(id, await res.json<unknown>());
+    return processMessageBody(id, await res.json<unknown>(), { adjacent: o.adjacent });
   }
 
   /** The raw message as sent (possibly deflate-encoded: see `encoding`). */
@@ -240,12 +240,20 @@ export function processListBody(body: unknown): ListedMessage[] {
   return Object.entries(b).map(([id, metadata]) => ({ id, metadata }));
 }
 
-/** `{message, prev, next}` with adjacent, else the metadata itself; checked against the wire type. */
-export function processMessageBody(id: string, body: unknown): MessageView {
+/**
+ * `{message, prev?, next?}` (the store wraps the metadata, and leaves out a
+ * neighbour it did not find), else the metadata itself; checked against the
+ * wire type. `prev` and `next` are in the view only when neighbours were asked
+ * for (`adjacent`: `null` for none) or the server sent them.
+ */
+export function processMessageBody(id: string, body: unknown, o: { adjacent?: boolean } = {}): MessageView {
   const b = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   if (b?.message && typeof b.message === 'object' && !Array.isArray(b.message) && ('prev' in b || 'next' in b || !('labels' in b))) {
     const a = checkWire('mailbox', `message ${id}`, MailboxAdjacentSchema, body);
-    return { id, message: a.message, prev: a.prev ?? null, next: a.next ?? null };
+    const v: MessageView = { id, message: a.message };
+    if (o.adjacent || 'prev' in b) v.prev = a.prev ?? null;
+    if (o.adjacent || 'next' in b) v.next = a.next ?? null;
+    return v;
   }
   return { id, message: checkWire('mailbox', `message ${id}`, MailboxMetadataSchema, body) };
 }

@@ -44,7 +44,7 @@ function list(mailbox: Command, ctx: Context): void {
       .option('--include-body', 'include pre-parsed text/HTML bodies (implies --metadata)')
       .option('--all', 'follow pages until the label is exhausted (streams with --ndjson)')
       .option('--checkpoint <file>', 'with --all --ndjson: record progress in FILE after each page and resume from it (see docs/scripts-and-ci.md)')
-      .option('--new', 'only messages the previous --new run of this profile and label did not list; state in the state directory')
+      .option('--new', 'only messages the previous --new run of this profile, mailbox and label did not list; state in the state directory')
       .action(runs(ctx, async (ctx, opts: MailboxListOptions) => (await import('./run-list.js')).runMailboxList(ctx, opts))),
     [
       'lanyard mailbox list',

@@ -24,7 +24,7 @@ export function shortDate(d: string | undefined): string {
 
 export const messageColumns: ReadonlyArray<Column<MessageRow>> = [
   { header: 'id', value: (r) => r.id },
-  { header: 'date', value: (r) => shortDate(r.meta.date) },
+  { header: 'date', value: (r) => shortDate(r.meta.date), raw: (r) => r.meta.date ?? '' },
   { header: 'from', value: (r) => (r.meta.from?.[0] ? r.meta.from[0].name || r.meta.from[0].address : ''), flexible: true, shrink: 2 },
   { header: 'subject', value: (r) => r.meta.subject ?? '', flexible: true, min: 20 },
   { header: 'labels', value: (r) => (r.meta.labels ?? []).join(',') },

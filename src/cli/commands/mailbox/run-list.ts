@@ -11,7 +11,7 @@ import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
-import { renderTable } from '../../output/output.js';
+import { pipeRow, renderTable, sanitize } from '../../output/output.js';
 import { terminalText } from '../../terminal/terminal-text.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
@@ -56,8 +56,8 @@ async function list(ctx: Context, o: MailboxListOptions, broken: () => Error | u
   const client = await mailboxClient(ctx, o);
   if (o.checkpoint !== undefined) return listWithCheckpoint(ctx, opts, client, o.checkpoint);
   const listed: Messages = o.all ? client.listAll(opts) : await client.listPage(opts);
-  // --new: the messages the previous --new run of this profile and label did not list.
-  const state = o.new ? await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(opts.label)]) : undefined;
+  // --new: the messages the previous --new run of this profile, mailbox and label did not list.
+  const state = o.new ? await newState(ctx, client, o, opts.label) : undefined;
   const source = state ? onlyNew(listed, state) : listed;
   if (ctx.output.forProgram) return printJson(ctx, source, write);
   return printHuman(ctx, source, metadata, write);
@@ -91,12 +91,13 @@ async function printJson(ctx: Context, source: Messages, write: Write): Promise<
 /** Ids one per line (no metadata), tab-separated rows into a pipe, else a table. */
 async function printHuman(ctx: Context, source: Messages, metadata: boolean, write: Write): Promise<void> {
   if (!metadata) {
-    for await (const m of source) await write(m.id + '\n');
+    // An id is the server's text too: one line each, whatever it holds.
+    for await (const m of source) await write(sanitize(m.id) + '\n');
     return;
   }
   const row = (m: ListedMessage): MessageRow => ({ id: m.id, meta: m.metadata ?? ({} as MailboxMetadata) });
   if (!ctx.io.stdoutIsTTY) {
-    for await (const m of source) await write(messageColumns.map((c) => c.value(row(m))).join('\t') + '\n');
+    for await (const m of source) await write(pipeRow(messageColumns, row(m)) + '\n');
     return;
   }
   const rows: MessageRow[] = [];
@@ -164,6 +165,26 @@ function writeOut(ctx: Context, raw: string): Promise<void> | void {
     out.once('drain', onDrain);
     out.once('error', onError);
   });
+}
+
+/**
+ * What `--new` remembers, per mailbox and label: the mailbox as resolved (the
+ * API URL names server, domain and user, however they were given: flags or
+ * the profile's settings), readable as `user@domain` plus a hash of the URL.
+ * Before, the state was keyed by the --domain/--user flags as typed, so every
+ * mailbox reached through the profile's settings shared one file: a mailbox
+ * without state of its own starts from that file (left in place), so an
+ * upgrade does not list the mailbox as all new again.
+ */
+async function newState(ctx: Context, client: MailboxClient, o: MailboxListOptions, label: number): Promise<SeenState> {
+  const { createHash } = await import('node:crypto');
+  const url = client.apiUrl;
+  const [, domain = '', user = ''] = (/\/([^/]+)\/([^/]+)\/mailbox$/.exec(url) ?? []).map(decodeURIComponent);
+  const hash = createHash('sha256').update(url).digest('hex').slice(0, 16);
+  const state = await seenState(ctx, 'mailbox-list', [`${user}@${domain}`.slice(0, 80), hash, String(label)]);
+  if (state.previous) return state;
+  const legacy = await seenState(ctx, 'mailbox-list', [o.domain ?? '', o.user ?? '', String(label)]);
+  return legacy.previous ? { previous: legacy.previous, path: state.path, save: (seen) => state.save(seen) } : state;
 }
 
 /** The messages the previous run did not list; once all are listed (not when the reader goes away), the state records them all. */

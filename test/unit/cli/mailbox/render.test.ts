@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderTable } from '../../../../src/cli/output/output.js';
+import { type Column, pipeRow, renderTable, sanitize } from '../../../../src/cli/output/output.js';
 import { compareImap, messageColumns, renderMessage, shortDate } from '../../../../src/cli/commands/mailbox/render.js';
 import { progressStage } from '../../../../src/cli/commands/mailbox/common.js';
 import type { Context } from '../../../../src/cli/context.js';
@@ -84,5 +84,16 @@ describe('mailbox rendering', () => {
       .filter(Boolean);
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines) expect(l.length).toBeLessThan(30);
+  });
+});
+
+describe('pipeRow', () => {
+  it('is each cell sanitized with its tabs made spaces, joined by tabs (one pass over the line gives the same text)', () => {
+    const hostile = ['a\tb', ' x \t\r\n\t y ', '\u001b[31m\tred\u0007', 'c1\u0085\u009b', 'bidi\u202e\u2066', 'nul\u0000\u007f', '', 'Réunion'];
+    const columns: Array<Column<string[]>> = hostile.map((_, i) => ({ header: `c${i}`, value: (r) => r[i]! }));
+    const line = pipeRow(columns, hostile);
+    expect(line).toBe(hostile.map((c) => sanitize(c).replace(/\t/g, ' ')).join('\t'));
+    expect(line.split('\t')).toHaveLength(hostile.length);
+    expect(line).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/);
   });
 });

@@ -157,4 +157,15 @@ describe('requests', () => {
     });
     expect(processMessageBody(ID, { labels: [0], size: 1, date: 'd' })).toEqual({ id: ID, message: { labels: [0], size: 1, date: 'd' } });
   });
+
+  it('get: prev/next only when neighbours were asked for (null for none) or the server sent them', () => {
+    const message = { labels: [0], size: 1, date: 'd' };
+    // The store wraps every parsed message; without adjacent there are no neighbour keys at all.
+    expect(processMessageBody(ID, { message })).toEqual({ id: ID, message });
+    expect(Object.keys(processMessageBody(ID, { message }))).toEqual(['id', 'message']);
+    // With adjacent the store leaves out a neighbour it did not find: null in the view.
+    expect(processMessageBody(ID, { message, next: id(2) }, { adjacent: true })).toEqual({ id: ID, message, prev: null, next: id(2) });
+    expect(processMessageBody(ID, { message }, { adjacent: true })).toEqual({ id: ID, message, prev: null, next: null });
+    expect(processMessageBody(ID, { message, prev: id(3) })).toEqual({ id: ID, message, prev: id(3) });
+  });
 });
