@@ -83,6 +83,24 @@ describe('CI gates', () => {
     expect(ok.code, ok.stderr).toBe(0);
   });
 
+  it('any status decided before the output survives a reader gone before the first byte (ratelimit --fail-under 3, api 404 1, health check 5; success 0)', async () => {
+    await world.admin('reset');
+    await world.admin('health/add-event', { event: { name: 'GONE-0001', properties: { title: 'ACTIVE: gone', eventType: 'ServiceIssue', status: 'Active' } } });
+    const gone: RunOptions = { onSpawn: (child) => child.stdout!.destroy() };
+    const cases: Array<[string[], number]> = [
+      [['ratelimit', 'status', '--fail-under', '1000', '--json'], 3],
+      [['api', '/repos/nobody/nothing'], 1],
+      [['health', 'check', '--fail-if-active'], 5],
+      [['health', 'check', '--json'], 0],
+      [['ratelimit', 'status'], 0],
+    ];
+    for (const [args, code] of cases) {
+      const r = await run(args, gone);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
+      expect(r.stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
+    }
+  });
+
   it('health check sees an event still Active but last updated more than 3 days ago (default window 90 days)', async () => {
     await world.admin('reset');
     await world.admin('health/add-event', { event: { name: 'OLD-0001', properties: { title: 'Outage RevSvc', status: 'Active', eventType: 'ServiceIssue' } } });
