@@ -72,7 +72,7 @@ async function startCommandPager(ctx: Context): Promise<Paging | undefined> {
   if (!ctx.io.stdoutIsTTY) return undefined;
   // A profile that does not exist is the command's error to report, not the pager's.
   const setting = (await ctx.profile().catch(() => undefined))?.settings.pager;
-  return startPager({ io: ctx.io, env: ctx.env, setting, onGone: exitQuietly, warn: (t) => ctx.warn(t) });
+  return startPager({ io: ctx.io, env: ctx.env, setting, onGone: () => exitQuietly(ctx.exitStatus()), warn: (t) => ctx.warn(t) });
 }
 
 /** Appends an "Examples:" block to a command's help. */

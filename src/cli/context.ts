@@ -70,6 +70,17 @@ export interface Context extends ProfileDoors {
   /** Writes a warning on stderr (yellow on a colour terminal). */
   warn(text: string): void;
   /**
+   * Says the exit status the run will end with, before it writes the output
+   * that decided it (a CI gate that failed, a budget check, an error whose
+   * body is printed): should stdout's reader go away meanwhile (`| head`),
+   * the process ends with this status instead of 0 (main's broken-pipe exit
+   * asks `exitStatus`). The run still throws its error or ExitStatus after
+   * writing, as usual. Shared by every context of the process.
+   */
+  exitWith(status: number): void;
+  /** The status `exitWith` said last, if any. */
+  exitStatus(): number | undefined;
+  /**
    * The run's output, fixed when the context is made: a command's context
    * (`forRun`, made by its action after parsing) has the one its `--json`,
    * `--ndjson`, `--jq`, `--template` and the pager chose; a context made
@@ -132,6 +143,7 @@ export function createContext(o: ContextOptions): Context {
   const trace = () => (debug() ? (line: string) => o.io.err(line) : undefined);
   let lockP: Promise<CredentialLock> | undefined;
   const lock = () => (lockP ??= openLock(o.env, ports.configDir()));
+  let decided: number | undefined;
   // What every context of this process shares (the root's and each command's): the ports and their caches.
   const ports: Shared = {
     env: o.env,
@@ -147,6 +159,10 @@ export function createContext(o: ContextOptions): Context {
       const line = secrets.safe(`! ${text}`);
       o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
     },
+    exitWith(status) {
+      decided = status;
+    },
+    exitStatus: () => decided,
     warnOnce(key, text) {
       if (warned.has(key)) return;
       warned.add(key);

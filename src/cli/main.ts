@@ -37,10 +37,16 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   const globals = (): GlobalOptions => program?.opts<GlobalOptions>() ?? {};
   // The context of the command that runs (made by its action after parsing): main waits for its pager.
   let run: Context | undefined;
-  const io = createProcessIO(process.env, { onBrokenPipe: exitQuietly, safeErr: (text) => secrets.safe(text), noColor: () => globals().color === false });
+  // A reader that went away ends the process with the status the run decided before writing, if it did (Context.exitWith).
+  let root: Context | undefined;
+  const io = createProcessIO(process.env, {
+    onBrokenPipe: () => exitQuietly(root?.exitStatus()),
+    safeErr: (text) => secrets.safe(text),
+    noColor: () => globals().color === false,
+  });
   const signals = watchSignals(() => !!run?.output.pagerRunning());
   // A copy: the browser helper takes secrets out of process.env for the moment it spawns (browser.ts).
-  const ctx = createContext({
+  const ctx = (root = createContext({
     io,
     env: { ...process.env },
     signal: signals.signal,
@@ -51,7 +57,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     onRun: (made) => (run = made),
     ...(options.keychain ? { keychain: options.keychain } : {}),
     ...(options.preconnected ? { preconnected: options.preconnected } : {}),
-  });
+  }));
   const args = helpArgs(argv.slice(2));
   const scope = treeScope(args);
   program = buildProgram(ctx, scope);
@@ -61,6 +67,8 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     if (signals.interrupted) code = ExitCode.Interrupted;
   } catch (err) {
     code = exitCodeFor(err);
+    // Known now: a reader that goes away while main reports and closes (`| head`) does not turn it into 0.
+    process.exitCode = code;
     reportFailure(io, err, code, ctx.debug, args);
   } finally {
     // Ended by SIGTERM rather than Ctrl-C: 143, as a shell would report it.

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { type RunOptions, startWorld, type World } from './harness.js';
 
 describe('CI gates', () => {
   let world: World;
@@ -19,7 +19,7 @@ describe('CI gates', () => {
     await world.stop();
     await rm(state, { recursive: true, force: true });
   });
-  const run = (args: string[]) => world.run(['--profile', 'emulator', ...args], { env });
+  const run = (args: string[], o: RunOptions = {}) => world.run(['--profile', 'emulator', ...args], { ...o, env });
   const names = (out: string) => out.trim().split('\n').filter(Boolean);
 
   it('health events --new: everything the first time, nothing the second, then only an added or updated event', async () => {
@@ -61,6 +61,58 @@ describe('CI gates', () => {
     expect(report.code).toBe(0);
     const bad = await run(['health', 'check', '--impact', 'severe']);
     expect(bad.code).toBe(2);
+  });
+
+  it('health check --fail-if-active: exit 5 when the reader of stdout goes away after the first chunk (| head), --json and the table', async () => {
+    await world.admin('reset');
+    // Titles long enough that the report outgrows a pipe's buffer: the reader leaves while the CLI still writes.
+    for (let i = 0; i < 6; i++) {
+      await world.admin('health/add-event', {
+        event: { name: `PIPE-000${i}`, properties: { title: `ACTIVE: ${'long title '.repeat(4000)}`, eventType: 'ServiceIssue', status: 'Active' } },
+      });
+    }
+    // Three times each: as a CI job runs it, every time (main exited 0 on every run of ten with --json).
+    for (const args of [['--json'], [], ['--json'], [], ['--json'], []]) {
+      const r = await run(['health', 'check', '--fail-if-active', ...args], {
+        onSpawn: (child) => child.stdout!.once('data', () => child.stdout!.destroy()),
+      });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(5);
+      expect(r.stderr).not.toMatch(/EPIPE|Error:/);
+    }
+    // A command that succeeds still ends quietly with 0.
+    const ok = await run(['health', 'check', '--json'], { onSpawn: (child) => child.stdout!.once('data', () => child.stdout!.destroy()) });
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
+  it('any status decided before the output survives a reader gone before the first byte (ratelimit --fail-under 3, api 404 1, health check 5; success 0)', async () => {
+    await world.admin('reset');
+    await world.admin('health/add-event', { event: { name: 'GONE-0001', properties: { title: 'ACTIVE: gone', eventType: 'ServiceIssue', status: 'Active' } } });
+    const gone: RunOptions = { onSpawn: (child) => child.stdout!.destroy() };
+    const cases: Array<[string[], number]> = [
+      [['ratelimit', 'status', '--fail-under', '1000', '--json'], 3],
+      [['api', '/repos/nobody/nothing'], 1],
+      [['health', 'check', '--fail-if-active'], 5],
+      [['health', 'check', '--json'], 0],
+      [['ratelimit', 'status'], 0],
+    ];
+    for (const [args, code] of cases) {
+      const r = await run(args, gone);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
+      expect(r.stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
+    }
+  });
+
+  it('health check sees an event still Active but last updated more than 3 days ago (default window 90 days)', async () => {
+    await world.admin('reset');
+    await world.admin('health/add-event', { event: { name: 'OLD-0001', properties: { title: 'Outage RevSvc', status: 'Active', eventType: 'ServiceIssue' } } });
+    // Four days on, every active event (the seeded ones too) is out of the API's own window.
+    await world.admin('advance', { seconds: 4 * 86_400 });
+    const r = await run(['health', 'check', '--fail-if-active', '--jq', '.events[].name']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stdout.split('\n')).toContain('OLD-0001');
+    expect(r.stderr).toMatch(
+      /^\d+ active health events? in subscription \S+ updated in the last 90 days \(since \d+\/\d+\/\d{4}; --since widens it\): failing/m,
+    );
   });
 
   it('mailbox list --new: all ids the first time, none the second, then only a stored message', async () => {

@@ -15,7 +15,8 @@
  * The run's IO is then a decorator of the process IO whose stdout goes into
  * the pager's standard input. A pager
  * that ends early (q) is a reader that went away, as with `| head`: the next
- * write ends Lanyard quietly, with the command's status (0). Ctrl-C reaches
+ * write ends Lanyard quietly, with the command's status (0, or the one it
+ * decided before writing: `exitQuietly`). Ctrl-C reaches
  * both: the pager handles it, Lanyard cancels its work and waits for the
  * pager to end (`Pager.finish`, through the run's Output) before it exits, so
  * the terminal is left to the shell only once the pager has restored it.
@@ -283,7 +284,14 @@ async function openPager(r: PagerRequest, words: string[], state: PagingState): 
   return { stdin, exited };
 }
 
-/** Ends the process with the status so far, as when stdout's reader goes away (`| head`). */
-export function exitQuietly(): never {
-  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+/**
+ * Ends the process quietly, as when stdout's reader goes away (`| head`):
+ * with the command's status once main knows it (process.exitCode), else
+ * `decided`, the status the run said before writing what decided it
+ * (Context.exitWith: a failed gate, a budget check), else 0 — a command that
+ * succeeds ends with 0, as a reader that has read enough is no failure; a
+ * gate that failed never passes because its log was cut.
+ */
+export function exitQuietly(decided?: number): never {
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : (decided ?? 0));
 }

@@ -1,6 +1,6 @@
 /** The pager's command: which variable wins, and how its text is split into words (as a POSIX shell would). */
-import { describe, expect, it } from 'vitest';
-import { pagerCommand, shellWords } from '../../../src/cli/output/pager.js';
+import { describe, expect, it, vi } from 'vitest';
+import { exitQuietly, pagerCommand, shellWords } from '../../../src/cli/output/pager.js';
 
 describe('shellWords', () => {
   it.each([
@@ -37,5 +37,45 @@ describe('pagerCommand', () => {
     expect(pagerCommand({ PAGER: 'cat' }, undefined, less)).toBeUndefined();
     expect(pagerCommand({ PAGER: '  ' }, undefined, less)).toBeUndefined();
     expect(pagerCommand({ PAGER: 'cat -A' }, undefined, less)).toEqual(['cat', '-A']);
+  });
+});
+
+describe('exitQuietly (a reader of stdout that went away, or a pager left with q)', () => {
+  const exits = (f: () => void): number | undefined => {
+    const spy = vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
+      throw Object.assign(new Error('exit'), { exitCode: code });
+    }) as typeof process.exit);
+    const before = process.exitCode;
+    try {
+      f();
+    } catch (err) {
+      return (err as { exitCode?: number }).exitCode;
+    } finally {
+      spy.mockRestore();
+      process.exitCode = before;
+    }
+    return undefined;
+  };
+
+  it('a command still running ends with the status it decided before writing (a failed gate), else 0', () => {
+    expect(exits(() => exitQuietly(5))).toBe(5);
+    expect(exits(() => exitQuietly(3))).toBe(3);
+    expect(exits(() => exitQuietly())).toBe(0);
+    expect(exits(() => exitQuietly(undefined))).toBe(0);
+  });
+
+  it("once main knows the command's status (process.exitCode), that one", () => {
+    expect(
+      exits(() => {
+        process.exitCode = 1;
+        exitQuietly(5);
+      }),
+    ).toBe(1);
+    expect(
+      exits(() => {
+        process.exitCode = 0;
+        exitQuietly();
+      }),
+    ).toBe(0);
   });
 });

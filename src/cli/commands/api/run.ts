@@ -3,6 +3,7 @@ import type { Output } from '../../output/output.js';
 import type { Context } from '../../context.js';
 import type { ApiOptions } from './options.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { exitCodeFor } from '../../errors/exit.js';
 import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { type ApiTarget, resolveApiTarget, isQueryApi, queryApiBody } from './targets.js';
@@ -120,6 +121,8 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
     if (err instanceof HttpError) {
       // Which service refused it, for the one 401 hint (cli/errors/exit.ts); the auth hook named the credential.
       err.service ??= t.service;
+      // Said before the head and the body are written: a reader that stops early (`| head`) still sees the failure's status.
+      ctx.exitWith(exitCodeFor(err));
       if (opts.include) printHead(ctx, err.status, err.headers);
       // Like the code host's CLI: the error body is data (stdout); the message goes to stderr.
       // Not with --checkpoint: stdout is the listing a resumed run continues.

@@ -17,6 +17,7 @@ import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { describeReason, selectionJson } from '../../../core/config/bindings.js';
 import { parseDuration } from '../../option-parse.js';
+import { exitCodeFor } from '../../errors/exit.js';
 
 interface Storage {
   kind: string;
@@ -214,6 +215,9 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
   const selection = await ctx.profileSelection();
   const profile = selectionJson(selection);
+  const failure = statusFailure(ctx, o, entries, hosting);
+  // Said before the listing: a reader that stops early (`| head`) still sees exit 4.
+  if (failure) ctx.exitWith(exitCodeFor(failure));
   ctx.output.document({ profile, accounts: entries, storage: storage ?? null }, () => {
     showStatus(ctx, entries, storage);
     if (!entries.length) return;
@@ -221,16 +225,25 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
     const used = hosting.find((e) => e.active);
     if (used?.selectedBy === 'binding') ctx.io.err(`Hosting account here: ${used.account} (bound to ${used.boundDir})`);
   });
-  const active = hosting.find((e) => e.active);
+  if (failure) throw failure;
+}
+
+/** The error `auth status` ends with (exit 4), if any: `--expires-within`'s check, else no valid credential or the hosting one in force not valid. */
+function statusFailure(
+  ctx: Context,
+  o: AuthStatusOptions,
+  entries: readonly AuthStatusEntry[],
+  hosting: readonly AuthStatusEntry[],
+): AuthRequiredError | undefined {
   if (o.expiresWithin !== undefined) return expiresWithin(ctx, entries, parseDuration(o.expiresWithin, '--expires-within', Number.MAX_SAFE_INTEGER));
-  if (!entries.some((e) => e.valid)) {
-    throw new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
-  }
+  if (!entries.some((e) => e.valid)) return new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
+  const active = hosting.find((e) => e.active);
   if (active && !active.valid) {
-    throw new AuthRequiredError(`the credential hosting calls use (${active.source}${active.account ? `, ${active.account}` : ''}) is not valid`, {
+    return new AuthRequiredError(`the credential hosting calls use (${active.source}${active.account ? `, ${active.account}` : ''}) is not valid`, {
       hint: 'sign in again with `lanyard auth device`, or fix the environment variable',
     });
   }
+  return undefined;
 }
 
 /**
@@ -239,7 +252,7 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
  * expires within `ms` — for a refreshable token, when its refresh token does;
  * else exit 0.
  */
-function expiresWithin(ctx: Context, entries: readonly AuthStatusEntry[], ms: number): void {
+function expiresWithin(ctx: Context, entries: readonly AuthStatusEntry[], ms: number): AuthRequiredError | undefined {
   const now = ctx.clock.now();
   const used = entries.filter((e) => e.active);
   const ending = used.filter((e) => {
@@ -247,12 +260,12 @@ function expiresWithin(ctx: Context, entries: readonly AuthStatusEntry[], ms: nu
     const until = e.renewableUntil !== undefined ? e.renewableUntil : e.expiresAt;
     return until !== undefined && until !== null && Date.parse(until) <= now + ms;
   });
-  if (!ending.length) return;
+  if (!ending.length) return undefined;
   const what = (e: AuthStatusEntry) => {
     const until = e.renewableUntil ?? e.expiresAt;
     return `${e.service} ${e.account ?? e.host} (${e.source}) ${!e.valid ? 'is not valid' : `expires ${until ? `at ${until}` : ''}`.trim()}`;
   };
-  throw new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: 'renew it with `lanyard auth refresh` (or sign in again)' });
+  return new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: 'renew it with `lanyard auth refresh` (or sign in again)' });
 }
 
 /** The table of `auth status` on a terminal (tab-separated into a pipe). */

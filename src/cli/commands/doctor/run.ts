@@ -95,6 +95,8 @@ export async function runDoctor(ctx: Context, o: DoctorOptions): Promise<void> {
     signal: ctx.signal,
     ...(store.kind ? { storeKind: store.kind } : {}),
   });
+  // Said before the report: a reader that stops early (`| head`) still sees exit 1.
+  if (!report.ok) ctx.exitWith(1);
   ctx.output.document(
     {
       ok: report.ok,

@@ -10,13 +10,14 @@ import { paged } from '../../output/pager.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-function queryOptions(cmd: Command): Command {
+/** The options every health command shares; `window`: what the command reads without --since. */
+function queryOptions(cmd: Command, window = 'API default: 3 days'): Command {
   return cmd
     .option('--subscription <id>', "subscription id (default: the profile's health.subscriptionId)")
     .option('--filter <expr>', "raw $filter expression, e.g. \"service eq 'Virtual Machines' or region eq 'West US'\"")
     .option('--service <name>', 'only events impacting this service (repeatable; OR-ed with --region)', collect)
     .option('--region <name>', 'only events impacting this region (repeatable)', collect)
-    .option('--since <date>', 'events updated since YYYY-MM-DD, M/D/YYYY or a relative 3d / 12h (API default: 3 days)')
+    .option('--since <date>', `events updated since YYYY-MM-DD, M/D/YYYY or a relative 3d / 12h (${window})`)
     .option('--api-version <v>', 'api-version to send', '2025-05-01');
 }
 
@@ -58,7 +59,14 @@ function events(health: Command, ctx: Context): void {
 
 function check(health: Command, ctx: Context): void {
   examples(
-    withJson(queryOptions(health.command('check').description('CI gate: the active events of a subscription; exit 5 with --fail-if-active when there are any')))
+    withJson(
+      queryOptions(
+        health
+          .command('check')
+          .description('CI gate: the active events of a subscription (updated in the last 90 days); exit 5 with --fail-if-active when there are any'),
+        'default: 90 days',
+      ),
+    )
       .option('--fail-if-active', 'exit 5 when an active event matches')
       .addOption(new Option('--impact <level>', 'only events of this level or worse').choices(['critical', 'error', 'warning', 'informational']))
       .action(runs(ctx, async (ctx, opts: HealthCheckOptions) => (await run()).runHealthCheck(ctx, opts))),

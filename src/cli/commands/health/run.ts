@@ -25,8 +25,11 @@ interface Prepared {
   auth: CredentialProvider;
 }
 
-/** Options → the query (validated before any request), the credential strategy and the HTTP client. */
-async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
+/**
+ * Options → the query (validated before any request), the credential strategy and the HTTP client.
+ * `since`: the window when `--since` is not given (default: none sent, the API's 3 days).
+ */
+async function prepare(ctx: Context, o: HealthQueryOptions, since?: string): Promise<Prepared> {
   const hasTerms = !!(o.service?.length || o.region?.length);
   if (o.filter !== undefined && hasTerms)
     throw new UsageError('--filter cannot be combined with --service/--region', 'put every term in --filter, or use only --service/--region');
@@ -34,7 +37,8 @@ async function prepare(ctx: Context, o: HealthQueryOptions): Promise<Prepared> {
   const apiVersion = (o.apiVersion ?? Health.defaultApiVersion).trim();
   if (!apiVersion) throw new UsageError('--api-version must not be empty');
   const filter = o.filter ?? buildEventsFilter(o.service, o.region);
-  const queryStartTime = o.since === undefined ? undefined : sinceToQueryStartTime(o.since, ctx.clock.now());
+  const window = o.since ?? since;
+  const queryStartTime = window === undefined ? undefined : sinceToQueryStartTime(window, ctx.clock.now());
   const { name, settings } = await ctx.profile();
   const subscriptionId = o.subscription ?? settings['health.subscriptionId'];
   if (!subscriptionId) {
@@ -131,23 +135,38 @@ function levelOf(e: HealthEvent): number {
 }
 
 /**
+ * How far back `health check` looks without `--since` (by lastUpdateTime).
+ * The API's default window, 3 days, would hide an event still Active whose
+ * last update is older: the gate would pass during a long outage. Service
+ * Health keeps an incident in its active view for 90 days while it is active
+ * or updated, and shows 90 days of history; the REST API serves events up to
+ * a year after their last update, so `--since` may reach further.
+ */
+export const CHECK_WINDOW_DAYS = 90;
+
+/**
  * `health check`: the active events (every page) of the query, at `--impact`
- * level or worse; with `--fail-if-active`, exit 5 when there is one.
+ * level or worse, updated in the last CHECK_WINDOW_DAYS days unless `--since`
+ * says otherwise; with `--fail-if-active`, exit 5 when there is one — decided
+ * before the report is written, so a reader that stops early (`| head`)
+ * cannot turn a failed gate into a pass.
  */
 export async function runHealthCheck(ctx: Context, o: HealthCheckOptions): Promise<void> {
   const min = o.impact ? LEVELS.indexOf(o.impact) : 0;
-  const p = await prepare(ctx, o);
+  const p = await prepare(ctx, o, `${CHECK_WINDOW_DAYS}d`);
   const active: HealthEvent[] = [];
   for await (const e of iterateEvents(p.http, p.query, p.auth, { all: true, signal: ctx.signal })) {
     if (e.properties?.status === 'Active' && levelOf(e) >= min) active.push(e);
   }
+  const failing = !!o.failIfActive && active.length > 0;
+  if (failing) ctx.exitWith(ExitCode.GateFailed);
   ctx.output.document({ active: active.length, events: active }, () => {
     if (active.length) renderEventsTable(ctx.io, active);
   });
-  const what = `active health event${active.length === 1 ? '' : 's'}${o.impact ? ` at level ${o.impact} or worse` : ''} in subscription ${p.query.subscriptionId}`;
-  if (!active.length) ctx.io.err(`No ${what}.`);
-  else if (o.failIfActive) {
-    ctx.io.err(`${active.length} ${what}: failing (--fail-if-active).`);
-    throw new ExitStatus(ExitCode.GateFailed);
-  }
+  const since = p.query.queryStartTime;
+  const window = o.since === undefined ? `updated in the last ${CHECK_WINDOW_DAYS} days (since ${since}; --since widens it)` : `updated since ${since}`;
+  const what = `active health event${active.length === 1 ? '' : 's'}${o.impact ? ` at level ${o.impact} or worse` : ''} in subscription ${p.query.subscriptionId} ${window}`;
+  if (!active.length) return ctx.io.err(`No ${what}.`);
+  ctx.io.err(`${active.length} ${what}${failing ? ': failing (--fail-if-active)' : ''}.`);
+  if (failing) throw new ExitStatus(ExitCode.GateFailed);
 }

@@ -5,6 +5,7 @@ import { parseServerUrl } from '../../../core/protocol/endpoints.js';
 import { callProtocolServer } from '../../../core/protocol/session.js';
 import { sanitize } from '../../output/output.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { exitCodeFor } from '../../errors/exit.js';
 import type { ProtocolRequestOptions } from './options.js';
 import { protocolAuthExtras, protocolDeps } from '../../services/protocol/wiring.js';
 
@@ -40,14 +41,17 @@ export async function runProtocolRequest(ctx: Context, url: string | undefined, 
     auth: await protocolAuthExtras(o, ctx.env, ctx.signal),
   });
   if (ctx.debug && r.sessionId) ctx.io.err(`* session ${r.sessionId}`);
+  const err = r.response.error;
+  const failure = err && new LanyardError('rpc_error', `${method} failed: server error ${err.code}: ${sanitize(String(err.message))}`);
+  // Said before the response is written: a reader that stops early (`| head`) still sees the failure's status.
+  if (failure) ctx.exitWith(exitCodeFor(failure));
   // A program gets the whole JSON-RPC response, an error too (then the exit status); a person the result.
   ctx.output.document(r.response, (response) => {
     if (response.error) return;
     if (method === 'initialize') printInitialize(ctx, response.result, r.sessionId, r.revision);
     else ctx.output.document(response.result ?? null);
   });
-  const err = r.response.error;
-  if (err) throw new LanyardError('rpc_error', `${method} failed: server error ${err.code}: ${sanitize(String(err.message))}`);
+  if (failure) throw failure;
 }
 
 /** The answer to initialize, or in a stateless revision to server/discover (serverInfo in _meta, no session). */

@@ -8,6 +8,7 @@ import { fetchRateLimit, type RateLimitOverview, type ResourceBudget } from '../
 import type { SharedBudget } from '../../../core/http/pacing.js';
 import { RateLimitError } from '../../../core/errors.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { exitCodeFor } from '../../errors/exit.js';
 import { createSpinner, type Spinner } from '../../terminal/spinner.js';
 import type { RatelimitStatusOptions, RatelimitWaitOptions } from './options.js';
 
@@ -72,6 +73,9 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
   const shown: RateLimitOverview = { resources: opts.resource ? { [opts.resource]: pickServer(o, opts.resource) } : o.resources };
   const shared = o.shared && Object.fromEntries(Object.entries(o.shared).filter(([n]) => !opts.resource || n === opts.resource));
   const json = shared ? { ...shown, shared: Object.fromEntries(Object.entries(shared).map(([n, b]) => [n, sharedJson(b)])) } : shown;
+  const failure = failUnder === undefined ? undefined : budgetFailure(ctx, o, opts.resource ?? 'core', failUnder);
+  // Said before the table: a CI log cut short (`| head`) still fails the job.
+  if (failure) ctx.exitWith(exitCodeFor(failure));
   ctx.output.document(json, () => {
     const now = ctx.clock.now();
     // Reset times are the server's clock: shown in local time, corrected for the measured skew (as `api` does).
@@ -113,17 +117,19 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
       '',
     ].join('\n'),
   );
-  if (failUnder !== undefined) {
-    const resource = opts.resource ?? 'core';
-    const b = pick(o, resource);
-    if (b.remaining < failUnder) {
-      throw new RateLimitError(
-        `budget check failed: ${resource} has ${b.remaining} requests left, fewer than ${failUnder}; it resets at ${localTime(b.reset * 1000 - (o.skewMs ?? 0))} (${relativeTime(b.reset * 1000 - (o.skewMs ?? 0), ctx.clock.now())})`,
-        'budget',
-        b.reset * 1000 - (o.skewMs ?? 0),
-      );
-    }
-  }
+  if (failure) throw failure;
+}
+
+/** `--fail-under`: the error the run ends with (exit 3) when `resource` has fewer than `failUnder` requests left; undefined when it passes. */
+function budgetFailure(ctx: Context, o: Overview, resource: string, failUnder: number): RateLimitError | undefined {
+  const b = pick(o, resource);
+  if (b.remaining >= failUnder) return undefined;
+  const reset = b.reset * 1000 - (o.skewMs ?? 0);
+  return new RateLimitError(
+    `budget check failed: ${resource} has ${b.remaining} requests left, fewer than ${failUnder}; it resets at ${localTime(reset)} (${relativeTime(reset, ctx.clock.now())})`,
+    'budget',
+    reset,
+  );
 }
 
 export async function runRatelimitWait(ctx: Context, opts: RatelimitWaitOptions): Promise<void> {
