@@ -246,17 +246,12 @@ function prefetchConnection(word) {
 }
 
 /**
- * The keychain's opening (dist/keychain-prefetch.cjs decides from the
- * arguments and the environment whether the command reads credentials), and
- * what writes the prefetch's code cache once the command ran; or undefined.
- * Never an error: the command opens the keychain itself then.
- *
- * The file is compiled as the CLI is, with a V8 code cache
- * (`<cache>/prefetch-cache/<node>-<arch>-<hash of the file>/keychain-prefetch.bin`),
- * written after a run that opened the keychain: it then holds the D-Bus
- * reader's functions, which Node's own compile cache (the top level only)
- * left to be compiled on every run (≈ 2 ms of CPU). Keyed by the group under
- * a group's own V8 flags, as V8 accepts a cache only under the flags it was made with.
+ * The keychain's opening (dist/keychain-prefetch.cjs decides whether the
+ * command reads credentials) and what writes the file's V8 code cache
+ * (`<cache>/prefetch-cache/<node>-<arch>-<its hash>/`, per group under a
+ * group's V8 flags) after a run that opened the keychain: it then holds the
+ * D-Bus reader's functions, which Node's compile cache (the top level only)
+ * left to compile on every run. Undefined, never an error, when not opened.
  */
 function prefetchKeychain(word, base, flagged) {
   if (['0', 'off', 'false'].includes(process.env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
@@ -267,10 +262,8 @@ function prefetchKeychain(word, base, flagged) {
     const dir = base && id && path.join(base, 'prefetch-cache', `${process.version}-${process.arch}-${id}`);
     const key = flagged ? `keychain-prefetch.${word}` : 'keychain-prefetch';
     const cachedData = dir ? readCache(dir, key) : undefined;
-    const script = new (require('node:vm').Script)(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-      filename: file,
-      cachedData,
-    });
+    const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+    const script = new (require('node:vm').Script)(wrapped, { filename: file, cachedData });
     const mod = { exports: {} };
     script.runInThisContext()(mod.exports, require, mod, file, path.dirname(file));
     const keychain = mod.exports.prefetchKeychain(word, args, process.env);
