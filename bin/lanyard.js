@@ -213,9 +213,10 @@ function run() {
   // measured slower on Node 22 and 24 (it lacks the functions a command
   // compiles as it runs).
   if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
-  const keychain = word === 'main' ? undefined : prefetchKeychain(word);
+  const prefetch = word === 'main' ? undefined : prefetchKeychain(word, base, flagged);
+  const keychain = prefetch?.keychain;
   const preconnected = word === 'api' ? prefetchConnection(word) : undefined;
-  const handed = { keychain, preconnected };
+  const handed = { keychain, preconnected, saveKeychainCache: prefetch?.saveCache };
   if (!keychain) return compileAndRun(word, sub, flagged, base, handed);
   let sent = false;
   keychain.sent.then(() => (sent = true));
@@ -245,14 +246,30 @@ function prefetchConnection(word) {
 }
 
 /**
- * The keychain's opening (dist/keychain-prefetch.cjs decides from the
- * arguments and the environment whether the command reads credentials), or
- * undefined. Never an error: the command opens the keychain itself then.
+ * The keychain's opening (dist/keychain-prefetch.cjs decides whether the
+ * command reads credentials) and what writes the file's V8 code cache
+ * (`<cache>/prefetch-cache/<node>-<arch>-<its hash>/`, per group under a
+ * group's V8 flags) after a run that opened the keychain: it then holds the
+ * D-Bus reader's functions, which Node's compile cache (the top level only)
+ * left to compile on every run. Undefined, never an error, when not opened.
  */
-function prefetchKeychain(word) {
+function prefetchKeychain(word, base, flagged) {
   if (['0', 'off', 'false'].includes(process.env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
   try {
-    return require(path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs')).prefetchKeychain(word, args, process.env);
+    const file = path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs');
+    const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
+    const id = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
+    const dir = base && id && path.join(base, 'prefetch-cache', `${process.version}-${process.arch}-${id}`);
+    const key = flagged ? `keychain-prefetch.${word}` : 'keychain-prefetch';
+    const cachedData = dir ? readCache(dir, key) : undefined;
+    const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+    const script = new (require('node:vm').Script)(wrapped, { filename: file, cachedData });
+    const mod = { exports: {} };
+    script.runInThisContext()(mod.exports, require, mod, file, path.dirname(file));
+    const keychain = mod.exports.prefetchKeychain(word, args, process.env);
+    if (!keychain) return undefined;
+    const saveCache = () => dir && (!cachedData || script.cachedDataRejected) && writeCache(dir, key, script.createCachedData());
+    return { keychain, saveCache };
   } catch {
     return undefined;
   }
@@ -299,11 +316,12 @@ function runBundle(script, file, word, sub, flagged, dir, key, cachedData, hande
   const dist = path.dirname(file);
   const distRequire = (id) => require(id.startsWith('./') ? path.join(dist, id) : id);
   script.runInThisContext()(cjs.exports, distRequire, cjs, file, dist);
-  const { keychain, preconnected } = handed;
+  const { keychain, preconnected, saveKeychainCache } = handed;
   const done = cjs.exports.main(process.argv, { ...(keychain ? { keychain } : {}), ...(preconnected ? { preconnected } : {}) });
   // A connection the command did not take is closed (a taken one is the command's HTTP client's).
   if (preconnected) done.finally(() => preconnected.discard()).catch(() => undefined);
   return done.then((result) => {
+    saveKeychainCache?.();
     if (!dir) return;
     // Cache under the command that ran: its group and, when main confirms
     // that the word after it names one of the group's commands, that word

@@ -188,6 +188,11 @@ for (const name of ['keychain-prefetch', 'connection-prefetch']) {
     define: { ...common.define, __LANYARD_IMPORT_IS_REQUIRE__: 'true' },
   });
 }
+// bin/lanyard.js compiles the keychain's prefetch with a V8 code cache too,
+// keyed as the CLI's is by a hash of the file that ends it.
+const keychainPrefetch = await readFile(join(root, 'dist', 'keychain-prefetch.cjs'));
+const keychainPrefetchId = createHash('sha256').update(keychainPrefetch).digest('hex').slice(0, 16);
+await writeFile(join(root, 'dist', 'keychain-prefetch.cjs'), Buffer.concat([keychainPrefetch, Buffer.from(`//# lanyard-build=${keychainPrefetchId}\n`)]));
 
 // The demo (`npm run demo`), a plain ES module with its own copy of the emulator.
 // It lives in build/, not dist/: the package publishes dist/, and only the

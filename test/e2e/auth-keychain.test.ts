@@ -8,7 +8,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
+import { pathToFileURL } from 'node:url';
+import { BIN, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
 import { APP, cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
@@ -89,6 +90,46 @@ describe('OS keychain (real Secret Service)', () => {
     expect(r.stdout).toContain('OFF=* credential store: OS keychain, opened by the command');
     expect(r.stdout).toContain(`TOKEN=${PERSONAL_TOKEN}`);
     expect(r.stdout, r.stdout).toContain('rc_logout=0');
+  });
+
+  it('`auth status` reads the keychain without loading the native binding, from a prefetch compiled with its own code cache; a write loads it', async () => {
+    const tokenFile = join(home, 'token.txt');
+    await writeFile(tokenFile, PERSONAL_TOKEN);
+    // Prints, at exit, whether the keychain's native binding (@napi-rs/keyring) was loaded.
+    const preload = join(home, 'binding-loaded.mjs');
+    await writeFile(
+      preload,
+      "import { createRequire } from 'node:module';\nimport { writeSync } from 'node:fs';\n" +
+        'const cache = createRequire(import.meta.url).cache;\n' +
+        "process.on('exit', () => writeSync(2, '\\nBINDING=' + Object.keys(cache).some((k) => k.includes('keyring')) + '\\n'));\n",
+    );
+    const cache = join(home, 'prefetch-cache-test');
+    const ly = `LANYARD_CACHE_DIR=${q(cache)} ${q(process.execPath)} --import ${q(pathToFileURL(preload).href)} ${q(BIN)} --profile emulator`;
+    const stamp = `find ${q(join(cache, 'prefetch-cache'))} -name 'keychain-prefetch.bin' -printf '%p:%T@\\n'`;
+    const r = inKeyringSession(
+      [
+        `${ly} auth token --with-token < ${q(tokenFile)} 2>/dev/null; echo "rc_store=$?"`,
+        `echo "STATUS1=$(${ly} auth status --json 2>&1 >/dev/null | grep BINDING)"`,
+        `echo "CACHE1=$(${stamp})"`,
+        `echo "STATUS2=$(${ly} auth status --json 2>&1 >${q(join(home, 'status2.json'))} | grep BINDING)"`,
+        `echo "CACHE2=$(${stamp})"`,
+        `echo "LOGOUT=$(${ly} auth logout 2>&1 >/dev/null | grep BINDING)"`,
+        LIST_KEYCHAIN,
+      ].join('\n'),
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('rc_store=0');
+    expect(r.stdout).toContain('STATUS1=BINDING=false');
+    expect(r.stdout).toContain('STATUS2=BINDING=false');
+    const status = JSON.parse(await readFile(join(home, 'status2.json'), 'utf8')) as { accounts: Array<{ source: string; valid: boolean }> };
+    expect(status.accounts).toMatchObject([{ source: 'keychain', valid: true }]);
+    // The prefetch's cache is written once, by the first run that opened the keychain, and read (not rewritten) by the next.
+    const cache1 = /^CACHE1=(.+)$/m.exec(r.stdout)?.[1];
+    expect(cache1).toMatch(/keychain-prefetch\.bin:/);
+    expect(r.stdout).toContain(`CACHE2=${cache1}`);
+    // Deleting needs the binding: loaded then, and the entry is gone.
+    expect(r.stdout).toContain('LOGOUT=BINDING=true');
+    expect(r.stdout).toContain('KEYCHAIN=[]');
   });
 
   it('completion of --user: the logins stored in an unlocked keychain; from a locked one none, at once and without unlocking it', async () => {

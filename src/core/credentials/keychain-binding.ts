@@ -4,6 +4,8 @@
  * makes of it: keytar's four, each a promise settled on the binding's own
  * thread.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { CredentialStoreError } from '../errors.js';
 
 type Keytar = typeof import('@napi-rs/keyring/keytar.js');
@@ -64,6 +66,42 @@ async function platformBinding(): Promise<KeychainBinding | undefined> {
     setPassword: (service, account, password) => new AsyncEntry(service, account).setPassword(password),
     deletePassword: (service, account) => new AsyncEntry(service, account).deletePassword(),
     findCredentials: (service) => findCredentialsAsync(service),
+  };
+}
+
+/**
+ * Whether this platform's binding is installed, asked without loading it
+ * (loading maps the addon and sets up its runtime: ≈ 1–2 ms of CPU, which a
+ * read over D-Bus does not need): true when its package is where require()
+ * would find it, false when it is not, undefined when this cannot be asked (the library, whose
+ * `import()` is no `require()`; another platform; a `require` without
+ * `resolve`). Only glibc Linux's packages are asked after, as
+ * {@link platformBinding} loads them.
+ */
+export function platformBindingInstalled(): boolean | undefined {
+  if (typeof __LANYARD_IMPORT_IS_REQUIRE__ === 'undefined' || !__LANYARD_IMPORT_IS_REQUIRE__) return undefined;
+  if (process.platform !== 'linux' || typeof require === 'undefined' || typeof require.resolve !== 'function') return undefined;
+  const name = process.arch === 'x64' ? '@napi-rs/keyring-linux-x64-gnu' : process.arch === 'arm64' ? '@napi-rs/keyring-linux-arm64-gnu' : undefined;
+  if (!name) return undefined;
+  // Where require() would look, each asked for the package's manifest: resolving it (require.resolve) costs ≈ 0.6 ms.
+  const dirs = typeof require.resolve.paths === 'function' ? require.resolve.paths(name) : null;
+  if (!dirs) return undefined;
+  return dirs.some((dir) => existsSync(join(dir, name, 'package.json')));
+}
+
+/**
+ * The binding, loaded by its first call (a write, a delete, a read of one
+ * entry): for a keychain whose entries were read without it. A binding that
+ * then cannot load fails that call with CredentialStoreError.
+ */
+export function lazyKeychainBinding(): KeychainBinding {
+  let loading: Promise<KeychainBinding> | undefined;
+  const binding = () => (loading ??= loadKeychainBinding());
+  return {
+    getPassword: async (service, account) => (await binding()).getPassword(service, account),
+    setPassword: async (service, account, password) => (await binding()).setPassword(service, account, password),
+    deletePassword: async (service, account) => (await binding()).deletePassword(service, account),
+    findCredentials: async (service) => (await binding()).findCredentials(service),
   };
 }
 

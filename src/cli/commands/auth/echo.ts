@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { listCachedIdentityTokens, maskSecret } from '../../../core/echo/credentials.js';
+import { readAsOpened } from '../../../core/credentials/as-opened.js';
 import { echoApiKey } from '../../services/echo/wiring.js';
 
 export async function echoStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
@@ -10,7 +11,7 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
   const { settings } = await ctx.profile();
   const baseUrl = settings['echo.baseUrl'];
   if (baseUrl) {
-    const key = await echoApiKey(ctx, baseUrl);
+    const key = await echoApiKey(ctx, baseUrl, { asOpened: true });
     if (key) {
       out.push({
         service: 'echo',
@@ -25,7 +26,7 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
       });
     }
   }
-  const store = (await ctx.credentialStorage()).store();
+  const store = readAsOpened((await ctx.credentialStorage()).store());
   for (const t of await listCachedIdentityTokens(store, ctx.clock.now())) {
     const rec = t.record;
     out.push({

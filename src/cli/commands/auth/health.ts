@@ -11,6 +11,7 @@ import type { CredentialStore } from '../../../core/deps.js';
 import { requireSetting } from '../../../core/config/settings.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
+import { readAsOpened } from '../../../core/credentials/as-opened.js';
 import { LanyardError } from '../../../core/errors.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
 import { healthAccount, listHealthTokens } from '../../../core/health/token.js';
@@ -103,7 +104,7 @@ export async function healthStatusEntries(ctx: Context, showToken: boolean): Pro
       active: true,
     });
   }
-  for (const t of await listHealthTokens((await ctx.credentialStorage()).lookup(), ctx.clock.now())) {
+  for (const t of await listHealthTokens((await ctx.credentialStorage()).lookup().map(readAsOpened), ctx.clock.now())) {
     const rec = t.record;
     entries.push({
       service: 'health',

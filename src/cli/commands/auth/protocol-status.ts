@@ -7,12 +7,14 @@
 import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { renewable } from '../../../core/protocol/grants/refresh.js';
-import { protocolCredentials } from '../../services/protocol/credentials.js';
+import { ProtocolCredentials } from '../../../core/protocol/store.js';
+import { readAsOpened } from '../../../core/credentials/as-opened.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
 
 export async function protocolStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
-  const creds = await protocolCredentials(ctx);
+  // The store as opened: one keychain search for every line, not a keychain call per token.
+  const creds = new ProtocolCredentials(readAsOpened((await ctx.credentialStorage()).store()));
   const { store } = creds;
   const now = ctx.clock.now();
   const out: AuthStatusEntry[] = [];
