@@ -250,7 +250,11 @@ function prefetchConnection(word) {
  * undefined. Never an error: the command opens the keychain itself then.
  */
 function prefetchKeychain(word) {
-  if (['0', 'off', 'false'].includes(process.env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
+  const env = process.env;
+  if (['0', 'off', 'false'].includes(env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
+  // What the prefetch declines on the environment alone (its wantsKeychain()), without loading it (≈ 1 ms).
+  if (env.LANYARD_KEYCHAIN === 'off' || env.LANYARD_INSECURE_STORAGE === '1' || (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS))
+    return undefined;
   try {
     return require(path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs')).prefetchKeychain(word, args, process.env);
   } catch {
