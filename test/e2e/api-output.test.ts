@@ -74,7 +74,7 @@ describe('lanyard api: the body to a pipe or a file', () => {
     const child = spawn(process.execPath, [BIN, 'api', url], { env: env(), stdio: ['ignore', fd, 'pipe'] });
     closeSync(fd);
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.stderr?.on('data', (c: Buffer) => (stderr += c));
     expect(await new Promise((r) => child.on('close', r)), stderr).toBe(0);
     expect(digest(readFileSync(file))).toBe(digest(BODY));
   }, 60_000);
