@@ -14,6 +14,8 @@
 // session with an unlocked gnome-keyring; its own `node -e 0` baseline is
 // measured inside that session). Usage: npm run bench:startup
 //   BENCH_RUNS=N (default 21)   --json (machine-readable output)
+//   BENCH_ONLY=REGEX: only the commands whose names match (with the baselines
+//   they are timed against); e.g. BENCH_ONLY=api times gh and `api /user`.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -136,12 +138,20 @@ const cases = [
   ...(gh?.cases ?? []),
 ];
 
+// BENCH_ONLY: the matching cases, `node -e 0` and whatever a kept case is timed against.
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+if (only) {
+  const kept = new Set(cases.filter((c) => only.test(c.name)).flatMap((c) => [c.name, c.against ?? 'node -e 0']));
+  kept.add('node -e 0');
+  cases.splice(0, cases.length, ...cases.filter((c) => kept.has(c.name)));
+}
+
 const times = measure(cases, env);
 
 // The same `auth status` against a real Secret Service, if this machine has one to start.
 let keychain;
 const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-if (have('dbus-run-session') && have('gnome-keyring-daemon')) {
+if (have('dbus-run-session') && have('gnome-keyring-daemon') && (!only || only.test(authStatus.name) || only.test('Secret Service'))) {
   const home = mkdtempSync(join(tmpdir(), 'lanyard-bench-keyring-'));
   const kenv = { ...env, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home, KEYRING_PASSWORD: 'bench-keyring-password' };
   delete kenv.LANYARD_KEYCHAIN;
@@ -214,6 +224,7 @@ if (asJson) {
   if (gh) targets.push([GH_LANYARD, 1.0]);
   for (const [name, max] of targets) {
     const r = results.find((x) => x.command === name);
+    if (!r) continue; // left out by BENCH_ONLY
     process.stdout.write(
       `${name} target <= ${max}x: ${r.pairedRatio <= max ? 'met' : 'NOT met'} (${r.pairedRatio.toFixed(2)}x paired; ${r.ratio.toFixed(2)}x of medians; CPU time ${r.pairedCpuRatio.toFixed(2)}x paired)\n`,
     );
@@ -282,10 +293,12 @@ async function startGhCases() {
       { name: 'gh api user (TLS)', cmd: 'gh', args: ['api', 'user', '--hostname', host], env: ghEnv },
       { name: GH_LANYARD, args: [bin, '--profile', 'tls', 'api', '/user'], env: lyEnv, against: 'gh api user (TLS)' },
       // The same trusting the CA through Lanyard's own setting (one secure context per process, src/core/http/trust.ts).
+      // Without the environment's NODE_EXTRA_CA_CERTS, as the row above replaces it: a machine that sets it to the
+      // system bundle (Debian's 144 certificates) would add Node's parsing of those (≈ 7-9 ms) to this row alone.
       {
         name: 'lanyard api /user (TLS, LANYARD_CA_FILE)',
         args: [bin, '--profile', 'tls', 'api', '/user'],
-        env: { ...env, LANYARD_CA_FILE: ca },
+        env: Object.fromEntries(Object.entries({ ...env, LANYARD_CA_FILE: ca }).filter(([k]) => k !== 'NODE_EXTRA_CA_CERTS')),
         against: 'gh api user (TLS)',
       },
     ],

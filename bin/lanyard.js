@@ -193,11 +193,9 @@ function fail(err) {
 
 function run() {
   const { word, sub } = commandWords(args);
-  // The mailbox commands collect young garbage by hand during large
-  // transfers and keep V8 to its baseline WebAssembly tier
-  // (src/cli/commands/mailbox/memory.ts sets the same two flags). They are
-  // set before compiling, and the same way for every run of the group,
-  // because V8 accepts a code cache only under the flags it was made with.
+  // The mailbox commands collect young garbage by hand during large transfers and keep V8 to its baseline
+  // WebAssembly tier (src/cli/commands/mailbox/memory.ts sets the same two flags). Set before compiling, the
+  // same way for every run of the group: V8 accepts a code cache only under the flags it was made with.
   // The protocol commands hold V8's young generation and skip Maglev: the bridge lives as long as its
   // host (src/cli/commands/protocol/bridge.ts says why; it sets the same two flags itself).
   const flags = word === 'mailbox' ? ['--liftoff-only', '--expose-gc'] : word === 'protocol' ? ['--semi-space-growth-factor=1', '--no-maglev'] : [];
@@ -221,9 +219,8 @@ function run() {
   let sent = false;
   keychain.sent.then(() => (sent = true));
   keychain.isSent = () => sent;
-  // The keychain's search runs on the binding's own thread once sent: give the
-  // ping and the binding's loading the event loop until then (a few ms), but
-  // not longer than HEAD_START_MS when the Secret Service is slow to answer.
+  // Give the keychain's requests the event loop until they are sent (a few ms), but not longer than
+  // HEAD_START_MS when the Secret Service is slow to answer.
   let timer;
   return Promise.race([keychain.sent, new Promise((resolve) => (timer = setTimeout(resolve, HEAD_START_MS)))]).then(() => {
     clearTimeout(timer);
@@ -246,15 +243,16 @@ function prefetchConnection(word) {
 }
 
 /**
- * The keychain's opening (dist/keychain-prefetch.cjs decides whether the
- * command reads credentials) and what writes the file's V8 code cache
- * (`<cache>/prefetch-cache/<node>-<arch>-<its hash>/`, per group under a
- * group's V8 flags) after a run that opened the keychain: it then holds the
- * D-Bus reader's functions, which Node's compile cache (the top level only)
- * left to compile on every run. Undefined, never an error, when not opened.
+ * The keychain's opening (dist/keychain-prefetch.cjs decides whether the command reads credentials) and what
+ * writes that file's V8 code cache (`<cache>/prefetch-cache/<node>-<arch>-<its hash>/`) after a run that opened
+ * the keychain, so the D-Bus reader is not compiled on every run. Undefined, never an error, when not opened.
  */
 function prefetchKeychain(word, base, flagged) {
-  if (['0', 'off', 'false'].includes(process.env.LANYARD_KEYCHAIN_PREFETCH ?? '')) return undefined;
+  const env = process.env;
+  // Off, or what the prefetch declines on the environment alone (its wantsKeychain()), without loading it (≈ 1 ms).
+  if (['0', 'off', 'false'].includes(env.LANYARD_KEYCHAIN_PREFETCH ?? '') || env.LANYARD_KEYCHAIN === 'off' || env.LANYARD_INSECURE_STORAGE === '1')
+    return undefined;
+  if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) return undefined;
   try {
     const file = path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs');
     const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII

@@ -10,18 +10,27 @@
  *
  * Only where the CLI would connect the same way: the profile's hosting API
  * (no --service, no full URL), https, no proxy for it, Node's default trust
- * (no LANYARD_CA_FILE, LANYARD_SYSTEM_CA or their settings). Nothing is sent
+ * or that trust with the CA bundle of LANYARD_CA_FILE or network.caFile added
+ * (read here as the CLI reads it: the CLI takes the connection only when its
+ * own reading gives the same certificates; not with LANYARD_SYSTEM_CA or its
+ * setting). Nothing is sent
  * but the TLS handshake: no credential, no request. A wrong guess costs a
  * connection, never a result: a connection not taken is closed when the
  * command ends, one that failed is not handed over (the CLI's own connection
  * then meets, and reports, what failed).
  */
+import { readFileSync, statSync } from 'node:fs';
 import { isIP, connect as netConnect } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { SecureContext, TLSSocket } from 'node:tls';
 import { selectProfile } from '../core/config/bindings.js';
+import type { ProfileSettings } from '../core/config/settings.js';
 import { ConfigReader } from '../core/config/store.js';
 import { proxyFor, proxySettings } from '../core/http/proxy.js';
+import { contextWithAdded } from '../core/http/trust-context.js';
+import type { TrustSettings } from '../core/http/trust.js';
 import type { Preconnected } from '../core/http/transport.js';
+import { caFileOf, keepsExtraCaCerts, parsesWith, usableCertificates } from './ports/ca-bundle.js';
+import { USER_FILE_CAPS } from './user-file.js';
 
 /** The opened connection, its TLS handshake, and its end when the command did not take it. */
 export interface ConnectionPrefetch extends Preconnected {
@@ -74,11 +83,16 @@ export function apiWords(args: readonly string[]): { profile?: string; service: 
 
 /**
  * The https origin the CLI's first request of `lanyard api ARGS` goes to
- * directly with Node's default trust, as the arguments, the environment and
- * the selected profile (the CLI's own selection: --profile, LANYARD_PROFILE,
- * the directory's binding, the active profile) say; else undefined.
+ * directly, as the arguments, the environment and the selected profile (the
+ * CLI's own selection: --profile, LANYARD_PROFILE, the directory's binding,
+ * the active profile) say; else undefined.
  */
 export function apiOrigin(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): URL | undefined {
+  return apiTarget(args, env, cwd)?.url;
+}
+
+/** apiOrigin's URL and the selected profile's settings; undefined with LANYARD_SYSTEM_CA or its setting (trust this cannot tell in advance). */
+function apiTarget(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): { url: URL; settings: ProfileSettings } | undefined {
   const words = apiWords(args);
   if (words.help || words.url || words.service !== 'hosting') return undefined;
   const reader = ConfigReader.at({ dir: env.LANYARD_CONFIG_DIR || undefined });
@@ -88,9 +102,31 @@ export function apiOrigin(args: readonly string[], env: NodeJS.ProcessEnv, cwd: 
   if (!settings || !base) return undefined;
   const url = new URL(base);
   if (url.protocol !== 'https:') return undefined;
-  if (env.LANYARD_CA_FILE || env.LANYARD_SYSTEM_CA || settings['network.caFile'] || settings['network.systemCa']) return undefined;
+  if (env.LANYARD_SYSTEM_CA || settings['network.systemCa']) return undefined;
   if (proxyFor(url, proxySettings(env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] }))) return undefined;
-  return url;
+  return { url, settings };
+}
+
+/**
+ * The trust the CLI's HTTP client will use (src/cli/ports/network.ts): none
+ * beyond Node's defaults (undefined), or the CA bundle's usable certificates
+ * added; null when this cannot tell it (a bundle that is no regular file,
+ * too large or unusable, which the CLI reports; NODE_EXTRA_CA_CERTS on a
+ * Node that leaves it out of added trust).
+ */
+export function prefetchTrust(env: NodeJS.ProcessEnv, settings: ProfileSettings): TrustSettings | undefined | null {
+  const ca = caFileOf(env, settings);
+  if (!ca) return undefined;
+  if (env.NODE_EXTRA_CA_CERTS && !keepsExtraCaCerts(process.versions.node)) return null;
+  try {
+    // Only a regular file under the CLI's cap: a FIFO or a device could block, and the CLI bounds those itself.
+    const st = statSync(ca.file);
+    if (!st.isFile() || st.size > USER_FILE_CAPS.caBundle) return null;
+    const { X509Certificate } = process.getBuiltinModule('node:crypto');
+    return { extraCa: [usableCertificates(readFileSync(ca.file, 'utf8'), ca.file, parsesWith(X509Certificate))] };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -115,13 +151,17 @@ export function prefetchConnection(
   now: () => number = Date.now,
 ): ConnectionPrefetch | undefined {
   if (group !== 'api' || ['0', 'off', 'false'].includes(env.LANYARD_CONNECT_PREFETCH ?? '')) return undefined;
-  let url: URL | undefined;
+  let target: ReturnType<typeof apiTarget>;
   try {
-    url = apiOrigin(args, env, cwd);
+    target = apiTarget(args, env, cwd);
   } catch {
     return undefined; // the CLI reports a config it cannot read
   }
-  return url ? open(url, now) : undefined;
+  if (!target) return undefined;
+  // node:tls (and with it node:crypto) only now: over plain http, `api` loads neither (test/e2e/startup-commands.test.ts).
+  process.getBuiltinModule('node:tls');
+  const trust = prefetchTrust(env, target.settings);
+  return trust === null ? undefined : open(target.url, now, trust);
 }
 
 /**
@@ -133,12 +173,10 @@ export function prefetchConnection(
  * TLS handshake over it on handshake(), when those certificates are read:
  * made at once, the secure context would wait for them on this thread.
  */
-function open(url: URL, now: () => number): ConnectionPrefetch {
+function open(url: URL, now: () => number, trust: TrustSettings | undefined): ConnectionPrefetch {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || 443);
   const servername = isIP(host) ? '' : host;
-  // node:tls (and with it node:crypto) only now: over plain http, `api` loads neither (test/e2e/startup-commands.test.ts).
-  process.getBuiltinModule('node:tls');
   const tcp = netConnect({ host, port });
   let tls: TLSSocket | undefined;
   let failed = false;
@@ -148,10 +186,18 @@ function open(url: URL, now: () => number): ConnectionPrefetch {
   // Until taken it keeps no command alive.
   tcp.unref();
   let taken = false;
+  let secureContext: SecureContext | undefined;
   const prefetch: ConnectionPrefetch = {
+    ...(trust ? { trust } : {}),
+    get secureContext() {
+      return secureContext;
+    },
     handshake() {
       if (tls || failed || tcp.destroyed) return;
-      tls = process.getBuiltinModule('node:tls').connect({ socket: tcp, host, port, ...(servername ? { servername } : {}) });
+      const tlsModule = process.getBuiltinModule('node:tls');
+      // The CLI's context for this trust, made the same way (core/http/trust.ts): it takes this one over.
+      if (trust?.extraCa) secureContext = contextWithAdded(tlsModule, trust.extraCa);
+      tls = tlsModule.connect({ socket: tcp, host, port, ...(servername ? { servername } : {}), ...(secureContext ? { secureContext } : {}) });
       tls.on('error', fail);
       tls.once('secureConnect', () => (secureAt = now()));
     },

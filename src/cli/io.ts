@@ -28,6 +28,14 @@ export interface IO {
   readonly print: (text: string) => void;
   /** Writes text to stderr as it is. */
   readonly printErr: (text: string) => void;
+  /**
+   * Writes bytes to stdout as they are, where stdout is no terminal (a pipe, a
+   * file, /dev/null): synchronously, without building the stdout stream, until
+   * a command builds it (or a non-blocking pipe is full: the rest goes to the
+   * stream). False, as Writable.write: wait for the stream's 'drain' before
+   * writing more. Undefined on a terminal: use the stream.
+   */
+  readonly writeOut?: (bytes: Uint8Array) => boolean;
 }
 
 /**
@@ -54,27 +62,25 @@ function isTerminal(fd: number): boolean {
  * non-blocking (EAGAIN) hands the rest to the stream. `onEpipe` decides what
  * a reader that went away means.
  */
-function fdWriter(fd: number, stream: () => Writable, streamBuilt: () => boolean, onEpipe: () => void): (text: string) => void {
-  return (text) => {
-    if (streamBuilt()) {
-      stream().write(text);
-      return;
-    }
-    const buf = Buffer.from(text);
+function fdWriter(fd: number, stream: () => Writable, streamBuilt: () => boolean, onEpipe: () => void): (data: string | Uint8Array) => boolean {
+  return (data) => {
+    if (streamBuilt()) return stream().write(data);
+    const buf = typeof data === 'string' ? Buffer.from(data) : data;
     let off = 0;
     while (off < buf.length) {
       try {
         off += writeSync(fd, buf, off);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EAGAIN') {
-          stream().write(buf.subarray(off));
-          return;
+        if (code === 'EAGAIN') return stream().write(buf.subarray(off));
+        if (code === 'EPIPE') {
+          onEpipe();
+          return true;
         }
-        if (code === 'EPIPE') return onEpipe();
         throw err;
       }
     }
+    return true;
   };
 }
 
@@ -145,10 +151,8 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
   const color = colorFrom(env, stderrIsTTY);
   // A terminal gets every text through the one sanitiser (terminal-text.ts); a pipe or a file gets the bytes.
   const onTerminal = (isTTY: boolean, write: (text: string) => void) => (isTTY ? (text: string) => write(terminalText(text, color)) : write);
-  const print = onTerminal(
-    stdoutIsTTY,
-    fdWriter(1, stdout, () => stdoutBuilt() || stdoutIsTTY, onBrokenPipe ?? (() => undefined)),
-  );
+  const writeOut = fdWriter(1, stdout, () => stdoutBuilt() || stdoutIsTTY, onBrokenPipe ?? (() => undefined));
+  const print = onTerminal(stdoutIsTTY, writeOut);
   // A closed stderr is not worth failing the command for.
   const printErr = onTerminal(
     stderrIsTTY,
@@ -187,6 +191,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
     err: (t) => printErr(withNewline(safeErr(t))),
     print,
     printErr,
+    ...(stdoutIsTTY ? {} : { writeOut }),
   };
   return Object.freeze(io);
 }

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { privateCa } from './private-ca.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, startWorld } from './harness.js';
 import { runOnPty } from './pty.js';
@@ -368,10 +369,26 @@ describe("the API's TLS connection, opened while the CLI loads (`api`)", () => {
     expect(off.stderr).not.toMatch(OPENED_AHEAD);
   });
 
-  it('is not opened where the CLI connects otherwise (added trust, another service, a full URL), and those work as before', async () => {
+  it("with LANYARD_CA_FILE: made under the file's CA and carries the request; a file of another CA is refused as without it", async () => {
+    const env = world(api());
+    const r = await runCli(['--debug', '--profile', 't', 'api', '/user'], { env: { ...env, LANYARD_CA_FILE: tls.emu.tls!.caFile } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).login).toBe('mona');
+    // Ignoring the file, its handshake would fail and the command would connect on its own.
+    expect(r.stderr).toMatch(OPENED_AHEAD);
+    const otherDir = join(fresh().config, 'other-ca');
+    mkdirSync(otherDir, { recursive: true });
+    const other = { ...env, LANYARD_CA_FILE: privateCa(otherDir).caFile };
+    const ahead = await runCli(['--profile', 't', 'api', '/user'], { env: other });
+    expect(ahead.code).toBe(1);
+    expect(ahead.stderr).toMatch(/TLS: the certificate of 127\.0\.0\.1:\d+ is self-signed and not trusted/);
+    expect(ahead).toEqual(await runCli(['--profile', 't', 'api', '/user'], { env: { ...other, LANYARD_CONNECT_PREFETCH: '0' } }));
+  });
+
+  it('is not opened where the CLI connects otherwise (the OS store, another service, a full URL), and those work as before', async () => {
     const env = world(api());
     const cases = [
-      { args: ['api', '/user'], env: { LANYARD_CA_FILE: tls.emu.tls!.caFile } },
+      { args: ['api', '/user'], env: { ...trusted(), LANYARD_SYSTEM_CA: '1' } },
       { args: ['api', `${api()}/user`], env: trusted() },
       { args: ['api', '--service', 'hosting', '--jq', '.login', '/user'], env: { ...trusted(), LANYARD_SYSTEM_CA: '0' } },
     ];

@@ -4,10 +4,11 @@
  * the variable's user-info) is remembered as a secret, so no diagnostic shows it.
  */
 import type { ProfileSettings } from '../../core/config/settings.js';
-import { ConfigError, ValidationError } from '../../core/errors.js';
+import { ValidationError } from '../../core/errors.js';
 import type { HttpClientOptions } from '../../core/http/types.js';
 import { PROXY_VARIABLES, ProxyError, parseProxyUrl, proxyCredentialForms, proxySettings } from '../../core/http/proxy.js';
 import type { Secrets } from '../terminal/terminal-text.js';
+import { caFileOf, certificateBlocks, keepsExtraCaCerts, parsesWith, usableCertificates } from './ca-bundle.js';
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 
@@ -24,12 +25,12 @@ export async function networkOptions(
   }
   const proxy = proxySettings(env, { proxy: settings['network.proxy'], noProxy: settings['network.noProxy'] });
   const out: Pick<HttpClientOptions, 'proxy' | 'trust'> = Object.keys(proxy).length ? { proxy } : {};
-  const caFile = env.LANYARD_CA_FILE || settings['network.caFile'];
+  const ca = caFileOf(env, settings);
   const systemCa = env.LANYARD_SYSTEM_CA !== undefined && env.LANYARD_SYSTEM_CA !== '' ? truthy(env.LANYARD_SYSTEM_CA) : truthy(settings['network.systemCa']);
-  if (!caFile && !systemCa) return out;
+  if (!ca && !systemCa) return out;
   const extraCa: string[] = [];
-  if (caFile) {
-    const from = env.LANYARD_CA_FILE ? 'LANYARD_CA_FILE' : 'network.caFile';
+  if (ca) {
+    const { file: caFile, from } = ca;
     // node:crypto only here: a command without a CA file does not load it (test/e2e/startup.test.ts).
     const [{ readUserFile, USER_FILE_CAPS }, { X509Certificate }] = await Promise.all([import('../user-file.js'), import('node:crypto')]);
     const parses = parsesWith(X509Certificate);
@@ -55,12 +56,6 @@ export async function networkOptions(
   return { ...out, trust: { extraCa: extraCa.filter(Boolean), systemCa } };
 }
 
-/** Whether this Node keeps NODE_EXTRA_CA_CERTS in a secure context that CA certificates are added to (22.15, 23.5 and later). */
-export function keepsExtraCaCerts(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major >= 24 || (major === 23 && minor >= 5) || (major === 22 && minor >= 15);
-}
-
 function rememberProxyPassword(text: string | undefined, secrets: Secrets): void {
   const m = text ? /^[a-z][a-z0-9+.-]*:\/\/([^/@:]*):([^/@]+)@/i.exec(text.trim()) : null;
   if (!m) return;
@@ -84,35 +79,4 @@ function checkProxyVariable(name: string, text: string | undefined): void {
     if (err instanceof ProxyError) throw new ValidationError(`${name}: ${err.message}`, { hint: err.hint });
     throw err;
   }
-}
-
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----/g;
-
-/** The PEM certificate blocks of a text. */
-function certificateBlocks(pem: string): string[] {
-  return pem.match(PEM_BLOCK) ?? [];
-}
-
-/** Whether a PEM block is a certificate this Node can read. */
-function parsesWith(X509: typeof import('node:crypto').X509Certificate): (block: string) => boolean {
-  return (block) => {
-    try {
-      new X509(block);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-}
-
-/** The certificates of a CA bundle that can be read, or exit 2 naming the file when there is none (a corrupt block is left out). */
-function usableCertificates(pem: string, named: string, parses: (block: string) => boolean): string {
-  const blocks = certificateBlocks(pem);
-  if (!blocks.length) throw new ConfigError(`${named} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-  const good = blocks.filter(parses);
-  if (!good.length)
-    throw new ConfigError(
-      `${named} holds no usable certificate (${blocks.length === 1 ? 'its one certificate block does not parse' : `none of its ${blocks.length} certificate blocks parses`})`,
-    );
-  return good.join('\n');
 }

@@ -15,7 +15,8 @@ import type { ClientRequest, Agent as HttpAgent, IncomingMessage, RequestOptions
 import type { TraceSink } from '../deps.js';
 import { TimeoutError } from '../errors.js';
 import { ProxyError, proxyDisplay, proxyFor, type ProxySettings, withoutProxyCredential } from './proxy.js';
-import { secureContextFor, type TrustSettings } from './trust.js';
+import { adoptSecureContext, secureContextFor, type TrustSettings } from './trust.js';
+import { trustKey } from './trust-context.js';
 import { mapError } from './errors.js';
 import type { PreparedRequest } from './pipeline.js';
 import { redactUrl } from './redact.js';
@@ -74,8 +75,12 @@ export class NodeHttpTransport implements Transport {
     if (!proxy) {
       const https = url.protocol === 'https:';
       agent = new (https ? await import('node:https') : await import('node:http')).Agent(options);
-      // Node's default trust only: with added trust, every connection gets the secure context made for it.
-      if (https && this.o.preconnected && !this.o.trust) adopt(agent, this.o.preconnected, this.o.trace);
+      // Only under the trust it was verified under (the same added bundles, to the byte), whose context it brings.
+      const pre = this.o.preconnected;
+      if (https && pre && trustKey(pre.trust) === trustKey(this.o.trust)) {
+        if (pre.trust && pre.secureContext) adoptSecureContext(pre.trust, pre.secureContext);
+        adopt(agent, pre, this.o.trace);
+      }
     } else {
       // A TLS proxy is trusted as the servers are (a company proxy under the company CA of LANYARD_CA_FILE).
       const secureContext = proxy.protocol === 'https:' && this.o.trust ? await secureContextFor(this.o.trust) : undefined;

@@ -7,6 +7,7 @@
  */
 import type { SecureContext } from 'node:tls';
 import { LanyardError, type Remedy } from '../errors.js';
+import { contextWithAdded, trustKey } from './trust-context.js';
 
 export interface TrustSettings {
   /** PEM texts added to the default trust (each may hold several certificates). */
@@ -33,10 +34,20 @@ export async function systemCaAvailable(): Promise<boolean> {
  * one set of settings (the CLI), or a few in turn (tests).
  */
 export function secureContextFor(s: TrustSettings): Promise<SecureContext | undefined> {
-  if (!s.extraCa?.length && !s.systemCa) return Promise.resolve(undefined);
-  const key = JSON.stringify([s.extraCa ?? [], !!s.systemCa]);
+  const key = trustKey(s);
+  if (!key) return Promise.resolve(undefined);
   if (built?.key !== key) built = { key, context: buildSecureContext(s) };
   return built.context;
+}
+
+/**
+ * A context made elsewhere for these settings, in the same way (the
+ * launcher's early connection, src/cli/connection-prefetch.ts), kept as this
+ * process's context for them: the same trust is not built twice.
+ */
+export function adoptSecureContext(s: TrustSettings, context: SecureContext): void {
+  const key = trustKey(s);
+  if (key) built = { key, context: Promise.resolve(context) };
 }
 
 /** The one context built (see {@link secureContextFor}). */
@@ -45,17 +56,7 @@ let built: { key: string; context: Promise<SecureContext> } | undefined;
 async function buildSecureContext(s: TrustSettings): Promise<SecureContext> {
   const tls = (await import('node:tls')) as typeof import('node:tls') & { getCACertificates?: (type?: string) => string[] };
   const system = s.systemCa && tls.getCACertificates ? tls.getCACertificates('system') : [];
-  const added = [...(s.extraCa ?? []), ...system];
-  const context = tls.createSecureContext();
-  // The native context's addCACert (every Node Lanyard supports has it) adds to a copy of the default store.
-  const native = (context as { context?: { addCACert?: (pem: string) => void } }).context;
-  if (typeof native?.addCACert === 'function') {
-    for (const pem of added) native.addCACert(pem);
-    return context;
-  }
-  // An explicit `ca` replaces the defaults, so they are included (once: this context is shared).
-  const base = tls.getCACertificates ? tls.getCACertificates('default') : [...tls.rootCertificates];
-  return tls.createSecureContext({ ca: [...base, ...added] });
+  return contextWithAdded(tls, [...(s.extraCa ?? []), ...system]);
 }
 
 const TRUST: Remedy = { kind: 'trust-ca' };

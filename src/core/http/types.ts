@@ -243,4 +243,8 @@ export interface CredentialProvider {
 export interface Preconnected {
   /** The open connection to this host, port and server name ('' for an IP address), or undefined. */
   take(host: string, port: number, servername: string): import('node:tls').TLSSocket | undefined;
+  /** The trust beyond Node's defaults the connection is verified under (none: Node's default trust). A client takes it only under the same trust. */
+  readonly trust?: TrustSettings;
+  /** The secure context made for {@link Preconnected.trust}, which the client then uses for that trust's other connections. */
+  readonly secureContext?: import('node:tls').SecureContext;
 }

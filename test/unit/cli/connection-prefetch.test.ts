@@ -2,8 +2,8 @@
  * Which `lanyard api` command lines get their TLS connection opened before
  * the CLI loads (bin/lanyard.js, dist/connection-prefetch.cjs): those whose
  * first request goes to the selected profile's hosting API over https,
- * directly, with Node's default trust, the CLI's own way of choosing the
- * profile and the proxy.
+ * directly, with Node's default trust or a CA bundle added to it (read as the
+ * CLI reads it), the CLI's own way of choosing the profile and the proxy.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { apiOrigin, apiWords, PREFETCH_MAX_AGE_MS, prefetchConnection } from '../../../src/cli/connection-prefetch.js';
+import { apiOrigin, apiWords, PREFETCH_MAX_AGE_MS, prefetchConnection, prefetchTrust } from '../../../src/cli/connection-prefetch.js';
+import { networkOptions } from '../../../src/cli/ports/network.js';
+import { trustKey } from '../../../src/core/http/trust-context.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { createContext } from '../../../src/cli/context.js';
 import { createTestIO } from '../../fakes/io.js';
@@ -55,8 +57,6 @@ describe('apiOrigin', () => {
       ['--profile nope api /user', {}], // no such profile: the CLI says so
       ['--profile proxied api /user', {}],
       ['api /user', { HTTPS_PROXY: 'http://proxy.example:3128' }],
-      ['--profile ca api /user', {}],
-      ['api /user', { LANYARD_CA_FILE: '/etc/ca.pem' }],
       ['api /user', { LANYARD_SYSTEM_CA: '1' }],
       ['api --service echo /echo', {}],
       ['api --service=mailbox /label/0', {}],
@@ -67,6 +67,9 @@ describe('apiOrigin', () => {
       expect(origin(line, extra), line).toBeUndefined();
     }
     expect(origin('--profile direct api /user')).toBe('https://api.example.com');
+    // A CA bundle added to the default trust: the connection is made under it (prefetchTrust, below).
+    expect(origin('--profile ca api /user')).toBe('https://api.example.com');
+    expect(origin('api /user', { LANYARD_CA_FILE: '/etc/ca.pem' })).toBe('https://api.example.com');
     expect(origin('api /user', { HTTPS_PROXY: 'http://proxy.example:3128', NO_PROXY: 'api.example.com' })).toBe('https://api.example.com');
   });
 
@@ -81,6 +84,41 @@ describe('apiOrigin', () => {
         // A value that looks like a URL is the option's, not the target.
         expect(apiWords(['api', flag, 'https://elsewhere.example/x', '/user']).url, flag).toBe(false);
       }
+  });
+});
+
+describe('prefetchTrust', () => {
+  it("is the CLI's own trust to the byte (src/cli/ports/network.ts): the variable's bundle, else the profile's", async () => {
+    for (const sub of ['pki-trust', 'pki-other']) mkdirSync(join(dir, sub));
+    const pki = privateCa(join(dir, 'pki-trust'));
+    const other = privateCa(join(dir, 'pki-other'));
+    // A bundle with a corrupt block and text around the certificates: both readings keep the same certificates.
+    const bundle = join(dir, 'bundle.pem');
+    writeFileSync(
+      bundle,
+      `junk\n${readFileSync(pki.caFile, 'utf8')}\n-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n${readFileSync(other.caFile, 'utf8')}`,
+    );
+    const secrets = { remember() {} } as unknown as Parameters<typeof networkOptions>[3];
+    for (const [e, settings] of [
+      [{ LANYARD_CA_FILE: bundle }, {}],
+      [{}, { 'network.caFile': bundle }],
+      [{ LANYARD_CA_FILE: pki.caFile }, { 'network.caFile': bundle }],
+    ] as const) {
+      const cli = (await networkOptions(e, settings, () => {}, secrets)).trust;
+      expect(cli?.extraCa?.[0]).toContain('BEGIN CERTIFICATE');
+      expect(prefetchTrust(e, settings)?.extraCa).toEqual(cli?.extraCa);
+      // The key the transport compares before it takes the connection (core/http/transport.ts).
+      expect(trustKey(prefetchTrust(e, settings) ?? undefined)).toBe(trustKey(cli));
+    }
+    // Both certificates, the corrupt block left out, as the CLI does.
+    expect((prefetchTrust({ LANYARD_CA_FILE: bundle }, {})?.extraCa?.[0] ?? '').match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+    expect(prefetchTrust({}, {})).toBeUndefined();
+  });
+
+  it('is null (no early connection: the CLI reads and reports) for a bundle that is missing, no regular file, or holds no certificate', () => {
+    writeFileSync(join(dir, 'empty.pem'), 'nothing here');
+    for (const file of [join(dir, 'missing.pem'), dir, '/dev/null', join(dir, 'empty.pem')])
+      expect(prefetchTrust({ LANYARD_CA_FILE: file }, {}), file).toBeNull();
   });
 });
 

@@ -161,6 +161,14 @@ async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
     }
     return;
   }
+  // To a pipe or a file: each chunk written as it comes (synchronously, so the body is read no faster than
+  // it is written; a full non-blocking pipe hands over to the stream, whose 'drain' is awaited), without
+  // building the stdout stream or loading stream/promises at start-up.
+  const { writeOut } = ctx.io;
+  if (writeOut) {
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) if (!writeOut(chunk)) await new Promise((r) => ctx.io.stdout.once('drain', r));
+    return;
+  }
   const { pipeline } = await import('node:stream/promises');
   await pipeline(res.body, ctx.io.stdout, { end: false });
 }

@@ -3,7 +3,7 @@
  * per process for the added CA bundles, shared by every https connection —
  * not a `ca` list of every root parsed again for each connection (20-30 ms of
  * CPU each). And a connection opened ahead of the client (preconnected), which
- * the transport takes only with Node's default trust. Real TLS against a local
+ * the transport takes only under the trust it was verified under. Real TLS against a local
  * server whose certificate a private CA made by the test signed.
  */
 import { spawnSync } from 'node:child_process';
@@ -183,6 +183,40 @@ describe('a preconnected https connection', () => {
       expect(pre.asked).toHaveLength(2);
     } finally {
       await transport.close();
+    }
+  });
+
+  it('is taken under the trust it was verified under (the same bundles), whose secure context it brings', async () => {
+    const context = tls.createSecureContext();
+    const pre = Object.assign(opened(), { trust: { extraCa: [caPem] }, secureContext: context });
+    const transport = new NodeHttpTransport(4, { preconnected: pre, trust: { extraCa: [caPem] } });
+    try {
+      expect(await send(transport)).toBe('{"ok":true}');
+      expect(pre.asked).toEqual([['127.0.0.1', port(), '']]);
+      expect(await secureContextFor({ extraCa: [caPem] })).toBe(context);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('is never asked for under other trust: none where it had some, or other bundles (a byte differs)', async () => {
+    const cases = [
+      { pre: { trust: { extraCa: [caPem] } }, trust: undefined },
+      { pre: { trust: { extraCa: [caPem] } }, trust: { extraCa: [`${caPem}\n`] } },
+      { pre: { trust: { extraCa: [caPem] } }, trust: { extraCa: [caPem], systemCa: true } },
+    ];
+    for (const c of cases) {
+      const pre = Object.assign(opened(), c.pre);
+      const transport = new NodeHttpTransport(4, { preconnected: pre, ...(c.trust ? { trust: c.trust } : {}) });
+      try {
+        // Its own connection: Node's default trust refuses the server, the added one (either spelling) accepts it.
+        if (c.trust) expect(await send(transport)).toBe('{"ok":true}');
+        else await expect(send(transport)).rejects.toThrow(/unknown issuer/);
+        expect(pre.asked, JSON.stringify(c.trust)).toEqual([]);
+      } finally {
+        await transport.close();
+        pre.socket.destroy();
+      }
     }
   });
 
