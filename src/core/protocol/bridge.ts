@@ -63,7 +63,7 @@ export interface BridgeOptions extends Omit<ProtocolCallOptions, 'method' | 'par
   readonly signInWaitMs: number;
 }
 
-type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification' | 'answerInput'>;
+type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification' | 'answerInput' | 'callerBounded'>;
 
 type HostRequest = JsonRpcRequestWire & { id: string | number };
 
@@ -92,8 +92,6 @@ class Bridge {
   readonly #asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
   #askedSeq = 0;
   readonly #session: AuthorizedSession;
-  /** The tools of the passed-through host's own tools/list answers, by name, for as long as the server's ttlMs lets them be reused. */
-  readonly #tools = new Map<string, { tool: { inputSchema?: unknown }; until: number }>();
   readonly #inFlight = new Map<string | number, AbortController>();
   /** The host's `subscriptions/listen` requests in flight (2026-07-28): streams with no end of their own. */
   readonly #listening = new Set<AbortController>();
@@ -111,7 +109,13 @@ class Bridge {
     this.#session = new AuthorizedSession(
       {
         ...deps,
-        relay: (m) => ports.send(m),
+        relay: (m) => {
+          // A stateless server's tool schemas (for its Mcp-Param-* headers) are read again after its list changed.
+          if (m.method === 'notifications/tools/list_changed') this.#session.forgetTools();
+          ports.send(m);
+        },
+        // The host bounds its requests and cancels them (notifications/cancelled aborts the POST): no deadline of ours.
+        callerBounded: true,
         authorizing: () => this.#watch.begin(),
         answerInput: (method, params, signal) => this.#askHost(method, params, signal),
         presentAuthorizationUrl: async (url) => {
@@ -264,11 +268,7 @@ class Bridge {
 
   /** A request of a host that speaks 2026-07-28 itself, as it is; a server that needs the handshake: an error that is none of that revision's. */
   async #passThrough(req: HostRequest, signal: AbortSignal): Promise<JsonRpcResponseWire> {
-    const now = this.deps.clock.now();
-    const name = req.method === 'tools/call' ? (req.params as { name?: unknown } | undefined)?.name : undefined;
-    const known = typeof name === 'string' ? this.#tools.get(name) : undefined;
-    const r = await this.#session.passThrough(req.method, req.params, signal, known && known.until > now ? known.tool : undefined);
-    if (req.method === 'tools/list') this.#keepTools(r?.result, now);
+    const r = await this.#session.passThrough(req.method, req.params, signal);
     if (r) {
       // An error (a version the server does not speak, say) leaves the host free to fall back to initialize.
       if (!r.error && this.#mode === 'unknown') this.#mode = 'passthrough';
@@ -308,15 +308,6 @@ class Bridge {
     const r = await this.#session.initialize(req.params);
     this.#initialized = !r.error;
     return r;
-  }
-
-  /** Keeps the tools of a tools/list answer (the schemas that say which Mcp-Param-* headers a call carries) for its ttlMs. */
-  #keepTools(result: unknown, now: number): void {
-    const r = (result ?? {}) as { tools?: unknown; ttlMs?: unknown };
-    if (!Array.isArray(r.tools) || typeof r.ttlMs !== 'number' || !(r.ttlMs > 0)) return;
-    for (const t of r.tools as Array<{ name?: unknown; inputSchema?: unknown } | null>) {
-      if (t && typeof t.name === 'string') this.#tools.set(t.name, { tool: { inputSchema: t.inputSchema }, until: now + r.ttlMs });
-    }
   }
 
   /** A host request that has waited on a sign-in for `signInWaitMs`: answered with an error while the sign-in goes on. */
