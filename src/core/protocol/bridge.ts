@@ -32,6 +32,7 @@ import { AuthorizedSession, type ProtocolCallOptions, type ProtocolSessionDeps }
 import { classify } from './jsonrpc.js';
 import { AuthWatch, OVERDUE } from './bridge-auth-watch.js';
 import { initializeAnswer, isClientInfo, messageOf, speaksStateless } from './bridge-messages.js';
+import { ListenedResources } from './bridge-subscriptions.js';
 
 /** JSON-RPC error codes the bridge answers with itself (the implementation-defined range). */
 export const BridgeErrorCode = {
@@ -92,6 +93,8 @@ class Bridge {
   readonly #asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
   #askedSeq = 0;
   readonly #session: AuthorizedSession;
+  /** A handshake host's resource subscriptions, on a stateless server's subscriptions/listen stream. */
+  readonly #resources: ListenedResources;
   readonly #inFlight = new Map<string | number, AbortController>();
   /** The host's `subscriptions/listen` requests in flight (2026-07-28): streams with no end of their own. */
   readonly #listening = new Set<AbortController>();
@@ -109,11 +112,7 @@ class Bridge {
     this.#session = new AuthorizedSession(
       {
         ...deps,
-        relay: (m) => {
-          // A stateless server's tool schemas (for its Mcp-Param-* headers) are read again after its list changed.
-          if (m.method === 'notifications/tools/list_changed') this.#session.forgetTools();
-          ports.send(m);
-        },
+        relay: (m) => this.#relay(m),
         // The host bounds its requests and cancels them (notifications/cancelled aborts the POST): no deadline of ours.
         callerBounded: true,
         authorizing: () => this.#watch.begin(),
@@ -125,6 +124,14 @@ class Bridge {
       },
       o,
     );
+    this.#resources = new ListenedResources({
+      listen: async (params, signal) => {
+        const r = await this.#session.stateless('subscriptions/listen', params, signal);
+        if (r?.error) throw new LanyardError('protocol_error', `subscriptions/listen: ${String(r.error.message)}`);
+      },
+      sleep: (ms, signal) => deps.clock.sleep(ms, signal),
+      notify: (line) => deps.notify?.(line),
+    });
     // Stored tokens, refreshed when due; a failure here is met again (and reported) by the first 401.
     this.#gate = this.#session.start().catch((err: unknown) => deps.notify?.(`could not use the stored tokens: ${messageOf(err, o.serverUrl)}`));
   }
@@ -140,6 +147,7 @@ class Bridge {
     await Promise.race([this.#read(), stop]);
     // A host that closed stdin listens no more: its subscription streams are closed, not waited for.
     for (const ac of this.#listening) ac.abort();
+    this.#resources.close();
     // stdin's end: what is in flight is still answered; a signal: nothing more is.
     void stop.then(() => {
       for (const ac of this.#inFlight.values()) ac.abort();
@@ -151,6 +159,14 @@ class Bridge {
       await this.#watch.idle();
     }
     await this.#session.close(new AbortController().signal);
+  }
+
+  /** A message of the server's to the host; a stateless server's tool list changed: its schemas are read again. */
+  #relay(m: JsonRpcRequestWire): void {
+    if (m.method === 'notifications/tools/list_changed') this.#session.forgetTools();
+    // The stream the bridge listens on for a handshake host, which knows no such notification.
+    if (this.#mode === 'stateless' && m.method === 'notifications/subscriptions/acknowledged') return this.#resources.acknowledged(m.params);
+    this.ports.send(m);
   }
 
   /** The host's lines, each parsed and handed on, until stdin ends. */
@@ -331,6 +347,13 @@ class Bridge {
     if (req.method === 'ping') return { jsonrpc: '2.0', id: req.id, result: {} };
     if (req.method === 'logging/setLevel') {
       this.#logLevel = (req.params as { level?: unknown } | undefined)?.level;
+      return { jsonrpc: '2.0', id: req.id, result: {} };
+    }
+    if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
+      // Gone from the revision: the host's subscriptions are one subscriptions/listen stream (bridge-subscriptions.ts).
+      const uri = (req.params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri !== 'string') return { jsonrpc: '2.0', id: req.id, error: { code: -32602, message: 'Invalid params: uri (string) is required' } };
+      await (req.method === 'resources/subscribe' ? this.#resources.subscribe(uri) : this.#resources.unsubscribe(uri));
       return { jsonrpc: '2.0', id: req.id, result: {} };
     }
     let params = req.params;

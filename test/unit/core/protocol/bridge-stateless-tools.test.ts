@@ -7,12 +7,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { runBridge } from '../../../../src/core/protocol/bridge.js';
-import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
-import { hostLines } from './host-stdio.js';
+import { hostLines, quietBridgeDeps } from './host-stdio.js';
 
 let stub: StubHttp;
 let http: HttpClient;
@@ -61,14 +59,7 @@ async function bridge() {
   const lines = hostLines();
   const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
   const done = runBridge(
-    {
-      http,
-      clock,
-      credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-      loopbackTimeoutMs: 1000,
-      clientSecret: async () => undefined,
-      presentAuthorizationUrl: async () => undefined,
-    },
+    quietBridgeDeps(http, clock),
     { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
     { lines, send: (m) => void sent.push(m) },
   );

@@ -12,11 +12,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { runBridge } from '../../../../src/core/protocol/bridge.js';
 import { callProtocolServer } from '../../../../src/core/protocol/session.js';
-import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
-import { hostLines } from './host-stdio.js';
+import { hostLines, quietBridgeDeps } from './host-stdio.js';
 
 type Rpc = { id?: string | number; method: string; params?: { name?: string; _meta?: { progressToken?: unknown } } };
 
@@ -80,14 +78,7 @@ function shortClient(totalMs = 400): HttpClient {
   return c;
 }
 
-const authDeps = (http: HttpClient) => ({
-  http,
-  clock: new FakeClock(),
-  credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-  loopbackTimeoutMs: 1000,
-  clientSecret: async () => undefined,
-  presentAuthorizationUrl: async () => undefined,
-});
+const authDeps = (http: HttpClient) => quietBridgeDeps(http, new FakeClock());
 
 async function bridgeCall(url: string, call: JsonRpcRequestWire): Promise<Array<JsonRpcRequestWire | JsonRpcResponseWire>> {
   const lines = hostLines();
