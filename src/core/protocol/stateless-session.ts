@@ -114,8 +114,10 @@ export class StatelessSession {
     }
     const r = await this.#post(method, params, extra, signal, own);
     if (r === HANDSHAKE) return undefined;
-    // A page the client asked for: kept as a lookup's would be (not an answer to a retried round).
-    if (method === 'tools/list' && r.result && (r.result as { resultType?: unknown }).resultType !== 'input_required') this.#tools.keep(r.result);
+    // A page the client asked for: kept as a lookup's would be; never an answer to a retried round (the revision's caching rules).
+    const p = (params ?? {}) as { inputResponses?: unknown; requestState?: unknown };
+    const retried = p.inputResponses !== undefined || p.requestState !== undefined;
+    if (method === 'tools/list' && r.result && !retried && (r.result as { resultType?: unknown }).resultType !== 'input_required') this.#tools.keep(r.result);
     return r;
   }
 
