@@ -1,14 +1,17 @@
 /**
- * Resource subscriptions of a host with the handshake in front of a
- * 2026-07-28 server. That revision has no `resources/subscribe`: a client
- * names what it wants to hear of in a `subscriptions/listen` request, whose
- * answer is a stream the server first acknowledges (with what it honours) and
- * then carries `notifications/resources/updated` on. The bridge keeps one such
- * stream for the resources the host subscribed to: a subscribe or unsubscribe
- * opens it again with the new set, answered once the server acknowledged it;
- * the updates go to the host as they come. A stream that the server ends or
+ * What a host with the handshake hears of a 2026-07-28 server unasked: its
+ * lists changing and the resources it subscribed to. That revision has no
+ * `resources/subscribe` and no GET stream: a client names what it wants to
+ * hear of in a `subscriptions/listen` request, whose answer is a stream the
+ * server first acknowledges (with what it honours) and then carries
+ * `notifications/…/list_changed` and `notifications/resources/updated` on.
+ * The bridge keeps one such stream: for the lists whose `listChanged` the
+ * server's capabilities promise (from the host's initialize on) and for the
+ * resources the host subscribed to — a subscribe or unsubscribe opens it
+ * again with the new set, answered once the server acknowledged it; the
+ * notifications go to the host as they come. A stream that the server ends or
  * that breaks is opened again after a second, up to MAX_REOPENS times in a
- * row (stderr says so each time); after that the subscriptions are dropped.
+ * row (stderr says so each time); after that they are dropped.
  */
 import { LanyardError } from '../errors.js';
 
@@ -27,6 +30,8 @@ type Waiter = { resolve(honoured: readonly unknown[]): void; reject(err: unknown
 
 export class ListenedResources {
   readonly #uris = new Set<string>();
+  /** The list_changed notifications asked for (`toolsListChanged`, …: true). */
+  #lists: Record<string, true> = {};
   /** The stream open now. */
   #ac?: AbortController;
   /** Subscribes and unsubscribes waiting for the server to acknowledge the stream opened for them. */
@@ -35,6 +40,14 @@ export class ListenedResources {
   readonly #closed = new AbortController();
 
   constructor(private readonly ports: ListenPorts) {}
+
+  /** Listens for the list changes the server's capabilities promise (its `tools.listChanged`, …); none: nothing. */
+  lists(capabilities: unknown): void {
+    const caps = (capabilities ?? {}) as Record<string, { listChanged?: unknown } | undefined>;
+    this.#lists = {};
+    for (const kind of ['tools', 'prompts', 'resources']) if (caps[kind]?.listChanged === true) this.#lists[`${kind}ListChanged`] = true;
+    this.#restart();
+  }
 
   /** The server's `notifications/subscriptions/acknowledged` on the stream. */
   acknowledged(params: unknown): void {
@@ -66,6 +79,7 @@ export class ListenedResources {
   /** The host has gone: the stream is closed. */
   close(): void {
     this.#uris.clear();
+    this.#lists = {};
     this.#closed.abort();
     this.#restart();
   }
@@ -80,13 +94,12 @@ export class ListenedResources {
   #restart(): void {
     this.#ac?.abort();
     this.#ac = undefined;
-    if (!this.#uris.size || this.#closed.signal.aborted) return;
+    if ((!this.#uris.size && !Object.keys(this.#lists).length) || this.#closed.signal.aborted) return;
     const ac = new AbortController();
     this.#ac = ac;
     const ended = (err: unknown) => void this.#ended(ac, err);
-    this.ports
-      .listen({ notifications: { resourceSubscriptions: [...this.#uris] } }, ac.signal)
-      .then(() => ended(new LanyardError('protocol_error', 'the server ended the stream')), ended);
+    const notifications = { ...this.#lists, ...(this.#uris.size ? { resourceSubscriptions: [...this.#uris] } : {}) };
+    this.ports.listen({ notifications }, ac.signal).then(() => ended(new LanyardError('protocol_error', 'the server ended the stream')), ended);
   }
 
   /** A stream that ended by itself: its waiters get the error; else it is opened again after a second. */
@@ -100,11 +113,12 @@ export class ListenedResources {
       return;
     }
     if (++this.#reopens > MAX_REOPENS) {
-      this.ports.notify(`resource subscriptions dropped: the subscriptions/listen stream ended ${MAX_REOPENS + 1} times in a row (${reason})`);
+      this.ports.notify(`resource subscriptions and list changes dropped: the subscriptions/listen stream ended ${MAX_REOPENS + 1} times in a row (${reason})`);
       this.#uris.clear();
+      this.#lists = {};
       return;
     }
-    this.ports.notify(`the subscriptions/listen stream for the host's resource subscriptions ended (${reason}); listening again in 1 s`);
+    this.ports.notify(`the subscriptions/listen stream for the host (list changes, resource subscriptions) ended (${reason}); listening again in 1 s`);
     try {
       await this.ports.sleep(REOPEN_DELAY_MS, this.#closed.signal);
     } catch {

@@ -93,7 +93,7 @@ class Bridge {
   readonly #asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
   #askedSeq = 0;
   readonly #session: AuthorizedSession;
-  /** A handshake host's resource subscriptions, on a stateless server's subscriptions/listen stream. */
+  /** A handshake host's list changes and resource subscriptions, on a stateless server's subscriptions/listen stream. */
   readonly #resources: ListenedResources;
   readonly #inFlight = new Map<string | number, AbortController>();
   /** The host's `subscriptions/listen` requests in flight (2026-07-28): streams with no end of their own. */
@@ -318,6 +318,8 @@ class Bridge {
     const discovered = this.#needsHandshake ? undefined : await this.#session.stateless('server/discover', undefined, signal);
     if (discovered) {
       this.#mode = 'stateless';
+      // What the server promises to say unasked (list changes) comes over a subscriptions/listen stream.
+      if (!discovered.error) this.#resources.lists((discovered.result as { capabilities?: unknown } | undefined)?.capabilities);
       return discovered.error ? discovered : { ...discovered, result: initializeAnswer(discovered.result, host.protocolVersion) };
     }
     this.#mode = 'session';

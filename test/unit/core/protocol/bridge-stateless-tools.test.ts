@@ -28,16 +28,25 @@ afterEach(async () => {
 
 const tool = { name: 'deploy', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } };
 
-/** A 2026-07-28 server answering `times` POSTs; tools/list with `ttlMs`. */
-function statelessServer(times: number, ttlMs: number | undefined) {
+/** A 2026-07-28 server answering `times` POSTs; tools/list with `ttlMs`; `listChanged`: its tools' list changes are told on subscriptions/listen. */
+function statelessServer(times: number, ttlMs: number | undefined, listChanged = false) {
   stub.on(
     'POST',
     '/mcp',
     (req) => {
-      const m = JSON.parse(req.body) as { id: unknown; method: string };
+      const m = JSON.parse(req.body) as { id: unknown; method: string; params?: { notifications?: unknown } };
+      if (m.method === 'subscriptions/listen') {
+        // Acknowledged, then the list changes once, then the stream ends (the server going away).
+        const frames = [
+          { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: m.params?.notifications } },
+          { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: {} },
+          { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } },
+        ];
+        return { headers: { 'content-type': 'text/event-stream' }, body: frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') };
+      }
       const result =
         m.method === 'server/discover'
-          ? { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } }, ttlMs: 60_000 }
+          ? { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged } }, ttlMs: 60_000 }
           : m.method === 'tools/list'
             ? { resultType: 'complete', tools: [tool], ...(ttlMs === undefined ? {} : { ttlMs, cacheScope: 'private' }) }
             : { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] };
@@ -69,7 +78,7 @@ async function bridge() {
     method: 'initialize',
     params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
   });
-  await until(() => sent.length === 1);
+  await until(() => sent.some((m) => 'id' in m && m.id === 0));
   let id = 0;
   const answered = (n: number) => sent.filter((m) => 'id' in m && typeof m.id === 'number' && m.id >= 1000).length >= n;
   const call = () => lines.push({ jsonrpc: '2.0', id: 1000 + id++, method: 'tools/call', params: { name: 'deploy', arguments: { region: 'eu' } } });
@@ -139,5 +148,16 @@ describe('a stateless server behind a host with the handshake: the tools kept fo
     await b.done;
     expect(methods()).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/list', 'tools/call']);
     expect(b.sent.some((m) => 'method' in m && m.method === 'notifications/tools/list_changed')).toBe(true);
+  });
+
+  it("a server whose tools' list changes (tools.listChanged): the bridge listens for it on subscriptions/listen; the host gets list_changed, not the acknowledgement", async () => {
+    statelessServer(2, 60_000, true);
+    const b = await bridge();
+    await until(() => b.sent.some((m) => 'method' in m && m.method === 'notifications/tools/list_changed'));
+    b.lines.end();
+    await b.done;
+    const listen = stub.requests.map((r) => JSON.parse(r.body) as { method: string; params?: unknown }).find((m) => m.method === 'subscriptions/listen');
+    expect(listen?.params).toMatchObject({ notifications: { toolsListChanged: true } });
+    expect(b.sent.some((m) => 'method' in m && m.method === 'notifications/subscriptions/acknowledged')).toBe(false);
   });
 });

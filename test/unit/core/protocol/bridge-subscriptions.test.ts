@@ -63,7 +63,7 @@ describe('ListenedResources', () => {
     clock.advance(10_000);
     await tick();
     expect(streams).toHaveLength(MAX_REOPENS + 1);
-    expect(notes.at(-1)).toMatch(/resource subscriptions dropped/);
+    expect(notes.at(-1)).toMatch(/list changes dropped/);
   });
 
   it('close() ends the stream and no reopen follows', async () => {
