@@ -73,7 +73,7 @@ export class AuthorizedTransport {
   ) {
     // The DPoP nonces of the session's servers, kept through its refreshes, sign-ins and step-ups.
     this.deps = deps.dpopNonces ? deps : { ...deps, dpopNonces: new DpopNonces() };
-    this.state = { signal: deps.signal };
+    this.state = { signal: deps.signal, ...(deps.callerBounded ? { callerBounded: true } : {}) };
   }
 
   async start(): Promise<void> {

@@ -32,6 +32,7 @@ import { AuthorizedSession, type ProtocolCallOptions, type ProtocolSessionDeps }
 import { classify } from './jsonrpc.js';
 import { AuthWatch, OVERDUE } from './bridge-auth-watch.js';
 import { initializeAnswer, isClientInfo, messageOf, speaksStateless } from './bridge-messages.js';
+import { ListenedResources } from './bridge-subscriptions.js';
 
 /** JSON-RPC error codes the bridge answers with itself (the implementation-defined range). */
 export const BridgeErrorCode = {
@@ -63,7 +64,7 @@ export interface BridgeOptions extends Omit<ProtocolCallOptions, 'method' | 'par
   readonly signInWaitMs: number;
 }
 
-type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification' | 'answerInput'>;
+type Deps = Omit<ProtocolSessionDeps, 'relay' | 'authorizing' | 'elicit' | 'onNotification' | 'answerInput' | 'callerBounded'>;
 
 type HostRequest = JsonRpcRequestWire & { id: string | number };
 
@@ -92,8 +93,8 @@ class Bridge {
   readonly #asked = new Map<string, (answer: JsonRpcResponseWire) => void>();
   #askedSeq = 0;
   readonly #session: AuthorizedSession;
-  /** The tools of the passed-through host's own tools/list answers, by name, for as long as the server's ttlMs lets them be reused. */
-  readonly #tools = new Map<string, { tool: { inputSchema?: unknown }; until: number }>();
+  /** A handshake host's list changes and resource subscriptions, on a stateless server's subscriptions/listen stream. */
+  readonly #resources: ListenedResources;
   readonly #inFlight = new Map<string | number, AbortController>();
   /** The host's `subscriptions/listen` requests in flight (2026-07-28): streams with no end of their own. */
   readonly #listening = new Set<AbortController>();
@@ -111,7 +112,9 @@ class Bridge {
     this.#session = new AuthorizedSession(
       {
         ...deps,
-        relay: (m) => ports.send(m),
+        relay: (m) => this.#relay(m),
+        // The host bounds its requests and cancels them (notifications/cancelled aborts the POST): no deadline of ours.
+        callerBounded: true,
         authorizing: () => this.#watch.begin(),
         answerInput: (method, params, signal) => this.#askHost(method, params, signal),
         presentAuthorizationUrl: async (url) => {
@@ -121,6 +124,14 @@ class Bridge {
       },
       o,
     );
+    this.#resources = new ListenedResources({
+      listen: async (params, signal) => {
+        const r = await this.#session.stateless('subscriptions/listen', params, signal);
+        if (r?.error) throw new LanyardError('protocol_error', `subscriptions/listen: ${String(r.error.message)}`);
+      },
+      sleep: (ms, signal) => deps.clock.sleep(ms, signal),
+      notify: (line) => deps.notify?.(line),
+    });
     // Stored tokens, refreshed when due; a failure here is met again (and reported) by the first 401.
     this.#gate = this.#session.start().catch((err: unknown) => deps.notify?.(`could not use the stored tokens: ${messageOf(err, o.serverUrl)}`));
   }
@@ -136,6 +147,7 @@ class Bridge {
     await Promise.race([this.#read(), stop]);
     // A host that closed stdin listens no more: its subscription streams are closed, not waited for.
     for (const ac of this.#listening) ac.abort();
+    this.#resources.close();
     // stdin's end: what is in flight is still answered; a signal: nothing more is.
     void stop.then(() => {
       for (const ac of this.#inFlight.values()) ac.abort();
@@ -147,6 +159,14 @@ class Bridge {
       await this.#watch.idle();
     }
     await this.#session.close(new AbortController().signal);
+  }
+
+  /** A message of the server's to the host; a stateless server's tool list changed: its schemas are read again. */
+  #relay(m: JsonRpcRequestWire): void {
+    if (m.method === 'notifications/tools/list_changed') this.#session.forgetTools();
+    // The stream the bridge listens on for a handshake host, which knows no such notification.
+    if (this.#mode === 'stateless' && m.method === 'notifications/subscriptions/acknowledged') return this.#resources.acknowledged(m.params);
+    this.ports.send(m);
   }
 
   /** The host's lines, each parsed and handed on, until stdin ends. */
@@ -264,11 +284,7 @@ class Bridge {
 
   /** A request of a host that speaks 2026-07-28 itself, as it is; a server that needs the handshake: an error that is none of that revision's. */
   async #passThrough(req: HostRequest, signal: AbortSignal): Promise<JsonRpcResponseWire> {
-    const now = this.deps.clock.now();
-    const name = req.method === 'tools/call' ? (req.params as { name?: unknown } | undefined)?.name : undefined;
-    const known = typeof name === 'string' ? this.#tools.get(name) : undefined;
-    const r = await this.#session.passThrough(req.method, req.params, signal, known && known.until > now ? known.tool : undefined);
-    if (req.method === 'tools/list') this.#keepTools(r?.result, now);
+    const r = await this.#session.passThrough(req.method, req.params, signal);
     if (r) {
       // An error (a version the server does not speak, say) leaves the host free to fall back to initialize.
       if (!r.error && this.#mode === 'unknown') this.#mode = 'passthrough';
@@ -302,21 +318,14 @@ class Bridge {
     const discovered = this.#needsHandshake ? undefined : await this.#session.stateless('server/discover', undefined, signal);
     if (discovered) {
       this.#mode = 'stateless';
+      // What the server promises to say unasked (list changes) comes over a subscriptions/listen stream.
+      if (!discovered.error) this.#resources.lists((discovered.result as { capabilities?: unknown } | undefined)?.capabilities);
       return discovered.error ? discovered : { ...discovered, result: initializeAnswer(discovered.result, host.protocolVersion) };
     }
     this.#mode = 'session';
     const r = await this.#session.initialize(req.params);
     this.#initialized = !r.error;
     return r;
-  }
-
-  /** Keeps the tools of a tools/list answer (the schemas that say which Mcp-Param-* headers a call carries) for its ttlMs. */
-  #keepTools(result: unknown, now: number): void {
-    const r = (result ?? {}) as { tools?: unknown; ttlMs?: unknown };
-    if (!Array.isArray(r.tools) || typeof r.ttlMs !== 'number' || !(r.ttlMs > 0)) return;
-    for (const t of r.tools as Array<{ name?: unknown; inputSchema?: unknown } | null>) {
-      if (t && typeof t.name === 'string') this.#tools.set(t.name, { tool: { inputSchema: t.inputSchema }, until: now + r.ttlMs });
-    }
   }
 
   /** A host request that has waited on a sign-in for `signInWaitMs`: answered with an error while the sign-in goes on. */
@@ -340,6 +349,13 @@ class Bridge {
     if (req.method === 'ping') return { jsonrpc: '2.0', id: req.id, result: {} };
     if (req.method === 'logging/setLevel') {
       this.#logLevel = (req.params as { level?: unknown } | undefined)?.level;
+      return { jsonrpc: '2.0', id: req.id, result: {} };
+    }
+    if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
+      // Gone from the revision: the host's subscriptions are one subscriptions/listen stream (bridge-subscriptions.ts).
+      const uri = (req.params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri !== 'string') return { jsonrpc: '2.0', id: req.id, error: { code: -32602, message: 'Invalid params: uri (string) is required' } };
+      await (req.method === 'resources/subscribe' ? this.#resources.subscribe(uri) : this.#resources.unsubscribe(uri));
       return { jsonrpc: '2.0', id: req.id, result: {} };
     }
     let params = req.params;

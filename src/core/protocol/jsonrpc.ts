@@ -21,10 +21,29 @@ export interface TransportState {
   /** The negotiated revision (undefined until initialize answered). */
   revision?: ProtocolRevision;
   signal?: AbortSignal;
+  /**
+   * The caller bounds and cancels each message's wait itself (the bridge: its
+   * host's own timeouts and `notifications/cancelled`, which aborts the
+   * request): no request deadline, only the idle bound of an answer's body.
+   * Otherwise the HTTP client's deadline (`--timeout`, default 5 min) bounds
+   * each exchange, the wait for the answer's head included.
+   */
+  callerBounded?: boolean;
 }
 
 /** A stream may be quiet for this long (a server waiting on a slow tool or on our answer to a prompt). */
 const STREAM_IDLE_MS = 300_000;
+/**
+ * No bound of its own on the answer's head: a tool may work for minutes before
+ * it answers with JSON. The longest a timer waits (24.8 days) stands for none;
+ * the request deadline or the caller's signal is what ends such a wait.
+ */
+const NO_HEAD_BOUND_MS = 2 ** 31 - 1;
+
+/** The bounds of a protocol exchange: connect as usual; head and total as the caller says; the body's idle bound. */
+function protocolTimeouts(s: Pick<TransportState, 'callerBounded'>): RequestSpec['timeouts'] {
+  return s.callerBounded ? { headersMs: NO_HEAD_BOUND_MS, bodyMs: STREAM_IDLE_MS, totalMs: 0 } : { headersMs: NO_HEAD_BOUND_MS, bodyMs: STREAM_IDLE_MS };
+}
 
 function headers(s: TransportState, accept: string): Record<string, string> {
   const h: Record<string, string> = { accept };
@@ -56,7 +75,7 @@ function streamed(s: TransportState, accept: string) {
     okStatus: () => true,
     streamResponse: true,
     retry: false,
-    timeouts: { bodyMs: STREAM_IDLE_MS },
+    timeouts: protocolTimeouts(s),
   };
 }
 

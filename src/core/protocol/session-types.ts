@@ -29,6 +29,14 @@ export interface ProtocolSessionDeps extends ProtocolAuthDeps {
    * undefined leaves the request unanswered.
    */
   answerInput?(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * The caller bounds and cancels each request's wait itself (the bridge: its
+   * host's timeouts and `notifications/cancelled`): a protocol request then has
+   * no deadline, only the idle bound of its answer's body (5 min). Otherwise the
+   * HTTP client's request deadline (`--timeout`) bounds each; neither has the
+   * client's 30 s bound on the answer's head (a tool may work long before it answers).
+   */
+  readonly callerBounded?: boolean;
 }
 
 export interface ProtocolCallOptions {

@@ -112,8 +112,13 @@ export class AuthorizedSession {
   }
 
   /** A stateless client's own request, as it is (StatelessSession.passThrough). */
-  passThrough(method: string, params: unknown, signal?: AbortSignal, tool?: { inputSchema?: unknown }): Promise<JsonRpcResponseWire | undefined> {
-    return this.#stateless.passThrough(method, params, signal, tool);
+  passThrough(method: string, params: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+    return this.#stateless.passThrough(method, params, signal);
+  }
+
+  /** The server said its tool list changed: the schemas kept for stateless tool calls are read again. */
+  forgetTools(): void {
+    this.#stateless.forgetTools();
   }
 
   initialize(params?: unknown): Promise<JsonRpcResponseWire> {

@@ -11,6 +11,7 @@ import { isStatelessRevision, Protocol, type ProtocolRevision } from '../../shar
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import { refusalBody, type AuthorizedTransport } from './authorized-transport.js';
 import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta, type ClientDescription } from './stateless.js';
+import { ToolCache, type Listing, type Tool } from './stateless-tools.js';
 
 /** Rounds of one stateless request that the server answers with input_required. */
 export const MAX_INPUT_ROUNDS = 8;
@@ -21,17 +22,24 @@ const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** Marks a server that needs the handshake. */
 const HANDSHAKE = Symbol('handshake');
 
-type Tool = { inputSchema?: unknown };
-
 export class StatelessSession {
   /** A stateless server answered (a refusal is now an error, not a sign of the handshake). */
   #known = false;
+  /** The tools' schemas (for the `Mcp-Param-*` headers), kept for the server's ttlMs. */
+  readonly #tools: ToolCache;
 
   /** `client`: who the requests speak for (`_meta` clientInfo and capabilities): Lanyard, or the bridge's host. */
   constructor(
     readonly transport: AuthorizedTransport,
     public client: ClientDescription,
-  ) {}
+  ) {
+    this.#tools = new ToolCache(transport.deps.clock);
+  }
+
+  /** Forgets the tools kept: the server said its list changed (`notifications/tools/list_changed`). */
+  forgetTools(): void {
+    this.#tools.forget();
+  }
 
   get #o() {
     return this.transport.o;
@@ -62,6 +70,7 @@ export class StatelessSession {
         if (this.#o.revision) throw new LanyardError('protocol_error', `${this.#o.serverUrl} answered server/discover without supportedVersions`);
         return undefined;
       }
+      if (method === 'tools/list' && r.result) this.#tools.keep(r.result);
       if (method === 'tools/list' && r.result)
         return { ...r, result: keepValidTools(r.result, (m) => this.transport.deps.notify?.(m)) as Record<string, unknown> };
       const result = r.result as { resultType?: unknown; inputRequests?: unknown; requestState?: unknown } | undefined;
@@ -86,10 +95,10 @@ export class StatelessSession {
    * the version header its `_meta` names, the `Mcp-*` headers and the token;
    * the answer comes back as the server gave it (an error of the revision, an
    * input_required result: the client's to handle). Undefined when the
-   * server needs the handshake. `tool`: the called tool's definition when
-   * the caller knows it fresh (else it is read with tools/list).
+   * server needs the handshake. The client's own tools/list answers are kept
+   * for their ttlMs, as a lookup's are.
    */
-  async passThrough(method: string, params: unknown, signal?: AbortSignal, tool?: Tool): Promise<JsonRpcResponseWire | undefined> {
+  async passThrough(method: string, params: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
     const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
     // What the lookup of a tool's schema says about the client: the same as its request (no progress token, no log level).
     const own = { _meta: Object.fromEntries(Object.values(Protocol.meta).flatMap((k) => (meta?.[k] === undefined ? [] : [[k, meta[k]]]))) };
@@ -99,28 +108,42 @@ export class StatelessSession {
     let extra: Record<string, string> = {};
     if (method === 'tools/call') {
       const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
-      const found = tool ?? (await this.#findTool(p.name, signal, own));
+      const found = await this.#findTool(p.name, signal, own);
       if (found === HANDSHAKE) return undefined;
       extra = paramHeaders(found?.inputSchema, p.arguments);
     }
     const r = await this.#post(method, params, extra, signal, own);
-    return r === HANDSHAKE ? undefined : r;
+    if (r === HANDSHAKE) return undefined;
+    // A page the client asked for: kept as a lookup's would be; never an answer to a retried round (the revision's caching rules).
+    const p = (params ?? {}) as { inputResponses?: unknown; requestState?: unknown };
+    const retried = p.inputResponses !== undefined || p.requestState !== undefined;
+    if (method === 'tools/list' && r.result && !retried && (r.result as { resultType?: unknown }).resultType !== 'input_required') this.#tools.keep(r.result);
+    return r;
   }
 
-  /** The tool's definition from tools/list (following pages), undefined when not listed; `asIs`: a client's own request (passThrough). */
+  /**
+   * The tool's definition: kept from a tools/list answer while fresh, else
+   * read (following pages; calls that need it meanwhile share the lookup);
+   * undefined when not listed; `asIs`: a client's own request (passThrough).
+   */
   async #findTool(name: unknown, signal?: AbortSignal, asIs?: Record<string, unknown>): Promise<Tool | undefined | typeof HANDSHAKE> {
+    const found = await this.#tools.find(name, (want, own) => this.#listTools(want, own, asIs), signal);
+    return found ? found.tool : HANDSHAKE;
+  }
+
+  /** The server's tools, the pages of tools/list read (and kept) until `want` is listed, up to MAX_TOOL_PAGES; undefined: the server needs the handshake. */
+  async #listTools(want: unknown, signal: AbortSignal, asIs?: Record<string, unknown>): Promise<Listing> {
+    const all = new Map<string, Tool>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const r = await this.#post('tools/list', cursor === undefined ? asIs : { ...asIs, cursor }, {}, signal, asIs);
-      if (r === HANDSHAKE) return HANDSHAKE;
-      const result = (r.result ?? {}) as { tools?: unknown; nextCursor?: unknown };
-      const tools = Array.isArray(result.tools) ? (result.tools as Array<{ name?: unknown; inputSchema?: unknown }>) : [];
-      const found = tools.find((t) => t && t.name === name);
-      if (found) return found;
-      if (typeof result.nextCursor !== 'string' || !result.nextCursor) return undefined;
-      cursor = result.nextCursor;
+      if (r === HANDSHAKE) return undefined;
+      for (const [n, t] of this.#tools.keep(r.result)) if (!all.has(n)) all.set(n, t);
+      const next = (r.result as { nextCursor?: unknown } | undefined)?.nextCursor;
+      if ((typeof want === 'string' && all.has(want)) || typeof next !== 'string' || !next) break;
+      cursor = next;
     }
-    return undefined;
+    return all;
   }
 
   /** The client's answers to an input_required result's requests, by key (a request Lanyard cannot answer is left out). */

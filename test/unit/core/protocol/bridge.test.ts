@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { runBridge } from '../../../../src/core/protocol/bridge.js';
-import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
-import { hostLines } from './host-stdio.js';
+import { hostLines, quietBridgeDeps } from './host-stdio.js';
 
 let stub: StubHttp;
 let http: HttpClient;
@@ -27,15 +25,7 @@ function plainBridge(deps: Partial<Parameters<typeof runBridge>[0]> = {}) {
   const lines = hostLines();
   const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
   const done = runBridge(
-    {
-      http,
-      clock,
-      credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-      loopbackTimeoutMs: 1000,
-      clientSecret: async () => undefined,
-      presentAuthorizationUrl: async () => undefined,
-      ...deps,
-    },
+    { ...quietBridgeDeps(http, clock), ...deps },
     { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
     { lines, send: (m) => void sent.push(m) },
   );

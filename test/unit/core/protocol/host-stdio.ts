@@ -1,6 +1,10 @@
 /** The host's end of a bridge's stdio in process (runBridge's ports), for the bridge's unit tests. */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Clock } from '../../../../src/core/deps.js';
+import type { HttpClient } from '../../../../src/core/http/client.js';
+import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
+import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 
 /** The host's side of stdin: lines pushed by the test, ended when it says. */
 export function hostLines() {
@@ -49,4 +53,16 @@ export function sdkStdio() {
   };
   const send = (m: unknown) => queueMicrotask(() => transport.onmessage?.(JSON.parse(JSON.stringify(m)) as JSONRPCMessage));
   return { lines, send, transport };
+}
+
+/** The deps of a bridge that never signs anyone in (memory store, no browser), over `http` and `clock`. */
+export function quietBridgeDeps(http: HttpClient, clock: Clock) {
+  return {
+    http,
+    clock,
+    credentials: new ProtocolCredentials(new MemoryCredentialStore()),
+    loopbackTimeoutMs: 1000,
+    clientSecret: async () => undefined,
+    presentAuthorizationUrl: async () => undefined,
+  };
 }
