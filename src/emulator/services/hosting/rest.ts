@@ -16,6 +16,7 @@ import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
 import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
+import { tokenOfRequest } from './scopes.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -204,6 +205,10 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     visible,
     userOf,
     refuseNonUser,
+    scopesOf: (req) => {
+      const t = tokenOfRequest(state, req.header('authorization'));
+      return t && (t.kind === 'personal' || t.kind === 'oauth') ? t.scopes : undefined;
+    },
     json: issueJsonContext(state, env, repos, issues),
   });
   registerSearchRoutes(router, rest);

@@ -10,7 +10,7 @@ import type { Caller } from '../ratelimit/callers.js';
 import type { RepoRecord, RepoStore } from '../ratelimit/fixtures.js';
 import { apiTime, JOINED, nodeIdOf, organizationIdOf, parseNodeId } from '../repository.js';
 import type { HostingState, HostingUser } from '../state.js';
-import { canClose, canEdit, canTriage } from '../issues/rules.js';
+import { associationOf, canClose, canEdit, canTriage } from '../issues/rules.js';
 import {
   type CommentRecord,
   type IssueRecord,
@@ -148,6 +148,8 @@ export class QueryObjects {
       owner: () => this.owner(r.owner),
       viewerPermission: this.viewer === r.owner ? 'ADMIN' : 'READ',
       issue: ({ number }: { number: number }) => this.issue(store.issueOf(key, number)),
+      // The emulator has no pull requests: a number is an issue or nothing.
+      issueOrPullRequest: ({ number }: { number: number }) => this.issue(store.issueOf(key, number)),
       issues: (a: IssueArgs) => this.#issues(key, a),
       label: ({ name }: { name: string }) => this.label(store.labelNamed(key, name)),
       labels: (a: Page & { query?: string; orderBy?: { field: string; direction: string } }) => this.#labels(store.labelsOf(key), a),
@@ -213,6 +215,7 @@ export class QueryObjects {
     return {
       databaseId: r.id,
       author: () => this.owner(r.author),
+      authorAssociation: associationOf(repo, r.author),
       createdAt: apiTime(r.createdAt),
       updatedAt: apiTime(r.updatedAt),
       viewerDidAuthor: r.author === this.viewer,
@@ -235,8 +238,24 @@ export class QueryObjects {
         createdAt: of.length ? apiTime(of[0]!.createdAt) : null,
         subject: () => this.subject(subject),
         viewerHasReacted: of.some((x) => x.user === this.viewer),
+        users: (a: Page) => this.#reactors(of, a, (u) => this.user(u)),
+        reactors: (a: Page) => this.#reactors(of, a, (u) => this.owner(u.login)),
       };
     });
+  }
+
+  /** Who reacted with one emoji, oldest first, with when (`ReactionGroup.users` and `.reactors`). */
+  #reactors<N>(of: ReactionRecord[], a: Page, node: (u: HostingUser) => N) {
+    const by = of.flatMap((x) => {
+      const u = this.ctx.state.users.get(x.user);
+      return u ? [{ u, at: x.createdAt }] : [];
+    });
+    return connection(
+      by,
+      a,
+      ({ u }) => node(u),
+      ({ at }) => ({ reactedAt: apiTime(at) }),
+    );
   }
 
   /** The issue or comment a reaction is on. */
@@ -279,6 +298,9 @@ export class QueryObjects {
       viewerCanClose: canClose(this.viewer, i, r),
       viewerCanReopen: canClose(this.viewer, i, r),
       viewerCanLabel: canTriage(this.viewer, r),
+      // No milestones nor classic projects in the emulator.
+      milestone: null,
+      projectCards: (a: Page) => connection([], a, () => null),
     };
   }
 
@@ -296,6 +318,9 @@ export class QueryObjects {
       url,
       resourcePath: `/${r.owner}/${r.name}/issues/${i.number}#issuecomment-${c.id}`,
       viewerCanDelete: canEdit(this.viewer, c.author, r),
+      includesCreatedEdit: c.updatedAt !== c.createdAt,
+      isMinimized: false,
+      minimizedReason: null,
     };
   }
 

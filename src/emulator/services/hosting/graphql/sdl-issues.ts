@@ -71,6 +71,8 @@ type Issue implements Assignable & Closable & Labelable & Node & Reactable & Uni
   assignees(after: String, before: String, first: Int, last: Int): UserConnection!
   "The actor who authored the comment."
   author: Actor
+  "Author's association with the subject of the comment."
+  authorAssociation: CommentAuthorAssociation!
   "Identifies the body of the issue."
   body: String!
   "Indicates if the object is closed (definition of closed may depend on type)"
@@ -87,8 +89,12 @@ type Issue implements Assignable & Closable & Labelable & Node & Reactable & Uni
   id: ID!
   "A list of labels associated with the object."
   labels(after: String, before: String, first: Int, last: Int, orderBy: LabelOrder = {field: CREATED_AT, direction: ASC}): LabelConnection
+  "Identifies the milestone associated with the issue."
+  milestone: Milestone
   "Identifies the issue number."
   number: Int!
+  "List of project cards associated with this issue."
+  projectCards(after: String, archivedStates: [ProjectCardArchivedState] = [ARCHIVED, NOT_ARCHIVED], before: String, first: Int, last: Int): ProjectCardConnection!
   "A list of reactions grouped by content left on the subject."
   reactionGroups: [ReactionGroup!]
   "A list of Reactions left on the Issue."
@@ -125,6 +131,8 @@ type Issue implements Assignable & Closable & Labelable & Node & Reactable & Uni
 type IssueComment implements Node & Reactable {
   "The actor who authored the comment."
   author: Actor
+  "Author's association with the subject of the comment."
+  authorAssociation: CommentAuthorAssociation!
   "The body as Markdown."
   body: String!
   "Identifies the date and time when the object was created."
@@ -133,8 +141,14 @@ type IssueComment implements Node & Reactable {
   databaseId: Int
   "The Node ID of the IssueComment object"
   id: ID!
+  "Check if this comment was edited and includes an edit with the creation data"
+  includesCreatedEdit: Boolean!
   "Identifies the issue associated with the comment."
   issue: Issue!
+  "Returns whether or not a comment has been minimized."
+  isMinimized: Boolean!
+  "Returns why the comment was minimized. One of \`abuse\`, \`off-topic\`, \`outdated\`, \`resolved\`, \`duplicate\` and \`spam\`. Note that the case and formatting of these values differs from the inputs to the \`MinimizeComment\` mutation."
+  minimizedReason: String
   "A list of reactions grouped by content left on the subject."
   reactionGroups: [ReactionGroup!]
   "A list of Reactions left on the Issue."
@@ -199,8 +213,12 @@ type ReactionGroup {
   content: ReactionContent!
   "Identifies when the reaction was created."
   createdAt: DateTime
+  "Reactors to the reaction subject with the emotion represented by this reaction group."
+  reactors(after: String, before: String, first: Int, last: Int): ReactorConnection!
   "The subject that was reacted to."
   subject: Reactable!
+  "Users who have reacted to the reaction subject with the emotion represented by this reaction group"
+  users(after: String, before: String, first: Int, last: Int): ReactingUserConnection! @deprecated(reason: "Reactors can now be mannequins, bots, and organizations. Use the \`reactors\` field instead. Removal on 2021-10-01 UTC.")
   "Whether or not the authenticated user has left a reaction on the subject."
   viewerHasReacted: Boolean!
 }
