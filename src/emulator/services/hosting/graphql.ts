@@ -22,7 +22,7 @@ import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { type Caller, primaryMessage } from './ratelimit/callers.js';
 import { apiTime } from './repository.js';
 import { queryApiSchema } from './graphql/schema.js';
-import { QueryObjects, type QueryApiContext } from './graphql/objects.js';
+import { found, QueryObjects, type QueryApiContext } from './graphql/objects.js';
 import { mutationsFor } from './graphql/mutations.js';
 import { search } from './graphql/search.js';
 import { QUERY_API_RULES } from './graphql/validation.js';
@@ -109,10 +109,6 @@ class CheckedDocuments {
 /** The root value of one request: the query's fields and the mutations. */
 function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, string>, cost: QueryCost) {
   const o = new QueryObjects(req, ctx);
-  const found = <T>(v: T | null | undefined, message: string): T => {
-    if (!v) throw typed('NOT_FOUND', message);
-    return v;
-  };
   return {
     ...mutationsFor(o),
     viewer: () => {

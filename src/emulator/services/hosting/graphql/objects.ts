@@ -4,6 +4,7 @@
  * values and functions of the field's arguments, resolved by the executor.
  * Issues and the rest come from the store the REST API shares.
  */
+import { GraphQLError } from 'graphql';
 import type { EmulatorEnv } from '../../../service.js';
 import type { EmuRequest } from '../../../router.js';
 import type { Caller } from '../ratelimit/callers.js';
@@ -45,6 +46,12 @@ type IssueFilters = {
   viewerSubscribed?: boolean | null;
 };
 type IssueArgs = Page & { states?: string[]; labels?: string[]; orderBy?: { field: string; direction: string }; filterBy?: IssueFilters | null };
+
+/** A value, or the service's NOT_FOUND error (the field null, the message in `errors`). */
+export function found<T>(v: T | null | undefined, message: string): T {
+  if (v === null || v === undefined) throw new GraphQLError(message, { extensions: { type: 'NOT_FOUND' } });
+  return v;
+}
 
 /** A reaction's content as the query API spells it (`THUMBS_UP`), and back. */
 export const reactionEnum = (c: ReactionContent) => (c === '+1' ? 'THUMBS_UP' : c === '-1' ? 'THUMBS_DOWN' : c.toUpperCase());
@@ -147,9 +154,10 @@ export class QueryObjects {
       resourcePath: `/${r.owner}/${r.name}`,
       owner: () => this.owner(r.owner),
       viewerPermission: this.viewer === r.owner ? 'ADMIN' : 'READ',
-      issue: ({ number }: { number: number }) => this.issue(store.issueOf(key, number)),
+      issue: ({ number }: { number: number }) => found(this.issue(store.issueOf(key, number)), `Could not resolve to an Issue with the number of ${number}.`),
       // The emulator has no pull requests: a number is an issue or nothing.
-      issueOrPullRequest: ({ number }: { number: number }) => this.issue(store.issueOf(key, number)),
+      issueOrPullRequest: ({ number }: { number: number }) =>
+        found(this.issue(store.issueOf(key, number)), `Could not resolve to an issue or pull request with the number of ${number}.`),
       issues: (a: IssueArgs) => this.#issues(key, a),
       label: ({ name }: { name: string }) => this.label(store.labelNamed(key, name)),
       labels: (a: Page & { query?: string; orderBy?: { field: string; direction: string } }) => this.#labels(store.labelsOf(key), a),
