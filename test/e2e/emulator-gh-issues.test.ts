@@ -6,12 +6,11 @@
  * by REST; and REST issue writes with a token lacking `repo`/`public_repo`
  * get the service's 404 (through `gh api`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runGh, spareLoopback } from './gh-harness.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { runGh, startGhEmulator, stopGhEmulator } from './gh-harness.js';
 
 let emu: RunningEmulator;
 let home: string;
@@ -28,15 +27,9 @@ async function restIssue(n: number) {
 const ok = (r: { code: number; stderr: string }) => expect(r.code, r.stderr).toBe(0);
 
 beforeAll(async () => {
-  const ip = spareLoopback();
-  emu = await startEmulator({ tls: true, host: ip, port: 443 });
-  host = new URL(emu.url).host;
-  home = await mkdtemp(join(tmpdir(), 'lanyard-gh-issues-'));
+  ({ emu, home, host } = await startGhEmulator('lanyard-gh-issues-'));
 });
-afterAll(async () => {
-  await emu?.stop();
-  await rm(home, { recursive: true, force: true });
-});
+afterAll(() => stopGhEmulator(emu, home));
 beforeEach(async () => {
   await emu.reset();
   await rm(join(home, 'gh'), { recursive: true, force: true });

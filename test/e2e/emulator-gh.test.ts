@@ -11,9 +11,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startCliEmulator } from './harness.js';
-import { runGh, spareLoopback } from './gh-harness.js';
+import { runGh, spareLoopback, startGhEmulator, stopGhEmulator } from './gh-harness.js';
 
 let emu: RunningEmulator;
 let home: string;
@@ -22,16 +22,9 @@ let host: string;
 const gh = (args: string[], input?: string, caFile = emu.tls!.caFile) => runGh(args, { home, caFile, input });
 
 beforeAll(async () => {
-  const ip = spareLoopback();
-  emu = await startEmulator({ tls: true, host: ip, port: 443 });
-  host = new URL(emu.url).host;
-  expect(host).toBe(ip);
-  home = await mkdtemp(join(tmpdir(), 'lanyard-gh-'));
+  ({ emu, home, host } = await startGhEmulator('lanyard-gh-'));
 });
-afterAll(async () => {
-  await emu?.stop();
-  await rm(home, { recursive: true, force: true });
-});
+afterAll(() => stopGhEmulator(emu, home));
 beforeEach(async () => {
   await emu.reset();
   await rm(join(home, 'gh'), { recursive: true, force: true });

@@ -6,7 +6,10 @@
  * SSL_CERT_FILE (Go's variable) and keeps its state in GH_CONFIG_DIR.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 export interface GhResult {
   code: number;
@@ -36,3 +39,17 @@ export function runGh(args: string[], o: { home: string; caFile: string; input?:
 
 /** A random address of 127.0.0.0/8, so parallel runs do not fight over port 443. */
 export const spareLoopback = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+
+/** The emulator on HTTPS port 443 of a spare loopback address, and a fresh home directory for gh. */
+export async function startGhEmulator(prefix: string): Promise<{ emu: RunningEmulator; home: string; host: string }> {
+  const ip = spareLoopback();
+  const emu = await startEmulator({ tls: true, host: ip, port: 443 });
+  const host = new URL(emu.url).host;
+  if (host !== ip) throw new Error(`the emulator listens on ${host}, not ${ip}`);
+  return { emu, host, home: await mkdtemp(join(tmpdir(), prefix)) };
+}
+
+export async function stopGhEmulator(emu: RunningEmulator | undefined, home: string | undefined): Promise<void> {
+  await emu?.stop();
+  if (home) await rm(home, { recursive: true, force: true });
+}

@@ -11,10 +11,26 @@
  * that the queries gh sends validate as they do on the service, and their
  * fields answer null or an empty connection.
  */
+import { ISSUE_LIKE_FIELDS } from './sdl-issues.js';
+
 /** The published reason classic projects' fields are deprecated, as an SDL string. */
 const PROJECTS_CLASSIC = JSON.stringify(
   'Projects (classic) is being deprecated in favor of the new Projects experience, see: https://github.blog/changelog/2024-05-23-sunset-notice-projects-classic/. Removal on 2025-04-01 UTC.',
 );
+
+/** A connection type of the published schema: its edges, nodes, pageInfo and totalCount. */
+const connectionOf = (name: string, node: string) => /* GraphQL */ `
+"The connection type for ${node}."
+type ${name}Connection {
+  "A list of edges."
+  edges: [${name}Edge]
+  "A list of nodes."
+  nodes: [${node}]
+  "Information to aid in pagination."
+  pageInfo: PageInfo!
+  "Identifies the total count of items in the connection."
+  totalCount: Int!
+}`;
 
 export const SEARCH_SDL = /* GraphQL */ `
 "Used for return value of Repository.issueOrPullRequest."
@@ -88,17 +104,7 @@ enum CommentAuthorAssociation {
   OWNER
 }
 
-"The connection type for User."
-type ReactingUserConnection {
-  "A list of edges."
-  edges: [ReactingUserEdge]
-  "A list of nodes."
-  nodes: [User]
-  "Information to aid in pagination."
-  pageInfo: PageInfo!
-  "Identifies the total count of items in the connection."
-  totalCount: Int!
-}
+${connectionOf('ReactingUser', 'User')}
 
 "Represents a user that's made a reaction."
 type ReactingUserEdge {
@@ -109,17 +115,7 @@ type ReactingUserEdge {
   reactedAt: DateTime!
 }
 
-"The connection type for Reactor."
-type ReactorConnection {
-  "A list of edges."
-  edges: [ReactorEdge]
-  "A list of nodes."
-  nodes: [Reactor]
-  "Information to aid in pagination."
-  pageInfo: PageInfo!
-  "Identifies the total count of items in the connection."
-  totalCount: Int!
-}
+${connectionOf('Reactor', 'Reactor')}
 
 "Represents an author of a reaction."
 type ReactorEdge {
@@ -143,62 +139,33 @@ enum PullRequestState {
 
 "A repository pull request."
 type PullRequest implements Assignable & Closable & Labelable & Node & Reactable & UniformResourceLocatable {
-  "A list of Users assigned to this object."
-  assignees(after: String, before: String, first: Int, last: Int): UserConnection!
-  "The actor who authored the comment."
-  author: Actor
-  "Author's association with the subject of the comment."
-  authorAssociation: CommentAuthorAssociation!
   "The body as Markdown."
   body: String!
   "\`true\` if the pull request is closed"
   closed: Boolean!
-  "Identifies the date and time when the object was closed."
-  closedAt: DateTime
   "A list of comments associated with the pull request."
   comments(after: String, before: String, first: Int, last: Int): IssueCommentConnection!
-  "Identifies the date and time when the object was created."
-  createdAt: DateTime!
   "Identifies the primary key from the database."
   databaseId: Int @deprecated(reason: "\`databaseId\` will be removed because it does not support 64-bit signed integer identifiers. Use \`fullDatabaseId\` instead. Removal on 2024-07-01 UTC.")
   "The Node ID of the PullRequest object"
   id: ID!
   "Identifies if the pull request is a draft."
   isDraft: Boolean!
-  "A list of labels associated with the object."
-  labels(after: String, before: String, first: Int, last: Int, orderBy: LabelOrder = {field: CREATED_AT, direction: ASC}): LabelConnection
   "Identifies the milestone associated with the pull request."
   milestone: Milestone
   "Identifies the pull request number."
   number: Int!
   "List of project cards associated with this pull request."
   projectCards(after: String, archivedStates: [ProjectCardArchivedState] = [ARCHIVED, NOT_ARCHIVED], before: String, first: Int, last: Int): ProjectCardConnection!
-  "A list of reactions grouped by content left on the subject."
-  reactionGroups: [ReactionGroup!]
-  "A list of Reactions left on the Issue."
-  reactions(after: String, before: String, content: ReactionContent, first: Int, last: Int): ReactionConnection!
-  "The repository associated with this node."
-  repository: Repository!
   "The HTTP path for this pull request."
   resourcePath: URI!
   "Identifies the state of the pull request."
   state: PullRequestState!
   "Identifies the pull request title."
   title: String!
-  "Identifies the date and time when the object was last updated."
-  updatedAt: DateTime!
   "The HTTP URL for this pull request."
   url: URI!
-  "Indicates if the object can be closed by the viewer."
-  viewerCanClose: Boolean!
-  "Indicates if the viewer can edit labels for this object."
-  viewerCanLabel: Boolean!
-  "Can user react to this subject"
-  viewerCanReact: Boolean!
-  "Indicates if the object can be reopened by the viewer."
-  viewerCanReopen: Boolean!
-  "Did the viewer author this comment."
-  viewerDidAuthor: Boolean!
+${ISSUE_LIKE_FIELDS}
 }
 
 "The possible states of a milestone."
@@ -271,17 +238,7 @@ type ProjectCard implements Node {
   url: URI! @deprecated(reason: ${PROJECTS_CLASSIC})
 }
 
-"The connection type for ProjectCard."
-type ProjectCardConnection {
-  "A list of edges."
-  edges: [ProjectCardEdge]
-  "A list of nodes."
-  nodes: [ProjectCard]
-  "Information to aid in pagination."
-  pageInfo: PageInfo!
-  "Identifies the total count of items in the connection."
-  totalCount: Int!
-}
+${connectionOf('ProjectCard', 'ProjectCard')}
 
 "An edge in a connection."
 type ProjectCardEdge {
