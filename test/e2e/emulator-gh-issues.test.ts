@@ -8,6 +8,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { runGh, startGhEmulator, stopGhEmulator } from './gh-harness.js';
@@ -118,6 +119,32 @@ describe('gh 2.23 issue commands that name a number', () => {
       expect(r.code, cmd[0]).toBe(1);
       expect(r.stderr, cmd[0]).toMatch(/Could not resolve to an issue or pull request with the number of 99\./);
     }
+  });
+});
+
+describe('many in a row', () => {
+  it('an agent’s 130 comments: gh issue view --comments and --json comments show every one (gh asks for the comments past 100 with their endCursor)', async () => {
+    await emu.limits({ contentCreatingPerMinute: 1000, contentCreatingPerHour: 1000 });
+    const dispatcher = new Agent({ connect: { ca: emu.tls!.ca } });
+    try {
+      for (let i = 0; i < 130; i++) {
+        const r = await fetch(`${emu.urls.hosting.api}/repos/mona/hello-world/issues/1/comments`, {
+          method: 'POST',
+          headers: { authorization: `token ${emu.fixtures.hosting.personalToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ body: `comment ${i}` }),
+          dispatcher,
+        });
+        expect(r.status).toBe(201);
+      }
+    } finally {
+      await dispatcher.close();
+    }
+    const view = await gh(['issue', 'view', '1', ...R(), '--comments']);
+    ok(view);
+    const shown = view.stdout.split('\n').filter((l) => l.startsWith('comment '));
+    expect(shown).toEqual(Array.from({ length: 130 }, (_, i) => `comment ${i}`));
+    const json = await gh(['issue', 'view', '1', ...R(), '--json', 'comments', '--jq', '[.comments[].body] | length']);
+    expect(json.stdout.trim()).toBe('130');
   });
 });
 
