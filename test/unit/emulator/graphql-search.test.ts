@@ -155,4 +155,15 @@ describe('REST issue writes and the token’s scopes (Octokit)', () => {
     await expect(pub.activity.starRepoForAuthenticatedUser({ owner: 'mona', repo: 'hello-world' })).resolves.toMatchObject({ status: 204 });
     await expect(narrow.activity.starRepoForAuthenticatedUser({ owner: 'mona', repo: 'hello-world' })).rejects.toMatchObject({ status: 404 });
   });
+
+  it('a private repository is seen through a classic token with repo only: without it 404, left out of /user/repos, NOT_FOUND in the query API', async () => {
+    const token = await tokenWith('mona', ['public_repo', 'read:org']);
+    await expect(rest(token).repos.get({ owner: 'mona', repo: 'lanyard-notes' })).rejects.toMatchObject({ status: 404 });
+    await expect(rest(token).issues.listForRepo({ owner: 'mona', repo: 'lanyard-notes' })).rejects.toMatchObject({ status: 404 });
+    expect((await rest(token).repos.listForAuthenticatedUser()).data.map((r) => r.name)).toEqual(['hello-world']);
+    await expect(gql(token)('{ repository(owner: "mona", name: "lanyard-notes") { id } }')).rejects.toMatchObject({ errors: [{ type: 'NOT_FOUND' }] });
+    const full = await tokenWith('mona', ['repo']);
+    expect((await rest(full).repos.get({ owner: 'mona', repo: 'lanyard-notes' })).data.private).toBe(true);
+    expect((await rest(full).repos.listForAuthenticatedUser()).data.map((r) => r.name)).toEqual(['hello-world', 'lanyard-notes']);
+  });
 });

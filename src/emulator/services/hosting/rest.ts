@@ -194,7 +194,13 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
       stars: issues.stargazerCount(repoKey(r)),
       openIssues: issues.openIssues(repoKey(r)),
     });
-  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
+  const scopesOf = (req: EmuRequest) => {
+    const t = tokenOfRequest(state, req.header('authorization'));
+    return t && (t.kind === 'personal' || t.kind === 'oauth') ? t.scopes : undefined;
+  };
+  // A private repository: its owner's, and through a classic token only with the `repo` scope (public_repo is for public ones).
+  const seesPrivate = (req: EmuRequest, r: RepoRecord) => userOf(req) === r.owner && (scopesOf(req)?.includes('repo') ?? true);
+  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || seesPrivate(req, r));
   const rest: Rest = { state, env, repos, issues, repoJson, visible };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
@@ -205,10 +211,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     visible,
     userOf,
     refuseNonUser,
-    scopesOf: (req) => {
-      const t = tokenOfRequest(state, req.header('authorization'));
-      return t && (t.kind === 'personal' || t.kind === 'oauth') ? t.scopes : undefined;
-    },
+    scopesOf,
     json: issueJsonContext(state, env, repos, issues),
   });
   registerSearchRoutes(router, rest);
@@ -274,7 +277,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
   router.get(`${api}/user/repos`, (req, res) => {
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
-    const mine = [...repos.repos.values()].filter((r) => r.owner === login).sort((a, b) => a.id - b.id);
+    const mine = [...repos.repos.values()].filter((r) => r.owner === login && visible(req, r)).sort((a, b) => a.id - b.id);
     const { items, headers } = paged(req, env.baseUrl(), mine);
     res.json(
       200,
