@@ -90,11 +90,19 @@ describe('gh 2.23 issue commands that name a number', () => {
     expect((await restIssue(1)).comments).toBe(1);
   });
 
-  it('gh issue edit --add-label / --remove-label: REST sees the labels', async () => {
+  it('gh issue edit --add-label/--remove-label, --add-assignee/--remove-assignee, --title, --body; gh issue status: REST sees each change', async () => {
     ok(await gh(['issue', 'edit', '1', ...R(), '--add-label', 'bug,enhancement']));
     expect((await restIssue(1)).labels.sort()).toEqual(['bug', 'enhancement']);
     ok(await gh(['issue', 'edit', '1', ...R(), '--remove-label', 'bug']));
     expect((await restIssue(1)).labels).toEqual(['enhancement']);
+    // Assignees (gh reads assignableUsers), title and body.
+    ok(await gh(['issue', 'edit', '1', ...R(), '--add-assignee', 'mona,hubot', '--title', 'Renamed', '--body', 'new body']));
+    ok(await gh(['issue', 'edit', '1', ...R(), '--remove-assignee', 'hubot']));
+    const rest = await gh(['api', '--hostname', host, 'repos/mona/hello-world/issues/1', '--jq', '{title, body, assignees: [.assignees[].login]}']);
+    expect(JSON.parse(rest.stdout)).toEqual({ title: 'Renamed', body: 'new body', assignees: ['mona'] });
+    const status = await gh(['issue', 'status', ...R()]);
+    ok(status);
+    expect(status.stdout).toMatch(/Issues assigned to you\n\s+#?1\s+OPEN\s+Renamed/);
     const unknown = await gh(['issue', 'edit', '1', ...R(), '--add-label', 'no-such-label']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/'no-such-label' not found/);

@@ -63,6 +63,10 @@ describe('costOf', () => {
       'Requesting -1 records on the `issues` connection exceeds the `first` limit of 100 records.',
       'You must provide a `first` or `last` value to properly paginate the `labels` connection.',
     ]);
+    // A page size from a variable's default (gh issue status: `$per_page: Int = 10`), or from the variables sent.
+    const defaulted = 'query($n: Int = 10) { repository(owner: "a", name: "b") { issues(first: $n) { nodes { number } } } }';
+    expect(cost(defaulted)).toEqual({ cost: 1, nodeCount: 10 });
+    expect(cost(defaulted, { n: 30 })).toEqual({ cost: 1, nodeCount: 30 });
     // A connection asked only for its count needs no page size and adds a request but no nodes.
     expect(cost('{ repository(owner: "a", name: "b") { issues(states: OPEN) { totalCount } } }')).toEqual({ cost: 1, nodeCount: 0 });
     expect(cost('{ repository(owner: "a", name: "b") { labels { ...L } } } fragment L on LabelConnection { edges { cursor } }')).toEqual([

@@ -143,6 +143,8 @@ type Repository implements Node & Starrable {
   rebaseMergeAllowed: Boolean!
   "Whether or not squash-merging is enabled on this repository."
   squashMergeAllowed: Boolean!
+  "A list of users that can be assigned to issues in this repository."
+  assignableUsers(after: String, before: String, first: Int, last: Int, query: String): UserConnection!
   "Returns a single issue from the current repository by number."
   issue(number: Int!): Issue
   "Returns a single issue-like object from the current repository by number."
