@@ -177,8 +177,9 @@ export function costOf(
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === 'FragmentDefinition') fragments.set(d.name.value, d);
   // The variables as the executor will see them: defaults of the operation applied (gh's `$per_page: Int = 10`).
-  const coerced = getVariableValues(schema, op.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
-  const tally = new Tally(schema, fragments, 'coerced' in coerced ? coerced.coerced : variables);
+  const defaulted = op.variableDefinitions?.some((d) => d.defaultValue && !(variables && d.variable.name.value in variables));
+  const coerced = defaulted ? getVariableValues(schema, op.variableDefinitions!, variables ?? {}, { maxErrors: 1 }) : undefined;
+  const tally = new Tally(schema, fragments, coerced && 'coerced' in coerced ? coerced.coerced : variables);
   const w = root ? tally.set(op.selectionSet, root) : { requests: 0, nodes: 0, fields: 0 };
   if (tally.errors.length) return tally.errors;
   if (w.fields > MAX_FIELDS)
