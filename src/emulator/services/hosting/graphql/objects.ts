@@ -159,15 +159,17 @@ export class QueryObjects {
       issueOrPullRequest: ({ number }: { number: number }) =>
         found(this.issue(store.issueOf(key, number)), `Could not resolve to an issue or pull request with the number of ${number}.`),
       issues: (a: IssueArgs) => this.#issues(key, a),
-      // Anyone signed up, as REST's `assignees` accepts any user (the emulator has no collaborators); `query` matches the login or name.
-      assignableUsers: (a: Page & { query?: string | null }) => {
-        const q = a.query?.toLowerCase() ?? '';
-        const users = [...this.ctx.state.users.values()].filter((u) => `${u.login} ${u.name ?? ''}`.toLowerCase().includes(q));
-        return connection(users, a, (u) => this.user(u));
-      },
+      assignableUsers: (a: Page & { query?: string | null }) => this.#assignable(a),
       label: ({ name }: { name: string }) => this.label(store.labelNamed(key, name)),
       labels: (a: Page & { query?: string; orderBy?: { field: string; direction: string } }) => this.#labels(store.labelsOf(key), a),
     };
+  }
+
+  /** Anyone signed up, as REST's `assignees` accepts any user (the emulator has no collaborators); `query` matches the login or name. */
+  #assignable(a: Page & { query?: string | null }) {
+    const q = a.query?.toLowerCase() ?? '';
+    const users = [...this.ctx.state.users.values()].filter((u) => `${u.login} ${u.name ?? ''}`.toLowerCase().includes(q));
+    return connection(users, a, (u) => this.user(u));
   }
 
   #issues(key: string, a: IssueArgs) {
