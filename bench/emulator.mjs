@@ -27,6 +27,11 @@
 //                     GRAPHQL_AMOUNT requests (the primary budget of 5,000 points an hour is
 //                     put back before each round, so no answer is a refusal) and compares by
 //                     CPU time per request and the rate of that round
+//   --gh-issue-view   like --graphql, with the query gh 2.23's `gh issue view 1` sends (the
+//                     issue's fields, its comments and reaction groups, spread on Issue and
+//                     PullRequest) against an issue with one comment made on each emulator
+//                     before the rounds (builds before the query API served gh's issue
+//                     commands refuse it: compare such builds with --graphql)
 //   --json            machine-readable results on stdout
 import { fork, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -47,13 +52,24 @@ const CONNECTIONS = Number(opt('connections', 10));
 const LARGE = Number(opt('requests', 1_000_000));
 const PROF = opt('cpu-prof', undefined);
 const TOOL = opt('tool', 'autocannon');
-const GRAPHQL = flag('graphql');
+const GH_VIEW = flag('gh-issue-view');
+const GRAPHQL = flag('graphql') || GH_VIEW;
 const GRAPHQL_AMOUNT = 2000;
-const GRAPHQL_BODY = JSON.stringify({
-  query:
-    'query($o: String!, $n: String!) { viewer { login name } repository(owner: $o, name: $n) { id nameWithOwner isPrivate stargazerCount owner { login } } }',
-  variables: { o: 'mona', n: 'hello-world' },
-});
+/** gh 2.23's `issue view` selection, spread on Issue and on PullRequest as gh sends it. */
+const GH_VIEW_FIELDS =
+  'number,url,state,createdAt,title,body,author{login,...on User{id,name}},milestone{number,title,description,dueOn},assignees(first:100){nodes{id,login,name},totalCount},labels(first:100){nodes{id,name,description,color},totalCount},projectCards(first:100){nodes{project{name}column{name}},totalCount},reactionGroups{content,users{totalCount}},comments(first: 100) {nodes {id,author{login,...on User{id,name}},authorAssociation,body,createdAt,includesCreatedEdit,isMinimized,minimizedReason,reactionGroups{content,users{totalCount}},url,viewerDidAuthor},pageInfo{hasNextPage,endCursor},totalCount},id';
+const GRAPHQL_BODY = JSON.stringify(
+  GH_VIEW
+    ? {
+        query: `query IssueByNumber($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { hasIssuesEnabled issue: issueOrPullRequest(number: $number) { __typename ...on Issue{${GH_VIEW_FIELDS.replace('reactionGroups{content,users{totalCount}},comments', 'reactionGroups{content,users{totalCount}},stateReason,comments')}} ...on PullRequest{${GH_VIEW_FIELDS}} } } }`,
+        variables: { owner: 'mona', repo: 'hello-world', number: 1 },
+      }
+    : {
+        query:
+          'query($o: String!, $n: String!) { viewer { login name } repository(owner: $o, name: $n) { id nameWithOwner isPrivate stargazerCount owner { login } } }',
+        variables: { o: 'mona', n: 'hello-world' },
+      },
+);
 const builds = [resolve(opt('dist', join(root, 'dist'))), ...(opt('also') ? [resolve(opt('also'))] : [])];
 if (PROF) mkdirSync(PROF, { recursive: true });
 
@@ -114,6 +130,20 @@ async function post(url, body) {
 async function refill(server) {
   if (!GRAPHQL || server.name.startsWith('bare')) return;
   await post(`${server.url}/_emulator/hosting/budget`, { resource: 'graphql', remaining: 5000, resetInSeconds: 3600 });
+}
+
+/** Issue 1 of mona/hello-world with a label and one comment, for --gh-issue-view. */
+async function seedIssue(url, authorization) {
+  const write = async (path, body) => {
+    const r = await fetch(`${url}/api/v3/repos/mona/hello-world${path}`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  };
+  await write('/issues', { title: 'Seen by gh issue view', body: 'details', labels: ['bug'] });
+  await write('/issues/1/comments', { body: 'a comment' });
 }
 
 /** Raises every secondary limit far beyond what the run can reach (still checked on each request). */
@@ -177,6 +207,7 @@ async function main() {
     const info = await (await fetch(`${emus[0].url}/_emulator/info`)).json();
     headers.authorization = `Bearer ${info.hosting.personalToken}`;
     for (const e of emus) await raiseLimits(e.url);
+    if (GH_VIEW) for (const e of emus) await seedIssue(e.url, headers.authorization);
     const path = GRAPHQL ? '/api/graphql' : '/api/v3/rate_limit';
     const request = GRAPHQL ? { method: 'POST', body: GRAPHQL_BODY } : {};
     if (GRAPHQL) headers['content-type'] = 'application/json';

@@ -20,6 +20,13 @@ const gh = (args, input = '') =>
 try {
   await gh(['auth', 'login', '--hostname', host, '--with-token'], emu.fixtures.hosting.personalToken);
   console.log(JSON.parse(await gh(['api', 'user', '--hostname', host])).login);
+  // gh's issue commands: the query API and REST share one store.
+  const R = ['-R', `${host}/mona/hello-world`];
+  await gh(['issue', 'create', ...R, '--title', 'Filed by a script', '--body', 'details']);
+  await gh(['issue', 'comment', '1', ...R, '--body', 'seen']);
+  await gh(['issue', 'edit', '1', ...R, '--add-label', 'bug']);
+  const [found] = JSON.parse(await gh(['issue', 'list', ...R, '--label', 'bug', '--json', 'number,title,state,comments']));
+  console.log(`#${found.number} ${found.title}: ${found.state}, ${found.comments.length} comment`);
 } finally {
   rmSync(config, { recursive: true, force: true });
   await emu.stop();

@@ -39,6 +39,6 @@ describe('docs/emulator-examples', () => {
       EMULATOR_HOST: `127.${2 + Math.floor(Math.random() * 200)}.${Math.floor(Math.random() * 250)}.${3 + Math.floor(Math.random() * 250)}`,
     });
     expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toBe('mona\n');
+    expect(r.stdout).toBe('mona\n#1 Filed by a script: OPEN, 1 comment\n');
   });
 });

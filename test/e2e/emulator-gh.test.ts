@@ -7,50 +7,24 @@
  * gh refuses a port in a host name, so the emulator listens on port 443 of a
  * random 127.x.y.z address (binding 443 needs root, as in CI).
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startCliEmulator } from './harness.js';
+import { runGh, spareLoopback, startGhEmulator, stopGhEmulator } from './gh-harness.js';
 
 let emu: RunningEmulator;
 let home: string;
 let host: string;
 
-function gh(args: string[], input?: string, caFile = emu.tls!.caFile): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    GH_CONFIG_DIR: join(home, 'gh'),
-    SSL_CERT_FILE: caFile,
-    GH_NO_UPDATE_NOTIFIER: '1',
-    GH_PROMPT_DISABLED: '1',
-    NO_COLOR: '1',
-  };
-  return new Promise((resolve) => {
-    const child = execFile('gh', args, { env, timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-    child.stdin!.end(input ?? '');
-  });
-}
-
-/** A random address of 127.0.0.0/8, so parallel runs do not fight over port 443. */
-const spareLoopback = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+const gh = (args: string[], input?: string, caFile = emu.tls!.caFile) => runGh(args, { home, caFile, input });
 
 beforeAll(async () => {
-  const ip = spareLoopback();
-  emu = await startEmulator({ tls: true, host: ip, port: 443 });
-  host = new URL(emu.url).host;
-  expect(host).toBe(ip);
-  home = await mkdtemp(join(tmpdir(), 'lanyard-gh-'));
+  ({ emu, home, host } = await startGhEmulator('lanyard-gh-'));
 });
-afterAll(async () => {
-  await emu?.stop();
-  await rm(home, { recursive: true, force: true });
-});
+afterAll(() => stopGhEmulator(emu, home));
 beforeEach(async () => {
   await emu.reset();
   await rm(join(home, 'gh'), { recursive: true, force: true });

@@ -302,8 +302,8 @@ async function post(query: string, o: { variables?: unknown; operationName?: str
 }
 
 describe('the service’s limits on the query API', () => {
-  it('a connection needs first or last, at most 100: refused before it runs, with the published types', async () => {
-    const missing = await post('{ repository(owner: "mona", name: "hello-world") { issues { totalCount } } }');
+  it('a connection whose nodes or edges are asked needs first or last, at most 100: refused before it runs, with the published types', async () => {
+    const missing = await post('{ repository(owner: "mona", name: "hello-world") { issues { nodes { number } } } }');
     expect(missing.body).toEqual({
       errors: [
         {
@@ -313,6 +313,13 @@ describe('the service’s limits on the query API', () => {
         },
       ],
     });
+    // Only its totalCount (gh's `issues(states: OPEN) { totalCount }`, `reactionGroups { users { totalCount } }`): answered, no page needed.
+    const counted = await post(
+      '{ repository(owner: "mona", name: "hello-world") { issues(states: OPEN) { totalCount } ...E } } fragment E on Repository { labels { totalCount pageInfo { hasNextPage } } }',
+    );
+    expect(counted.body).toEqual({ data: { repository: { issues: { totalCount: 0 }, labels: { totalCount: 9, pageInfo: { hasNextPage: false } } } } });
+    const viaFragment = await post('{ repository(owner: "mona", name: "hello-world") { labels { ...L } } } fragment L on LabelConnection { edges { cursor } }');
+    expect(viaFragment.body.errors?.[0]).toMatchObject({ type: 'MISSING_PAGINATION_BOUNDARIES' });
     const over = await post('query($n: Int) { repository(owner: "mona", name: "hello-world") { labels(last: $n) { totalCount } } }', { variables: { n: 101 } });
     expect(over.body.errors).toEqual([
       expect.objectContaining({

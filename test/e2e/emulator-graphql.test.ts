@@ -180,6 +180,19 @@ describe('the query API’s schema is a part of the published one (@octokit/grap
         name,
       ).toEqual(theirs[name]!.args.map((a) => `${a.name}: ${a.type}`));
     }
-    expect(Object.values(queryApiSchema.getTypeMap()).filter(isUnionType)).toEqual([]);
+    // A union lists only members the published union has.
+    const unions = Object.values(queryApiSchema.getTypeMap()).filter(isUnionType);
+    expect(unions.map((u) => u.name).sort()).toEqual(['IssueOrPullRequest', 'Reactor', 'SearchResultItem']);
+    for (const u of unions) {
+      const p = published.getType(u.name);
+      const members = new Set(isUnionType(p) ? p.getTypes().map((t) => t.name) : []);
+      expect(
+        u
+          .getTypes()
+          .filter((t) => !members.has(t.name))
+          .map((t) => t.name),
+        u.name,
+      ).toEqual([]);
+    }
   });
 });

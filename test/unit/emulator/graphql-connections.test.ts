@@ -5,7 +5,8 @@ import { connection, costOf } from '../../../src/emulator/services/hosting/graph
 import { queryApiSchema } from '../../../src/emulator/services/hosting/graphql.js';
 
 const items = Array.from({ length: 7 }, (_, i) => i + 1);
-const numbers = (c: { nodes: number[] }) => c.nodes;
+/** A page's nodes (built when the executor asks for them). */
+const numbers = (c: { nodes: () => number[] }) => c.nodes();
 
 describe('connection', () => {
   it('first/after walk forwards, last/before backwards, with pageInfo and cursors that round-trip', () => {
@@ -18,14 +19,16 @@ describe('connection', () => {
     expect(numbers(tail)).toEqual([6, 7]);
     expect(tail.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
     expect(numbers(connection(items, { last: 2, before: tail.pageInfo.startCursor }, (n) => n))).toEqual([4, 5]);
-    expect(connection(items, { first: 0 }, (n) => n)).toMatchObject({ totalCount: 7, nodes: [], pageInfo: { startCursor: null, endCursor: null } });
+    const none = connection(items, { first: 0 }, (n) => n);
+    expect(none).toMatchObject({ totalCount: 7, pageInfo: { startCursor: null, endCursor: null } });
+    expect(numbers(none)).toEqual([]);
     expect(
       connection(
         items,
         { first: 2 },
         (n) => n,
         (n) => ({ starredAt: `t${n}` }),
-      ).edges[1],
+      ).edges()[1],
     ).toMatchObject({ node: 2, starredAt: 't2' });
   });
 
@@ -55,10 +58,19 @@ describe('costOf', () => {
       'query Small { viewer { login } } query Big { repository(owner: "a", name: "b") { issues(first: 100) { nodes { comments(first: 100) { totalCount } labels(first: 100) { totalCount } } } } }';
     expect(cost(doc, undefined, 'Big')).toEqual({ cost: 2, nodeCount: 20_100 });
     expect(cost(doc, undefined, 'Small')).toEqual({ cost: 1, nodeCount: 0 });
-    const errors = cost('{ repository(owner: "a", name: "b") { issues(first: -1) { totalCount } labels { totalCount } } }') as Array<{ message: string }>;
+    const errors = cost('{ repository(owner: "a", name: "b") { issues(first: -1) { totalCount } labels { nodes { name } } } }') as Array<{ message: string }>;
     expect(errors.map((e) => e.message)).toEqual([
       'Requesting -1 records on the `issues` connection exceeds the `first` limit of 100 records.',
       'You must provide a `first` or `last` value to properly paginate the `labels` connection.',
+    ]);
+    // A page size from a variable's default (gh issue status: `$per_page: Int = 10`), or from the variables sent.
+    const defaulted = 'query($n: Int = 10) { repository(owner: "a", name: "b") { issues(first: $n) { nodes { number } } } }';
+    expect(cost(defaulted)).toEqual({ cost: 1, nodeCount: 10 });
+    expect(cost(defaulted, { n: 30 })).toEqual({ cost: 1, nodeCount: 30 });
+    // A connection asked only for its count needs no page size and adds a request but no nodes.
+    expect(cost('{ repository(owner: "a", name: "b") { issues(states: OPEN) { totalCount } } }')).toEqual({ cost: 1, nodeCount: 0 });
+    expect(cost('{ repository(owner: "a", name: "b") { labels { ...L } } } fragment L on LabelConnection { edges { cursor } }')).toEqual([
+      expect.objectContaining({ message: 'You must provide a `first` or `last` value to properly paginate the `labels` connection.' }),
     ]);
   });
 });

@@ -22,8 +22,10 @@ import type { EmuRequest, EmuResponse, Router } from '../../router.js';
 import { type Caller, primaryMessage } from './ratelimit/callers.js';
 import { apiTime } from './repository.js';
 import { queryApiSchema } from './graphql/schema.js';
-import { QueryObjects, type QueryApiContext } from './graphql/objects.js';
+import { found, QueryObjects, type QueryApiContext } from './graphql/objects.js';
 import { mutationsFor } from './graphql/mutations.js';
+import { search } from './graphql/search.js';
+import { QUERY_API_RULES } from './graphql/validation.js';
 import { costOf, missingScopes, type QueryCost } from './graphql/connections.js';
 import { tokenOfRequest } from './scopes.js';
 import { CHARGE } from './ratelimit/types.js';
@@ -65,7 +67,7 @@ function checkDocument(source: string): { checked: Checked; tokens: number } {
   for (let t: Token | null | undefined = doc.loc?.startToken; t; t = t.next) tokens++;
   let invalid: readonly GraphQLError[];
   try {
-    invalid = validate(queryApiSchema, doc, undefined, { maxErrors: MAX_ERRORS });
+    invalid = validate(queryApiSchema, doc, QUERY_API_RULES, { maxErrors: MAX_ERRORS });
   } catch (e) {
     invalid = [e instanceof GraphQLError ? e : new GraphQLError('Validation error: the document is nested too deeply.')];
   }
@@ -107,10 +109,6 @@ class CheckedDocuments {
 /** The root value of one request: the query's fields and the mutations. */
 function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, string>, cost: QueryCost) {
   const o = new QueryObjects(req, ctx);
-  const found = <T>(v: T | null | undefined, message: string): T => {
-    if (!v) throw typed('NOT_FOUND', message);
-    return v;
-  };
   return {
     ...mutationsFor(o),
     viewer: () => {
@@ -121,6 +119,7 @@ function rootFor(req: EmuRequest, ctx: QueryApiContext, limits: Record<string, s
     user: ({ login }: { login: string }) => o.user(found(ctx.state.users.get(login), `Could not resolve to a User with the login of '${login}'.`)),
     repository: ({ owner, name }: { owner: string; name: string }) =>
       found(o.repo(ctx.repos.get(owner, name)), `Could not resolve to a Repository with the name '${owner}/${name}'.`),
+    search: (a: Parameters<typeof search>[1]) => search(o, a),
     node: ({ id }: { id: string }) => found(o.node(id), `Could not resolve to a node with the global id of '${id}'`),
     // The primary budget as the rate limiter's headers give it after this request's cost.
     rateLimit: () => ({

@@ -16,6 +16,7 @@ import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
 import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
+import { tokenOfRequest } from './scopes.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -193,7 +194,13 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
       stars: issues.stargazerCount(repoKey(r)),
       openIssues: issues.openIssues(repoKey(r)),
     });
-  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || userOf(req) === r.owner);
+  const scopesOf = (req: EmuRequest) => {
+    const t = tokenOfRequest(state, req.header('authorization'));
+    return t && (t.kind === 'personal' || t.kind === 'oauth') ? t.scopes : undefined;
+  };
+  // A private repository: its owner's, and through a classic token only with the `repo` scope (public_repo is for public ones).
+  const seesPrivate = (req: EmuRequest, r: RepoRecord) => userOf(req) === r.owner && (scopesOf(req)?.includes('repo') ?? true);
+  const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || seesPrivate(req, r));
   const rest: Rest = { state, env, repos, issues, repoJson, visible };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
@@ -204,6 +211,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     visible,
     userOf,
     refuseNonUser,
+    scopesOf,
     json: issueJsonContext(state, env, repos, issues),
   });
   registerSearchRoutes(router, rest);
@@ -269,7 +277,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
   router.get(`${api}/user/repos`, (req, res) => {
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
-    const mine = [...repos.repos.values()].filter((r) => r.owner === login).sort((a, b) => a.id - b.id);
+    const mine = [...repos.repos.values()].filter((r) => r.owner === login && visible(req, r)).sort((a, b) => a.id - b.id);
     const { items, headers } = paged(req, env.baseUrl(), mine);
     res.json(
       200,

@@ -20,9 +20,18 @@ export function tokenOfRequest(state: HostingState, authorization: string | unde
   return i < 0 ? undefined : state.activeToken(decoded.slice(i + 1));
 }
 
+const ISSUE_WRITES = /^\/api\/v3\/repos\/[^/]+\/[^/]+\/(?:issues|labels)(?:\/|$)/;
+
 /** Scopes an endpoint accepts, by method and path pattern (first match); the rest accept any token. */
 const ACCEPTED: Array<[method: string, pattern: RegExp, scopes: string]> = [
   ['GET', /^\/api\/v3\/repos\/[^/]+\/[^/]+\/?$/, 'repo'],
+  // Writes to issues, comments, labels and reactions need one of them (public_repo for a public repository); reads need none.
+  ['POST', ISSUE_WRITES, 'public_repo, repo'],
+  ['PATCH', ISSUE_WRITES, 'public_repo, repo'],
+  ['PUT', ISSUE_WRITES, 'public_repo, repo'],
+  ['DELETE', ISSUE_WRITES, 'public_repo, repo'],
+  ['PUT', /^\/api\/v3\/user\/starred\/[^/]+\/[^/]+\/?$/, 'public_repo, repo'],
+  ['DELETE', /^\/api\/v3\/user\/starred\/[^/]+\/[^/]+\/?$/, 'public_repo, repo'],
   ['POST', /^\/api\/v3\/user\/repos\/?$/, 'public_repo, repo'],
   ['GET', /^\/api\/v3\/user\/repos\/?$/, ''],
   ['GET', /^\/api\/v3\/enterprises\/[^/]+\/audit-log\/?$/, 'read:audit_log'],

@@ -3,7 +3,9 @@
  * `pageInfo`, `totalCount`) and the service's published node limits and
  * primary cost, worked out from the query before it runs:
  *
- * - every connection needs `first` or `last`, from 1 to 100;
+ * - every connection whose `nodes` or `edges` are selected needs `first` or
+ *   `last`, from 1 to 100 (one asked only for `totalCount` or `pageInfo`
+ *   needs neither, as gh's own queries rely on);
  * - a call may ask for at most 500,000 nodes (each connection's size times
  *   the sizes of the connections it is inside);
  * - its cost is the number of requests its connections need (one per
@@ -17,6 +19,7 @@ import {
   type GraphQLSchema,
   getNamedType,
   getOperationAST,
+  getVariableValues,
   type GraphQLCompositeType,
   isCompositeType,
   isInterfaceType,
@@ -84,12 +87,25 @@ class Tally {
     return t;
   }
 
+  /** Whether a connection's selection asks for its `nodes` or `edges` (through fragments too). */
+  selectsItems(sel: SelectionSetNode, seen = new Set<string>()): boolean {
+    return sel.selections.some((s) => {
+      if (s.kind === 'Field') return s.name.value === 'nodes' || s.name.value === 'edges';
+      if (s.kind === 'InlineFragment') return this.selectsItems(s.selectionSet, seen);
+      const f = this.fragments.get(s.name.value);
+      if (!f || seen.has(f.name.value)) return false;
+      seen.add(f.name.value);
+      return this.selectsItems(f.selectionSet, seen);
+    });
+  }
+
   field(s: FieldNode, parent: GraphQLCompositeType): Sum {
     const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[s.name.value] : undefined;
     const type = def && getNamedType(def.type);
     if (!def || !s.selectionSet || !type || !isCompositeType(type)) return { requests: 0, nodes: 0, fields: 1 };
     const connection = type.name.endsWith('Connection');
-    const size = connection ? pageSize(s, def.args, this.variables, this.errors) : 1;
+    // A connection asked only for its totalCount or pageInfo needs no page size (gh's `issues(states: OPEN) { totalCount }`).
+    const size = connection ? pageSize(s, def.args, this.variables, this.errors, this.selectsItems(s.selectionSet)) : 1;
     const inner = this.set(s.selectionSet, type);
     // Its own request and page, then what each node of the page asks; its fields count once, whatever the page size.
     return {
@@ -126,8 +142,9 @@ export function connection<T, N>(all: readonly T[], args: PageArgs, node: (t: T)
   const page = all.slice(lo, Math.max(lo, hi)).map((t, k) => ({ t, i: lo + k }));
   return {
     totalCount: all.length,
-    nodes: page.map(({ t }) => node(t)),
-    edges: page.map(({ t, i }) => ({ cursor: cursorOf(i), node: node(t), ...edge(t) })),
+    // Built only when selected (a query may ask for the totalCount alone).
+    nodes: () => page.map(({ t }) => node(t)),
+    edges: () => page.map(({ t, i }) => ({ cursor: cursorOf(i), node: node(t), ...edge(t) })),
     pageInfo: {
       hasNextPage: hi < all.length,
       hasPreviousPage: lo > 0,
@@ -159,7 +176,10 @@ export function costOf(
   const root = op.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === 'FragmentDefinition') fragments.set(d.name.value, d);
-  const tally = new Tally(schema, fragments, variables);
+  // The variables as the executor will see them: defaults of the operation applied (gh's `$per_page: Int = 10`).
+  const defaulted = op.variableDefinitions?.some((d) => d.defaultValue && !(variables && d.variable.name.value in variables));
+  const coerced = defaulted ? getVariableValues(schema, op.variableDefinitions!, variables ?? {}, { maxErrors: 1 }) : undefined;
+  const tally = new Tally(schema, fragments, coerced && 'coerced' in coerced ? coerced.coerced : variables);
   const w = root ? tally.set(op.selectionSet, root) : { requests: 0, nodes: 0, fields: 0 };
   if (tally.errors.length) return tally.errors;
   if (w.fields > MAX_FIELDS)
@@ -187,6 +207,7 @@ function pageSize(
   defs: ReadonlyArray<{ name: string; type: import('graphql').GraphQLInputType }>,
   variables: Record<string, unknown> | undefined,
   errors: GraphQLError[],
+  boundariesRequired: boolean,
 ): number {
   const arg = (name: string): number | undefined => {
     const node = s.arguments?.find((a) => a.name.value === name);
@@ -200,6 +221,7 @@ function pageSize(
   const last = arg('last');
   const at = { nodes: [s], extensions: {} as Record<string, string> };
   if (first === undefined && last === undefined) {
+    if (!boundariesRequired) return 0;
     at.extensions.type = 'MISSING_PAGINATION_BOUNDARIES';
     errors.push(new GraphQLError(`You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`, at));
     return 0;

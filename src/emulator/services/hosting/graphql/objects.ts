@@ -4,13 +4,14 @@
  * values and functions of the field's arguments, resolved by the executor.
  * Issues and the rest come from the store the REST API shares.
  */
+import { GraphQLError } from 'graphql';
 import type { EmulatorEnv } from '../../../service.js';
 import type { EmuRequest } from '../../../router.js';
 import type { Caller } from '../ratelimit/callers.js';
 import type { RepoRecord, RepoStore } from '../ratelimit/fixtures.js';
 import { apiTime, JOINED, nodeIdOf, organizationIdOf, parseNodeId } from '../repository.js';
 import type { HostingState, HostingUser } from '../state.js';
-import { canClose, canEdit, canTriage } from '../issues/rules.js';
+import { associationOf, canClose, canEdit, canTriage } from '../issues/rules.js';
 import {
   type CommentRecord,
   type IssueRecord,
@@ -45,6 +46,12 @@ type IssueFilters = {
   viewerSubscribed?: boolean | null;
 };
 type IssueArgs = Page & { states?: string[]; labels?: string[]; orderBy?: { field: string; direction: string }; filterBy?: IssueFilters | null };
+
+/** A value, or the service's NOT_FOUND error (the field null, the message in `errors`). */
+export function found<T>(v: T | null | undefined, message: string): T {
+  if (v === null || v === undefined) throw new GraphQLError(message, { extensions: { type: 'NOT_FOUND' } });
+  return v;
+}
 
 /** A reaction's content as the query API spells it (`THUMBS_UP`), and back. */
 export const reactionEnum = (c: ReactionContent) => (c === '+1' ? 'THUMBS_UP' : c === '-1' ? 'THUMBS_DOWN' : c.toUpperCase());
@@ -147,11 +154,22 @@ export class QueryObjects {
       resourcePath: `/${r.owner}/${r.name}`,
       owner: () => this.owner(r.owner),
       viewerPermission: this.viewer === r.owner ? 'ADMIN' : 'READ',
-      issue: ({ number }: { number: number }) => this.issue(store.issueOf(key, number)),
+      issue: ({ number }: { number: number }) => found(this.issue(store.issueOf(key, number)), `Could not resolve to an Issue with the number of ${number}.`),
+      // The emulator has no pull requests: a number is an issue or nothing.
+      issueOrPullRequest: ({ number }: { number: number }) =>
+        found(this.issue(store.issueOf(key, number)), `Could not resolve to an issue or pull request with the number of ${number}.`),
       issues: (a: IssueArgs) => this.#issues(key, a),
+      assignableUsers: (a: Page & { query?: string | null }) => this.#assignable(a),
       label: ({ name }: { name: string }) => this.label(store.labelNamed(key, name)),
       labels: (a: Page & { query?: string; orderBy?: { field: string; direction: string } }) => this.#labels(store.labelsOf(key), a),
     };
+  }
+
+  /** Anyone signed up, as REST's `assignees` accepts any user (the emulator has no collaborators); `query` matches the login or name. */
+  #assignable(a: Page & { query?: string | null }) {
+    const q = a.query?.toLowerCase() ?? '';
+    const users = [...this.ctx.state.users.values()].filter((u) => `${u.login} ${u.name ?? ''}`.toLowerCase().includes(q));
+    return connection(users, a, (u) => this.user(u));
   }
 
   #issues(key: string, a: IssueArgs) {
@@ -213,6 +231,7 @@ export class QueryObjects {
     return {
       databaseId: r.id,
       author: () => this.owner(r.author),
+      authorAssociation: associationOf(repo, r.author),
       createdAt: apiTime(r.createdAt),
       updatedAt: apiTime(r.updatedAt),
       viewerDidAuthor: r.author === this.viewer,
@@ -235,8 +254,24 @@ export class QueryObjects {
         createdAt: of.length ? apiTime(of[0]!.createdAt) : null,
         subject: () => this.subject(subject),
         viewerHasReacted: of.some((x) => x.user === this.viewer),
+        users: (a: Page) => this.#reactors(of, a, (u) => this.user(u)),
+        reactors: (a: Page) => this.#reactors(of, a, (u) => this.owner(u.login)),
       };
     });
+  }
+
+  /** Who reacted with one emoji, oldest first, with when (`ReactionGroup.users` and `.reactors`). */
+  #reactors<N>(of: ReactionRecord[], a: Page, node: (u: HostingUser) => N) {
+    const by = of.flatMap((x) => {
+      const u = this.ctx.state.users.get(x.user);
+      return u ? [{ u, at: x.createdAt }] : [];
+    });
+    return connection(
+      by,
+      a,
+      ({ u }) => node(u),
+      ({ at }) => ({ reactedAt: apiTime(at) }),
+    );
   }
 
   /** The issue or comment a reaction is on. */
@@ -279,6 +314,9 @@ export class QueryObjects {
       viewerCanClose: canClose(this.viewer, i, r),
       viewerCanReopen: canClose(this.viewer, i, r),
       viewerCanLabel: canTriage(this.viewer, r),
+      // No milestones nor classic projects in the emulator.
+      milestone: null,
+      projectCards: (a: Page) => connection([], a, () => null),
     };
   }
 
@@ -296,6 +334,9 @@ export class QueryObjects {
       url,
       resourcePath: `/${r.owner}/${r.name}/issues/${i.number}#issuecomment-${c.id}`,
       viewerCanDelete: canEdit(this.viewer, c.author, r),
+      includesCreatedEdit: c.updatedAt !== c.createdAt,
+      isMinimized: false,
+      minimizedReason: null,
     };
   }
 

@@ -8,6 +8,7 @@ import { buildSchema } from 'graphql';
 import { ISSUE_SDL } from './sdl-issues.js';
 import { LIST_SDL } from './sdl-lists.js';
 import { MUTATION_SDL } from './sdl-mutations.js';
+import { SEARCH_SDL } from './sdl-search.js';
 
 /** The part of the published schema the emulator serves (names, types, nullability and descriptions as published). */
 const SDL = /* GraphQL */ `
@@ -142,8 +143,12 @@ type Repository implements Node & Starrable {
   rebaseMergeAllowed: Boolean!
   "Whether or not squash-merging is enabled on this repository."
   squashMergeAllowed: Boolean!
+  "A list of users that can be assigned to issues in this repository."
+  assignableUsers(after: String, before: String, first: Int, last: Int, query: String): UserConnection!
   "Returns a single issue from the current repository by number."
   issue(number: Int!): Issue
+  "Returns a single issue-like object from the current repository by number."
+  issueOrPullRequest(number: Int!): IssueOrPullRequest
   "A list of issues that have been opened in the repository."
   issues(after: String, before: String, filterBy: IssueFilters, first: Int, labels: [String!], last: Int, orderBy: IssueOrder, states: [IssueState!]): IssueConnection!
   "Returns a single label by name"
@@ -197,6 +202,8 @@ type Query {
   rateLimit(dryRun: Boolean = false): RateLimit
   "Lookup a given repository by the owner and repository name."
   repository(followRenames: Boolean = true, name: String!, owner: String!): Repository
+  "Perform a search across resources, returning a maximum of 1,000 results."
+  search(after: String, before: String, first: Int, last: Int, query: String!, type: SearchType!): SearchResultItemConnection!
   "Lookup a user by login."
   user(login: String!): User
   "The currently authenticated user."
@@ -205,4 +212,4 @@ type Query {
 `;
 
 /** The schema the executor runs (exported for the test that compares it with the published one). */
-export const queryApiSchema = buildSchema([SDL, ISSUE_SDL, LIST_SDL, MUTATION_SDL].join('\n'));
+export const queryApiSchema = buildSchema([SDL, ISSUE_SDL, LIST_SDL, MUTATION_SDL, SEARCH_SDL].join('\n'));

@@ -6,6 +6,7 @@
 import { Hosting } from '../../../../shared/constants.js';
 import { apiTime, nodeIdOf } from '../repository.js';
 import { type CommentRecord, type IssueRecord, type IssueStore, type LabelRecord, REACTIONS, type ReactionRecord } from './store.js';
+import { associationOf } from './rules.js';
 
 /** What the JSON needs besides the records: the base URL, a user's `simple-user`, the repository's owner. */
 export interface IssueJsonContext {
@@ -22,7 +23,7 @@ export interface IssueJsonContext {
 const api = (c: IssueJsonContext, repoKey: string) => `${c.base}${Hosting.apiPathPrefix}/repos/${c.fullName(repoKey)}`;
 
 /** How the author relates to the repository: its owner, or none. */
-const association = (c: IssueJsonContext, repoKey: string, login: string) => (c.ownerOf(repoKey) === login ? 'OWNER' : 'NONE');
+const association = (c: IssueJsonContext, repoKey: string, login: string) => associationOf({ owner: c.ownerOf(repoKey) }, login);
 
 export function labelJson(c: IssueJsonContext, l: LabelRecord): Record<string, unknown> {
   return {

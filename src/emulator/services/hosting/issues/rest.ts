@@ -25,12 +25,33 @@ export interface IssueApi {
   userOf(req: EmuRequest): string | undefined;
   /** The answer to a write by a caller that is no user (401 anonymous, 403 an integration's token). */
   refuseNonUser(req: EmuRequest, res: EmuResponse): void;
+  /** The scopes of a request's classic token (personal or OAuth app); undefined for any other caller. */
+  scopesOf(req: EmuRequest): readonly string[] | undefined;
 }
 
 const R = `${Hosting.apiPathPrefix}/repos/:owner/:repo`;
 const invalid = (res: EmuResponse, resource: string, field: string, code: string, message?: string) =>
   res.json(422, { message: 'Validation Failed', errors: [{ resource, code, field, ...(message ? { message } : {}) }], documentation_url: DOCS });
 const forbidden = (res: EmuResponse, message = 'Must have admin rights to Repository.') => res.json(403, { message, documentation_url: DOCS });
+
+/**
+ * The signed-in user who makes a write, or undefined once the refusal is
+ * sent. A classic token (personal or OAuth app) needs the `repo` scope, or
+ * `public_repo` for a public repository (starring included), as the
+ * service's scope rules say; without it the service answers 404 Not Found,
+ * as for a repository the caller may not see. Installable-app tokens carry
+ * permissions, not scopes.
+ */
+function writer(api: IssueApi, req: EmuRequest, res: EmuResponse, r: RepoRecord): string | undefined {
+  const login = api.userOf(req);
+  if (!login) {
+    api.refuseNonUser(req, res);
+    return undefined;
+  }
+  const scopes = api.scopesOf(req);
+  if (scopes && !scopes.includes('repo') && (r.private || !scopes.includes('public_repo'))) throw new HttpError(404, 'Not Found');
+  return login;
+}
 
 /** The repository a request names, if the caller may see it; else a 404. */
 function repoOf(api: IssueApi, req: EmuRequest): RepoRecord {
@@ -99,8 +120,8 @@ function registerIssueList(router: Router, api: IssueApi): void {
 
   router.post(`${R}/issues`, async (req, res) => {
     const r = repoOf(api, req);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     const b = await readJsonObject(req);
     const title = text(b.title);
     if (!title) return invalid(res, 'Issue', 'title', 'missing_field');
@@ -126,8 +147,8 @@ function registerIssueEdits(router: Router, api: IssueApi): void {
   router.route('PATCH', `${R}/issues/:number`, async (req, res) => {
     const r = repoOf(api, req);
     const i = issueOf(api, req, r);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     if (!canEdit(login, i.author, r)) return forbidden(res);
     const b = await readJsonObject(req);
     const title = text(b.title);
@@ -160,8 +181,8 @@ function registerComments(router: Router, api: IssueApi): void {
   router.route('PATCH', `${R}/issues/comments/:id`, async (req, res) => {
     const r = repoOf(api, req);
     const c = commentOf(req, r);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     if (!canEdit(login, c.author, r)) return forbidden(res);
     const body = text((await readJsonObject(req)).body);
     const why = invalidText({ body }, { bodyRequired: true });
@@ -172,8 +193,8 @@ function registerComments(router: Router, api: IssueApi): void {
   router.delete(`${R}/issues/comments/:id`, (req, res) => {
     const r = repoOf(api, req);
     const c = commentOf(req, r);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     if (!canEdit(login, c.author, r)) return forbidden(res);
     api.store.deleteComment(c.id);
     res.empty(204);
@@ -188,9 +209,10 @@ function registerComments(router: Router, api: IssueApi): void {
     );
   });
   router.post(`${R}/issues/:number/comments`, async (req, res) => {
-    const i = issueOf(api, req, repoOf(api, req));
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const r = repoOf(api, req);
+    const i = issueOf(api, req, r);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     const body = text((await readJsonObject(req)).body);
     const why = invalidText({ body }, { bodyRequired: true });
     if (why || !body) return invalid(res, 'IssueComment', 'body', why ? 'custom' : 'missing_field', why);
@@ -214,8 +236,8 @@ function registerLabels(router: Router, api: IssueApi): void {
   });
   router.post(`${R}/labels`, async (req, res) => {
     const r = repoOf(api, req);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     if (!canTriage(login, r)) return forbidden(res);
     const b = await readJsonObject(req);
     const name = text(b.name);
@@ -231,8 +253,8 @@ function registerIssueLabels(router: Router, api: IssueApi): void {
   const onIssue = (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord, b: Record<string, unknown>) => void) => {
     const r = repoOf(api, req);
     const i = issueOf(api, req, r);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = writer(api, req, res, r);
+    if (!login) return;
     if (!canTriage(login, r)) return forbidden(res);
     return readJsonObject(req).then((b) => {
       change(i, r, b);
@@ -266,17 +288,18 @@ function registerIssueLabels(router: Router, api: IssueApi): void {
 }
 
 function registerReactions(router: Router, api: IssueApi): void {
-  const subjectOf = (req: EmuRequest): { kind: 'issue' | 'comment'; id: number } => {
+  const subjectOf = (req: EmuRequest): { kind: 'issue' | 'comment'; id: number; r: RepoRecord } => {
     const r = repoOf(api, req);
-    if (req.params.number !== undefined) return { kind: 'issue', id: issueOf(api, req, r).id };
+    if (req.params.number !== undefined) return { kind: 'issue', id: issueOf(api, req, r).id, r };
     const c = api.store.comments.get(Number(req.params.id));
     if (!c || api.store.issues.get(c.issueId)?.repo !== repoKey(r)) throw new HttpError(404, 'Not Found');
-    return { kind: 'comment', id: c.id };
+    return { kind: 'comment', id: c.id, r };
   };
   for (const base of [`${R}/issues/:number/reactions`, `${R}/issues/comments/:id/reactions`]) {
     router.get(base, (req, res) => {
       const content = req.query.get('content');
-      const all = api.store.reactionsOf(subjectOf(req)).filter((x) => !content || x.content === content);
+      const { kind, id } = subjectOf(req);
+      const all = api.store.reactionsOf({ kind, id }).filter((x) => !content || x.content === content);
       const { items, headers } = paged(req, api.baseUrl(), all);
       res.json(
         200,
@@ -285,9 +308,10 @@ function registerReactions(router: Router, api: IssueApi): void {
       );
     });
     router.post(base, async (req, res) => {
-      const subject = subjectOf(req);
-      const login = api.userOf(req);
-      if (!login) return api.refuseNonUser(req, res);
+      const { kind, id, r } = subjectOf(req);
+      const subject = { kind, id };
+      const login = writer(api, req, res, r);
+      if (!login) return;
       const content = (await readJsonObject(req)).content;
       if (!REACTIONS.includes(content as ReactionContent)) return invalid(res, 'Reaction', 'content', 'invalid');
       const { reaction, created } = api.store.react(subject, login, content as ReactionContent);
@@ -295,9 +319,10 @@ function registerReactions(router: Router, api: IssueApi): void {
       res.json(created ? 201 : 200, reactionJson(api.json, reaction));
     });
     router.delete(`${base}/:reaction`, (req, res) => {
-      const subject = subjectOf(req);
-      const login = api.userOf(req);
-      if (!login) return api.refuseNonUser(req, res);
+      const { kind, id, r } = subjectOf(req);
+      const subject = { kind, id };
+      const login = writer(api, req, res, r);
+      if (!login) return;
       const x = api.store.reactions.get(Number(req.params.reaction));
       if (!x || x.subject.kind !== subject.kind || x.subject.id !== subject.id) throw new HttpError(404, 'Not Found');
       if (x.user !== login) return forbidden(res, 'Resource not accessible by integration');
@@ -311,8 +336,8 @@ function registerStars(router: Router, api: IssueApi): void {
   const S = `${Hosting.apiPathPrefix}/user/starred/:owner/:repo`;
   const star = (req: EmuRequest, res: EmuResponse, on: boolean | undefined) => {
     const r = repoOf(api, req);
-    const login = api.userOf(req);
-    if (!login) return api.refuseNonUser(req, res);
+    const login = on === undefined ? api.userOf(req) : writer(api, req, res, r);
+    if (!login) return on === undefined ? api.refuseNonUser(req, res) : undefined;
     if (on === undefined) return api.store.starred(login, repoKey(r)) ? res.empty(204) : res.json(404, { message: 'Not Found', documentation_url: DOCS });
     if (on) api.store.star(login, repoKey(r));
     else api.store.unstar(login, repoKey(r));

@@ -29,3 +29,6 @@ export const canEdit = (login: string | undefined, author: string, r: RepoRecord
 
 /** Whether an issue may be closed or reopened by a user (its author, or one who triages). */
 export const canClose = (login: string | undefined, i: IssueRecord, r: RepoRecord): boolean => canEdit(login, i.author, r);
+
+/** An author's association with a repository, as both APIs report it: its owner, or none (the emulator has no collaborators). */
+export const associationOf = (r: { owner: string }, author: string): 'OWNER' | 'NONE' => (r.owner === author ? 'OWNER' : 'NONE');
