@@ -10,7 +10,11 @@
 import { PassThrough } from 'node:stream';
 import type { HttpClient, HttpResponse, RequestSpec } from '../../../../src/core/http/client.js';
 import { DEFAULT_TIMEOUTS } from '../../../../src/core/http/client.js';
+import type { Clock } from '../../../../src/core/deps.js';
+import { AuthorizedSession, type ProtocolSessionDeps } from '../../../../src/core/protocol/session.js';
+import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
 import type { FakeClock } from '../../../fakes/clock.js';
+import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 
 export interface SeenRequest {
   readonly method: string;
@@ -50,6 +54,7 @@ export class FakeSessionServer {
 
   /** Advances the clock by `ms` in steps of `step`, firing the exchanges' bounds and letting the client run between. */
   async advance(ms: number, step = 50): Promise<void> {
+    await settle();
     for (let t = 0; t < ms; t += step) {
       this.clock.advance(Math.min(step, ms - t));
       const now = this.clock.monotonic();
@@ -177,4 +182,14 @@ function response(status: number, headers: Record<string, string>, body: PassThr
 /** Lets the client's promises and the streams' events run. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** The sign-in ports of a session that never signs in. */
+const NEVER_SIGNS_IN = { loopbackTimeoutMs: 1000, clientSecret: async () => undefined, presentAuthorizationUrl: async () => undefined };
+
+/** A session of revision 2025-06-18 (not started) over `http` on `clock`, with nothing stored (the server asks for no token). */
+export function sessionWith(http: HttpClient, clock: Clock, extra: Partial<ProtocolSessionDeps> = {}, serverUrl = 'http://fake/mcp'): AuthorizedSession {
+  const credentials = new ProtocolCredentials(new MemoryCredentialStore());
+  const deps: ProtocolSessionDeps = { http, clock, credentials, ...NEVER_SIGNS_IN, ...extra };
+  return new AuthorizedSession(deps, { serverUrl, clientInfo: { name: 'lanyard', version: '0' }, revision: '2025-06-18' });
 }

@@ -5,11 +5,9 @@
  * already replaced sent again, and a bound when new sessions are lost at once.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AuthorizedSession } from '../../../../src/core/protocol/session.js';
-import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
+import type { AuthorizedSession } from '../../../../src/core/protocol/session.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
-import { FakeSessionServer, settle } from './fake-session-server.js';
+import { FakeSessionServer, sessionWith, settle } from './fake-session-server.js';
 
 let clock: FakeClock;
 let server: FakeSessionServer;
@@ -22,20 +20,7 @@ beforeEach(() => {
 });
 
 /** A session with the fake server (not started). */
-function unstarted(): AuthorizedSession {
-  return new AuthorizedSession(
-    {
-      http: server.http,
-      clock,
-      credentials: new ProtocolCredentials(new MemoryCredentialStore()),
-      loopbackTimeoutMs: 1000,
-      clientSecret: async () => undefined,
-      presentAuthorizationUrl: async () => undefined,
-      notify: (l) => void notes.push(l),
-    },
-    { serverUrl: 'http://fake/mcp', clientInfo: { name: 'lanyard', version: '0' }, revision: '2025-06-18' },
-  );
-}
+const unstarted = () => sessionWith(server.http, clock, { notify: (l) => void notes.push(l) });
 
 async function session(): Promise<AuthorizedSession> {
   const s = unstarted();
