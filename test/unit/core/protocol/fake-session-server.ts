@@ -137,6 +137,7 @@ export class FakeSessionServer {
     const onAbort = () => body.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' }));
     if (spec.signal?.aborted) onAbort();
     else spec.signal?.addEventListener('abort', onAbort, { once: true });
+    body.on('close', () => spec.signal?.removeEventListener('abort', onAbort));
     return response(200, { 'content-type': 'text/event-stream' }, body);
   }
 
