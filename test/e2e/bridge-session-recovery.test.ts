@@ -6,12 +6,14 @@
  * twenty calls run at once; every call is answered, one initialize per loss.
  */
 import { describe, expect, it } from 'vitest';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { World } from './harness.js';
 import { hostBridge } from './bridge-helpers.js';
 import { configure, newClient, stats, useProtocolWorld } from './protocol-helpers.js';
 
 let w: World;
 let mcp: string;
+const NOTES = 'emulator://notes/today';
 
 useProtocolWorld((world, url) => {
   w = world;
@@ -44,5 +46,24 @@ describe('protocol bridge: a session lost many times', () => {
     expect(posts.filter((m) => m.status === 400)).toEqual([]);
     expect(posts.filter((m) => m.status === 404).length).toBeGreaterThanOrEqual(3);
     expect(b.stderr().match(/no longer knows the session; starting a new one/g)).toHaveLength(3);
+  });
+
+  it("a resource the host subscribed to: after the session is lost and started again, the server's update still reaches the host", async () => {
+    await configure(w, { open: true });
+    const c = await newClient('allow');
+    const b = await hostBridge(mcp, { env: c.env() });
+    const updates: string[] = [];
+    b.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await b.client.subscribeResource({ uri: NOTES });
+    // The bridge opens the session's GET stream after initialize; wait until the server holds it.
+    await expect.poll(() => w.admin('protocol/update-resource', { text: 'before' }).then(() => updates.length), { timeout: 10_000 }).toBeGreaterThan(0);
+    await configure(w, { loseNextSession: true });
+    expect((await b.client.callTool({ name: 'echo', arguments: { text: 'recover' } })).isError).toBe(false);
+    const seen = updates.length;
+    await expect.poll(() => w.admin('protocol/update-resource', { text: 'after' }).then(() => updates.length), { timeout: 10_000 }).toBeGreaterThan(seen);
+    expect(updates.at(-1)).toBe(NOTES);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    expect(b.stderr()).not.toMatch(/refused resources\/subscribe/);
   });
 });

@@ -44,6 +44,11 @@ export class HandshakeSession {
   #posts = 0;
   /** Closed: a re-initialization still under way starts no stream. */
   #closed = false;
+  /**
+   * What the server keeps per session and a new session must be told again: the resources subscribed to
+   * (by URI) and the log level — the requests that set them, as last answered without an error.
+   */
+  readonly #kept = new Map<string, JsonRpcRequestWire>();
 
   /** `defaultParams`: the params of an initialize the caller does not give (Lanyard's own). */
   constructor(
@@ -150,8 +155,28 @@ export class HandshakeSession {
         await res.dump();
         return undefined;
       }
-      return transport.answerOf(res, message.id, stateNow);
+      const answer = await transport.answerOf(res, message.id, stateNow);
+      if (!answer.error) this.#keep(message as JsonRpcRequestWire);
+      return answer;
     }
+  }
+
+  /** Keeps a subscription, an unsubscription or a log level the server took (sent again in a new session). */
+  #keep(m: JsonRpcRequestWire): void {
+    const uri = (m.params as { uri?: unknown } | undefined)?.uri;
+    if (m.method === 'logging/setLevel') this.#kept.set(m.method, m);
+    else if (m.method === 'resources/subscribe' && typeof uri === 'string') this.#kept.set(`resource ${uri}`, m);
+    else if (m.method === 'resources/unsubscribe' && typeof uri === 'string') this.#kept.delete(`resource ${uri}`);
+  }
+
+  /** Tells a new session what the lost one had been told (subscriptions, the log level); what it refuses is said on stderr. */
+  async #restore(): Promise<void> {
+    const { deps, o } = this.transport;
+    const sent = [...this.#kept.values()].map(async (m) => {
+      const r = await this.#call({ ...m, id: randomUUID() }, undefined, true).catch((e: unknown) => ({ error: { message: String(e) } }));
+      if (r?.error) deps.notify?.(`${o.serverUrl} refused ${m.method} in the new session: ${r.error.message}`);
+    });
+    await Promise.all(sent);
   }
 
   /** Waits for the re-initialization under way, if any (its failure is this request's too). */
@@ -191,11 +216,14 @@ export class HandshakeSession {
     const revision = state.revision;
     transport.deps.notify?.(`${transport.o.serverUrl} no longer knows the session; starting a new one`);
     const r: Recovery = { lost, settled: false, done: Promise.resolve() };
-    r.done = this.#initialize(this.#initParams, true).then(
-      (init) => {
+    const run = async () => {
+      const init = await this.#initialize(this.#initParams, true);
+      if (init.error) throw new LanyardError('rpc_error', `initialize failed: server error ${init.error.code}: ${init.error.message}`);
+      await this.#restore();
+    };
+    r.done = run().then(
+      () => {
         r.settled = true;
-        if (init.error)
-          throw this.#failed(r, new LanyardError('rpc_error', `initialize failed: server error ${init.error.code}: ${init.error.message}`), revision);
       },
       (error: unknown) => {
         r.settled = true;

@@ -21,6 +21,8 @@ export interface SeenRequest {
   readonly rpc?: string;
   /** The tool of a tools/call. */
   readonly tool?: string;
+  /** The resource of a resources/* request. */
+  readonly uri?: string;
   readonly session?: string;
   readonly lastEventId?: string;
   readonly at: number;
@@ -88,8 +90,16 @@ export class FakeSessionServer {
     const h = Object.fromEntries(Object.entries(spec.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const session = h['mcp-session-id'];
     const method = spec.method ?? 'GET';
-    const msg = (spec.json ?? {}) as { id?: unknown; method?: string; params?: { name?: string; arguments?: unknown } };
-    this.seen.push({ method, rpc: msg.method, tool: msg.params?.name, session, lastEventId: h['last-event-id'], at: this.clock.monotonic() });
+    const msg = (spec.json ?? {}) as { id?: unknown; method?: string; params?: { name?: string; arguments?: unknown; uri?: string } };
+    this.seen.push({
+      method,
+      rpc: msg.method,
+      tool: msg.params?.name,
+      uri: msg.params?.uri,
+      session,
+      lastEventId: h['last-event-id'],
+      at: this.clock.monotonic(),
+    });
     await settle();
     if (method === 'DELETE') return this.#answer({ status: 200 });
     if (method === 'GET') return this.#get(spec, session);

@@ -53,6 +53,21 @@ describe('a lost session', () => {
     await s.close();
   });
 
+  it('a new session is told again what the lost one was: the resources subscribed to (not those unsubscribed) and the log level, before the calls go on', async () => {
+    const s = await session();
+    for (const uri of ['file:///a', 'file:///b']) expect((await s.request('resources/subscribe', { uri })).error).toBeUndefined();
+    await s.request('resources/unsubscribe', { uri: 'file:///b' });
+    await s.request('logging/setLevel', { level: 'debug' });
+    server.loseNext = true;
+    const r = await s.request('tools/call', { name: 'echo', arguments: { text: 'on' } });
+    expect(r.result).toEqual({ echo: { text: 'on' }, session: 's2' });
+    const inS2 = server.seen.filter((x) => x.session === 's2' && x.method === 'POST').map((x) => `${x.rpc}${x.uri ? ` ${x.uri}` : ''}`);
+    expect(inS2[0]).toBe('notifications/initialized');
+    expect(inS2.slice(1, 3).sort()).toEqual(['logging/setLevel', 'resources/subscribe file:///a']);
+    expect(inS2.slice(3)).toEqual(['tools/call']);
+    await s.close();
+  });
+
   it('a 404 for a session id already replaced is sent again with the new one, with no second initialize', async () => {
     const s = await session();
     server.held.set('slow', () => undefined);
