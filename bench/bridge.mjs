@@ -8,7 +8,8 @@
 // before the first call (the process started and the session made). Runs alternate between
 // the two, so both meet the same machine; the medians over the runs are compared.
 // Options: --calls N (default 500), --runs N (default 3), --concurrency N (bridges at once,
-// default 1), --warmup N (calls before the growth is measured, default 0).
+// default 1), --warmup N (calls before the growth is measured, default 0). BENCH_BRIDGE_BASELINE=
+// path/to/other/bin/lanyard.js adds another build of Lanyard to the runs (a change measured).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,6 +49,10 @@ const CLIENTS = {
     command: process.execPath,
     args: [join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js'), url, '--allow-http', '--transport', 'http-only'],
   }),
+  // Another build of Lanyard side by side (BENCH_BRIDGE_BASELINE: its bin/lanyard.js), to measure a change.
+  ...(process.env.BENCH_BRIDGE_BASELINE
+    ? { baseline: () => ({ command: process.execPath, args: [process.env.BENCH_BRIDGE_BASELINE, 'protocol', 'bridge', url] }) }
+    : {}),
 };
 
 async function rssOf(pid) {
@@ -126,3 +131,6 @@ for (const [kind, s] of Object.entries(summary)) {
 const a = summary.lanyard;
 const b = summary['mcp-remote'];
 console.log(`ratio lanyard / mcp-remote: per call ${(a.perCallMs / b.perCallMs).toFixed(2)}x, peak RSS ${(a.peakRssMiB / b.peakRssMiB).toFixed(2)}x`);
+const base = summary.baseline;
+if (base)
+  console.log(`ratio lanyard / baseline: per call ${(a.perCallMs / base.perCallMs).toFixed(2)}x, peak RSS ${(a.peakRssMiB / base.peakRssMiB).toFixed(2)}x`);

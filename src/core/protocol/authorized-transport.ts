@@ -325,7 +325,7 @@ export class AuthorizedTransport {
 }
 
 /** `p`, or the abort of `signal` (the caller stops waiting; `p` goes on for the others). */
-function waitFor<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function waitFor<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return p;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

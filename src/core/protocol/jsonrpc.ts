@@ -10,7 +10,7 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { LanyardError } from '../errors.js';
 import { Protocol, protocolVersionHeader, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
-import type { RequestSpec } from '../http/types.js';
+import type { RequestSpec, Timeouts } from '../http/types.js';
 import type { DpopProver } from './dpop.js';
 
 export interface TransportState {
@@ -91,11 +91,11 @@ export async function rpcPost(
   return http.request({ method: 'POST', url, json: message, ...spec, headers: { ...spec.headers, ...extra } });
 }
 
-/** Resumes (or opens) the server's event stream; `lastEventId` names where the broken one stopped. */
-export async function rpcGet(http: HttpClient, url: string, s: TransportState, lastEventId?: string): Promise<HttpResponse> {
+/** Resumes (or opens) the server's event stream; `lastEventId` names where the broken one stopped; `timeouts` replace the stream's bounds. */
+export async function rpcGet(http: HttpClient, url: string, s: TransportState, lastEventId?: string, timeouts?: Partial<Timeouts>): Promise<HttpResponse> {
   const spec = streamed(s, 'text/event-stream');
   if (lastEventId !== undefined) spec.headers['last-event-id'] = lastEventId;
-  return http.request({ method: 'GET', url, ...spec });
+  return http.request({ method: 'GET', url, ...spec, ...(timeouts ? { timeouts: { ...spec.timeouts, ...timeouts } } : {}) });
 }
 
 /** Ends a session; a server may refuse (405) or have forgotten it (404): both are fine. */

@@ -7,7 +7,8 @@
  *   stateless-session.ts     2026-07-28: no handshake, `_meta` and `Mcp-*`
  *                            headers, input_required rounds
  *   handshake-session.ts     initialize / notifications/initialized, session
- *                            id, the GET stream, 404 re-initialize, DELETE
+ *                            id, a lost session (404) recovered, DELETE
+ *   session-stream.ts        the session's GET stream, kept and reconnected
  * First stateless; a refusal that is not one of the stateless revisions'
  * errors marks a server that needs the handshake, and the call goes on there.
  */

@@ -7,6 +7,7 @@
  * `notifications/resources/updated` for the resources it subscribed to.
  */
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { Protocol } from '../../../shared/constants.js';
 import type { JsonRpcRequestWire } from '../../../shared/protocol.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
@@ -33,8 +34,10 @@ export class ProtocolServer {
   readonly #stateless: StatelessServer;
   /** The resources each session subscribed to. */
   readonly #subscriptions = new Map<string, Set<string>>();
-  /** Each session's server-initiated streams (GET without Last-Event-ID). */
+  /** Each session's server-initiated streams (GET without Last-Event-ID), while a connection carries them. */
   readonly #sessionStreams = new Map<string, Set<EventStream>>();
+  /** The server-initiated streams ever opened: one resumed with Last-Event-ID goes on carrying the session's updates. */
+  readonly #serverInitiated = new WeakSet<EventStream>();
 
   constructor(
     readonly state: ProtocolState,
@@ -331,7 +334,10 @@ export class ProtocolServer {
       return res.json(404, { message: `no stream of this session has the event ${last}` });
     }
     this.state.stats.streamsResumed.push({ lastEventId: last });
-    stream.resume(res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }), Number(last));
+    const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    out.flushHeaders();
+    stream.resume(out, Number(last));
+    if (this.#serverInitiated.has(stream) && !stream.ended) this.#carry(session!, stream, out);
   }
 
   /** The session's server-initiated stream, open until the client closes it or the session ends; 400 or 404 without a session of the caller. */
@@ -341,7 +347,15 @@ export class ProtocolServer {
       return res.json(session ? 404 : 400, { message: session ? 'Session not found' : 'Mcp-Session-Id header required' });
     }
     const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [Protocol.sessionHeader]: session });
+    // Its head goes now: a quiet stream is open (the client's wait for the head ends), not pending.
+    out.flushHeaders();
     const stream = this.#streams.open(out, session);
+    this.#serverInitiated.add(stream);
+    this.#carry(session, stream, out);
+  }
+
+  /** A server-initiated stream carries the session's updates while `out` (its first connection, or a resumption) is open. */
+  #carry(session: string, stream: EventStream, out: ServerResponse): void {
     const streams = this.#sessionStreams.get(session) ?? new Set<EventStream>();
     streams.add(stream);
     this.#sessionStreams.set(session, streams);

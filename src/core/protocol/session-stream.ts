@@ -1,0 +1,92 @@
+/**
+ * The session's own event stream (GET) in a handshake revision: servers send
+ * there what belongs to no particular call — resource updates, list_changed
+ * notifications, requests from inside a tool. It is kept open for the life of
+ * the session, as the protocol SDK's client keeps it:
+ * - no total deadline, only an idle bound (a connection that went dead while
+ *   a laptop slept is noticed; servers send keep-alive comments well inside it);
+ * - any end or failure is followed by a new GET (with `Last-Event-ID` when the
+ *   server gave event ids), after the server's `retry` or a backoff that grows
+ *   on failures and starts again after a connection that was served;
+ * - it stops on 405 (the server offers no such stream), an answer that is not
+ *   an event stream, or 404 — a session lost once the stream was served is
+ *   reported (`onLost`: the session recovers), a 404 to the first GET is a
+ *   server without the stream — and when the session closes.
+ */
+import type { Timeouts } from '../http/types.js';
+import type { AuthorizedTransport, StreamCursor } from './authorized-transport.js';
+import { isEventStream, rpcGet } from './jsonrpc.js';
+
+/** Idle time allowed between two chunks of the stream (servers' keep-alive comments come every 15 to 30 s). */
+export const SESSION_STREAM_IDLE_MS = 90_000;
+/** The bounds of the stream's GET: the idle bound, no total deadline. */
+const STREAM_TIMEOUTS: Partial<Timeouts> = { bodyMs: SESSION_STREAM_IDLE_MS, totalMs: 0 };
+/** The reconnection backoff without a server's `retry`: 1 s, growing 1.5 times a failure, at most 30 s (the SDK's). */
+export const RECONNECT = { firstMs: 1000, growth: 1.5, maxMs: 30_000 } as const;
+/** The shortest wait honoured of a server's `retry` (a `retry: 0` with a stream that closes at once is no busy loop). */
+const RETRY_FLOOR_MS = 100;
+/** StreamCursor.retryMs until the server names one. */
+const NO_RETRY = -1;
+
+type Attempt = 'served' | 'failed' | 'lost' | 'unknown-event' | 'none';
+
+export interface SessionStream {
+  stop(): void;
+  readonly done: Promise<void>;
+}
+
+/** Listens to the stream of `sessionId` in the background until stopped; `onLost` when the server lost the session. */
+export function listenToSession(t: AuthorizedTransport, sessionId: string, onLost: () => Promise<void>): SessionStream {
+  const ac = new AbortController();
+  const signal = t.deps.signal ? AbortSignal.any([t.deps.signal, ac.signal]) : ac.signal;
+  const run = async () => {
+    const cursor: StreamCursor = { retryMs: NO_RETRY, reconnects: 0 };
+    let failures = 0;
+    let served = false;
+    while (!signal.aborted) {
+      const outcome = await attempt(t, sessionId, cursor, signal);
+      if (signal.aborted || outcome === 'none') return;
+      if (outcome === 'lost') return served ? onLost() : undefined;
+      if (outcome === 'unknown-event') {
+        // The server no longer has the event: the stream goes on from now.
+        cursor.lastEventId = undefined;
+        continue;
+      }
+      if (outcome === 'served') (served = true), (failures = 0);
+      else failures++;
+      await t.deps.clock.sleep(reconnectDelay(cursor.retryMs, failures), signal);
+    }
+  };
+  return { stop: () => ac.abort(), done: run().catch(() => undefined) };
+}
+
+/** The wait before the next GET: the server's `retry` after a served stream, at least the backoff after failures. */
+export function reconnectDelay(retryMs: number, failures: number): number {
+  const backoff = Math.min(RECONNECT.firstMs * RECONNECT.growth ** Math.max(failures - 1, 0), RECONNECT.maxMs);
+  const named = retryMs === NO_RETRY ? undefined : Math.max(retryMs, RETRY_FLOOR_MS);
+  if (failures === 0) return named ?? backoff;
+  return Math.max(named ?? 0, backoff);
+}
+
+/** One GET of the stream, read to its end. */
+async function attempt(t: AuthorizedTransport, sessionId: string, cursor: StreamCursor, signal: AbortSignal): Promise<Attempt> {
+  let res: Awaited<ReturnType<typeof rpcGet>>;
+  try {
+    res = await rpcGet(t.deps.http, t.o.serverUrl, { ...t.state, sessionId, signal }, cursor.lastEventId, STREAM_TIMEOUTS);
+  } catch {
+    return 'failed';
+  }
+  const ok = res.status >= 200 && res.status <= 299;
+  if (!ok || !isEventStream(res)) {
+    await res.dump().catch(() => undefined);
+    if (res.status === 405 || ok) return 'none';
+    if (res.status === 404) return cursor.lastEventId === undefined ? 'lost' : 'unknown-event';
+    return 'failed';
+  }
+  try {
+    await t.drain(res, cursor);
+  } catch {
+    /* cut, idle, or an event too long: the stream is opened again */
+  }
+  return 'served';
+}

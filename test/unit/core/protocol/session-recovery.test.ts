@@ -1,0 +1,123 @@
+/**
+ * A lost session (a 404 to the session id) in a handshake revision, many
+ * times in a session's life and with many requests at once: one shared
+ * re-initialization per lost id, requests that wait for it, a 404 for an id
+ * already replaced sent again, and a bound when new sessions are lost at once.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AuthorizedSession } from '../../../../src/core/protocol/session.js';
+import { FakeClock } from '../../../fakes/clock.js';
+import { FakeSessionServer, sessionWith, settle } from './fake-session-server.js';
+
+let clock: FakeClock;
+let server: FakeSessionServer;
+let notes: string[];
+
+beforeEach(() => {
+  clock = new FakeClock(Date.UTC(2026, 10, 28, 12), { autoAdvance: false });
+  server = new FakeSessionServer(clock);
+  notes = [];
+});
+
+/** A session with the fake server (not started). */
+const unstarted = () => sessionWith(server.http, clock, { notify: (l) => void notes.push(l) });
+
+async function session(): Promise<AuthorizedSession> {
+  const s = unstarted();
+  await s.start();
+  const init = await s.initialize();
+  expect(init.error).toBeUndefined();
+  return s;
+}
+
+const calls = (s: AuthorizedSession, n: number, tag: string) =>
+  Promise.allSettled(Array.from({ length: n }, (_, i) => s.request('tools/call', { name: 'echo', arguments: { text: `${tag}${i}` } })));
+
+describe('a lost session', () => {
+  it('three losses, twenty concurrent calls each: one initialize per loss, every call answered, none sent without a session id', async () => {
+    const s = await session();
+    for (const round of [1, 2, 3]) {
+      server.loseNext = true;
+      const rs = await calls(s, 20, `r${round}-`);
+      expect(rs.map((r) => r.status)).toEqual(Array(20).fill('fulfilled'));
+      for (const [i, r] of rs.entries()) {
+        const v = (r as PromiseFulfilledResult<{ result?: { echo?: unknown } }>).value;
+        expect(v.result?.echo).toEqual({ text: `r${round}-${i}` });
+      }
+      expect(server.count('initialize')).toBe(1 + round);
+      expect(s.state.sessionId).toBe(`s${1 + round}`);
+    }
+    const posts = server.seen.filter((r) => r.method === 'POST' && r.rpc !== 'initialize');
+    expect(posts.filter((r) => r.session === undefined)).toEqual([]);
+    expect(notes.filter((n) => /no longer knows the session/.test(n))).toHaveLength(3);
+    await s.close();
+  });
+
+  it('a new session is told again what the lost one was: the resources subscribed to (not those unsubscribed) and the log level, before the calls go on', async () => {
+    const s = await session();
+    for (const uri of ['file:///a', 'file:///b']) expect((await s.request('resources/subscribe', { uri })).error).toBeUndefined();
+    await s.request('resources/unsubscribe', { uri: 'file:///b' });
+    await s.request('logging/setLevel', { level: 'debug' });
+    server.loseNext = true;
+    const r = await s.request('tools/call', { name: 'echo', arguments: { text: 'on' } });
+    expect(r.result).toEqual({ echo: { text: 'on' }, session: 's2' });
+    const inS2 = server.seen.filter((x) => x.session === 's2' && x.method === 'POST').map((x) => `${x.rpc}${x.uri ? ` ${x.uri}` : ''}`);
+    expect(inS2[0]).toBe('notifications/initialized');
+    expect(inS2.slice(1, 3).sort()).toEqual(['logging/setLevel', 'resources/subscribe file:///a']);
+    expect(inS2.slice(3)).toEqual(['tools/call']);
+    await s.close();
+  });
+
+  it('a 404 for a session id already replaced is sent again with the new one, with no second initialize', async () => {
+    const s = await session();
+    server.held.set('slow', () => undefined);
+    const slow = s.request('tools/call', { name: 'slow', arguments: { n: 1 } });
+    await settle();
+    // The slow call went out with s1; the server then forgets s1, and another call recovers.
+    server.loseNext = true;
+    const [fast] = await calls(s, 1, 'fast');
+    expect(fast!.status).toBe('fulfilled');
+    expect(s.state.sessionId).toBe('s2');
+    server.held.get('slow')!();
+    const r = await slow;
+    expect(r.result).toEqual({ echo: { n: 1 }, session: 's2' });
+    expect(server.count('initialize')).toBe(2);
+    expect(server.seen.filter((x) => x.tool === 'slow').map((x) => x.session)).toEqual(['s1', 's2']);
+    await s.close();
+  });
+
+  it('a server that loses every new session at once: an error after one re-initialization per request, not a loop', async () => {
+    const s = await session();
+    server.loseAlways = true;
+    const rs = await calls(s, 5, 'x');
+    for (const r of rs) {
+      expect(r.status).toBe('rejected');
+      expect(String((r as PromiseRejectedResult).reason)).toMatch(/lost the new session too|HTTP 404|Session not found/);
+    }
+    // The first loss, then at most one more per request.
+    expect(server.count('initialize')).toBeLessThanOrEqual(1 + 1 + 5);
+    expect(server.seen.length).toBeLessThan(60);
+  });
+
+  it('a re-initialization that fails fails the calls that met the loss, with its error; a later call tries again and succeeds', async () => {
+    const s = await session();
+    server.loseNext = true;
+    server.initReplies.push({ status: 200, body: { jsonrpc: '2.0', id: 'x', error: { code: -32603, message: 'restarting' } } });
+    const rs = await calls(s, 10, 'y');
+    expect(rs.map((r) => r.status)).toEqual(Array(10).fill('rejected'));
+    for (const r of rs) expect(String((r as PromiseRejectedResult).reason)).toMatch(/initialize failed: server error -32603: restarting/);
+    expect(server.count('initialize')).toBe(2);
+    const later = await s.request('tools/call', { name: 'echo', arguments: { text: 'later' } });
+    expect(later.result).toEqual({ echo: { text: 'later' }, session: 's2' });
+    expect(server.count('initialize')).toBe(3);
+    await s.close();
+  });
+
+  it('the first session lost at its notifications/initialized: initialized again, once', async () => {
+    server.loseAlways = true;
+    const s = unstarted();
+    await s.start();
+    await expect(s.initialize()).rejects.toThrow(/lost the new session too/);
+    expect(server.count('initialize')).toBe(2);
+  });
+});
