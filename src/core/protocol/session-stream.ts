@@ -19,8 +19,11 @@ import { isEventStream, rpcGet } from './jsonrpc.js';
 
 /** Idle time allowed between two chunks of the stream (servers' keep-alive comments come every 15 to 30 s). */
 export const SESSION_STREAM_IDLE_MS = 90_000;
-/** The bounds of the stream's GET: the idle bound, no total deadline. */
-const STREAM_TIMEOUTS: Partial<Timeouts> = { bodyMs: SESSION_STREAM_IDLE_MS, totalMs: 0 };
+/**
+ * The bounds of the stream's GET: the idle bound for its head (servers send it at once) and between
+ * chunks, no total deadline. A GET that meets a bound is reconnected like any other end.
+ */
+const STREAM_TIMEOUTS: Partial<Timeouts> = { headersMs: SESSION_STREAM_IDLE_MS, bodyMs: SESSION_STREAM_IDLE_MS, totalMs: 0 };
 /** The reconnection backoff without a server's `retry`: 1 s, growing 1.5 times a failure, at most 30 s (the SDK's). */
 export const RECONNECT = { firstMs: 1000, growth: 1.5, maxMs: 30_000 } as const;
 /** The shortest wait honoured of a server's `retry` (a `retry: 0` with a stream that closes at once is no busy loop). */

@@ -37,6 +37,8 @@ export class FakeSessionServer {
   readonly streams: Array<{ session: string; body: PassThrough; last: number }> = [];
   /** Answers the test gives a GET instead of a stream (taken in order). */
   readonly getReplies: Reply[] = [];
+  /** GETs (the next this many) whose head never comes: they end only at the client's bound for a head. */
+  silentHeads = 0;
   /** Answers the test gives an initialize instead of a new session (taken in order). */
   readonly initReplies: Reply[] = [];
   /** Forget the session at the next request that names it (the emulator's loseNextSession). */
@@ -131,7 +133,14 @@ export class FakeSessionServer {
     return this.#answer({ status: 200, body: { jsonrpc: '2.0', id: msg.id, result: { echo: msg.params?.arguments ?? null, session } } });
   }
 
-  #get(spec: RequestSpec, session: string | undefined): HttpResponse {
+  #get(spec: RequestSpec, session: string | undefined): HttpResponse | Promise<HttpResponse> {
+    if (this.silentHeads > 0) {
+      this.silentHeads--;
+      const headersMs = { ...DEFAULT_TIMEOUTS, ...spec.timeouts }.headersMs;
+      return new Promise((_, reject) =>
+        this.#timers.push({ at: this.clock.monotonic() + headersMs, fire: () => reject(new Error('timed out waiting for headers')) }),
+      );
+    }
     const reply = this.getReplies.shift();
     if (reply) return this.#answer(reply);
     if (!session || !this.sessions.has(session)) return this.#answer({ status: 404 });

@@ -67,6 +67,19 @@ describe("the session's stream", () => {
     await s.close();
   });
 
+  it('a GET whose head never comes is given up at the idle bound and opened again', async () => {
+    server.silentHeads = 1;
+    const s = await open();
+    await server.advance(0);
+    expect(gets()).toHaveLength(1);
+    await server.advance(90_000 + 1000 + 500, 500);
+    expect(gets()).toHaveLength(2);
+    expect(server.push(event('notifications/resources/list_changed'))).toBe(1);
+    await server.advance(100);
+    expect(heard.map((h) => h.method)).toEqual(['notifications/resources/list_changed']);
+    await s.close();
+  });
+
   it("reconnects after every end: Last-Event-ID, a backoff on failures that starts again after a served stream, the server's retry; 405 stops it", async () => {
     const s = await open();
     await server.advance(0);
