@@ -166,4 +166,18 @@ describe('REST issue writes and the token’s scopes (Octokit)', () => {
     expect((await rest(full).repos.get({ owner: 'mona', repo: 'lanyard-notes' })).data.private).toBe(true);
     expect((await rest(full).repos.listForAuthenticatedUser()).data.map((r) => r.name)).toEqual(['hello-world', 'lanyard-notes']);
   });
+
+  it('creating a repository: public_repo or repo for a public one, repo for a private one; without, 404 and nothing made', async () => {
+    const narrow = rest(await tokenWith('mona', ['read:org', 'gist']));
+    await expect(narrow.repos.createForAuthenticatedUser({ name: 'refused' })).rejects.toMatchObject({
+      status: 404,
+      response: { headers: { 'x-accepted-oauth-scopes': 'public_repo, repo' } },
+    });
+    const pub = rest(await tokenWith('mona', ['public_repo']));
+    await expect(pub.repos.createForAuthenticatedUser({ name: 'secret', private: true })).rejects.toMatchObject({ status: 404 });
+    expect((await pub.repos.createForAuthenticatedUser({ name: 'open' })).status).toBe(201);
+    const full = rest(await tokenWith('mona', ['repo']));
+    expect((await full.repos.createForAuthenticatedUser({ name: 'secret', private: true })).data.private).toBe(true);
+    expect((await full.repos.listForAuthenticatedUser()).data.map((r) => r.name)).toEqual(['hello-world', 'lanyard-notes', 'open', 'secret']);
+  });
 });

@@ -162,6 +162,8 @@ interface Rest {
   repoJson(req: EmuRequest, r: RepoRecord, o?: { full?: boolean }): Record<string, unknown>;
   /** A repository the request may see: public, or its own. */
   visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
+  /** A classic token's scopes (undefined for other credentials: an installable app's token carries permissions). */
+  scopesOf(req: EmuRequest): readonly string[] | undefined;
 }
 
 /** What the issues' JSON needs: the base URL, users as `simple-user`, a repository's name as written and its owner. */
@@ -201,7 +203,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   // A private repository: its owner's, and through a classic token only with the `repo` scope (public_repo is for public ones).
   const seesPrivate = (req: EmuRequest, r: RepoRecord) => userOf(req) === r.owner && (scopesOf(req)?.includes('repo') ?? true);
   const visible = (req: EmuRequest, r: RepoRecord | undefined) => !!r && (!r.private || seesPrivate(req, r));
-  const rest: Rest = { state, env, repos, issues, repoJson, visible };
+  const rest: Rest = { state, env, repos, issues, repoJson, visible, scopesOf };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
   registerIssueRoutes(router, {
@@ -242,7 +244,7 @@ function registerUserRoutes(router: Router, rest: Rest): void {
 }
 
 /** A repository; the caller's repositories, created and listed (paged like the real API). */
-function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: Rest): void {
+function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, scopesOf }: Rest): void {
   const api = Hosting.apiPathPrefix;
   router.get(`${api}/repos/:owner/:repo`, (req, res) => {
     const r = repos.get(req.params.owner!, req.params.repo!);
@@ -261,6 +263,10 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible }: R
       description: typeof b.description === 'string' ? b.description : '',
     };
     const name = p.name;
+    // A classic token creates a public repository with `public_repo` or `repo`, a private one with `repo` only
+    // (the service's scope rules); without it the answer is 404 Not Found, as for the issue writes.
+    const scopes = scopesOf(req);
+    if (scopes && !scopes.includes('repo') && (p.private === 'true' || !scopes.includes('public_repo'))) return notFound(res);
     const invalid = (message: string) =>
       res.json(422, {
         message: 'Repository creation failed.',
