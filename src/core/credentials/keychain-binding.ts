@@ -92,7 +92,8 @@ export function platformBindingInstalled(): boolean | undefined {
 /**
  * The binding, loaded by its first call (a write, a delete, a read of one
  * entry): for a keychain whose entries were read without it. A binding that
- * then cannot load fails that call with CredentialStoreError.
+ * then cannot load fails that call with {@link KeychainBindingLoadError}
+ * (openCredentialStore then turns to the 0600 file: late-fallback.ts).
  */
 export function lazyKeychainBinding(): KeychainBinding {
   let loading: Promise<KeychainBinding> | undefined;
@@ -105,7 +106,10 @@ export function lazyKeychainBinding(): KeychainBinding {
   };
 }
 
-/** Loads the binding (calls nothing); throws CredentialStoreError when it cannot load. */
+/** The native binding could not be loaded (not installed, or its addon cannot be mapped: older glibc, noexec, another arch). */
+export class KeychainBindingLoadError extends CredentialStoreError {}
+
+/** Loads the binding (calls nothing); throws KeychainBindingLoadError (a CredentialStoreError) when it cannot load. */
 export async function loadKeychainBinding(): Promise<KeychainBinding> {
   try {
     return (
@@ -113,7 +117,7 @@ export async function loadKeychainBinding(): Promise<KeychainBinding> {
       (await import('@napi-rs/keyring/keytar.js').then((mod: Keytar & { default?: Keytar }) => (mod.default ?? mod) as KeychainBinding))
     );
   } catch (err) {
-    throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
+    throw new KeychainBindingLoadError('the keychain binding could not be loaded', { cause: err });
   }
 }
 
