@@ -94,7 +94,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
   isOpen = true;
   const store = once(() => warningStore(s, stores));
   // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
-  const behind = primary.kind === 'file' || requireKeychain ? [] : [stores.file];
+  const behind = primary.kind === 'file' || requireKeychain ? [] : [behindKeychain(stores.file, primary)];
   return storagePort(stores, store, () => [store(), ...behind], [stores.primary, ...behind]);
 }
 
@@ -155,6 +155,24 @@ function warningStore(
       await store.set(account, secret);
     },
   } satisfies CredentialStore;
+}
+
+/**
+ * The file read behind the keychain; nothing once the keychain has turned to
+ * that same file (its binding could not load: late-fallback.ts), as no file
+ * is behind a file opened as such. Else a write through the primary, which
+ * deletes the account's copy from the stores behind, would delete what it
+ * had just written.
+ */
+function behindKeychain(file: CredentialStore, primary: CredentialStore): CredentialStore {
+  const same = () => primary.kind === 'file';
+  return {
+    kind: file.kind,
+    get: async (account) => (same() ? undefined : file.get(account)),
+    set: (account, secret) => file.set(account, secret),
+    delete: async (account) => !same() && file.delete(account),
+    list: async () => (same() ? [] : file.list()),
+  };
 }
 
 /** The warning of a fallback to the file nobody chose. */

@@ -106,8 +106,25 @@ export function lazyKeychainBinding(): KeychainBinding {
   };
 }
 
+/**
+ * Marks a failure to load the binding, known across the CLI's bundles (the
+ * keychain's prefetch and the CLI each have their own copy of the error
+ * classes, so `instanceof` cannot tell).
+ */
+const UNLOADABLE = Symbol.for('lanyard.keychain-binding-unloadable');
+
 /** The native binding could not be loaded (not installed, or its addon cannot be mapped: older glibc, noexec, another arch). */
-export class KeychainBindingLoadError extends CredentialStoreError {}
+export class KeychainBindingLoadError extends CredentialStoreError {
+  readonly [UNLOADABLE] = true;
+}
+
+/** The failure to load the binding that `err` is or was caused by (keychainCall wraps what another bundle threw), if any. */
+export function bindingLoadFailure(err: unknown): Error | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as Error).cause, depth++) {
+    if ((e as { [UNLOADABLE]?: boolean })[UNLOADABLE] === true) return e as Error;
+  }
+  return undefined;
+}
 
 /** Loads the binding (calls nothing); throws KeychainBindingLoadError (a CredentialStoreError) when it cannot load. */
 export async function loadKeychainBinding(): Promise<KeychainBinding> {

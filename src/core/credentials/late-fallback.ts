@@ -19,7 +19,7 @@
  */
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
-import { type KeychainEntry, KeychainBindingLoadError } from './keychain-binding.js';
+import { bindingLoadFailure, type KeychainEntry } from './keychain-binding.js';
 
 /** What {@link lateFileFallback} needs of openCredentialStore. */
 export interface LateFallbackOptions {
@@ -43,8 +43,9 @@ export function lateFileFallback(keychain: CredentialStore, o: LateFallbackOptio
       try {
         return await viaKeychain();
       } catch (err) {
-        if (!(err instanceof KeychainBindingLoadError)) throw err;
-        const why = `the OS keychain is unavailable (${err.message})`;
+        const unloadable = bindingLoadFailure(err);
+        if (!unloadable) throw err;
+        const why = `the OS keychain is unavailable (${unloadable.message})`;
         if (o.required) throw o.required(why);
         if (!fellBack) o.onFallback?.(why);
         fellBack = true;
