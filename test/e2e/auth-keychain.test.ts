@@ -159,6 +159,9 @@ describe('OS keychain (real Secret Service)', () => {
           `echo "HUBOT=$(${bad} auth token --user hubot 2>/dev/null)"`,
           // The active account: the file's pointer (hubot) wins over the keychain's (mona).
           `echo "ACTIVE=$(${bad} auth token 2>/dev/null)"`,
+          // Logging out: the file's account goes; the keychain's cannot go without the binding, and nothing is said deleted.
+          `${bad} auth logout --user hubot 2>/dev/null; echo "rc_out_hubot=$?"`,
+          `echo "OUT_MONA=$(${bad} auth logout --user mona 2>&1 | grep -c 'nothing was deleted') rc=$?"`,
           LIST_KEYCHAIN,
         ].join('\n'),
       );
@@ -176,9 +179,11 @@ describe('OS keychain (real Secret Service)', () => {
       expect(r.stdout, written).toContain('rc_hubot=0');
       expect(written.split(why)).toHaveLength(2);
       expect(written).toMatch(/token stored in .*credentials\.json/);
-      expect(Object.keys(await credentialsFile(world)), r.stdout + written).toContain(`hosting:${new URL(world.url).host}:hubot`);
       expect(r.stdout).toContain(`HUBOT=${hubot.access_token}`);
       expect(r.stdout).toContain(`ACTIVE=${hubot.access_token}`);
+      expect(r.stdout).toContain('rc_out_hubot=0');
+      expect(r.stdout).toContain('OUT_MONA=1 rc=0');
+      expect(await credentialsFile(world)).toEqual({});
       expect(r.stdout).toContain(`KEYCHAIN=${JSON.stringify([`hosting:${new URL(world.url).host}`, `hosting:${new URL(world.url).host}:mona`])}`);
     },
   );

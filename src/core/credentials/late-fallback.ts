@@ -11,11 +11,11 @@
  *
  * What the opening read over D-Bus stays readable behind the file: for one
  * account the file's entry wins (a token refreshed after the fallback is the
- * file's), the others are as the Secret Service holds them. Such an entry
- * cannot be deleted without the binding: a delete of it fails with nothing
- * deleted (deleting only a copy would say "logged out" while the keychain's
- * is read again by the next command), as logout does when the keychain does
- * not answer.
+ * file's), the others are as the Secret Service holds them. A delete takes
+ * the file's copy (the keychain's, if any, stays, as a fallback while opening
+ * left it); an entry only the keychain holds cannot be deleted without the
+ * binding: that delete fails with nothing deleted, rather than say "logged
+ * out" while the next command reads it again.
  */
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
@@ -75,11 +75,12 @@ export function lateFileFallback(keychain: CredentialStore, o: LateFallbackOptio
       either(
         () => keychain.delete(account),
         async () => {
+          if (await file.delete(account)) return true;
           if (read.has(account))
             throw new CredentialStoreError(`the OS keychain holds ${account} and its binding could not be loaded to delete it: nothing was deleted`, {
               hint: 'see `lanyard doctor`; LANYARD_KEYCHAIN=off works with the 0600 file alone',
             });
-          return file.delete(account);
+          return false;
         },
       ),
     list: () =>

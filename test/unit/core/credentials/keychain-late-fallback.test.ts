@@ -87,12 +87,16 @@ describe.runIf(process.platform === 'linux')('a binding installed but unable to 
     expect(why).toEqual([UNAVAILABLE]);
   });
 
-  it('a delete: the file only account goes; one the keychain holds stays, with nothing deleted and an error saying so', async () => {
+  it("a delete takes the file's copy; one only the keychain holds fails with nothing deleted, saying so", async () => {
     const s = await open();
     await s.set('echo:key', 'k-1');
+    await s.set('hosting:h', 'hubot');
     expect(await s.delete('echo:key')).toBe(true);
+    expect(await s.delete('hosting:h')).toBe(true);
+    expect(await s.delete('nobody')).toBe(false);
     await expect(s.delete('hosting:h:mona')).rejects.toMatchObject({ code: 'credential_store', message: expect.stringMatching(/nothing was deleted/) });
     expect(await fileEntries()).toEqual({});
+    expect(await s.get('hosting:h:mona')).toBe('tok-old');
   });
 
   it('with the keychain required: the write fails with the required error, nothing in the file', async () => {
