@@ -4,12 +4,12 @@
  * stdin), the 0600 file fallback when there is no D-Bus, and
  * --insecure-storage.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
-import { BIN, inSecretService, LIST_KEYCHAIN, shellQuote as q, type World } from './harness.js';
+import { BIN, inSecretService, LIST_KEYCHAIN, ROOT, shellQuote as q, type World } from './harness.js';
 import { APP, cli, credentialsFile, PERSONAL_TOKEN, useAuthWorld } from './auth-helpers.js';
 
 let world: World;
@@ -131,6 +131,62 @@ describe('OS keychain (real Secret Service)', () => {
     expect(r.stdout).toContain('LOGOUT=BINDING=true');
     expect(r.stdout).toContain('KEYCHAIN=[]');
   });
+
+  it.runIf(process.arch === 'x64' || process.arch === 'arm64')(
+    'a binding installed but unable to load: read over D-Bus, and at the first read or write of one entry the 0600 file, saying why',
+    async () => {
+      // The CLI beside a copy of node_modules whose platform package holds an addon that cannot be mapped (as on an older glibc or a noexec mount).
+      const farm = join(home, 'broken-binding');
+      const pkg = `keyring-linux-${process.arch}-gnu`;
+      await mkdir(join(farm, 'node_modules', '@napi-rs', pkg), { recursive: true });
+      for (const e of ['bin', 'dist', 'package.json']) await symlink(join(ROOT, e), join(farm, e));
+      for (const e of await readdir(join(ROOT, 'node_modules')))
+        if (e !== '@napi-rs') await symlink(join(ROOT, 'node_modules', e), join(farm, 'node_modules', e));
+      await symlink(join(ROOT, 'node_modules', '@napi-rs', 'keyring'), join(farm, 'node_modules', '@napi-rs', 'keyring'));
+      const main = `keyring.linux-${process.arch}-gnu.node`;
+      await writeFile(join(farm, 'node_modules', '@napi-rs', pkg, 'package.json'), JSON.stringify({ name: `@napi-rs/${pkg}`, version: '2.1.2', main }));
+      await writeFile(join(farm, 'node_modules', '@napi-rs', pkg, main), 'not an ELF object');
+      const bad = `${q(process.execPath)} --preserve-symlinks --preserve-symlinks-main ${q(join(farm, 'bin', 'lanyard.js'))} --profile emulator`;
+      const hubot = (await world.admin('hosting/issue-token', { login: 'hubot', clientId: APP.clientId, scopes: ['repo'] })) as { access_token: string };
+      await writeFile(join(home, 'mona.txt'), PERSONAL_TOKEN + '\n');
+      await writeFile(join(home, 'hubot.txt'), hubot.access_token + '\n');
+      const r = inKeyringSession(
+        [
+          `$LY auth token --with-token < ${q(join(home, 'mona.txt'))} 2>/dev/null; echo "rc_mona=$?"`,
+          `echo "STATUS=$(${bad} auth status --json 2>&1 >/dev/null; echo "rc=$?")"`,
+          `echo "READ=$(${bad} auth token --user mona 2>${q(join(home, 'read.err'))}) rc_read=$?"`,
+          `${bad} auth token --with-token < ${q(join(home, 'hubot.txt'))} 2>${q(join(home, 'write.err'))}; echo "rc_hubot=$?"`,
+          `echo "HUBOT=$(${bad} auth token --user hubot 2>/dev/null)"`,
+          // The active account: the file's pointer (hubot) wins over the keychain's (mona).
+          `echo "ACTIVE=$(${bad} auth token 2>/dev/null)"`,
+          // Logging out: the file's account goes; the keychain's cannot go without the binding, and nothing is said deleted.
+          `${bad} auth logout --user hubot 2>/dev/null; echo "rc_out_hubot=$?"`,
+          `echo "OUT_MONA=$(${bad} auth logout --user mona 2>&1 | grep -c 'nothing was deleted') rc=$?"`,
+          LIST_KEYCHAIN,
+        ].join('\n'),
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('rc_mona=0');
+      // Listing needs no binding: as before, no warning.
+      expect(r.stdout).toMatch(/^STATUS=rc=0$/m);
+      const why = 'the OS keychain is unavailable (the keychain binding could not be loaded); credentials are kept in a plain file (mode 0600)';
+      const read = await readFile(join(home, 'read.err'), 'utf8');
+      const written = await readFile(join(home, 'write.err'), 'utf8');
+      // A read of one entry: the Secret Service's, said once.
+      expect(r.stdout, read).toContain(`READ=${PERSONAL_TOKEN} rc_read=0`);
+      expect(read.split(why)).toHaveLength(2);
+      // A write: kept in the file, said once, named as the file.
+      expect(r.stdout, written).toContain('rc_hubot=0');
+      expect(written.split(why)).toHaveLength(2);
+      expect(written).toMatch(/token stored in .*credentials\.json/);
+      expect(r.stdout).toContain(`HUBOT=${hubot.access_token}`);
+      expect(r.stdout).toContain(`ACTIVE=${hubot.access_token}`);
+      expect(r.stdout).toContain('rc_out_hubot=0');
+      expect(r.stdout).toContain('OUT_MONA=1 rc=0');
+      expect(await credentialsFile(world)).toEqual({});
+      expect(r.stdout).toContain(`KEYCHAIN=${JSON.stringify([`hosting:${new URL(world.url).host}`, `hosting:${new URL(world.url).host}:mona`])}`);
+    },
+  );
 
   it('completion of --user: the logins stored in an unlocked keychain; from a locked one none, at once and without unlocking it', async () => {
     const hubot = (await world.admin('hosting/issue-token', { login: 'hubot', clientId: APP.clientId, scopes: ['repo', 'read:org'] })) as {

@@ -64,6 +64,12 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     s.keychainRequired(),
   ]);
   let fallbackReason: string | undefined;
+  // A keychain read over D-Bus whose binding cannot load at its first write turns to the file then: said as at opening.
+  let isOpen = false;
+  const onFallback = (why: string) => {
+    if (isOpen) s.warnOnce('credential-fallback', fileFallbackWarning(why, dir));
+    else fallbackReason = why;
+  };
   const prefetched = s.keychain && !insecure;
   const primary = await openCredentialStore({
     configDir: dir,
@@ -74,7 +80,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     timeoutMs: keychainTimeoutMs(s.env),
     sessionBus: s.env.DBUS_SESSION_BUS_ADDRESS,
     ...(prefetched ? { keychain: s.keychain } : {}),
-    onFallback: (why) => (fallbackReason = why),
+    onFallback,
     onWaiting: s.onWaiting,
   });
   if (s.trace) {
@@ -84,11 +90,12 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
-  const opened = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir };
-  const store = once(() => warningStore(s, opened));
+  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir };
+  isOpen = true;
+  const store = once(() => warningStore(s, stores));
   // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
-  const behind = primary.kind === 'file' || requireKeychain ? [] : [opened.file];
-  return storagePort(opened, store, () => [store(), ...behind], [opened.primary, ...behind]);
+  const behind = primary.kind === 'file' || requireKeychain ? [] : [behindKeychain(stores.file, primary)];
+  return storagePort(stores, store, () => [store(), ...behind], [stores.primary, ...behind]);
 }
 
 /** The port of a store handed in (`ContextPorts.credentials`): the only store, looked in and written to as it is. */
@@ -135,7 +142,7 @@ function warningStore(
   if (store.kind !== 'file' || !why) return store;
   const where = `a plain file (mode 0600) in ${dir}`;
   if (!explicit) {
-    s.warnOnce('credential-fallback', `${why}; credentials are kept in ${where}`);
+    s.warnOnce('credential-fallback', fileFallbackWarning(why, dir));
     return store;
   }
   return {
@@ -148,6 +155,29 @@ function warningStore(
       await store.set(account, secret);
     },
   } satisfies CredentialStore;
+}
+
+/**
+ * The file read behind the keychain; nothing once the keychain has turned to
+ * that same file (its binding could not load: late-fallback.ts), as no file
+ * is behind a file opened as such. Else a write through the primary, which
+ * deletes the account's copy from the stores behind, would delete what it
+ * had just written.
+ */
+function behindKeychain(file: CredentialStore, primary: CredentialStore): CredentialStore {
+  const same = () => primary.kind === 'file';
+  return {
+    kind: file.kind,
+    get: async (account) => (same() ? undefined : file.get(account)),
+    set: (account, secret) => file.set(account, secret),
+    delete: async (account) => !same() && file.delete(account),
+    list: async () => (same() ? [] : file.list()),
+  };
+}
+
+/** The warning of a fallback to the file nobody chose. */
+function fileFallbackWarning(why: string, dir: string): string {
+  return `${why}; credentials are kept in a plain file (mode 0600) in ${dir}`;
 }
 
 /**
@@ -193,7 +223,10 @@ function storeView(store: CredentialStore, faces: StoreFaces): CredentialStore;
 function storeView(store: CredentialStore, faces: StoreFaces, path: string): CredentialStore & { path: string };
 function storeView(store: CredentialStore, faces: StoreFaces, path?: string): CredentialStore {
   const view: CredentialStore & { path?: string } = {
-    kind: store.kind,
+    // Asked each time: a keychain whose binding cannot load turns to the file at its first write (late-fallback.ts).
+    get kind() {
+      return store.kind;
+    },
     get: faces.get ?? ((account) => store.get(account)),
     set: faces.set ?? ((account, secret) => store.set(account, secret)),
     delete: (account) => store.delete(account),

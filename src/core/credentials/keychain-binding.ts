@@ -92,7 +92,8 @@ export function platformBindingInstalled(): boolean | undefined {
 /**
  * The binding, loaded by its first call (a write, a delete, a read of one
  * entry): for a keychain whose entries were read without it. A binding that
- * then cannot load fails that call with CredentialStoreError.
+ * then cannot load fails that call with {@link KeychainBindingLoadError}
+ * (openCredentialStore then turns to the 0600 file: late-fallback.ts).
  */
 export function lazyKeychainBinding(): KeychainBinding {
   let loading: Promise<KeychainBinding> | undefined;
@@ -105,7 +106,27 @@ export function lazyKeychainBinding(): KeychainBinding {
   };
 }
 
-/** Loads the binding (calls nothing); throws CredentialStoreError when it cannot load. */
+/**
+ * Marks a failure to load the binding, known across the CLI's bundles (the
+ * keychain's prefetch and the CLI each have their own copy of the error
+ * classes, so `instanceof` cannot tell).
+ */
+const UNLOADABLE = Symbol.for('lanyard.keychain-binding-unloadable');
+
+/** The native binding could not be loaded (not installed, or its addon cannot be mapped: older glibc, noexec, another arch). */
+export class KeychainBindingLoadError extends CredentialStoreError {
+  readonly [UNLOADABLE] = true;
+}
+
+/** The failure to load the binding that `err` is or was caused by (keychainCall wraps what another bundle threw), if any. */
+export function bindingLoadFailure(err: unknown): Error | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as Error).cause, depth++) {
+    if ((e as { [UNLOADABLE]?: boolean })[UNLOADABLE] === true) return e as Error;
+  }
+  return undefined;
+}
+
+/** Loads the binding (calls nothing); throws KeychainBindingLoadError (a CredentialStoreError) when it cannot load. */
 export async function loadKeychainBinding(): Promise<KeychainBinding> {
   try {
     return (
@@ -113,7 +134,7 @@ export async function loadKeychainBinding(): Promise<KeychainBinding> {
       (await import('@napi-rs/keyring/keytar.js').then((mod: Keytar & { default?: Keytar }) => (mod.default ?? mod) as KeychainBinding))
     );
   } catch (err) {
-    throw new CredentialStoreError('the keychain binding could not be loaded', { cause: err });
+    throw new KeychainBindingLoadError('the keychain binding could not be loaded', { cause: err });
   }
 }
 

@@ -7,6 +7,7 @@ import { CredentialStoreError } from '../errors.js';
 import { FileCredentialStore } from './file-store.js';
 import { type KeychainOpening, startKeychainOpen } from './keychain-open.js';
 import { KeychainCredentialStore } from './keychain-store.js';
+import { lateFileFallback } from './late-fallback.js';
 import { type CredentialLock, FileLock } from './lock.js';
 
 export interface OpenCredentialStoreOptions {
@@ -36,7 +37,12 @@ export interface OpenCredentialStoreOptions {
   keychain?: KeychainOpening;
   /** The config directory's lock, shared by every writer of the process (default: one of its own). */
   lock?: CredentialLock;
-  /** Told why the keychain was not used (the CLI prints a visible warning). */
+  /**
+   * Told why the keychain was not used (the CLI prints a visible warning):
+   * while opening, or later, at most once, when a keychain read over D-Bus
+   * finds at its first write that its binding cannot load (the store then
+   * keeps credentials in the file).
+   */
   onFallback?: (why: string) => void;
   /**
    * Called once nothing is left for this process to do until the store is
@@ -72,7 +78,15 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     o.onFallback?.(`the OS keychain is unavailable (${r.reason})`);
     return file;
   }
-  return KeychainCredentialStore.fromOpening(r.binding, r.entries, { timeoutMs: o.timeoutMs, lock });
+  const keychain = KeychainCredentialStore.fromOpening(r.binding, r.entries, { timeoutMs: o.timeoutMs, lock });
+  // Entries read over D-Bus: the binding may load only now, at the first write; one that cannot turns to the file then.
+  if (r.via !== 'secret-service') return keychain;
+  return lateFileFallback(keychain, {
+    file,
+    entries: r.entries,
+    onFallback: o.onFallback,
+    required: o.requireKeychain ? (why) => keychainRequired(why) : undefined,
+  });
 }
 
 /** The keychain is required and cannot be used: nothing is read from or written to the file. */
