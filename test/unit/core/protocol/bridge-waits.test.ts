@@ -131,7 +131,7 @@ describe('the wait for a protocol answer', () => {
     await expect(callProtocolServer(authDeps(shortClient(400)), call)).rejects.toThrow(/no complete answer within 1 s \(the request deadline\)/);
   });
 
-  it('what each protocol POST asks of the HTTP client: no head bound, a 5 min idle bound, no deadline when the caller bounds it', async () => {
+  it("what each protocol POST asks of the HTTP client: no head bound, a 5 min idle bound, no deadline when the caller bounds it; Lanyard's own handshake: the client's bounds", async () => {
     const url = await slowServer(10);
     const http = shortClient();
     const request = vi.spyOn(http, 'request');
@@ -147,6 +147,9 @@ describe('the wait for a protocol answer', () => {
     await done;
     const posts = request.mock.calls.map(([spec]) => spec).filter((s) => s.method === 'POST');
     expect(posts.length).toBeGreaterThan(0);
-    for (const s of posts) expect(s.timeouts).toEqual({ headersMs: 2 ** 31 - 1, bodyMs: 300_000, totalMs: 0 });
+    const own = (s: (typeof posts)[number]) => ['initialize', 'notifications/initialized'].includes((s.json as { method?: string }).method ?? '');
+    for (const s of posts.filter((x) => !own(x))) expect(s.timeouts).toEqual({ headersMs: 2 ** 31 - 1, bodyMs: 300_000, totalMs: 0 });
+    // The handshake Lanyard sends on its own: the client's head bound and deadline (nobody else would end its wait).
+    expect(posts.filter(own).map((s) => s.timeouts)).toEqual([{ bodyMs: 300_000 }, { bodyMs: 300_000 }]);
   });
 });
