@@ -129,6 +129,53 @@ describe("the session's stream", () => {
   });
 });
 
+describe("the session's stream refused", () => {
+  it.each([400, 406, 410])('a GET answered %i: no GET again for 10 min, one line on stderr, calls go on', async (status) => {
+    server.getReplies.push({ status, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'no' } } });
+    const s = await open();
+    await server.advance(10 * 60_000, 10_000);
+    expect(gets()).toHaveLength(1);
+    expect(notes).toEqual([
+      `http://fake/mcp refused the session's event stream (GET: HTTP ${status}); what the server sends on its own (resource updates, list changes) is not heard in this session`,
+    ]);
+    expect((await s.request('tools/call', { name: 'echo', arguments: {} })).result).toEqual({ echo: {}, session: 's1' });
+    await s.close();
+  });
+
+  it('503s, 502 and 408 are retried with the backoff, and a 429 or 503 waits its Retry-After; then the stream is served', async () => {
+    server.getReplies.push({ status: 503 }, { status: 502 }, { status: 408 }, { status: 429, headers: { 'retry-after': '20' } });
+    server.getReplies.push({ status: 503, headers: { 'retry-after': new Date(clock.now() + 60_000).toUTCString() } });
+    const s = await open();
+    // (Before the served stream's idle bound, 90 s after it opened.)
+    await server.advance(150_000, 250);
+    const at = gets().map((g) => g.at);
+    expect(at).toHaveLength(6);
+    const waits = at.slice(1).map((t, i) => t - at[i]!);
+    // 1 s, 1.5 s, 2.25 s (the backoff), then the 429's 20 s (not 3.375 s); then what is left of the HTTP date's minute (to the second).
+    for (const [i, w] of [1000, 1500, 2250, 20_000].entries()) expect(waits[i]).toBeGreaterThanOrEqual(w), expect(waits[i]).toBeLessThanOrEqual(w + 500);
+    const left = 60_000 - (at[4]! - at[0]!);
+    expect(waits[4]).toBeGreaterThanOrEqual(left - 1000);
+    expect(waits[4]).toBeLessThanOrEqual(left + 500);
+    expect(server.streams).toHaveLength(1);
+    expect(notes).toEqual([]);
+    await s.close();
+  });
+
+  it('a GET answered 401 (an expired token) pauses the stream with one line, no GET meanwhile, until the session has another token', async () => {
+    server.getReplies.push({ status: 401 });
+    const s = await open();
+    await server.advance(10 * 60_000, 10_000);
+    expect(gets()).toHaveLength(1);
+    expect(notes).toEqual(["http://fake/mcp refused the session's event stream (GET: HTTP 401); it is opened again once a call signs in"]);
+    // A call signed in again (the token the session holds changed): the stream comes back.
+    s.state.accessToken = 'renewed';
+    await server.advance(31_000, 1000);
+    expect(gets()).toHaveLength(2);
+    expect(server.streams).toHaveLength(1);
+    await s.close();
+  });
+});
+
 describe("the session's stream, on the live clock", () => {
   let http: HttpClient;
   let live: Server;
