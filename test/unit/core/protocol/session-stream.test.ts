@@ -217,4 +217,32 @@ describe("the session's stream, on the live clock", () => {
     expect(getsSeen[2]!.at - getsSeen[1]!.at).toBeGreaterThanOrEqual(190);
     await s.close();
   });
+
+  it("a 429's Retry-After is waited out between two real processes' clocks; a 400 then stops the stream", async () => {
+    const getsAt: number[] = [];
+    live = createServer((req, res) => {
+      if (req.method === 'GET') {
+        getsAt.push(Date.now());
+        return void (getsAt.length === 1 ? res.writeHead(429, { 'retry-after': '2' }).end() : res.writeHead(400).end());
+      }
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
+        if (m.method !== 'initialize') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
+        const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'live', version: '1' } };
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'live-2' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+      });
+    });
+    await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
+    http = new HttpClient({ clock: systemClock, userAgent: 'test' });
+    const s = await open(http, systemClock, `http://127.0.0.1:${(live.address() as AddressInfo).port}/mcp`);
+    for (let i = 0; i < 400 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(getsAt).toHaveLength(2);
+    // Retry-After's 2 s, not the first backoff's 1 s (the HTTP client's rate-limit wait honours it before the stream sees
+    // the answer; the stream's own, for what the client gives back, is the fake-clock test's). A loaded machine may add, never take.
+    expect(getsAt[1]! - getsAt[0]!).toBeGreaterThanOrEqual(1990);
+    expect(notes).toEqual([expect.stringMatching(/refused the session's event stream \(GET: HTTP 400\)/)]);
+    await s.close();
+  });
 });
