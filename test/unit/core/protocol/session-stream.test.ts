@@ -4,7 +4,7 @@
  * failure (Last-Event-ID, the server's retry, a backoff that starts again
  * after a served stream), stopped by 405, and a lost session recovered.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
@@ -184,6 +184,25 @@ describe("the session's stream, on the live clock", () => {
     await new Promise((r) => live?.close(r));
   });
 
+  /** A live server's answer to a POST or DELETE: a session for initialize, 202 for the rest. */
+  const answerPost = (req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
+      if (m.method !== 'initialize') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
+      const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'live', version: '1' } };
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'live-1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+    });
+  };
+
+  /** A session with the live server, over a real HTTP client on the system clock. */
+  const openLive = async () => {
+    await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
+    http = new HttpClient({ clock: systemClock, userAgent: 'test' });
+    return open(http, systemClock, `http://127.0.0.1:${(live.address() as AddressInfo).port}/mcp`);
+  };
+
   it("a stream the server ends, with or without an event id, is opened again after the server's retry (with Last-Event-ID when it had one)", async () => {
     const getsSeen: Array<{ lastEventId?: string; at: number }> = [];
     live = createServer((req, res) => {
@@ -196,19 +215,9 @@ describe("the session's stream, on the live clock", () => {
         if (n < 3) res.end();
         return;
       }
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
-        if (m.method !== 'initialize') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
-        const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'live', version: '1' } };
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'live-1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-      });
+      answerPost(req, res);
     });
-    await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
-    http = new HttpClient({ clock: systemClock, userAgent: 'test' });
-    const url = `http://127.0.0.1:${(live.address() as AddressInfo).port}/mcp`;
-    const s = await open(http, systemClock, url);
+    const s = await openLive();
     for (let i = 0; i < 400 && heard.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
     expect(heard.map((h) => h.method)).toEqual(['notifications/n1', 'notifications/n2', 'notifications/n3']);
     expect(getsSeen.map((g) => g.lastEventId)).toEqual([undefined, undefined, 'a2']);
@@ -225,18 +234,9 @@ describe("the session's stream, on the live clock", () => {
         getsAt.push(Date.now());
         return void (getsAt.length === 1 ? res.writeHead(429, { 'retry-after': '2' }).end() : res.writeHead(400).end());
       }
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
-        if (m.method !== 'initialize') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
-        const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'live', version: '1' } };
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'live-2' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-      });
+      answerPost(req, res);
     });
-    await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
-    http = new HttpClient({ clock: systemClock, userAgent: 'test' });
-    const s = await open(http, systemClock, `http://127.0.0.1:${(live.address() as AddressInfo).port}/mcp`);
+    const s = await openLive();
     for (let i = 0; i < 400 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(getsAt).toHaveLength(2);
     // Retry-After's 2 s, not the first backoff's 1 s (the HTTP client's rate-limit wait honours it before the stream sees
