@@ -14,7 +14,7 @@ import { runBridge } from '../../../../src/core/protocol/bridge.js';
 import { callProtocolServer } from '../../../../src/core/protocol/session.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { hostLines, quietBridgeDeps } from './host-stdio.js';
+import { hostHandshake, hostLines, quietBridgeDeps } from './host-stdio.js';
 
 type Rpc = { id?: string | number; method: string; params?: { name?: string; _meta?: { progressToken?: unknown } } };
 
@@ -91,13 +91,7 @@ async function bridgeCall(url: string, call: JsonRpcRequestWire): Promise<Array<
       send: (m) => void sent.push(m),
     },
   );
-  lines.push({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
-  });
-  lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  hostHandshake(lines);
   lines.push(call);
   lines.end();
   await done;

@@ -7,7 +7,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AuthorizedSession } from '../../../../src/core/protocol/session.js';
 import { FakeClock } from '../../../fakes/clock.js';
+import { runBridge } from '../../../../src/core/protocol/bridge.js';
+import type { JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeSessionServer, sessionWith, settle } from './fake-session-server.js';
+import { hostHandshake, hostLines, quietBridgeDeps } from './host-stdio.js';
 import { CLOSE_WAIT_MS } from '../../../../src/core/protocol/handshake-session.js';
 
 let clock: FakeClock;
@@ -168,5 +171,33 @@ describe('a lost session', () => {
     await closing;
     expect(await call).toMatch(/rejected: .*gave up the new session/);
     expect(server.held.has('initialize')).toBe(false);
+  });
+
+  it('a bridge whose server took the re-initialize and never answers: the calls waiting for it get -32051 after 30 s, and the bridge ends once stdin does', async () => {
+    const lines = hostLines();
+    const sent: JsonRpcResponseWire[] = [];
+    let ended = false;
+    const done = runBridge(
+      { ...quietBridgeDeps(server.http, clock), notify: (l) => void notes.push(l) },
+      { serverUrl: 'http://fake/mcp', clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+      { lines, send: (m) => void sent.push(m as JsonRpcResponseWire) },
+    ).then(() => (ended = true));
+    const answered = (id: number) => sent.find((m) => m.id === id);
+    hostHandshake(lines);
+    lines.push({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' } } });
+    await server.advance(1000);
+    expect(answered(2)?.result).toEqual({ echo: { text: 'a' }, session: 's1' });
+    server.held.set('initialize', () => undefined);
+    server.loseNext = true;
+    for (const id of [3, 4]) lines.push({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `${id}` } } });
+    await server.advance(1000);
+    expect(server.held.has('initialize')).toBe(true);
+    lines.end();
+    await server.advance(25_000, 1000);
+    expect([answered(3), answered(4), ended]).toEqual([undefined, undefined, false]);
+    await server.advance(10_000, 1000);
+    for (const id of [3, 4]) expect(answered(id)?.error?.code).toBe(-32051);
+    expect(ended).toBe(true);
+    await done;
   });
 });
