@@ -15,9 +15,15 @@
  * re-initialization at most: a new session lost again at once is an error,
  * not a loop. A re-initialization that fails fails the requests sent before
  * it failed; a later request meets the 404 again and tries once more.
+ *
+ * The messages Lanyard sends on its own — initialize, notifications/initialized,
+ * what a new session is told again — are bounded as ordinary requests even
+ * when the caller bounds its own (the bridge): nobody else would end a
+ * re-initialization the server never answers, and every later request waits
+ * for it. Closing waits for one under way a short while, then gives it up.
  */
 import { randomUUID } from 'node:crypto';
-import { LanyardError } from '../errors.js';
+import { CancelledError, LanyardError } from '../errors.js';
 import { isProtocolRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import { waitFor, type AuthorizedTransport } from './authorized-transport.js';
@@ -29,12 +35,16 @@ interface Recovery {
   readonly lost: string;
   done: Promise<void>;
   settled: boolean;
+  /** Ends its exchanges (the session closes and waits for it no longer). */
+  readonly cancel: AbortController;
   /** When it failed: its error, and the POSTs sent by then (they share it; later ones may try again). */
   failed?: { readonly error: unknown; readonly upTo: number };
 }
 
 /** Losses of the session one request meets (each but one for an id already replaced) before it gives up. */
 const MAX_LOSSES_PER_REQUEST = 4;
+/** How long closing waits for a re-initialization under way before giving it up (a bridge whose host has gone exits). */
+export const CLOSE_WAIT_MS = 5000;
 
 export class HandshakeSession {
   #initParams?: unknown;
@@ -62,24 +72,25 @@ export class HandshakeSession {
     return this.#initialize(params ?? this.defaultParams(), false);
   }
 
-  /** `recovering`: the re-initialization of a lost session (its messages neither wait for it nor recover). */
-  async #initialize(params: unknown, recovering: boolean): Promise<JsonRpcResponseWire> {
+  /** `recovering`: the re-initialization of a lost session (its messages neither wait for it nor recover; `signal` ends them). */
+  async #initialize(params: unknown, recovering: boolean, signal?: AbortSignal): Promise<JsonRpcResponseWire> {
     const { state, o } = this.transport;
     this.#initParams = params;
     state.sessionId = undefined;
     state.revision = undefined;
-    const init = (await this.#call({ jsonrpc: '2.0', id: randomUUID(), method: 'initialize', params }, undefined, recovering))!;
+    const init = (await this.#call({ jsonrpc: '2.0', id: randomUUID(), method: 'initialize', params }, signal, recovering, true))!;
     if (init.error) return init;
     const v = (init.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (!isProtocolRevision(v)) {
-      await this.close();
+      // (A re-initialization fails instead: closing would wait for itself.)
+      if (!recovering) await this.close();
       throw new LanyardError(
         'protocol_error',
         `${o.serverUrl} answered initialize with protocol version ${typeof v === 'string' ? JSON.stringify(v) : 'none'} (field result.protocolVersion); Lanyard speaks ${Protocol.revisions.join(', ')}`,
       );
     }
     state.revision = v;
-    await this.#call({ jsonrpc: '2.0', method: 'notifications/initialized' }, undefined, recovering);
+    await this.#call({ jsonrpc: '2.0', method: 'notifications/initialized' }, signal, recovering, true);
     if (state.sessionId) this.#listen(state.sessionId);
     return init;
   }
@@ -108,7 +119,7 @@ export class HandshakeSession {
   async close(signal?: AbortSignal): Promise<void> {
     this.#closed = true;
     const r = this.#recovery;
-    if (r && !r.settled) await waitFor(r.done, signal).catch(() => undefined);
+    if (r && !r.settled) await this.#giveUp(r, signal);
     for (let l = this.#listener; l; l = this.#listener) {
       l.stop();
       await l.done;
@@ -124,10 +135,26 @@ export class HandshakeSession {
     state.sessionId = undefined;
   }
 
-  async #call(message: JsonRpcRequestWire | JsonRpcResponseWire, signal?: AbortSignal, recovering = false): Promise<JsonRpcResponseWire | undefined> {
+  /** Waits for the re-initialization `r` at most CLOSE_WAIT_MS (less when `signal` aborts), then ends it. */
+  async #giveUp(r: Recovery, signal: AbortSignal | undefined): Promise<void> {
+    const timer = new AbortController();
+    const bound = this.transport.deps.clock.sleep(CLOSE_WAIT_MS, timer.signal).catch(() => undefined);
+    await waitFor(Promise.race([r.done, bound]), signal).catch(() => undefined);
+    timer.abort();
+    if (!r.settled) r.cancel.abort(new CancelledError(`closing the session: gave up the new session with ${this.transport.o.serverUrl}`));
+  }
+
+  /** `own`: a message Lanyard sends on its own (bounded as any request, whoever bounds the others). */
+  async #call(
+    message: JsonRpcRequestWire | JsonRpcResponseWire,
+    signal?: AbortSignal,
+    recovering = false,
+    own = recovering,
+  ): Promise<JsonRpcResponseWire | undefined> {
     const { transport } = this;
     const method = 'method' in message ? message.method : undefined;
-    const stateNow = transport.stateWith(signal);
+    const withSignal = transport.stateWith(signal);
+    const stateNow = own ? () => ({ ...withSignal(), own: true }) : withSignal;
     // The session id the POST went out with (the last one sent, after a sign-in on the way).
     let sentWith: string | undefined;
     const sending = () => {
@@ -170,10 +197,10 @@ export class HandshakeSession {
   }
 
   /** Tells a new session what the lost one had been told (subscriptions, the log level); what it refuses is said on stderr. */
-  async #restore(): Promise<void> {
+  async #restore(signal: AbortSignal): Promise<void> {
     const { deps, o } = this.transport;
     const sent = [...this.#kept.values()].map(async (m) => {
-      const r = await this.#call({ ...m, id: randomUUID() }, undefined, true).catch((e: unknown) => ({ error: { message: String(e) } }));
+      const r = await this.#call({ ...m, id: randomUUID() }, signal, true).catch((e: unknown) => ({ error: { message: String(e) } }));
       if (r?.error) deps.notify?.(`${o.serverUrl} refused ${m.method} in the new session: ${r.error.message}`);
     });
     await Promise.all(sent);
@@ -215,11 +242,11 @@ export class HandshakeSession {
     const { state } = transport;
     const revision = state.revision;
     transport.deps.notify?.(`${transport.o.serverUrl} no longer knows the session; starting a new one`);
-    const r: Recovery = { lost, settled: false, done: Promise.resolve() };
+    const r: Recovery = { lost, settled: false, done: Promise.resolve(), cancel: new AbortController() };
     const run = async () => {
-      const init = await this.#initialize(this.#initParams, true);
+      const init = await this.#initialize(this.#initParams, true, r.cancel.signal);
       if (init.error) throw new LanyardError('rpc_error', `initialize failed: server error ${init.error.code}: ${init.error.message}`);
-      await this.#restore();
+      await this.#restore(r.cancel.signal);
     };
     r.done = run().then(
       () => {

@@ -29,6 +29,13 @@ export interface TransportState {
    * each exchange, the wait for the answer's head included.
    */
   callerBounded?: boolean;
+  /**
+   * A message Lanyard sends on its own, not on a caller's behalf (initialize,
+   * notifications/initialized, what a new session is told again): bounded as
+   * any request whatever `callerBounded` says — the HTTP client's bound for a
+   * head (30 s) and its request deadline — for no caller would end its wait.
+   */
+  own?: boolean;
 }
 
 /** A stream may be quiet for this long (a server waiting on a slow tool or on our answer to a prompt). */
@@ -40,8 +47,9 @@ const STREAM_IDLE_MS = 300_000;
  */
 const NO_HEAD_BOUND_MS = 2 ** 31 - 1;
 
-/** The bounds of a protocol exchange: connect as usual; head and total as the caller says; the body's idle bound. */
-function protocolTimeouts(s: Pick<TransportState, 'callerBounded'>): RequestSpec['timeouts'] {
+/** The bounds of a protocol exchange: connect as usual; head and total as the caller says (Lanyard's own: the client's); the body's idle bound. */
+function protocolTimeouts(s: Pick<TransportState, 'callerBounded' | 'own'>): RequestSpec['timeouts'] {
+  if (s.own) return { bodyMs: STREAM_IDLE_MS };
   return s.callerBounded ? { headersMs: NO_HEAD_BOUND_MS, bodyMs: STREAM_IDLE_MS, totalMs: 0 } : { headersMs: NO_HEAD_BOUND_MS, bodyMs: STREAM_IDLE_MS };
 }
 

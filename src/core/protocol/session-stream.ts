@@ -5,15 +5,23 @@
  * the session, as the protocol SDK's client keeps it:
  * - no total deadline, only an idle bound (a connection that went dead while
  *   a laptop slept is noticed; servers send keep-alive comments well inside it);
- * - any end or failure is followed by a new GET (with `Last-Event-ID` when the
- *   server gave event ids), after the server's `retry` or a backoff that grows
- *   on failures and starts again after a connection that was served;
+ * - an end, a network failure, 5xx, 408 or 429 is followed by a new GET (with
+ *   `Last-Event-ID` when the server gave event ids), after the server's
+ *   `retry` (or `Retry-After`) or a backoff that grows on failures and starts
+ *   again after a connection that was served;
  * - it stops on 405 (the server offers no such stream), an answer that is not
  *   an event stream, or 404 — a session lost once the stream was served is
  *   reported (`onLost`: the session recovers), a 404 to the first GET is a
- *   server without the stream — and when the session closes.
+ *   server without the stream — and when the session closes;
+ * - any other 4xx stops it with one line on stderr (servers refuse the GET
+ *   with 400 or 406 as often as with 405: asking again changes nothing);
+ * - 401 or 403 pauses it, with one line, until the session has another token
+ *   (a call signed in again or widened its scope): the GET never signs in
+ *   itself (no browser opened, no refresh, behind no call), and an idle
+ *   bridge with an expired token sends nothing meanwhile.
  */
 import type { Timeouts } from '../http/types.js';
+import { parseRetryAfter } from '../ratelimit/headers.js';
 import type { AuthorizedTransport, StreamCursor } from './authorized-transport.js';
 import { isEventStream, rpcGet } from './jsonrpc.js';
 
@@ -30,8 +38,18 @@ export const RECONNECT = { firstMs: 1000, growth: 1.5, maxMs: 30_000 } as const;
 const RETRY_FLOOR_MS = 100;
 /** StreamCursor.retryMs until the server names one. */
 const NO_RETRY = -1;
+/** The longest `Retry-After` honoured as it is (a server's hour-long one is not a day). */
+const RETRY_AFTER_MAX_MS = 3_600_000;
 
-type Attempt = 'served' | 'failed' | 'lost' | 'unknown-event' | 'none';
+type Attempt = 'served' | 'failed' | 'lost' | 'unknown-event' | 'refused' | 'unauthorized' | 'none';
+
+/** How one GET ended: the answer's status, its `Retry-After` (ms), the token it went with. */
+interface Outcome {
+  readonly kind: Attempt;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly token?: string;
+}
 
 export interface SessionStream {
   stop(): void;
@@ -47,20 +65,36 @@ export function listenToSession(t: AuthorizedTransport, sessionId: string, onLos
     let failures = 0;
     let served = false;
     while (!signal.aborted) {
-      const outcome = await attempt(t, sessionId, cursor, signal);
-      if (signal.aborted || outcome === 'none') return;
-      if (outcome === 'lost') return served ? onLost() : undefined;
-      if (outcome === 'unknown-event') {
+      const { kind, status, retryAfterMs, token } = await attempt(t, sessionId, cursor, signal);
+      if (signal.aborted || kind === 'none') return;
+      if (kind === 'lost') return served ? onLost() : undefined;
+      if (kind === 'refused') return void t.deps.notify?.(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); ${UNHEARD}`);
+      if (kind === 'unauthorized') {
+        t.deps.notify?.(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); it is opened again once a call signs in`);
+        await anotherToken(t, token, signal);
+        failures = 0;
+        continue;
+      }
+      if (kind === 'unknown-event') {
         // The server no longer has the event: the stream goes on from now.
         cursor.lastEventId = undefined;
         continue;
       }
-      if (outcome === 'served') (served = true), (failures = 0);
+      if (kind === 'served') (served = true), (failures = 0);
       else failures++;
-      await t.deps.clock.sleep(reconnectDelay(cursor.retryMs, failures), signal);
+      const delay = reconnectDelay(cursor.retryMs, failures);
+      await t.deps.clock.sleep(Math.max(delay, Math.min(retryAfterMs ?? 0, RETRY_AFTER_MAX_MS)), signal);
     }
   };
   return { stop: () => ac.abort(), done: run().catch(() => undefined) };
+}
+
+/** What a stopped stream means for the user. */
+const UNHEARD = 'what the server sends on its own (resource updates, list changes) is not heard in this session';
+
+/** Waits, sending nothing, until the session has a token other than `refused` (checked at the longest backoff). */
+async function anotherToken(t: AuthorizedTransport, refused: string | undefined, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted && t.state.accessToken === refused) await t.deps.clock.sleep(RECONNECT.maxMs, signal);
 }
 
 /** The wait before the next GET: the server's `retry` after a served stream, at least the backoff after failures. */
@@ -72,24 +106,28 @@ export function reconnectDelay(retryMs: number, failures: number): number {
 }
 
 /** One GET of the stream, read to its end. */
-async function attempt(t: AuthorizedTransport, sessionId: string, cursor: StreamCursor, signal: AbortSignal): Promise<Attempt> {
+async function attempt(t: AuthorizedTransport, sessionId: string, cursor: StreamCursor, signal: AbortSignal): Promise<Outcome> {
+  const token = t.state.accessToken;
   let res: Awaited<ReturnType<typeof rpcGet>>;
   try {
     res = await rpcGet(t.deps.http, t.o.serverUrl, { ...t.state, sessionId, signal }, cursor.lastEventId, STREAM_TIMEOUTS);
   } catch {
-    return 'failed';
+    return { kind: 'failed' };
   }
-  const ok = res.status >= 200 && res.status <= 299;
+  const { status } = res;
+  const ok = status >= 200 && status <= 299;
   if (!ok || !isEventStream(res)) {
     await res.dump().catch(() => undefined);
-    if (res.status === 405 || ok) return 'none';
-    if (res.status === 404) return cursor.lastEventId === undefined ? 'lost' : 'unknown-event';
-    return 'failed';
+    if (status === 405 || ok) return { kind: 'none' };
+    if (status === 404) return { kind: cursor.lastEventId === undefined ? 'lost' : 'unknown-event' };
+    if (status === 401 || status === 403) return { kind: 'unauthorized', status, token };
+    if (status >= 400 && status <= 499 && status !== 408 && status !== 429) return { kind: 'refused', status };
+    return { kind: 'failed', retryAfterMs: parseRetryAfter(res.headers['retry-after'], t.deps.clock.now()) };
   }
   try {
     await t.drain(res, cursor);
   } catch {
     /* cut, idle, or an event too long: the stream is opened again */
   }
-  return 'served';
+  return { kind: 'served' };
 }

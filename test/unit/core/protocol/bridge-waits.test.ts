@@ -14,7 +14,7 @@ import { runBridge } from '../../../../src/core/protocol/bridge.js';
 import { callProtocolServer } from '../../../../src/core/protocol/session.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { hostLines, quietBridgeDeps } from './host-stdio.js';
+import { hostHandshake, hostLines, quietBridgeDeps } from './host-stdio.js';
 
 type Rpc = { id?: string | number; method: string; params?: { name?: string; _meta?: { progressToken?: unknown } } };
 
@@ -91,13 +91,7 @@ async function bridgeCall(url: string, call: JsonRpcRequestWire): Promise<Array<
       send: (m) => void sent.push(m),
     },
   );
-  lines.push({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
-  });
-  lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  hostHandshake(lines);
   lines.push(call);
   lines.end();
   await done;
@@ -131,7 +125,7 @@ describe('the wait for a protocol answer', () => {
     await expect(callProtocolServer(authDeps(shortClient(400)), call)).rejects.toThrow(/no complete answer within 1 s \(the request deadline\)/);
   });
 
-  it('what each protocol POST asks of the HTTP client: no head bound, a 5 min idle bound, no deadline when the caller bounds it', async () => {
+  it("what each protocol POST asks of the HTTP client: no head bound, a 5 min idle bound, no deadline when the caller bounds it; Lanyard's own handshake: the client's bounds", async () => {
     const url = await slowServer(10);
     const http = shortClient();
     const request = vi.spyOn(http, 'request');
@@ -147,6 +141,9 @@ describe('the wait for a protocol answer', () => {
     await done;
     const posts = request.mock.calls.map(([spec]) => spec).filter((s) => s.method === 'POST');
     expect(posts.length).toBeGreaterThan(0);
-    for (const s of posts) expect(s.timeouts).toEqual({ headersMs: 2 ** 31 - 1, bodyMs: 300_000, totalMs: 0 });
+    const own = (s: (typeof posts)[number]) => ['initialize', 'notifications/initialized'].includes((s.json as { method?: string }).method ?? '');
+    for (const s of posts.filter((x) => !own(x))) expect(s.timeouts).toEqual({ headersMs: 2 ** 31 - 1, bodyMs: 300_000, totalMs: 0 });
+    // The handshake Lanyard sends on its own: the client's head bound and deadline (nobody else would end its wait).
+    expect(posts.filter(own).map((s) => s.timeouts)).toEqual([{ bodyMs: 300_000 }, { bodyMs: 300_000 }]);
   });
 });

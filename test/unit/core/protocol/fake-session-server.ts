@@ -5,7 +5,8 @@
  * session's GET streams the test writes to. It bounds each exchange as the
  * real transport does, on the fake clock: the total deadline
  * (`timeouts.totalMs`, the client's 5 min unless the request names another;
- * 0: none) and the idle bound between chunks (`timeouts.bodyMs`).
+ * 0: none), the idle bound between chunks (`timeouts.bodyMs`) and, for a
+ * POST it holds, the bound for a head (`timeouts.headersMs`) and the signal.
  */
 import { PassThrough } from 'node:stream';
 import type { HttpClient, HttpResponse, RequestSpec } from '../../../../src/core/http/client.js';
@@ -45,7 +46,10 @@ export class FakeSessionServer {
   loseNext = false;
   /** Forget every session at its first request. */
   loseAlways = false;
-  /** A tools/call of this name waits for `release` before it is looked at. */
+  /**
+   * A tools/call of this name, or a request of this method (`initialize`), waits for `release` before it is
+   * looked at — or fails at the exchange's bound for a head or total deadline, or when its signal aborts.
+   */
   readonly held = new Map<string, () => void>();
   #n = 0;
   #timers: Array<{ at: number; fire: () => void }> = [];
@@ -105,15 +109,8 @@ export class FakeSessionServer {
     await settle();
     if (method === 'DELETE') return this.#answer({ status: 200 });
     if (method === 'GET') return this.#get(spec, session);
-    if (msg.method === 'tools/call' && this.held.has(msg.params?.name ?? '')) {
-      const name = msg.params!.name!;
-      await new Promise<void>((r) =>
-        this.held.set(name, () => {
-          this.held.delete(name);
-          r();
-        }),
-      );
-    }
+    const key = msg.method === 'tools/call' ? msg.params?.name : msg.method;
+    if (key !== undefined && this.held.has(key)) await this.#hold(key, spec);
     if (msg.method === 'initialize') {
       const refused = this.initReplies.shift();
       if (refused) return this.#answer(refused.body ? { ...refused, body: { ...(refused.body as object), id: msg.id } } : refused);
@@ -131,6 +128,25 @@ export class FakeSessionServer {
       return this.#answer({ status: 404, body: { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } } });
     if (msg.id === undefined) return this.#answer({ status: 202 });
     return this.#answer({ status: 200, body: { jsonrpc: '2.0', id: msg.id, result: { echo: msg.params?.arguments ?? null, session } } });
+  }
+
+  /** Holds a POST until the test releases it, its bound for a head or total deadline passes, or its signal aborts. */
+  #hold(key: string, spec: RequestSpec): Promise<void> {
+    const t = { ...DEFAULT_TIMEOUTS, ...spec.timeouts };
+    const bound = Math.min(t.headersMs, t.totalMs > 0 ? t.totalMs : Number.POSITIVE_INFINITY);
+    return new Promise<void>((resolve, reject) => {
+      const release = () => {
+        this.held.delete(key);
+        resolve();
+      };
+      const fail = (e: unknown) => {
+        if (this.held.get(key) === release) this.held.delete(key);
+        reject(e);
+      };
+      this.held.set(key, release);
+      this.#timers.push({ at: this.clock.monotonic() + bound, fire: () => fail(new Error('timed out waiting for headers')) });
+      spec.signal?.addEventListener('abort', () => fail(spec.signal!.reason), { once: true });
+    });
   }
 
   #get(spec: RequestSpec, session: string | undefined): HttpResponse | Promise<HttpResponse> {

@@ -36,6 +36,13 @@ export function hostLines() {
   };
 }
 
+/** The host's handshake of revision 2025-06-18: `initialize` (id 1), then `notifications/initialized`. */
+export function hostHandshake(lines: ReturnType<typeof hostLines>): void {
+  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } };
+  lines.push({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+  lines.push({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
 /**
  * The protocol SDK's client transport on the host's side: what the SDK sends
  * becomes the bridge's lines; what the bridge sends goes through JSON, as it

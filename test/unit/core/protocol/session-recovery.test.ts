@@ -7,7 +7,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AuthorizedSession } from '../../../../src/core/protocol/session.js';
 import { FakeClock } from '../../../fakes/clock.js';
+import { runBridge } from '../../../../src/core/protocol/bridge.js';
+import type { JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeSessionServer, sessionWith, settle } from './fake-session-server.js';
+import { hostHandshake, hostLines, quietBridgeDeps } from './host-stdio.js';
+import { CLOSE_WAIT_MS } from '../../../../src/core/protocol/handshake-session.js';
 
 let clock: FakeClock;
 let server: FakeSessionServer;
@@ -19,11 +23,12 @@ beforeEach(() => {
   notes = [];
 });
 
-/** A session with the fake server (not started). */
-const unstarted = () => sessionWith(server.http, clock, { notify: (l) => void notes.push(l) });
+/** A session with the fake server (not started); `callerBounded`: the bridge's, whose host bounds and cancels each call. */
+const unstarted = (callerBounded = false) =>
+  sessionWith(server.http, clock, { notify: (l) => void notes.push(l), ...(callerBounded ? { callerBounded } : {}) });
 
-async function session(): Promise<AuthorizedSession> {
-  const s = unstarted();
+async function session(callerBounded = false): Promise<AuthorizedSession> {
+  const s = unstarted(callerBounded);
   await s.start();
   const init = await s.initialize();
   expect(init.error).toBeUndefined();
@@ -119,5 +124,80 @@ describe('a lost session', () => {
     await s.start();
     await expect(s.initialize()).rejects.toThrow(/lost the new session too/);
     expect(server.count('initialize')).toBe(2);
+  });
+
+  it("under the bridge (the caller bounds its calls), a re-initialize the server never answers ends at the client's bound for a head; later calls fail with it, a call after it recovers", async () => {
+    const s = await session(true);
+    server.held.set('initialize', () => undefined);
+    server.loseNext = true;
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        () => 'fulfilled',
+        (e: unknown) => `rejected: ${String(e)}`,
+      );
+    const first = outcome(s.request('tools/call', { name: 'echo', arguments: { text: 'a' } }));
+    await server.advance(1000);
+    expect(server.held.has('initialize')).toBe(true);
+    const later = outcome(s.request('tools/call', { name: 'echo', arguments: { text: 'b' } }));
+    let done = 0;
+    void Promise.all([first, later]).then(() => done++);
+    await server.advance(27_000, 1000);
+    expect(done).toBe(0);
+    // The client's 30 s bound for a head, whatever the bridge's own calls get.
+    await server.advance(3000, 1000);
+    expect(done).toBe(1);
+    for (const r of [await first, await later]) expect(r).toMatch(/rejected: .*timed out waiting for headers/);
+    const again = await s.request('tools/call', { name: 'echo', arguments: { text: 'c' } });
+    expect(again.result).toEqual({ echo: { text: 'c' }, session: 's2' });
+    await s.close();
+  });
+
+  it('closing (as the bridge does when its host has gone) gives up a re-initialization under way after a short bound', async () => {
+    const s = await session(true);
+    server.held.set('initialize', () => undefined);
+    server.loseNext = true;
+    const call = s.request('tools/call', { name: 'echo', arguments: { text: 'a' } }).then(
+      () => 'fulfilled',
+      (e: unknown) => `rejected: ${String(e)}`,
+    );
+    await server.advance(1000);
+    expect(server.held.has('initialize')).toBe(true);
+    let closed = false;
+    const closing = s.close(new AbortController().signal).then(() => (closed = true));
+    await server.advance(CLOSE_WAIT_MS - 500, 250);
+    expect(closed).toBe(false);
+    await server.advance(1000, 250);
+    expect(closed).toBe(true);
+    await closing;
+    expect(await call).toMatch(/rejected: .*gave up the new session/);
+    expect(server.held.has('initialize')).toBe(false);
+  });
+
+  it('a bridge whose server took the re-initialize and never answers: the calls waiting for it get -32051 after 30 s, and the bridge ends once stdin does', async () => {
+    const lines = hostLines();
+    const sent: JsonRpcResponseWire[] = [];
+    let ended = false;
+    const done = runBridge(
+      { ...quietBridgeDeps(server.http, clock), notify: (l) => void notes.push(l) },
+      { serverUrl: 'http://fake/mcp', clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
+      { lines, send: (m) => void sent.push(m as JsonRpcResponseWire) },
+    ).then(() => (ended = true));
+    const answered = (id: number) => sent.find((m) => m.id === id);
+    hostHandshake(lines);
+    lines.push({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' } } });
+    await server.advance(1000);
+    expect(answered(2)?.result).toEqual({ echo: { text: 'a' }, session: 's1' });
+    server.held.set('initialize', () => undefined);
+    server.loseNext = true;
+    for (const id of [3, 4]) lines.push({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `${id}` } } });
+    await server.advance(1000);
+    expect(server.held.has('initialize')).toBe(true);
+    lines.end();
+    await server.advance(25_000, 1000);
+    expect([answered(3), answered(4), ended]).toEqual([undefined, undefined, false]);
+    await server.advance(10_000, 1000);
+    for (const id of [3, 4]) expect(answered(id)?.error?.code).toBe(-32051);
+    expect(ended).toBe(true);
+    await done;
   });
 });

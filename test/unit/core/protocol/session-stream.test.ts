@@ -4,7 +4,7 @@
  * failure (Last-Event-ID, the server's retry, a backoff that starts again
  * after a served stream), stopped by 405, and a lost session recovered.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
@@ -129,6 +129,53 @@ describe("the session's stream", () => {
   });
 });
 
+describe("the session's stream refused", () => {
+  it.each([400, 406, 410])('a GET answered %i: no GET again for 10 min, one line on stderr, calls go on', async (status) => {
+    server.getReplies.push({ status, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'no' } } });
+    const s = await open();
+    await server.advance(10 * 60_000, 10_000);
+    expect(gets()).toHaveLength(1);
+    expect(notes).toEqual([
+      `http://fake/mcp refused the session's event stream (GET: HTTP ${status}); what the server sends on its own (resource updates, list changes) is not heard in this session`,
+    ]);
+    expect((await s.request('tools/call', { name: 'echo', arguments: {} })).result).toEqual({ echo: {}, session: 's1' });
+    await s.close();
+  });
+
+  it('503s, 502 and 408 are retried with the backoff, and a 429 or 503 waits its Retry-After; then the stream is served', async () => {
+    server.getReplies.push({ status: 503 }, { status: 502 }, { status: 408 }, { status: 429, headers: { 'retry-after': '20' } });
+    server.getReplies.push({ status: 503, headers: { 'retry-after': new Date(clock.now() + 60_000).toUTCString() } });
+    const s = await open();
+    // (Before the served stream's idle bound, 90 s after it opened.)
+    await server.advance(150_000, 250);
+    const at = gets().map((g) => g.at);
+    expect(at).toHaveLength(6);
+    const waits = at.slice(1).map((t, i) => t - at[i]!);
+    // 1 s, 1.5 s, 2.25 s (the backoff), then the 429's 20 s (not 3.375 s); then what is left of the HTTP date's minute (to the second).
+    for (const [i, w] of [1000, 1500, 2250, 20_000].entries()) expect(waits[i]).toBeGreaterThanOrEqual(w), expect(waits[i]).toBeLessThanOrEqual(w + 500);
+    const left = 60_000 - (at[4]! - at[0]!);
+    expect(waits[4]).toBeGreaterThanOrEqual(left - 1000);
+    expect(waits[4]).toBeLessThanOrEqual(left + 500);
+    expect(server.streams).toHaveLength(1);
+    expect(notes).toEqual([]);
+    await s.close();
+  });
+
+  it('a GET answered 401 (an expired token) pauses the stream with one line, no GET meanwhile, until the session has another token', async () => {
+    server.getReplies.push({ status: 401 });
+    const s = await open();
+    await server.advance(10 * 60_000, 10_000);
+    expect(gets()).toHaveLength(1);
+    expect(notes).toEqual(["http://fake/mcp refused the session's event stream (GET: HTTP 401); it is opened again once a call signs in"]);
+    // A call signed in again (the token the session holds changed): the stream comes back.
+    s.state.accessToken = 'renewed';
+    await server.advance(31_000, 1000);
+    expect(gets()).toHaveLength(2);
+    expect(server.streams).toHaveLength(1);
+    await s.close();
+  });
+});
+
 describe("the session's stream, on the live clock", () => {
   let http: HttpClient;
   let live: Server;
@@ -136,6 +183,25 @@ describe("the session's stream, on the live clock", () => {
     await http?.close();
     await new Promise((r) => live?.close(r));
   });
+
+  /** A live server's answer to a POST or DELETE: a session for initialize, 202 for the rest. */
+  const answerPost = (req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
+      if (m.method !== 'initialize') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
+      const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'live', version: '1' } };
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'live-1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+    });
+  };
+
+  /** A session with the live server, over a real HTTP client on the system clock. */
+  const openLive = async () => {
+    await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
+    http = new HttpClient({ clock: systemClock, userAgent: 'test' });
+    return open(http, systemClock, `http://127.0.0.1:${(live.address() as AddressInfo).port}/mcp`);
+  };
 
   it("a stream the server ends, with or without an event id, is opened again after the server's retry (with Last-Event-ID when it had one)", async () => {
     const getsSeen: Array<{ lastEventId?: string; at: number }> = [];
@@ -149,25 +215,34 @@ describe("the session's stream, on the live clock", () => {
         if (n < 3) res.end();
         return;
       }
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
-        if (m.method !== 'initialize') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
-        const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'live', version: '1' } };
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'live-1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-      });
+      answerPost(req, res);
     });
-    await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
-    http = new HttpClient({ clock: systemClock, userAgent: 'test' });
-    const url = `http://127.0.0.1:${(live.address() as AddressInfo).port}/mcp`;
-    const s = await open(http, systemClock, url);
+    const s = await openLive();
     for (let i = 0; i < 400 && heard.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
     expect(heard.map((h) => h.method)).toEqual(['notifications/n1', 'notifications/n2', 'notifications/n3']);
     expect(getsSeen.map((g) => g.lastEventId)).toEqual([undefined, undefined, 'a2']);
     // The server's retry (200 ms), not the default second (a loaded machine may add to it, never take from it).
     expect(getsSeen[1]!.at - getsSeen[0]!.at).toBeGreaterThanOrEqual(190);
     expect(getsSeen[2]!.at - getsSeen[1]!.at).toBeGreaterThanOrEqual(190);
+    await s.close();
+  });
+
+  it("a 429's Retry-After is waited out between two real processes' clocks; a 400 then stops the stream", async () => {
+    const getsAt: number[] = [];
+    live = createServer((req, res) => {
+      if (req.method === 'GET') {
+        getsAt.push(Date.now());
+        return void (getsAt.length === 1 ? res.writeHead(429, { 'retry-after': '2' }).end() : res.writeHead(400).end());
+      }
+      answerPost(req, res);
+    });
+    const s = await openLive();
+    for (let i = 0; i < 400 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(getsAt).toHaveLength(2);
+    // Retry-After's 2 s, not the first backoff's 1 s (the HTTP client's rate-limit wait honours it before the stream sees
+    // the answer; the stream's own, for what the client gives back, is the fake-clock test's). A loaded machine may add, never take.
+    expect(getsAt[1]! - getsAt[0]!).toBeGreaterThanOrEqual(1990);
+    expect(notes).toEqual([expect.stringMatching(/refused the session's event stream \(GET: HTTP 400\)/)]);
     await s.close();
   });
 });
