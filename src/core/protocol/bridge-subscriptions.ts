@@ -9,19 +9,27 @@
  * server's capabilities promise (from the host's initialize on) and for the
  * resources the host subscribed to — a subscribe or unsubscribe opens it
  * again with the new set, answered once the server acknowledged it; the
- * notifications go to the host as they come. A stream that the server ends or
- * that breaks is opened again after a second, up to MAX_REOPENS times in a
- * row (stderr says so each time); after that they are dropped.
+ * notifications go to the host as they come. Only the acknowledgement of the
+ * stream open now counts (each stream has its own request id, which the
+ * server stamps on its messages as `_meta`'s subscriptionId): a late one of a
+ * stream already replaced says nothing of the new set. A stream that the
+ * server ends or that breaks is opened again after a second, up to
+ * MAX_REOPENS times in a row (stderr says so each time), also when a
+ * subscribe or unsubscribe was waiting on it (a subscribe is then refused, an
+ * unsubscribe done); after that they are dropped. A host request cancelled
+ * while it waits stops waiting; the stream carries on for the others.
  */
 import { LanyardError } from '../errors.js';
 
 /** Streams opened again in a row, with no acknowledgement between, before the subscriptions are given up. */
 export const MAX_REOPENS = 5;
 const REOPEN_DELAY_MS = 1000;
+/** Where a server names the listen request a message of its stream belongs to. */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 export interface ListenPorts {
-  /** Sends `subscriptions/listen` with these params; settles when the stream ends (rejects on an error answer). */
-  listen(params: unknown, signal: AbortSignal): Promise<void>;
+  /** Sends `subscriptions/listen` with these params as request `id`; settles when the stream ends (rejects on an error answer). */
+  listen(params: unknown, signal: AbortSignal, id: string): Promise<void>;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   notify(line: string): void;
 }
@@ -32,8 +40,10 @@ export class ListenedResources {
   readonly #uris = new Set<string>();
   /** The list_changed notifications asked for (`toolsListChanged`, …: true). */
   #lists: Record<string, true> = {};
-  /** The stream open now. */
+  /** The stream open now, and the id of its request. */
   #ac?: AbortController;
+  #id = '';
+  #seq = 0;
   /** Subscribes and unsubscribes waiting for the server to acknowledge the stream opened for them. */
   #waiters: Waiter[] = [];
   #reopens = 0;
@@ -51,44 +61,69 @@ export class ListenedResources {
 
   /** The server's `notifications/subscriptions/acknowledged` on the stream. */
   acknowledged(params: unknown): void {
-    const honoured = (params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications?.resourceSubscriptions;
+    const p = params as { notifications?: { resourceSubscriptions?: unknown }; _meta?: Record<string, unknown> } | undefined;
+    const from = p?._meta?.[SUBSCRIPTION_ID];
+    // A stream already closed (replaced by a change, or ended): its acknowledgement is of a set no longer asked for.
+    if (!this.#ac || (from !== undefined && from !== this.#id)) return;
+    const honoured = p?.notifications?.resourceSubscriptions;
     this.#reopens = 0;
     for (const w of this.#waiters.splice(0)) w.resolve(Array.isArray(honoured) ? honoured : []);
   }
 
-  /** Subscribes to `uri`: resolved once the server listens for it, rejected when it will not. */
-  async subscribe(uri: string): Promise<void> {
+  /**
+   * Subscribes to `uri`: resolved once the server listens for it, rejected
+   * when it will not, when the stream breaks first (it is opened again
+   * without `uri`) or when `signal` aborts.
+   */
+  async subscribe(uri: string, signal?: AbortSignal): Promise<void> {
     if (this.#uris.has(uri)) return;
     this.#uris.add(uri);
     try {
-      const honoured = await this.#change();
+      const honoured = await this.#change(signal);
       if (!honoured.includes(uri))
         throw new LanyardError('protocol_error', `the server does not report updates of ${uri} (not among the resources it listens for)`);
     } catch (err) {
       this.#uris.delete(uri);
-      if (!this.#ac) this.#restart();
       throw err;
     }
   }
 
-  async unsubscribe(uri: string): Promise<void> {
+  /** Unsubscribes from `uri`: resolved once the stream without it is acknowledged, or once it broke (opened again without `uri`); rejected when `signal` aborts. */
+  async unsubscribe(uri: string, signal?: AbortSignal): Promise<void> {
     if (!this.#uris.delete(uri)) return;
-    await this.#change();
+    await this.#change(signal).catch((err: unknown) => {
+      if (signal?.aborted) throw err;
+    });
   }
 
-  /** The host has gone: the stream is closed. */
+  /** The host has gone: the stream is closed, and a subscribe or unsubscribe still waiting on it is refused. */
   close(): void {
     this.#uris.clear();
     this.#lists = {};
     this.#closed.abort();
     this.#restart();
+    const gone = new LanyardError('protocol_error', 'the bridge is closing: no more subscriptions are listened for');
+    for (const w of this.#waiters.splice(0)) w.reject(gone);
   }
 
   /** Opens the stream again for the resources now subscribed; what the server then honours (none subscribed: none). */
-  #change(): Promise<readonly unknown[]> {
+  #change(signal?: AbortSignal): Promise<readonly unknown[]> {
+    signal?.throwIfAborted();
     this.#restart();
     if (!this.#ac) return Promise.resolve([]);
-    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(signal?.reason);
+      };
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const waiter: Waiter = {
+        resolve: (honoured) => (settle(), resolve(honoured)),
+        reject: (err) => (settle(), reject(err)),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
   }
 
   #restart(): void {
@@ -97,21 +132,19 @@ export class ListenedResources {
     if ((!this.#uris.size && !Object.keys(this.#lists).length) || this.#closed.signal.aborted) return;
     const ac = new AbortController();
     this.#ac = ac;
+    this.#id = `lanyard-listen-${++this.#seq}`;
     const ended = (err: unknown) => void this.#ended(ac, err);
     const notifications = { ...this.#lists, ...(this.#uris.size ? { resourceSubscriptions: [...this.#uris] } : {}) };
-    this.ports.listen({ notifications }, ac.signal).then(() => ended(new LanyardError('protocol_error', 'the server ended the stream')), ended);
+    this.ports.listen({ notifications }, ac.signal, this.#id).then(() => ended(new LanyardError('protocol_error', 'the server ended the stream')), ended);
   }
 
-  /** A stream that ended by itself: its waiters get the error; else it is opened again after a second. */
+  /** A stream that ended by itself: its waiters get the error, and it is opened again after a second. */
   async #ended(ac: AbortController, err: unknown): Promise<void> {
     if (this.#ac !== ac) return;
     this.#ac = undefined;
     const reason = err instanceof Error ? err.message : String(err);
-    const waiting = this.#waiters.splice(0);
-    if (waiting.length) {
-      for (const w of waiting) w.reject(err);
-      return;
-    }
+    // A subscribe waiting takes its resource out of the set (its catch) before the stream is opened again.
+    for (const w of this.#waiters.splice(0)) w.reject(err);
     if (++this.#reopens > MAX_REOPENS) {
       this.ports.notify(`resource subscriptions and list changes dropped: the subscriptions/listen stream ended ${MAX_REOPENS + 1} times in a row (${reason})`);
       this.#uris.clear();

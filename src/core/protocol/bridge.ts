@@ -125,8 +125,8 @@ class Bridge {
       o,
     );
     this.#resources = new ListenedResources({
-      listen: async (params, signal) => {
-        const r = await this.#session.stateless('subscriptions/listen', params, signal);
+      listen: async (params, signal, id) => {
+        const r = await this.#session.stateless('subscriptions/listen', params, signal, id);
         if (r?.error) throw new LanyardError('protocol_error', `subscriptions/listen: ${String(r.error.message)}`);
       },
       sleep: (ms, signal) => deps.clock.sleep(ms, signal),
@@ -355,7 +355,8 @@ class Bridge {
       // Gone from the revision: the host's subscriptions are one subscriptions/listen stream (bridge-subscriptions.ts).
       const uri = (req.params as { uri?: unknown } | undefined)?.uri;
       if (typeof uri !== 'string') return { jsonrpc: '2.0', id: req.id, error: { code: -32602, message: 'Invalid params: uri (string) is required' } };
-      await (req.method === 'resources/subscribe' ? this.#resources.subscribe(uri) : this.#resources.unsubscribe(uri));
+      // A host that cancels the request stops its wait (the stream carries on for the other subscriptions).
+      await (req.method === 'resources/subscribe' ? this.#resources.subscribe(uri, signal) : this.#resources.unsubscribe(uri, signal));
       return { jsonrpc: '2.0', id: req.id, result: {} };
     }
     let params = req.params;

@@ -108,8 +108,8 @@ export class AuthorizedSession {
   }
 
   /** One request in a stateless revision, or undefined when the server needs the handshake (StatelessSession.request). */
-  stateless(method: string, params?: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
-    return this.#stateless.request(method, params, signal);
+  stateless(method: string, params?: unknown, signal?: AbortSignal, id?: string): Promise<JsonRpcResponseWire | undefined> {
+    return this.#stateless.request(method, params, signal, id);
   }
 
   /** A stateless client's own request, as it is (StatelessSession.passThrough). */

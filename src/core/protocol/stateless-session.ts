@@ -50,9 +50,11 @@ export class StatelessSession {
    * call first reads the tool's input schema (tools/list) for the
    * `Mcp-Param-*` headers; an input_required answer is met (the user answers
    * elicitations) and the request sent again with the answers and the
-   * server's request state, up to MAX_INPUT_ROUNDS.
+   * server's request state, up to MAX_INPUT_ROUNDS. `id`: the request's id
+   * (a subscriptions/listen stream's, which the server names on its
+   * messages); else a random one.
    */
-  async request(method: string, params?: unknown, signal?: AbortSignal): Promise<JsonRpcResponseWire | undefined> {
+  async request(method: string, params?: unknown, signal?: AbortSignal, id?: string): Promise<JsonRpcResponseWire | undefined> {
     this.transport.state.revision = this.#o.revision ?? Protocol.statelessRevisions[0];
     let extra: Record<string, string> = {};
     if (method === 'tools/call') {
@@ -63,7 +65,7 @@ export class StatelessSession {
     }
     let next = params;
     for (let round = 0; ; round++) {
-      const r = await this.#post(method, next, extra, signal);
+      const r = await this.#post(method, next, extra, signal, undefined, round ? undefined : id);
       if (r === HANDSHAKE) return undefined;
       // A server that answers server/discover without the versions it speaks took the request under an older revision's rules.
       if (method === 'server/discover' && !Array.isArray((r.result as { supportedVersions?: unknown } | undefined)?.supportedVersions)) {
@@ -179,6 +181,7 @@ export class StatelessSession {
     extra: Record<string, string>,
     signal?: AbortSignal,
     asIs?: { _meta?: Record<string, unknown> },
+    id?: string,
   ): Promise<JsonRpcResponseWire | typeof HANDSHAKE> {
     const { transport } = this;
     const withSignal = transport.stateWith(signal);
@@ -188,7 +191,12 @@ export class StatelessSession {
     const stateNow = asIs ? () => ({ ...withSignal(), revision: header }) : withSignal;
     for (let retried = false; ; retried = true) {
       const revision = transport.state.revision!;
-      const message: JsonRpcRequestWire = { jsonrpc: '2.0', id: randomUUID(), method, params: asIs ? params : withRequestMeta(params, revision, this.client) };
+      const message: JsonRpcRequestWire = {
+        jsonrpc: '2.0',
+        id: id ?? randomUUID(),
+        method,
+        params: asIs ? params : withRequestMeta(params, revision, this.client),
+      };
       const res = await transport.post(message, { ...standardHeaders(method, params), ...extra }, stateNow);
       if (res.status >= 200 && res.status <= 299) {
         this.#known = true;

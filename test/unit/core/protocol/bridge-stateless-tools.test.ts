@@ -7,10 +7,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { runBridge } from '../../../../src/core/protocol/bridge.js';
-import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
-import { hostLines, quietBridgeDeps } from './host-stdio.js';
+import { handshakeHost, quietBridgeDeps } from './host-stdio.js';
 
 let stub: StubHttp;
 let http: HttpClient;
@@ -65,20 +64,7 @@ const until = async (ok: () => boolean) => {
 
 /** A bridge with a host that says initialize (2025-06-18). */
 async function bridge() {
-  const lines = hostLines();
-  const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
-  const done = runBridge(
-    quietBridgeDeps(http, clock),
-    { serverUrl: `${stub.url}/mcp`, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-    { lines, send: (m) => void sent.push(m) },
-  );
-  lines.push({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
-  });
-  await until(() => sent.some((m) => 'id' in m && m.id === 0));
+  const { lines, sent, done } = await handshakeHost(runBridge, quietBridgeDeps(http, clock), `${stub.url}/mcp`);
   let id = 0;
   const answered = (n: number) => sent.filter((m) => 'id' in m && typeof m.id === 'number' && m.id >= 1000).length >= n;
   const call = () => lines.push({ jsonrpc: '2.0', id: 1000 + id++, method: 'tools/call', params: { name: 'deploy', arguments: { region: 'eu' } } });

@@ -11,7 +11,8 @@ import { runBridge } from '../../../../src/core/protocol/bridge.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { useInProcessEmulator } from '../../../e2e/in-process-emulator.js';
 import { FakeClock } from '../../../fakes/clock.js';
-import { hostLines, quietBridgeDeps } from './host-stdio.js';
+import { StubHttp } from '../../../fakes/stub-http.js';
+import { handshakeHost, quietBridgeDeps } from './host-stdio.js';
 
 const NOTES = 'emulator://notes/today';
 const README = 'emulator://docs/readme';
@@ -27,23 +28,11 @@ describe('a host with the handshake in front of a 2026-07-28 server: resource su
     const { emu } = ref;
     await emu.admin('protocol', 'configure', { revision: '2026-07-28', open: true });
     const http = new HttpClient({ clock: new FakeClock(), userAgent: 'test' });
-    const lines = hostLines();
-    const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
     const notes: string[] = [];
-    const done = runBridge(
-      { ...quietBridgeDeps(http, new FakeClock()), notify: (l) => void notes.push(l) },
-      { serverUrl: emu.urls.protocol.server, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 },
-      { lines, send: (m) => void sent.push(m) },
-    );
+    const deps = { ...quietBridgeDeps(http, new FakeClock()), notify: (l: string) => void notes.push(l) };
+    const { lines, sent, done } = await handshakeHost(runBridge, deps, emu.urls.protocol.server);
     const answer = (id: number) => sent.find((m) => 'id' in m && m.id === id && !('method' in m)) as JsonRpcResponseWire | undefined;
     const updates = () => sent.filter((m) => 'method' in m && m.method === 'notifications/resources/updated');
-    lines.push({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
-    });
-    await until(() => !!answer(0));
     expect(answer(0)!.result).toMatchObject({ capabilities: { resources: { subscribe: true } } });
 
     lines.push({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: NOTES } });
@@ -81,5 +70,41 @@ describe('a host with the handshake in front of a 2026-07-28 server: resource su
     lines.end();
     await done;
     await http.close();
+  });
+
+  it('a subscribe waiting on a listen stream whose head never comes: the host cancels it and goes, and the bridge ends', async () => {
+    const stub = await StubHttp.start();
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    stub.on(
+      'POST',
+      '/mcp',
+      async (req) => {
+        const m = JSON.parse(req.body) as { id: unknown; method: string };
+        if (m.method === 'subscriptions/listen') {
+          await held;
+          return { headers: { 'content-type': 'text/event-stream' }, body: '' };
+        }
+        const result = { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { resources: {} } };
+        return { body: { jsonrpc: '2.0', id: m.id, result } };
+      },
+      2, // server/discover, then the one listen
+    );
+    const http = new HttpClient({ clock: new FakeClock(), userAgent: 'test' });
+    const { lines, sent, done } = await handshakeHost(runBridge, quietBridgeDeps(http, new FakeClock()), `${stub.url}/mcp`);
+    expect(sent.some((m) => 'id' in m && m.id === 0)).toBe(true);
+    lines.push({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'file:///a' } });
+    const listens = () => stub.requests.filter((r) => r.body.includes('subscriptions/listen')).length;
+    await until(() => listens() === 1);
+    lines.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'the user gave up' } });
+    lines.end();
+    let ended = false;
+    void done.then(() => (ended = true));
+    await until(() => ended);
+    // A cancelled request gets no answer.
+    expect(sent.some((m) => 'id' in m && m.id === 1)).toBe(false);
+    release();
+    await http.close();
+    await stub.close();
   });
 });

@@ -3,7 +3,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../../../src/core/deps.js';
 import type { HttpClient } from '../../../../src/core/http/client.js';
+import type { runBridge } from '../../../../src/core/protocol/bridge.js';
 import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
+import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../../../src/shared/protocol.js';
 import { MemoryCredentialStore } from '../../../fakes/credential-store.js';
 
 /** The host's side of stdin: lines pushed by the test, ended when it says. */
@@ -65,4 +67,23 @@ export function quietBridgeDeps(http: HttpClient, clock: Clock) {
     clientSecret: async () => undefined,
     presentAuthorizationUrl: async () => undefined,
   };
+}
+
+/**
+ * A bridge (`run`: runBridge) to `serverUrl` whose host has said initialize
+ * (2025-06-18, the handshake) and been answered: its stdin, what it was sent,
+ * its end.
+ */
+export async function handshakeHost(run: typeof runBridge, deps: ReturnType<typeof quietBridgeDeps> & { notify?: (line: string) => void }, serverUrl: string) {
+  const lines = hostLines();
+  const sent: Array<JsonRpcRequestWire | JsonRpcResponseWire> = [];
+  const done = run(deps, { serverUrl, clientInfo: { name: 'lanyard', version: '0' }, signInWaitMs: 5000 }, { lines, send: (m) => void sent.push(m) });
+  lines.push({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+  });
+  for (let i = 0; i < 1000 && !sent.some((m) => 'id' in m && m.id === 0); i++) await new Promise((r) => setTimeout(r, 5));
+  return { lines, sent, done };
 }
