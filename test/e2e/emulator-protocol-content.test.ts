@@ -17,6 +17,7 @@ import { useInProcessEmulator } from './in-process-emulator.js';
 
 const ref = useInProcessEmulator();
 const NOTES = 'emulator://notes/today';
+const README = 'emulator://docs/readme';
 let client: Client | undefined;
 afterEach(async () => {
   await client?.close();
@@ -76,12 +77,16 @@ describe.each(['2025-03-26', '2025-06-18', '2025-11-25'])('the protocol SDK clie
     await expect.poll(() => ref.emu.admin('protocol', 'update-resource', { text: 'first' }).then(() => updates.length), { timeout: 10_000 }).toBeGreaterThan(0);
     expect(updates[0]).toBe(NOTES);
     expect(((await c.readResource({ uri: NOTES })).contents[0] as { text?: string }).text).toBe('first');
+    // The readme's updates are markers on the same stream: all that was sent before one has come when it comes.
+    await c.subscribeResource({ uri: README });
+    await ref.emu.admin('protocol', 'update-resource', { uri: README, text: 'before' });
+    await expect.poll(() => updates.includes(README), { timeout: 10_000 }).toBe(true);
     await c.unsubscribeResource({ uri: NOTES });
     const seen = updates.length;
     await ref.emu.admin('protocol', 'update-resource', { text: 'second' });
-    await c.ping();
-    await new Promise((r) => setTimeout(r, 200));
-    expect(updates.length).toBe(seen);
+    await ref.emu.admin('protocol', 'update-resource', { uri: README, text: 'after' });
+    await expect.poll(() => updates.slice(seen).includes(README), { timeout: 10_000 }).toBe(true);
+    expect(updates.slice(seen)).toEqual([README]);
   });
 
   it('lists prompts and gets them with arguments; a missing required argument is -32602', async () => {

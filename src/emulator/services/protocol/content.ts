@@ -4,7 +4,7 @@
  *
  * - resources: `emulator://docs/readme` (Markdown), `emulator://notes/today`
  *   (plain text that the admin verb `update-resource` changes, so
- *   subscribers are told), `emulator://images/pixel.png` (a blob), and the
+ *   subscribers are told; it may change the readme too), `emulator://images/pixel.png` (a blob), and the
  *   template `emulator://users/{login}` (JSON for `ada` and `grace`); an
  *   unknown URI is "Resource not found" with the URI in `data`: -32002
  *   before 2026-07-28, -32602 from then on (SEP-2164);
@@ -22,6 +22,7 @@ import type { EmuRevision } from './state.js';
 /** JSON-RPC error of a resource that does not exist: the protocol's own code, then (2026-07-28, SEP-2164) Invalid Params. */
 export const resourceNotFoundCode = (revision: EmuRevision) => (revision === '2026-07-28' ? -32602 : -32002);
 export const NOTES_URI = 'emulator://notes/today';
+const README_URI = 'emulator://docs/readme';
 const INITIAL_NOTES = 'No notes yet. (The admin verb update-resource changes this text and notifies subscribers.)';
 /** A 1×1 transparent PNG. */
 const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -49,7 +50,7 @@ interface ResourceFixture extends Described {
 }
 
 const RESOURCES: readonly ResourceFixture[] = [
-  { uri: 'emulator://docs/readme', name: 'readme', title: 'About this server', description: 'What the emulated server offers.', mimeType: 'text/markdown' },
+  { uri: README_URI, name: 'readme', title: 'About this server', description: 'What the emulated server offers.', mimeType: 'text/markdown' },
   { uri: NOTES_URI, name: 'notes', title: 'Today’s notes', description: 'Plain text that changes (subscribe to be told).', mimeType: 'text/plain' },
   { uri: 'emulator://images/pixel.png', name: 'pixel', title: 'A pixel', description: 'A 1×1 PNG (binary contents).', mimeType: 'image/png' },
 ];
@@ -98,10 +99,12 @@ const invalid = (message: string): Fail => ({ error: { code: -32602, message: `I
 
 export class ProtocolContent {
   #notes = INITIAL_NOTES;
+  #readme = README;
   readonly #listeners = new Set<(uri: string) => void>();
 
   reset(): void {
     this.#notes = INITIAL_NOTES;
+    this.#readme = README;
   }
 
   /** Is told of every update of a resource; returns the way to stop. */
@@ -115,13 +118,15 @@ export class ProtocolContent {
     return 'result' in this.read(uri, '2025-11-25');
   }
 
-  /** The admin verb `update-resource`: new text for the notes, and everyone subscribed is told. */
+  /** The admin verb `update-resource`: new text for the notes (by default) or the readme, and everyone subscribed is told. */
   update(uri: unknown, text: unknown): { uri: string; text: string } {
-    if (uri !== undefined && uri !== NOTES_URI) throw new Error(`only ${NOTES_URI} can be updated`);
+    if (uri !== undefined && uri !== NOTES_URI && uri !== README_URI) throw new Error(`only ${NOTES_URI} and ${README_URI} can be updated`);
     if (typeof text !== 'string') throw new Error('text must be a string');
-    this.#notes = text;
-    for (const l of [...this.#listeners]) l(NOTES_URI);
-    return { uri: NOTES_URI, text };
+    const changed = uri === README_URI ? README_URI : NOTES_URI;
+    if (changed === README_URI) this.#readme = text;
+    else this.#notes = text;
+    for (const l of [...this.#listeners]) l(changed);
+    return { uri: changed, text };
   }
 
   resourcesList(revision: EmuRevision): Ok {
@@ -136,7 +141,7 @@ export class ProtocolContent {
     if (typeof uri !== 'string' || !uri) return invalid('resources/read needs params.uri (string)');
     const fixture = RESOURCES.find((r) => r.uri === uri);
     const one = (content: Record<string, unknown>): Ok => ({ result: { contents: [{ uri, ...content }] } });
-    if (fixture?.name === 'readme') return one({ mimeType: fixture.mimeType, text: README });
+    if (fixture?.name === 'readme') return one({ mimeType: fixture.mimeType, text: this.#readme });
     if (fixture?.name === 'notes') return one({ mimeType: fixture.mimeType, text: this.#notes });
     if (fixture?.name === 'pixel') return one({ mimeType: fixture.mimeType, blob: PIXEL_PNG });
     const login = /^emulator:\/\/users\/([a-z]+)$/.exec(uri)?.[1];

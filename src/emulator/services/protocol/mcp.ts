@@ -354,12 +354,20 @@ export class ProtocolServer {
     this.#carry(session, stream, out);
   }
 
-  /** A server-initiated stream carries the session's updates while `out` (its first connection, or a resumption) is open. */
+  /**
+   * A server-initiated stream carries the session's updates while `out` (its
+   * first connection, or a resumption) is open. The close of a connection the
+   * stream has since moved on from (a client resumed before the server noticed
+   * the old socket die) leaves it carrying them on the new one.
+   */
   #carry(session: string, stream: EventStream, out: ServerResponse): void {
     const streams = this.#sessionStreams.get(session) ?? new Set<EventStream>();
     streams.add(stream);
     this.#sessionStreams.set(session, streams);
-    out.on('close', () => streams.delete(stream));
+    out.on('close', () => {
+      this.state.stats.sessionStreamsClosed++;
+      if (!stream.movedOn(out)) streams.delete(stream);
+    });
   }
 
   /** An event stream for one request; the `breakNextStream` switch closes it after its first event (once). */

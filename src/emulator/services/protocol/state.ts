@@ -210,6 +210,8 @@ export interface Stats {
   thirdPartyChecks: number;
   /** Event streams resumed with GET and Last-Event-ID. */
   streamsResumed: Array<{ lastEventId: string }>;
+  /** Connections of sessions' server-initiated streams (GET, first or resumed) that closed, as the server saw it. */
+  sessionStreamsClosed: number;
   /** RFC 9449 proofs at the token endpoint and the resource. */
   dpop: DpopStats;
   /** RFC 8628: device codes issued, the token endpoint's answers to polls ('issued' for tokens), the page's decisions. */
@@ -232,6 +234,7 @@ export function emptyStats(): Stats {
     sessionsEnded: 0,
     clientAnswers: [],
     streamsResumed: [],
+    sessionStreamsClosed: 0,
     dpop: emptyDpopStats(),
     device: { issued: 0, polls: [], decisions: [] },
     workloadGrants: [],

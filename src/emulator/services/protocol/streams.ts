@@ -37,6 +37,11 @@ export class EventStream {
     return this.#ended;
   }
 
+  /** Whether the stream has moved on from the connection `from` to another one (a resumption). */
+  movedOn(from: ServerResponse): boolean {
+    return this.#out !== undefined && this.#out !== from;
+  }
+
   /** One event (`data` undefined: a priming event with only an id); its id. */
   write(data: unknown, retryMs?: number): number {
     const id = this.nextId();

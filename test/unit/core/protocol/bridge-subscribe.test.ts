@@ -1,7 +1,9 @@
 /**
  * A host with the handshake subscribes to a resource of a 2026-07-28 server
  * (the emulator, in process), which has no resources/subscribe: the bridge
- * listens on a subscriptions/listen stream for it and passes the updates on.
+ * listens on a subscriptions/listen stream for it and passes the updates on,
+ * and none after the host unsubscribed (checked against a marker on the same
+ * stream, not a wait).
  */
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
@@ -13,6 +15,7 @@ import { StubHttp } from '../../../fakes/stub-http.js';
 import { handshakeHost, quietBridgeDeps } from './host-stdio.js';
 
 const NOTES = 'emulator://notes/today';
+const README = 'emulator://docs/readme';
 const ref = useInProcessEmulator();
 
 const until = async (ok: () => boolean) => {
@@ -46,12 +49,24 @@ describe('a host with the handshake in front of a 2026-07-28 server: resource su
     await until(() => !!answer(2));
     expect(answer(2)!.error?.message).toMatch(/does not report updates of emulator:\/\/nowhere/);
 
-    lines.push({ jsonrpc: '2.0', id: 3, method: 'resources/unsubscribe', params: { uri: NOTES } });
+    // A second resource, still subscribed to after the unsubscribe below: its
+    // update is a marker that comes on the same stream after anything leaked.
+    lines.push({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: README } });
     await until(() => !!answer(3));
     expect(answer(3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+
+    lines.push({ jsonrpc: '2.0', id: 4, method: 'resources/unsubscribe', params: { uri: NOTES } });
+    await until(() => !!answer(4));
+    expect(answer(4)).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
     await emu.admin('protocol', 'update-resource', { text: 'second' });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(updates()).toHaveLength(1);
+    await emu.admin('protocol', 'update-resource', { uri: README, text: 'marker' });
+    const uris = () =>
+      updates()
+        .map((m) => (m as JsonRpcRequestWire).params as { uri?: unknown })
+        .map((p) => p.uri);
+    await until(() => uris().includes(README));
+    // The notes' first update, then the marker: the notes' second update never came.
+    expect(uris()).toEqual([NOTES, README]);
     lines.end();
     await done;
     await http.close();

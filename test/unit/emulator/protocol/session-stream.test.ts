@@ -2,9 +2,11 @@
  * The emulator's server-initiated stream of a session (GET without
  * Last-Event-ID): one that a client resumes with Last-Event-ID after its
  * connection broke goes on carrying the session's resource updates, as the
- * transport's resumption promises (a client's session stream reconnects).
+ * transport's resumption promises (a client's session stream reconnects) —
+ * also when the server notices the old connection's close only after the
+ * resumption, the case resumption exists for.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useInProcessEmulator } from '../../../e2e/in-process-emulator.js';
 
 const on = useInProcessEmulator();
@@ -59,20 +61,29 @@ describe("the protocol server's session stream", () => {
         },
         signal,
       });
-    const first = new AbortController();
-    const stream = await get(undefined, first.signal);
+    /** Connections of session streams the server saw close. */
+    const closed = async () => ((await on.emu.admin('protocol', 'stats')) as { sessionStreamsClosed: number }).sessionStreamsClosed;
+    let connection = new AbortController();
+    let stream = await get(undefined, connection.signal);
     expect(stream.status).toBe(200);
     await on.emu.admin('protocol', 'update-resource', { text: 'one' });
-    const one = await readUntil(stream, (t) => t.includes('resources/updated'));
-    const id = /^id: (\S+)$/m.exec(one)![1]!;
-    // The connection breaks; the client resumes the stream where it stopped.
-    first.abort();
-    await new Promise((r) => setTimeout(r, 50));
-    const resumed = await get(id, AbortSignal.timeout(5000));
-    expect(resumed.status).toBe(200);
-    await on.emu.admin('protocol', 'update-resource', { text: 'two' });
-    const two = await readUntil(resumed, (t) => t.includes('resources/updated'));
-    expect(two).toContain(NOTES);
-    await resumed.body!.cancel();
+    let text = await readUntil(stream, (t) => t.includes('resources/updated'));
+    // Three times in a row: the client resumes where it stopped while the old
+    // connection still looks open to the server, which sees it close afterwards.
+    for (let round = 1; round <= 3; round++) {
+      const id = [...text.matchAll(/^id: (\S+)$/gm)].at(-1)![1]!;
+      const next = new AbortController();
+      const resumed = await get(id, AbortSignal.any([next.signal, AbortSignal.timeout(5000)]));
+      expect(resumed.status).toBe(200);
+      connection.abort();
+      await vi.waitFor(async () => expect(await closed()).toBe(round), { timeout: 5000, interval: 10 });
+      await on.emu.admin('protocol', 'update-resource', { text: `update ${round}` });
+      text = await readUntil(resumed, (t) => t.includes('resources/updated'));
+      expect(text).toContain(NOTES);
+      [connection, stream] = [next, resumed];
+    }
+    const stats = (await on.emu.admin('protocol', 'stats')) as { streamsResumed: unknown[] };
+    expect(stats.streamsResumed).toHaveLength(3);
+    connection.abort();
   });
 });
