@@ -11,6 +11,7 @@ import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
 import { registerQueryApi } from './graphql.js';
+import { accountExists, checkNamed, parseSearch, SearchRefused } from './graphql/search.js';
 import { paged } from './paging.js';
 import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
@@ -294,11 +295,27 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
 }
 
 /** Repository search (visible repositories whose name or description has every term) and code search (always empty). */
-function registerSearchRoutes(router: Router, { repos, repoJson, visible }: Rest): void {
+function registerSearchRoutes(router: Router, { repos, repoJson, visible, state }: Rest): void {
   const api = Hosting.apiPathPrefix;
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
     if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+    try {
+      checkNamed(parseSearch(q), {
+        repoVisible: (owner, name) => {
+          const r = repos.get(owner, name);
+          return !!r && visible(req, r);
+        },
+        accountExists: (login) => accountExists(state.users.keys(), repos.repos.values(), login),
+      });
+    } catch (e) {
+      if (!(e instanceof SearchRefused)) throw e;
+      return res.json(422, {
+        message: 'Validation Failed',
+        errors: [{ message: e.message, resource: 'Search', field: 'q', code: 'invalid' }],
+        documentation_url: DOCS,
+      });
+    }
     const terms = q
       .split(/\s+/)
       .filter((t) => !t.includes(':'))
