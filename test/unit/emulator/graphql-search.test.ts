@@ -230,6 +230,7 @@ describe('what a search names must exist and be visible', () => {
     await expect(rest().search.repos({ q: 'hello user:nobody-here' })).rejects.toMatchObject(restRefused(UNSEARCHABLE));
     await expect(rest(hubot).search.repos({ q: 'repo:mona/lanyard-notes' })).rejects.toMatchObject(restRefused(UNSEARCHABLE));
     expect((await rest().search.repos({ q: 'hello user:mona' })).data.total_count).toBe(1);
+    expect((await rest().search.repos({ q: 'hell' })).data.total_count).toBe(0);
   });
 });
 

@@ -11,7 +11,7 @@ import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
 import { registerQueryApi } from './graphql.js';
-import { accountExists, checkNamed, parseSearch, SearchRefused } from './graphql/search.js';
+import { accountExists, checkNamed, parseSearch, SearchRefused, wordPattern } from './graphql/search.js';
 import { paged } from './paging.js';
 import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
@@ -300,8 +300,10 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible, state 
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
     if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+    let terms: ReturnType<typeof parseSearch>;
     try {
-      checkNamed(parseSearch(q), {
+      terms = parseSearch(q);
+      checkNamed(terms, {
         repoVisible: (owner, name) => {
           const r = repos.get(owner, name);
           return !!r && visible(req, r);
@@ -316,12 +318,10 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible, state 
         documentation_url: DOCS,
       });
     }
-    const terms = q
-      .split(/\s+/)
-      .filter((t) => !t.includes(':'))
-      .map((t) => t.toLowerCase());
+    // Whole words of the name or description; qualifiers are not applied.
+    const words = terms.filter((t) => !t.key && !t.negated && !t.value.includes(':')).map((t) => wordPattern(t.value));
     const items = [...repos.repos.values()]
-      .filter((r) => visible(req, r) && terms.every((t) => `${r.owner}/${r.name} ${r.description}`.toLowerCase().includes(t)))
+      .filter((r) => visible(req, r) && words.every((w) => w.test(`${r.owner}/${r.name} ${r.description}`)))
       .map((r) => ({ ...repoJson(req, r), score: 1 }));
     res.json(200, { total_count: items.length, incomplete_results: false, items });
   });

@@ -172,7 +172,7 @@ interface Plan {
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A word (or a quoted phrase) as a whole word, case ignored: `bug` is not in "debug". */
-const wordPattern = (w: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${w.trim().split(/\s+/).map(escaped).join('\\s+')}(?![\\p{L}\\p{N}_])`, 'iu');
+export const wordPattern = (w: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${w.trim().split(/\s+/).map(escaped).join('\\s+')}(?![\\p{L}\\p{N}_])`, 'iu');
 
 function planOf(terms: Term[]): Plan {
   const clauses: Term[][] = [];
