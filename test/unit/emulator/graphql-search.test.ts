@@ -1,7 +1,7 @@
 /**
  * The query API's `search` (the service's search syntax over the store REST
  * shares), `issueOrPullRequest`, the validation rule for mutually exclusive
- * spreads, and REST issue writes' scope check — through Octokit, an
+ * spreads, search's limits, named resources and words, and REST issue writes' scope check — through Octokit, an
  * independent client, where a client is involved.
  */
 import { Octokit as Core } from '@octokit/core';
@@ -179,5 +179,76 @@ describe('REST issue writes and the token’s scopes (Octokit)', () => {
     const full = rest(await tokenWith('mona', ['repo']));
     expect((await full.repos.createForAuthenticatedUser({ name: 'secret', private: true })).data.private).toBe(true);
     expect((await full.repos.listForAuthenticatedUser()).data.map((r) => r.name)).toEqual(['hello-world', 'lanyard-notes', 'open', 'secret']);
+  });
+});
+
+const TITLES_QUERY = 'query($q: String!, $type: SearchType!) { search(type: $type, first: 100, query: $q) { issueCount nodes { ... on Issue { title } } } }';
+const titles = async (q: string, auth?: string) =>
+  ((await gql(auth)(TITLES_QUERY, { q, type: 'ISSUE' })) as { search: { nodes: Array<{ title: string }> } }).search.nodes.map((n) => n.title);
+const refused = (message: string) => ({ errors: [{ type: 'INVALID', path: ['search'], message }] });
+const restRefused = (message: string) => ({
+  status: 422,
+  response: { data: { message: 'Validation Failed', errors: [{ message, resource: 'Search', field: 'q', code: 'invalid' }] } },
+});
+
+const LONG = 'The search is longer than 256 characters.';
+const OPERATORS = 'More than five AND / OR / NOT operators were used.';
+const UNSEARCHABLE =
+  'The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.';
+
+describe('search limits', () => {
+  it('a query over 256 characters or of more than five AND/OR/NOT is refused with the service’s message; 256 characters and five operators are not', async () => {
+    expect(await titles(`repo:mona/hello-world ${'x'.repeat(256 - 22)}`)).toEqual([]);
+    await expect(titles(`repo:mona/hello-world ${'x'.repeat(257 - 22)}`)).rejects.toMatchObject(refused(LONG));
+    expect(await titles('a OR b OR c OR d AND e NOT f')).toEqual([]);
+    await expect(titles('a OR b OR c OR d AND e NOT f OR g')).rejects.toMatchObject(refused(OPERATORS));
+    await expect(rest().search.repos({ q: 'x'.repeat(257) })).rejects.toMatchObject(restRefused(LONG));
+    await expect(rest().search.repos({ q: 'a OR b OR c OR d OR e OR f OR g' })).rejects.toMatchObject(restRefused(OPERATORS));
+  });
+
+  it('a 1 MB query among 40 long issues is refused at once, many times in a row', async () => {
+    for (let i = 0; i < 40; i++) await rest().issues.create({ owner: 'mona', repo: 'hello-world', title: `t${i}`, body: 'lorem ipsum '.repeat(80) });
+    const q = '-zzzz '.repeat(166_000);
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < 5; i++) await expect(titles(q)).rejects.toMatchObject(refused(LONG));
+    const used = process.cpuUsage(cpu);
+    // Matching 166,000 words against every issue took ~1 s of CPU a request.
+    expect((used.user + used.system) / 1000).toBeLessThan(1500);
+  });
+});
+
+describe('what a search names must exist and be visible', () => {
+  it('repo:, user:/org:, author: naming nothing (or a private repository of someone else) is refused; REST answers 422', async () => {
+    await rest().issues.create({ owner: 'mona', repo: 'lanyard-notes', title: 'secret' });
+    const hubot = await tokenWith('hubot', ['repo']);
+    for (const q of ['repo:mona/nope', 'repo:mona', 'user:nobody-here', 'org:no-such-org', 'author:nobody-here', 'repo:mona/hello-world -author:nobody-here'])
+      await expect(titles(q)).rejects.toMatchObject(refused(UNSEARCHABLE));
+    await expect(titles('repo:mona/lanyard-notes', hubot)).rejects.toMatchObject(refused(UNSEARCHABLE));
+    expect(await titles('repo:mona/lanyard-notes')).toEqual(['secret']);
+    expect(await titles('org:ent-corp author:hubot user:MONA')).toEqual([]);
+    expect(await titles('author:@me repo:mona/lanyard-notes')).toEqual(['secret']);
+    await expect(rest().search.repos({ q: 'hello user:nobody-here' })).rejects.toMatchObject(restRefused(UNSEARCHABLE));
+    await expect(rest(hubot).search.repos({ q: 'repo:mona/lanyard-notes' })).rejects.toMatchObject(restRefused(UNSEARCHABLE));
+    expect((await rest().search.repos({ q: 'hello user:mona' })).data.total_count).toBe(1);
+    expect((await rest().search.repos({ q: 'hell' })).data.total_count).toBe(0);
+  });
+});
+
+describe('words, operators and order', () => {
+  it('whole words (bug is not in debug), quoted phrases, OR, NOT and AND; without sort: the titles with more of the words first', async () => {
+    for (const [title, body] of [
+      ['debug logging', 'verbose'],
+      ['crash on start', 'a bug'],
+      ['hang on exit', 'no bug here'],
+      ['bug: crash and hang', ''],
+    ])
+      await rest().issues.create({ owner: 'mona', repo: 'hello-world', title, body });
+    expect(await titles('bug')).toEqual(['bug: crash and hang', 'hang on exit', 'crash on start']);
+    expect(await titles('debug')).toEqual(['debug logging']);
+    expect(await titles('"crash on"')).toEqual(['crash on start']);
+    expect(await titles('crash OR hang in:title')).toEqual(['bug: crash and hang', 'hang on exit', 'crash on start']);
+    expect(await titles('bug NOT crash')).toEqual(['hang on exit']);
+    expect(await titles('crash AND hang')).toEqual(['bug: crash and hang']);
+    expect(await titles('on sort:created-asc')).toEqual(['crash on start', 'hang on exit']);
   });
 });

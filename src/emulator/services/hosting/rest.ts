@@ -11,6 +11,7 @@ import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
 import { registerQueryApi } from './graphql.js';
+import { accountExists, checkNamed, parseSearch, SearchRefused, wordPattern } from './graphql/search.js';
 import { paged } from './paging.js';
 import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
@@ -294,17 +295,33 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
 }
 
 /** Repository search (visible repositories whose name or description has every term) and code search (always empty). */
-function registerSearchRoutes(router: Router, { repos, repoJson, visible }: Rest): void {
+function registerSearchRoutes(router: Router, { repos, repoJson, visible, state }: Rest): void {
   const api = Hosting.apiPathPrefix;
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
     if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
-    const terms = q
-      .split(/\s+/)
-      .filter((t) => !t.includes(':'))
-      .map((t) => t.toLowerCase());
+    let terms: ReturnType<typeof parseSearch>;
+    try {
+      terms = parseSearch(q);
+      checkNamed(terms, {
+        repoVisible: (owner, name) => {
+          const r = repos.get(owner, name);
+          return !!r && visible(req, r);
+        },
+        accountExists: (login) => accountExists(state.users.keys(), repos.repos.values(), login),
+      });
+    } catch (e) {
+      if (!(e instanceof SearchRefused)) throw e;
+      return res.json(422, {
+        message: 'Validation Failed',
+        errors: [{ message: e.message, resource: 'Search', field: 'q', code: 'invalid' }],
+        documentation_url: DOCS,
+      });
+    }
+    // Whole words of the name or description; qualifiers are not applied.
+    const words = terms.filter((t) => !t.key && !t.negated && !t.value.includes(':')).map((t) => wordPattern(t.value));
     const items = [...repos.repos.values()]
-      .filter((r) => visible(req, r) && terms.every((t) => `${r.owner}/${r.name} ${r.description}`.toLowerCase().includes(t)))
+      .filter((r) => visible(req, r) && words.every((w) => w.test(`${r.owner}/${r.name} ${r.description}`)))
       .map((r) => ({ ...repoJson(req, r), score: 1 }));
     res.json(200, { total_count: items.length, incomplete_results: false, items });
   });

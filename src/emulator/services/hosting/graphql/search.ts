@@ -11,15 +11,24 @@
  * `reason:`, `created:`/`updated:`/`closed:` (`>=2026-01-01`,
  * `2026-01-01..2026-02-01`, a day), `in:` (title, body, comments) and
  * `sort:` (created, updated, comments; `-asc`/`-desc`); a qualifier with `-`
- * before it is negated, an unknown one is a word, and every word must be in
- * the fields `in:` names (title, body and comments by default), case
- * ignored. Without `sort:` the newest come first. Repositories and users
- * match words in their names; the emulator has no discussions.
+ * or `NOT` before it is negated, `a OR b` is either, `AND` is what terms
+ * are without it, an unknown qualifier is a word, and every word must be a
+ * whole word (or phrase, in quotes) of the fields `in:` names (title, body
+ * and comments by default), case ignored. Without `sort:` the issues whose
+ * titles have more of the words come first, then the newest (the service
+ * ranks by its own relevance). Repositories and users match words in their
+ * names; the emulator has no discussions.
+ *
+ * As the service does, a query longer than 256 characters, one of more than
+ * five AND/OR/NOT operators, or one naming (`repo:`, `user:`/`org:`/
+ * `owner:`, `author:`) a repository or account that does not exist or that
+ * the caller cannot see is refused: {@link SearchRefused}.
  *
  * Only the first 1,000 results can be reached (the count says how many
  * matched). A page is `first`, or `last` after `after` (gh pages this way;
  * the service reads `last` without `before` as the page size).
  */
+import { GraphQLError } from 'graphql';
 import type { HostingUser } from '../state.js';
 import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { type IssueRecord, repoKey } from '../issues/store.js';
@@ -33,20 +42,51 @@ interface Term {
   key: string | undefined;
   value: string;
   negated: boolean;
+  /** `x OR this`: either of the two holds. */
+  or?: true;
 }
+
+/** The service's limits on a search query (docs: "Troubleshooting search queries"). */
+export const SEARCH_MAX_LENGTH = 256;
+export const SEARCH_MAX_OPERATORS = 5;
+
+/** A query the service refuses: REST answers 422 Validation Failed with this message, the query API an `INVALID` error. */
+export class SearchRefused extends Error {}
+
+export const UNSEARCHABLE =
+  'The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.';
 
 const QUALIFIERS = new Set(
   'repo user org owner is type state label no author assignee mentions commenter involves milestone project reason created updated closed in sort'.split(' '),
 );
 
-/** A query's terms: `key:value` qualifiers (values may be quoted, `-` negates) and words. */
+/**
+ * A query's terms: `key:value` qualifiers (values may be quoted, `-` or `NOT`
+ * negates) and words; `AND` is dropped and `OR` joins a term to the one
+ * before it. Throws {@link SearchRefused} for a query over the service's limits.
+ */
 export function parseSearch(query: string): Term[] {
+  if (query.length > SEARCH_MAX_LENGTH) throw new SearchRefused(`The search is longer than ${SEARCH_MAX_LENGTH} characters.`);
   const terms: Term[] = [];
+  let operators = 0;
+  let not = false;
+  let or = false;
   for (const m of query.matchAll(/(-)?(?:([A-Za-z][\w-]*):)?(?:"([^"]*)"?|(\S+))/g)) {
     const key = m[2]?.toLowerCase();
     const value = m[3] ?? m[4] ?? '';
-    if (key && QUALIFIERS.has(key)) terms.push({ key, value, negated: !!m[1] });
-    else if (key || value) terms.push({ key: undefined, value: (m[2] ? `${m[2]}:` : '') + value, negated: !!m[1] });
+    if (!m[1] && !key && m[4] && /^(AND|OR|NOT)$/.test(value)) {
+      if (++operators > SEARCH_MAX_OPERATORS) throw new SearchRefused('More than five AND / OR / NOT operators were used.');
+      if (value === 'NOT') not = true;
+      else if (value === 'OR') or = terms.length > 0;
+      continue;
+    }
+    let term: Term;
+    if (key && QUALIFIERS.has(key)) term = { key, value, negated: !!m[1] !== not };
+    else if (key || value) term = { key: undefined, value: (m[2] ? `${m[2]}:` : '') + value, negated: !!m[1] !== not };
+    else continue;
+    if (or) term.or = true;
+    terms.push(term);
+    not = or = false;
   }
   return terms;
 }
@@ -121,34 +161,63 @@ function issueQualifier(f: IssueFacts, key: string, v: string): boolean {
   }
 }
 
-/** Whether an issue matches every term. */
-function issueMatches(f: IssueFacts, terms: Term[]): boolean {
-  const words = terms.filter((t) => !t.key);
-  const within = new Set(terms.filter((t) => t.key === 'in').flatMap((t) => t.value.toLowerCase().split(',')));
-  const fields = [
-    !within.size || within.has('title') ? f.i.title : '',
-    !within.size || within.has('body') ? (f.i.body ?? '') : '',
-    !within.size || within.has('comments') ? f.comments.map((c) => c.body).join('\n') : '',
-  ]
-    .join('\n')
-    .toLowerCase();
-  if (!words.every((w) => fields.includes(w.value.toLowerCase()) !== w.negated)) return false;
-  // Several `repo:` (or owners) are any of them; every other qualifier must hold.
-  for (const group of ['repo', 'user|org|owner']) {
-    const of = terms.filter((t) => t.key && group.split('|').includes(t.key) && !t.negated);
-    if (of.length && !of.some((t) => issueQualifier(f, t.key!, t.value))) return false;
-  }
-  return terms.every((t) => !t.key || (!t.negated && /^(repo|user|org|owner)$/.test(t.key)) || issueQualifier(f, t.key, t.value) !== t.negated);
+/** A search's terms prepared once: clauses (any term of one holds, every clause must), word patterns, where words are looked for. */
+interface Plan {
+  clauses: Term[][];
+  patterns: Map<Term, RegExp>;
+  within: Set<string>;
+  sort: string | undefined;
 }
 
-/** An issue's order by `sort:` (newest created first without one). */
-function issueOrder(terms: Term[], comments: (i: IssueRecord) => number) {
-  const sort =
-    [...terms]
-      .reverse()
-      .find((t) => t.key === 'sort')
-      ?.value.toLowerCase() ?? 'created-desc';
-  const [field, dir] = sort.split('-');
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A word (or a quoted phrase) as a whole word, case ignored: `bug` is not in "debug". */
+export const wordPattern = (w: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${w.trim().split(/\s+/).map(escaped).join('\\s+')}(?![\\p{L}\\p{N}_])`, 'iu');
+
+function planOf(terms: Term[]): Plan {
+  const clauses: Term[][] = [];
+  const anyOf = new Map<string, Term[]>();
+  for (const t of terms) {
+    // Several `repo:` (or owners) are any of them.
+    const group = !t.negated && !t.or && t.key ? (t.key === 'repo' ? 'repo' : /^(user|org|owner)$/.test(t.key) ? 'owner' : undefined) : undefined;
+    const last = clauses.at(-1);
+    if (t.or && last) last.push(t);
+    else if (group && anyOf.has(group)) anyOf.get(group)!.push(t);
+    else {
+      clauses.push([t]);
+      if (group) anyOf.set(group, clauses.at(-1)!);
+    }
+  }
+  return {
+    clauses,
+    patterns: new Map(terms.filter((t) => !t.key).map((t) => [t, wordPattern(t.value)])),
+    within: new Set(terms.filter((t) => t.key === 'in').flatMap((t) => t.value.toLowerCase().split(','))),
+    sort: terms.findLast((t) => t.key === 'sort')?.value.toLowerCase(),
+  };
+}
+
+/** Whether an issue matches every clause of a search. */
+function issueMatches(f: IssueFacts, plan: Plan): boolean {
+  const { within } = plan;
+  let text: string | undefined;
+  const fields = () =>
+    (text ??= [
+      !within.size || within.has('title') ? f.i.title : '',
+      !within.size || within.has('body') ? (f.i.body ?? '') : '',
+      !within.size || within.has('comments') ? f.comments.map((c) => c.body).join('\n') : '',
+    ].join('\n'));
+  const holds = (t: Term) => (t.key ? issueQualifier(f, t.key, t.value) : plan.patterns.get(t)!.test(fields())) !== t.negated;
+  return plan.clauses.every((c) => c.some(holds));
+}
+
+/** An issue's order by `sort:`; without one, more of the words in the title first, then the newest. */
+function issueOrder(plan: Plan, comments: (i: IssueRecord) => number) {
+  if (!plan.sort) {
+    const words = [...plan.patterns].filter(([t]) => !t.negated).map(([, p]) => p);
+    const score = (i: IssueRecord) => words.filter((p) => p.test(i.title)).length;
+    return (x: IssueRecord, y: IssueRecord) => score(y) - score(x) || y.createdAt - x.createdAt || y.id - x.id;
+  }
+  const [field, dir] = plan.sort.split('-');
   const by = (i: IssueRecord) => (field === 'updated' ? i.updatedAt : field === 'comments' ? comments(i) : i.createdAt);
   const sign = dir === 'asc' ? 1 : -1;
   return (x: IssueRecord, y: IssueRecord) => sign * (by(x) - by(y) || x.id - y.id);
@@ -158,22 +227,43 @@ function searchIssues(o: QueryObjects, terms: Term[]): IssueRecord[] {
   const store = o.ctx.issues;
   // `is:pr`/`type:pr`: the emulator has no pull requests.
   if (terms.some((t) => !t.negated && (t.key === 'is' || t.key === 'type') && /^(pr|pull-request|merged|draft)$/i.test(t.value))) return [];
+  const plan = planOf(terms);
   const found: IssueRecord[] = [];
   for (const i of store.issues.values()) {
     const repo = o.repoOfIssue(i);
     if (!repo) continue;
     const labels = i.labels.flatMap((id) => store.labels.get(id)?.name.toLowerCase() ?? []);
-    if (issueMatches({ i, repo, labels, comments: store.commentsOf(i.id) }, terms)) found.push(i);
+    if (issueMatches({ i, repo, labels, comments: store.commentsOf(i.id) }, plan)) found.push(i);
   }
-  return found.sort(issueOrder(terms, (i) => store.commentsOf(i.id).length));
+  return found.sort(issueOrder(plan, (i) => store.commentsOf(i.id).length));
+}
+
+/** What a search may name: a repository the caller can see, an account (a user, or an owner of repositories). */
+export interface Nameable {
+  repoVisible(owner: string, name: string): boolean;
+  accountExists(login: string): boolean;
+}
+
+/** Refuses, as the service does, a search naming a repository or account that does not exist or that the caller cannot see. */
+export function checkNamed(terms: Term[], can: Nameable): void {
+  for (const t of terms) {
+    const [owner, name, more] = t.value.split('/');
+    const ok =
+      t.key === 'repo'
+        ? !!owner && !!name && more === undefined && can.repoVisible(owner, name)
+        : t.key && /^(user|org|owner|author)$/.test(t.key)
+          ? t.value === '@me' || /^app\//i.test(t.value) || can.accountExists(t.value)
+          : true;
+    if (!ok) throw new SearchRefused(UNSEARCHABLE);
+  }
 }
 
 function searchRepositories(o: QueryObjects, terms: Term[]): RepoRecord[] {
-  const words = terms.filter((t) => !t.key).map((t) => t.value.toLowerCase());
+  const words = terms.filter((t) => !t.key).map((t) => wordPattern(t.value));
   return [...o.ctx.repos.repos.values()].filter((r) => {
     if (!o.ctx.visible(o.req, r)) return false;
-    const text = `${r.owner}/${r.name} ${r.description}`.toLowerCase();
-    if (!words.every((w) => text.includes(w))) return false;
+    const text = `${r.owner}/${r.name} ${r.description}`;
+    if (!words.every((w) => w.test(text))) return false;
     return terms.every((t) => {
       if (!t.key) return true;
       const v = t.value.toLowerCase();
@@ -191,16 +281,34 @@ function searchRepositories(o: QueryObjects, terms: Term[]): RepoRecord[] {
 }
 
 function searchUsers(o: QueryObjects, terms: Term[]): HostingUser[] {
-  const words = terms.filter((t) => !t.key).map((t) => t.value.toLowerCase());
+  const words = terms.filter((t) => !t.key).map((t) => wordPattern(t.value));
   if (terms.some((t) => t.key === 'type' && t.value.toLowerCase() === 'org')) return [];
-  return [...o.ctx.state.users.values()].filter((u) => words.every((w) => `${u.login} ${u.name ?? ''}`.toLowerCase().includes(w)));
+  return [...o.ctx.state.users.values()].filter((u) => words.every((w) => w.test(`${u.login} ${u.name ?? ''}`)));
+}
+
+/** A user of that login, or an owner of repositories (an organisation), case ignored. */
+export function accountExists(users: Iterable<string>, repos: Iterable<RepoRecord>, login: string): boolean {
+  const l = login.toLowerCase();
+  return [...users].some((u) => u.toLowerCase() === l) || [...repos].some((r) => r.owner.toLowerCase() === l);
 }
 
 type SearchArgs = { query: string; type: string; first?: number | null; last?: number | null; after?: string | null; before?: string | null };
 
 /** `Query.search`: one page of what matched, and how many did. */
 export function search(o: QueryObjects, a: SearchArgs) {
-  const terms = parseSearch(a.query);
+  let terms: Term[];
+  try {
+    terms = parseSearch(a.query).map((t) => (t.value === '@me' && o.viewer ? { ...t, value: o.viewer } : t));
+    checkNamed(terms, {
+      repoVisible: (owner, name) => {
+        const r = o.ctx.repos.get(owner, name);
+        return !!r && o.ctx.visible(o.req, r);
+      },
+      accountExists: (login) => accountExists(o.ctx.state.users.keys(), o.ctx.repos.repos.values(), login),
+    });
+  } catch (e) {
+    throw e instanceof SearchRefused ? new GraphQLError(e.message, { extensions: { type: 'INVALID' } }) : e;
+  }
   const counts = { codeCount: 0, discussionCount: 0, issueCount: 0, repositoryCount: 0, userCount: 0, wikiCount: 0 };
   let found: unknown[] = [];
   let node: (x: never) => unknown = () => null;
