@@ -158,7 +158,7 @@ function writeOut(bytes) {
     while (off < bytes.length) off += fs.writeSync(1, bytes, off);
   } catch (err) {
     if (err?.code === 'EAGAIN') process.stdout.write(bytes.subarray(off));
-    else if (err?.code !== 'EPIPE') throw err; // the reader went away: nothing to say
+    else if (err?.code !== 'EPIPE' && err?.code !== 'ECONNRESET') throw err; // the reader went away (a pipe, a socket): nothing to say
   }
 }
 

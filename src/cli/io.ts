@@ -39,6 +39,16 @@ export interface IO {
 }
 
 /**
+ * Whether a write failed because stdout's reader went away: EPIPE on a pipe,
+ * ECONNRESET when stdout is a socket (a parent that spawned us with socket
+ * stdio — Node's child_process does — and closed its end).
+ */
+export function readerGone(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'EPIPE' || code === 'ECONNRESET';
+}
+
+/**
  * isatty() without loading node:tty, which loads net and the whole stream
  * stack: only a character device can be a terminal, so a pipe or a file (what
  * scripts and CI give us) is answered by one fstat, and so is /dev/null (on
@@ -71,9 +81,8 @@ function fdWriter(fd: number, stream: () => Writable, streamBuilt: () => boolean
       try {
         off += writeSync(fd, buf, off);
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EAGAIN') return stream().write(buf.subarray(off));
-        if (code === 'EPIPE') {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return stream().write(buf.subarray(off));
+        if (readerGone(err)) {
           onEpipe();
           return true;
         }
@@ -111,7 +120,7 @@ function processStreams(onBrokenPipe: (() => void) | undefined) {
       if (!stdoutBuilt) {
         stdoutBuilt = true;
         process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-          if (err.code === 'EPIPE' && onBrokenPipe) return onBrokenPipe();
+          if (readerGone(err) && onBrokenPipe) return onBrokenPipe();
           throw err;
         });
       }

@@ -6,6 +6,7 @@ import { runPages } from '../../../core/api/page-run.js';
 import { ndjsonPageOutput, openCheckpoint, reportCheckpoint, requireLineOutput, shapedFormat } from '../../output/paged-output.js';
 import { validateCount, validateLabel, validateMessageId } from '../../../core/mailbox/validate.js';
 import type { Context } from '../../context.js';
+import { readerGone } from '../../io.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { type SeenState, seenState } from '../../state.js';
 import { mailboxClient } from './common.js';
@@ -22,7 +23,7 @@ export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promi
     await list(ctx, o, () => broken);
   } catch (err) {
     // The reader went away (`| head`): stop quietly, like other Unix tools.
-    if ((err as { code?: string }).code !== 'EPIPE') throw err;
+    if (!readerGone(err)) throw err;
   } finally {
     ctx.io.stdout.off('error', onError);
   }

@@ -6,6 +6,7 @@ import { inflaterFor } from '../../../core/mailbox/inflate.js';
 import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
 import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
 import type { Context } from '../../context.js';
+import { readerGone } from '../../io.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './options.js';
@@ -109,7 +110,7 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
   } catch (err) {
     if (!res.body.destroyed) discard(res);
     await out?.abort();
-    if ((err as { code?: string }).code === 'EPIPE') return;
+    if (readerGone(err)) return;
     if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();
     if (err instanceof LanyardError) throw err;
     const code = (err as { code?: string }).code;
