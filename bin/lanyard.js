@@ -254,10 +254,7 @@ function prefetchKeychain(word, base, flagged) {
     return undefined;
   if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) return undefined;
   try {
-    const file = path.join(__dirname, '..', 'dist', 'keychain-prefetch.cjs');
-    const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
-    const id = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
-    const dir = base && id && path.join(base, 'prefetch-cache', `${process.version}-${process.arch}-${id}`);
+    const { file, source, dir } = distFile('keychain-prefetch.cjs', base, 'prefetch-cache');
     const key = flagged ? `keychain-prefetch.${word}` : 'keychain-prefetch';
     const cachedData = dir ? readCache(dir, key) : undefined;
     const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
@@ -273,15 +270,24 @@ function prefetchKeychain(word, base, flagged) {
   }
 }
 
+/**
+ * A file of dist/ as the launcher compiles it (the build keeps it ASCII, so it is read as latin1) and the
+ * directory of its V8 code caches, `<base>/<kind>/<node>-<arch>-<build id>/`: the build ends the file with
+ * `//# lanyard-build=<hash>`, so a cache never meets another build (undefined without a cache base or an id).
+ */
+function distFile(name, base, kind) {
+  const file = path.join(__dirname, '..', 'dist', name);
+  const source = fs.readFileSync(file, 'latin1');
+  const id = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
+  return { file, source, dir: base && id && path.join(base, kind, `${process.version}-${process.arch}-${id}`) };
+}
+
 /** `handed`: what was opened before the CLI loaded and goes to main (the keychain's opening, the API's connection). */
 function compileAndRun(word, sub, flagged, base, handed) {
   const { keychain, preconnected } = handed;
   const vm = require('node:vm');
-  const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
-  const source = fs.readFileSync(file, 'latin1'); // the build keeps it ASCII
-  const buildId = /\/\/# lanyard-build=([0-9a-f]+)\s*$/.exec(source.slice(-64))?.[1];
   // <cache>/compile-cache/<node>-<arch>-<build>/<group>[.<subcommand>].bin
-  const dir = base && buildId && path.join(base, 'compile-cache', `${process.version}-${process.arch}-${buildId}`);
+  const { file, source, dir } = distFile('cli.cjs', base, 'compile-cache');
   // The command's cache, else the group's (a group run without a subcommand:
   // `api /user`, `auth --help`), else (without the group's flags) the root one.
   const keys = [...new Set([sub ? `${word}.${sub}` : word, word, ...(flagged ? [] : ['main'])])];
