@@ -17,7 +17,7 @@ import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
 import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
-import { tokenOfRequest } from './scopes.js';
+import { scopesWrite, tokenOfRequest } from './scopes.js';
 
 const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
@@ -266,8 +266,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
     const name = p.name;
     // A classic token creates a public repository with `public_repo` or `repo`, a private one with `repo` only
     // (the service's scope rules); without it the answer is 404 Not Found, as for the issue writes.
-    const scopes = scopesOf(req);
-    if (scopes && !scopes.includes('repo') && (p.private === 'true' || !scopes.includes('public_repo'))) return notFound(res);
+    if (!scopesWrite(scopesOf(req), p.private === 'true')) return notFound(res);
     const invalid = (message: string) =>
       res.json(422, {
         message: 'Repository creation failed.',

@@ -38,6 +38,15 @@ const ACCEPTED: Array<[method: string, pattern: RegExp, scopes: string]> = [
   ['GET', /^\/api\/v3\/user\/?$/, ''],
 ];
 
+/**
+ * Whether a classic token's scopes let it write to (or create) a repository: `repo` for any, `public_repo`
+ * for a public one, as the service's scope rules say. `scopes` undefined: not a classic token (an
+ * installable app's carries permissions), which scopes do not limit.
+ */
+export function scopesWrite(scopes: readonly string[] | undefined, privateRepo: boolean): boolean {
+  return !scopes || scopes.includes('repo') || (!privateRepo && scopes.includes('public_repo'));
+}
+
 export function acceptedScopes(method: string, path: string): string {
   const m = method === 'HEAD' ? 'GET' : method;
   return ACCEPTED.find(([am, re]) => am === m && re.test(path))?.[2] ?? '';

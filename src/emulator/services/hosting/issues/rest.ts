@@ -12,6 +12,7 @@ import { paged } from '../paging.js';
 import { commentJson, issueJson, type IssueJsonContext, labelJson, reactionJson } from './json.js';
 import { canClose, canEdit, canTriage, invalidText } from './rules.js';
 import { type IssueRecord, type IssueStore, REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
+import { scopesWrite } from '../scopes.js';
 
 const DOCS = 'https://docs.example.com/rest';
 
@@ -48,8 +49,7 @@ function writer(api: IssueApi, req: EmuRequest, res: EmuResponse, r: RepoRecord)
     api.refuseNonUser(req, res);
     return undefined;
   }
-  const scopes = api.scopesOf(req);
-  if (scopes && !scopes.includes('repo') && (r.private || !scopes.includes('public_repo'))) throw new HttpError(404, 'Not Found');
+  if (!scopesWrite(api.scopesOf(req), r.private)) throw new HttpError(404, 'Not Found');
   return login;
 }
 
