@@ -3,9 +3,12 @@
  * retry): a request with `auth` gets the provider's credential; a 401 (thrown,
  * or returned when the caller accepts 401) asks the provider once for a new
  * credential and sends the request again with it. A streamed body cannot be
- * sent twice, so such a request is not retried.
+ * sent twice, so such a request is not retried. A 401 from another origin (a
+ * redirect's, which went without the credential) says nothing of the
+ * credential: no refresh, and it is not named as the one refused.
  */
 import { HttpError } from '../errors.js';
+import { buildUrl } from './pipeline.js';
 import { isStream } from './retry.js';
 import type { HttpResponse, RequestSpec } from './types.js';
 
@@ -17,7 +20,7 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
   const retry = auth.refresh && !isStream(spec.body) ? auth.refresh.bind(auth) : undefined;
   // A 401 that escapes says whose credential was refused (the provider's source and login), for the caller to act on.
   const refused = (err: unknown) => {
-    if (err instanceof HttpError && err.status === 401) {
+    if (err instanceof HttpError && err.status === 401 && ownOrigin(err.url, spec)) {
       err.credentialSource ??= auth.source;
       if (auth.login) err.credentialLogin ??= auth.login;
     }
@@ -27,13 +30,13 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
   try {
     res = await send(first);
   } catch (err) {
-    if (retry && err instanceof HttpError && err.status === 401) {
+    if (retry && err instanceof HttpError && err.status === 401 && ownOrigin(err.url, spec)) {
       const next = await retry(used);
       if (next) return send({ ...spec, credential: next }).catch((e: unknown) => Promise.reject(refused(e)));
     }
     throw refused(err);
   }
-  if (retry && res.status === 401) {
+  if (retry && res.status === 401 && ownOrigin(res.url, spec)) {
     const next = await retry(used);
     if (next) {
       await res.dump();
@@ -41,4 +44,13 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
     }
   }
   return res;
+}
+
+/** Whether an answer from `url` came from the origin `spec` sends its credential to. */
+function ownOrigin(url: string, spec: RequestSpec): boolean {
+  try {
+    return new URL(url).origin === buildUrl(spec).origin;
+  } catch {
+    return true;
+  }
 }

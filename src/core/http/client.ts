@@ -66,6 +66,7 @@ export class HttpClient {
       onRateLimitWait: options.onRateLimitWait,
       onRetry: options.onRetry,
       responseHooks: options.responseHooks,
+      plainHttpHosts: options.plainHttpHosts,
       onSecondaryLimit: async (spec, url, waitMs) => {
         const store = this.#pacing;
         if (!isSharedPacing(store)) return;

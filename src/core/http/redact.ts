@@ -21,6 +21,14 @@ export const SECRET_FIELDS = [
   'private_key',
   'token_last_eight',
   'hashed_token',
+  // A signed download URL's signature (a storage host's, where a redirect sends a download): whoever has it may fetch.
+  'sig',
+  'signature',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'x-goog-signature',
+  'x-goog-credential',
 ];
 const SECRET_SET = new Set(SECRET_FIELDS);
 // `dpop`: a proof is no bearer secret, but a server that does not track its jti would take it again within its lifetime.

@@ -8,7 +8,8 @@ import { HttpError, NetworkError, RateLimitError } from '../errors.js';
 import { classifyRateLimit, decideRateLimit, describeKind, type RateLimitPolicy, secondaryWaitMs, waitBoundMs } from '../ratelimit/policy.js';
 import { parseRetryAfter } from '../ratelimit/headers.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
-import { redactUrl, SECRET_HEADERS } from './redact.js';
+import { redactUrl } from './redact.js';
+import { redirectHop } from './redirect.js';
 import { readErrorBody } from './stream.js';
 import type { HttpClientOptions, HttpResponse, RequestSpec, ResponseHook } from './types.js';
 
@@ -16,8 +17,7 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRY_STATUS = new Set([502, 503, 504]);
 const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'LANYARD_BODY_CUT']);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
-/** Redirects followed for one request (the code host's CLI follows 10; its API uses one). */
-export const MAX_REDIRECTS = 5;
+export { MAX_REDIRECTS } from './redirect.js';
 
 export interface RetryContext {
   clock: Clock;
@@ -31,6 +31,8 @@ export interface RetryContext {
   responseHooks?: readonly ResponseHook[];
   /** A secondary limit refused `spec` at `url`: the wait it asks for (a shared store holds every process for it). */
   onSecondaryLimit?: (spec: RequestSpec, url: string, waitMs: number) => Promise<void>;
+  /** Hosts allowed a credential over plain http (HttpClientOptions.plainHttpHosts): a redirect from https may go to them in clear. */
+  plainHttpHosts?: readonly string[];
 }
 
 export function isStream(b: unknown): boolean {
@@ -59,51 +61,17 @@ export async function backoff(c: RetryContext, attempt: number, signal?: AbortSi
   await c.clock.sleep(waitMs, signal);
 }
 
-/** Whether a request carries a credential: the service's, or a secret header of the caller's (`-H Authorization: …`). */
-function carriesCredential(spec: RequestSpec): boolean {
-  if (spec.credential && spec.credential.scheme !== 'none') return true;
-  return Object.keys(spec.headers ?? {}).some((h) => SECRET_HEADERS.has(h.toLowerCase()));
-}
-
-/**
- * Where a redirect goes, or an error saying why it is not followed. A GET or
- * HEAD follows a redirect within its origin, with its credential; to
- * another origin only when it carries none (a credential is only ever sent
- * to the origin it belongs to). Other methods do not follow (the body and
- * method would have to change).
- */
-function redirectTarget(res: HttpResponse, method: string, spec: RequestSpec, hops: number): URL | HttpError {
-  const here = redactUrl(res.url);
-  const fail = (why: string) => new HttpError(res.status, method, here, undefined, res.headers, `${method} ${here}: ${why}`);
-  const location = res.headers.location;
-  if (!location) return fail(`the server answered HTTP ${res.status} (a redirect) without a Location`);
-  let to: URL;
-  try {
-    to = new URL(location, res.url);
-  } catch {
-    return fail(`the server answered HTTP ${res.status} with an invalid Location`);
-  }
-  const there = redactUrl(to.toString());
-  if (to.protocol !== 'https:' && to.protocol !== 'http:') return fail(`redirected (HTTP ${res.status}) to ${there}, not an HTTP URL; not followed`);
-  if (method !== 'GET' && method !== 'HEAD') return fail(`redirected (HTTP ${res.status}) to ${there}; a ${method} is not sent again elsewhere`);
-  if (hops >= MAX_REDIRECTS) return fail(`more than ${MAX_REDIRECTS} redirects (the last to ${there}); not followed`);
-  if (to.origin !== new URL(res.url).origin && carriesCredential(spec))
-    return fail(`redirected (HTTP ${res.status}) to another origin, ${to.origin}; not followed, as credentials go only to the origin they belong to`);
-  // A downgrade from https to http would send the credential in clear.
-  if (new URL(res.url).protocol === 'https:' && to.protocol === 'http:') return fail(`redirected (HTTP ${res.status}) from https to ${there}; not followed`);
-  return to;
-}
-
 /**
  * Sends with `send` until the answer is one to return: retries, rate-limit
  * waits and redirects; throws HttpError or RateLimitError otherwise.
  */
 export async function sendWithPolicy(
   c: RetryContext,
-  method: string,
+  firstMethod: string,
   first: RequestSpec,
   send: (method: string, spec: RequestSpec) => Promise<HttpResponse>,
 ): Promise<HttpResponse> {
+  let method = firstMethod;
   let spec = first;
   const retryable = isRetryable(method, spec);
   let rateAttempt = 0;
@@ -129,11 +97,11 @@ export async function sendWithPolicy(
     if (REDIRECT_STATUS.has(res.status) && spec.redirect !== 'manual') {
       // A redirect's body is not read: the connection is closed instead.
       res.body.destroy();
-      const to = redirectTarget(res, method, spec, hops++);
-      if (to instanceof HttpError) throw to;
-      c.trace?.(`* following the redirect to ${redactUrl(to.toString())}`);
-      // The Location is the whole URL: no base, no query of the first request.
-      spec = { ...spec, url: to.toString(), baseUrl: undefined, query: undefined };
+      const hop = redirectHop(res, method, spec, hops++, c.plainHttpHosts);
+      if (hop instanceof HttpError) throw hop;
+      c.trace?.(`* following the redirect (HTTP ${res.status}) to ${redactUrl(hop.spec.url)}`);
+      for (const note of hop.notes) c.trace?.(note);
+      ({ method, spec } = hop);
       continue;
     }
     const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;

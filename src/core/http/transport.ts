@@ -275,8 +275,12 @@ function phaseTimeout(phase: 'connect' | 'headers', r: PreparedRequest, b: Excha
 }
 
 function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
-  if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) req.end(body);
-  else
+  if (body === undefined) req.end();
+  else if (typeof body === 'string' || body instanceof Uint8Array) {
+    // Node frames a DELETE's or an OPTIONS's body by nothing unless told its length: the server read it as the next request.
+    if (!req.hasHeader('content-length')) req.setHeader('content-length', Buffer.byteLength(body));
+    req.end(body);
+  } else
     void import('node:stream/promises')
       .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
       .catch((err: unknown) => req.destroy(err as Error));

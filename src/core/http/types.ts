@@ -47,9 +47,13 @@ export interface RequestSpec {
    */
   okStatus?: (status: number) => boolean;
   /**
-   * `follow` (default): a GET or HEAD follows up to 5 redirects within its
-   * origin, and to another origin only when it carries no credential;
-   * anything else is an error. `manual`: a 3xx is returned as it is.
+   * `follow` (default): up to 5 redirects are followed. Within the origin the
+   * request keeps its credential; to another origin it goes without it (no
+   * credential, no provider, only the caller's headers that carry none:
+   * Accept, Range, conditions). A 303, and a 301 or 302 of a POST, become a
+   * GET without the body (as fetch does); a method other than GET or HEAD is
+   * otherwise not sent again (an error), nor is a hop from https to plain
+   * http on a host that is not loopback. `manual`: a 3xx is returned as it is.
    */
   redirect?: 'follow' | 'manual';
   /** OAuth token requests: bypass the concurrency queue and rate-limit handling. */

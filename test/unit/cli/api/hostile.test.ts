@@ -2,8 +2,9 @@
  * `lanyard api` against a hostile server on 127.0.0.1, as a run function on
  * fakes (formerly spawned in test/e2e/api-hostile.test.ts, which keeps the
  * request deadline the program builds from --timeout / LANYARD_TIMEOUT and
- * mailbox raw): a next-page link to another origin or to itself, a redirect
- * to another origin, a bare 307. Exit 1 and one line; the token never leaves.
+ * mailbox raw): a next-page link to another origin or to itself (exit 1 and
+ * one line), a redirect to another origin (followed without the token), a
+ * bare 307. The token never leaves its origin.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiOptions } from '../../../../src/cli/commands/api/options.js';
@@ -63,13 +64,15 @@ describe('lanyard api against a hostile server', () => {
     expect(hostile.requests).toHaveLength(1);
   });
 
-  it('a redirect to another origin is not followed with the token; a bare 307 is an error, not an empty success', async () => {
+  it('a redirect to another origin is followed without the token (a download endpoint); a bare 307 is an error, not an empty success', async () => {
     hostile.on('GET', '/api/found', { status: 302, headers: { location: `${thief.url}/api/elsewhere` } });
+    thief.on('GET', '/api/elsewhere', { headers: { 'content-type': 'application/octet-stream' }, body: 'the archive' });
     hostile.on('GET', '/api/temp', { status: 307 });
     const found = await api('/found');
-    expect(found.code).toBe(1);
-    expect(found.stderr).toMatch(/redirected \(HTTP 302\) to another origin/);
-    expect(thief.requests).toEqual([]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toBe('the archive');
+    expect(thief.requests[0]!.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(thief.requests.map((r) => [r.url.toString(), r.headers]))).not.toContain(TOKEN);
     const temp = await api('/temp');
     expect(temp.code).toBe(1);
     expect(temp.stderr).toMatch(/HTTP 307 \(a redirect\) without a Location/);

@@ -67,6 +67,18 @@ describe('URLs, headers and credentials', () => {
     expect(stub.requests[1]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(stub.requests[1]!.body).toBe('a=x+y');
   });
+
+  it('a DELETE or OPTIONS with a body says its length (the code host removes assignees or labels with a DELETE and a JSON body)', async () => {
+    make();
+    stub.on('DELETE', '/repos/o/r/issues/1/assignees', { body: { assignees: [] } }).on('OPTIONS', '/o', { body: {} });
+    const res = await client.request({ method: 'DELETE', url: stub.url + '/repos/o/r/issues/1/assignees', json: { assignees: ['mona'] } });
+    expect(await res.json()).toEqual({ assignees: [] });
+    await client.request({ method: 'OPTIONS', url: stub.url + '/o', body: new TextEncoder().encode('é') });
+    expect(stub.requests.map((r) => [r.method, r.headers['content-length'], r.body])).toEqual([
+      ['DELETE', '22', '{"assignees":["mona"]}'],
+      ['OPTIONS', '2', 'é'],
+    ]);
+  });
 });
 
 describe('typed errors', () => {

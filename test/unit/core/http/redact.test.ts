@@ -8,6 +8,13 @@ describe('redaction', () => {
     );
     expect(redactUrl('https://h/cb?code=c0de&state=xyz')).toBe(`https://h/cb?code=${REDACTED}&state=xyz`);
   });
+  it("URLs: a signed download URL's signature (where a download endpoint redirects)", () => {
+    expect(redactUrl('https://blob.example/logs.zip?sv=2025&se=x&sig=abc%2Bdef&sp=r')).toBe('https://blob.example/logs.zip?sv=2025&se=x&sig=[REDACTED]&sp=r');
+    expect(redactUrl('https://s3.example/a?X-Amz-Credential=AK%2F1&X-Amz-Signature=f00&X-Amz-Security-Token=t&X-Amz-Expires=300')).toBe(
+      'https://s3.example/a?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]&X-Amz-Security-Token=[REDACTED]&X-Amz-Expires=300',
+    );
+  });
+
   it('headers: Authorization keeps its scheme; Cookie and API keys vanish', () => {
     expect(redactHeaderValue('Authorization', 'Bearer abc')).toBe(`Bearer ${REDACTED}`);
     expect(redactHeaderValue('cookie', 'a=b')).toBe(REDACTED);
