@@ -40,7 +40,8 @@ export interface EmulatorOptions {
   /**
    * The host name the emulator gives itself in its URLs (metadata, links, the
    * profile) instead of the address it listens on: a name that reaches it
-   * another way (through a proxy that resolves it, /etc/hosts). Also accepted in `Host`.
+   * another way (through a proxy that resolves it, /etc/hosts). Also accepted in `Host`,
+   * and covered by the `tlsSelfSigned` certificate.
    */
   publicHost?: string;
   log?: (line: string) => void;
@@ -163,7 +164,9 @@ interface TlsMaterial {
 async function tlsOf(o: EmulatorOptions, host: string, dataDir: string): Promise<TlsMaterial> {
   const tlsFiles = !!(o.tlsCertFile && o.tlsKeyFile);
   const files = tlsFiles ? await Promise.all([readFile(o.tlsCertFile!), readFile(o.tlsKeyFile!)]).then(([cert, key]) => ({ cert, key })) : undefined;
-  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, host) : undefined;
+  // For the address it listens on and the name it gives itself (a proxy reaches it by that name, and checks it).
+  const names = o.publicHost ? [host, o.publicHost] : host;
+  const own = o.tlsSelfSigned && !tlsFiles && !o.tls ? await dataDirCertificate(dataDir, names) : undefined;
   const pair = o.tls ?? own;
   return { files, own, pair, on: tlsFiles || !!pair };
 }

@@ -1,6 +1,7 @@
 /**
  * A self-signed certificate for serving the emulator over HTTPS on loopback
- * without openssl: valid for 127.0.0.1, ::1 and localhost, usable as its own
+ * without openssl: valid for 127.0.0.1, ::1 and localhost (and the names it is
+ * reached by: its address, a `--public-host` name), usable as its own
  * trust anchor (NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Go programs
  * such as the code host's CLI).
  */
@@ -27,8 +28,18 @@ export function directoryName(fields: ReadonlyArray<{ name: string; value: strin
   return fields.map((f) => ({ ...f, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }));
 }
 
-/** For `host` (an IP address or a name) besides 127.0.0.1, ::1 and localhost. */
-export function selfSignedCertificate(host = '127.0.0.1', nowMs = Date.now(), days = 30): EmulatorCertificate {
+/** The names a certificate for `hosts` covers: those, 127.0.0.1, ::1 and localhost (names in lower case). */
+function coveredNames(hosts: string | readonly string[]): string[] {
+  const given = typeof hosts === 'string' ? [hosts] : hosts;
+  return [...new Set([...given, '127.0.0.1', '::1', 'localhost'].map((h) => (isIP(h) ? h : h.toLowerCase())))];
+}
+
+/**
+ * For `hosts` (IP addresses or names; the first is the subject's common name)
+ * besides 127.0.0.1, ::1 and localhost.
+ */
+export function selfSignedCertificate(hosts: string | readonly string[] = '127.0.0.1', nowMs = Date.now(), days = 30): EmulatorCertificate {
+  const names = coveredNames(hosts);
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const key = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   const cert = forge.pki.createCertificate();
@@ -37,7 +48,7 @@ export function selfSignedCertificate(host = '127.0.0.1', nowMs = Date.now(), da
   cert.validity.notBefore = new Date(nowMs - 5 * 60_000);
   cert.validity.notAfter = new Date(nowMs + days * 86_400_000);
   const name = directoryName([
-    { name: 'commonName', value: host },
+    { name: 'commonName', value: names[0]! },
     { name: 'organizationName', value: 'Lanyard emulator' },
   ]);
   cert.setSubject(name);
@@ -49,10 +60,7 @@ export function selfSignedCertificate(host = '127.0.0.1', nowMs = Date.now(), da
     { name: 'subjectKeyIdentifier' },
     {
       name: 'subjectAltName',
-      altNames: [
-        ...[...new Set([host, '127.0.0.1', '::1'])].filter((h) => isIP(h)).map((ip) => ({ type: 7, ip })),
-        ...[...new Set([host, 'localhost'])].filter((h) => !isIP(h)).map((value) => ({ type: 2, value })),
-      ],
+      altNames: [...names.filter((h) => isIP(h)).map((ip) => ({ type: 7, ip })), ...names.filter((h) => !isIP(h)).map((value) => ({ type: 2, value }))],
     },
   ]);
   cert.sign(forge.pki.privateKeyFromPem(key) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
@@ -68,17 +76,22 @@ const RENEW_BEFORE_MS = 86_400_000;
 
 /**
  * The self-signed certificate of the data directory `dir`: the one kept there
- * when it is still valid for a day and covers `host` (so a client told to
+ * when it is still valid for a day and covers every one of `hosts` (the
+ * address it listens on, the name it is reached by) (so a client told to
  * trust it once, gh's SSL_CERT_FILE say, keeps trusting an emulator restarted
  * on the same `--data-dir`), else a new one, written there: the certificate
  * as `emulator-ca.pem` (0644, the file to trust), the key beside it (0600).
  */
-export async function dataDirCertificate(dir: string, host: string, nowMs = Date.now()): Promise<EmulatorCertificate & { caFile: string; reused: boolean }> {
+export async function dataDirCertificate(
+  dir: string,
+  hosts: string | readonly string[],
+  nowMs = Date.now(),
+): Promise<EmulatorCertificate & { caFile: string; reused: boolean }> {
   const caFile = join(dir, CA_FILE);
   const keyFile = join(dir, KEY_FILE);
   const kept = await Promise.all([readFile(caFile, 'utf8'), readFile(keyFile, 'utf8')]).catch(() => undefined);
-  if (kept && stillServes(kept[0], kept[1], host, nowMs)) return { cert: kept[0], key: kept[1], caFile, reused: true };
-  const made = selfSignedCertificate(host, nowMs);
+  if (kept && stillServes(kept[0], kept[1], hosts, nowMs)) return { cert: kept[0], key: kept[1], caFile, reused: true };
+  const made = selfSignedCertificate(hosts, nowMs);
   // The key first: a certificate on disk always has its key beside it.
   await writeFile(keyFile, made.key, { mode: 0o600 });
   await chmod(keyFile, 0o600); // a key file left by someone else keeps its mode through writeFile
@@ -86,12 +99,13 @@ export async function dataDirCertificate(dir: string, host: string, nowMs = Date
   return { ...made, caFile, reused: false };
 }
 
-function stillServes(certPem: string, keyPem: string, host: string, nowMs: number): boolean {
+function stillServes(certPem: string, keyPem: string, hosts: string | readonly string[], nowMs: number): boolean {
   try {
     const x509 = new X509Certificate(certPem);
     if (Date.parse(x509.validTo) - nowMs < RENEW_BEFORE_MS || Date.parse(x509.validFrom) > nowMs) return false;
     if (!x509.checkPrivateKey(createPrivateKey(keyPem))) return false;
-    return isIP(host) ? x509.checkIP(host) !== undefined : x509.checkHost(host) !== undefined;
+    // Every name a client may check: a certificate made before `--public-host` was given does not cover it.
+    return coveredNames(hosts).every((h) => (isIP(h) ? x509.checkIP(h) !== undefined : x509.checkHost(h, { wildcards: false }) !== undefined));
   } catch {
     return false; // unreadable: make a new one
   }

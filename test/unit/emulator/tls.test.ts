@@ -40,6 +40,22 @@ describe('dataDirCertificate', () => {
     expect(await readFile(renewed.caFile, 'utf8')).toBe(renewed.cert);
   });
 
+  it('covers the name it is reached by (--public-host) too; a kept certificate without that name is made again, then kept', async () => {
+    const plain = await dataDirCertificate(dir, '127.0.0.1', T0);
+    expect(new X509Certificate(plain.cert).checkHost('emu.corp.test')).toBeUndefined();
+    const named = await dataDirCertificate(dir, ['127.0.0.1', 'Emu.Corp.Test'], T0);
+    expect(named.reused).toBe(false);
+    const x = new X509Certificate(named.cert);
+    expect(x.checkHost('emu.corp.test')).toBe('emu.corp.test');
+    expect(x.checkHost('localhost')).toBe('localhost');
+    for (const ip of ['127.0.0.1', '::1']) expect(x.checkIP(ip)).toBe(ip);
+    expect(x.subjectAltName).toBe('IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:emu.corp.test, DNS:localhost');
+    expect((await dataDirCertificate(dir, ['127.0.0.1', 'emu.corp.test'], T0)).reused).toBe(true);
+    // Without the name again: the kept one still covers what is asked.
+    expect((await dataDirCertificate(dir, '127.0.0.1', T0)).reused).toBe(true);
+    expect((await dataDirCertificate(dir, ['127.0.0.1', 'other.corp.test'], T0)).reused).toBe(false);
+  });
+
   it('makes a new one for another host, a key that does not match, or unreadable files', async () => {
     const first = await dataDirCertificate(dir, '127.0.0.1', T0);
     const other = await dataDirCertificate(dir, '127.0.0.9', T0);
