@@ -6,12 +6,15 @@
  * the caller's — and never from https to plain http on a host that is not
  * loopback. The rules of the next method are fetch's.
  */
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { redirectHop } from '../../../../src/core/http/redirect.js';
 import type { CredentialProvider, HttpResponse } from '../../../../src/core/http/types.js';
 import { HttpError } from '../../../../src/core/errors.js';
+import { selfSignedCertificate } from '../../../../src/emulator/tls.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 
@@ -136,6 +139,31 @@ describe('a GET redirected to another origin', () => {
     api.on('GET', '/u', { status: 302, headers: { location: `http://me:pw@127.0.0.1:${new URL(cdn.url).port}/x` } });
     await expect(client.request({ url: `${api.url}/u` })).rejects.toThrow(/to a URL with user-info .*; not followed/);
     expect(cdn.requests).toEqual([]);
+  });
+});
+
+describe('from https', () => {
+  it('to plain http on a host that is not loopback: refused in one line before anything is sent; to loopback: followed without the credential', async () => {
+    const tls = selfSignedCertificate('127.0.0.1');
+    const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+      const location = req.url === '/down' ? 'http://downloads.example/o/r.tgz' : `${cdn.url}/r.tgz`;
+      res.writeHead(302, { location }).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const https = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const tlsClient = new HttpClient({ clock: new FakeClock(), userAgent: 'lanyard/9.9.9', trust: { extraCa: [tls.cert] } });
+    try {
+      const err = (await tlsClient.request({ url: `${https}/down`, credential: bearer }).catch((e: unknown) => e)) as HttpError;
+      expect(err).toBeInstanceOf(HttpError);
+      expect(err.message).toBe(`GET ${https}/down: redirected (HTTP 302) from https to plain http://downloads.example/o/r.tgz; not followed`);
+      cdn.on('GET', '/r.tgz', { body: 'archive' });
+      expect(await (await tlsClient.request({ url: `${https}/loop`, credential: bearer })).text()).toBe('archive');
+      expect(cdn.requests[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await tlsClient.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
