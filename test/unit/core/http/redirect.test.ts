@@ -6,15 +6,19 @@
  * the caller's — and never from https to plain http on a host that is not
  * loopback. The rules of the next method are fetch's.
  */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { redirectHop } from '../../../../src/core/http/redirect.js';
 import type { CredentialProvider, HttpResponse } from '../../../../src/core/http/types.js';
 import { HttpError } from '../../../../src/core/errors.js';
-import { selfSignedCertificate } from '../../../../src/emulator/tls.js';
+import { privateCa } from '../../../e2e/private-ca.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
 
@@ -144,14 +148,16 @@ describe('a GET redirected to another origin', () => {
 
 describe('from https', () => {
   it('to plain http on a host that is not loopback: refused in one line before anything is sent; to loopback: followed without the credential', async () => {
-    const tls = selfSignedCertificate('127.0.0.1');
-    const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-redirect-unit-'));
+    const ca = privateCa(dir);
+    const leaf = ca.issue('api', ['localhost']);
+    const server = createHttpsServer({ cert: readFileSync(leaf.cert), key: readFileSync(leaf.key) }, (req, res) => {
       const location = req.url === '/down' ? 'http://downloads.example/o/r.tgz' : `${cdn.url}/r.tgz`;
       res.writeHead(302, { location }).end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const https = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const tlsClient = new HttpClient({ clock: new FakeClock(), userAgent: 'lanyard/9.9.9', trust: { extraCa: [tls.cert] } });
+    const tlsClient = new HttpClient({ clock: new FakeClock(), userAgent: 'lanyard/9.9.9', trust: { extraCa: [readFileSync(ca.caFile, 'utf8')] } });
     try {
       const err = (await tlsClient.request({ url: `${https}/down`, credential: bearer }).catch((e: unknown) => e)) as HttpError;
       expect(err).toBeInstanceOf(HttpError);
@@ -163,6 +169,7 @@ describe('from https', () => {
       await tlsClient.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
