@@ -48,14 +48,23 @@ export interface RedirectHop {
 /**
  * The method of the next request, as fetch (and browsers) decide it: a 303
  * turns anything but GET or HEAD into a GET, a 301 or 302 turns a POST into
- * one, both without the body; otherwise the method stays. Undefined: the
- * request would have to be sent again with its method and body elsewhere,
- * which is not done (a 307 or 308 of a POST, a 301 of a PATCH).
+ * one, both without the body; otherwise the method stays. A 307 or 308 keeps
+ * the method and its body: followed within the origin when the body can be
+ * sent again (the code host answers a write to a renamed or moved repository
+ * so, and its CLI re-sends it), refused elsewhere or for a streamed body.
+ * Undefined: not followed (also a 301 or 302 of a PATCH, PUT or DELETE).
  */
-function nextMethod(status: number, method: string): string | undefined {
+function nextMethod(status: number, method: string, sameOrigin: boolean, spec: RequestSpec): string | undefined {
   if (method === 'GET' || method === 'HEAD') return method;
   if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) return 'GET';
+  if ((status === 307 || status === 308) && sameOrigin && replayable(spec)) return method;
   return undefined;
+}
+
+/** Whether the request's body can be sent a second time: none, JSON, a form, a string or bytes — not a stream. */
+function replayable(spec: RequestSpec): boolean {
+  const b = spec.body;
+  return b === undefined || typeof b === 'string' || b instanceof Uint8Array;
 }
 
 /** `headers` less those `drop` says; the names dropped. */
@@ -105,10 +114,10 @@ export function redirectHop(
   const there = redactUrl(to.toString());
   if (to.protocol !== 'https:' && to.protocol !== 'http:') return fail(`redirected (HTTP ${res.status}) to ${there}, not an HTTP URL; not followed`);
   if (to.username || to.password) return fail(`redirected (HTTP ${res.status}) to a URL with user-info (${there}); not followed`);
-  const next = nextMethod(res.status, method);
+  const from = new URL(res.url);
+  const next = nextMethod(res.status, method, to.origin === from.origin, spec);
   if (!next) return fail(`redirected (HTTP ${res.status}) to ${there}; a ${method} is not sent again elsewhere`);
   if (hops >= MAX_REDIRECTS) return fail(`more than ${MAX_REDIRECTS} redirects (the last to ${there}); not followed`);
-  const from = new URL(res.url);
   // A download in clear after asking over TLS: anyone on the way could change it.
   if (from.protocol === 'https:' && isClearTextUrl(to, plainHttpHosts))
     return fail(`redirected (HTTP ${res.status}) from https to plain ${there}; not followed`);

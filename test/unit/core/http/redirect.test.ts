@@ -217,6 +217,31 @@ describe('methods other than GET and HEAD (as fetch decides)', () => {
   });
 });
 
+describe('a 307 or 308 within the origin (a write to a renamed repository)', () => {
+  it("re-sends the method, its body and the credential to the new path, as the code host's CLI does", async () => {
+    for (const status of [307, 308]) {
+      api.on('POST', `/repos/old/name/issues${status}`, { status, headers: { location: `/repositories/42/issues${status}` } });
+      api.on('POST', `/repositories/42/issues${status}`, { status: 201, body: { number: status } });
+      const res = await client.request({ method: 'POST', url: `${api.url}/repos/old/name/issues${status}`, json: { title: 't' }, credential: bearer });
+      expect(res.status).toBe(201);
+      expect(await res.json()).toEqual({ number: status });
+    }
+    const resent = api.requests.filter((r) => r.path.startsWith('/repositories/42/'));
+    expect(resent.map((r) => [r.method, r.body, r.headers.authorization])).toEqual([
+      ['POST', '{"title":"t"}', `Bearer ${TOKEN}`],
+      ['POST', '{"title":"t"}', `Bearer ${TOKEN}`],
+    ]);
+  });
+
+  it('a streamed body cannot be sent twice: refused in one line', async () => {
+    api.on('PUT', '/s', { status: 308, headers: { location: '/t' } });
+    const err = (await client
+      .request({ method: 'PUT', url: `${api.url}/s`, body: Readable.from([Buffer.from('x')]), credential: bearer })
+      .catch((e: unknown) => e)) as HttpError;
+    expect(err.message).toMatch(/redirected \(HTTP 308\) to .*\/t; a PUT is not sent again elsewhere/);
+  });
+});
+
 describe('redirectHop (the rule alone, on made-up answers)', () => {
   const answer = (url: string, location: string, status = 302): HttpResponse =>
     ({ status, url, headers: { location }, body: Readable.from([]) }) as unknown as HttpResponse;
