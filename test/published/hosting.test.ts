@@ -40,6 +40,19 @@ describe('hosting answers satisfy the published description (@octokit/openapi)',
     expect(other.body).not.toHaveProperty('two_factor_authentication');
   });
 
+  it('GET /user counts private repositories only for a token that may see them (`repo`), as the service does', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const counts = async (scopes: string[]) => {
+      const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes })) as { access_token: string };
+      const me = await call('GET', '/user', { token: issued.access_token });
+      expectPublished('GET', '/user', me, 200);
+      return { total: me.body.total_private_repos, owned: me.body.owned_private_repos, public: me.body.public_repos };
+    };
+    expect(await counts(['repo'])).toEqual({ total: 1, owned: 1, public: 1 });
+    expect(await counts(['public_repo', 'read:org'])).toEqual({ total: 0, owned: 0, public: 1 });
+    expect(await counts([])).toEqual({ total: 0, owned: 0, public: 1 });
+  });
+
   it('the token check, reset and scoped answers of /applications/{client_id}/token carry a whole simple-user', async () => {
     const { app } = ref.emu.fixtures.hosting;
     const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['repo'] })) as { access_token: string };

@@ -147,10 +147,13 @@ function apiRoot(api: string): Record<string, string> {
   };
 }
 
-/** How many public and private repositories a user owns (their user object says). */
-function repoCounts(repos: RepoStore, login: string): { publicRepos: number; privateRepos: number } {
+/**
+ * How many public and private repositories a user owns (their user object says); the private ones only those
+ * `sees` lets the caller see (a classic token without `repo` sees none: the service counts 0 for it).
+ */
+function repoCounts(repos: RepoStore, login: string, sees: (r: RepoRecord) => boolean = () => true): { publicRepos: number; privateRepos: number } {
   const own = [...repos.repos.values()].filter((r) => r.owner === login);
-  return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private).length };
+  return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private && sees(r)).length };
 }
 
 /** What the REST routes share: the state, the repositories, the issues and their JSON. */
@@ -225,7 +228,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
 
 /** The API root, the caller (`/user`) and any user (`/users/{login}`). */
 function registerUserRoutes(router: Router, rest: Rest): void {
-  const { state, env, repos } = rest;
+  const { state, env, repos, visible } = rest;
   const api = Hosting.apiPathPrefix;
   // The API root: a map of URL templates (clients such as the code host's own CLI call it to check a token and read its scopes).
   router.get(api, (_req, res) => res.json(200, apiRoot(env.baseUrl() + api)));
@@ -234,7 +237,7 @@ function registerUserRoutes(router: Router, rest: Rest): void {
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
     const u = state.users.get(login)!;
-    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(repos, login) }));
+    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(repos, login, (r) => visible(req, r)) }));
   });
 
   router.get(`${api}/users/:login`, (req, res) => {
