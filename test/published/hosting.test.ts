@@ -134,6 +134,19 @@ describe('hosting repositories carry what the published examples carry (not only
 });
 
 describe('hosting issues, comments, labels, reactions and stars satisfy the published description', () => {
+  it('GET /search/issues answers the published shape (each item an issue-search-result-item), and its refusals a validation-failed', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const made = await call('POST', '/repos/mona/hello-world/issues', { token, body: { title: 'Search me', labels: ['bug'], assignees: ['mona'] } });
+    expect(made.status).toBe(201);
+    const found = await call('GET', '/search/issues?q=search+label%3Abug+repo%3Amona%2Fhello-world', { token });
+    expectPublished('GET', '/search/issues', found, 200);
+    expect(found.body).toMatchObject({ total_count: 1, incomplete_results: false, items: [{ number: made.body.number, score: 1 }] });
+    expect(found.headers.get('x-ratelimit-resource')).toBe('search');
+    expectPublished('GET', '/search/issues', await call('GET', `/search/issues?q=${'x'.repeat(300)}`, { token }), 422);
+    expectPublished('GET', '/search/issues', await call('GET', '/search/issues', { token }), 422);
+    expectPublished('GET', '/search/repositories', await call('GET', '/search/repositories?q=hello', { token }), 200);
+  });
+
   it('each answer of the issue endpoints, and an issue carries what the published example carries', async () => {
     const token = ref.emu.fixtures.hosting.personalToken;
     const R = '/repos/mona/hello-world';
