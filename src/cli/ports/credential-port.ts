@@ -56,9 +56,10 @@ export interface StorageEnv {
 
 /** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
 export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
-  const [{ openCredentialStore }, { FileCredentialStore }, dir, lock, requireKeychain] = await Promise.all([
+  const [{ openCredentialStore }, { FileCredentialStore }, { fileOverKeychain }, dir, lock, requireKeychain] = await Promise.all([
     import('../../core/credentials/open.js'),
     import('../../core/credentials/file-store.js'),
+    import('../../core/credentials/file-over-keychain.js'),
     s.configDir(),
     s.lock(),
     s.keychainRequired(),
@@ -92,10 +93,20 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
   const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir };
   isOpen = true;
-  const store = once(() => warningStore(s, stores));
-  // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
-  const behind = primary.kind === 'file' || requireKeychain ? [] : [behindKeychain(stores.file, primary)];
-  return storagePort(stores, store, () => [store(), ...behind], [stores.primary, ...behind]);
+  // Behind the keychain, the file holds what --insecure-storage or a fallback saved, and its copy is the newer (file-over-keychain.ts); a required keychain never reads it.
+  if (primary.kind === 'file' || requireKeychain) {
+    const store = once(() => warningStore(s, stores));
+    return storagePort(stores, store, () => [store()], [stores.primary]);
+  }
+  const layered = fileOverKeychain(primary, file);
+  const [first, beneath] = [remembering(layered.first, s.remember), remembering(layered.beneath, s.remember)];
+  const lookup = [beneath, behindKeychain(stores.file, primary)];
+  return storagePort(
+    stores,
+    () => first,
+    () => lookup,
+    lookup,
+  );
 }
 
 /** The port of a store handed in (`ContextPorts.credentials`): the only store, looked in and written to as it is. */
@@ -158,20 +169,20 @@ function warningStore(
 }
 
 /**
- * The file read behind the keychain; nothing once the keychain has turned to
- * that same file (its binding could not load: late-fallback.ts), as no file
- * is behind a file opened as such. Else a write through the primary, which
- * deletes the account's copy from the stores behind, would delete what it
- * had just written.
+ * The file read behind the keychain (whose view hides what the file holds:
+ * file-over-keychain.ts). Once the keychain has turned to that same file
+ * (its binding could not load: late-fallback.ts), it deletes nothing: a
+ * write through the primary, which deletes the account's copy from the
+ * stores behind, would delete what it had just written.
  */
 function behindKeychain(file: CredentialStore, primary: CredentialStore): CredentialStore {
   const same = () => primary.kind === 'file';
   return {
     kind: file.kind,
-    get: async (account) => (same() ? undefined : file.get(account)),
+    get: (account) => file.get(account),
     set: (account, secret) => file.set(account, secret),
     delete: async (account) => !same() && file.delete(account),
-    list: async () => (same() ? [] : file.list()),
+    list: () => file.list(),
   };
 }
 
