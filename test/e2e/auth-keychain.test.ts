@@ -196,6 +196,42 @@ describe('OS keychain (real Secret Service)', () => {
   );
 
   it.runIf(process.arch === 'x64' || process.arch === 'arm64')(
+    '`doctor` loads the binding to tell: one that cannot load is a warning (new credentials go to the file), a failure when the keychain is required',
+    async () => {
+      const bad = await brokenBindingCli();
+      await writeFile(join(home, 'mona.txt'), PERSONAL_TOKEN + '\n');
+      const out = (name: string) => q(join(home, `${name}.json`));
+      const r = inKeyringSession(
+        [
+          `$LY auth token --with-token < ${q(join(home, 'mona.txt'))} 2>/dev/null; echo "rc_mona=$?"`,
+          `$LY doctor --json > ${out('good')}; echo "rc_good=$?"`,
+          `${bad} doctor --json > ${out('broken')}; echo "rc_broken=$?"`,
+          `LANYARD_KEYCHAIN=required ${bad} doctor --json > ${out('required')}; echo "rc_required=$?"`,
+        ].join('\n'),
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('rc_mona=0');
+      const keychain = async (name: string) =>
+        (JSON.parse(await readFile(join(home, `${name}.json`), 'utf8')) as { keychain: Record<string, string> }).keychain;
+      expect(r.stdout).toContain('rc_good=0');
+      expect(await keychain('good')).toMatchObject({ status: 'ok' });
+      expect(r.stdout).toContain('rc_broken=0');
+      const broken = await keychain('broken');
+      expect(broken).toMatchObject({ status: 'warn', problem: 'keychain-binding', fix: expect.stringMatching(/reinstall lanyard-cli.*LANYARD_KEYCHAIN=off/) });
+      // The reason is the loader's try that found the addon, not the package loader's generic message.
+      expect(broken.summary).toMatch(
+        /answers, but its native binding cannot be loaded \(\S+\.node: file too short\): what it holds is read, new credentials go to a plain file/,
+      );
+      expect(r.stdout).toContain('rc_required=1');
+      expect(await keychain('required')).toMatchObject({
+        status: 'fail',
+        problem: 'keychain-required',
+        summary: expect.stringMatching(/binding cannot be loaded/),
+      });
+    },
+  );
+
+  it.runIf(process.arch === 'x64' || process.arch === 'arm64')(
     'what the 0600 file took while the binding was broken wins over the keychain’s older copies once it works again; the next write moves it into the keychain',
     async () => {
       const bad = await brokenBindingCli();

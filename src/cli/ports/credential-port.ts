@@ -16,6 +16,8 @@ export interface CredentialStoragePort {
   readonly primary: CredentialStore;
   /** Why the keychain is not used, when it is not. */
   readonly fallbackReason?: string;
+  /** The keychain is required (LANYARD_KEYCHAIN=required, or the profile's `keychain required`): never the file. */
+  readonly required?: boolean;
   /** The 0600 file store (also read behind the keychain, for what --insecure-storage saved). */
   readonly file: CredentialStore & { path: string };
   /** The directory of the config and of the file store. */
@@ -91,7 +93,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
-  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir };
+  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir, required: requireKeychain };
   isOpen = true;
   // Behind the keychain, the file holds what --insecure-storage or a fallback saved, and its copy is the newer (file-over-keychain.ts); a required keychain never reads it.
   if (primary.kind === 'file' || requireKeychain) {
@@ -121,7 +123,7 @@ export function givenStoragePort(store: CredentialStore, dir: string): Credentia
 }
 
 function storagePort(
-  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir'>,
+  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir' | 'required'>,
   store: () => CredentialStore,
   lookup: () => CredentialStore[],
   hostingStores: CredentialStore[],
