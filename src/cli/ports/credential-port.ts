@@ -101,8 +101,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     return storagePort(stores, store, () => [store()], [stores.primary]);
   }
   const layered = fileOverKeychain(primary, file);
-  const [first, beneath] = [remembering(layered.first, s.remember), remembering(layered.beneath, s.remember)];
-  const lookup = [beneath, behindKeychain(stores.file, primary)];
+  const [first, ...lookup] = [layered.first, layered.beneath, layered.behind].map((view) => remembering(view, s.remember));
   return storagePort(
     stores,
     () => first,
@@ -168,24 +167,6 @@ function warningStore(
       await store.set(account, secret);
     },
   } satisfies CredentialStore;
-}
-
-/**
- * The file read behind the keychain (whose view hides what the file holds:
- * file-over-keychain.ts). Once the keychain has turned to that same file
- * (its binding could not load: late-fallback.ts), it deletes nothing: a
- * write through the primary, which deletes the account's copy from the
- * stores behind, would delete what it had just written.
- */
-function behindKeychain(file: CredentialStore, primary: CredentialStore): CredentialStore {
-  const same = () => primary.kind === 'file';
-  return {
-    kind: file.kind,
-    get: (account) => file.get(account),
-    set: (account, secret) => file.set(account, secret),
-    delete: async (account) => !same() && file.delete(account),
-    list: () => file.list(),
-  };
 }
 
 /** The warning of a fallback to the file nobody chose. */

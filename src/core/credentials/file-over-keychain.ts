@@ -25,6 +25,11 @@
  *   the keychain has turned to the file (what it still shows is what the
  *   opening read over D-Bus), so a listing begun before that turn and ended
  *   after it sees every entry once;
+ * - `behind`: the file, next after `beneath`; a write of an entry found
+ *   there (a refresh) goes to the keychain as any write does, and once the
+ *   keychain has turned to this same file it deletes nothing (a write through
+ *   `beneath`, which deletes the entry's copy from the stores behind, would
+ *   delete what it had just written);
  * - `first`: one store of both, the file's copy first — for commands that
  *   read one store (echo keys, protocol tokens); once the keychain has
  *   turned to the file, that store alone (it reads the file first itself).
@@ -35,13 +40,24 @@ import type { FileCredentialStore } from './file-store.js';
 /** The views of {@link fileOverKeychain}. */
 export interface FileOverKeychain {
   beneath: CredentialStore;
+  behind: CredentialStore;
   first: CredentialStore;
 }
 
-export function fileOverKeychain(keychain: CredentialStore, file: FileCredentialStore): FileOverKeychain {
+/** What the views share: the two stores, whether the keychain has turned to the file, what the file holds, the write. */
+interface Layers {
+  keychain: CredentialStore;
+  file: FileCredentialStore;
   /** The keychain has turned to the file (late-fallback.ts): it reads and writes the file itself. */
-  const fellBack = () => keychain.kind === 'file';
+  fellBack(): boolean;
   /** What the file holds now; a file that cannot be read hides nothing (its error comes where the file itself is read). */
+  held(): Record<string, string>;
+  /** A write: to the keychain, then (when it reached the keychain) without the file's older copy. */
+  set(account: string, secret: string): Promise<void>;
+}
+
+export function fileOverKeychain(keychain: CredentialStore, file: FileCredentialStore): FileOverKeychain {
+  const fellBack = () => keychain.kind === 'file';
   const held = (): Record<string, string> => {
     try {
       return file.snapshot();
@@ -49,37 +65,56 @@ export function fileOverKeychain(keychain: CredentialStore, file: FileCredential
       return {};
     }
   };
-  const inFile = (account: string) => Object.hasOwn(held(), account);
-  /** After a write that reached the keychain, the file's older copy goes (none: no lock taken). */
-  const setInKeychain = async (account: string, secret: string) => {
+  const set = async (account: string, secret: string) => {
     await keychain.set(account, secret);
-    if (!fellBack() && inFile(account)) await file.delete(account);
+    // None in the file: no lock taken.
+    if (!fellBack() && Object.hasOwn(held(), account)) await file.delete(account);
   };
-  const without = (m: ReadonlyMap<string, string>, hidden: Record<string, string>) => new Map([...m].filter(([a]) => !Object.hasOwn(hidden, a)));
-  const beneath: CredentialStore = {
+  const l: Layers = { keychain, file, fellBack, held, set };
+  return { beneath: beneathView(l), behind: behindView(l), first: firstView(l) };
+}
+
+function beneathView({ keychain, held, set }: Layers): CredentialStore {
+  const hiding = (m: ReadonlyMap<string, string>) => {
+    const hidden = held();
+    return new Map([...m].filter(([a]) => !Object.hasOwn(hidden, a)));
+  };
+  return {
     get kind() {
       return keychain.kind;
     },
     // Whether or not the keychain has turned to the file: the file itself is the next store of the list, always.
-    get: async (account) => (inFile(account) ? undefined : keychain.get(account)),
-    set: setInKeychain,
+    get: async (account) => (Object.hasOwn(held(), account) ? undefined : keychain.get(account)),
+    set,
     delete: (account) => keychain.delete(account),
     list: async () => {
-      const names = await keychain.list();
       const hidden = held();
-      return names.filter((a) => !Object.hasOwn(hidden, a));
+      return (await keychain.list()).filter((a) => !Object.hasOwn(hidden, a));
     },
     get opened() {
       const m = keychain.opened;
-      return m && without(m, held());
+      return m && hiding(m);
     },
   };
-  const first: CredentialStore = {
+}
+
+function behindView({ file, fellBack, set }: Layers): CredentialStore {
+  return {
+    kind: file.kind,
+    get: (account) => file.get(account),
+    set,
+    delete: async (account) => !fellBack() && file.delete(account),
+    list: () => file.list(),
+  };
+}
+
+function firstView({ keychain, file, fellBack, held, set }: Layers): CredentialStore {
+  return {
     get kind() {
       return keychain.kind;
     },
     get: async (account) => (fellBack() ? keychain.get(account) : ((await file.get(account)) ?? keychain.get(account))),
-    set: setInKeychain,
+    set,
     // The keychain's copy first: one that cannot be deleted (no answer) leaves both, and says so.
     delete: async (account) => {
       const fromKeychain = await keychain.delete(account);
@@ -91,5 +126,4 @@ export function fileOverKeychain(keychain: CredentialStore, file: FileCredential
       return m && (fellBack() ? m : new Map([...m, ...Object.entries(held())]));
     },
   };
-  return { beneath, first };
 }

@@ -123,7 +123,13 @@ describe('ctx.credentialStorage()', () => {
     expect([await store.get('echo:e.test'), await store.get('echo:only.test')]).toEqual(['newer-echo-key', 'only-in-the-file']);
     expect(store.opened?.get('echo:e.test')).toBe('newer-echo-key');
     expect((await store.list()).sort()).toEqual(['echo:e.test', 'echo:only.test', `hosting:${host}`, `hosting:${host}:mona`]);
-    // The next write of an entry puts it in the keychain and removes the file's copy.
+    // The next write of an entry puts it in the keychain and removes the file's copy: a refresh where the record was found,
+    await accounts.update({ ...active!.record, token: 'lyu_refreshed' }, active!.store);
+    expect(await file.get(`hosting:${host}:mona`)).toBeUndefined();
+    const refreshed = await (await context({}, undefined, keychain).credentialStorage()).hostingAccounts(`https://${host}`);
+    expect((await refreshed.get('mona'))?.record.token).toBe('lyu_refreshed');
+    expect((await refreshed.get('mona'))?.store.kind).toBe('keychain');
+    // a write through the one store, a new sign-in.
     await store.set('echo:e.test', 'newest-echo-key');
     await accounts.save(JSON.parse(record('lyu_saved_again')), { activate: true });
     expect(await file.list()).toEqual(['echo:only.test']);
