@@ -23,12 +23,15 @@ export interface CredentialStoragePort {
   /** The directory of the config and of the file store. */
   readonly dir: string;
   /**
-   * The primary store for a command's reads and writes. A fallback to the
-   * file is said (once per process): at once when unexpected, at the first
-   * write when chosen (LANYARD_INSECURE_STORAGE, LANYARD_KEYCHAIN=off).
+   * The primary store for a command's reads and writes (over a keychain, the 0600 file's newer copies read
+   * first: file-over-keychain.ts). A fallback to the file is said (once per process): at once when unexpected,
+   * at the first write when chosen (LANYARD_INSECURE_STORAGE, LANYARD_KEYCHAIN=off).
    */
   store(): CredentialStore;
-  /** Where to look a credential up: store(), then (behind the keychain, unless it is required) the 0600 file. */
+  /**
+   * Where to look a credential up, each entry in one store: store(); or, over a keychain that is not required,
+   * the keychain without what the 0600 file holds, then the file (its copy is the newer: file-over-keychain.ts).
+   */
   lookup(): CredentialStore[];
   /** The hosting accounts of an API URL, over the stores lookup() reads (cached per URL for the run). */
   hostingAccounts(apiUrl: string): Promise<HostingAccounts>;
