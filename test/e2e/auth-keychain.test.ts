@@ -23,6 +23,24 @@ afterAll(async () => rm(home, { recursive: true, force: true }));
 /** `steps` in a private Secret Service session (harness.ts); `$LY` runs the CLI with the emulator profile. */
 const inKeyringSession = (steps: string) => inSecretService(steps, { ...world.env, HOME: home }, '--profile emulator');
 
+/**
+ * The CLI (with the emulator profile) beside a copy of node_modules whose platform package holds an addon that
+ * cannot be mapped (as on an older glibc or a noexec mount): a shell command line.
+ */
+async function brokenBindingCli(): Promise<string> {
+  const farm = join(home, 'broken-binding');
+  await rm(farm, { recursive: true, force: true });
+  const pkg = `keyring-linux-${process.arch}-gnu`;
+  await mkdir(join(farm, 'node_modules', '@napi-rs', pkg), { recursive: true });
+  for (const e of ['bin', 'dist', 'package.json']) await symlink(join(ROOT, e), join(farm, e));
+  for (const e of await readdir(join(ROOT, 'node_modules'))) if (e !== '@napi-rs') await symlink(join(ROOT, 'node_modules', e), join(farm, 'node_modules', e));
+  await symlink(join(ROOT, 'node_modules', '@napi-rs', 'keyring'), join(farm, 'node_modules', '@napi-rs', 'keyring'));
+  const main = `keyring.linux-${process.arch}-gnu.node`;
+  await writeFile(join(farm, 'node_modules', '@napi-rs', pkg, 'package.json'), JSON.stringify({ name: `@napi-rs/${pkg}`, version: '2.1.2', main }));
+  await writeFile(join(farm, 'node_modules', '@napi-rs', pkg, main), 'not an ELF object');
+  return `${q(process.execPath)} --preserve-symlinks --preserve-symlinks-main ${q(join(farm, 'bin', 'lanyard.js'))} --profile emulator`;
+}
+
 describe('OS keychain (real Secret Service)', () => {
   it('round-trip: store, read, status, logout — nothing in the files', async () => {
     const tokenFile = join(home, 'token.txt');
@@ -135,18 +153,7 @@ describe('OS keychain (real Secret Service)', () => {
   it.runIf(process.arch === 'x64' || process.arch === 'arm64')(
     'a binding installed but unable to load: read over D-Bus, and at the first read or write of one entry the 0600 file, saying why',
     async () => {
-      // The CLI beside a copy of node_modules whose platform package holds an addon that cannot be mapped (as on an older glibc or a noexec mount).
-      const farm = join(home, 'broken-binding');
-      const pkg = `keyring-linux-${process.arch}-gnu`;
-      await mkdir(join(farm, 'node_modules', '@napi-rs', pkg), { recursive: true });
-      for (const e of ['bin', 'dist', 'package.json']) await symlink(join(ROOT, e), join(farm, e));
-      for (const e of await readdir(join(ROOT, 'node_modules')))
-        if (e !== '@napi-rs') await symlink(join(ROOT, 'node_modules', e), join(farm, 'node_modules', e));
-      await symlink(join(ROOT, 'node_modules', '@napi-rs', 'keyring'), join(farm, 'node_modules', '@napi-rs', 'keyring'));
-      const main = `keyring.linux-${process.arch}-gnu.node`;
-      await writeFile(join(farm, 'node_modules', '@napi-rs', pkg, 'package.json'), JSON.stringify({ name: `@napi-rs/${pkg}`, version: '2.1.2', main }));
-      await writeFile(join(farm, 'node_modules', '@napi-rs', pkg, main), 'not an ELF object');
-      const bad = `${q(process.execPath)} --preserve-symlinks --preserve-symlinks-main ${q(join(farm, 'bin', 'lanyard.js'))} --profile emulator`;
+      const bad = await brokenBindingCli();
       const hubot = (await world.admin('hosting/issue-token', { login: 'hubot', clientId: APP.clientId, scopes: ['repo'] })) as { access_token: string };
       await writeFile(join(home, 'mona.txt'), PERSONAL_TOKEN + '\n');
       await writeFile(join(home, 'hubot.txt'), hubot.access_token + '\n');
@@ -185,6 +192,86 @@ describe('OS keychain (real Secret Service)', () => {
       expect(r.stdout).toContain('OUT_MONA=1 rc=0');
       expect(await credentialsFile(world)).toEqual({});
       expect(r.stdout).toContain(`KEYCHAIN=${JSON.stringify([`hosting:${new URL(world.url).host}`, `hosting:${new URL(world.url).host}:mona`])}`);
+    },
+  );
+
+  it.runIf(process.arch === 'x64' || process.arch === 'arm64')(
+    '`doctor` loads the binding to tell: one that cannot load is a warning (new credentials go to the file), a failure when the keychain is required',
+    async () => {
+      const bad = await brokenBindingCli();
+      await writeFile(join(home, 'mona.txt'), PERSONAL_TOKEN + '\n');
+      const out = (name: string) => q(join(home, `${name}.json`));
+      const r = inKeyringSession(
+        [
+          `$LY auth token --with-token < ${q(join(home, 'mona.txt'))} 2>/dev/null; echo "rc_mona=$?"`,
+          `$LY doctor --json > ${out('good')}; echo "rc_good=$?"`,
+          `${bad} doctor --json > ${out('broken')}; echo "rc_broken=$?"`,
+          `LANYARD_KEYCHAIN=required ${bad} doctor --json > ${out('required')}; echo "rc_required=$?"`,
+        ].join('\n'),
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('rc_mona=0');
+      const keychain = async (name: string) =>
+        (JSON.parse(await readFile(join(home, `${name}.json`), 'utf8')) as { keychain: Record<string, string> }).keychain;
+      expect(r.stdout).toContain('rc_good=0');
+      expect(await keychain('good')).toMatchObject({ status: 'ok' });
+      expect(r.stdout).toContain('rc_broken=0');
+      const broken = await keychain('broken');
+      expect(broken).toMatchObject({ status: 'warn', problem: 'keychain-binding', fix: expect.stringMatching(/reinstall lanyard-cli.*LANYARD_KEYCHAIN=off/) });
+      // The reason is the loader's try that found the addon, not the package loader's generic message.
+      expect(broken.summary).toMatch(
+        /answers, but its native binding cannot be loaded \(\S+\.node: file too short\): what it holds is read, new credentials go to a plain file/,
+      );
+      expect(r.stdout).toContain('rc_required=1');
+      expect(await keychain('required')).toMatchObject({
+        status: 'fail',
+        problem: 'keychain-required',
+        summary: expect.stringMatching(/binding cannot be loaded/),
+      });
+    },
+  );
+
+  it.runIf(process.arch === 'x64' || process.arch === 'arm64')(
+    'what the 0600 file took while the binding was broken wins over the keychain’s older copies once it works again; the next write moves it into the keychain',
+    async () => {
+      const bad = await brokenBindingCli();
+      const newer = (await world.admin('hosting/issue-token', { login: 'mona', clientId: APP.clientId, scopes: ['repo'] })) as { access_token: string };
+      await writeFile(join(home, 'older.txt'), PERSONAL_TOKEN + '\n');
+      await writeFile(join(home, 'newer.txt'), newer.access_token + '\n');
+      const file = q(join(world.configDir, 'credentials.json'));
+      const r = inKeyringSession(
+        [
+          // In the keychain: mona's older token and an echo key.
+          `$LY auth token --with-token < ${q(join(home, 'older.txt'))} 2>/dev/null; echo "rc_older=$?"`,
+          'printf %s older-echo-key-0001 | $LY echo key set 2>/dev/null; echo "rc_key_older=$?"',
+          // The binding broken: mona signs in again and the echo key changes; both go to the file.
+          `${bad} auth token --with-token < ${q(join(home, 'newer.txt'))} 2>/dev/null; echo "rc_newer=$?"`,
+          `printf %s newer-echo-key-0002 | ${bad} echo key set 2>/dev/null; echo "rc_key_newer=$?"`,
+          `echo "IN_FILE=$(grep -c ${newer.access_token} ${file})"`,
+          // The binding works again: the newer copies are the ones used.
+          'echo "TOKEN=$($LY auth token)"',
+          'echo "KEY=$($LY echo key status --json --jq .key)"',
+          `$LY auth status --json > ${q(join(home, 'status.json'))}; echo "rc_status=$?"`,
+          // The next write of each moves it into the keychain, and out of the file.
+          `$LY auth token --with-token < ${q(join(home, 'newer.txt'))} 2>/dev/null; echo "rc_again=$?"`,
+          'printf %s newest-echo-key-003 | $LY echo key set 2>/dev/null; echo "rc_key_again=$?"',
+          'echo "TOKEN_AFTER=$($LY auth token)"',
+          'echo "KEY_AFTER=$($LY echo key status --json --jq .key)"',
+        ].join('\n'),
+      );
+      expect(r.status, r.stderr).toBe(0);
+      for (const rc of ['rc_older', 'rc_key_older', 'rc_newer', 'rc_key_newer', 'rc_status', 'rc_again', 'rc_key_again']) expect(r.stdout).toContain(`${rc}=0`);
+      expect(r.stdout).toContain('IN_FILE=1');
+      expect(r.stdout).toContain(`TOKEN=${newer.access_token}`);
+      // `echo key status` shows a key masked: its first and last characters.
+      const masked = (label: string, key: string) => new RegExp(`^${label}=${key.slice(0, 4)}.*${key.slice(-4)}$`, 'm');
+      expect(r.stdout).toMatch(masked('KEY', 'newer-echo-key-0002'));
+      const status = JSON.parse(await readFile(join(home, 'status.json'), 'utf8')) as { accounts: Array<{ account: string; source: string; valid: boolean }> };
+      // Said where it is: the file's copy, the one in use, valid.
+      expect(status.accounts.filter((a) => a.account === 'mona')).toMatchObject([{ source: 'file', valid: true }]);
+      expect(r.stdout).toContain(`TOKEN_AFTER=${newer.access_token}`);
+      expect(r.stdout).toMatch(masked('KEY_AFTER', 'newest-echo-key-003'));
+      expect(await credentialsFile(world)).toEqual({});
     },
   );
 

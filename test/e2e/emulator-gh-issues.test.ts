@@ -4,7 +4,8 @@
  * `PullRequest`), `comment`, `edit --add-label/--remove-label`, `close`,
  * `reopen` and `list --label` (the `search` connection), each change seen
  * by REST; and REST issue writes with a token lacking `repo`/`public_repo`
- * get the service's 404 (through `gh api`).
+ * get the service's 404 (through `gh api`); `gh search issues` (REST
+ * `GET /search/issues`).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -179,6 +180,35 @@ describe('gh issue list --label (the query API’s search)', () => {
     const table = await gh(['issue', 'list', ...R(), '--label', 'documentation']);
     ok(table);
     expect(table.stdout).toMatch(/^3\tOPEN\tThird\tbug, documentation\t/);
+  });
+});
+
+describe('gh search issues (REST GET /search/issues)', () => {
+  it('finds by words and qualifiers (--json, and the table sorted by --sort/--order), and shows the service’s refusal', async () => {
+    ok(await gh(['issue', 'create', ...R(), '--title', 'A crash on start', '--body', 'crashes', '--label', 'bug']));
+    ok(await gh(['issue', 'create', ...R(), '--title', 'Another crash', '--body', 'again']));
+    const json = await gh(['search', 'issues', 'crash', '--repo', 'mona/hello-world', '--json', 'number,title,state,labels,repository,author,url']);
+    ok(json);
+    const found = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    expect(found.map((i) => i.title).sort()).toEqual(['A crash on start', 'Another crash']);
+    expect(found.find((i) => i.number === 2)).toEqual({
+      number: 2,
+      title: 'A crash on start',
+      state: 'open',
+      labels: [expect.objectContaining({ name: 'bug' })],
+      repository: { name: 'hello-world', nameWithOwner: 'mona/hello-world' },
+      author: expect.objectContaining({ login: 'mona' }),
+      url: `https://${host}/mona/hello-world/issues/2`,
+    });
+    const labelled = await gh(['search', 'issues', '--label', 'bug', '--owner', 'mona', '--state', 'open', '--json', 'number']);
+    ok(labelled);
+    expect(JSON.parse(labelled.stdout)).toEqual([{ number: 2 }]);
+    const table = await gh(['search', 'issues', 'crash', '--repo', 'mona/hello-world', '--sort', 'created', '--order', 'asc']);
+    ok(table);
+    expect(table.stdout).toMatch(/mona\/hello-world\t#?2\t.*A crash on start[^\n]*\n.*mona\/hello-world\t#?3\t.*Another crash/);
+    const refused = await gh(['search', 'issues', '--', ...'a OR b OR c OR d OR e OR f OR g'.split(' ')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/More than five AND \/ OR \/ NOT operators were used/);
   });
 });
 

@@ -2,7 +2,7 @@
  * Clients of the Python ecosystem that no one here wrote, against the
  * emulator over real HTTP (scripts beside this file, run in the virtual
  * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
- * permissions, the query API and its mutations, a conditional read), google-auth with
+ * permissions, the query API and its mutations, a conditional read, issue search), google-auth with
  * cryptography (the published X.509 certificates, an app platform ID token, service
  * account key files), and the protocol's Python SDK `mcp` (resources and
  * prompts at every revision the emulator speaks, 2026-07-28 included).
@@ -64,6 +64,24 @@ describe(
         after: { labels: ['bug'], state: 'closed', state_reason: 'not_planned' },
         reactions: ['hooray'],
         forbidden: ['FORBIDDEN'],
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub’s search_issues',
+  withPython(() => {
+    it('finds, counts and pages (GET /search/issues), and a refused query is a GithubException of 422 with the service’s message', {
+      timeout: 90_000,
+    }, async () => {
+      const out = await runPython('github_search.py', { api: ref.emu.urls.hosting.api, token: ref.emu.fixtures.hosting.personalToken });
+      expect(out).toEqual({
+        total: 3,
+        titles: ['Paged crash 1', 'Paged crash 3', 'Paged crash 5'],
+        first: { number: 1, state: 'open', user: 'mona', labels: ['bug'], repository: 'mona/hello-world' },
+        me: ['Paged crash 1', 'Paged crash 3', 'Paged crash 5'],
+        refused: { status: 422, message: 'More than five AND / OR / NOT operators were used.' },
       });
     });
   }),

@@ -40,6 +40,19 @@ describe('hosting answers satisfy the published description (@octokit/openapi)',
     expect(other.body).not.toHaveProperty('two_factor_authentication');
   });
 
+  it('GET /user counts private repositories only for a token that may see them (`repo`), as the service does', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const counts = async (scopes: string[]) => {
+      const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes })) as { access_token: string };
+      const me = await call('GET', '/user', { token: issued.access_token });
+      expectPublished('GET', '/user', me, 200);
+      return { total: me.body.total_private_repos, owned: me.body.owned_private_repos, public: me.body.public_repos };
+    };
+    expect(await counts(['repo'])).toEqual({ total: 1, owned: 1, public: 1 });
+    expect(await counts(['public_repo', 'read:org'])).toEqual({ total: 0, owned: 0, public: 1 });
+    expect(await counts([])).toEqual({ total: 0, owned: 0, public: 1 });
+  });
+
   it('the token check, reset and scoped answers of /applications/{client_id}/token carry a whole simple-user', async () => {
     const { app } = ref.emu.fixtures.hosting;
     const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['repo'] })) as { access_token: string };
@@ -121,6 +134,19 @@ describe('hosting repositories carry what the published examples carry (not only
 });
 
 describe('hosting issues, comments, labels, reactions and stars satisfy the published description', () => {
+  it('GET /search/issues answers the published shape (each item an issue-search-result-item), and its refusals a validation-failed', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const made = await call('POST', '/repos/mona/hello-world/issues', { token, body: { title: 'Search me', labels: ['bug'], assignees: ['mona'] } });
+    expect(made.status).toBe(201);
+    const found = await call('GET', '/search/issues?q=search+label%3Abug+repo%3Amona%2Fhello-world', { token });
+    expectPublished('GET', '/search/issues', found, 200);
+    expect(found.body).toMatchObject({ total_count: 1, incomplete_results: false, items: [{ number: made.body.number, score: 1 }] });
+    expect(found.headers.get('x-ratelimit-resource')).toBe('search');
+    expectPublished('GET', '/search/issues', await call('GET', `/search/issues?q=${'x'.repeat(300)}`, { token }), 422);
+    expectPublished('GET', '/search/issues', await call('GET', '/search/issues', { token }), 422);
+    expectPublished('GET', '/search/repositories', await call('GET', '/search/repositories?q=hello', { token }), 200);
+  });
+
   it('each answer of the issue endpoints, and an issue carries what the published example carries', async () => {
     const token = ref.emu.fixtures.hosting.personalToken;
     const R = '/repos/mona/hello-world';

@@ -108,6 +108,8 @@ export function doctorFix(c: Check, of: { service?: ServiceName; source?: string
       return 'little budget left: `lanyard ratelimit status` shows it, `lanyard --wait …` waits for the reset';
     case 'keychain-fallback':
       return 'start or unlock the Secret Service of this session (gnome-keyring, KWallet), or choose the file with LANYARD_KEYCHAIN=off';
+    case 'keychain-binding':
+      return 'reinstall lanyard-cli on this machine (npm installs the @napi-rs/keyring package of its platform; it cannot run from a filesystem mounted noexec), or choose the file with LANYARD_KEYCHAIN=off';
     default:
       return c.remedy ? adviceFor(c.remedy) : undefined;
   }

@@ -16,17 +16,22 @@ export interface CredentialStoragePort {
   readonly primary: CredentialStore;
   /** Why the keychain is not used, when it is not. */
   readonly fallbackReason?: string;
+  /** The keychain is required (LANYARD_KEYCHAIN=required, or the profile's `keychain required`): never the file. */
+  readonly required?: boolean;
   /** The 0600 file store (also read behind the keychain, for what --insecure-storage saved). */
   readonly file: CredentialStore & { path: string };
   /** The directory of the config and of the file store. */
   readonly dir: string;
   /**
-   * The primary store for a command's reads and writes. A fallback to the
-   * file is said (once per process): at once when unexpected, at the first
-   * write when chosen (LANYARD_INSECURE_STORAGE, LANYARD_KEYCHAIN=off).
+   * The primary store for a command's reads and writes (over a keychain, the 0600 file's newer copies read
+   * first: file-over-keychain.ts). A fallback to the file is said (once per process): at once when unexpected,
+   * at the first write when chosen (LANYARD_INSECURE_STORAGE, LANYARD_KEYCHAIN=off).
    */
   store(): CredentialStore;
-  /** Where to look a credential up: store(), then (behind the keychain, unless it is required) the 0600 file. */
+  /**
+   * Where to look a credential up, each entry in one store: store(); or, over a keychain that is not required,
+   * the keychain without what the 0600 file holds, then the file (its copy is the newer: file-over-keychain.ts).
+   */
   lookup(): CredentialStore[];
   /** The hosting accounts of an API URL, over the stores lookup() reads (cached per URL for the run). */
   hostingAccounts(apiUrl: string): Promise<HostingAccounts>;
@@ -56,9 +61,10 @@ export interface StorageEnv {
 
 /** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
 export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
-  const [{ openCredentialStore }, { FileCredentialStore }, dir, lock, requireKeychain] = await Promise.all([
+  const [{ openCredentialStore }, { FileCredentialStore }, { fileOverKeychain }, dir, lock, requireKeychain] = await Promise.all([
     import('../../core/credentials/open.js'),
     import('../../core/credentials/file-store.js'),
+    import('../../core/credentials/file-over-keychain.js'),
     s.configDir(),
     s.lock(),
     s.keychainRequired(),
@@ -90,12 +96,21 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
   const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
-  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir };
+  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir, required: requireKeychain };
   isOpen = true;
-  const store = once(() => warningStore(s, stores));
-  // Behind the keychain, the file holds what --insecure-storage saved; a required keychain never reads it.
-  const behind = primary.kind === 'file' || requireKeychain ? [] : [behindKeychain(stores.file, primary)];
-  return storagePort(stores, store, () => [store(), ...behind], [stores.primary, ...behind]);
+  // Behind the keychain, the file holds what --insecure-storage or a fallback saved, and its copy is the newer (file-over-keychain.ts); a required keychain never reads it.
+  if (primary.kind === 'file' || requireKeychain) {
+    const store = once(() => warningStore(s, stores));
+    return storagePort(stores, store, () => [store()], [stores.primary]);
+  }
+  const layered = fileOverKeychain(primary, file);
+  const [first, ...lookup] = [layered.first, layered.beneath, layered.behind].map((view) => remembering(view, s.remember));
+  return storagePort(
+    stores,
+    () => first,
+    () => lookup,
+    lookup,
+  );
 }
 
 /** The port of a store handed in (`ContextPorts.credentials`): the only store, looked in and written to as it is. */
@@ -110,7 +125,7 @@ export function givenStoragePort(store: CredentialStore, dir: string): Credentia
 }
 
 function storagePort(
-  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir'>,
+  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir' | 'required'>,
   store: () => CredentialStore,
   lookup: () => CredentialStore[],
   hostingStores: CredentialStore[],
@@ -155,24 +170,6 @@ function warningStore(
       await store.set(account, secret);
     },
   } satisfies CredentialStore;
-}
-
-/**
- * The file read behind the keychain; nothing once the keychain has turned to
- * that same file (its binding could not load: late-fallback.ts), as no file
- * is behind a file opened as such. Else a write through the primary, which
- * deletes the account's copy from the stores behind, would delete what it
- * had just written.
- */
-function behindKeychain(file: CredentialStore, primary: CredentialStore): CredentialStore {
-  const same = () => primary.kind === 'file';
-  return {
-    kind: file.kind,
-    get: async (account) => (same() ? undefined : file.get(account)),
-    set: (account, secret) => file.set(account, secret),
-    delete: async (account) => !same() && file.delete(account),
-    list: async () => (same() ? [] : file.list()),
-  };
 }
 
 /** The warning of a fallback to the file nobody chose. */

@@ -25,6 +25,15 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   async #read(): Promise<Record<string, string>> {
+    return this.snapshot();
+  }
+
+  /**
+   * Every entry as the file holds it now, read synchronously (a small file):
+   * for views that must answer at once (`opened`, see file-over-keychain.ts).
+   * Throws CredentialStoreError for a file that cannot be read or is corrupt.
+   */
+  snapshot(): Record<string, string> {
     let text: string;
     try {
       // Sync: a small file, and node:fs/promises (≈ 5 ms to load) stays off the start-up path of reads.

@@ -138,6 +138,25 @@ export async function loadKeychainBinding(): Promise<KeychainBinding> {
   }
 }
 
+/**
+ * Why this platform's binding cannot be loaded (the first line of the
+ * loader's own error: `invalid ELF header`, a missing GLIBC version, …), or
+ * undefined when it loads. For `doctor`, which must not call the keychain
+ * usable on the strength of a read over D-Bus alone: a store opened that way
+ * leaves the binding unloaded until its first write (lazyKeychainBinding).
+ */
+export async function keychainBindingProblem(): Promise<string | undefined> {
+  try {
+    await loadKeychainBinding();
+    return undefined;
+  } catch (err) {
+    // The package's loader wraps what each of its tries met (a chain of causes) in a generic error: the telling one is the try that found a file.
+    const lines: string[] = [];
+    for (let e: unknown = (err as Error).cause, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) lines.push(e.message.split('\n')[0]!.trim());
+    return lines.find((l) => !/^Cannot find (native binding|module)\b/.test(l)) ?? lines[0] ?? (err as Error).message;
+  }
+}
+
 /** How long a keychain call may take by default (LANYARD_KEYCHAIN_TIMEOUT_MS overrides). */
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
 

@@ -40,10 +40,32 @@ export async function diagnoseService(t: DoctorTarget, deps: DoctorDeps): Promis
   return d.end(worst(d.checks));
 }
 
-/** The credential store as opened: the keychain, or the 0600 file and why. */
-export function keychainCheck(o: { kind: string; fallbackReason?: string; path?: string; chosen?: boolean }): Check {
-  if (o.kind === 'keychain') return { name: 'keychain', status: 'ok', summary: 'the OS keychain (Secret Service) is reachable and unlocked' };
+/**
+ * The credential store as opened: the keychain, or the 0600 file and why.
+ * `bindingProblem`: the keychain answered (its entries were read over D-Bus)
+ * but its native binding, which writes, cannot be loaded (why), so new
+ * credentials would go to the file — or, with the keychain `required`,
+ * nowhere.
+ */
+export function keychainCheck(o: {
+  kind: string;
+  fallbackReason?: string;
+  path?: string;
+  chosen?: boolean;
+  bindingProblem?: string;
+  required?: boolean;
+}): Check {
   const where = o.path ? ` (${o.path}, mode 0600)` : ' (mode 0600)';
+  if (o.kind === 'keychain' && o.bindingProblem !== undefined) {
+    const why = `its native binding cannot be loaded (${o.bindingProblem})`;
+    if (o.required) {
+      const summary = `the OS keychain is required (LANYARD_KEYCHAIN=required), and ${why}: what it holds can be read, nothing can be written to it`;
+      return { name: 'keychain', status: 'fail', summary, problem: 'keychain-required', remedy: { kind: 'keychain-required' } };
+    }
+    const summary = `the OS keychain (Secret Service) answers, but ${why}: what it holds is read, new credentials go to a plain file${where}`;
+    return { name: 'keychain', status: 'warn', summary, problem: 'keychain-binding' };
+  }
+  if (o.kind === 'keychain') return { name: 'keychain', status: 'ok', summary: 'the OS keychain (Secret Service) is reachable and unlocked' };
   if (o.chosen) return { name: 'keychain', status: 'ok', summary: `credentials are kept in a plain file${where}, as chosen` };
   return {
     name: 'keychain',

@@ -27,6 +27,7 @@ export type ProblemCode =
   | 'rate-limited'
   | 'rate-limit-low'
   | 'keychain-fallback'
+  | 'keychain-binding'
   | 'keychain-required';
 
 export interface Check {

@@ -97,4 +97,48 @@ describe('ctx.credentialStorage()', () => {
     expect(required.lookup()).toEqual([required.store()]);
     expect(await (await required.hostingAccounts('https://api.example.test')).active()).toBeUndefined();
   });
+
+  it('where the keychain and the 0600 file both hold an entry, the file’s (the newer: written while the keychain could not be used) wins; its next write moves it into the keychain', async () => {
+    const host = 'api.example.test';
+    const record = (token: string) => JSON.stringify({ login: 'mona', token, scopes: [], origin: 'pasted', createdAt: new Date(0).toISOString() });
+    // The keychain's older copies; the file's newer ones, as a fallback wrote them (and an echo key only the file holds).
+    const keychain = keychainOf({
+      [`hosting:${host}`]: 'mona',
+      [`hosting:${host}:mona`]: record('lyu_older_in_the_keychain'),
+      'echo:e.test': 'older-echo-key',
+    });
+    const file = FileCredentialStore.inDir(dir);
+    await file.set(`hosting:${host}:mona`, record('lyu_newer_in_the_file'));
+    await file.set('echo:e.test', 'newer-echo-key');
+    await file.set('echo:only.test', 'only-in-the-file');
+    const port = await context({}, undefined, keychain).credentialStorage();
+    const accounts = await port.hostingAccounts(`https://${host}`);
+    const active = await accounts.active();
+    expect([active?.record.token, active?.store.kind]).toEqual(['lyu_newer_in_the_file', 'file']);
+    // Listed once each, from the store that holds the newest copy (auth status reads as opened).
+    expect((await accounts.list({ asOpened: true })).map((a) => [a.record.token, a.store.kind])).toEqual([['lyu_newer_in_the_file', 'file']]);
+    expect((await accounts.list()).map((a) => [a.record.token, a.store.kind])).toEqual([['lyu_newer_in_the_file', 'file']]);
+    // One store (echo keys, protocol tokens): the file's copy first, the keychain's where the file has none.
+    const store = port.store();
+    expect([await store.get('echo:e.test'), await store.get('echo:only.test')]).toEqual(['newer-echo-key', 'only-in-the-file']);
+    expect(store.opened?.get('echo:e.test')).toBe('newer-echo-key');
+    expect((await store.list()).sort()).toEqual(['echo:e.test', 'echo:only.test', `hosting:${host}`, `hosting:${host}:mona`]);
+    // The next write of an entry puts it in the keychain and removes the file's copy: a refresh where the record was found,
+    await accounts.update({ ...active!.record, token: 'lyu_refreshed' }, active!.store);
+    expect(await file.get(`hosting:${host}:mona`)).toBeUndefined();
+    const refreshed = await (await context({}, undefined, keychain).credentialStorage()).hostingAccounts(`https://${host}`);
+    expect((await refreshed.get('mona'))?.record.token).toBe('lyu_refreshed');
+    expect((await refreshed.get('mona'))?.store.kind).toBe('keychain');
+    // a write through the one store, a new sign-in.
+    await store.set('echo:e.test', 'newest-echo-key');
+    await accounts.save(JSON.parse(record('lyu_saved_again')), { activate: true });
+    expect(await file.list()).toEqual(['echo:only.test']);
+    const reopened = await context({}, undefined, keychain).credentialStorage();
+    expect(await reopened.store().get('echo:e.test')).toBe('newest-echo-key');
+    expect((await (await reopened.hostingAccounts(`https://${host}`)).active())?.record.token).toBe('lyu_saved_again');
+    // Deleting through the one store removes both copies.
+    await file.set('echo:e.test', 'again-in-the-file');
+    expect(await reopened.store().delete('echo:e.test')).toBe(true);
+    expect(await reopened.store().get('echo:e.test')).toBeUndefined();
+  });
 });

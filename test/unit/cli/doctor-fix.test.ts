@@ -21,6 +21,7 @@ const PROBLEMS: readonly ProblemCode[] = [
   'rate-limited',
   'rate-limit-low',
   'keychain-fallback',
+  'keychain-binding',
   'keychain-required',
 ];
 

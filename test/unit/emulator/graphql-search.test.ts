@@ -10,7 +10,7 @@ import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/index.js';
 import { queryApiSchema } from '../../../src/emulator/services/hosting/graphql.js';
-import { dateMatches, parseSearch } from '../../../src/emulator/services/hosting/graphql/search.js';
+import { dateMatches, parseSearch } from '../../../src/emulator/services/hosting/search-query.js';
 import { QUERY_API_RULES } from '../../../src/emulator/services/hosting/graphql/validation.js';
 import { SEED } from '../../../src/emulator/services/hosting/state.js';
 

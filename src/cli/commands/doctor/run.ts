@@ -16,6 +16,7 @@ import {
   type ServiceReport,
 } from '../../../core/doctor/checks.js';
 import { proxySettings } from '../../../core/http/proxy.js';
+import { keychainBindingProblem } from '../../../core/credentials/keychain-binding.js';
 import { SERVICES } from '../../services/registry.js';
 import { doctorFix } from '../../errors/hints.js';
 import { parseDuration } from '../../option-parse.js';
@@ -40,12 +41,17 @@ const checkJson = (c: Check, s?: ServiceReport): CheckJson => {
 
 const fixOf = (s: ServiceReport | undefined) => (s ? { service: s.service, source: s.credential?.source, url: s.url } : {});
 
-/** The credential store as opened, or why a required keychain cannot be used. */
+/**
+ * The credential store as opened, or why a required keychain cannot be used. A keychain is
+ * usable only if its native binding loads too (it writes): doctor loads it, which `auth status` does not.
+ */
 async function storeCheck(ctx: Context): Promise<{ check: Check; kind?: string }> {
   try {
     const st = await ctx.credentialStorage();
     const chosen = ctx.env.LANYARD_KEYCHAIN === 'off' || ctx.env.LANYARD_INSECURE_STORAGE === '1';
-    return { check: keychainCheck({ kind: st.primary.kind, fallbackReason: st.fallbackReason, path: st.file.path, chosen }), kind: st.primary.kind };
+    const bindingProblem = st.primary.kind === 'keychain' ? await keychainBindingProblem() : undefined;
+    const o = { kind: st.primary.kind, fallbackReason: st.fallbackReason, path: st.file.path, chosen, bindingProblem, required: st.required };
+    return { check: keychainCheck(o), kind: st.primary.kind };
   } catch (err) {
     if (err instanceof LanyardError && err.code === 'credential_store') return { check: keychainRequiredCheck(err) };
     throw err;

@@ -5,9 +5,15 @@
  */
 import type { EmuRequest } from '../../router.js';
 
-export function paged<T>(req: EmuRequest, base: string, all: readonly T[]): { items: T[]; headers: Record<string, string> } {
+/** The page a request asks for: `per_page` (default 30, at most 100) and `page` (from 1). */
+export function pageOf(req: EmuRequest): { perPage: number; page: number } {
   const perPage = Math.min(100, Math.max(1, Number.parseInt(req.query.get('per_page') ?? '30', 10) || 30));
   const page = Math.max(1, Number.parseInt(req.query.get('page') ?? '1', 10) || 1);
+  return { perPage, page };
+}
+
+export function paged<T>(req: EmuRequest, base: string, all: readonly T[]): { items: T[]; headers: Record<string, string> } {
+  const { perPage, page } = pageOf(req);
   const last = Math.max(1, Math.ceil(all.length / perPage));
   const link = (p: number, rel: string) => {
     const u = new URL(`${base}${req.path}`);

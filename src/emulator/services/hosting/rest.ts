@@ -11,7 +11,7 @@ import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
 import { registerQueryApi } from './graphql.js';
-import { accountExists, checkNamed, parseSearch, SearchRefused, wordPattern } from './graphql/search.js';
+import { registerSearchRoutes } from './search-rest.js';
 import { paged } from './paging.js';
 import { issuesOf, type IssueStore, repoKey } from './issues/store.js';
 import { registerIssueRoutes } from './issues/rest.js';
@@ -147,10 +147,13 @@ function apiRoot(api: string): Record<string, string> {
   };
 }
 
-/** How many public and private repositories a user owns (their user object says). */
-function repoCounts(repos: RepoStore, login: string): { publicRepos: number; privateRepos: number } {
+/**
+ * How many public and private repositories a user owns (their user object says); the private ones only those
+ * `sees` lets the caller see (a classic token without `repo` sees none: the service counts 0 for it).
+ */
+function repoCounts(repos: RepoStore, login: string, sees: (r: RepoRecord) => boolean = () => true): { publicRepos: number; privateRepos: number } {
   const own = [...repos.repos.values()].filter((r) => r.owner === login);
-  return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private).length };
+  return { publicRepos: own.filter((r) => !r.private).length, privateRepos: own.filter((r) => r.private && sees(r)).length };
 }
 
 /** What the REST routes share: the state, the repositories, the issues and their JSON. */
@@ -207,17 +210,19 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
   const rest: Rest = { state, env, repos, issues, repoJson, visible, scopesOf };
   registerUserRoutes(router, rest);
   registerRepoRoutes(router, rest);
-  registerIssueRoutes(router, {
+  const json = issueJsonContext(state, env, repos, issues);
+  registerIssueRoutes(router, { baseUrl: () => env.baseUrl(), repos, store: issues, visible, userOf, refuseNonUser, scopesOf, json });
+  registerSearchRoutes(router, {
     baseUrl: () => env.baseUrl(),
+    state,
     repos,
-    store: issues,
+    issues,
+    issueJson: json,
+    repoJson,
     visible,
     userOf,
-    refuseNonUser,
-    scopesOf,
-    json: issueJsonContext(state, env, repos, issues),
+    authenticated: isAuthenticated,
   });
-  registerSearchRoutes(router, rest);
   registerAuditLog(router, rest);
   registerQueryApi(router, rest);
   registerLfsBatch(router, rest);
@@ -225,7 +230,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
 
 /** The API root, the caller (`/user`) and any user (`/users/{login}`). */
 function registerUserRoutes(router: Router, rest: Rest): void {
-  const { state, env, repos } = rest;
+  const { state, env, repos, visible } = rest;
   const api = Hosting.apiPathPrefix;
   // The API root: a map of URL templates (clients such as the code host's own CLI call it to check a token and read its scopes).
   router.get(api, (_req, res) => res.json(200, apiRoot(env.baseUrl() + api)));
@@ -234,7 +239,7 @@ function registerUserRoutes(router: Router, rest: Rest): void {
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
     const u = state.users.get(login)!;
-    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(repos, login) }));
+    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(repos, login, (r) => visible(req, r)) }));
   });
 
   router.get(`${api}/users/:login`, (req, res) => {
@@ -290,52 +295,6 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
       items.map((r) => repoJson(req, r)),
       headers,
     );
-  });
-}
-
-/** Repository search (visible repositories whose name or description has every term) and code search (always empty). */
-function registerSearchRoutes(router: Router, { repos, repoJson, visible, state }: Rest): void {
-  const api = Hosting.apiPathPrefix;
-  router.get(`${api}/search/repositories`, (req, res) => {
-    const q = req.query.get('q')?.trim();
-    if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
-    let terms: ReturnType<typeof parseSearch>;
-    try {
-      terms = parseSearch(q);
-      checkNamed(terms, {
-        repoVisible: (owner, name) => {
-          const r = repos.get(owner, name);
-          return !!r && visible(req, r);
-        },
-        accountExists: (login) => accountExists(state.users.keys(), repos.repos.values(), login),
-      });
-    } catch (e) {
-      if (!(e instanceof SearchRefused)) throw e;
-      return res.json(422, {
-        message: 'Validation Failed',
-        errors: [{ message: e.message, resource: 'Search', field: 'q', code: 'invalid' }],
-        documentation_url: DOCS,
-      });
-    }
-    // Whole words of the name or description; qualifiers are not applied.
-    const words = terms.filter((t) => !t.key && !t.negated && !t.value.includes(':')).map((t) => wordPattern(t.value));
-    const items = [...repos.repos.values()]
-      .filter((r) => visible(req, r) && words.every((w) => w.test(`${r.owner}/${r.name} ${r.description}`)))
-      .map((r) => ({ ...repoJson(req, r), score: 1 }));
-    res.json(200, { total_count: items.length, incomplete_results: false, items });
-  });
-
-  router.get(`${api}/search/code`, (req, res) => {
-    if (!isAuthenticated(req)) {
-      return res.json(401, {
-        message: 'Requires authentication',
-        errors: [{ message: 'Must be authenticated to access the code search API', resource: 'Search', field: 'q', code: 'invalid' }],
-        documentation_url: DOCS,
-      });
-    }
-    if (!req.query.get('q')?.trim())
-      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
-    res.json(200, { total_count: 0, incomplete_results: false, items: [] });
   });
 }
 

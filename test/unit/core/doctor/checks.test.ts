@@ -240,6 +240,17 @@ describe('diagnoseService', () => {
 });
 
 describe('diagnose and the store', () => {
+  it('a keychain whose native binding cannot load is no usable keychain: a warning (the file takes new credentials), a failure when required', () => {
+    const broken = keychainCheck({ kind: 'keychain', path: '/x/credentials.json', bindingProblem: 'keyring.node: invalid ELF header' });
+    expect(broken).toMatchObject({ status: 'warn', problem: 'keychain-binding' });
+    expect(broken.summary).toBe(
+      'the OS keychain (Secret Service) answers, but its native binding cannot be loaded (keyring.node: invalid ELF header): what it holds is read, new credentials go to a plain file (/x/credentials.json, mode 0600)',
+    );
+    const required = keychainCheck({ kind: 'keychain', bindingProblem: 'keyring.node: invalid ELF header', required: true });
+    expect(required).toMatchObject({ status: 'fail', problem: 'keychain-required', remedy: { kind: 'keychain-required' } });
+    expect(required.summary).toMatch(/required .*binding cannot be loaded .*nothing can be written/);
+  });
+
   it('ok only when nothing failed; a keychain fallback is a warning', async () => {
     const kc = keychainCheck({ kind: 'file', fallbackReason: 'the OS keychain is unavailable (the keychain is locked)', path: '/x/credentials.json' });
     expect(kc).toMatchObject({ status: 'warn', problem: 'keychain-fallback' });
