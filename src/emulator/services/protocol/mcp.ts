@@ -34,7 +34,11 @@ export class ProtocolServer {
   readonly #stateless: StatelessServer;
   /** The resources each session subscribed to. */
   readonly #subscriptions = new Map<string, Set<string>>();
-  /** Each session's server-initiated streams (GET without Last-Event-ID), while a connection carries them. */
+  /**
+   * Each session's server-initiated streams (GET without Last-Event-ID), until the session ends: one whose
+   * connection closed keeps what is written to it for a resumption (its last KEPT_EVENTS events), until
+   * the session opens a new one without Last-Event-ID.
+   */
   readonly #sessionStreams = new Map<string, Set<EventStream>>();
   /** The server-initiated streams ever opened: one resumed with Last-Event-ID goes on carrying the session's updates. */
   readonly #serverInitiated = new WeakSet<EventStream>();
@@ -328,7 +332,8 @@ export class ProtocolServer {
     if (!token) return;
     const session = req.header(Protocol.sessionHeader);
     if (last === undefined) return this.#sessionStream(res, session, token);
-    const stream = session && this.state.sessions.get(session)?.clientId === token.clientId ? this.#streams.find(last, session) : undefined;
+    const mine = session !== undefined && this.state.sessions.get(session)?.clientId === token.clientId;
+    const stream = mine ? ([...(this.#sessionStreams.get(session) ?? [])].find((s) => s.has(last)) ?? this.#streams.find(last, session)) : undefined;
     if (!stream) {
       this.state.stats.mcpRequests.at(-1)!.status = 404;
       return res.json(404, { message: `no stream of this session has the event ${last}` });
@@ -349,25 +354,26 @@ export class ProtocolServer {
     const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [Protocol.sessionHeader]: session });
     // Its head goes now: a quiet stream is open (the client's wait for the head ends), not pending.
     out.flushHeaders();
+    // A new stream, not a resumption: the session's streams left without a connection are given up.
+    const kept = this.#sessionStreams.get(session);
+    for (const s of kept ?? []) if (s.detached) kept!.delete(s);
     const stream = this.#streams.open(out, session);
     this.#serverInitiated.add(stream);
     this.#carry(session, stream, out);
   }
 
   /**
-   * A server-initiated stream carries the session's updates while `out` (its
-   * first connection, or a resumption) is open. The close of a connection the
-   * stream has since moved on from (a client resumed before the server noticed
-   * the old socket die) leaves it carrying them on the new one.
+   * A server-initiated stream carries the session's updates on `out` (its
+   * first connection, or a resumption) and keeps them when `out` closes: the
+   * resumption with Last-Event-ID sends those written meanwhile (the
+   * transport's resumability), whether the server noticed the old socket die
+   * before the client resumed or after.
    */
   #carry(session: string, stream: EventStream, out: ServerResponse): void {
     const streams = this.#sessionStreams.get(session) ?? new Set<EventStream>();
     streams.add(stream);
     this.#sessionStreams.set(session, streams);
-    out.on('close', () => {
-      this.state.stats.sessionStreamsClosed++;
-      if (!stream.movedOn(out)) streams.delete(stream);
-    });
+    out.on('close', () => void this.state.stats.sessionStreamsClosed++);
   }
 
   /** An event stream for one request; the `breakNextStream` switch closes it after its first event (once). */
