@@ -210,7 +210,7 @@ export class AuthorizedTransport {
     for (const m of messages) {
       if (m.kind === 'response') {
         if (id !== undefined && m.message.id === id) found = m.message;
-      } else if (this.deps.relay) this.deps.relay(m.message);
+      } else if (this.deps.relay) this.deps.relay(m.message, id);
       else if (m.kind === 'notification') this.deps.onNotification?.(m.message.method, m.message.params);
       else if (m.kind === 'request') await this.#answer(m.message);
     }

@@ -19,8 +19,10 @@ export interface ProtocolSessionDeps extends ProtocolAuthDeps {
    * Takes the server's requests and notifications instead of the answers and
    * notices above (the bridge hands them to its host, whose answers go back
    * with `send`); never awaited, so a stream is read on while the host thinks.
+   * `stream`: the id of the request whose answer carried the message (undefined
+   * on the session's own GET stream).
    */
-  relay?(message: JsonRpcRequestWire): void;
+  relay?(message: JsonRpcRequestWire, stream?: string | number): void;
   /** Told when the session starts to refresh or authorize; the returned function when that is over. */
   authorizing?(): () => void;
   /**
