@@ -358,6 +358,9 @@ export class ProtocolServer {
     const kept = this.#sessionStreams.get(session);
     for (const s of kept ?? []) if (s.detached) kept!.delete(s);
     const stream = this.#streams.open(out, session);
+    // From 2025-11-25 on a stream is primed with an event id (empty data): a client cut off before any
+    // message still has a Last-Event-ID to resume with (older clients are not sent one, as the SDKs do).
+    if (this.state.sessions.get(session)?.revision === '2025-11-25') stream.write(undefined);
     this.#serverInitiated.add(stream);
     this.#carry(session, stream, out);
   }

@@ -30,9 +30,9 @@ async function readUntil(res: Response, until: (text: string) => boolean): Promi
   return text;
 }
 
-/** A 2025-06-18 session with the emulator, subscribed to `uris`: its POST and its GET (with Last-Event-ID or not). */
-async function openSession(...uris: string[]) {
-  await on.emu.admin('protocol', 'configure', { open: true, revision: '2025-06-18' });
+/** A session with the emulator (2025-06-18 unless `revision`), subscribed to `uris`: its GET (with Last-Event-ID or not). */
+async function openSession(uris: string[], revision = '2025-06-18') {
+  await on.emu.admin('protocol', 'configure', { open: true, revision });
   const url = on.emu.urls.protocol.server;
   const post = (body: unknown, session?: string) =>
     fetch(url, {
@@ -40,7 +40,7 @@ async function openSession(...uris: string[]) {
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
+        'mcp-protocol-version': revision,
         ...(session ? { 'mcp-session-id': session } : {}),
       },
       body: JSON.stringify(body),
@@ -49,7 +49,7 @@ async function openSession(...uris: string[]) {
     jsonrpc: '2.0',
     id: 1,
     method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 't', version: '1' } },
   });
   const session = init.headers.get('mcp-session-id')!;
   await init.text();
@@ -60,7 +60,7 @@ async function openSession(...uris: string[]) {
       headers: {
         accept: 'text/event-stream',
         'mcp-session-id': session,
-        'mcp-protocol-version': '2025-06-18',
+        'mcp-protocol-version': revision,
         ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
       },
       signal,
@@ -79,15 +79,20 @@ async function seenThenCut(get: (lastEventId?: string, signal?: AbortSignal) => 
   const stream = await get(undefined, connection.signal);
   await on.emu.admin('protocol', 'update-resource', { text: 'seen' });
   const seen = await readUntil(stream, (t) => t.includes('resources/updated'));
+  await cut(connection);
+  return seen;
+}
+
+/** Cuts a stream's connection and waits until the server has seen it close. */
+async function cut(connection: AbortController): Promise<void> {
   const before = await closed();
   connection.abort();
   await vi.waitFor(async () => expect(await closed()).toBe(before + 1), { timeout: 5000, interval: 10 });
-  return seen;
 }
 
 describe("the protocol server's session stream", () => {
   it('resumed with Last-Event-ID, it still carries the updates of the resources the session subscribed to', async () => {
-    const { get } = await openSession(NOTES);
+    const { get } = await openSession([NOTES]);
     let connection = new AbortController();
     let stream = await get(undefined, connection.signal);
     expect(stream.status).toBe(200);
@@ -113,7 +118,7 @@ describe("the protocol server's session stream", () => {
   });
 
   it('the updates sent while no connection carries it come on the resumption, in order, before the later ones', async () => {
-    const { get } = await openSession(NOTES, README);
+    const { get } = await openSession([NOTES, README]);
     const seen = await seenThenCut(get);
     // While the client is away (a laptop asleep, a proxy's cut): two updates.
     await on.emu.admin('protocol', 'update-resource', { text: 'missed 1' });
@@ -130,7 +135,7 @@ describe("the protocol server's session stream", () => {
   });
 
   it(`keeps the last ${KEPT_EVENTS} events of a stream without a connection: a Last-Event-ID older than those is unknown (404), a newer one resumes`, async () => {
-    const { get } = await openSession(NOTES);
+    const { get } = await openSession([NOTES]);
     const seen = await seenThenCut(get);
     for (let i = 0; i < KEPT_EVENTS + 2; i++) await on.emu.admin('protocol', 'update-resource', { text: `missed ${i}` });
     const old = await get(lastId(seen));
@@ -143,6 +148,22 @@ describe("the protocol server's session stream", () => {
     expect(resumed.status).toBe(200);
     const text = await readUntil(resumed, (t) => updatesOf(t, NOTES) === KEPT_EVENTS - 1);
     expect(lastId(text)).toBe(String(Number(lastId(seen)) + KEPT_EVENTS + 2));
+    again.abort();
+  });
+
+  it('from 2025-11-25 on it is primed with an event id: a client cut off before any message resumes with it and gets what it missed', async () => {
+    const { get } = await openSession([NOTES], '2025-11-25');
+    const connection = new AbortController();
+    const stream = await get(undefined, connection.signal);
+    const primed = await readUntil(stream, (t) => /^id: \S+$/m.test(t));
+    expect(primed).toMatch(/^id: \d+\ndata: \n\n$/);
+    await cut(connection);
+    await on.emu.admin('protocol', 'update-resource', { text: 'missed' });
+    const again = new AbortController();
+    const resumed = await get(lastId(primed), AbortSignal.any([again.signal, AbortSignal.timeout(5000)]));
+    expect(resumed.status).toBe(200);
+    const text = await readUntil(resumed, (t) => updatesOf(t, NOTES) === 1);
+    expect(text).toContain('notifications/resources/updated');
     again.abort();
   });
 });
