@@ -27,7 +27,7 @@ interface StepUpRefusal {
   readonly seq: number;
 }
 
-/** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last message. */
+/** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last new event. */
 export interface StreamCursor {
   lastEventId?: string;
   retryMs: number;
@@ -36,8 +36,13 @@ export interface StreamCursor {
 
 /** Authorization attempts for one request after `insufficient_scope` (the revisions ask for a limit). */
 export const MAX_STEP_UP = 2;
-/** Reconnections of one stream without a message in between. */
+/**
+ * Reconnections of one stream in a row that bring no new event — no message, not even a new event id (a
+ * server that closes the stream on purpose primes each resumption with one, SEP-1699: it is alive).
+ */
 export const MAX_RECONNECTS = 5;
+/** The shortest wait before a resumption, whatever the server's `retry` (a `retry: 0` with a stream that closes at once is no busy loop). */
+const RESUME_FLOOR_MS = 100;
 /** The reconnection delay when the server named none (the HTML standard leaves it to the client). */
 export const DEFAULT_RETRY_MS = 1000;
 
@@ -168,7 +173,7 @@ export class AuthorizedTransport {
         throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} broke ${MAX_RECONNECTS} times without a response to request ${id}`);
       }
       const state = stateNow();
-      await this.deps.clock.sleep(cursor.retryMs, state.signal);
+      await this.deps.clock.sleep(Math.max(cursor.retryMs, RESUME_FLOOR_MS), state.signal);
       res = await rpcGet(this.deps.http, this.o.serverUrl, state, cursor.lastEventId);
       if (res.status < 200 || res.status > 299 || !isEventStream(res)) {
         await res.dump();
@@ -185,7 +190,7 @@ export class AuthorizedTransport {
   async drain(res: HttpResponse, cursor: StreamCursor, id?: string | number): Promise<JsonRpcResponseWire | undefined> {
     try {
       for await (const ev of sseEvents(res)) {
-        if (ev.id !== undefined) cursor.lastEventId = ev.id;
+        if (ev.id !== undefined && ev.id !== cursor.lastEventId) (cursor.lastEventId = ev.id), (cursor.reconnects = 0);
         if (ev.retry !== undefined) cursor.retryMs = ev.retry;
         if (!ev.data) continue;
         cursor.reconnects = 0;
