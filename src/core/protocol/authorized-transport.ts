@@ -7,7 +7,7 @@
  * the server's requests on it and resuming a broken stream with
  * `Last-Event-ID` after the server's `retry`.
  */
-import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
+import { AuthRequiredError, HttpError, LanyardError, NetworkError, TimeoutError } from '../errors.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
@@ -160,10 +160,10 @@ export class AuthorizedTransport {
       if (!found) throw new LanyardError('protocol_error', `${first.url} answered without a JSON-RPC response to request ${id}`);
       return found;
     }
-    let res = first;
+    let res: HttpResponse | undefined = first;
     const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
     for (;;) {
-      const found = await this.drain(res, cursor, id);
+      const found = res && (await this.#drainUnbroken(res, cursor, id, stateNow));
       if (found) return found;
       // The stream ended without our response: resumable only if the server gave an event id (a server that
       // took a stateless request under an older revision's rules may still do that).
@@ -174,12 +174,33 @@ export class AuthorizedTransport {
       }
       const state = stateNow();
       await this.deps.clock.sleep(Math.max(cursor.retryMs, RESUME_FLOOR_MS), state.signal);
-      res = await rpcGet(this.deps.http, this.o.serverUrl, state, cursor.lastEventId);
-      if (res.status < 200 || res.status > 299 || !isEventStream(res)) {
-        await res.dump();
-        throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
-      }
+      res = await this.#resume(state, cursor.lastEventId);
     }
+  }
+
+  /** drain(), a stream cut by the network or the idle bound counting as an end (it is resumed); undefined then. */
+  async #drainUnbroken(res: HttpResponse, cursor: StreamCursor, id: string | number, stateNow: () => TransportState): Promise<JsonRpcResponseWire | undefined> {
+    try {
+      return await this.drain(res, cursor, id);
+    } catch (err) {
+      if (stateNow().signal?.aborted || !broken(err)) throw err;
+      return undefined;
+    }
+  }
+
+  /** The GET with Last-Event-ID; undefined when it failed in a way another try may mend (the network, 5xx, 408, 429). */
+  async #resume(state: TransportState, lastEventId: string): Promise<HttpResponse | undefined> {
+    let res: HttpResponse;
+    try {
+      res = await rpcGet(this.deps.http, this.o.serverUrl, state, lastEventId);
+    } catch (err) {
+      if (state.signal?.aborted || !broken(err)) throw err;
+      return undefined;
+    }
+    if (res.status >= 200 && res.status <= 299 && isEventStream(res)) return res;
+    await res.dump();
+    if (res.status >= 500 || res.status === 408 || res.status === 429) return undefined;
+    throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
   }
 
   /**
@@ -327,6 +348,12 @@ export class AuthorizedTransport {
     this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop, this.deps.dpopNonces);
     this.authorized = true;
   }
+}
+
+/** A failure of the connection itself (reset, refused, a connect/head/idle bound), not of the call: a resumption may mend it. */
+function broken(err: unknown): boolean {
+  if (err instanceof TimeoutError) return err.phase !== 'total';
+  return err instanceof NetworkError || (!(err instanceof LanyardError) && typeof (err as { code?: unknown } | undefined)?.code === 'string');
 }
 
 /** `p`, or the abort of `signal` (the caller stops waiting; `p` goes on for the others). */

@@ -4,7 +4,8 @@
  * resumption that brings a new event id (a priming event) shows the server
  * alive, so a long call survives any number of them, as the protocol SDK's
  * client does; resumptions that bring nothing at all give up after
- * MAX_RECONNECTS.
+ * MAX_RECONNECTS. A stream the network cuts is resumed as one the server
+ * ends; a resumption that meets a 5xx is tried again, a 404 ends the call.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,8 +23,11 @@ afterEach(async () => {
   await new Promise((r) => live?.close(r));
 });
 
-/** A server of sessions whose tools/call stream is cut after each event; `resumed(n)` answers the nth GET with Last-Event-ID. */
-async function serve(resumed: (n: number, lastEventId: string) => string): Promise<{ url: string; gets: string[] }> {
+/**
+ * A server of sessions whose tools/call stream is cut after its first event (`reset`: the socket is
+ * destroyed, not ended); `resumed(n)` answers the nth GET with Last-Event-ID (a number: that status).
+ */
+async function serve(resumed: (n: number, lastEventId: string) => string | number, reset = false): Promise<{ url: string; gets: string[] }> {
   const gets: string[] = [];
   live = createServer((req, res) => {
     let body = '';
@@ -33,7 +37,9 @@ async function serve(resumed: (n: number, lastEventId: string) => string): Promi
       if (req.method === 'GET' && last === undefined) return void res.writeHead(405).end();
       if (req.method === 'GET') {
         gets.push(last!);
-        return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(resumed(gets.length, last!));
+        const r = resumed(gets.length, last!);
+        if (typeof r === 'number') return void res.writeHead(r).end();
+        return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(r);
       }
       const m = body ? (JSON.parse(body) as { id?: unknown; method?: string }) : {};
       if (m.method === 'initialize') {
@@ -42,7 +48,9 @@ async function serve(resumed: (n: number, lastEventId: string) => string): Promi
       }
       if (m.method !== 'tools/call') return void res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
       callId = m.id;
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: 0\nretry: 10\ndata: \n\n');
+      const head = res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (!reset) return void head.end('id: 0\nretry: 10\ndata: \n\n');
+      head.write('id: 0\nretry: 10\ndata: \n\n', () => setTimeout(() => req.socket.destroy(), 20));
     });
   });
   await new Promise<void>((r) => live.listen(0, '127.0.0.1', () => r()));
@@ -73,5 +81,36 @@ describe("a request's stream cut before its response", () => {
     await expect(s.request('tools/call', { name: 'slow', arguments: {} })).rejects.toThrow(`broke ${MAX_RECONNECTS} times without a response`);
     expect(gets).toHaveLength(MAX_RECONNECTS);
     await s.close();
+  });
+
+  it('a stream the network cuts (the socket reset, not ended) is resumed too', async () => {
+    const { url, gets } = await serve((n) => answer(n), true);
+    const s = sessionWith(http, systemClock, {}, url);
+    await s.start();
+    await s.initialize();
+    const r = await s.request('tools/call', { name: 'slow', arguments: {} });
+    expect(r.result).toEqual({ content: [] });
+    expect(gets).toEqual(['0']);
+    await s.close();
+  });
+
+  it('a resumption refused with 503 is tried again; a 404 ends the call', async () => {
+    const { url, gets } = await serve((n) => (n === 1 ? 503 : answer(n)));
+    const s = sessionWith(http, systemClock, {}, url);
+    await s.start();
+    await s.initialize();
+    expect((await s.request('tools/call', { name: 'slow', arguments: {} })).result).toEqual({ content: [] });
+    expect(gets).toEqual(['0', '0']);
+    await s.close();
+    live.closeAllConnections();
+    await new Promise((r) => live.close(r));
+    await http.close();
+    const second = await serve(() => 404);
+    const t = sessionWith(http, systemClock, {}, second.url);
+    await t.start();
+    await t.initialize();
+    await expect(t.request('tools/call', { name: 'slow', arguments: {} })).rejects.toThrow('(GET with Last-Event-ID) failed: HTTP 404');
+    expect(second.gets).toEqual(['0']);
+    await t.close();
   });
 });
