@@ -60,13 +60,20 @@ export class ProtocolServer {
     this.#stateless.reset();
   }
 
-  /** A resource changed: each session subscribed to it is told on its server-initiated streams. */
+  /** A resource changed: each session subscribed to it is told on one of its server-initiated streams. */
   #resourceUpdated(uri: string): void {
     for (const [session, uris] of this.#subscriptions) {
-      if (!uris.has(uri)) continue;
-      for (const stream of this.#sessionStreams.get(session) ?? [])
-        stream.write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+      if (uris.has(uri)) this.#carrier(session)?.write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     }
+  }
+
+  /**
+   * The one stream a message of the session goes on (the transport: never the same message on several
+   * streams): the newest (opened or resumed) that a connection carries, else the newest kept for a resumption.
+   */
+  #carrier(session: string): EventStream | undefined {
+    const streams = [...(this.#sessionStreams.get(session) ?? [])].filter((s) => !s.ended);
+    return streams.findLast((s) => !s.detached) ?? streams.at(-1);
   }
 
   #endSession(session: string): void {
@@ -374,6 +381,8 @@ export class ProtocolServer {
    */
   #carry(session: string, stream: EventStream, out: ServerResponse): void {
     const streams = this.#sessionStreams.get(session) ?? new Set<EventStream>();
+    // (Last in the set: the newest.)
+    streams.delete(stream);
     streams.add(stream);
     this.#sessionStreams.set(session, streams);
     out.on('close', () => void this.state.stats.sessionStreamsClosed++);

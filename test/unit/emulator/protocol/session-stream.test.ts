@@ -166,4 +166,20 @@ describe("the protocol server's session stream", () => {
     expect(text).toContain('notifications/resources/updated');
     again.abort();
   });
+
+  it('a session with two streams open gets each update on one of them (the newest), never on both', async () => {
+    const { get } = await openSession([NOTES, README]);
+    const older = new AbortController();
+    const first = await get(undefined, older.signal);
+    const newer = new AbortController();
+    const second = await get(undefined, newer.signal);
+    await on.emu.admin('protocol', 'update-resource', { text: 'to the newest' });
+    expect(updatesOf(await readUntil(second, (t) => updatesOf(t, NOTES) === 1), NOTES)).toBe(1);
+    // The newest goes: the next update (a marker) comes on the older one, which had nothing before it.
+    await cut(newer);
+    await on.emu.admin('protocol', 'update-resource', { uri: README, text: 'marker' });
+    const text = await readUntil(first, (t) => updatesOf(t, README) === 1);
+    expect(updatesOf(text, NOTES)).toBe(0);
+    older.abort();
+  });
 });
