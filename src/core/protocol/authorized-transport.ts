@@ -162,6 +162,7 @@ export class AuthorizedTransport {
     }
     let res: HttpResponse | undefined = first;
     const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
+    const renewed = { done: false };
     for (;;) {
       const found = res && (await this.#drainUnbroken(res, cursor, id, stateNow));
       if (found) return found;
@@ -174,7 +175,7 @@ export class AuthorizedTransport {
       }
       const state = stateNow();
       await this.deps.clock.sleep(Math.max(cursor.retryMs, RESUME_FLOOR_MS), state.signal);
-      res = await this.#resume(state, cursor.lastEventId);
+      res = await this.#resume(state, cursor.lastEventId, renewed);
     }
   }
 
@@ -188,8 +189,11 @@ export class AuthorizedTransport {
     }
   }
 
-  /** The GET with Last-Event-ID; undefined when it failed in a way another try may mend (the network, 5xx, 408, 429). */
-  async #resume(state: TransportState, lastEventId: string): Promise<HttpResponse | undefined> {
+  /**
+   * The GET with Last-Event-ID; undefined when it failed in a way another try may mend (the network, 5xx,
+   * 408, 429, or a 401 — the token expired during a long call — after a refresh or sign-in, once per request).
+   */
+  async #resume(state: TransportState, lastEventId: string, renewed: { done: boolean }): Promise<HttpResponse | undefined> {
     let res: HttpResponse;
     try {
       res = await rpcGet(this.deps.http, this.o.serverUrl, state, lastEventId);
@@ -200,6 +204,12 @@ export class AuthorizedTransport {
     if (res.status >= 200 && res.status <= 299 && isEventStream(res)) return res;
     await res.dump();
     if (res.status >= 500 || res.status === 408 || res.status === 429) return undefined;
+    if (res.status === 401) {
+      if (renewed.done) throw unauthorizedAgain(this.o.serverUrl, res.headers['www-authenticate']);
+      renewed.done = true;
+      await this.#on401(res.headers['www-authenticate'], state.accessToken);
+      return undefined;
+    }
     throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
   }
 

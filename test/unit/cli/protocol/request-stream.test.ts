@@ -1,15 +1,17 @@
 /**
- * `lanyard protocol request`, one call, against a server with sessions that
- * refuses the session's GET stream with 400 (as many do instead of 405): the
- * stream is asked for, as the protocol SDK's clients ask, but its refusal
- * puts nothing on stderr — the session ends with the call. The server
- * answers the call only after it has refused the GET, so the refusal is in
- * hand before the call ends.
+ * `lanyard protocol request`, one call, and the streams around it: against a
+ * server with sessions that refuses the session's GET stream with 400 (as
+ * many do instead of 405) the stream is asked for, as the protocol SDK's
+ * clients ask, but its refusal puts nothing on stderr — the session ends with
+ * the call (the server answers the call only after it has refused the GET,
+ * so the refusal is in hand before the call ends); and an answer's stream cut
+ * while the token expires is resumed with a refreshed token (the emulator).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProtocolRequest } from '../../../../src/cli/commands/protocol/request.js';
+import { ConsentBrowser } from '../../../fakes/consent-browser.js';
 import { useEmulatorCommands } from '../on-emulator.js';
 
 const on = useEmulatorCommands();
@@ -63,5 +65,30 @@ describe('protocol request against a server that refuses the GET stream with 400
       expect(JSON.parse(r.stdout)).toMatchObject({ result: {} });
       expect(r.stderr).toBe('');
     }
+  });
+});
+
+describe("an answer's stream cut while the token expires", () => {
+  it('is resumed after a refresh (the GET with Last-Event-ID got 401), not failed', async () => {
+    await on.emu.admin('protocol', 'configure', { revision: '2025-06-18' });
+    const url = `${on.emu.url}/mcp`;
+    const run = (manualClock?: boolean) =>
+      on.run((c) => runProtocolRequest(c, url, { method: 'ping' }), { browser: new ConsentBrowser(), env: { LANYARD_BROWSER: 'in-process' }, manualClock });
+    // Signed in (the browser's wait is a sleep on a clock that waits for it).
+    const first = await run(true);
+    expect(first.code, first.stderr).toBe(0);
+    // Event-stream answers; the next one (initialize's) is cut after its first event, whose retry is 200 ms.
+    await on.emu.admin('protocol', 'configure', { sse: true, breakNextStream: true });
+    let expired = false;
+    on.clock.onSleep = (ms) => {
+      // The wait before the resumption: meanwhile the access token (5 min) expires on the server.
+      if (ms === 200 && !expired) (expired = true), on.emu.advance(10 * 60_000);
+    };
+    const r = await run();
+    expect(r.code, r.stderr).toBe(0);
+    expect(expired).toBe(true);
+    const s = (await on.emu.admin('protocol', 'stats')) as { streamsResumed: unknown[] };
+    expect(s.streamsResumed.length).toBeGreaterThanOrEqual(1);
+    expect(r.stderr).toMatch(/refreshing it/);
   });
 });
