@@ -76,6 +76,13 @@ export class ProtocolServer {
     return streams.findLast((s) => !s.detached) ?? streams.at(-1);
   }
 
+  /** Closes the connections of the sessions' server-initiated streams (the admin's cut); how many were open. */
+  cutSessionStreams(): number {
+    let n = 0;
+    for (const streams of this.#sessionStreams.values()) for (const s of streams) if (s.cut()) n++;
+    return n;
+  }
+
   #endSession(session: string): void {
     this.#subscriptions.delete(session);
     for (const stream of this.#sessionStreams.get(session) ?? []) stream.end();

@@ -59,13 +59,18 @@ export class EventStream {
     this.events.push({ id, text });
     if (this.events.length > KEPT_EVENTS) this.events.shift();
     this.#out?.write(text);
-    if (this.breakAfter !== undefined && ++this.#written === this.breakAfter && this.#out) {
-      this.#broken = true;
-      const out = this.#out;
-      this.#out = undefined;
-      out.end();
-    }
+    if (this.breakAfter !== undefined && ++this.#written === this.breakAfter) this.cut();
     return id;
+  }
+
+  /** Closes the connection, not the stream (a proxy's cut): what comes next waits for a resumption. Whether one was open. */
+  cut(): boolean {
+    const out = this.#out;
+    if (!out) return false;
+    this.#broken = true;
+    this.#out = undefined;
+    out.end();
+    return true;
   }
 
   end(): void {
