@@ -81,13 +81,17 @@ export class ListenedResources {
    * without `uri`) or when `signal` aborts.
    */
   async subscribe(uri: string, signal?: AbortSignal): Promise<void> {
-    if (this.#uris.has(uri)) return;
+    if (this.#uris.has(uri)) {
+      // Asked for already: answered with the acknowledgement still awaited, if any (not before the server says).
+      if (!this.#waiters.length) return;
+      if (!(await this.#wait(signal)).includes(uri) && this.#ac) throw notHonoured(uri);
+      return;
+    }
     this.#uris.add(uri);
     try {
       const honoured = await this.#change(signal);
       // (Unsubscribed meanwhile: nothing left to listen for.)
-      if (!honoured.includes(uri) && this.#uris.has(uri))
-        throw new LanyardError('protocol_error', `the server does not report updates of ${uri} (not among the resources it listens for)`);
+      if (!honoured.includes(uri) && this.#uris.has(uri)) throw notHonoured(uri);
     } catch (err) {
       this.#uris.delete(uri);
       throw err;
@@ -121,6 +125,12 @@ export class ListenedResources {
       for (const w of this.#waiters.splice(0)) w.resolve([]);
       return Promise.resolve([]);
     }
+    return this.#wait(signal);
+  }
+
+  /** The acknowledgement of the stream open now: what it honours. */
+  #wait(signal?: AbortSignal): Promise<readonly unknown[]> {
+    signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
@@ -169,4 +179,9 @@ export class ListenedResources {
     }
     if (!this.#ac) this.#restart();
   }
+}
+
+/** The refusal of a subscribe the server's acknowledgement leaves out. */
+function notHonoured(uri: string): LanyardError {
+  return new LanyardError('protocol_error', `the server does not report updates of ${uri} (not among the resources it listens for)`);
 }

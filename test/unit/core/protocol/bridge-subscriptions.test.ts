@@ -201,4 +201,16 @@ describe('ListenedResources', () => {
     expect(streams[0]!.signal.aborted).toBe(true);
     await expect(Promise.race([a, tick().then(() => 'still waiting')])).resolves.toBeUndefined();
   });
+
+  it('the same resource subscribed twice before the acknowledgement: both wait for it, and both are refused when the server does not honour it', async () => {
+    const { streams, ports } = fakePorts();
+    const r = new ListenedResources(ports);
+    const first = r.subscribe('a');
+    const second = r.subscribe('a');
+    expect(streams).toHaveLength(1);
+    await expect(Promise.race([second, tick().then(() => 'waiting')])).resolves.toBe('waiting');
+    r.acknowledged({ notifications: { resourceSubscriptions: [] } }, streams[0]!.id);
+    await expect(first).rejects.toThrow(/does not report updates of a/);
+    await expect(second).rejects.toThrow(/does not report updates of a/);
+  });
 });
