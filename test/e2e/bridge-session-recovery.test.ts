@@ -4,6 +4,8 @@
  * flight: the protocol SDK's stdio client spawns the built CLI's bridge to
  * the emulator, which forgets the session three times (loseNextSession) while
  * twenty calls run at once; every call is answered, one initialize per loss.
+ * And a session stream a proxy cuts while the server sends on it: the bridge
+ * resumes it with Last-Event-ID and the host still hears what was sent.
  */
 import { describe, expect, it } from 'vitest';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,11 +16,25 @@ import { configure, newClient, stats, useProtocolWorld } from './protocol-helper
 let w: World;
 let mcp: string;
 const NOTES = 'emulator://notes/today';
+const README = 'emulator://docs/readme';
 
 useProtocolWorld((world, url) => {
   w = world;
   mcp = url;
 });
+
+/** A bridge to the open server whose host subscribed to `uris` and heard a first update (the session's GET stream is held); the URIs of the updates heard. */
+async function subscribedHost(...uris: string[]) {
+  await configure(w, { open: true });
+  const c = await newClient('allow');
+  const b = await hostBridge(mcp, { env: c.env() });
+  const updates: string[] = [];
+  b.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+  for (const uri of uris) await b.client.subscribeResource({ uri });
+  // The bridge opens the session's GET stream after initialize; wait until the server holds it.
+  await expect.poll(() => w.admin('protocol/update-resource', { text: 'before' }).then(() => updates.length), { timeout: 10_000 }).toBeGreaterThan(0);
+  return { b, updates };
+}
 
 describe('protocol bridge: a session lost many times', () => {
   it('three losses with twenty concurrent tool calls each: every call answered, one initialize per loss, no request without the session', async () => {
@@ -49,14 +65,7 @@ describe('protocol bridge: a session lost many times', () => {
   });
 
   it("a resource the host subscribed to: after the session is lost and started again, the server's update still reaches the host", async () => {
-    await configure(w, { open: true });
-    const c = await newClient('allow');
-    const b = await hostBridge(mcp, { env: c.env() });
-    const updates: string[] = [];
-    b.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
-    await b.client.subscribeResource({ uri: NOTES });
-    // The bridge opens the session's GET stream after initialize; wait until the server holds it.
-    await expect.poll(() => w.admin('protocol/update-resource', { text: 'before' }).then(() => updates.length), { timeout: 10_000 }).toBeGreaterThan(0);
+    const { b, updates } = await subscribedHost(NOTES);
     await configure(w, { loseNextSession: true });
     expect((await b.client.callTool({ name: 'echo', arguments: { text: 'recover' } })).isError).toBe(false);
     const seen = updates.length;
@@ -65,5 +74,16 @@ describe('protocol bridge: a session lost many times', () => {
     expect(await b.close()).toBe(0);
     expect(b.errors).toEqual([]);
     expect(b.stderr()).not.toMatch(/refused resources\/subscribe/);
+  });
+
+  it('the session stream cut (as a proxy would) while the server sends an update: the bridge resumes it and the host gets the update', async () => {
+    const { b, updates } = await subscribedHost(NOTES, README);
+    // The update comes while no connection carries the stream (the bridge waits a second before it reconnects).
+    expect(await w.admin('protocol/cut-session-streams', {})).toEqual({ cut: 1 });
+    await w.admin('protocol/update-resource', { uri: README, text: 'while cut' });
+    await expect.poll(() => updates.includes(README), { timeout: 10_000 }).toBe(true);
+    expect((await stats(w)).streamsResumed.length).toBeGreaterThanOrEqual(1);
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
  * the server's requests on it and resuming a broken stream with
  * `Last-Event-ID` after the server's `retry`.
  */
-import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
+import { AuthRequiredError, HttpError, LanyardError, NetworkError, TimeoutError } from '../errors.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
@@ -27,7 +27,7 @@ interface StepUpRefusal {
   readonly seq: number;
 }
 
-/** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last message. */
+/** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last new event. */
 export interface StreamCursor {
   lastEventId?: string;
   retryMs: number;
@@ -36,8 +36,13 @@ export interface StreamCursor {
 
 /** Authorization attempts for one request after `insufficient_scope` (the revisions ask for a limit). */
 export const MAX_STEP_UP = 2;
-/** Reconnections of one stream without a message in between. */
+/**
+ * Reconnections of one stream in a row that bring no new event — no message, not even a new event id (a
+ * server that closes the stream on purpose primes each resumption with one, SEP-1699: it is alive).
+ */
 export const MAX_RECONNECTS = 5;
+/** The shortest wait before a resumption, whatever the server's `retry` (a `retry: 0` with a stream that closes at once is no busy loop). */
+const RESUME_FLOOR_MS = 100;
 /** The reconnection delay when the server named none (the HTML standard leaves it to the client). */
 export const DEFAULT_RETRY_MS = 1000;
 
@@ -155,10 +160,11 @@ export class AuthorizedTransport {
       if (!found) throw new LanyardError('protocol_error', `${first.url} answered without a JSON-RPC response to request ${id}`);
       return found;
     }
-    let res = first;
+    let res: HttpResponse | undefined = first;
     const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
+    const renewed = { done: false };
     for (;;) {
-      const found = await this.drain(res, cursor, id);
+      const found = res && (await this.#drainUnbroken(res, cursor, id, stateNow));
       if (found) return found;
       // The stream ended without our response: resumable only if the server gave an event id (a server that
       // took a stateless request under an older revision's rules may still do that).
@@ -168,13 +174,43 @@ export class AuthorizedTransport {
         throw new LanyardError('protocol_error', `the event stream from ${this.o.serverUrl} broke ${MAX_RECONNECTS} times without a response to request ${id}`);
       }
       const state = stateNow();
-      await this.deps.clock.sleep(cursor.retryMs, state.signal);
-      res = await rpcGet(this.deps.http, this.o.serverUrl, state, cursor.lastEventId);
-      if (res.status < 200 || res.status > 299 || !isEventStream(res)) {
-        await res.dump();
-        throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
-      }
+      await this.deps.clock.sleep(Math.max(cursor.retryMs, RESUME_FLOOR_MS), state.signal);
+      res = await this.#resume(state, cursor.lastEventId, renewed);
     }
+  }
+
+  /** drain(), a stream cut by the network or the idle bound counting as an end (it is resumed); undefined then. */
+  async #drainUnbroken(res: HttpResponse, cursor: StreamCursor, id: string | number, stateNow: () => TransportState): Promise<JsonRpcResponseWire | undefined> {
+    try {
+      return await this.drain(res, cursor, id);
+    } catch (err) {
+      if (stateNow().signal?.aborted || !broken(err)) throw err;
+      return undefined;
+    }
+  }
+
+  /**
+   * The GET with Last-Event-ID; undefined when it failed in a way another try may mend (the network, 5xx,
+   * 408, 429, or a 401 — the token expired during a long call — after a refresh or sign-in, once per request).
+   */
+  async #resume(state: TransportState, lastEventId: string, renewed: { done: boolean }): Promise<HttpResponse | undefined> {
+    let res: HttpResponse;
+    try {
+      res = await rpcGet(this.deps.http, this.o.serverUrl, state, lastEventId);
+    } catch (err) {
+      if (state.signal?.aborted || !broken(err)) throw err;
+      return undefined;
+    }
+    if (res.status >= 200 && res.status <= 299 && isEventStream(res)) return res;
+    await res.dump();
+    if (res.status >= 500 || res.status === 408 || res.status === 429) return undefined;
+    if (res.status === 401) {
+      if (renewed.done) throw unauthorizedAgain(this.o.serverUrl, res.headers['www-authenticate']);
+      renewed.done = true;
+      await this.#on401(res.headers['www-authenticate'], state.accessToken);
+      return undefined;
+    }
+    throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
   }
 
   /**
@@ -185,7 +221,7 @@ export class AuthorizedTransport {
   async drain(res: HttpResponse, cursor: StreamCursor, id?: string | number): Promise<JsonRpcResponseWire | undefined> {
     try {
       for await (const ev of sseEvents(res)) {
-        if (ev.id !== undefined) cursor.lastEventId = ev.id;
+        if (ev.id !== undefined && ev.id !== cursor.lastEventId) (cursor.lastEventId = ev.id), (cursor.reconnects = 0);
         if (ev.retry !== undefined) cursor.retryMs = ev.retry;
         if (!ev.data) continue;
         cursor.reconnects = 0;
@@ -210,7 +246,7 @@ export class AuthorizedTransport {
     for (const m of messages) {
       if (m.kind === 'response') {
         if (id !== undefined && m.message.id === id) found = m.message;
-      } else if (this.deps.relay) this.deps.relay(m.message);
+      } else if (this.deps.relay) this.deps.relay(m.message, id);
       else if (m.kind === 'notification') this.deps.onNotification?.(m.message.method, m.message.params);
       else if (m.kind === 'request') await this.#answer(m.message);
     }
@@ -322,6 +358,12 @@ export class AuthorizedTransport {
     this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop, this.deps.dpopNonces);
     this.authorized = true;
   }
+}
+
+/** A failure of the connection itself (reset, refused, a connect/head/idle bound), not of the call: a resumption may mend it. */
+function broken(err: unknown): boolean {
+  if (err instanceof TimeoutError) return err.phase !== 'total';
+  return err instanceof NetworkError || (!(err instanceof LanyardError) && typeof (err as { code?: unknown } | undefined)?.code === 'string');
 }
 
 /** `p`, or the abort of `signal` (the caller stops waiting; `p` goes on for the others). */

@@ -11,8 +11,9 @@
  * again with the new set, answered once the server acknowledged it; the
  * notifications go to the host as they come. Only the acknowledgement of the
  * stream open now counts (each stream has its own request id, which the
- * server stamps on its messages as `_meta`'s subscriptionId): a late one of a
- * stream already replaced says nothing of the new set. A stream that the
+ * server stamps on its messages as `_meta`'s subscriptionId — or, when it
+ * does not, the id of the request whose answer stream carried it): a late one
+ * of a stream already replaced says nothing of the new set. A stream that the
  * server ends or that breaks is opened again after a second, up to
  * MAX_REOPENS times in a row (stderr says so each time), also when a
  * subscribe or unsubscribe was waiting on it (a subscribe is then refused, an
@@ -59,12 +60,16 @@ export class ListenedResources {
     this.#restart();
   }
 
-  /** The server's `notifications/subscriptions/acknowledged` on the stream. */
-  acknowledged(params: unknown): void {
+  /**
+   * The server's `notifications/subscriptions/acknowledged`, which came on the
+   * answer stream of the request `stream` (its `_meta` subscriptionId, when
+   * the server stamps one, names the request too).
+   */
+  acknowledged(params: unknown, stream: string | number | undefined): void {
     const p = params as { notifications?: { resourceSubscriptions?: unknown }; _meta?: Record<string, unknown> } | undefined;
-    const from = p?._meta?.[SUBSCRIPTION_ID];
+    const from = p?._meta?.[SUBSCRIPTION_ID] ?? stream;
     // A stream already closed (replaced by a change, or ended): its acknowledgement is of a set no longer asked for.
-    if (!this.#ac || (from !== undefined && from !== this.#id)) return;
+    if (!this.#ac || from !== this.#id) return;
     const honoured = p?.notifications?.resourceSubscriptions;
     this.#reopens = 0;
     for (const w of this.#waiters.splice(0)) w.resolve(Array.isArray(honoured) ? honoured : []);
@@ -76,12 +81,17 @@ export class ListenedResources {
    * without `uri`) or when `signal` aborts.
    */
   async subscribe(uri: string, signal?: AbortSignal): Promise<void> {
-    if (this.#uris.has(uri)) return;
+    if (this.#uris.has(uri)) {
+      // Asked for already: answered with the acknowledgement still awaited, if any (not before the server says).
+      if (!this.#waiters.length) return;
+      if (!(await this.#wait(signal)).includes(uri) && this.#ac) throw notHonoured(uri);
+      return;
+    }
     this.#uris.add(uri);
     try {
       const honoured = await this.#change(signal);
-      if (!honoured.includes(uri))
-        throw new LanyardError('protocol_error', `the server does not report updates of ${uri} (not among the resources it listens for)`);
+      // (Unsubscribed meanwhile: nothing left to listen for.)
+      if (!honoured.includes(uri) && this.#uris.has(uri)) throw notHonoured(uri);
     } catch (err) {
       this.#uris.delete(uri);
       throw err;
@@ -110,7 +120,17 @@ export class ListenedResources {
   #change(signal?: AbortSignal): Promise<readonly unknown[]> {
     signal?.throwIfAborted();
     this.#restart();
-    if (!this.#ac) return Promise.resolve([]);
+    if (!this.#ac) {
+      // Nothing is listened for any more: those waiting for the stream just closed were unsubscribed meanwhile.
+      for (const w of this.#waiters.splice(0)) w.resolve([]);
+      return Promise.resolve([]);
+    }
+    return this.#wait(signal);
+  }
+
+  /** The acknowledgement of the stream open now: what it honours. */
+  #wait(signal?: AbortSignal): Promise<readonly unknown[]> {
+    signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
@@ -159,4 +179,9 @@ export class ListenedResources {
     }
     if (!this.#ac) this.#restart();
   }
+}
+
+/** The refusal of a subscribe the server's acknowledgement leaves out. */
+function notHonoured(uri: string): LanyardError {
+  return new LanyardError('protocol_error', `the server does not report updates of ${uri} (not among the resources it listens for)`);
 }

@@ -112,7 +112,7 @@ class Bridge {
     this.#session = new AuthorizedSession(
       {
         ...deps,
-        relay: (m) => this.#relay(m),
+        relay: (m, stream) => this.#relay(m, stream),
         // The host bounds its requests and cancels them (notifications/cancelled aborts the POST): no deadline of ours.
         callerBounded: true,
         authorizing: () => this.#watch.begin(),
@@ -161,11 +161,11 @@ class Bridge {
     await this.#session.close(new AbortController().signal);
   }
 
-  /** A message of the server's to the host; a stateless server's tool list changed: its schemas are read again. */
-  #relay(m: JsonRpcRequestWire): void {
+  /** A message of the server's to the host (on the answer stream of the request `stream`); a stateless server's tool list changed: its schemas are read again. */
+  #relay(m: JsonRpcRequestWire, stream?: string | number): void {
     if (m.method === 'notifications/tools/list_changed') this.#session.forgetTools();
     // The stream the bridge listens on for a handshake host, which knows no such notification.
-    if (this.#mode === 'stateless' && m.method === 'notifications/subscriptions/acknowledged') return this.#resources.acknowledged(m.params);
+    if (this.#mode === 'stateless' && m.method === 'notifications/subscriptions/acknowledged') return this.#resources.acknowledged(m.params, stream);
     this.ports.send(m);
   }
 

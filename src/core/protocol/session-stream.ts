@@ -14,7 +14,9 @@
  *   reported (`onLost`: the session recovers), a 404 to the first GET is a
  *   server without the stream — and when the session closes;
  * - any other 4xx stops it with one line on stderr (servers refuse the GET
- *   with 400 or 406 as often as with 405: asking again changes nothing);
+ *   with 400 or 406 as often as with 405: asking again changes nothing) —
+ *   its lines go through `sessionStreamNotice` when given (a one-off call's
+ *   are silent);
  * - 401 or 403 pauses it, with one line, until the session has another token
  *   (a call signed in again or widened its scope): the GET never signs in
  *   itself (no browser opened, no refresh, behind no call), and an idle
@@ -64,13 +66,14 @@ export function listenToSession(t: AuthorizedTransport, sessionId: string, onLos
     const cursor: StreamCursor = { retryMs: NO_RETRY, reconnects: 0 };
     let failures = 0;
     let served = false;
+    const say = (line: string) => (t.deps.sessionStreamNotice ? t.deps.sessionStreamNotice(line) : t.deps.notify?.(line));
     while (!signal.aborted) {
       const { kind, status, retryAfterMs, token } = await attempt(t, sessionId, cursor, signal);
       if (signal.aborted || kind === 'none') return;
       if (kind === 'lost') return served ? onLost() : undefined;
-      if (kind === 'refused') return void t.deps.notify?.(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); ${UNHEARD}`);
+      if (kind === 'refused') return void say(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); ${UNHEARD}`);
       if (kind === 'unauthorized') {
-        t.deps.notify?.(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); it is opened again once a call signs in`);
+        say(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); it is opened again once a call signs in`);
         await anotherToken(t, token, signal);
         failures = 0;
         continue;

@@ -19,8 +19,17 @@ export interface ProtocolSessionDeps extends ProtocolAuthDeps {
    * Takes the server's requests and notifications instead of the answers and
    * notices above (the bridge hands them to its host, whose answers go back
    * with `send`); never awaited, so a stream is read on while the host thinks.
+   * `stream`: the id of the request whose answer carried the message (undefined
+   * on the session's own GET stream).
    */
-  relay?(message: JsonRpcRequestWire): void;
+  relay?(message: JsonRpcRequestWire, stream?: string | number): void;
+  /**
+   * Where the lines of the session's GET stream go when it stops or pauses (a server that refuses it);
+   * default `notify`. A one-off call (callProtocolServer) says them nowhere unless given this: the session
+   * ends with the call, so what the server would send on its own there concerns no one (as with the
+   * protocol SDK's clients, for which a refused GET stream is no error the user sees).
+   */
+  sessionStreamNotice?(line: string): void;
   /** Told when the session starts to refresh or authorize; the returned function when that is over. */
   authorizing?(): () => void;
   /**

@@ -47,7 +47,8 @@ export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolC
 
 async function callUnchecked(deps: ProtocolSessionDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
   const method = o.method ?? 'initialize';
-  const s = new AuthorizedSession(deps, o);
+  // The session's GET stream is opened, as the protocol SDK's clients open it, but its refusal says nothing: the session ends with the call.
+  const s = new AuthorizedSession({ sessionStreamNotice: () => undefined, ...deps }, o);
   await s.start();
   try {
     const handshakeOnly = (method === 'initialize' && o.params !== undefined) || (o.revision !== undefined && !isStatelessRevision(o.revision));

@@ -71,7 +71,12 @@ export function createProtocolService(env: EmulatorEnv): EmulatorService {
         profile: { 'protocol.serverUrl': base + MCP_PATH },
       };
     },
-    admin: { ...protocolAdmin(state, thirdParty, as), 'update-resource': (b) => content.update(b.uri, b.text) },
+    admin: {
+      ...protocolAdmin(state, thirdParty, as),
+      'update-resource': (b) => content.update(b.uri, b.text),
+      /** Closes the connections of the sessions' server-initiated streams, as a proxy would; the streams are kept for a resumption. */
+      'cut-session-streams': () => ({ cut: server.cutSessionStreams() }),
+    },
     console: () => protocolConsole(state, as),
   };
 }

@@ -34,7 +34,11 @@ export class ProtocolServer {
   readonly #stateless: StatelessServer;
   /** The resources each session subscribed to. */
   readonly #subscriptions = new Map<string, Set<string>>();
-  /** Each session's server-initiated streams (GET without Last-Event-ID), while a connection carries them. */
+  /**
+   * Each session's server-initiated streams (GET without Last-Event-ID), until the session ends: one whose
+   * connection closed keeps what is written to it for a resumption (its last KEPT_EVENTS events), until
+   * the session opens a new one without Last-Event-ID.
+   */
   readonly #sessionStreams = new Map<string, Set<EventStream>>();
   /** The server-initiated streams ever opened: one resumed with Last-Event-ID goes on carrying the session's updates. */
   readonly #serverInitiated = new WeakSet<EventStream>();
@@ -56,13 +60,27 @@ export class ProtocolServer {
     this.#stateless.reset();
   }
 
-  /** A resource changed: each session subscribed to it is told on its server-initiated streams. */
+  /** A resource changed: each session subscribed to it is told on one of its server-initiated streams. */
   #resourceUpdated(uri: string): void {
     for (const [session, uris] of this.#subscriptions) {
-      if (!uris.has(uri)) continue;
-      for (const stream of this.#sessionStreams.get(session) ?? [])
-        stream.write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+      if (uris.has(uri)) this.#carrier(session)?.write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     }
+  }
+
+  /**
+   * The one stream a message of the session goes on (the transport: never the same message on several
+   * streams): the newest (opened or resumed) that a connection carries, else the newest kept for a resumption.
+   */
+  #carrier(session: string): EventStream | undefined {
+    const streams = [...(this.#sessionStreams.get(session) ?? [])].filter((s) => !s.ended);
+    return streams.findLast((s) => !s.detached) ?? streams.at(-1);
+  }
+
+  /** Closes the connections of the sessions' server-initiated streams (the admin's cut); how many were open. */
+  cutSessionStreams(): number {
+    let n = 0;
+    for (const streams of this.#sessionStreams.values()) for (const s of streams) if (s.cut()) n++;
+    return n;
   }
 
   #endSession(session: string): void {
@@ -328,7 +346,8 @@ export class ProtocolServer {
     if (!token) return;
     const session = req.header(Protocol.sessionHeader);
     if (last === undefined) return this.#sessionStream(res, session, token);
-    const stream = session && this.state.sessions.get(session)?.clientId === token.clientId ? this.#streams.find(last, session) : undefined;
+    const mine = session !== undefined && this.state.sessions.get(session)?.clientId === token.clientId;
+    const stream = mine ? ([...(this.#sessionStreams.get(session) ?? [])].find((s) => s.has(last)) ?? this.#streams.find(last, session)) : undefined;
     if (!stream) {
       this.state.stats.mcpRequests.at(-1)!.status = 404;
       return res.json(404, { message: `no stream of this session has the event ${last}` });
@@ -349,25 +368,31 @@ export class ProtocolServer {
     const out = res.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [Protocol.sessionHeader]: session });
     // Its head goes now: a quiet stream is open (the client's wait for the head ends), not pending.
     out.flushHeaders();
+    // A new stream, not a resumption: the session's streams left without a connection are given up.
+    const kept = this.#sessionStreams.get(session);
+    for (const s of kept ?? []) if (s.detached) kept!.delete(s);
     const stream = this.#streams.open(out, session);
+    // From 2025-11-25 on a stream is primed with an event id (empty data): a client cut off before any
+    // message still has a Last-Event-ID to resume with (older clients are not sent one, as the SDKs do).
+    if (this.state.sessions.get(session)?.revision === '2025-11-25') stream.write(undefined);
     this.#serverInitiated.add(stream);
     this.#carry(session, stream, out);
   }
 
   /**
-   * A server-initiated stream carries the session's updates while `out` (its
-   * first connection, or a resumption) is open. The close of a connection the
-   * stream has since moved on from (a client resumed before the server noticed
-   * the old socket die) leaves it carrying them on the new one.
+   * A server-initiated stream carries the session's updates on `out` (its
+   * first connection, or a resumption) and keeps them when `out` closes: the
+   * resumption with Last-Event-ID sends those written meanwhile (the
+   * transport's resumability), whether the server noticed the old socket die
+   * before the client resumed or after.
    */
   #carry(session: string, stream: EventStream, out: ServerResponse): void {
     const streams = this.#sessionStreams.get(session) ?? new Set<EventStream>();
+    // (Last in the set: the newest.)
+    streams.delete(stream);
     streams.add(stream);
     this.#sessionStreams.set(session, streams);
-    out.on('close', () => {
-      this.state.stats.sessionStreamsClosed++;
-      if (!stream.movedOn(out)) streams.delete(stream);
-    });
+    out.on('close', () => void this.state.stats.sessionStreamsClosed++);
   }
 
   /** An event stream for one request; the `breakNextStream` switch closes it after its first event (once). */

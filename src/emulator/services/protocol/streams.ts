@@ -1,8 +1,9 @@
 /**
  * The protocol server's event streams (revisions 2025-03-26 to 2025-11-25):
- * every event has an id, the events are kept, and a client that lost a
- * stream resumes it with `GET` and `Last-Event-ID` (the events after that
- * one are sent again, then the stream goes on). The `breakNextStream`
+ * every event has an id, the last KEPT_EVENTS of each stream are kept, and a
+ * client that lost a stream resumes it with `GET` and `Last-Event-ID` (the
+ * events after that one are sent again — also those written while the stream
+ * had no connection — then the stream goes on). The `breakNextStream`
  * switch closes the next stream after its first event, as a proxy or a
  * flaky network would, so clients' resumption can be tested.
  */
@@ -10,12 +11,15 @@ import type { ServerResponse } from 'node:http';
 
 /** Streams kept for resumption (the oldest are forgotten). */
 const KEPT = 200;
+/** Events of one stream kept for a resumption (the oldest are forgotten: a Last-Event-ID older than those is unknown). */
+export const KEPT_EVENTS = 100;
 
 export class EventStream {
   readonly events: Array<{ id: number; text: string }> = [];
   #out?: ServerResponse;
   #ended = false;
   #broken = false;
+  #written = 0;
   #abandoned?: () => void;
 
   constructor(
@@ -37,9 +41,15 @@ export class EventStream {
     return this.#ended;
   }
 
-  /** Whether the stream has moved on from the connection `from` to another one (a resumption). */
-  movedOn(from: ServerResponse): boolean {
-    return this.#out !== undefined && this.#out !== from;
+  /** No connection carries the stream now, and it has not ended: what is written waits for a resumption. */
+  get detached(): boolean {
+    return this.#out === undefined && !this.#ended;
+  }
+
+  /** Whether the stream still keeps the event `lastEventId` (a Last-Event-ID it can resume after). */
+  has(lastEventId: string): boolean {
+    const id = Number(lastEventId);
+    return Number.isSafeInteger(id) && this.events.some((e) => e.id === id);
   }
 
   /** One event (`data` undefined: a priming event with only an id); its id. */
@@ -47,14 +57,20 @@ export class EventStream {
     const id = this.nextId();
     const text = `${data === undefined ? '' : 'event: message\n'}id: ${id}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: ${data === undefined ? '' : JSON.stringify(data)}\n\n`;
     this.events.push({ id, text });
+    if (this.events.length > KEPT_EVENTS) this.events.shift();
     this.#out?.write(text);
-    if (this.breakAfter !== undefined && this.events.length === this.breakAfter && this.#out) {
-      this.#broken = true;
-      const out = this.#out;
-      this.#out = undefined;
-      out.end();
-    }
+    if (this.breakAfter !== undefined && ++this.#written === this.breakAfter) this.cut();
     return id;
+  }
+
+  /** Closes the connection, not the stream (a proxy's cut): what comes next waits for a resumption. Whether one was open. */
+  cut(): boolean {
+    const out = this.#out;
+    if (!out) return false;
+    this.#broken = true;
+    this.#out = undefined;
+    out.end();
+    return true;
   }
 
   end(): void {
@@ -94,9 +110,7 @@ export class EventStreams {
 
   /** The stream of the session that sent event `lastEventId`. */
   find(lastEventId: string, session: string | undefined): EventStream | undefined {
-    const id = Number(lastEventId);
-    if (!Number.isSafeInteger(id)) return undefined;
-    return this.#streams.find((s) => s.session === session && s.events.some((e) => e.id === id));
+    return this.#streams.find((s) => s.session === session && s.has(lastEventId));
   }
 
   reset(): void {

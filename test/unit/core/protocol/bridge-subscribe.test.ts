@@ -5,6 +5,8 @@
  * and none after the host unsubscribed (checked against a marker on the same
  * stream, not a wait).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { runBridge } from '../../../../src/core/protocol/bridge.js';
@@ -106,5 +108,39 @@ describe('a host with the handshake in front of a 2026-07-28 server: resource su
     release();
     await http.close();
     await stub.close();
+  });
+
+  it('a server that does not stamp the subscription id on its acknowledgement: the one on the stream opened for the subscribe answers it', async () => {
+    // A stateless server whose listen streams acknowledge without `_meta` and stay open.
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const m = JSON.parse(body) as { id: unknown; method: string; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+        if (m.method !== 'subscriptions/listen') {
+          const result = { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { resources: { subscribe: true } } };
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+        }
+        const ack = { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: m.params?.notifications ?? {} } };
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write(`event: message\ndata: ${JSON.stringify(ack)}\n\n`);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const http = new HttpClient({ clock: new FakeClock(), userAgent: 'test' });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const { lines, sent, done } = await handshakeHost(runBridge, quietBridgeDeps(http, new FakeClock()), url);
+    const answer = (id: number) => sent.find((m) => 'id' in m && m.id === id && !('method' in m)) as JsonRpcResponseWire | undefined;
+    lines.push({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: NOTES } });
+    lines.push({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: README } });
+    await until(() => !!answer(1) && !!answer(2));
+    expect([answer(1), answer(2)]).toEqual([
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    lines.end();
+    await done;
+    await http.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   });
 });

@@ -29,11 +29,13 @@ function fakePorts() {
 }
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
-/** Subscribes to each of `uris` in turn, each answered by the acknowledgement of the stream opened for it (honouring all so far). */
-async function subscribed(r: ListenedResources, ...uris: string[]) {
+type Streams = ReturnType<typeof fakePorts>['streams'];
+
+/** Subscribes to each of `uris` in turn, each answered by the acknowledgement, unstamped, on the stream opened for it (honouring all so far). */
+async function subscribed(r: ListenedResources, streams: Streams, ...uris: string[]) {
   for (let i = 0; i < uris.length; i++) {
     const done = r.subscribe(uris[i]!);
-    r.acknowledged({ notifications: { resourceSubscriptions: uris.slice(0, i + 1) } });
+    r.acknowledged({ notifications: { resourceSubscriptions: uris.slice(0, i + 1) } }, streams.at(-1)!.id);
     await done;
   }
 }
@@ -42,11 +44,11 @@ describe('ListenedResources', () => {
   it('each change opens the stream again with the whole set; the last unsubscribe closes it', async () => {
     const { streams, ports } = fakePorts();
     const r = new ListenedResources(ports);
-    await subscribed(r, 'a', 'b');
+    await subscribed(r, streams, 'a', 'b');
     expect(streams.map((s) => s.uris)).toEqual([['a'], ['a', 'b']]);
     expect(streams[0]!.signal.aborted).toBe(true);
     const ua = r.unsubscribe('a');
-    r.acknowledged({ notifications: { resourceSubscriptions: ['b'] } });
+    r.acknowledged({ notifications: { resourceSubscriptions: ['b'] } }, streams.at(-1)!.id);
     await ua;
     await r.unsubscribe('b');
     expect(streams).toHaveLength(3);
@@ -56,7 +58,7 @@ describe('ListenedResources', () => {
   it('a stream the server ends is opened again after 1 s on the clock; after MAX_REOPENS in a row without an acknowledgement, dropped', async () => {
     const { clock, streams, notes, ports } = fakePorts();
     const r = new ListenedResources(ports);
-    await subscribed(r, 'a');
+    await subscribed(r, streams, 'a');
     for (let i = 1; i <= MAX_REOPENS; i++) {
       streams.at(-1)!.end();
       await tick();
@@ -79,7 +81,7 @@ describe('ListenedResources', () => {
   it('close() ends the stream, refuses a subscribe waiting on it, and no reopen follows', async () => {
     const { clock, streams, ports } = fakePorts();
     const r = new ListenedResources(ports);
-    await subscribed(r, 'a');
+    await subscribed(r, streams, 'a');
     const b = r.subscribe('b');
     r.close();
     // A subscribe still waiting is refused, not left pending (the bridge waits for its tasks before it exits).
@@ -94,7 +96,7 @@ describe('ListenedResources', () => {
     const { clock, streams, notes, ports } = fakePorts();
     const r = new ListenedResources(ports);
     r.lists({ tools: { listChanged: true } });
-    await subscribed(r, 'file:///a', 'file:///b');
+    await subscribed(r, streams, 'file:///a', 'file:///b');
     const ub = r.unsubscribe('file:///b');
     expect(streams).toHaveLength(4);
     const outcome = ub.then(
@@ -115,7 +117,7 @@ describe('ListenedResources', () => {
   it('a subscribe that meets a broken stream is refused and the stream is opened again without it', async () => {
     const { clock, streams, ports } = fakePorts();
     const r = new ListenedResources(ports);
-    await subscribed(r, 'a');
+    await subscribed(r, streams, 'a');
     const b = r.subscribe('b');
     streams[1]!.fail(new Error('HTTP 503'));
     await expect(b).rejects.toThrow(/HTTP 503/);
@@ -127,7 +129,7 @@ describe('ListenedResources', () => {
   it('a subscribe the host cancels stops waiting; the stream carries on', async () => {
     const { streams, ports } = fakePorts();
     const r = new ListenedResources(ports);
-    await subscribed(r, 'a');
+    await subscribed(r, streams, 'a');
     const ac = new AbortController();
     const b = r.subscribe('b', ac.signal);
     ac.abort(new Error('cancelled by the host'));
@@ -136,7 +138,7 @@ describe('ListenedResources', () => {
     expect(streams[1]!.signal.aborted).toBe(false);
     // A later subscribe still waits for (and gets) its own acknowledgement.
     const c = r.subscribe('c');
-    r.acknowledged({ notifications: { resourceSubscriptions: ['a', 'c'] } });
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a', 'c'] } }, streams.at(-1)!.id);
     await expect(c).resolves.toBeUndefined();
     const ud = new AbortController();
     ud.abort();
@@ -152,12 +154,63 @@ describe('ListenedResources', () => {
     const meta = (i: number) => ({ 'io.modelcontextprotocol/subscriptionId': streams[i]!.id });
     let settled = false;
     void Promise.allSettled([a, b]).then(() => (settled = true));
-    r.acknowledged({ notifications: { resourceSubscriptions: ['a'] }, _meta: meta(0) });
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a'] }, _meta: meta(0) }, streams[0]!.id);
     await tick();
     expect(settled).toBe(false);
-    r.acknowledged({ notifications: { resourceSubscriptions: ['a', 'b'] }, _meta: meta(1) });
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a', 'b'] }, _meta: meta(1) }, streams[1]!.id);
     await expect(a).resolves.toBeUndefined();
     await expect(b).resolves.toBeUndefined();
     expect(streams[0]!.id).not.toBe(streams[1]!.id);
+  });
+
+  it("a server that does not stamp its acknowledgement: a late one, from the stream already replaced, settles no one; the new stream's does", async () => {
+    const { streams, ports } = fakePorts();
+    const r = new ListenedResources(ports);
+    const a = r.subscribe('a');
+    const b = r.subscribe('b');
+    let settled = false;
+    void Promise.allSettled([a, b]).then(() => (settled = true));
+    // The first stream's acknowledgement arrives after the second stream was opened.
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a'] } }, streams[0]!.id);
+    await tick();
+    expect(settled).toBe(false);
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a', 'b'] } }, streams[1]!.id);
+    await expect(a).resolves.toBeUndefined();
+    await expect(b).resolves.toBeUndefined();
+  });
+
+  it('an acknowledgement from no listen stream (neither stamped nor carried by one) settles no one', async () => {
+    const { streams, ports } = fakePorts();
+    const r = new ListenedResources(ports);
+    let settled = false;
+    void r.subscribe('a').finally(() => (settled = true));
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a'] } }, undefined);
+    await tick();
+    expect(settled).toBe(false);
+    r.acknowledged({ notifications: { resourceSubscriptions: ['a'] } }, streams[0]!.id);
+    await tick();
+    expect(settled).toBe(true);
+  });
+
+  it('a subscribe whose resource is unsubscribed before the acknowledgement (the last one: no stream left) is answered, not left waiting', async () => {
+    const { streams, ports } = fakePorts();
+    const r = new ListenedResources(ports);
+    const a = r.subscribe('a');
+    await r.unsubscribe('a');
+    expect(streams).toHaveLength(1);
+    expect(streams[0]!.signal.aborted).toBe(true);
+    await expect(Promise.race([a, tick().then(() => 'still waiting')])).resolves.toBeUndefined();
+  });
+
+  it('the same resource subscribed twice before the acknowledgement: both wait for it, and both are refused when the server does not honour it', async () => {
+    const { streams, ports } = fakePorts();
+    const r = new ListenedResources(ports);
+    const first = r.subscribe('a');
+    const second = r.subscribe('a');
+    expect(streams).toHaveLength(1);
+    await expect(Promise.race([second, tick().then(() => 'waiting')])).resolves.toBe('waiting');
+    r.acknowledged({ notifications: { resourceSubscriptions: [] } }, streams[0]!.id);
+    await expect(first).rejects.toThrow(/does not report updates of a/);
+    await expect(second).rejects.toThrow(/does not report updates of a/);
   });
 });
