@@ -16,6 +16,12 @@
 //   BENCH_RUNS=N (default 21)   --json (machine-readable output)
 //   BENCH_ONLY=REGEX: only the commands whose names match (with the baselines
 //   they are timed against); e.g. BENCH_ONLY=api times gh and `api /user`.
+//   BENCH_OTHER=DIR: also times another build (a checkout with dist/ built)
+//   for the Secret Service and `api /user` rows, in the same rounds.
+// The floors: bench/floor-auth-status.cjs and bench/floor-api-user.cjs are
+// what a hand-written Node program needs for the same answers (the D-Bus read
+// and GET /user; https.get of /user), timed in the same rounds, so a row says
+// how much of the gap to its target is Lanyard's and how much Node's.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +33,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
 const bin = join(root, 'bin', 'lanyard.js');
 const runs = Number(process.env.BENCH_RUNS ?? 21);
+const otherBin = process.env.BENCH_OTHER ? join(process.env.BENCH_OTHER, 'bin', 'lanyard.js') : undefined;
+const floorAuth = join(root, 'bench', 'floor-auth-status.cjs');
+const floorApi = join(root, 'bench', 'floor-api-user.cjs');
 const asJson = process.argv.includes('--json');
 /** The emulator's default personal access token (user mona). */
 const TOKEN = 'lyp_emulator_default_token_0000000000000001';
@@ -96,7 +105,9 @@ if (process.argv.includes('--keychain-inner')) {
   const env = { ...process.env };
   const r = spawnSync(process.execPath, [bin, '--profile', 'bench', 'auth', 'token', '--with-token'], { env, input: TOKEN, encoding: 'utf8' });
   if (r.status !== 0 || !/OS keychain/.test(r.stderr)) throw new Error(`storing the token in the keychain failed: ${r.stderr}`);
-  process.stdout.write(JSON.stringify(measure([{ name: 'node -e 0', args: ['-e', '0'] }, authStatus], env)) + '\n');
+  const kcases = [{ name: 'node -e 0', args: ['-e', '0'] }, authStatus, { name: 'floor', args: [floorAuth, 'bench'] }];
+  if (otherBin) kcases.push({ name: 'other', args: [otherBin, ...authStatus.args.slice(1)] });
+  process.stdout.write(JSON.stringify(measure(kcases, env)) + '\n');
   process.exit(0);
 }
 
@@ -187,7 +198,11 @@ const rowOf = (name, m, j, base) => ({
   pairedCpuRatio: Math.round(median(m.cpu[j].map((x, i) => x / m.cpu[base][i])) * 100) / 100,
 });
 const results = cases.map((c, j) => rowOf(c.name, times, j, c.against === undefined ? 0 : cases.findIndex((x) => x.name === c.against)));
-if (keychain) results.push(rowOf('lanyard auth status (Secret Service keychain)*', keychain, 1, 0));
+if (keychain) {
+  results.push(rowOf('lanyard auth status (Secret Service keychain)*', keychain, 1, 0));
+  results.push(rowOf('floor of auth status (Secret Service): D-Bus read + GET /user*', keychain, 2, 0));
+  if (otherBin) results.push(rowOf('BENCH_OTHER: lanyard auth status (Secret Service keychain)*', keychain, 3, 0));
+}
 const machine = {
   cpu: cpus()[0]?.model ?? 'unknown',
   cores: cpus().length,
@@ -205,7 +220,7 @@ if (asJson) {
   );
   for (const [j, r] of results.entries())
     process.stdout.write(
-      `| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | \`${cases[j]?.against ?? 'node -e 0'}\` | ${r.ratio.toFixed(2)}x | ${r.pairedRatio.toFixed(2)}x | ${r.pairedCpuRatio.toFixed(2)}x |\n`,
+      `| \`${r.command}\` | ${r.medianMs} | ${r.minMs} | \`${cases[j]?.against ?? (j >= cases.length ? 'node -e 0 (session)' : 'node -e 0')}\` | ${r.ratio.toFixed(2)}x | ${r.pairedRatio.toFixed(2)}x | ${r.pairedCpuRatio.toFixed(2)}x |\n`,
     );
   process.stdout.write(
     `\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, ${runs} runs each (interleaved), load average ${machine.loadAverage.join(' ')}\n`,
@@ -292,6 +307,11 @@ async function startGhCases() {
     cases: [
       { name: 'gh api user (TLS)', cmd: 'gh', args: ['api', 'user', '--hostname', host], env: ghEnv },
       { name: GH_LANYARD, args: [bin, '--profile', 'tls', 'api', '/user'], env: lyEnv, against: 'gh api user (TLS)' },
+      // The floor: https.get of the same URL with the same token and trust, the body to stdout (no Lanyard).
+      { name: 'floor of api /user (TLS): https.get', args: [floorApi, 'tls'], env: { ...lyEnv, FLOOR_TOKEN: TOKEN }, against: 'gh api user (TLS)' },
+      ...(otherBin
+        ? [{ name: `BENCH_OTHER: ${GH_LANYARD}`, args: [otherBin, '--profile', 'tls', 'api', '/user'], env: lyEnv, against: 'gh api user (TLS)' }]
+        : []),
       // The same trusting the CA through Lanyard's own setting (one secure context per process, src/core/http/trust.ts).
       // Without the environment's NODE_EXTRA_CA_CERTS, as the row above replaces it: a machine that sets it to the
       // system bundle (Debian's 144 certificates) would add Node's parsing of those (≈ 7-9 ms) to this row alone.
