@@ -78,15 +78,20 @@ export const LIST_KEYCHAIN = `${process.execPath} -e ${shellQuote("import('@napi
 /**
  * Runs shell `steps` inside a private D-Bus session with an unlocked
  * gnome-keyring (Secret Service) keeping its files under env.HOME; `$LY`
- * runs the CLI with `lyArgs`.
+ * runs the CLI with `lyArgs`. `noCollection`: the daemon started without a
+ * login collection (no password given), as on a headless machine: it answers,
+ * but refuses to store a secret.
  */
 export function inSecretService(
   steps: string,
   env: Record<string, string> & { HOME: string },
   lyArgs = '',
+  o: { noCollection?: boolean } = {},
 ): { status: number | null; stdout: string; stderr: string } {
   const script = [
-    'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
+    o.noCollection
+      ? 'gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1 || exit 97'
+      : 'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
     `LY="${process.execPath} ${BIN}${lyArgs ? ` ${lyArgs}` : ''}"`,
     steps,
   ].join('\n');

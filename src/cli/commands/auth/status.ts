@@ -24,8 +24,11 @@ import { exitCodeFor } from '../../errors/exit.js';
 
 interface Storage {
   kind: string;
+  /** The 0600 file, when tokens are there. */
   path?: string;
   warning?: string;
+  /** Some tokens in `kind`, others in the file at `path` (the `source` of each entry says which). */
+  mixed?: true;
 }
 
 interface Judged {
@@ -143,10 +146,21 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<Hosting
     if (e.active) Object.assign(e, bound ? { selectedBy: 'binding', boundDir: bound.dir } : { selectedBy: 'active' });
     entries.push(e);
   }
-  const storage: Storage = stores.fallbackReason
-    ? { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` }
-    : { kind: stores.accounts.primary.kind };
-  return { entries, storage, unchecked };
+  return { entries, storage: storageOf(stores, listed), unchecked };
+}
+
+/**
+ * Where the listed accounts' tokens are: the keychain may be usable now while
+ * tokens were written to the 0600 file when it refused a write (`auth token`
+ * with a locked or missing collection). No account: where a new one would go.
+ */
+function storageOf(stores: HostingStores, listed: readonly StoredAccount[]): Storage {
+  if (stores.fallbackReason)
+    return { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` };
+  const primary = stores.accounts.primary.kind;
+  const inFile = listed.some((a) => a.store.kind === 'file');
+  if (!inFile || primary === 'file') return { kind: primary };
+  return listed.every((a) => a.store.kind === 'file') ? { kind: 'file', path: stores.filePath } : { kind: primary, path: stores.filePath, mixed: true };
 }
 
 /** One stored account, checked (and why it could not be); a refreshable token is refreshed when due or after a 401. */
@@ -374,5 +388,10 @@ function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage |
     },
     { header: 'token', value: (e) => e.token ?? '-' },
   ]);
-  if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
+  if (storage && !storage.warning)
+    ctx.io.err(
+      storage.mixed
+        ? `Hosting tokens are stored in ${storageDescription(storage.kind, '')}, those whose source is "file" in ${storageDescription('file', storage.path ?? '')}.`
+        : `Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`,
+    );
 }
