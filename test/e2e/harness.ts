@@ -41,7 +41,8 @@ export interface RunOptions {
  * and later when TLS first needs it): with the system bundle set, as on this
  * project's machines, `node -e 0` cost 77 ms of CPU instead of 26 (2026-11-28).
  */
-const INHERITED_NOT = (k: string): boolean => k.startsWith('LANYARD_') || ['WORKFLOW_TOKEN', 'BROWSER', 'NODE_EXTRA_CA_CERTS'].includes(k);
+const INHERITED_NOT = (k: string): boolean =>
+  k.startsWith('LANYARD_') || ['WORKFLOW_TOKEN', 'BROWSER', 'NODE_EXTRA_CA_CERTS', 'SSH_CONNECTION', 'SSH_TTY'].includes(k);
 
 /** Environment with nothing of the developer's own Lanyard settings (see INHERITED_NOT) plus `extra`. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {

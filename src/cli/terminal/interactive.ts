@@ -35,3 +35,15 @@ export function requirePerson(ctx: { io: IO; env: NodeJS.ProcessEnv }, signIn: s
   const why = noPersonReason(ctx.io, ctx.env, o.stdinIsInput);
   if (why) throw new AuthRequiredError(`${signIn} needs a person at a terminal, and ${why}: not starting it`, { hint: instead });
 }
+
+/**
+ * An ssh session with no display (SSH_CONNECTION or SSH_TTY set,
+ * neither DISPLAY nor WAYLAND_DISPLAY), and no browser command named
+ * (LANYARD_BROWSER, BROWSER): no browser can open on this machine, and one on
+ * the person's own computer cannot reach a redirect to 127.0.0.1 here. As gh
+ * does, a sign-in then does not pretend to open a browser.
+ */
+export function remoteWithoutDisplay(env: NodeJS.ProcessEnv): boolean {
+  const ssh = !!(env.SSH_CONNECTION || env.SSH_TTY);
+  return ssh && !env.DISPLAY && !env.WAYLAND_DISPLAY && !env.LANYARD_BROWSER && !env.BROWSER;
+}
