@@ -311,7 +311,8 @@ function couldNotCheck(e: AuthStatusEntry, unchecked: ReadonlyMap<AuthStatusEntr
   const message = `could not check the ${e.service} credential (${e.source}${e.account ? `, ${e.account}` : ''}), so it is not known to be invalid: ${err?.message ?? e.detail}`;
   if (err instanceof RateLimitError) return new RateLimitError(message, err.kind, err.resetAt, err.state);
   return new LanyardError(err?.code ?? 'network_error', message, {
-    hint: err?.hint ?? 'check the network and the proxy settings (HTTPS_PROXY, NO_PROXY), or allow longer with --timeout, then try again',
+    // The error's own advice when it has some (a time-out: raise --timeout), else where to look.
+    hint: err?.hint ?? (err?.remedy ? undefined : 'check the network and the proxy settings (HTTPS_PROXY, NO_PROXY), then try again'),
     ...(err?.remedy ? { remedy: err.remedy } : {}),
   });
 }
