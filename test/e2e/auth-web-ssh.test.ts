@@ -39,6 +39,20 @@ describe('auth login over ssh with no display', () => {
     expect(r.exitCode, r.output).toBe(130);
   });
 
+  it('auth login --server (a protocol server) on a pseudo-terminal: the port to forward, no browser', async () => {
+    const server = `${world.url}/mcp`;
+    const r = await runOnPty({
+      args: ['--profile', 'emulator', 'auth', 'login', '--server', server],
+      env: sshEnv(),
+      waitFor: '--client-credentials',
+      timeout: 20,
+    });
+    expect(r.output).toMatch(/no browser can open here/);
+    expect(r.output).not.toMatch(/could not start a browser/);
+    expect(r.output, r.output).toMatch(/ssh -L (\d+):127\.0\.0\.1:\1 /);
+    expect(r.exitCode, r.output).toBe(130);
+  });
+
   it('with no terminal (ssh host lanyard auth login): exit 4 at once, naming auth device', async () => {
     const t0 = Date.now();
     const r = await world.run(['--profile', 'emulator', 'auth', 'login'], { env: sshEnv(), timeoutMs: 15_000 });

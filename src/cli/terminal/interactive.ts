@@ -47,3 +47,21 @@ export function remoteWithoutDisplay(env: NodeJS.ProcessEnv): boolean {
   const ssh = !!(env.SSH_CONNECTION || env.SSH_TTY);
   return ssh && !env.DISPLAY && !env.WAYLAND_DISPLAY && !env.LANYARD_BROWSER && !env.BROWSER;
 }
+
+/**
+ * What to do in an ssh session with no display when a sign-in page redirects
+ * to a loopback listener on this machine (`url` carries its redirect_uri): a
+ * browser elsewhere reaches it only through a forwarded port. `instead`: the
+ * last line, what else works.
+ */
+export function loopbackOverSsh(url: string, instead: string): string {
+  const redirect = new URL(url).searchParams.get('redirect_uri') ?? '';
+  const port = URL.canParse(redirect) ? new URL(redirect).port : '';
+  return [
+    'This is an ssh session with no display: no browser can open here, and the sign-in page redirects to',
+    `${redirect || 'a port on 127.0.0.1'} on this machine, which a browser on your own computer cannot reach by itself.`,
+    `To sign in from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
+    `then open this URL there:\n  ${url}`,
+    instead,
+  ].join('\n');
+}

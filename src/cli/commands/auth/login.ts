@@ -9,7 +9,7 @@ import { UsageError } from '../../errors/usage-error.js';
 import type { AuthLoginOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
-import { noPersonReason, remoteWithoutDisplay, requirePerson } from '../../terminal/interactive.js';
+import { loopbackOverSsh, noPersonReason, remoteWithoutDisplay, requirePerson } from '../../terminal/interactive.js';
 import { AuthRequiredError } from '../../../core/errors.js';
 import { readStdinSecret } from '../../terminal/stdin.js';
 
@@ -68,7 +68,7 @@ export async function webFlowToken(
       timeoutMs,
       signal: ctx.signal,
       openUrl: async (url) => {
-        if (remote) ctx.io.err(overSsh(url));
+        if (remote) ctx.io.err(loopbackOverSsh(url, 'Or press Ctrl-C and run `lanyard auth device` (a code to enter in any browser).'));
         else {
           const opened = o.browser !== false && (await (await ctx.browser()).open(url));
           ctx.io.err(
@@ -81,21 +81,4 @@ export async function webFlowToken(
       },
     }),
   );
-}
-
-/**
- * What to do in an ssh session with no display: the page redirects to the
- * loopback listener on this machine, which a browser elsewhere reaches only
- * through a forwarded port.
- */
-function overSsh(url: string): string {
-  const redirect = new URL(url).searchParams.get('redirect_uri') ?? '';
-  const port = URL.canParse(redirect) ? new URL(redirect).port : '';
-  return [
-    'This is an ssh session with no display: no browser can open here, and the sign-in page redirects to',
-    `${redirect || 'a port on 127.0.0.1'} on this machine, which a browser on your own computer cannot reach by itself.`,
-    `To sign in from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
-    `then open this URL there:\n  ${url}`,
-    'Or press Ctrl-C and run `lanyard auth device` (a code to enter in any browser).',
-  ].join('\n');
 }
