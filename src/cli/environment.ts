@@ -37,6 +37,8 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['LANYARD_CONNECT_PREFETCH=0', 'the launcher does not connect to the API early'],
   ['LANYARD_PAGER, PAGER', 'pager of long output on a terminal (empty: none)'],
   ['LANYARD_BROWSER, BROWSER', 'command that opens sign-in URLs'],
+  ['SSH_CONNECTION, SSH_TTY', 'ssh, no display: sign-ins open no browser'],
+  ['DISPLAY, WAYLAND_DISPLAY', 'a display a browser may open on (also over ssh)'],
   ['LANYARD_PROMPT_DISABLED=1', 'never start a sign-in that needs a person'],
   ['LANYARD_EVENTS', 'ndjson: CI event lines anywhere; off: none'],
   ['CI', 'true or 1: CI event lines on stderr'],

@@ -10,6 +10,8 @@ export const HostingOAuthPath = {
   deviceCode: '/login/device/code',
   device: '/login/device',
   applications: '/settings/connections/applications',
+  /** Where a user's personal tokens are listed and revoked. */
+  tokens: '/settings/tokens',
   signup: '/signup',
   logout: '/logout',
 } as const;

@@ -136,7 +136,7 @@ describe('web flow through the real pages', () => {
         PATH: `${dir}:${process.env.PATH}`,
       },
       // open() reported success (the CLI says so; a failed load of `open` would say "Open this URL").
-      waitFor: 'Opening your browser to sign in',
+      waitFor: 'Asked the system to open a browser',
     });
     const url = await waitFor(async () => (await rec.urls())[0]);
     expect(new URL(url).pathname).toBe('/login/oauth/authorize');

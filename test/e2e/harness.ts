@@ -41,7 +41,8 @@ export interface RunOptions {
  * and later when TLS first needs it): with the system bundle set, as on this
  * project's machines, `node -e 0` cost 77 ms of CPU instead of 26 (2026-11-28).
  */
-const INHERITED_NOT = (k: string): boolean => k.startsWith('LANYARD_') || ['WORKFLOW_TOKEN', 'BROWSER', 'NODE_EXTRA_CA_CERTS'].includes(k);
+const INHERITED_NOT = (k: string): boolean =>
+  k.startsWith('LANYARD_') || ['WORKFLOW_TOKEN', 'BROWSER', 'NODE_EXTRA_CA_CERTS', 'SSH_CONNECTION', 'SSH_TTY'].includes(k);
 
 /** Environment with nothing of the developer's own Lanyard settings (see INHERITED_NOT) plus `extra`. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
@@ -78,15 +79,20 @@ export const LIST_KEYCHAIN = `${process.execPath} -e ${shellQuote("import('@napi
 /**
  * Runs shell `steps` inside a private D-Bus session with an unlocked
  * gnome-keyring (Secret Service) keeping its files under env.HOME; `$LY`
- * runs the CLI with `lyArgs`.
+ * runs the CLI with `lyArgs`. `noCollection`: the daemon started without a
+ * login collection (no password given), as on a headless machine: it answers,
+ * but refuses to store a secret.
  */
 export function inSecretService(
   steps: string,
   env: Record<string, string> & { HOME: string },
   lyArgs = '',
+  o: { noCollection?: boolean } = {},
 ): { status: number | null; stdout: string; stderr: string } {
   const script = [
-    'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
+    o.noCollection
+      ? 'gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1 || exit 97'
+      : 'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
     `LY="${process.execPath} ${BIN}${lyArgs ? ` ${lyArgs}` : ''}"`,
     steps,
   ].join('\n');

@@ -102,7 +102,7 @@ describe('the browser gets no secret', () => {
         XDG_CURRENT_DESKTOP: undefined,
         PATH: `${dir}:${process.env.PATH}`,
       },
-      waitFor: 'Opening your browser to sign in',
+      waitFor: 'Asked the system to open a browser',
     });
     const env = await waitForFile(b.out);
     expect(r.exitCode, r.output).toBe(130);

@@ -1,6 +1,12 @@
-/** Opens URLs: LANYARD_BROWSER or BROWSER name a command; else the `open` package. */
+/**
+ * Opens URLs: LANYARD_BROWSER or BROWSER name a command; else the `open`
+ * package (xdg-open, open, start). `true` only says the opener started, not
+ * that a page appeared: callers word it so. `false` when nothing could be
+ * started, and at once in an ssh session with no display (nothing to open on).
+ */
 import { spawn } from 'node:child_process';
 import type { Browser } from '../../core/deps.js';
+import { remoteWithoutDisplay } from './interactive.js';
 import { scrubbedEnv } from './terminal-text.js';
 
 /**
@@ -11,6 +17,7 @@ import { scrubbedEnv } from './terminal-text.js';
 export function createBrowser(env: NodeJS.ProcessEnv): Browser {
   return {
     async open(url) {
+      if (remoteWithoutDisplay(env)) return false;
       const cmd = env.LANYARD_BROWSER || env.BROWSER;
       if (cmd) {
         return await new Promise<boolean>((resolve) => {
@@ -33,7 +40,8 @@ export function createBrowser(env: NodeJS.ProcessEnv): Browser {
         // environment from the context's copy, never from process.env).
         const child = await withoutSecretsInProcessEnv(() => open(url));
         child.once('error', () => undefined);
-        return true;
+        // No process id: the opener could not be started (xdg-open missing); the error event follows.
+        return child.pid !== undefined;
       } catch {
         return false;
       }

@@ -35,3 +35,33 @@ export function requirePerson(ctx: { io: IO; env: NodeJS.ProcessEnv }, signIn: s
   const why = noPersonReason(ctx.io, ctx.env, o.stdinIsInput);
   if (why) throw new AuthRequiredError(`${signIn} needs a person at a terminal, and ${why}: not starting it`, { hint: instead });
 }
+
+/**
+ * An ssh session with no display (SSH_CONNECTION or SSH_TTY set,
+ * neither DISPLAY nor WAYLAND_DISPLAY), and no browser command named
+ * (LANYARD_BROWSER, BROWSER): no browser can open on this machine, and one on
+ * the person's own computer cannot reach a redirect to 127.0.0.1 here. As gh
+ * does, a sign-in then does not pretend to open a browser.
+ */
+export function remoteWithoutDisplay(env: NodeJS.ProcessEnv): boolean {
+  const ssh = !!(env.SSH_CONNECTION || env.SSH_TTY);
+  return ssh && !env.DISPLAY && !env.WAYLAND_DISPLAY && !env.LANYARD_BROWSER && !env.BROWSER;
+}
+
+/**
+ * What to do in an ssh session with no display when a sign-in page redirects
+ * to a loopback listener on this machine (`url` carries its redirect_uri): a
+ * browser elsewhere reaches it only through a forwarded port. `instead`: the
+ * last line, what else works.
+ */
+export function loopbackOverSsh(url: string, instead: string): string {
+  const redirect = new URL(url).searchParams.get('redirect_uri') ?? '';
+  const port = URL.canParse(redirect) ? new URL(redirect).port : '';
+  return [
+    'This is an ssh session with no display: no browser can open here, and the sign-in page redirects to',
+    `${redirect || 'a port on 127.0.0.1'} on this machine, which a browser on your own computer cannot reach by itself.`,
+    `To sign in from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
+    `then open this URL there:\n  ${url}`,
+    instead,
+  ].join('\n');
+}

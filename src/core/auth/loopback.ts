@@ -21,6 +21,12 @@ export interface LoopbackOptions {
   productName?: string;
   /** A port to try first (a registration's redirect URI); a random one when it is taken. */
   preferredPort?: number;
+  /**
+   * Checks a callback's parameters (state already checked) before the browser
+   * is told it signed in — e.g. RFC 9207's `iss`. What it throws ends the
+   * flow with that error, and the page says the sign-in was refused and why.
+   */
+  check?: (params: URLSearchParams) => void;
 }
 
 export interface LoopbackReceiver {
@@ -193,6 +199,12 @@ function answerCallback(params: URLSearchParams, send: Reply, o: LoopbackOptions
   if (error) {
     send(400, 'Sign-in was not completed', `${error}${params.get('error_description') ? ': ' + params.get('error_description') : ''}`);
     return outcome.finish({ error: new OAuthError(error, params.get('error_description') ?? undefined, undefined) });
+  }
+  try {
+    o.check?.(params);
+  } catch (err) {
+    send(400, 'Sign-in refused', `${(err as Error).message}. Return to the terminal.`);
+    return outcome.finish({ error: err as Error });
   }
   send(200, `Signed in to ${o.productName ?? 'Lanyard'}`, 'You can close this window and return to the terminal.');
   outcome.finish({ params });

@@ -6,9 +6,10 @@
  * 403 "Resource not accessible by integration" although they work for the
  * API: such a token is judged by GET /rate_limit, which every credential may
  * call and which does not count against the primary limit. A refused token
- * gets 401 from either.
+ * gets 401 from either. So is a token whose GET /user is refused by a rate
+ * limit: the server still says whether it takes the token, not whose it is.
  */
-import { AuthRequiredError, HttpError } from '../errors.js';
+import { AuthRequiredError, HttpError, RateLimitError } from '../errors.js';
 import type { Credential, HttpClient } from '../http/client.js';
 import { fetchUser } from './user.js';
 
@@ -17,6 +18,8 @@ export type HostingTokenCheck =
   | { readonly valid: true; readonly kind: 'user'; readonly login: string; readonly scopes?: readonly string[]; readonly expiresAt?: string }
   /** A token that acts for no user (an installation's or a workflow's): accepted by the API, user unknown. */
   | { readonly valid: true; readonly kind: 'integration' }
+  /** GET /user was refused by a rate limit (`limited`); GET /rate_limit took the token, whose it is is not known. */
+  | { readonly valid: true; readonly kind: 'unconfirmed'; readonly limited: RateLimitError }
   /** The server refused the token (invalid, expired or revoked). */
   | { readonly valid: false };
 
@@ -36,10 +39,28 @@ export async function checkHostingToken(http: HttpClient, apiUrl: string, creden
     };
   } catch (err) {
     if (err instanceof AuthRequiredError) return { valid: false };
+    if (err instanceof RateLimitError && (err.kind === 'primary' || err.kind === 'secondary')) return await byRateLimit(err);
     if (!(err instanceof HttpError && err.status === 403)) throw err;
   }
   // 403 from /user (a rate-limit 403 was thrown above as a RateLimitError): not a user's token.
-  const res = await http.request({ url: 'rate_limit', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401 });
-  await res.dump();
-  return res.status === 200 ? { valid: true, kind: 'integration' } : { valid: false };
+  return (await takesToken()) ? { valid: true, kind: 'integration' } : { valid: false };
+
+  /** GET /rate_limit (free of the primary limit): 200 when the server takes the token, 401 when it refuses it. */
+  async function takesToken(): Promise<boolean> {
+    const res = await http.request({ url: 'rate_limit', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401 });
+    await res.dump();
+    return res.status === 200;
+  }
+
+  /** /user was rate-limited: the token judged by /rate_limit; if that fails too, the rate limit is the answer (not judged). */
+  async function byRateLimit(limited: RateLimitError): Promise<HostingTokenCheck> {
+    let takes: boolean;
+    try {
+      takes = await takesToken();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'cancelled') throw err;
+      throw limited;
+    }
+    return takes ? { valid: true, kind: 'unconfirmed', limited } : { valid: false };
+  }
 }

@@ -181,7 +181,9 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
   const state = generateState(deps.random);
   const verifier = generateCodeVerifier(deps.random);
-  const receiver = await startLoopbackReceiver({ state, signal: deps.signal, productName: 'Lanyard', preferredPort: await registeredPort(ctx) });
+  // The issuer is checked before the browser is answered: its page must not say "Signed in" to a response refused here.
+  const check = (p: URLSearchParams) => void processAuthorizationResponse(p, endpoints);
+  const receiver = await startLoopbackReceiver({ state, signal: deps.signal, productName: 'Lanyard', preferredPort: await registeredPort(ctx), check });
   try {
     assertRedirectUri(receiver.redirectUri);
     const client = await identity(ctx, receiver.redirectUri, false);

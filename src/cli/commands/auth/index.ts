@@ -180,9 +180,16 @@ function tokenCreate(token: Command, ctx: Context): void {
 
 function status(auth: Command, ctx: Context): void {
   examples(
-    withJson(auth.command('status').description('show every account and server Lanyard can authenticate as; exit 4 when none is valid'))
+    withJson(
+      auth
+        .command('status')
+        .description('show every account and server Lanyard can authenticate as; exit 4 when none is valid (3 or 1 when it could not be checked)'),
+    )
       .option('--show-token', 'print tokens in full instead of masked')
-      .option('--expires-within <duration>', 'exit 4 when a credential in use here expires (or is invalid) within this long, e.g. 7d or 12h; else 0')
+      .option(
+        '--expires-within <duration>',
+        'exit 4 when a credential in use here expires (or is invalid) within this long, e.g. 7d or 12h; 3 or 1 when it could not be checked; else 0',
+      )
       // Its own module, not run.js: that one loads every sign-in flow, which `auth status` never runs.
       .action(runs(ctx, async (ctx, opts: AuthStatusOptions) => (await import('./status.js')).runAuthStatus(ctx, opts))),
     ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 30m'],

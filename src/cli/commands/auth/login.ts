@@ -9,7 +9,8 @@ import { UsageError } from '../../errors/usage-error.js';
 import type { AuthLoginOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
-import { requirePerson } from '../../terminal/interactive.js';
+import { loopbackOverSsh, noPersonReason, remoteWithoutDisplay, requirePerson } from '../../terminal/interactive.js';
+import { AuthRequiredError } from '../../../core/errors.js';
 import { readStdinSecret } from '../../terminal/stdin.js';
 
 async function clientSecret(ctx: Context): Promise<string> {
@@ -39,7 +40,17 @@ export async function webFlowToken(
 ): Promise<TokenSet> {
   const timeoutMs = waitTimeoutMs(ctx, '5m');
   // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
-  requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput: !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY });
+  const stdinIsInput = !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY;
+  const remote = remoteWithoutDisplay(ctx.env);
+  const nobody = remote && noPersonReason(ctx.io, ctx.env, stdinIsInput);
+  if (nobody)
+    throw new AuthRequiredError(
+      `the browser sign-in cannot finish in an ssh session with no display (${nobody}): its page redirects to 127.0.0.1 on this machine`,
+      {
+        hint: 'sign in with `lanyard auth device` instead: its code is entered in a browser anywhere',
+      },
+    );
+  requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput });
   const secret = await clientSecret(ctx);
   const { runWebFlow } = await import('../../../core/hosting/web-flow.js');
   const http = await ctx.http();
@@ -57,8 +68,15 @@ export async function webFlowToken(
       timeoutMs,
       signal: ctx.signal,
       openUrl: async (url) => {
-        const opened = o.browser !== false && (await (await ctx.browser()).open(url));
-        ctx.io.err(opened ? `Opening your browser to sign in. If it did not open, visit:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+        if (remote) ctx.io.err(loopbackOverSsh(url, 'Or press Ctrl-C and run `lanyard auth device` (a code to enter in any browser).'));
+        else {
+          const opened = o.browser !== false && (await (await ctx.browser()).open(url));
+          ctx.io.err(
+            opened
+              ? `Asked the system to open a browser on this machine; if no sign-in page appears, open this URL in a browser here:\n  ${url}`
+              : `Open this URL in a browser on this machine to sign in:\n  ${url}`,
+          );
+        }
         spinner.start();
       },
     }),

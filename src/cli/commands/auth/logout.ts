@@ -6,11 +6,11 @@
 import type { Context } from '../../context.js';
 import { LanyardError } from '../../../core/errors.js';
 import { HostingOAuthPath } from '../../../shared/hosting-oauth.js';
-import { requireSetting } from '../../../core/config/settings.js';
+import { type ProfileSettings, requireSetting } from '../../../core/config/settings.js';
 import { openHostingStores } from '../../services/hosting/wiring.js';
 import type { AuthLogoutOptions } from './options.js';
 import { storageDescription } from './common.js';
-import { findAccount } from '../../../core/hosting/accounts.js';
+import { findAccount, type HostingTokenRecord } from '../../../core/hosting/accounts.js';
 import { promptAccount } from './switch.js';
 
 /** How the storage's fallback reason starts when the keychain could not be read (credential-port.ts). */
@@ -48,24 +48,35 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
         ? stored[0]!
         : findAccount(host, stored, await promptAccount(ctx, host, stored, 'sign out of'));
   const login = found.record.login;
+  const activeBefore = await stores.accounts.activeLogin();
   await stores.accounts.remove(login);
   // Its directory bindings go with it (the config is opened for writing only when there are some).
   const unbound = (await ctx.bindings()).some((b) => b.accounts?.[host]) ? await (await ctx.config()).unbindAccount(host, { login }) : [];
   ctx.io.err(`✓ Logged out of ${stores.accounts.host} account ${login} (token deleted from ${storageDescription(found.store.kind, stores.filePath)})`);
-  const webUrl = settings['hosting.webUrl'];
-  const clientId = found.record.clientId ?? settings['hosting.clientId'];
-  if (found.record.origin === 'personal' || found.record.origin === 'pasted') {
-    ctx.io.err('The token itself is still valid on the server: revoke it in your account settings if you no longer need it.');
-  }
-  if (webUrl && clientId) {
-    ctx.io.err(
-      `To revoke the app's access on the server too, visit:\n  ${webUrl.replace(/\/+$/, '')}${HostingOAuthPath.applications}/${encodeURIComponent(clientId)}`,
-    );
-  }
+  revokeAdvice(ctx, found.record, settings);
   if (unbound.length) ctx.io.err(`Removed its directory bindings: ${unbound.join(', ')}`);
   const next = await stores.accounts.activeLogin();
-  if (next) ctx.io.err(`Active account is now ${next}.`);
+  if (next && next !== activeBefore) ctx.io.err(`Active account is now ${next}.`);
   if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) ctx.warn('a token in the environment (LANYARD_TOKEN / WORKFLOW_TOKEN) is still used for hosting calls');
+}
+
+/**
+ * Where the token can be revoked on the server: a personal token (created, or
+ * pasted — which is most often one) on the personal tokens page; a token of
+ * the sign-in flows on the OAuth app's page (the grant). A pasted token is not
+ * the app's: its page is not offered for it.
+ */
+function revokeAdvice(ctx: Context, record: HostingTokenRecord, settings: ProfileSettings): void {
+  const webUrl = settings['hosting.webUrl']?.replace(/\/+$/, '');
+  if (record.origin === 'personal' || record.origin === 'pasted') {
+    const where = webUrl ? `:\n  ${webUrl}${HostingOAuthPath.tokens}` : ' in your account settings.';
+    const what = record.origin === 'pasted' ? 'If it is a personal token, it' : 'The token itself';
+    ctx.io.err(`${what} is still valid on the server until revoked where personal tokens are managed${where}`);
+    return;
+  }
+  const clientId = record.clientId ?? settings['hosting.clientId'];
+  if (webUrl && clientId)
+    ctx.io.err(`To revoke the app's access on the server too, visit:\n  ${webUrl}${HostingOAuthPath.applications}/${encodeURIComponent(clientId)}`);
 }
 
 /**

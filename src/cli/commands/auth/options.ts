@@ -90,6 +90,15 @@ export interface AuthStatusEntry {
   source: string;
   scopes?: string[];
   valid: boolean;
+  /**
+   * The verdict: `valid`, `invalid` (the server refused it, or it expired), or
+   * `unchecked` (hosting: the server could not be asked — a rate limit, the
+   * network, a proxy, a time-out; `valid` is then false but nothing is known
+   * against the token).
+   */
+  state?: 'valid' | 'invalid' | 'unchecked';
+  /** Why an `unchecked` credential was not checked: the error's code (`rate_limited`, `network_error`, `timeout`, `proxy_error`, …). */
+  checkError?: string;
   /** Why not valid, or other notes. */
   detail?: string;
   expiresAt?: string;

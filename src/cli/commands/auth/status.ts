@@ -1,11 +1,14 @@
 /**
  * `lanyard auth status`: every hosting credential (environment and stored
  * accounts) checked against GET /user, plus the lines of the protocol and
- * health modules. Exit 4 when no credential is valid, or when the one hosting
- * calls would use is not.
+ * health modules. Exit 4 when the server refuses the credential hosting calls
+ * would use, or when no credential is valid; a credential that could not be
+ * checked (a rate limit, the network, a proxy, a time-out) is "unchecked", not
+ * invalid, and ends with its own exit code (3 for a rate limit, else 1), as gh
+ * reports a time-out apart from a bad token.
  */
 import type { Context } from '../../context.js';
-import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
+import { AuthRequiredError, LanyardError, RateLimitError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { renderTable } from '../../output/output.js';
 import { localTime, relativeTime } from '../../terminal/time-text.js';
@@ -21,12 +24,18 @@ import { exitCodeFor } from '../../errors/exit.js';
 
 interface Storage {
   kind: string;
+  /** The 0600 file, when tokens are there. */
   path?: string;
   warning?: string;
+  /** Some tokens in `kind`, others in the file at `path` (the `source` of each entry says which). */
+  mixed?: true;
 }
 
 interface Judged {
   valid: boolean;
+  /** `unchecked`: the server was not asked or did not answer (`error` says why); not a verdict on the token. */
+  state: 'valid' | 'invalid' | 'unchecked';
+  error?: LanyardError;
   login?: string;
   scopes?: string[];
   /** Whose token: a user's, or an installation's / a workflow's (which act for no user). */
@@ -41,22 +50,30 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
   const { checkHostingToken } = await import('../../../core/hosting/token-check.js');
   try {
     const c = await checkHostingToken(await ctx.http(), apiUrl, { scheme: 'bearer', token }, ctx.signal);
-    if (!c.valid) return { valid: false, detail: 'the server refused the token (invalid, expired or revoked)' };
+    if (!c.valid) return { valid: false, state: 'invalid', detail: 'the server refused the token (invalid, expired or revoked)' };
+    if (c.kind === 'unconfirmed')
+      return { valid: true, state: 'valid', detail: `the server takes the token; whose it is was not checked: ${c.limited.message}` };
     if (c.kind === 'user')
       return {
         valid: true,
+        state: 'valid',
         tokenKind: 'user',
         login: c.login,
         scopes: c.scopes ? [...c.scopes] : undefined,
         ...(c.expiresAt ? { expiresAt: c.expiresAt } : {}),
       };
     const kind = workflow ? 'workflow' : 'installation';
-    return { valid: true, tokenKind: kind, detail: `${kind} token, user unknown` };
+    return { valid: true, state: 'valid', tokenKind: kind, detail: `${kind} token, user unknown` };
   } catch (err) {
-    if (err instanceof LanyardError && err.code !== 'cancelled') return { valid: false, detail: `could not check: ${err.message}` };
-    throw err;
+    if (!(err instanceof LanyardError) || err.code === 'cancelled') throw err;
+    if (err.code === 'auth_required' || err.code === 'unauthorized')
+      return { valid: false, state: 'invalid', detail: `the server refused the token: ${err.message}` };
+    return { valid: false, state: 'unchecked', error: err, detail: `could not check: ${err.message}` };
   }
 }
+
+/** The entry's `state` and, when it could not be checked, `checkError` (the error's code). */
+const judgement = (c: Judged): Pick<AuthStatusEntry, 'state' | 'checkError'> => ({ state: c.state, ...(c.error ? { checkError: c.error.code } : {}) });
 
 /**
  * Loads what checking a token needs (the HTTP client, node:http or
@@ -74,10 +91,18 @@ function preloadCheck(ctx: Context, apiUrl: string): void {
   });
 }
 
-async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entries: AuthStatusEntry[]; storage?: Storage }> {
+/** The hosting entries, where their tokens are stored, and why each unchecked one could not be checked. */
+interface HostingStatus {
+  entries: AuthStatusEntry[];
+  storage?: Storage;
+  unchecked: Map<AuthStatusEntry, LanyardError>;
+}
+
+async function hostingEntries(ctx: Context, showToken: boolean): Promise<HostingStatus> {
   const { settings } = await ctx.profile();
   const apiUrl = settings['hosting.apiUrl'];
-  if (!apiUrl) return { entries: [] };
+  const unchecked = new Map<AuthStatusEntry, LanyardError>();
+  if (!apiUrl) return { entries: [], unchecked };
   const bound = await boundHostingAccount(ctx, apiUrl);
   preloadCheck(ctx, apiUrl);
   const host = hostOf(apiUrl);
@@ -88,7 +113,7 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
     const token = ctx.env[name];
     if (!token) continue;
     const c = await check(ctx, apiUrl, token, name === 'WORKFLOW_TOKEN');
-    entries.push({
+    const e: AuthStatusEntry = {
       service: 'hosting',
       host,
       account: c.login,
@@ -97,12 +122,15 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
       source: `env:${name}`,
       scopes: c.scopes,
       valid: c.valid,
+      ...judgement(c),
       detail: c.detail,
       ...(c.expiresAt ? { expiresAt: c.expiresAt } : {}),
       token: shown(token),
       active: !activeTaken,
       ...(!activeTaken ? { selectedBy: 'env' as const } : {}),
-    });
+    };
+    entries.push(e);
+    if (c.error) unchecked.set(e, c.error);
     activeTaken = true;
   }
   const stores = await openHostingStores(ctx, apiUrl);
@@ -113,17 +141,29 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<{ entri
     ctx.warn(`the hosting account ${bound.login} bound to ${bound.dir} is not signed in on ${stores.accounts.host}: hosting calls here fail until it is`);
   for (const acc of listed) {
     const used = bound ? acc.record.login === boundLogin : acc.active;
-    const e = await storedEntry(ctx, apiUrl, stores, settings, { ...acc, active: used }, shown, !activeTaken);
+    const [e, error] = await storedEntry(ctx, apiUrl, stores, settings, { ...acc, active: used }, shown, !activeTaken);
+    if (error) unchecked.set(e, error);
     if (e.active) Object.assign(e, bound ? { selectedBy: 'binding', boundDir: bound.dir } : { selectedBy: 'active' });
     entries.push(e);
   }
-  const storage: Storage = stores.fallbackReason
-    ? { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` }
-    : { kind: stores.accounts.primary.kind };
-  return { entries, storage };
+  return { entries, storage: storageOf(stores, listed), unchecked };
 }
 
-/** One stored account, checked; a refreshable token is refreshed when due or after a 401. */
+/**
+ * Where the listed accounts' tokens are: the keychain may be usable now while
+ * tokens were written to the 0600 file when it refused a write (`auth token`
+ * with a locked or missing collection). No account: where a new one would go.
+ */
+function storageOf(stores: HostingStores, listed: readonly StoredAccount[]): Storage {
+  if (stores.fallbackReason)
+    return { kind: 'file', path: stores.filePath, warning: `${stores.fallbackReason}; tokens are stored in ${stores.filePath} (mode 0600)` };
+  const primary = stores.accounts.primary.kind;
+  const inFile = listed.some((a) => a.store.kind === 'file');
+  if (!inFile || primary === 'file') return { kind: primary };
+  return listed.every((a) => a.store.kind === 'file') ? { kind: 'file', path: stores.filePath } : { kind: primary, path: stores.filePath, mixed: true };
+}
+
+/** One stored account, checked (and why it could not be); a refreshable token is refreshed when due or after a 401. */
 async function storedEntry(
   ctx: Context,
   apiUrl: string,
@@ -132,7 +172,7 @@ async function storedEntry(
   acc: StoredAccount,
   shown: (t: string) => string,
   mayBeActive: boolean,
-): Promise<AuthStatusEntry> {
+): Promise<[AuthStatusEntry, LanyardError | undefined]> {
   const notes: string[] = [];
   const auth = await storedAccountAuth(ctx, apiUrl, settings['hosting.webUrl'], stores.accounts, { record: acc.record, store: acc.store });
   const refresh = async (force: boolean) => {
@@ -146,12 +186,14 @@ async function storedEntry(
   await refresh(false);
   let c = await check(ctx, apiUrl, auth.record!.token);
   // The refresh module (and the OAuth code it loads) only for a token the server refused.
-  if (!c.valid && !c.detail?.startsWith('could not') && (await import('../../../core/hosting/refresh.js')).canRefresh(auth.record!, ctx.clock.now())) {
+  if (c.state === 'invalid' && (await import('../../../core/hosting/refresh.js')).canRefresh(auth.record!, ctx.clock.now())) {
     await refresh(true);
     c = await check(ctx, apiUrl, auth.record!.token);
   }
   let r = auth.record!;
-  if (c.valid && c.login !== r.login) notes.push(`the token belongs to ${c.login}`);
+  // A token GET /rate_limit vouched for (GET /user rate-limited) names no login: taken as the account's.
+  const othersToken = c.valid && c.login !== undefined && c.login !== r.login;
+  if (othersToken) notes.push(`the token belongs to ${c.login}`);
   // The expiry the server reports is kept with the token (a personal token's comes only in the header).
   if (c.valid && c.expiresAt && !r.refreshToken && c.expiresAt !== r.expiresAt) {
     r = { ...r, expiresAt: c.expiresAt };
@@ -159,7 +201,7 @@ async function storedEntry(
   }
   if (acc.store.kind === 'file' && stores.fallbackReason) notes.push(`stored in a plain file: ${stores.fallbackReason}`);
   const detail = [c.detail, ...notes].filter(Boolean).join('; ');
-  return {
+  const entry: AuthStatusEntry = {
     service: 'hosting',
     host: stores.accounts.host,
     account: r.login,
@@ -167,13 +209,15 @@ async function storedEntry(
     ...(c.tokenKind ? { tokenKind: c.tokenKind } : {}),
     source: acc.store.kind,
     scopes: c.scopes ?? r.scopes,
-    valid: c.valid && c.login === r.login,
+    valid: c.valid && !othersToken,
+    ...(othersToken ? { state: 'invalid' as const } : judgement(c)),
     ...(detail ? { detail } : {}),
     expiresAt: r.expiresAt,
     ...(r.refreshToken ? { renewableUntil: r.refreshTokenExpiresAt ?? null } : {}),
     token: shown(r.token),
     active: acc.active && mayBeActive,
   };
+  return [entry, c.error];
 }
 
 /**
@@ -198,19 +242,27 @@ async function otherEntries(ctx: Context, showToken: boolean): Promise<Array<{ n
   );
 }
 
-/** An installation's or a workflow's token: valid, its kind said where a user would be. */
-const actsForNoUser = (e: AuthStatusEntry) => e.tokenKind === 'installation' || e.tokenKind === 'workflow';
+/**
+ * An installation's or a workflow's token: valid, its kind said where a user
+ * would be; or a hosting token the server took while GET /user was rate-limited
+ * (no kind: whose it is not checked).
+ */
+const actsForNoUser = (e: AuthStatusEntry) =>
+  e.tokenKind === 'installation' || e.tokenKind === 'workflow' || (e.service === 'hosting' && e.valid && !e.tokenKind);
 
 export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise<void> {
   // Started once the keychain's search is under way, so their modules load while it runs.
   const others = ctx.credentialStorage().idle.then(() => otherEntries(ctx, !!o.showToken));
-  const { entries: hosting, storage } = await hostingEntries(ctx, !!o.showToken);
-  const entries = [...hosting];
+  const hosting = await hostingEntries(ctx, !!o.showToken);
+  const { storage } = hosting;
+  const entries = [...hosting.entries];
   for (const r of await others) {
     if ((r.error as LanyardError | undefined)?.code === 'cancelled') throw r.error;
     if (r.error) ctx.warn(`could not list ${r.name} credentials: ${r.error.message}`);
     else entries.push(...r.entries!);
   }
+  // The other services judge their credentials without asking a server: valid or invalid.
+  for (const e of entries) e.state ??= e.valid ? 'valid' : 'invalid';
   // Said once: listing the other services' credentials may have said it already.
   if (storage?.warning) ctx.warnOnce('credential-fallback', storage.warning);
   const selection = await ctx.profileSelection();
@@ -222,23 +274,30 @@ export async function runAuthStatus(ctx: Context, o: AuthStatusOptions): Promise
     showStatus(ctx, entries, storage);
     if (!entries.length) return;
     ctx.io.err(`Profile: ${selection.name} (${describeReason(selection.reason)})`);
-    const used = hosting.find((e) => e.active);
+    const used = hosting.entries.find((e) => e.active);
     if (used?.selectedBy === 'binding') ctx.io.err(`Hosting account here: ${used.account} (bound to ${used.boundDir})`);
   });
   if (failure) throw failure;
 }
 
-/** The error `auth status` ends with (exit 4), if any: `--expires-within`'s check, else no valid credential or the hosting one in force not valid. */
-function statusFailure(
-  ctx: Context,
-  o: AuthStatusOptions,
-  entries: readonly AuthStatusEntry[],
-  hosting: readonly AuthStatusEntry[],
-): AuthRequiredError | undefined {
-  if (o.expiresWithin !== undefined) return expiresWithin(ctx, entries, parseDuration(o.expiresWithin, '--expires-within', Number.MAX_SAFE_INTEGER));
-  if (!entries.some((e) => e.valid)) return new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
-  const active = hosting.find((e) => e.active);
+/**
+ * The error `auth status` ends with, if any: `--expires-within`'s check, else
+ * no valid credential or the hosting one in force not valid — exit 4 when the
+ * server refused it, the check's own code (3 rate limit, 1 network/proxy/
+ * time-out) when it could not be checked.
+ */
+function statusFailure(ctx: Context, o: AuthStatusOptions, entries: readonly AuthStatusEntry[], hosting: HostingStatus): LanyardError | undefined {
+  const { unchecked } = hosting;
+  if (o.expiresWithin !== undefined) return expiresWithin(ctx, entries, parseDuration(o.expiresWithin, '--expires-within', Number.MAX_SAFE_INTEGER), unchecked);
+  const active = hosting.entries.find((e) => e.active);
+  if (!entries.some((e) => e.valid)) {
+    // Nothing valid: a refusal of the one in use says it all; else a credential not checked is no verdict.
+    const notChecked = active?.state === 'invalid' ? undefined : active?.state === 'unchecked' ? active : entries.find((e) => e.state === 'unchecked');
+    if (notChecked) return couldNotCheck(notChecked, unchecked);
+    return new AuthRequiredError('no valid credential', { hint: 'sign in with `lanyard auth device` (or set LANYARD_TOKEN)' });
+  }
   if (active && !active.valid) {
+    if (active.state === 'unchecked') return couldNotCheck(active, unchecked);
     return new AuthRequiredError(`the credential hosting calls use (${active.source}${active.account ? `, ${active.account}` : ''}) is not valid`, {
       hint: 'sign in again with `lanyard auth device`, or fix the environment variable',
     });
@@ -246,26 +305,57 @@ function statusFailure(
   return undefined;
 }
 
+/** A credential the server could not be asked about: the check's error, with its code (a rate limit stays one: exit 3). */
+function couldNotCheck(e: AuthStatusEntry, unchecked: ReadonlyMap<AuthStatusEntry, LanyardError>): LanyardError {
+  const err = unchecked.get(e);
+  const message = `could not check the ${e.service} credential (${e.source}${e.account ? `, ${e.account}` : ''}), so it is not known to be invalid: ${err?.message ?? e.detail}`;
+  if (err instanceof RateLimitError) return new RateLimitError(message, err.kind, err.resetAt, err.state);
+  return new LanyardError(err?.code ?? 'network_error', message, {
+    // The error's own advice when it has some (a time-out: raise --timeout), else where to look.
+    hint: err?.hint ?? (err?.remedy ? undefined : 'check the network and the proxy settings (HTTPS_PROXY, NO_PROXY), then try again'),
+    ...(err?.remedy ? { remedy: err.remedy } : {}),
+  });
+}
+
 /**
  * `--expires-within`: exit 4 when a credential a command would use (the
  * hosting credential in force here, the active health token) is invalid or
  * expires within `ms` — for a refreshable token, when its refresh token does;
- * else exit 0.
+ * else the check's code when one could not be checked; else exit 0.
  */
-function expiresWithin(ctx: Context, entries: readonly AuthStatusEntry[], ms: number): AuthRequiredError | undefined {
+function expiresWithin(
+  ctx: Context,
+  entries: readonly AuthStatusEntry[],
+  ms: number,
+  unchecked: ReadonlyMap<AuthStatusEntry, LanyardError>,
+): LanyardError | undefined {
   const now = ctx.clock.now();
   const used = entries.filter((e) => e.active);
   const ending = used.filter((e) => {
+    if (e.state === 'unchecked') return false;
     if (!e.valid) return true;
     const until = e.renewableUntil !== undefined ? e.renewableUntil : e.expiresAt;
     return until !== undefined && until !== null && Date.parse(until) <= now + ms;
   });
-  if (!ending.length) return undefined;
+  if (!ending.length) {
+    const notChecked = used.find((e) => e.state === 'unchecked');
+    return notChecked ? couldNotCheck(notChecked, unchecked) : undefined;
+  }
   const what = (e: AuthStatusEntry) => {
     const until = e.renewableUntil ?? e.expiresAt;
     return `${e.service} ${e.account ?? e.host} (${e.source}) ${!e.valid ? 'is not valid' : `expires ${until ? `at ${until}` : ''}`.trim()}`;
   };
-  return new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: 'renew it with `lanyard auth refresh` (or sign in again)' });
+  return new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: [...new Set(ending.map(renewHint))].join('; ') });
+}
+
+/** How to renew a credential: `auth refresh` renews a stored hosting sign-in only, not a token from the environment. */
+function renewHint(e: AuthStatusEntry): string {
+  const envVar = e.source.startsWith('env:') ? e.source.slice(4) : /^[A-Z][A-Z0-9_]*$/.test(e.source) ? e.source : undefined;
+  if (envVar === 'WORKFLOW_TOKEN') return 'WORKFLOW_TOKEN is issued for each workflow run: it cannot be renewed from here';
+  if (envVar) return `${envVar} comes from the environment: put a new token in it (\`lanyard auth refresh\` renews stored sign-ins only)`;
+  if (e.service === 'health') return 'sign in again with `lanyard auth login --health`';
+  if (e.service === 'protocol') return `sign in again with \`lanyard auth login --server ${e.host}\``;
+  return 'renew it with `lanyard auth refresh` (or sign in again)';
 }
 
 /** The table of `auth status` on a terminal (tab-separated into a pipe). */
@@ -282,9 +372,13 @@ function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage |
     { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
     {
       header: 'status',
+      // Not checked: its detail says "could not check: why" (no verdict on the token).
       value: (e) =>
-        `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
-      style: (c, e) => (e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`),
+        e.state === 'unchecked'
+          ? (e.detail ?? 'could not check')
+          : `${expired(e) ? 'expired' : e.valid ? 'valid' : 'invalid'}${e.detail && (!e.valid || expired(e) || actsForNoUser(e)) ? `: ${e.detail}` : ''}`,
+      style: (c, e) =>
+        e.valid && !expired(e) ? `\u001b[32m${c}\u001b[39m` : e.valid || e.state === 'unchecked' ? `\u001b[33m${c}\u001b[39m` : `\u001b[31m${c}\u001b[39m`,
       flexible: true,
       min: 20,
     },
@@ -295,5 +389,10 @@ function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage |
     },
     { header: 'token', value: (e) => e.token ?? '-' },
   ]);
-  if (storage && !storage.warning) ctx.io.err(`Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`);
+  if (storage && !storage.warning)
+    ctx.io.err(
+      storage.mixed
+        ? `Hosting tokens are stored in ${storageDescription(storage.kind, '')}, those whose source is "file" in ${storageDescription('file', storage.path ?? '')}.`
+        : `Hosting tokens are stored in ${storageDescription(storage.kind, storage.path ?? '')}.`,
+    );
 }

@@ -11,7 +11,7 @@ import { signingAlgOf } from '../../../core/protocol/token.js';
 import { sanitize } from '../../output/output.js';
 import { waitTimeoutMs } from '../../option-parse.js';
 import { readStdinSecret } from '../../terminal/stdin.js';
-import { requirePerson } from '../../terminal/interactive.js';
+import { loopbackOverSsh, remoteWithoutDisplay, requirePerson } from '../../terminal/interactive.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { answerElicitation, type ElicitationMode } from './elicit.js';
 
@@ -78,6 +78,9 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
           `run \`lanyard auth login --server ${server}\` once at a terminal (the token is stored and refreshed), or use \`lanyard auth login --server ${server} --client-credentials\` with LANYARD_CLIENT_SECRET`,
         );
       }
+      // Over ssh with no display the redirect to 127.0.0.1 here is reached only through a forwarded port.
+      if (remoteWithoutDisplay(ctx.env))
+        return ctx.io.err(loopbackOverSsh(url, `Or press Ctrl-C and sign in as a client: \`lanyard auth login --server ${server} --client-credentials\`.`));
       ctx.io.err(`Open this URL in a browser to authorize Lanyard:\n  ${url}`);
       if (o.browser === false) return;
       const opened = await (await ctx.browser()).open(url);
