@@ -39,7 +39,7 @@ function isAuthenticated(req: EmuRequest): boolean {
   return !!c && c.kind !== 'anonymous';
 }
 
-const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
 
 /**
  * The answer of a user-only endpoint (`/user`, `/user/repos`) to a caller that
@@ -54,7 +54,7 @@ function refuseNonUser(req: EmuRequest, res: EmuResponse): void {
   }
   requiresAuth(res);
 }
-const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
+const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
 
 type UserFields = { login: string; id: number; name: string; email: string };
 
@@ -272,6 +272,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
         message: 'Repository creation failed.',
         errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }],
         documentation_url: DOCS,
+        status: '422',
       });
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');
@@ -298,7 +299,13 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible, state 
   const api = Hosting.apiPathPrefix;
   router.get(`${api}/search/repositories`, (req, res) => {
     const q = req.query.get('q')?.trim();
-    if (!q) return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+    if (!q)
+      return res.json(422, {
+        message: 'Validation Failed',
+        errors: [{ resource: 'Search', field: 'q', code: 'missing' }],
+        documentation_url: DOCS,
+        status: '422',
+      });
     let terms: ReturnType<typeof parseSearch>;
     try {
       terms = parseSearch(q);
@@ -315,6 +322,7 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible, state 
         message: 'Validation Failed',
         errors: [{ message: e.message, resource: 'Search', field: 'q', code: 'invalid' }],
         documentation_url: DOCS,
+        status: '422',
       });
     }
     // Whole words of the name or description; qualifiers are not applied.
@@ -331,10 +339,16 @@ function registerSearchRoutes(router: Router, { repos, repoJson, visible, state 
         message: 'Requires authentication',
         errors: [{ message: 'Must be authenticated to access the code search API', resource: 'Search', field: 'q', code: 'invalid' }],
         documentation_url: DOCS,
+        status: '401',
       });
     }
     if (!req.query.get('q')?.trim())
-      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: DOCS });
+      return res.json(422, {
+        message: 'Validation Failed',
+        errors: [{ resource: 'Search', field: 'q', code: 'missing' }],
+        documentation_url: DOCS,
+        status: '422',
+      });
     res.json(200, { total_count: 0, incomplete_results: false, items: [] });
   });
 }
