@@ -83,6 +83,11 @@ describe("a repository's labels: update and delete", () => {
       body: { message: 'Validation Failed', errors: [{ resource: 'Label', field: 'name', code: 'already_exists' }], status: '422' },
     });
     expect((await call('PATCH', `/repos/${owner}/${repo}/labels/Z`, { color: 'red' })).status).toBe(422);
+    // The same colour rule on create (it was silently replaced by ededed); no colour at all is ededed.
+    expect((await call('POST', `/repos/${owner}/${repo}/labels`, { name: 'c', color: 'zzz' })).body).toMatchObject({
+      errors: [{ field: 'color', code: 'invalid' }],
+    });
+    expect((await call('POST', `/repos/${owner}/${repo}/labels`, { name: 'c' })).body.color).toBe('ededed');
     expect((await call('PATCH', `/repos/${owner}/${repo}/labels/Z`, { description: 'd'.repeat(101) })).status).toBe(422);
     expect((await call('PATCH', `/repos/${owner}/${repo}/labels/nope`, { color: '000000' })).status).toBe(404);
   });

@@ -69,7 +69,8 @@ function registerLabels(router: Router, api: IssueApi): void {
     const name = text(b.name);
     if (!name?.trim()) return invalid(res, 'Label', 'name', 'missing_field');
     if (api.store.labelNamed(repoKey(r), name)) return invalid(res, 'Label', 'name', 'already_exists');
-    const color = typeof b.color === 'string' && COLOR.test(b.color) ? b.color.replace('#', '').toLowerCase() : 'ededed';
+    if (b.color !== undefined && !(typeof b.color === 'string' && COLOR.test(b.color))) return invalid(res, 'Label', 'color', 'invalid');
+    const color = typeof b.color === 'string' ? b.color.replace('#', '').toLowerCase() : 'ededed';
     const description = text(b.description) ?? null;
     if (description && description.length > DESCRIPTION_MAX)
       return invalid(res, 'Label', 'description', 'custom', 'description is too long (maximum is 100 characters)');
