@@ -199,14 +199,19 @@ export class Router {
     this.#shapes.push({ prefix: typeof prefix === 'string' ? prefix : `re:${prefix.source}`, shape, owner: this.#owner });
   }
 
-  /** Answers an error in the shape of the service owning the path. */
-  sendError(req: EmuRequest, res: EmuResponse, status: number, message = REASON[status] ?? 'Error'): void {
+  /**
+   * Answers an error in the shape of the service owning the path. `allow`: the
+   * methods the path serves, sent as `Allow` when the answer is a 405 (RFC 9110
+   * §15.5.6; a service may answer an unserved method otherwise, e.g. 404).
+   */
+  sendError(req: EmuRequest, res: EmuResponse, status: number, message = REASON[status] ?? 'Error', allow?: string): void {
     if (res.sent) {
       res.raw.destroy();
       return;
     }
     const shaped = (this.#shapeOf(req.path)?.shape ?? defaultShape)(status, message, req);
-    res.json(shaped.status ?? status, shaped.body, shaped.headers);
+    const sent = shaped.status ?? status;
+    res.json(sent, shaped.body, sent === 405 && allow ? { allow, ...shaped.headers } : shaped.headers);
   }
 
   routes(): string[] {
@@ -276,8 +281,19 @@ export class Router {
       await r.handler(req, res);
       return;
     }
-    this.sendError(req, res, pathMatched ? 405 : 404);
+    if (!pathMatched) return this.sendError(req, res, 404);
+    this.sendError(req, res, 405, undefined, allowed(routes));
   }
+}
+
+/** The methods the routes of a path serve, as an `Allow` value (HEAD wherever GET). */
+function allowed(routes: readonly Route[]): string {
+  const methods = new Set<string>();
+  for (const r of routes) {
+    methods.add(r.method);
+    if (r.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods].join(', ');
 }
 
 /**

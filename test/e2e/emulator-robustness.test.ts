@@ -47,7 +47,7 @@ describe('bad input', () => {
       body: '{"name": ',
     });
     expect(repos.status).toBe(400);
-    expect(await repos.json()).toEqual({ message: 'Problems parsing JSON', documentation_url: expect.stringMatching(/^https:/) });
+    expect(await repos.json()).toEqual({ message: 'Problems parsing JSON', documentation_url: expect.stringMatching(/^https:/), status: '400' });
 
     const app = ref.emu.fixtures.hosting.app;
     const check = await fetch(`${ref.emu.urls.hosting.api}/applications/${app.clientId}/token`, {

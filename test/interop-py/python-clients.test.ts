@@ -2,7 +2,7 @@
  * Clients of the Python ecosystem that no one here wrote, against the
  * emulator over real HTTP (scripts beside this file, run in the virtual
  * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
- * permissions, the query API and its mutations, a conditional read, issue search), google-auth with
+ * permissions, the query API and its mutations, a conditional read, issue search, labels), google-auth with
  * cryptography (the published X.509 certificates, an app platform ID token, service
  * account key files), and the protocol's Python SDK `mcp` (resources and
  * prompts at every revision the emulator speaks, 2026-07-28 included).
@@ -82,6 +82,27 @@ describe(
         first: { number: 1, state: 'open', user: 'mona', labels: ['bug'], repository: 'mona/hello-world' },
         me: ['Paged crash 1', 'Paged crash 3', 'Paged crash 5'],
         refused: { status: 422, message: 'More than five AND / OR / NOT operators were used.' },
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub and labels',
+  withPython(() => {
+    it('add_to_labels and set_labels (the array itself as the body), remove_from_labels, delete_labels, Label.edit and Label.delete', {
+      timeout: 90_000,
+    }, async () => {
+      const out = await runPython('github_labels.py', { api: ref.emu.urls.hosting.api, token: ref.emu.fixtures.hosting.personalToken });
+      expect(out).toEqual({
+        added: ['bug', 'question'],
+        set: ['enhancement', 'documentation'],
+        removed: ['documentation'],
+        cleared: [],
+        edited: ['py2', '000000', 'Edited by PyGithub'],
+        after_delete: [],
+        gone: [404, '404'],
+        taken: [422, ['already_exists']],
       });
     });
   }),

@@ -191,3 +191,40 @@ describe('hosting issues, comments, labels, reactions and stars satisfy the publ
     expectPublished('POST', `${R}/issues`, await call('POST', `${R}/issues`, { token, body: { body: 'no title' } }), 422);
   });
 });
+
+describe('hosting label writes and errors satisfy the published description', () => {
+  it("an issue's labels set, added from the array itself and cleared; a label updated and deleted", async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const R = '/repos/mona/hello-world';
+    const n = (await call('POST', `${R}/issues`, { token, body: { title: 'Labels' } })).body.number;
+    expectPublished('PUT', `${R}/issues/${n}/labels`, await call('PUT', `${R}/issues/${n}/labels`, { token, body: { labels: [{ name: 'bug' }] } }), 200);
+    // "You can also pass an array of labels directly" (add labels, set labels).
+    const added = await call('POST', `${R}/issues/${n}/labels`, { token, body: ['question'] });
+    expectPublished('POST', `${R}/issues/${n}/labels`, added, 200);
+    expect(added.body.map((l: { name: string }) => l.name)).toEqual(['bug', 'question']);
+    expectPublished('PUT', `${R}/issues/${n}/labels`, await call('PUT', `${R}/issues/${n}/labels`, { token, body: ['wontfix'] }), 200);
+    expectPublished('DELETE', `${R}/issues/${n}/labels`, await call('DELETE', `${R}/issues/${n}/labels`, { token }), 204);
+    await call('POST', `${R}/labels`, { token, body: { name: 'old', color: 'ff0000' } });
+    const updated = await call('PATCH', `${R}/labels/old`, { token, body: { new_name: 'bug :bug:', description: 'Small bug fix required', color: 'b01f26' } });
+    expectPublished('PATCH', `${R}/labels/old`, updated, 200);
+    expect(updated.body).toMatchObject({ name: 'bug :bug:', color: 'b01f26', description: 'Small bug fix required' });
+    expectPublished('DELETE', `${R}/labels/bug%20%3Abug%3A`, await call('DELETE', `${R}/labels/bug%20%3Abug%3A`, { token }), 204);
+  });
+
+  it('error bodies carry the fields of basic-error the service sends, status among them (a string)', async () => {
+    const basic: { properties: Record<string, { type: string }> } = require('@octokit/openapi/generated/api.github.com.json').components.schemas['basic-error'];
+    expect(basic.properties.status).toEqual({ type: 'string' });
+    const token = ref.emu.fixtures.hosting.personalToken;
+    for (const [method, path, status] of [
+      ['GET', '/repos/mona/hello-world/issues/999', 404],
+      ['GET', '/repos/mona/hello-world/labels/none', 404],
+      ['GET', '/user/nope', 404],
+    ] as const) {
+      const r = await call(method, path, { token });
+      expect(r.status).toBe(status);
+      expect(r.body).toEqual({ message: 'Not Found', documentation_url: expect.stringMatching(/^https:/), status: String(status) });
+      expect(Object.keys(r.body).filter((k) => !(k in basic.properties))).toEqual([]);
+    }
+    expect((await call('GET', '/user')).body).toMatchObject({ message: 'Requires authentication', status: '401' });
+  });
+});

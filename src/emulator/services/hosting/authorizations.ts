@@ -22,22 +22,22 @@ export function registerAuthorizations(router: Router, state: HostingState, base
   router.post(path, async (req, res) => {
     const user = basicUser(state, req);
     if (user === undefined)
-      return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations' });
-    if (user === 'malformed') return res.json(401, { message: 'Bad credentials', documentation_url: 'https://docs.example.com/rest' });
+      return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations', status: '401' });
+    if (user === 'malformed') return res.json(401, { message: 'Bad credentials', documentation_url: 'https://docs.example.com/rest', status: '401' });
     let body: Record<string, unknown>;
     try {
       const text = await req.text();
       body = text.trim() ? (JSON.parse(text) as Record<string, unknown>) : {};
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
     } catch {
-      return res.json(400, { message: 'Problems parsing JSON' });
+      return res.json(400, { message: 'Problems parsing JSON', status: '400' });
     }
     const scopes = body.scopes === undefined ? [] : body.scopes;
     if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !s)) {
-      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'OauthAccess', field: 'scopes', code: 'invalid' }] });
+      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'OauthAccess', field: 'scopes', code: 'invalid' }], status: '422' });
     }
     if (typeof body.note !== 'string' || !body.note.trim()) {
-      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'OauthAccess', field: 'note', code: 'missing_field' }] });
+      return res.json(422, { message: 'Validation Failed', errors: [{ resource: 'OauthAccess', field: 'note', code: 'missing_field' }], status: '422' });
     }
     const now = state.now();
     const id = state.nextId();

@@ -109,7 +109,11 @@ export function registerApiHeaders(router: Router): void {
     if (asked !== undefined && !(API_VERSIONS as readonly string[]).includes(asked)) {
       delete res.extraHeaders['x-github-api-version-selected'];
       req.raw.resume();
-      return res.json(400, { message: `API version ${asked} is not supported.`, documentation_url: 'https://docs.example.com/rest/overview/api-versions' });
+      return res.json(400, {
+        message: `API version ${asked} is not supported.`,
+        documentation_url: 'https://docs.example.com/rest/overview/api-versions',
+        status: '400',
+      });
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
       res.extraHeaders['cache-control'] = authenticated ? 'private, max-age=60, s-maxage=60' : 'public, max-age=60, s-maxage=60';

@@ -140,14 +140,14 @@ async function readQuery(req: EmuRequest, res: EmuResponse) {
   try {
     text = await req.text(MAX_QUERY_BODY);
   } catch {
-    res.json(413, { message: 'Request body too large', documentation_url: DOCS });
+    res.json(413, { message: 'Request body too large', documentation_url: DOCS, status: '413' });
     return undefined;
   }
   try {
     body = JSON.parse(text) as typeof body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
   } catch {
-    res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS });
+    res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' });
     return undefined;
   }
   if (typeof body.query !== 'string' || !body.query.trim()) {
@@ -164,7 +164,8 @@ export function registerQueryApi(router: Router, ctx: QueryApiContext): void {
   const documents = new CheckedDocuments();
   router.post('/api/graphql', async (req, res) => {
     const caller = req.locals.rateLimitCaller as Caller | undefined;
-    if (!caller || caller.kind === 'anonymous') return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS });
+    if (!caller || caller.kind === 'anonymous')
+      return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS, status: '401' });
     const q = await readQuery(req, res);
     if (!q) return;
     const checked = documents.check(q.source);

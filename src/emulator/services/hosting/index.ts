@@ -14,6 +14,7 @@ import { registerRateLimits, resetRateLimits } from './ratelimit/index.js';
 import { describeSeededCallers } from './ratelimit/seed.js';
 import { registerSso, resetSso } from './sso.js';
 import { hostingConsole } from '../../console/views/hosting.js';
+import { apiError, REST_DOCS } from './errors.js';
 
 export function createHostingService(env: EmulatorEnv): EmulatorService {
   const state = new HostingState(() => env.clock.now());
@@ -29,11 +30,14 @@ export function createHostingService(env: EmulatorEnv): EmulatorService {
       registerOAuth(router, state, () => env.baseUrl());
       registerAuthorizations(router, state, () => env.baseUrl());
       registerTokenApi(router, state, () => env.baseUrl());
-      // Errors the routes do not write themselves (no such route, unreadable body) in the API's shape.
+      // Errors the routes do not write themselves (no such route, unreadable body) in the API's shape. A method
+      // the REST path does not serve is a 404, as the service's troubleshooting guide says (pre-flights stay 405).
       for (const prefix of [Hosting.apiPathPrefix, '/api/graphql'])
-        router.errorShape(prefix, (_status, message) => ({
-          body: { message, documentation_url: prefix === '/api/graphql' ? 'https://docs.example.com/graphql' : 'https://docs.example.com/rest' },
-        }));
+        router.errorShape(prefix, (status, message, req) => {
+          const as = status === 405 && prefix === Hosting.apiPathPrefix && req.method !== 'OPTIONS' ? 404 : status;
+          const docs = prefix === '/api/graphql' ? 'https://docs.example.com/graphql' : REST_DOCS;
+          return { status: as, body: apiError(as, as === status ? message : 'Not Found', undefined, docs) };
+        });
     },
     reset() {
       state.reset();

@@ -39,7 +39,7 @@ function isAuthenticated(req: EmuRequest): boolean {
   return !!c && c.kind !== 'anonymous';
 }
 
-const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
 
 /**
  * The answer of a user-only endpoint (`/user`, `/user/repos`) to a caller that
@@ -54,7 +54,7 @@ function refuseNonUser(req: EmuRequest, res: EmuResponse): void {
   }
   requiresAuth(res);
 }
-const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
+const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
 
 type UserFields = { login: string; id: number; name: string; email: string };
 
@@ -277,6 +277,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
         message: 'Repository creation failed.',
         errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }],
         documentation_url: DOCS,
+        status: '422',
       });
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');

@@ -39,7 +39,7 @@ export interface SearchApi {
 }
 
 const validationFailed = (res: EmuResponse, error: Record<string, string>) =>
-  res.json(422, { message: 'Validation Failed', errors: [{ ...error, resource: 'Search', field: 'q' }], documentation_url: DOCS });
+  res.json(422, { message: 'Validation Failed', errors: [{ ...error, resource: 'Search', field: 'q' }], documentation_url: DOCS, status: '422' });
 
 /** The request's query as terms; undefined once a refusal (422) is sent: no `q`, or one the service refuses. */
 function termsOf(api: SearchApi, req: EmuRequest, res: EmuResponse): Term[] | undefined {
@@ -71,7 +71,7 @@ function answer<T>(
 ): void {
   const { perPage, page } = pageOf(req);
   if ((page - 1) * perPage >= SEARCH_MAX)
-    return res.json(422, { message: `Only the first ${SEARCH_MAX} search results are available`, documentation_url: DOCS });
+    return res.json(422, { message: `Only the first ${SEARCH_MAX} search results are available`, documentation_url: DOCS, status: '422' });
   const { items, headers } = paged(req, api.baseUrl(), found.slice(0, SEARCH_MAX));
   res.json(200, { total_count: found.length, incomplete_results: false, items: items.map((x) => ({ ...item(x), score: 1 })), ...extra }, headers);
 }
@@ -116,6 +116,7 @@ export function registerSearchRoutes(router: Router, api: SearchApi): void {
         message: 'Requires authentication',
         errors: [{ message: 'Must be authenticated to access the code search API', resource: 'Search', field: 'q', code: 'invalid' }],
         documentation_url: DOCS,
+        status: '401',
       });
     }
     if (!req.query.get('q')?.trim()) return validationFailed(res, { code: 'missing' });

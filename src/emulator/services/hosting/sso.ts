@@ -97,7 +97,7 @@ function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv
 
   router.get(`${api}/user/orgs`, (req, res) => {
     const who = tokenOf(state, req)?.login;
-    if (!who) return res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+    if (!who) return res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
     const mine = [...orgs(state).values()].filter((o) => o.members.includes(who));
     const left = mine.filter((o) => blocked(state, req, o));
     res.json(
@@ -109,7 +109,7 @@ function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv
 
   router.get(`${api}/orgs/:org`, (req, res) => {
     const o = orgs(state).get(req.params.org!);
-    if (!o) return res.json(404, { message: 'Not Found', documentation_url: DOCS });
+    if (!o) return res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
     if (blocked(state, req, o)) {
       const url = `${env.baseUrl()}/orgs/${o.login}/sso?authorization_request=${randomBytes(12).toString('hex')}`;
       return res.json(
@@ -117,6 +117,7 @@ function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv
         {
           message: `Resource protected by organization SAML enforcement. You must grant your Personal Access token access to this organization.`,
           documentation_url: 'https://docs.example.com/articles/authenticating-to-a-github-organization-with-saml-single-sign-on/',
+          status: '403',
         },
         { 'x-github-sso': `required; url=${url}` },
       );

@@ -48,14 +48,14 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
   };
 }
 
-const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS });
+const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
 const caller = (req: EmuRequest) => req.locals.rateLimitCaller as Caller | undefined;
 
 /** The app named in the path, authenticated with its own client id and secret; else answered. */
 function appOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
   const c = caller(req);
   if (!c || c.kind === 'anonymous') {
-    res.json(401, { message: 'Requires authentication', documentation_url: DOCS });
+    res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
     return undefined;
   }
   if (c.kind !== 'app' || c.clientId !== req.params.client_id) {
@@ -74,6 +74,7 @@ async function tokenOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
     res.json(422, {
       message: 'Invalid request.\n\n"access_token" wasn\'t supplied.',
       documentation_url: DOCS,
+      status: '422',
     });
     return undefined;
   }
@@ -120,7 +121,7 @@ function registerAppTokenRoutes(router: Router, state: HostingState, base: () =>
     const r = await tokenOf(state, req, res);
     if (!r) return;
     if (r.app.kind !== 'installable') {
-      return res.json(422, { message: 'Only user access tokens of installable apps can be scoped.', documentation_url: DOCS });
+      return res.json(422, { message: 'Only user access tokens of installable apps can be scoped.', documentation_url: DOCS, status: '422' });
     }
     const scoped = state.newValueFor(r.t, false);
     const json = authorizationJson(state, base(), scoped);
@@ -136,7 +137,7 @@ function registerAuthorizationRoutes(router: Router, state: HostingState, base: 
     const c = caller(req);
     const basic = /^basic\s/i.test(req.header('authorization') ?? '');
     if (c?.kind !== 'user' || !basic) {
-      res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations' });
+      res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations', status: '401' });
       return undefined;
     }
     return c.login;

@@ -1,81 +1,22 @@
 /**
- * The REST side of issues (`/repos/{owner}/{repo}/issues…`), their comments,
- * labels and reactions, a repository's labels, and stars
+ * The REST side of issues (`/repos/{owner}/{repo}/issues…`), their comments
+ * and reactions (labels: labels.ts), and stars
  * (`/user/starred/{owner}/{repo}`, `/repos/{owner}/{repo}/stargazers`), over
  * the store the query API shares. Writes need a signed-in user who can see
  * the repository; labels, and another's issue, need one who triages it.
  */
 import { Hosting } from '../../../../shared/constants.js';
 import { HttpError, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
-import type { RepoRecord, RepoStore } from '../ratelimit/fixtures.js';
+import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { paged } from '../paging.js';
-import { commentJson, issueJson, type IssueJsonContext, labelJson, reactionJson } from './json.js';
+import { apiError } from '../errors.js';
+import { forbidden, type IssueApi, idParam, invalid, issueOf, R, repoOf, text, writer } from './common.js';
+import { commentJson, issueJson, reactionJson } from './json.js';
+import { labelIds, registerLabelRoutes } from './labels.js';
 import { canClose, canEdit, canTriage, invalidText } from './rules.js';
-import { type IssueRecord, type IssueStore, REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
-import { scopesWrite } from '../scopes.js';
+import { REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
 
-const DOCS = 'https://docs.example.com/rest';
-
-export interface IssueApi {
-  baseUrl(): string;
-  repos: RepoStore;
-  store: IssueStore;
-  json: IssueJsonContext;
-  visible(req: EmuRequest, r: RepoRecord | undefined): boolean;
-  /** The signed-in user of a request, if any. */
-  userOf(req: EmuRequest): string | undefined;
-  /** The answer to a write by a caller that is no user (401 anonymous, 403 an integration's token). */
-  refuseNonUser(req: EmuRequest, res: EmuResponse): void;
-  /** The scopes of a request's classic token (personal or OAuth app); undefined for any other caller. */
-  scopesOf(req: EmuRequest): readonly string[] | undefined;
-}
-
-const R = `${Hosting.apiPathPrefix}/repos/:owner/:repo`;
-const invalid = (res: EmuResponse, resource: string, field: string, code: string, message?: string) =>
-  res.json(422, { message: 'Validation Failed', errors: [{ resource, code, field, ...(message ? { message } : {}) }], documentation_url: DOCS });
-const forbidden = (res: EmuResponse, message = 'Must have admin rights to Repository.') => res.json(403, { message, documentation_url: DOCS });
-
-/**
- * The signed-in user who makes a write, or undefined once the refusal is
- * sent. A classic token (personal or OAuth app) needs the `repo` scope, or
- * `public_repo` for a public repository (starring included), as the
- * service's scope rules say; without it the service answers 404 Not Found,
- * as for a repository the caller may not see. Installable-app tokens carry
- * permissions, not scopes.
- */
-function writer(api: IssueApi, req: EmuRequest, res: EmuResponse, r: RepoRecord): string | undefined {
-  const login = api.userOf(req);
-  if (!login) {
-    api.refuseNonUser(req, res);
-    return undefined;
-  }
-  if (!scopesWrite(api.scopesOf(req), r.private)) throw new HttpError(404, 'Not Found');
-  return login;
-}
-
-/** The repository a request names, if the caller may see it; else a 404. */
-function repoOf(api: IssueApi, req: EmuRequest): RepoRecord {
-  const r = api.repos.get(req.params.owner!, req.params.repo!);
-  if (!api.visible(req, r)) throw new HttpError(404, 'Not Found');
-  return r!;
-}
-
-function issueOf(api: IssueApi, req: EmuRequest, r: RepoRecord): IssueRecord {
-  const i = api.store.issueOf(repoKey(r), Number(req.params.number));
-  if (!i) throw new HttpError(404, 'Not Found');
-  return i;
-}
-
-/** Label names of a body (`["bug"]` or `[{"name":"bug"}]`) as the repository's label ids; unknown names become new labels, as the service does. */
-function labelIds(api: IssueApi, repo: string, v: unknown): number[] | undefined {
-  if (!Array.isArray(v)) return undefined;
-  return v
-    .map((x) =>
-      typeof x === 'string' ? x : typeof x === 'object' && x && typeof (x as { name?: unknown }).name === 'string' ? (x as { name: string }).name : '',
-    )
-    .filter((n) => n.trim())
-    .map((n) => (api.store.labelNamed(repo, n) ?? api.store.createLabel(repo, n, 'ededed', null)).id);
-}
+export type { IssueApi } from './common.js';
 
 /** `assignees` of a body (logins; `assignee` alone too): users who exist, else undefined when not given; an unknown login is refused. */
 function assigneesOf(api: IssueApi, b: Record<string, unknown>): string[] | undefined | Error {
@@ -86,14 +27,11 @@ function assigneesOf(api: IssueApi, b: Record<string, unknown>): string[] | unde
   return unknown ? new Error(unknown) : logins;
 }
 
-const text = (v: unknown): string | null | undefined => (v === null ? null : typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
-
 export function registerIssueRoutes(router: Router, api: IssueApi): void {
   registerIssueList(router, api);
   registerIssueEdits(router, api);
   registerComments(router, api);
-  registerLabels(router, api);
-  registerIssueLabels(router, api);
+  registerLabelRoutes(router, api);
   registerReactions(router, api);
   registerStars(router, api);
 }
@@ -173,7 +111,7 @@ function registerIssueEdits(router: Router, api: IssueApi): void {
 
 function registerComments(router: Router, api: IssueApi): void {
   const commentOf = (req: EmuRequest, r: RepoRecord) => {
-    const c = api.store.comments.get(Number(req.params.id));
+    const c = api.store.comments.get(idParam(req.params.id));
     if (!c || api.store.issues.get(c.issueId)?.repo !== repoKey(r)) throw new HttpError(404, 'Not Found');
     return c;
   };
@@ -220,78 +158,11 @@ function registerComments(router: Router, api: IssueApi): void {
   });
 }
 
-function registerLabels(router: Router, api: IssueApi): void {
-  router.get(`${R}/labels`, (req, res) => {
-    const { items, headers } = paged(req, api.baseUrl(), api.store.labelsOf(repoKey(repoOf(api, req))));
-    res.json(
-      200,
-      items.map((l) => labelJson(api.json, l)),
-      headers,
-    );
-  });
-  router.get(`${R}/labels/:name`, (req, res) => {
-    const l = api.store.labelNamed(repoKey(repoOf(api, req)), req.params.name!);
-    if (!l) throw new HttpError(404, 'Not Found');
-    res.json(200, labelJson(api.json, l));
-  });
-  router.post(`${R}/labels`, async (req, res) => {
-    const r = repoOf(api, req);
-    const login = writer(api, req, res, r);
-    if (!login) return;
-    if (!canTriage(login, r)) return forbidden(res);
-    const b = await readJsonObject(req);
-    const name = text(b.name);
-    if (!name?.trim()) return invalid(res, 'Label', 'name', 'missing_field');
-    if (api.store.labelNamed(repoKey(r), name)) return invalid(res, 'Label', 'name', 'already_exists');
-    const color = typeof b.color === 'string' && /^#?[0-9a-f]{6}$/i.test(b.color) ? b.color.replace('#', '').toLowerCase() : 'ededed';
-    res.json(201, labelJson(api.json, api.store.createLabel(repoKey(r), name, color, text(b.description) ?? null)));
-  });
-}
-
-/** The labels of one issue: list, add, replace, clear, remove one. */
-function registerIssueLabels(router: Router, api: IssueApi): void {
-  const onIssue = (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord, b: Record<string, unknown>) => void) => {
-    const r = repoOf(api, req);
-    const i = issueOf(api, req, r);
-    const login = writer(api, req, res, r);
-    if (!login) return;
-    if (!canTriage(login, r)) return forbidden(res);
-    return readJsonObject(req).then((b) => {
-      change(i, r, b);
-      res.json(
-        200,
-        i.labels.flatMap((id) => {
-          const l = api.store.labels.get(id);
-          return l ? [labelJson(api.json, l)] : [];
-        }),
-      );
-    });
-  };
-  const named = (r: RepoRecord, b: Record<string, unknown>) => labelIds(api, repoKey(r), Array.isArray(b) ? b : b.labels) ?? [];
-  router.get(`${R}/issues/:number/labels`, (req, res) => {
-    const i = issueOf(api, req, repoOf(api, req));
-    res.json(
-      200,
-      i.labels.flatMap((id) => (api.store.labels.has(id) ? [labelJson(api.json, api.store.labels.get(id)!)] : [])),
-    );
-  });
-  router.post(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, b) => api.store.edit(i, { labels: [...i.labels, ...named(r, b)] })));
-  router.put(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, b) => api.store.edit(i, { labels: named(r, b) })));
-  router.delete(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i) => api.store.edit(i, { labels: [] })));
-  router.delete(`${R}/issues/:number/labels/:name`, (req, res) =>
-    onIssue(req, res, (i, r) => {
-      const l = api.store.labelNamed(repoKey(r), req.params.name!);
-      if (!l || !i.labels.includes(l.id)) throw new HttpError(404, 'Label does not exist');
-      api.store.edit(i, { labels: i.labels.filter((id) => id !== l.id) });
-    }),
-  );
-}
-
 function registerReactions(router: Router, api: IssueApi): void {
   const subjectOf = (req: EmuRequest): { kind: 'issue' | 'comment'; id: number; r: RepoRecord } => {
     const r = repoOf(api, req);
     if (req.params.number !== undefined) return { kind: 'issue', id: issueOf(api, req, r).id, r };
-    const c = api.store.comments.get(Number(req.params.id));
+    const c = api.store.comments.get(idParam(req.params.id));
     if (!c || api.store.issues.get(c.issueId)?.repo !== repoKey(r)) throw new HttpError(404, 'Not Found');
     return { kind: 'comment', id: c.id, r };
   };
@@ -323,7 +194,7 @@ function registerReactions(router: Router, api: IssueApi): void {
       const subject = { kind, id };
       const login = writer(api, req, res, r);
       if (!login) return;
-      const x = api.store.reactions.get(Number(req.params.reaction));
+      const x = api.store.reactions.get(idParam(req.params.reaction));
       if (!x || x.subject.kind !== subject.kind || x.subject.id !== subject.id) throw new HttpError(404, 'Not Found');
       if (x.user !== login) return forbidden(res, 'Resource not accessible by integration');
       api.store.unreact(x);
@@ -338,7 +209,7 @@ function registerStars(router: Router, api: IssueApi): void {
     const r = repoOf(api, req);
     const login = on === undefined ? api.userOf(req) : writer(api, req, res, r);
     if (!login) return on === undefined ? api.refuseNonUser(req, res) : undefined;
-    if (on === undefined) return api.store.starred(login, repoKey(r)) ? res.empty(204) : res.json(404, { message: 'Not Found', documentation_url: DOCS });
+    if (on === undefined) return api.store.starred(login, repoKey(r)) ? res.empty(204) : res.json(404, apiError(404, 'Not Found'));
     if (on) api.store.star(login, repoKey(r));
     else api.store.unstar(login, repoKey(r));
     res.empty(204);

@@ -143,6 +143,21 @@ export class IssueStore {
     return l;
   }
 
+  /** Renames, recolours or redescribes a label (the fields given). */
+  editLabel(l: LabelRecord, f: { name?: string; color?: string; description?: string | null }): void {
+    if (f.name !== undefined) l.name = f.name;
+    if (f.color !== undefined) l.color = f.color;
+    if (f.description !== undefined) l.description = f.description;
+  }
+
+  /** Deletes a label: gone from its repository and from every issue of it. */
+  deleteLabel(l: LabelRecord): void {
+    this.labels.delete(l.id);
+    const own = this.#labelsOf.get(l.repo) ?? [];
+    if (own.includes(l)) own.splice(own.indexOf(l), 1);
+    for (const i of this.#byRepo.get(l.repo)?.values() ?? []) if (i.labels.includes(l.id)) i.labels = i.labels.filter((id) => id !== l.id);
+  }
+
   createIssue(repo: string, author: string, f: { title: string; body: string | null; labels?: number[]; assignees?: string[] }): IssueRecord {
     let numbered = this.#byRepo.get(repo);
     if (!numbered) this.#byRepo.set(repo, (numbered = new Map()));

@@ -111,7 +111,7 @@ function count(
   if (cls.resource !== 'rate_limit' && bucket.limit > 0) {
     if (BucketStore.remaining(bucket) <= 0) {
       const status = resource === 'lfs' ? 429 : 403;
-      return res.json(status, { message: primaryMessage(caller), documentation_url: DOCS_URL }, headersOf(bucket));
+      return res.json(status, { message: primaryMessage(caller), documentation_url: DOCS_URL, status: String(status) }, headersOf(bucket));
     }
     bucket.used++;
     // The query API charges a costlier query the rest of its points (see ../graphql.ts).
@@ -142,7 +142,11 @@ function secondaryRefusal(rl: RateLimiter, res: EmuResponse, r: SecondaryRefusal
   const headers: Record<string, string> = { ...headersOf(bucket), 'x-request-id': id };
   if (r.retryAfter !== undefined) headers[RateLimitHeader.retryAfter] = String(r.retryAfter);
   rl.env.log(`hosting: secondary rate limit (${r.reason}) for ${bucket.caller}`);
-  res.json(r.status, { message: `${SECONDARY_MESSAGE}${id}.`, documentation_url: `${DOCS_URL}#about-secondary-rate-limits` }, headers);
+  res.json(
+    r.status,
+    { message: `${SECONDARY_MESSAGE}${id}.`, documentation_url: `${DOCS_URL}#about-secondary-rate-limits`, status: String(r.status) },
+    headers,
+  );
 }
 
 /**
@@ -154,7 +158,7 @@ function badCredentials(rl: RateLimiter, req: EmuRequest, res: EmuResponse, call
   const bucket = rl.bucket(caller, 'core');
   if (BucketStore.remaining(bucket) > 0) bucket.used++;
   const docs = req.path.startsWith('/api/graphql') ? 'https://docs.example.com/graphql' : 'https://docs.example.com/rest';
-  res.json(401, { message: 'Bad credentials', documentation_url: docs }, headersOf(bucket));
+  res.json(401, { message: 'Bad credentials', documentation_url: docs, status: '401' }, headersOf(bucket));
 }
 
 function rateLimitOverview(rl: RateLimiter, req: EmuRequest, res: EmuResponse): void {
