@@ -47,7 +47,11 @@ async function obtain(ctx: Context, opts: EchoTokenOptions): Promise<{ token: Sc
       store: async () => (await ctx.credentialStorage()).store(),
       onAuthorizationUrl: (url, opened) => {
         gate();
-        ctx.io.err(opened ? `Asked the system to open a browser; if no sign-in page appears, open this URL:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+        ctx.io.err(
+          opened
+            ? `Asked the system to open a browser; if no sign-in page appears, open this URL:\n  ${url}`
+            : `Open this URL in a browser to sign in:\n  ${url}`,
+        );
         ctx.io.err('Waiting for the sign-in to finish (Ctrl-C to cancel)…');
       },
     },
