@@ -152,66 +152,96 @@ _lanyard_flags() {
     'completion') echo '--version -V --profile -p --debug --wait --max-wait --timeout --basic-client --no-color --help -h' ;;
   esac
 }
+# $1 = "command path|flag": does the flag take a value there?
+_lanyard_takes_value() {
+  case "$1" in
+    'auth device|--scopes'|'auth device|-s'|'auth login|--scopes'|'auth login|-s'|'auth login|--login'|'auth login|--timeout'|'auth login|--server'|'auth login|--client-id'|'auth login|--client-key'|'auth login|--client-metadata-url'|'auth login|--idp-token-endpoint'|'auth login|--idp-client-id'|'auth login|--workload-token-file'|'auth login|--resource'|'auth login|--auth-param'|'auth login|--authorization-endpoint'|'auth login|--token-endpoint'|'auth token|--user'|'auth token|-u'|'auth token|--hostname'|'auth token|--server'|'auth token create|--user'|'auth token create|-u'|'auth token create|--scopes'|'auth token create|-s'|'auth token create|--note'|'auth status|--jq'|'auth status|-q'|'auth status|--template'|'auth status|-t'|'auth status|--expires-within'|'auth refresh|--scopes'|'auth refresh|-s'|'auth refresh|--user'|'auth refresh|-u'|'auth refresh|--timeout'|'auth switch|--hostname'|'auth switch|--user'|'auth switch|-u'|'auth switch|--dir'|'auth logout|--user'|'auth logout|-u'|'auth logout|--dir'|'auth logout|--server'|'auth setup-git|--hostname'|'ratelimit status|--jq'|'ratelimit status|-q'|'ratelimit status|--template'|'ratelimit status|-t'|'ratelimit status|--resource'|'ratelimit status|-r'|'ratelimit status|--fail-under'|'ratelimit status|--user'|'ratelimit wait|--resource'|'ratelimit wait|-r'|'ratelimit wait|--min'|'ratelimit wait|--timeout'|'ratelimit wait|--user'|'api|--method'|'api|-X'|'api|--header'|'api|-H'|'api|--raw-field'|'api|-f'|'api|--field'|'api|-F'|'api|--input'|'api|--checkpoint'|'api|--service'|'api|--user'|'api|--jq'|'api|-q'|'api|--template'|'api|-t'|'exec|--service'|'exec|-s'|'exec|--user'|'echo send|--jq'|'echo send|-q'|'echo send|--template'|'echo send|-t'|'echo auth-info|--scheme'|'echo auth-info|-s'|'echo auth-info|--credentials'|'echo auth-info|-c'|'echo auth-info|--audience'|'echo auth-info|--issuer'|'echo auth-info|--lifetime'|'echo auth-info|--project'|'echo auth-info|--client-id'|'echo auth-info|--login-hint'|'echo auth-info|--timeout'|'echo auth-info|--jq'|'echo auth-info|-q'|'echo auth-info|--template'|'echo auth-info|-t'|'echo token|--scheme'|'echo token|-s'|'echo token|--credentials'|'echo token|-c'|'echo token|--audience'|'echo token|--issuer'|'echo token|--lifetime'|'echo token|--project'|'echo token|--client-id'|'echo token|--login-hint'|'echo token|--timeout'|'echo token|--jq'|'echo token|-q'|'echo token|--template'|'echo token|-t'|'echo key status|--jq'|'echo key status|-q'|'echo key status|--template'|'echo key status|-t'|'protocol request|--method'|'protocol request|-m'|'protocol request|--params'|'protocol request|--scopes'|'protocol request|-s'|'protocol request|--client-id'|'protocol request|--client-key'|'protocol request|--client-metadata-url'|'protocol request|--idp-token-endpoint'|'protocol request|--idp-client-id'|'protocol request|--workload-token-file'|'protocol request|--resource'|'protocol request|--auth-param'|'protocol request|--authorization-endpoint'|'protocol request|--token-endpoint'|'protocol request|--elicitation'|'protocol request|--timeout'|'protocol request|--protocol-version'|'protocol request|--jq'|'protocol request|-q'|'protocol request|--template'|'protocol request|-t'|'protocol bridge|--scopes'|'protocol bridge|-s'|'protocol bridge|--client-id'|'protocol bridge|--client-key'|'protocol bridge|--client-metadata-url'|'protocol bridge|--idp-token-endpoint'|'protocol bridge|--idp-client-id'|'protocol bridge|--workload-token-file'|'protocol bridge|--resource'|'protocol bridge|--auth-param'|'protocol bridge|--authorization-endpoint'|'protocol bridge|--token-endpoint'|'protocol bridge|--timeout'|'protocol bridge|--sign-in-wait'|'mailbox list|--jq'|'mailbox list|-q'|'mailbox list|--template'|'mailbox list|-t'|'mailbox list|--domain'|'mailbox list|--user'|'mailbox list|--label'|'mailbox list|-l'|'mailbox list|--count'|'mailbox list|-n'|'mailbox list|--start'|'mailbox list|--checkpoint'|'mailbox get|--jq'|'mailbox get|-q'|'mailbox get|--template'|'mailbox get|-t'|'mailbox get|--domain'|'mailbox get|--user'|'mailbox get|--label'|'mailbox get|-l'|'mailbox raw|--domain'|'mailbox raw|--user'|'mailbox raw|--output'|'mailbox raw|-o'|'mailbox url|--jq'|'mailbox url|-q'|'mailbox url|--template'|'mailbox url|-t'|'mailbox url|--domain'|'mailbox url|--user'|'mailbox part|--domain'|'mailbox part|--user'|'mailbox part|--output'|'mailbox part|-o'|'mailbox store|--jq'|'mailbox store|-q'|'mailbox store|--template'|'mailbox store|-t'|'mailbox store|--domain'|'mailbox store|--user'|'mailbox store|--label'|'mailbox store|-l'|'mailbox store|--marker'|'mailbox store|-m'|'mailbox update|--jq'|'mailbox update|-q'|'mailbox update|--template'|'mailbox update|-t'|'mailbox update|--domain'|'mailbox update|--user'|'mailbox label|--jq'|'mailbox label|-q'|'mailbox label|--template'|'mailbox label|-t'|'mailbox label|--domain'|'mailbox label|--user'|'mailbox label|--add'|'mailbox label|-a'|'mailbox label|--remove'|'mailbox label|-r'|'mailbox label|--add-marker'|'mailbox label|--remove-marker'|'mailbox delete|--jq'|'mailbox delete|-q'|'mailbox delete|--template'|'mailbox delete|-t'|'mailbox delete|--domain'|'mailbox delete|--user'|'health events|--subscription'|'health events|--filter'|'health events|--service'|'health events|--region'|'health events|--since'|'health events|--api-version'|'health events|--jq'|'health events|-q'|'health events|--template'|'health events|-t'|'health events|--max'|'health check|--subscription'|'health check|--filter'|'health check|--service'|'health check|--region'|'health check|--since'|'health check|--api-version'|'health check|--jq'|'health check|-q'|'health check|--template'|'health check|-t'|'health check|--impact'|'health event|--subscription'|'health event|--filter'|'health event|--service'|'health event|--region'|'health event|--since'|'health event|--api-version'|'health event|--jq'|'health event|-q'|'health event|--template'|'health event|-t'|'config get|--jq'|'config get|-q'|'config get|--template'|'config get|-t'|'config list|--jq'|'config list|-q'|'config list|--template'|'config list|-t'|'profile list|--jq'|'profile list|-q'|'profile list|--template'|'profile list|-t'|'profile use|--dir'|'profile remove|--dir'|'doctor|--check-timeout'|'doctor|--jq'|'doctor|-q'|'doctor|--template'|'doctor|-t'|'emulator start|--port'|'emulator start|--host'|'emulator start|--data-dir'|'emulator start|--tls-cert'|'emulator start|--tls-key'|'emulator start|--allow-host'|'emulator start|--public-host'|'emulator console|--jq'|'emulator console|-q'|'emulator console|--template'|'emulator console|-t'|'emulator console|--url'|'emulator info|--jq'|'emulator info|-q'|'emulator info|--template'|'emulator info|-t'|'emulator info|--url'|'emulator reset|--url'|'emulator advance|--jq'|'emulator advance|-q'|'emulator advance|--template'|'emulator advance|-t'|'emulator advance|--url'|'emulator requests|--jq'|'emulator requests|-q'|'emulator requests|--template'|'emulator requests|-t'|'emulator requests|--service'|'emulator requests|--url'|'emulator fault add|--jq'|'emulator fault add|-q'|'emulator fault add|--template'|'emulator fault add|-t'|'emulator fault add|--type'|'emulator fault add|--path'|'emulator fault add|--method'|'emulator fault add|--latency'|'emulator fault add|--status'|'emulator fault add|--retry-after'|'emulator fault add|--count'|'emulator fault add|--rate'|'emulator fault add|--seed'|'emulator fault add|--url'|'emulator fault list|--jq'|'emulator fault list|-q'|'emulator fault list|--template'|'emulator fault list|-t'|'emulator fault list|--url'|'emulator fault clear|--url'|'emulator budget|--user'|'emulator budget|--token-of'|'emulator budget|--caller'|'emulator budget|--jq'|'emulator budget|-q'|'emulator budget|--template'|'emulator budget|-t'|'emulator budget|--remaining'|'emulator budget|--reset-in'|'emulator budget|--resource'|'emulator budget|-r'|'emulator budget|--url'|'emulator budgets|--jq'|'emulator budgets|-q'|'emulator budgets|--template'|'emulator budgets|-t'|'emulator budgets|--url'|'emulator secondary|--user'|'emulator secondary|--token-of'|'emulator secondary|--caller'|'emulator secondary|--jq'|'emulator secondary|-q'|'emulator secondary|--template'|'emulator secondary|-t'|'emulator secondary|--count'|'emulator secondary|--retry-after'|'emulator secondary|--status'|'emulator secondary|--reset-in'|'emulator secondary|--url'|'emulator limits|--jq'|'emulator limits|-q'|'emulator limits|--template'|'emulator limits|-t'|'emulator limits|--concurrent'|'emulator limits|--points-per-minute'|'emulator limits|--content-per-minute'|'emulator limits|--content-per-hour'|'emulator limits|--content-window'|'emulator limits|--url'|'emulator admin|--jq'|'emulator admin|-q'|'emulator admin|--template'|'emulator admin|-t'|'emulator admin|--data'|'emulator admin|--url'|'emulator service-account create|--jq'|'emulator service-account create|-q'|'emulator service-account create|--template'|'emulator service-account create|-t'|'emulator service-account create|--scheme'|'emulator service-account create|--email'|'emulator service-account create|--algorithm'|'emulator service-account create|--output'|'emulator service-account create|-o'|'emulator service-account create|--url'|*'|--profile'|*'|-p'|*'|--max-wait'|*'|--timeout') return 0 ;;
+  esac
+  return 1
+}
+# $1 = "command path|flag": completes the flag's value into COMPREPLY.
+_lanyard_value() {
+  case "$1" in
+    'auth device|--scopes'|'auth device|-s'|'auth login|--scopes'|'auth login|-s'|'auth login|--login'|'auth login|--timeout'|'auth login|--server'|'auth login|--client-id'|'auth login|--client-key'|'auth login|--client-metadata-url'|'auth login|--idp-token-endpoint'|'auth login|--idp-client-id'|'auth login|--workload-token-file'|'auth login|--auth-param'|'auth login|--authorization-endpoint'|'auth login|--token-endpoint'|'auth token|--hostname'|'auth token|--server'|'auth token create|--scopes'|'auth token create|-s'|'auth token create|--note'|'auth status|--jq'|'auth status|-q'|'auth status|--template'|'auth status|-t'|'auth status|--expires-within'|'auth refresh|--scopes'|'auth refresh|-s'|'auth refresh|--timeout'|'auth switch|--hostname'|'auth switch|--dir'|'auth logout|--dir'|'auth logout|--server'|'auth setup-git|--hostname'|'ratelimit status|--jq'|'ratelimit status|-q'|'ratelimit status|--template'|'ratelimit status|-t'|'ratelimit status|--fail-under'|'ratelimit wait|--min'|'ratelimit wait|--timeout'|'api|--method'|'api|-X'|'api|--header'|'api|-H'|'api|--raw-field'|'api|-f'|'api|--field'|'api|-F'|'api|--checkpoint'|'api|--jq'|'api|-q'|'api|--template'|'api|-t'|'echo send|--jq'|'echo send|-q'|'echo send|--template'|'echo send|-t'|'echo auth-info|--audience'|'echo auth-info|--issuer'|'echo auth-info|--lifetime'|'echo auth-info|--project'|'echo auth-info|--client-id'|'echo auth-info|--login-hint'|'echo auth-info|--timeout'|'echo auth-info|--jq'|'echo auth-info|-q'|'echo auth-info|--template'|'echo auth-info|-t'|'echo token|--audience'|'echo token|--issuer'|'echo token|--lifetime'|'echo token|--project'|'echo token|--client-id'|'echo token|--login-hint'|'echo token|--timeout'|'echo token|--jq'|'echo token|-q'|'echo token|--template'|'echo token|-t'|'echo key status|--jq'|'echo key status|-q'|'echo key status|--template'|'echo key status|-t'|'protocol request|--method'|'protocol request|-m'|'protocol request|--params'|'protocol request|--scopes'|'protocol request|-s'|'protocol request|--client-id'|'protocol request|--client-key'|'protocol request|--client-metadata-url'|'protocol request|--idp-token-endpoint'|'protocol request|--idp-client-id'|'protocol request|--workload-token-file'|'protocol request|--auth-param'|'protocol request|--authorization-endpoint'|'protocol request|--token-endpoint'|'protocol request|--elicitation'|'protocol request|--timeout'|'protocol request|--jq'|'protocol request|-q'|'protocol request|--template'|'protocol request|-t'|'protocol bridge|--scopes'|'protocol bridge|-s'|'protocol bridge|--client-id'|'protocol bridge|--client-key'|'protocol bridge|--client-metadata-url'|'protocol bridge|--idp-token-endpoint'|'protocol bridge|--idp-client-id'|'protocol bridge|--workload-token-file'|'protocol bridge|--auth-param'|'protocol bridge|--authorization-endpoint'|'protocol bridge|--token-endpoint'|'protocol bridge|--timeout'|'protocol bridge|--sign-in-wait'|'mailbox list|--jq'|'mailbox list|-q'|'mailbox list|--template'|'mailbox list|-t'|'mailbox list|--domain'|'mailbox list|--label'|'mailbox list|-l'|'mailbox list|--count'|'mailbox list|-n'|'mailbox list|--start'|'mailbox list|--checkpoint'|'mailbox get|--jq'|'mailbox get|-q'|'mailbox get|--template'|'mailbox get|-t'|'mailbox get|--domain'|'mailbox get|--label'|'mailbox get|-l'|'mailbox raw|--domain'|'mailbox url|--jq'|'mailbox url|-q'|'mailbox url|--template'|'mailbox url|-t'|'mailbox url|--domain'|'mailbox part|--domain'|'mailbox store|--jq'|'mailbox store|-q'|'mailbox store|--template'|'mailbox store|-t'|'mailbox store|--domain'|'mailbox store|--label'|'mailbox store|-l'|'mailbox store|--marker'|'mailbox store|-m'|'mailbox update|--jq'|'mailbox update|-q'|'mailbox update|--template'|'mailbox update|-t'|'mailbox update|--domain'|'mailbox label|--jq'|'mailbox label|-q'|'mailbox label|--template'|'mailbox label|-t'|'mailbox label|--domain'|'mailbox label|--add'|'mailbox label|-a'|'mailbox label|--remove'|'mailbox label|-r'|'mailbox label|--add-marker'|'mailbox label|--remove-marker'|'mailbox delete|--jq'|'mailbox delete|-q'|'mailbox delete|--template'|'mailbox delete|-t'|'mailbox delete|--domain'|'health events|--subscription'|'health events|--filter'|'health events|--service'|'health events|--region'|'health events|--since'|'health events|--api-version'|'health events|--jq'|'health events|-q'|'health events|--template'|'health events|-t'|'health events|--max'|'health check|--subscription'|'health check|--filter'|'health check|--service'|'health check|--region'|'health check|--since'|'health check|--api-version'|'health check|--jq'|'health check|-q'|'health check|--template'|'health check|-t'|'health event|--subscription'|'health event|--filter'|'health event|--service'|'health event|--region'|'health event|--since'|'health event|--api-version'|'health event|--jq'|'health event|-q'|'health event|--template'|'health event|-t'|'config get|--jq'|'config get|-q'|'config get|--template'|'config get|-t'|'config list|--jq'|'config list|-q'|'config list|--template'|'config list|-t'|'profile list|--jq'|'profile list|-q'|'profile list|--template'|'profile list|-t'|'profile use|--dir'|'profile remove|--dir'|'doctor|--check-timeout'|'doctor|--jq'|'doctor|-q'|'doctor|--template'|'doctor|-t'|'emulator start|--port'|'emulator start|--host'|'emulator start|--allow-host'|'emulator start|--public-host'|'emulator console|--jq'|'emulator console|-q'|'emulator console|--template'|'emulator console|-t'|'emulator console|--url'|'emulator info|--jq'|'emulator info|-q'|'emulator info|--template'|'emulator info|-t'|'emulator info|--url'|'emulator reset|--url'|'emulator advance|--jq'|'emulator advance|-q'|'emulator advance|--template'|'emulator advance|-t'|'emulator advance|--url'|'emulator requests|--jq'|'emulator requests|-q'|'emulator requests|--template'|'emulator requests|-t'|'emulator requests|--url'|'emulator fault add|--jq'|'emulator fault add|-q'|'emulator fault add|--template'|'emulator fault add|-t'|'emulator fault add|--path'|'emulator fault add|--method'|'emulator fault add|--latency'|'emulator fault add|--status'|'emulator fault add|--retry-after'|'emulator fault add|--count'|'emulator fault add|--rate'|'emulator fault add|--seed'|'emulator fault add|--url'|'emulator fault list|--jq'|'emulator fault list|-q'|'emulator fault list|--template'|'emulator fault list|-t'|'emulator fault list|--url'|'emulator fault clear|--url'|'emulator budget|--token-of'|'emulator budget|--caller'|'emulator budget|--jq'|'emulator budget|-q'|'emulator budget|--template'|'emulator budget|-t'|'emulator budget|--remaining'|'emulator budget|--reset-in'|'emulator budget|--url'|'emulator budgets|--jq'|'emulator budgets|-q'|'emulator budgets|--template'|'emulator budgets|-t'|'emulator budgets|--url'|'emulator secondary|--token-of'|'emulator secondary|--caller'|'emulator secondary|--jq'|'emulator secondary|-q'|'emulator secondary|--template'|'emulator secondary|-t'|'emulator secondary|--count'|'emulator secondary|--retry-after'|'emulator secondary|--status'|'emulator secondary|--reset-in'|'emulator secondary|--url'|'emulator limits|--jq'|'emulator limits|-q'|'emulator limits|--template'|'emulator limits|-t'|'emulator limits|--concurrent'|'emulator limits|--points-per-minute'|'emulator limits|--content-per-minute'|'emulator limits|--content-per-hour'|'emulator limits|--content-window'|'emulator limits|--url'|'emulator admin|--jq'|'emulator admin|-q'|'emulator admin|--template'|'emulator admin|-t'|'emulator admin|--data'|'emulator admin|--url'|'emulator service-account create|--jq'|'emulator service-account create|-q'|'emulator service-account create|--template'|'emulator service-account create|-t'|'emulator service-account create|--email'|'emulator service-account create|--url')
+      COMPREPLY=(); return 0
+      ;;
+    'auth login|--resource'|'ratelimit status|--resource'|'ratelimit status|-r'|'ratelimit wait|--resource'|'ratelimit wait|-r'|'protocol request|--resource'|'protocol bridge|--resource'|'emulator budget|--resource'|'emulator budget|-r')
+      COMPREPLY=($(compgen -W "$(lanyard __complete resources 2>/dev/null)" -- "$cur")); return 0
+      ;;
+    'auth token|--user'|'auth token|-u'|'auth token create|--user'|'auth token create|-u'|'auth refresh|--user'|'auth refresh|-u'|'auth switch|--user'|'auth switch|-u'|'auth logout|--user'|'auth logout|-u'|'ratelimit status|--user'|'ratelimit wait|--user'|'api|--user'|'exec|--user'|'mailbox list|--user'|'mailbox get|--user'|'mailbox raw|--user'|'mailbox url|--user'|'mailbox part|--user'|'mailbox store|--user'|'mailbox update|--user'|'mailbox label|--user'|'mailbox delete|--user'|'emulator budget|--user'|'emulator secondary|--user')
+      COMPREPLY=($(compgen -W "$(lanyard __complete accounts 2>/dev/null)" -- "$cur")); return 0
+      ;;
+    'api|--input'|'echo auth-info|--credentials'|'echo auth-info|-c'|'echo token|--credentials'|'echo token|-c'|'mailbox raw|--output'|'mailbox raw|-o'|'mailbox part|--output'|'mailbox part|-o'|'emulator start|--tls-cert'|'emulator start|--tls-key'|'emulator service-account create|--output'|'emulator service-account create|-o')
+      COMPREPLY=($(compgen -f -- "$cur")); return 0
+      ;;
+    'api|--service')
+      COMPREPLY=($(compgen -W 'hosting echo mailbox health protocol' -- "$cur")); return 0
+      ;;
+    'exec|--service'|'exec|-s')
+      COMPREPLY=($(compgen -W 'hosting echo health protocol' -- "$cur")); return 0
+      ;;
+    'echo auth-info|--scheme'|'echo auth-info|-s'|'echo token|--scheme'|'echo token|-s')
+      COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account id-token app-platform' -- "$cur")); return 0
+      ;;
+    'protocol request|--protocol-version')
+      COMPREPLY=($(compgen -W '2026-07-28 2025-11-25 2025-06-18 2025-03-26' -- "$cur")); return 0
+      ;;
+    'health check|--impact')
+      COMPREPLY=($(compgen -W 'critical error warning informational' -- "$cur")); return 0
+      ;;
+    'emulator start|--data-dir')
+      COMPREPLY=($(compgen -d -- "$cur")); return 0
+      ;;
+    'emulator requests|--service')
+      COMPREPLY=($(compgen -W 'hosting echo protocol mailbox health admin' -- "$cur")); return 0
+      ;;
+    'emulator fault add|--type')
+      COMPREPLY=($(compgen -W 'latency reset status truncate' -- "$cur")); return 0
+      ;;
+    'emulator service-account create|--scheme')
+      COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account' -- "$cur")); return 0
+      ;;
+    'emulator service-account create|--algorithm')
+      COMPREPLY=($(compgen -W 'RS256 ES256' -- "$cur")); return 0
+      ;;
+    *'|--max-wait'|*'|--timeout')
+      COMPREPLY=(); return 0
+      ;;
+    *'|--profile'|*'|-p')
+      COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
+      ;;
+  esac
+  COMPREPLY=()
+}
+# $1 = "command path|index": the choices of that positional argument.
+_lanyard_args() {
+  case "$1" in
+    'completion|0') echo 'bash zsh fish' ;;
+  esac
+}
 _lanyard() {
-  local cur prev path="" w i skip=0
+  local cur path="" w i skip=0 npos=0
   cur="${COMP_WORDS[COMP_CWORD]}"
-  prev=""
-  ((COMP_CWORD > 0)) && prev="${COMP_WORDS[COMP_CWORD-1]}"
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
-    case "$w" in
-      --add|--add-marker|--algorithm|--allow-host|--api-version|--audience|--auth-param|--authorization-endpoint|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--content-window|--count|--credentials|--data|--data-dir|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--impact|--input|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--output|--params|--path|--points-per-minute|--port|--profile|--project|--protocol-version|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--resource|--retry-after|--scheme|--scopes|--seed|--server|--service|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--tls-cert|--tls-key|--token-endpoint|--token-of|--type|--url|--user|--workload-token-file|-F|-H|-X|-a|-c|-f|-l|-m|-n|-o|-p|-q|-r|-s|-t|-u) skip=1 ;;
-      -*) ;;
-      *)
-        if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
-          path="${path:+$path }$w"
-        fi
-        ;;
-    esac
+    if [[ "$w" == -* ]]; then
+      _lanyard_takes_value "$path|$w" && skip=1
+    elif [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
+      path="${path:+$path }$w"
+      npos=0
+    else
+      npos=$((npos + 1))
+    fi
   done
-  case "$prev" in
-    --profile|-p)
-      COMPREPLY=($(compgen -W "$(lanyard __complete profiles 2>/dev/null)" -- "$cur")); return 0
-      ;;
-    --add|--add-marker|--allow-host|--api-version|--audience|--auth-param|--authorization-endpoint|--caller|--check-timeout|--checkpoint|--client-id|--client-key|--client-metadata-url|--concurrent|--content-per-hour|--content-per-minute|--content-window|--count|--data|--dir|--domain|--elicitation|--email|--expires-within|--fail-under|--field|--filter|--header|--host|--hostname|--idp-client-id|--idp-token-endpoint|--issuer|--jq|--label|--latency|--lifetime|--login|--login-hint|--marker|--max|--max-wait|--method|--min|--note|--params|--path|--points-per-minute|--port|--project|--public-host|--rate|--raw-field|--region|--remaining|--remove|--remove-marker|--reset-in|--retry-after|--scopes|--seed|--server|--sign-in-wait|--since|--start|--status|--subscription|--template|--timeout|--token-endpoint|--token-of|--url|--workload-token-file|-F|-H|-X|-a|-f|-l|-m|-n|-q|-s|-t)
-      COMPREPLY=(); return 0
-      ;;
-    --resource|-r)
-      COMPREPLY=($(compgen -W "$(lanyard __complete resources 2>/dev/null)" -- "$cur")); return 0
-      ;;
-    --user|-u)
-      COMPREPLY=($(compgen -W "$(lanyard __complete accounts 2>/dev/null)" -- "$cur")); return 0
-      ;;
-    --credentials|--input|--output|--tls-cert|--tls-key|-c|-o)
-      COMPREPLY=($(compgen -f -- "$cur")); return 0
-      ;;
-    --service)
-      COMPREPLY=($(compgen -W 'hosting echo protocol mailbox health admin' -- "$cur")); return 0
-      ;;
-    --scheme)
-      COMPREPLY=($(compgen -W 'vendor-jwt service-account default-service-account' -- "$cur")); return 0
-      ;;
-    --protocol-version)
-      COMPREPLY=($(compgen -W '2026-07-28 2025-11-25 2025-06-18 2025-03-26' -- "$cur")); return 0
-      ;;
-    --impact)
-      COMPREPLY=($(compgen -W 'critical error warning informational' -- "$cur")); return 0
-      ;;
-    --data-dir)
-      COMPREPLY=($(compgen -d -- "$cur")); return 0
-      ;;
-    --type)
-      COMPREPLY=($(compgen -W 'latency reset status truncate' -- "$cur")); return 0
-      ;;
-    --algorithm)
-      COMPREPLY=($(compgen -W 'RS256 ES256' -- "$cur")); return 0
-      ;;
-  esac
+  if ((skip)); then
+    _lanyard_value "$path|${COMP_WORDS[COMP_CWORD-1]}"
+    return 0
+  fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_lanyard_flags "$path")" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$(_lanyard_subcommands "$path")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_lanyard_subcommands "$path") $(_lanyard_args "$path|$npos")" -- "$cur"))
   fi
   return 0
 }

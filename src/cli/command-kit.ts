@@ -9,6 +9,7 @@ import { Output, type OutputFormat } from './output/output.js';
 import { exitQuietly, isPaged, type Paging, startPager } from './output/pager.js';
 import type { IO } from './io.js';
 import { UsageError } from './errors/usage-error.js';
+import { EXIT_MEANINGS, type ExitCode } from '../shared/exit-codes.js';
 
 /** Adds the shared `--json` option (and `--ndjson` for streams) to a command, with `--jq` and `--template`. */
 export function withJson(cmd: Command, opts: { ndjson?: boolean } = {}): Command {
@@ -75,9 +76,44 @@ async function startCommandPager(ctx: Context): Promise<Paging | undefined> {
   return startPager({ io: ctx.io, env: ctx.env, setting, onGone: () => exitQuietly(ctx.exitStatus()), warn: (t) => ctx.warn(t) });
 }
 
-/** Appends an "Examples:" block to a command's help. */
-export function examples(cmd: Command, lines: string[]): Command {
-  cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+/**
+ * One line of a command's "Exit status:" block: a code, with the README's
+ * meaning of it (EXIT_MEANINGS); or a code and what it means for this
+ * command in particular, after that meaning; or `other` and what it is.
+ */
+export type ExitLine = ExitCode | readonly [ExitCode | 'other', string];
+
+/** Reads and writes only local files (or the local emulator): any failure is 1, bad input 2. */
+export const LOCAL_EXITS: readonly ExitLine[] = [0, 1, 2, 130, 143];
+/** Calls a service that takes no credential (a 429/503 with Retry-After beyond the wait allowed: 3). */
+export const SERVICE_EXITS: readonly ExitLine[] = [0, 1, 2, 3, 130, 143];
+/** Calls a service with a credential, or signs in. */
+export const SIGNED_IN_EXITS: readonly ExitLine[] = [0, 1, 2, 3, 4, 130, 143];
+/** The root: every code (the README's table). */
+export const ROOT_EXITS: readonly ExitLine[] = [0, 1, 2, 3, 4, 5, 130, 143];
+/** A group: bare, it prints its help (0); an unknown subcommand is 2. */
+export const GROUP_EXITS: readonly ExitLine[] = [
+  [0, 'help printed (a command of the group has its own exit statuses)'],
+  [2, 'unknown command'],
+];
+
+/** The "Exit status:" block of a command's help. */
+export function exitStatusHelp(exits: readonly ExitLine[]): string {
+  const rows = exits.map((e) => {
+    const [code, own] = typeof e === 'number' ? [e, undefined] : e;
+    const meaning = code === 'other' ? own : own ? `${EXIT_MEANINGS[code]}: ${own}` : EXIT_MEANINGS[code];
+    return `  ${String(code).padEnd(5)} ${meaning}`;
+  });
+  return `\nExit status:\n${rows.join('\n')}\n`;
+}
+
+/**
+ * Appends an "Examples:" block and the "Exit status:" block to a command's
+ * help: the exit statuses it can end with, declared beside it. Both are made
+ * only when help is shown (nothing is rendered for a command that runs).
+ */
+export function examples(cmd: Command, lines: string[], exits: readonly ExitLine[]): Command {
+  cmd.addHelpText('after', () => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n${exitStatusHelp(exits)}`);
   return cmd;
 }
 
@@ -87,7 +123,7 @@ export type DeclareSubcommand = (group: Command, ctx: Context) => void;
 /** A group of subcommands: each declared by its own function, in help order, then the group's "Examples:" block. */
 export function commandGroup(group: Command, ctx: Context, subcommands: readonly DeclareSubcommand[], lines: string[]): Command {
   for (const declare of subcommands) declare(group, ctx);
-  return examples(group, lines);
+  return examples(group, lines, GROUP_EXITS);
 }
 
 /**

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import type { Context } from './context.js';
 import { VERSION } from './version.js';
 import { environmentHelp } from './environment.js';
-import { examples } from './command-kit.js';
+import { examples, ROOT_EXITS } from './command-kit.js';
 import { ROOT_OPTIONS } from './root-options.js';
 import * as config from './commands/config/index.js';
 import * as profile from './commands/profile/index.js';
@@ -180,13 +180,17 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
   for (const [flags, description] of Object.values(ROOT_OPTIONS)) program.option(flags, description);
   addGroups(program, ctx, scope);
   program.addHelpText('after', NETWORK_HELP);
-  examples(program, [
-    'lanyard emulator start --port 0',
-    'lanyard --profile emulator auth device',
-    'lanyard --profile emulator ratelimit status --fail-under 100 --json',
-    'lanyard --profile emulator api /user',
-    'lanyard --profile emulator mailbox list --all --ndjson',
-  ]);
+  examples(
+    program,
+    [
+      'lanyard emulator start --port 0',
+      'lanyard --profile emulator auth device',
+      'lanyard --profile emulator ratelimit status --fail-under 100 --json',
+      'lanyard --profile emulator api /user',
+      'lanyard --profile emulator mailbox list --all --ndjson',
+    ],
+    ROOT_EXITS,
+  );
   program.addHelpText('after', environmentHelp());
   if (scope === 'full') program.addCommand(completion.completeCommand(ctx), { hidden: true });
   applyExitOverride(program);

@@ -43,6 +43,8 @@ export {
   TimeoutError,
   ValidationError,
 } from './errors.js';
+// The table ServiceName is the keys of (a value: a type-only export of a const rolls up as a value that is not there).
+export { SERVICE_TRAITS } from '../shared/services.js';
 /** A server's answer with a field of the wrong type (checked at the edge against the wire types). */
 export { WireTypeError } from './wire/check.js';
 
@@ -55,6 +57,7 @@ export type {
   CredentialRequest,
   HttpClientOptions,
   HttpResponse,
+  Preconnected,
   QueryValue,
   RequestSpec,
   ResponseHook,
@@ -98,7 +101,7 @@ export type { PollEvent, PollOptions } from './auth/device-poll.js';
 export { authorizeUrl, runWebFlow } from './hosting/web-flow.js';
 export type { AuthorizeUrlOptions, WebFlowOptions } from './hosting/web-flow.js';
 export { chooseSwitchTarget, findAccount, HostingAccounts, recordFromTokenSet } from './hosting/accounts.js';
-export type { HostingTokenRecord, StoredAccount, SwitchChoice, TokenOrigin } from './hosting/accounts.js';
+export type { AccountReadOptions, HostingTokenRecord, StoredAccount, SwitchChoice, TokenOrigin } from './hosting/accounts.js';
 export { refreshRecord } from './hosting/refresh.js';
 export { ssoHook } from './hosting/sso.js';
 export type { RefreshOptions } from './hosting/refresh.js';
@@ -122,12 +125,15 @@ export type { ElicitResult, ProtocolCallOptions, ProtocolCallResult, ProtocolSes
 export { authorize, currentTokens, refreshTokens } from './protocol/flow.js';
 export type { AuthorizeOptions, IdentityProviderOptions, ProtocolAuthDeps } from './protocol/flow.js';
 export type { ProtocolRevision } from '../shared/constants.js';
-export { DpopNonces } from './protocol/dpop.js';
+export { DPOP_ALGS, DpopNonces } from './protocol/dpop.js';
+export type { DpopAlg, DpopKey } from './protocol/dpop.js';
 export { ProtocolCredentials } from './protocol/store.js';
 export type { StoredTokens, WorkloadTokenSource } from './protocol/store.js';
 export type { TokenSet as ProtocolTokenSet } from './protocol/token.js';
 export type { ClientIdentity } from './protocol/registration.js';
 export type { ClientAuthMethod } from '../shared/protocol.js';
+// The values of ClientAuthMethod, as a list.
+export { ClientAuthMethods } from '../shared/protocol.js';
 export type { BearerChallenge } from './protocol/discovery.js';
 export type { JsonRpcRequestWire, JsonRpcResponseWire } from '../shared/protocol.js';
 
@@ -162,4 +168,14 @@ export type {
   Level as HealthLevel,
   LinkType as HealthLinkType,
   RecommendedActions as HealthRecommendedActions,
+} from '../shared/health.js';
+// The values of the union types above, as lists.
+export {
+  EventLevelValues as HealthEventLevelValues,
+  EventSourceValues as HealthEventSourceValues,
+  EventStatusValues as HealthEventStatusValues,
+  EventSubTypeValues as HealthEventSubTypeValues,
+  EventTypeValues as HealthEventTypeValues,
+  LevelValues as HealthLevelValues,
+  LinkTypeValues as HealthLinkTypeValues,
 } from '../shared/health.js';

@@ -12,3 +12,15 @@ export const ExitCode = {
   Terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** What each code means, for every command: the README's "Exit codes" table, and each command's "Exit status:" help (a test keeps them equal). */
+export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
+  0: 'success',
+  1: 'error (HTTP error, network, server refusal)',
+  2: 'usage or bad input (unknown flag, invalid value, missing profile setting)',
+  3: 'rate limit hit or budget check failed',
+  4: 'authentication needed (no credential, 401, refused sign-in)',
+  5: 'a CI gate failed',
+  130: 'interrupted (Ctrl-C)',
+  143: 'ended by SIGTERM',
+};

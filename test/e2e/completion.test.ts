@@ -5,13 +5,45 @@
  * test/unit/cli/completion.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandPath, makeProgram, walk } from './examples.js';
 import { BIN, ROOT, cleanEnv, runCli } from './harness.js';
 
 const FILES = { bash: 'lanyard.bash', zsh: '_lanyard', fish: 'lanyard.fish' } as const;
+
+/**
+ * Each command line (ending at the cursor) whose candidates are declared in
+ * the real commander tree: for every option with choices, each of its
+ * spellings (long and short) after its own command; for every positional
+ * argument with choices, the word after its command. Sorted candidates.
+ */
+function declaredChoices(): Array<[line: string, want: string[]]> {
+  const out: Array<[string, string[]]> = [];
+  for (const cmd of walk(makeProgram().program)) {
+    const path = commandPath(cmd);
+    for (const o of cmd.options) {
+      if (!o.argChoices?.length || o.hidden) continue;
+      for (const flag of [o.long, o.short].filter(Boolean)) out.push([`lanyard ${path} ${flag} `, [...o.argChoices].sort()]);
+    }
+    const first = cmd.registeredArguments[0];
+    if (first?.argChoices?.length) out.push([`lanyard ${path} `, [...first.argChoices].sort()]);
+  }
+  return out;
+}
+
+/**
+ * Lines where a flag means something else than elsewhere: `mailbox label -r`
+ * is --remove (a label, free text), not --resource; a global option's value
+ * before the command.
+ */
+const SPECIFIC: Array<[line: string, want: string[]]> = [
+  ['lanyard mailbox label 5 -r ', []],
+  ['lanyard --profile work exec --service ', ['echo', 'health', 'hosting', 'protocol']],
+  ['lanyard -p work completion ', ['bash', 'fish', 'zsh']],
+];
 
 describe('shell completions', () => {
   let binDir: string;
@@ -102,6 +134,36 @@ describe('shell completions', () => {
     expect(complete('lanyard --profile work ratelimit ')).toEqual(expect.arrayContaining(['status', 'wait']));
   });
 
+  it("bash offers each option's and argument's own choices, for that command, short flags included", () => {
+    const cases = [...declaredChoices(), ...SPECIFIC];
+    expect(cases.length).toBeGreaterThan(10);
+    const got = cases.map(([line]) => [line, complete(line).sort()]);
+    expect(got).toEqual(cases);
+  });
+
+  const hasZsh = spawnSync('sh', ['-c', 'command -v zsh']).status === 0;
+  // zsh-complete.zsh types each line with a TAB into an interactive zsh through zpty and prints what compadd got.
+  it.skipIf(!hasZsh && !process.env.CI)("zsh (its completion system, through a pseudo-terminal) offers each command's own choices", () => {
+    const fpath = mkdtempSync(join(tmpdir(), 'lanyard-zsh-'));
+    try {
+      copyFileSync(join(ROOT, 'completions', FILES.zsh), join(fpath, FILES.zsh));
+      const cases = [...declaredChoices(), ...SPECIFIC, ['lanyard au', ['auth']] as [string, string[]]];
+      const r = spawnSync('zsh', ['-f', join(import.meta.dirname, 'zsh-complete.zsh'), fpath, ...cases.map(([line]) => line)], {
+        env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const blocks = r.stdout
+        .split('<end>\n')
+        .slice(0, -1)
+        .map((b) => b.split('\n').filter(Boolean));
+      expect(cases.map(([line], i) => [line, blocks[i]])).toEqual(cases);
+    } finally {
+      rmSync(fpath, { recursive: true, force: true });
+    }
+  });
+
   const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
   it.skipIf(!hasFish && !process.env.CI)('fish completes subcommands, flags and profiles for real', () => {
     const r = spawnSync(
@@ -122,6 +184,27 @@ describe('shell completions', () => {
       .filter(Boolean)
       .map((l) => l.split('\t')[0]);
     expect(names).toEqual(['auth', '--resource', 'staging', 'work']);
+  });
+
+  it.skipIf(!hasFish && !process.env.CI)("fish offers each command's own choices, after a global option's value too", () => {
+    const cases = [...declaredChoices(), ...SPECIFIC];
+    const script = cases.map(([line]) => `complete -C ${JSON.stringify(line)}; echo '<end>'`).join('; ');
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${JSON.stringify(join(ROOT, 'completions', FILES.fish))}; ${script}`], {
+      env: { ...cleanEnv({ LANYARD_CONFIG_DIR: configDir }), PATH: `${binDir}:${process.env.PATH}` },
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    const blocks = r.stdout
+      .split('<end>\n')
+      .slice(0, -1)
+      .map((b) =>
+        b
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0])
+          .sort(),
+      );
+    expect(cases.map(([line], i) => [line, blocks[i]])).toEqual(cases);
   });
 
   for (const shell of ['zsh', 'fish'] as const) {

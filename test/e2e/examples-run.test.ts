@@ -33,7 +33,7 @@ import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { examples } from '../../src/cli/command-kit.js';
+import { examples, LOCAL_EXITS } from '../../src/cli/command-kit.js';
 import { type Example, helpExamples, makeProgram, manualExamples } from './examples.js';
 import { BIN, cleanEnv, ROOT, selfSignedCert, startWorld, type World } from './harness.js';
 
@@ -479,7 +479,7 @@ describe('every --help and README example runs against the emulator', () => {
 
   it('a new example in a help text is picked up by itself', () => {
     const tree = makeProgram();
-    examples(tree.program.command('brand-new').description('added today'), ['lanyard brand-new --fast']);
+    examples(tree.program.command('brand-new').description('added today'), ['lanyard brand-new --fast'], LOCAL_EXITS);
     const picked = units([], helpExamples(tree)).flatMap((u) => u.examples);
     expect(picked).toContainEqual({ text: 'lanyard brand-new --fast', source: 'lanyard brand-new --help', block: 'lanyard brand-new --help', exit: 0 });
     expect(picked.length).toBe(units([]).flatMap((u) => u.examples).length + 1);

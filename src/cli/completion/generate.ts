@@ -5,81 +5,11 @@
  * (profile names, stored logins, rate-limit resources) or from static lists
  * (choices).
  */
-import type { Command, Option } from 'commander';
+import type { Command } from 'commander';
+import { argEntries, type CommandSpec, describeTree, type FlagSpec, oneLine, sq, takesValuePattern, type ValueKind, valueCase, valueEntries } from './tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
-
-/** How the value of an option is completed. */
-type ValueKind =
-  | { kind: 'none' }
-  | { kind: 'words'; words: string[] }
-  | { kind: 'dynamic'; name: string }
-  | { kind: 'file' }
-  | { kind: 'dir' }
-  | { kind: 'any' };
-
-interface FlagSpec {
-  flags: string[];
-  description: string;
-  value: ValueKind;
-}
-
-interface CommandSpec {
-  /** Space-separated path below the root ('' = root). */
-  path: string;
-  description: string;
-  subcommands: Array<{ name: string; description: string }>;
-  flags: FlagSpec[];
-}
-
-/** Value completion for option names shared across commands. */
-const BY_FLAG: Record<string, ValueKind> = {
-  '--profile': { kind: 'dynamic', name: 'profiles' },
-  '--resource': { kind: 'dynamic', name: 'resources' },
-  '--user': { kind: 'dynamic', name: 'accounts' },
-  '--output': { kind: 'file' },
-  '--credentials': { kind: 'file' },
-  '--input': { kind: 'file' },
-  '--data-dir': { kind: 'dir' },
-  '--tls-cert': { kind: 'file' },
-  '--tls-key': { kind: 'file' },
-};
-
-function valueKind(o: Option): ValueKind {
-  if (!o.required && !o.optional) return { kind: 'none' };
-  if (o.argChoices?.length) return { kind: 'words', words: [...o.argChoices] };
-  return (o.long && BY_FLAG[o.long]) || { kind: 'any' };
-}
-
-function flagSpec(o: Option): FlagSpec {
-  return {
-    flags: [o.long, o.short].filter((f): f is string => !!f),
-    description: o.description ?? '',
-    value: valueKind(o),
-  };
-}
-
-const visible = (c: Command) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help';
-
-/** Flattens the tree; the root's options (global) are offered everywhere. */
-export function describeTree(root: Command): CommandSpec[] {
-  const globals = root.options.filter((o) => !o.hidden).map(flagSpec);
-  const help: FlagSpec = { flags: ['--help', '-h'], description: 'display help for command', value: { kind: 'none' } };
-  const out: CommandSpec[] = [];
-  const walk = (cmd: Command, path: string) => {
-    const own = path ? cmd.options.filter((o) => !o.hidden).map(flagSpec) : [];
-    out.push({
-      path,
-      description: cmd.description(),
-      subcommands: cmd.commands.filter(visible).map((c) => ({ name: c.name(), description: c.description() })),
-      flags: [...own, ...globals, help],
-    });
-    for (const sub of cmd.commands.filter(visible)) walk(sub, path ? `${path} ${sub.name()}` : sub.name());
-  };
-  walk(root, '');
-  return out;
-}
 
 export function generateCompletion(root: Command, shell: Shell): string {
   const specs = describeTree(root);
@@ -91,25 +21,6 @@ export function generateCompletion(root: Command, shell: Shell): string {
     case 'fish':
       return fish(specs);
   }
-}
-
-const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-function valueFlags(specs: CommandSpec[]): Map<string, ValueKind> {
-  // A flag name has one value kind wherever it appears (checked here).
-  const m = new Map<string, ValueKind>();
-  for (const s of specs) for (const f of s.flags) for (const name of f.flags) if (f.value.kind !== 'none') m.set(name, f.value);
-  return m;
-}
-
-function valueCase(kinds: Map<string, ValueKind>, render: (v: ValueKind) => string): string {
-  const groups = new Map<string, string[]>();
-  for (const [flag, v] of kinds) {
-    const body = render(v);
-    groups.set(body, [...(groups.get(body) ?? []), flag]);
-  }
-  return [...groups].map(([body, flags]) => `    ${flags.sort().join('|')})\n      ${body}\n      ;;`).join('\n');
 }
 
 /** bash: how the word after a flag that takes a value is completed. */
@@ -128,11 +39,39 @@ function bashValue(v: ValueKind): string {
   }
 }
 
+/** bash and zsh alike: `_lanyard_takes_value "command path|flag"` succeeds when the flag takes a value there. */
+const takesValueFunction = (specs: CommandSpec[]) => `# $1 = "command path|flag": does the flag take a value there?
+_lanyard_takes_value() {
+  case "$1" in
+    ${takesValuePattern(specs)}) return 0 ;;
+  esac
+  return 1
+}`;
+
+/** bash: the tables from `command path|flag` to the value, and of positional arguments' choices. */
+function bashTables(specs: CommandSpec[]): string {
+  const argsCase = argEntries(specs)
+    .map((a) => `    ${a.key}) echo ${sq(a.words.join(' '))} ;;`)
+    .join('\n');
+  return `${takesValueFunction(specs)}
+# $1 = "command path|flag": completes the flag's value into COMPREPLY.
+_lanyard_value() {
+  case "$1" in
+${valueCase(specs, bashValue)}
+  esac
+  COMPREPLY=()
+}
+# $1 = "command path|index": the choices of that positional argument.
+_lanyard_args() {
+  case "$1" in
+${argsCase}
+  esac
+}`;
+}
+
 function bash(specs: CommandSpec[]): string {
-  const kinds = valueFlags(specs);
   const subsCase = specs.map((s) => `    ${sq(s.path)}) echo ${sq(s.subcommands.map((c) => c.name).join(' '))} ;;`).join('\n');
   const flagsCase = specs.map((s) => `    ${sq(s.path)}) echo ${sq(s.flags.flatMap((f) => f.flags).join(' '))} ;;`).join('\n');
-  const takesValue = [...kinds.keys()].sort().join('|');
   return `# bash completion for lanyard. Generated from the command tree by \`npm run completions\`; do not edit.
 # Install: source this file, or copy it to /usr/share/bash-completion/completions/lanyard
 _lanyard_subcommands() {
@@ -145,31 +84,30 @@ _lanyard_flags() {
 ${flagsCase}
   esac
 }
+${bashTables(specs)}
 _lanyard() {
-  local cur prev path="" w i skip=0
+  local cur path="" w i skip=0 npos=0
   cur="\${COMP_WORDS[COMP_CWORD]}"
-  prev=""
-  ((COMP_CWORD > 0)) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
-    case "$w" in
-      ${takesValue}) skip=1 ;;
-      -*) ;;
-      *)
-        if [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
-          path="\${path:+$path }$w"
-        fi
-        ;;
-    esac
+    if [[ "$w" == -* ]]; then
+      _lanyard_takes_value "$path|$w" && skip=1
+    elif [[ " $(_lanyard_subcommands "$path") " == *" $w "* ]]; then
+      path="\${path:+$path }$w"
+      npos=0
+    else
+      npos=$((npos + 1))
+    fi
   done
-  case "$prev" in
-${valueCase(kinds, bashValue)}
-  esac
+  if ((skip)); then
+    _lanyard_value "$path|\${COMP_WORDS[COMP_CWORD-1]}"
+    return 0
+  fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_lanyard_flags "$path")" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$(_lanyard_subcommands "$path")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_lanyard_subcommands "$path") $(_lanyard_args "$path|$npos")" -- "$cur"))
   fi
   return 0
 }
@@ -193,43 +131,67 @@ function zshValue(v: ValueKind): string {
   }
 }
 
+/** zsh: the tables from `command path|flag` to the value, and of positional arguments' choices. */
+function zshTables(specs: CommandSpec[]): string {
+  const argsCase = argEntries(specs)
+    .map((a) => `    ${a.key}) args=(${a.words.map(sq).join(' ')}) ;;`)
+    .join('\n');
+  return `${takesValueFunction(specs)}
+# $1 = "command path|flag": completes the flag's value.
+_lanyard_value() {
+  case "$1" in
+${valueCase(specs, zshValue)}
+  esac
+}
+# $1 = "command path|index": the choices of that positional argument, in $args.
+_lanyard_args() {
+  args=()
+  case "$1" in
+${argsCase}
+  esac
+}`;
+}
+
 function zsh(specs: CommandSpec[]): string {
-  const kinds = valueFlags(specs);
   const esc = (s: string) => oneLine(s).replace(/:/g, '\\:');
   const subsCase = specs.map((s) => `    ${sq(s.path)}) subs=(${s.subcommands.map((c) => sq(`${c.name}:${esc(c.description)}`)).join(' ')}) ;;`).join('\n');
   const flagsCase = specs
     .map((s) => `    ${sq(s.path)}) flags=(${s.flags.flatMap((f) => f.flags.map((n) => sq(`${n}:${esc(f.description)}`))).join(' ')}) ;;`)
     .join('\n');
-  const takesValue = [...kinds.keys()].sort().join('|');
   return `#compdef lanyard
 # zsh completion for lanyard. Generated from the command tree by \`npm run completions\`; do not edit.
 # Install: put this file (named _lanyard) in a directory of $fpath, then run compinit.
 _lanyard() {
-  local -a subs flags
-  local path_="" w i skip=0 cur prev
+  local -a subs flags args
+  local path_="" w i skip=0 npos=0 cur
   cur="\${words[CURRENT]}"
-  prev="\${words[CURRENT-1]}"
   for ((i = 2; i < CURRENT; i++)); do
     w="\${words[i]}"
     if ((skip)); then skip=0; continue; fi
-    case "$w" in
-      ${takesValue}) skip=1 ;;
-      -*) ;;
-      *)
-        _lanyard_subs "$path_"
-        if (( \${subs[(I)$w:*]} )); then path_="\${path_:+$path_ }$w"; fi
-        ;;
-    esac
+    if [[ "$w" == -* ]]; then
+      _lanyard_takes_value "$path_|$w" && skip=1
+    else
+      _lanyard_subs "$path_"
+      if (( \${subs[(I)$w:*]} )); then
+        path_="\${path_:+$path_ }$w"
+        npos=0
+      else
+        npos=$((npos + 1))
+      fi
+    fi
   done
-  case "$prev" in
-${valueCase(kinds, zshValue)}
-  esac
+  if ((skip)); then
+    _lanyard_value "$path_|\${words[CURRENT-1]}"
+    return
+  fi
   if [[ "$cur" == -* ]]; then
     _lanyard_flags "$path_"
     _describe -t options 'option' flags
   else
     _lanyard_subs "$path_"
     _describe -t commands 'command' subs
+    _lanyard_args "$path_|$npos"
+    (( $#args )) && compadd -- $args
   fi
 }
 _lanyard_subs() {
@@ -244,14 +206,38 @@ _lanyard_flags() {
 ${flagsCase}
   esac
 }
+${zshTables(specs)}
 if [[ "$funcstack[1]" == "_lanyard" ]]; then _lanyard "$@"; else compdef _lanyard lanyard; fi
 `;
+}
+
+/** fish: one `complete` line for a flag of the command at `cond`. */
+function fishFlag(cond: string, f: FlagSpec): string {
+  const long = f.flags.find((n) => n.startsWith('--'))?.slice(2);
+  const short = f.flags.find((n) => /^-[^-]$/.test(n))?.slice(1);
+  let value = '';
+  if (f.value.kind === 'words') value = ` -x -a ${sq(f.value.words.join(' '))}`;
+  else if (f.value.kind === 'dynamic') value = ` -x -a ${sq(`(lanyard __complete ${f.value.name} 2>/dev/null)`)}`;
+  else if (f.value.kind === 'file' || f.value.kind === 'dir') value = ' -r -F';
+  else if (f.value.kind === 'any') value = ' -x';
+  return `complete -c lanyard -n ${sq(cond)}${long ? ` -l ${long}` : ''}${short ? ` -s ${short}` : ''}${value} -d ${sq(oneLine(f.description))}`;
 }
 
 function fish(specs: CommandSpec[]): string {
   const lines: string[] = [
     '# fish completion for lanyard. Generated from the command tree by `npm run completions`; do not edit.',
     '# Install: copy to ~/.config/fish/completions/lanyard.fish',
+    '# $argv[1] = "command path|flag": does the flag take a value there?',
+    'function __lanyard_takes_value',
+    '    switch "$argv[1]"',
+    // fish's switch matches quoted wildcards: '*|--profile' is any command's --profile.
+    `        case ${valueEntries(specs)
+      .flatMap((e) => e.keys.map(sq))
+      .join(' ')}`,
+    '            return 0',
+    '    end',
+    '    return 1',
+    'end',
     'function __lanyard_path',
     '    set -l tokens (commandline -opc)',
     '    set -e tokens[1]',
@@ -263,9 +249,10 @@ function fish(specs: CommandSpec[]): string {
     '            continue',
     '        end',
     '        switch $t',
-    `            case ${[...valueFlags(specs).keys()].sort().join(' ')}`,
-    '                set skip 1',
     "            case '-*'",
+    '                if __lanyard_takes_value "$path|$t"',
+    '                    set skip 1',
+    '                end',
     "            case '*'",
     '                if contains -- $t (__lanyard_subcommands (string join " " $path))',
     '                    set -a path $t',
@@ -285,16 +272,9 @@ function fish(specs: CommandSpec[]): string {
   for (const s of specs) {
     const cond = `__lanyard_at ${sq(s.path)}`;
     for (const c of s.subcommands) lines.push(`complete -c lanyard -n ${sq(cond)} -a ${sq(c.name)} -d ${sq(oneLine(c.description))}`);
-    for (const f of s.flags) {
-      const long = f.flags.find((n) => n.startsWith('--'))?.slice(2);
-      const short = f.flags.find((n) => /^-[^-]$/.test(n))?.slice(1);
-      let value = '';
-      if (f.value.kind === 'words') value = ` -x -a ${sq(f.value.words.join(' '))}`;
-      else if (f.value.kind === 'dynamic') value = ` -x -a ${sq(`(lanyard __complete ${f.value.name} 2>/dev/null)`)}`;
-      else if (f.value.kind === 'file' || f.value.kind === 'dir') value = ' -r -F';
-      else if (f.value.kind === 'any') value = ' -x';
-      lines.push(`complete -c lanyard -n ${sq(cond)}${long ? ` -l ${long}` : ''}${short ? ` -s ${short}` : ''}${value} -d ${sq(oneLine(f.description))}`);
-    }
+    // A positional argument's choices (fish does not count positions: the command's arguments with choices).
+    for (const words of s.args.filter((w) => w.length)) lines.push(`complete -c lanyard -n ${sq(cond)} -a ${sq(words.join(' '))}`);
+    for (const f of s.flags) lines.push(fishFlag(cond, f));
   }
   return lines.join('\n') + '\n';
 }

@@ -97,14 +97,14 @@ export function findAccount<T extends { record: HostingTokenRecord }>(host: stri
   return found;
 }
 
-/** `asOpened`: from what each store read when it was opened, where it kept that (see CredentialStore.opened). */
-interface ReadOptions {
+/** How HostingAccounts reads the stores. `asOpened`: from what each store read when it was opened, where it kept that (see CredentialStore.opened). */
+export interface AccountReadOptions {
   asOpened?: boolean;
 }
 
-const opened = (s: CredentialStore, o: ReadOptions) => (o.asOpened ? s.opened : undefined);
+const opened = (s: CredentialStore, o: AccountReadOptions) => (o.asOpened ? s.opened : undefined);
 
-function read(s: CredentialStore, name: string, o: ReadOptions): Promise<string | undefined> | string | undefined {
+function read(s: CredentialStore, name: string, o: AccountReadOptions): Promise<string | undefined> | string | undefined {
   const m = opened(s, o);
   return m ? m.get(name) : s.get(name);
 }
@@ -147,7 +147,7 @@ export class HostingAccounts {
   }
 
   /** The login the host entry names, migrating a single-account record kept there. */
-  async #pointer(o: ReadOptions = {}): Promise<string | undefined> {
+  async #pointer(o: AccountReadOptions = {}): Promise<string | undefined> {
     for (const s of this.#stores) {
       const v = await read(s, this.#key(), o);
       if (!v) continue;
@@ -209,7 +209,7 @@ export class HostingAccounts {
   }
 
   /** Every record of this host, once each (the first store holding it wins); `asOpened`: see list(). */
-  async #records(o: ReadOptions = {}): Promise<Array<{ record: HostingTokenRecord; store: CredentialStore }>> {
+  async #records(o: AccountReadOptions = {}): Promise<Array<{ record: HostingTokenRecord; store: CredentialStore }>> {
     const seen = new Set<string>();
     const out: Array<{ record: HostingTokenRecord; store: CredentialStore }> = [];
     for (const store of this.#stores) {
@@ -233,7 +233,7 @@ export class HostingAccounts {
    * kept that (the keychain's one search; see CredentialStore.opened), else
    * read now — for a listing shown to the user, not for a decision under the lock.
    */
-  async list(o: ReadOptions = {}): Promise<StoredAccount[]> {
+  async list(o: AccountReadOptions = {}): Promise<StoredAccount[]> {
     const pointer = await this.#pointer(o);
     const records = await this.#records(o);
     const active = (records.find((r) => r.record.login === pointer) ?? (await this.#adoptNewest(records)))?.record.login;

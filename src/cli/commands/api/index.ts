@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withShaping, runs } from '../../command-kit.js';
+import { examples, withShaping, runs, SIGNED_IN_EXITS } from '../../command-kit.js';
 import type { ApiOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 import { SERVICE_NAMES } from '../../../shared/services.js';
@@ -33,20 +33,24 @@ export function apiCommand(ctx: Context): Command {
     .action(runs(ctx, async (ctx, target: string, opts: ApiOptions) => (await import('./run.js')).runApi(ctx, target, opts)));
   withShaping(cmd, { ndjson: true });
   paged(cmd);
-  examples(cmd, [
-    'lanyard api /user',
-    'lanyard api /user --user mona',
-    'lanyard api /rate_limit -i',
-    'lanyard api -X POST /user/repos -f name=demo -F private=true',
-    'lanyard api /user/repos --paginate --ndjson',
-    'lanyard api /user/repos --paginate --ndjson --checkpoint repos.checkpoint >> repos.ndjson',
-    "lanyard api /user/repos --paginate --jq '.[].full_name'",
-    "lanyard api /user --template '{{ login }} ({{ id }})'",
-    'lanyard api -X GET /search/repositories -f q=lanyard',
-    'lanyard api -X POST /user/repos --input body.json',
-    'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',
-    'lanyard api --service mailbox /label/0?metadata=true --paginate',
-    'lanyard api --service echo -X POST /echo -f message=hi',
-  ]);
+  examples(
+    cmd,
+    [
+      'lanyard api /user',
+      'lanyard api /user --user mona',
+      'lanyard api /rate_limit -i',
+      'lanyard api -X POST /user/repos -f name=demo -F private=true',
+      'lanyard api /user/repos --paginate --ndjson',
+      'lanyard api /user/repos --paginate --ndjson --checkpoint repos.checkpoint >> repos.ndjson',
+      "lanyard api /user/repos --paginate --jq '.[].full_name'",
+      "lanyard api /user --template '{{ login }} ({{ id }})'",
+      'lanyard api -X GET /search/repositories -f q=lanyard',
+      'lanyard api -X POST /user/repos --input body.json',
+      'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',
+      'lanyard api --service mailbox /label/0?metadata=true --paginate',
+      'lanyard api --service echo -X POST /echo -f message=hi',
+    ],
+    SIGNED_IN_EXITS,
+  );
   return cmd;
 }

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, withProtocolClientOptions, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, withProtocolClientOptions, runs, LOCAL_EXITS, SIGNED_IN_EXITS } from '../../command-kit.js';
 import type {
   AuthLoginOptions,
   AuthDeviceOptions,
@@ -59,6 +59,7 @@ function device(auth: Command, ctx: Context): void {
       )
       .action(runs(ctx, async (ctx, opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts))),
     ['lanyard auth device', 'lanyard auth device --scopes "repo read:org" --no-browser', 'ssh build-host lanyard auth device'],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -95,6 +96,7 @@ function login(auth: Command, ctx: Context): void {
       'lanyard auth login --server https://tools.example.com/mcp --client-id ci-bot --client-key ci-bot.pem --client-credentials',
       'lanyard auth login --health',
     ],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -145,13 +147,17 @@ function token(auth: Command, ctx: Context): void {
         return (await hosting()).runAuthToken(ctx, opts);
       }),
     );
-  examples(cmd, [
-    'export TOKEN=$(lanyard auth token)',
-    'export TOKEN=$(lanyard auth token --user mona)',
-    'lanyard auth token --hostname github.example.com',
-    'echo "$MY_TOKEN" | lanyard auth token --with-token',
-    'lanyard auth token create --user mona --scopes repo --note ci',
-  ]);
+  examples(
+    cmd,
+    [
+      'export TOKEN=$(lanyard auth token)',
+      'export TOKEN=$(lanyard auth token --user mona)',
+      'lanyard auth token --hostname github.example.com',
+      'echo "$MY_TOKEN" | lanyard auth token --with-token',
+      'lanyard auth token create --user mona --scopes repo --note ci',
+    ],
+    SIGNED_IN_EXITS,
+  );
   tokenCreate(cmd, ctx);
 }
 
@@ -175,6 +181,7 @@ function tokenCreate(token: Command, ctx: Context): void {
         }),
       ),
     ['lanyard auth token create --user mona --scopes "repo gist" --note laptop', 'printf %s "$PASSWORD" | lanyard auth token create --user mona'],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -193,6 +200,7 @@ function status(auth: Command, ctx: Context): void {
       // Its own module, not run.js: that one loads every sign-in flow, which `auth status` never runs.
       .action(runs(ctx, async (ctx, opts: AuthStatusOptions) => (await import('./status.js')).runAuthStatus(ctx, opts))),
     ['lanyard auth status', 'lanyard auth status --json', 'lanyard auth status --expires-within 30m'],
+    [0, 1, 2, [4, 'no valid credential, or one in use expires within --expires-within'], 130, 143],
   );
 }
 
@@ -211,6 +219,7 @@ function refresh(auth: Command, ctx: Context): void {
       .addHelpText('after', '\nWithout a terminal it runs as `auth device` does (code and URL on stderr); LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).')
       .action(runs(ctx, async (ctx, opts: AuthRefreshOptions) => (await import('./refresh.js')).runAuthRefresh(ctx, opts))),
     ['lanyard auth refresh', 'lanyard auth refresh --scopes "read:org workflow"', 'printf %s "$CLIENT_SECRET" | lanyard auth refresh --user mona --web'],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -224,6 +233,7 @@ function switchAccount(auth: Command, ctx: Context): void {
       .option('--dir <dir>', 'bind the --user account to this directory (commands run in it or below use it; symlinks resolved) instead of making it active')
       .action(runs(ctx, async (ctx, opts: AuthSwitchOptions) => (await import('./switch.js')).runAuthSwitch(ctx, opts))),
     ['lanyard auth switch', 'lanyard auth switch --user mona', 'lanyard auth switch --user mona-work --dir ~/src/work'],
+    LOCAL_EXITS,
   );
 }
 
@@ -244,6 +254,7 @@ function logout(auth: Command, ctx: Context): void {
         }),
       ),
     ['lanyard auth logout', 'lanyard auth logout --dir ~/src/work', 'lanyard auth logout --server https://tools.example.com/mcp'],
+    LOCAL_EXITS,
   );
 }
 
@@ -255,6 +266,7 @@ function gitCredential(auth: Command, ctx: Context): void {
       .argument('<operation>', 'get, store or erase (git passes it)')
       .action(runs(ctx, async (ctx, operation: string) => (await git()).runGitCredential(ctx, operation))),
     ["printf 'protocol=https\\nhost=github.com\\n\\n' | lanyard auth git-credential get"],
+    LOCAL_EXITS,
   );
 }
 
@@ -266,5 +278,6 @@ function setupGit(auth: Command, ctx: Context): void {
       .option('--hostname <host>', "the host to configure (default: the host of the profile's hosting.webUrl)")
       .action(runs(ctx, async (ctx, opts: AuthSetupGitOptions) => (await git()).runSetupGit(ctx, opts))),
     ['lanyard auth setup-git', 'lanyard --profile work auth setup-git --hostname git.example.com'],
+    LOCAL_EXITS,
   );
 }

@@ -17,12 +17,16 @@ export function completionCommand(ctx: Context): Command {
         ctx.io.print(generateCompletion(root, shell));
       }),
     );
-  examples(cmd, [
-    'lanyard completion bash > ~/.local/share/bash-completion/completions/lanyard',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion in an example, not a template
-    'lanyard completion zsh > "${fpath[1]}/_lanyard"',
-    'lanyard completion fish > ~/.config/fish/completions/lanyard.fish',
-  ]);
+  examples(
+    cmd,
+    [
+      'lanyard completion bash > ~/.local/share/bash-completion/completions/lanyard',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion in an example, not a template
+      'lanyard completion zsh > "${fpath[1]}/_lanyard"',
+      'lanyard completion fish > ~/.config/fish/completions/lanyard.fish',
+    ],
+    [0, 1, [2, 'a shell other than bash, zsh or fish']],
+  );
   return cmd;
 }
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs, LOCAL_EXITS } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
 export const summary = "read and change a profile's settings";
@@ -25,6 +25,7 @@ function get(config: Command, ctx: Context): void {
       runs(ctx, async (ctx, key: string) => (await run()).runConfigGet(ctx, key)),
     ),
     ['lanyard config get hosting.apiUrl', 'lanyard --profile work config get mailbox.user --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -37,6 +38,7 @@ function set(config: Command, ctx: Context): void {
       .description('change one setting of the profile (created if missing)')
       .action(runs(ctx, async (ctx, key: string, value: string) => (await run()).runConfigSet(ctx, key, value))),
     ['lanyard config set hosting.apiUrl https://code.example.com/api/v3 --profile work'],
+    LOCAL_EXITS,
   );
 }
 
@@ -48,6 +50,7 @@ function unset(config: Command, ctx: Context): void {
       .description('remove one setting of the profile')
       .action(runs(ctx, async (ctx, key: string) => (await run()).runConfigUnset(ctx, key))),
     ['lanyard config unset echo.audience'],
+    LOCAL_EXITS,
   );
 }
 
@@ -57,5 +60,6 @@ function list(config: Command, ctx: Context): void {
       .option('--keys', 'list every known setting key with its meaning')
       .action(runs(ctx, async (ctx, opts: { keys?: boolean }) => (await run()).runConfigList(ctx, opts))),
     ['lanyard config list', 'lanyard config list --json', 'lanyard config list --keys'],
+    LOCAL_EXITS,
   );
 }

@@ -28,10 +28,14 @@ export function doctorCommand(ctx: Context): Command {
       'come from, proxies without their password. --json gives the report as one object (docs/doctor.md describes it).',
     ].join('\n'),
   );
-  return examples(cmd, [
-    'lanyard doctor',
-    'lanyard doctor --json',
-    'lanyard doctor --json --jq \'.services[] | select(.status == "fail") | .service\'',
-    'HTTPS_PROXY=http://proxy.corp.example:3128 lanyard doctor --check-timeout 5s',
-  ]);
+  return examples(
+    cmd,
+    [
+      'lanyard doctor',
+      'lanyard doctor --json',
+      'lanyard doctor --json --jq \'.services[] | select(.status == "fail") | .service\'',
+      'HTTPS_PROXY=http://proxy.corp.example:3128 lanyard doctor --check-timeout 5s',
+    ],
+    [0, [1, 'a check failed'], 2, 130, 143],
+  );
 }

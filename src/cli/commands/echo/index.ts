@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs, LOCAL_EXITS, SIGNED_IN_EXITS } from '../../command-kit.js';
 import { EchoTokenSchemes } from '../../../shared/echo.js';
 import type { EchoSendOptions, EchoTokenOptions, EchoKeyOptions } from './options.js';
 
@@ -56,6 +56,7 @@ function send(echo: Command, ctx: Context): void {
       'printf "multi\\nline" | lanyard echo send --stdin --json',
       'LANYARD_API_KEY="$API_KEY" lanyard --profile emulator echo send hi',
     ],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -70,6 +71,7 @@ function authInfo(echo: Command, ctx: Context): void {
       'lanyard echo auth-info --scheme id-token',
       'lanyard echo auth-info --scheme app-platform --project my-project --no-browser',
     ],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -83,6 +85,7 @@ function token(echo: Command, ctx: Context): void {
       'lanyard echo token --scheme id-token --json',
       'curl -H "Authorization: Bearer $(lanyard echo token --scheme service-account -c sa.json)" "$URL/auth/info/vendorjwt"',
     ],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -106,6 +109,7 @@ function keySet(key: Command, ctx: Context): void {
       .description("store the API key read from stdin for the profile's echo API")
       .action(runs(ctx, async (ctx, opts: EchoKeyOptions) => (await keyModule()).runEchoKeySet(ctx, opts))),
     ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key set < key.txt'],
+    LOCAL_EXITS,
   );
 }
 
@@ -115,6 +119,7 @@ function keyStatus(key: Command, ctx: Context): void {
       runs(ctx, async (ctx) => (await keyModule()).runEchoKeyStatus(ctx)),
     ),
     ['lanyard echo key status', 'lanyard echo key status --json'],
+    [0, 1, 2, [4, 'no API key'], 130, 143],
   );
 }
 
@@ -125,5 +130,6 @@ function keyDelete(key: Command, ctx: Context): void {
       .description("delete the stored API key of the profile's echo API")
       .action(runs(ctx, async (ctx, opts: EchoKeyOptions) => (await keyModule()).runEchoKeyDelete(ctx, opts))),
     ['lanyard echo key delete'],
+    LOCAL_EXITS,
   );
 }

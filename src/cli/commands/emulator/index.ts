@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs, LOCAL_EXITS } from '../../command-kit.js';
 import { paged } from '../../output/pager.js';
 import { emulatorServiceAccountCommand } from './service-account.js';
 import type { EmulatorRequestsOptions, EmulatorStartOptions, EmulatorTargetOptions } from './options.js';
@@ -51,6 +51,7 @@ function start(emulator: Command, ctx: Context): void {
       .option('-q, --quiet', 'no request log on stderr')
       .action(runs(ctx, async (ctx, opts: EmulatorStartOptions) => (await run()).runEmulatorStart(ctx, opts))),
     ['lanyard emulator start --port 0', 'lanyard emulator start --port 8080 --data-dir ./emu-data', 'lanyard emulator start --tls --data-dir ./emu-data'],
+    [[0, 'stopped by Ctrl-C or SIGTERM'], 1, [2, 'the port is in use']],
   );
 }
 
@@ -67,6 +68,7 @@ function consolePage(emulator: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions & { browser?: boolean }) => (await run()).runEmulatorConsole(ctx, opts))),
     ['lanyard emulator console', 'lanyard emulator console --no-browser', 'lanyard emulator console --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -76,6 +78,7 @@ function info(emulator: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorInfo(ctx, opts))),
     ['lanyard emulator info --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -87,6 +90,7 @@ function reset(emulator: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdmin(ctx, opts, 'reset', {}))),
     ['lanyard emulator reset'],
+    LOCAL_EXITS,
   );
 }
 
@@ -96,6 +100,7 @@ function advance(emulator: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, duration: string, opts: EmulatorTargetOptions) => (await run()).runEmulatorAdvance(ctx, opts, duration))),
     ['lanyard emulator advance 901s', 'lanyard emulator advance 1h --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -114,6 +119,7 @@ function requests(emulator: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorRequestsOptions) => (await run()).runEmulatorRequests(ctx, opts))),
     ['lanyard emulator requests', 'lanyard emulator requests --service hosting --json', 'lanyard emulator requests --follow --ndjson'],
+    LOCAL_EXITS,
   );
 }
 
@@ -148,6 +154,7 @@ function faultAdd(fault: Command, ctx: Context): void {
       'lanyard emulator fault add --type status --status 429 --retry-after 2s --path /rest/v2 --count 1',
       'lanyard emulator fault add --type latency --latency 2s --path /echo --json',
     ],
+    LOCAL_EXITS,
   );
 }
 
@@ -157,6 +164,7 @@ function faultList(fault: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultList(ctx, opts))),
     ['lanyard emulator fault list', 'lanyard emulator fault list --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -168,6 +176,7 @@ function faultClear(fault: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions) => (await run()).runEmulatorFaultClear(ctx, opts))),
     ['lanyard emulator fault clear', 'lanyard emulator fault clear --url http://127.0.0.1:8765'],
+    LOCAL_EXITS,
   );
 }
 
@@ -193,6 +202,7 @@ function budget(emulator: Command, ctx: Context): void {
       'lanyard emulator budget --user mona --remaining 10 --reset-in 1m',
       'lanyard emulator budget --resource search --remaining 0 --reset-in 30s',
     ],
+    LOCAL_EXITS,
   );
 }
 
@@ -202,6 +212,7 @@ function budgets(emulator: Command, ctx: Context): void {
       .option(...urlOption)
       .action(runs(ctx, async (ctx, opts) => (await rl()).runEmulatorBudgets(ctx, opts))),
     ['lanyard emulator budgets', 'lanyard emulator budgets --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -220,6 +231,7 @@ function secondary(emulator: Command, ctx: Context): void {
       'lanyard emulator secondary --count 3 --status 429',
       'lanyard emulator secondary --exhaust-budget --reset-in 3s',
     ],
+    LOCAL_EXITS,
   );
 }
 
@@ -240,6 +252,7 @@ function limits(emulator: Command, ctx: Context): void {
       'lanyard emulator limits --content-per-minute 20 --content-window 10s',
       'lanyard emulator limits --json',
     ],
+    LOCAL_EXITS,
   );
 }
 
@@ -261,5 +274,6 @@ function admin(emulator: Command, ctx: Context): void {
         ),
       ),
     ['lanyard emulator admin hosting budget --data \'{"remaining":0,"resetInSeconds":5}\''],
+    LOCAL_EXITS,
   );
 }

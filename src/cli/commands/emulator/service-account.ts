@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withJson, runs } from '../../command-kit.js';
+import { examples, withJson, runs, LOCAL_EXITS, GROUP_EXITS } from '../../command-kit.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { ConfigError } from '../../../core/errors.js';
 import { explicitEmulatorUrl } from './url.js';
@@ -41,8 +41,9 @@ export function emulatorServiceAccountCommand(ctx: Context): Command {
       'lanyard emulator service-account create --scheme vendor-jwt -o jwt-client.json',
       'lanyard emulator service-account create --email stranger@example.test -o stranger.json',
     ],
+    LOCAL_EXITS,
   );
-  return examples(cmd, ['lanyard emulator service-account create --output sa.json', 'lanyard echo auth-info --scheme service-account -c sa.json']);
+  return examples(cmd, ['lanyard emulator service-account create --output sa.json', 'lanyard echo auth-info --scheme service-account -c sa.json'], GROUP_EXITS);
 }
 
 async function emulatorBase(ctx: Context, url: string | undefined): Promise<string> {

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs, SIGNED_IN_EXITS } from '../../command-kit.js';
 import type { HealthEventsOptions, HealthCheckOptions, HealthEventOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 
@@ -54,6 +54,7 @@ function events(health: Command, ctx: Context): void {
       'lanyard health events --since 7d --max 20 --json',
       'lanyard health events --all --new --ndjson',
     ],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -74,6 +75,7 @@ function check(health: Command, ctx: Context): void {
       'lanyard health check --fail-if-active   # exit 5 while an event is active',
       "lanyard health check --impact error --service 'Virtual Machines' --fail-if-active --json   # exit 5 while one is active",
     ],
+    [0, 1, 2, 3, 4, [5, '--fail-if-active: an active event matches'], 130, 143],
   );
 }
 
@@ -85,5 +87,6 @@ function event(health: Command, ctx: Context): void {
       .argument('<trackingId>', 'tracking id of the event (its name), e.g. LY03-E6P')
       .action(runs(ctx, async (ctx, trackingId: string, opts: HealthEventOptions) => (await run()).runHealthEvent(ctx, trackingId, opts))),
     ['lanyard health event BC_1-FXZ --since 5/12/2025', 'lanyard health event LY03-E6P --json'],
+    SIGNED_IN_EXITS,
   );
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs, SERVICE_EXITS } from '../../command-kit.js';
 import type { MailboxTargetOptions, MailboxListOptions, MailboxGetOptions, MailboxOutputOptions, MailboxStoreOptions, MailboxLabelOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 
@@ -54,6 +54,7 @@ function list(mailbox: Command, ctx: Context): void {
       'lanyard mailbox list --all --new --ndjson',
       'lanyard mailbox list --all --metadata --ndjson --checkpoint messages.checkpoint >> messages.ndjson',
     ],
+    SERVICE_EXITS,
   );
 }
 
@@ -65,6 +66,7 @@ function get(mailbox: Command, ctx: Context): void {
       .option('--mark-seen', 'mark the message SEEN')
       .action(runs(ctx, async (ctx, id: string, opts: MailboxGetOptions) => (await read()).runMailboxGet(ctx, id, opts))),
     ['lanyard mailbox get "$ID"', 'lanyard mailbox get "$ID" --adjacent --label 1 --json', 'lanyard mailbox get "$ID" --mark-seen'],
+    SERVICE_EXITS,
   );
 }
 
@@ -75,6 +77,7 @@ function raw(mailbox: Command, ctx: Context): void {
       .option('-f, --force', 'overwrite an existing file')
       .action(runs(ctx, async (ctx, id: string, opts: MailboxOutputOptions) => (await read()).runMailboxRaw(ctx, id, opts))),
     ['lanyard mailbox raw "$ID" > message.eml', 'lanyard mailbox raw "$ID" --output message.eml'],
+    SERVICE_EXITS,
   );
 }
 
@@ -84,6 +87,7 @@ function url(mailbox: Command, ctx: Context): void {
       withJson(mailbox.command('url').argument('<uuid>', 'message id').description('print the object-store location of the raw message (not followed)')),
     ).action(runs(ctx, async (ctx, id: string, opts: MailboxTargetOptions) => (await read()).runMailboxUrl(ctx, id, opts))),
     ['lanyard mailbox url "$ID"', 'curl -s "$(lanyard mailbox url "$ID")"'],
+    SERVICE_EXITS,
   );
 }
 
@@ -100,6 +104,7 @@ function part(mailbox: Command, ctx: Context): void {
       .option('-f, --force', 'overwrite an existing file')
       .action(runs(ctx, async (ctx, id: string, which: string, opts: MailboxOutputOptions) => (await read()).runMailboxPart(ctx, id, which, opts))),
     ['lanyard mailbox part "$ID" 2 --output ./downloads/', 'lanyard mailbox part "$ID" "<logo@example.com>" > logo.png', 'lanyard mailbox part "$ID" 1.1'],
+    SERVICE_EXITS,
   );
 }
 
@@ -114,6 +119,7 @@ function store(mailbox: Command, ctx: Context): void {
       .option('-m, --marker <name>', 'marker: seen, replied, forwarded (repeatable)', collect, [])
       .action(runs(ctx, async (ctx, file: string | undefined, opts: MailboxStoreOptions) => (await write()).runMailboxStore(ctx, file, opts))),
     ['lanyard mailbox store message.eml --label 1 --marker seen', 'cat message.eml | lanyard mailbox store - --json'],
+    SERVICE_EXITS,
   );
 }
 
@@ -129,6 +135,7 @@ function update(mailbox: Command, ctx: Context): void {
       ),
     ).action(runs(ctx, async (ctx, id: string, file: string | undefined, opts: MailboxTargetOptions) => (await write()).runMailboxUpdate(ctx, id, file, opts))),
     ['lanyard mailbox update "$ID" edited.eml'],
+    SERVICE_EXITS,
   );
 }
 
@@ -141,6 +148,7 @@ function label(mailbox: Command, ctx: Context): void {
       .option('--remove-marker <name>', 'marker to remove (repeatable)', collect, [])
       .action(runs(ctx, async (ctx, id: string, opts: MailboxLabelOptions) => (await write()).runMailboxLabel(ctx, id, opts))),
     ['lanyard mailbox label "$ID" --add 4 --remove 1', 'lanyard mailbox label "$ID" --add-marker seen --remove-marker replied'],
+    SERVICE_EXITS,
   );
 }
 
@@ -151,5 +159,6 @@ function remove(mailbox: Command, ctx: Context): void {
       withJson(mailbox.command('delete').argument('<uuid>', 'message id').description('delete a message (removed from every label; purged later)')),
     ).action(runs(ctx, async (ctx, id: string, opts: MailboxTargetOptions) => (await write()).runMailboxDelete(ctx, id, opts))),
     ['lanyard mailbox delete "$ID"'],
+    SERVICE_EXITS,
   );
 }

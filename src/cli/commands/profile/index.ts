@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, runs, LOCAL_EXITS } from '../../command-kit.js';
 
 /** The group's line in `lanyard --help` (program.ts lists groups without declaring them): one line, what it does. */
 export const summary = 'list, select, remove and bind profiles';
@@ -27,6 +27,7 @@ function list(profile: Command, ctx: Context): void {
         .description('list profiles; * marks the one that applies here, and says why (--profile, LANYARD_PROFILE, a directory binding, the active one)'),
     ).action(runs(ctx, async (ctx) => (await run()).runProfileList(ctx))),
     ['lanyard profile list', 'lanyard profile list --json'],
+    LOCAL_EXITS,
   );
 }
 
@@ -39,6 +40,7 @@ function use(profile: Command, ctx: Context): void {
       .option('--dir <dir>', 'bind the profile to this directory (symlinks resolved; the longest bound directory wins) instead of making it active')
       .action(runs(ctx, async (ctx, name: string, opts: { dir?: string }) => (await run()).runProfileUse(ctx, name, opts))),
     ['lanyard profile use emulator', 'lanyard profile use work --dir ~/src/work'],
+    LOCAL_EXITS,
   );
 }
 
@@ -51,5 +53,6 @@ function remove(profile: Command, ctx: Context): void {
       .option('--dir <dir>', "remove this directory's profile binding instead of a profile")
       .action(runs(ctx, async (ctx, name: string | undefined, opts: { dir?: string }) => (await run()).runProfileRemove(ctx, name, opts))),
     ['lanyard profile remove old-work', 'lanyard profile remove --dir ~/src/work'],
+    LOCAL_EXITS,
   );
 }

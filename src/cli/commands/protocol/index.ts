@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { Protocol } from '../../../shared/constants.js';
 import type { Context } from '../../context.js';
-import { commandGroup, examples, withJson, withProtocolClientOptions, runs } from '../../command-kit.js';
+import { commandGroup, examples, withJson, withProtocolClientOptions, runs, LOCAL_EXITS, SIGNED_IN_EXITS } from '../../command-kit.js';
 import type { ProtocolBridgeOptions, ProtocolRequestOptions } from './options.js';
 import { paged } from '../../output/pager.js';
 
@@ -82,6 +82,7 @@ function request(protocol: Command, ctx: Context): void {
       'lanyard protocol request https://tools.example.com/mcp --method tools/list --json',
       `lanyard protocol request http://127.0.0.1:8080/mcp --method tools/call --params '{"name":"echo","arguments":{"text":"hi"}}'`,
     ],
+    SIGNED_IN_EXITS,
   );
 }
 
@@ -105,6 +106,7 @@ function bridge(protocol: Command, ctx: Context): void {
       'lanyard protocol bridge https://tools.example.com/mcp',
       'lanyard protocol bridge https://tools.example.com/mcp --client-id ctx-cli --scopes "tools:read tools:call"',
     ],
+    [[0, 'the host closed stdin or stopped the bridge (Ctrl-C, SIGTERM)'], 1, 2, 4],
   );
 }
 
@@ -116,5 +118,6 @@ function forget(protocol: Command, ctx: Context): void {
       .argument('<server-url>', 'the protocol server, e.g. https://tools.example.com/mcp')
       .action(runs(ctx, async (ctx, url: string) => (await import('./forget.js')).runProtocolForget(ctx, url))),
     ['lanyard protocol forget https://tools.example.com/mcp'],
+    LOCAL_EXITS,
   );
 }

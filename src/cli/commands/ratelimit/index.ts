@@ -47,6 +47,7 @@ function status(ratelimit: Command, ctx: Context): void {
       'lanyard --profile emulator ratelimit status --resource search',
       'lanyard ratelimit status --user mona',
     ],
+    [0, 1, 2, [3, '--fail-under: fewer requests left than that'], 4, 130, 143],
   );
 }
 
@@ -61,5 +62,6 @@ function wait(ratelimit: Command, ctx: Context): void {
       .option('--user <login>', "wait for this stored account's budget instead of the active account's")
       .action(runs(ctx, async (ctx, opts: RatelimitWaitOptions) => (await run()).runRatelimitWait(ctx, opts))),
     ['lanyard ratelimit wait', 'lanyard ratelimit wait --resource search --min 10 --timeout 5m'],
+    [0, 1, 2, [3, '--timeout ran out'], 4, 130, 143],
   );
 }
