@@ -2,7 +2,7 @@
 import { createProcessIO } from './io.js';
 import type { Command } from 'commander';
 import { type Context, createContext, type GlobalOptions } from './context.js';
-import { buildProgram, commandWords, helpArgs, subcommandWord, suggestionFor, treeScope } from './program.js';
+import { buildProgram, commandWords, helpArgs, knownHelpTopic, subcommandWord, suggestionFor, treeScope } from './program.js';
 import { exitCodeFor, formatError, owesErrorLine } from './errors/exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -58,9 +58,10 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     ...(options.keychain ? { keychain: options.keychain } : {}),
     ...(options.preconnected ? { preconnected: options.preconnected } : {}),
   }));
-  const args = helpArgs(argv.slice(2));
+  let args = helpArgs(argv.slice(2));
   const scope = treeScope(args);
   program = buildProgram(ctx, scope);
+  if (commandWords(argv.slice(2))[0] === 'help') args = knownHelpTopic(program, args);
   let code: number = ExitCode.Ok;
   try {
     await program.parseAsync([...argv.slice(0, 2), ...args]);

@@ -140,19 +140,47 @@ export function commandWords(args: readonly string[]): string[] {
  * Help requests commander does not answer the way people expect, rewritten
  * to `… --help` (stdout, exit 0): bare `lanyard`, a bare group
  * (`lanyard mailbox`), and `lanyard help <group> <command>` (commander's help
- * command goes one level deep only).
+ * command goes one level deep only; knownHelpTopic() checks the words name a
+ * command). Bare means no word but root options: with an option the root or
+ * the group does not know (`lanyard --nosuch`, `lanyard auth --with-token`),
+ * the args are left to commander, which reports it (exit 2) instead of
+ * printing help with 0 - an option at the wrong level fails the CI job.
  */
 export function helpArgs(args: readonly string[]): string[] {
   const words = commandWords(args);
   const asksHelp = args.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
-  if (words.length === 0 && !asksHelp) return [...args, '--help'];
+  if (words.length === 0 && !asksHelp && onlyRootOptions(args)) return [...args, '--help'];
   if (words[0] === 'help' && words.length > 1) {
     const i = args.indexOf('help');
     return [...args.slice(0, i), ...args.slice(i + 1), '--help'];
   }
   const group = GROUPS.find((g) => g.name === words[0]);
-  if (words.length === 1 && group && !group.leaf && !asksHelp) return [...args, '--help'];
+  if (words.length === 1 && group && !group.leaf && !asksHelp && onlyRootOptions(args)) return [...args, '--help'];
   return [...args];
+}
+
+/** Whether every option in `args` is a root option (the words and option values aside). */
+function onlyRootOptions(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (a.startsWith('-') && !ROOT_FLAGS.test(a)) return false;
+  }
+  return true;
+}
+
+/**
+ * `args` as helpArgs() rewrote `help <words>` (`auth nosuch --help`), without
+ * the `--help` when the words do not all name commands of `program`: commander
+ * then reports the unknown command (exit 2) rather than printing the help of
+ * the last word it knew with 0.
+ */
+export function knownHelpTopic(program: Command, args: readonly string[]): string[] {
+  let cmd: Command | undefined = program;
+  for (const word of commandWords(args)) {
+    cmd = cmd?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  }
+  return cmd ? [...args] : args.slice(0, -1);
 }
 
 /**
