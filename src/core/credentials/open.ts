@@ -66,7 +66,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     return file;
   }
   if (o.disableKeychain) {
-    o.onFallback?.('the keychain is disabled (LANYARD_KEYCHAIN=off)');
+    o.onFallback?.('the keychain is disabled');
     o.onWaiting?.();
     return file;
   }
@@ -91,7 +91,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
 
 /** The keychain is required and cannot be used: nothing is read from or written to the file. */
 function keychainRequired(why: string): CredentialStoreError {
-  return new CredentialStoreError(`the OS keychain is required (LANYARD_KEYCHAIN=required), and ${why}: not falling back to the file`, {
+  return new CredentialStoreError(`the OS keychain is required, and ${why}: not falling back to the file`, {
     hint: 'the keychain must be reachable and unlocked',
     remedy: { kind: 'keychain-required' },
   });
