@@ -2,6 +2,7 @@
  * Chooses the credential store: the OS keychain when it works, else (or with
  * insecure storage chosen up front) the 0600 file, reporting why.
  */
+import { stringOption } from '../options.js';
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
 import { FileCredentialStore } from './file-store.js';
@@ -54,6 +55,7 @@ export interface OpenCredentialStoreOptions {
 }
 
 export async function openCredentialStore(o: OpenCredentialStoreOptions): Promise<CredentialStore> {
+  stringOption(o.configDir, 'configDir');
   // One lock for the file and the keychain: every writer of the process shares it.
   const lock = o.lock ?? new FileLock(o.configDir);
   const file = FileCredentialStore.inDir(o.configDir, lock);

@@ -6,6 +6,7 @@
  * option, thrown before a request leaves, and never showing the value.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/core/errors.js';
 import { HttpClient, buildUrl } from '../../../src/core/http/client.js';
@@ -19,6 +20,10 @@ import { fixedCredential } from '../../../src/core/auth/provider.js';
 import { resolveApiKey } from '../../../src/core/echo/credentials.js';
 import { mintServiceAccountJwt } from '../../../src/core/echo/service-account.js';
 import { MemoryCredentialStore } from '../../../src/core/credentials/memory-store.js';
+import { openCredentialStore, type OpenCredentialStoreOptions } from '../../../src/core/credentials/open.js';
+import { findEvent, iterateEvents, type EventsQuery } from '../../../src/core/health/events.js';
+import { MailboxClient, type MailboxTarget } from '../../../src/core/mailbox/client.js';
+import { inflaterFor } from '../../../src/core/mailbox/inflate.js';
 import { FakeClock } from '../../fakes/clock.js';
 import { StubHttp } from '../../fakes/stub-http.js';
 
@@ -96,6 +101,17 @@ describe('options checked before the first request', () => {
     await refused(() => mintServiceAccountJwt(key, { audience: 'x' } as unknown as Parameters<typeof mintServiceAccountJwt>[1]), 'nowMs');
     await refused(() => mintServiceAccountJwt({ ...key, privateKey: SECRET } as unknown as typeof key, { audience: 'x', nowMs: 0 }), 'privateKey');
     await expect(mintServiceAccountJwt(key, { audience: 'x', nowMs: 0 })).resolves.toMatchObject({ claims: { iat: 0 } });
+  });
+
+  it('health events, a mailbox, an inflater and the credential store without what they need', async () => {
+    const auth = fixedCredential(token, 'test');
+    const q = { subscriptionId: 's', vendor: 'Microsoft', apiVersion: '2022-10-01' };
+    await refused(() => iterateEvents(http, { ...q, managementUrl: 'management.example.com' }, auth).next(), 'managementUrl');
+    await refused(() => findEvent(http, q as unknown as EventsQuery, auth, 'id'), 'managementUrl');
+    const mailbox = new MailboxClient(http, { baseUrl: 'mail.example.com', domain: 'd.example', user: 'u' } as MailboxTarget);
+    await refused(() => mailbox.listPage({ label: 1 }), 'baseUrl');
+    await refused(() => inflaterFor(null as unknown as Readable), 'body');
+    await refused(() => openCredentialStore({} as unknown as OpenCredentialStoreOptions), 'configDir');
   });
 
   it('an HttpClient without its userAgent or clock', () => {
