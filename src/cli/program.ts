@@ -124,6 +124,22 @@ export function suggestionFor(words: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * For an option given to a group that one of its commands takes (`lanyard
+ * auth --with-token`): those commands with it (`lanyard auth token
+ * --with-token`), at most three; undefined when none or when `words` do not
+ * name a group of `program`.
+ */
+export function optionSuggestion(program: Command, words: readonly string[], option: string): string | undefined {
+  let group: Command | undefined = program;
+  for (const word of words) group = group?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  if (!group || group === program || group.commands.length === 0) return undefined;
+  const flag = option.split('=')[0]!;
+  const path = ['lanyard', ...words].join(' ');
+  const takers = group.commands.filter((c) => c.options.some((o) => o.long === flag || o.short === flag)).map((c) => `\`${path} ${c.name()} ${flag}\``);
+  return takers.length > 0 && takers.length <= 3 ? takers.join(' or ') : undefined;
+}
+
 /** The words of `args` that are not root options (and their values). */
 export function commandWords(args: readonly string[]): string[] {
   const words: string[] = [];

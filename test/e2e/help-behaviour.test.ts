@@ -71,6 +71,8 @@ describe('help requests', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^error: unknown option '--with-token'/);
+      // The command of the group that takes the option.
+      expect(r.stderr).toContain('Did you mean `lanyard auth token --with-token`?');
       expect(await readdir(dir)).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
