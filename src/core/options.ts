@@ -30,3 +30,9 @@ export function stringOption(value: unknown, option: string): string {
   if (typeof value !== 'string' || value === '') throw new ValidationError(`${option} is required: a non-empty string`);
   return value;
 }
+
+/** Throws a ValidationError naming the first of `names` that `o` lacks (undefined or null). */
+export function presentOptions<T extends object>(o: T | undefined, names: readonly (keyof T & string)[], what: string): void {
+  const missing = names.find((n) => o?.[n] === undefined || o?.[n] === null);
+  if (missing) throw new ValidationError(`${what}.${missing} is required`);
+}

@@ -24,6 +24,7 @@ import { openCredentialStore, type OpenCredentialStoreOptions } from '../../../s
 import { findEvent, iterateEvents, type EventsQuery } from '../../../src/core/health/events.js';
 import { MailboxClient, type MailboxTarget } from '../../../src/core/mailbox/client.js';
 import { inflaterFor } from '../../../src/core/mailbox/inflate.js';
+import { callProtocolServer, type ProtocolSessionDeps } from '../../../src/core/protocol/session.js';
 import { FakeClock } from '../../fakes/clock.js';
 import { StubHttp } from '../../fakes/stub-http.js';
 
@@ -112,6 +113,18 @@ describe('options checked before the first request', () => {
     await refused(() => mailbox.listPage({ label: 1 }), 'baseUrl');
     await refused(() => inflaterFor(null as unknown as Readable), 'body');
     await refused(() => openCredentialStore({} as unknown as OpenCredentialStoreOptions), 'configDir');
+  });
+
+  it('a protocol call without its credentials (deps)', async () => {
+    await refused(
+      () =>
+        callProtocolServer({ http, clock } as unknown as ProtocolSessionDeps, {
+          serverUrl: stub.url,
+          method: 'tools/list',
+          clientInfo: { name: 't', version: '1' },
+        }),
+      'deps.credentials',
+    );
   });
 
   it('an HttpClient without its userAgent or clock', () => {
