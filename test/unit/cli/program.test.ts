@@ -17,6 +17,7 @@ import {
   VALUE_OPTIONS,
   type TreeScope,
 } from '../../../src/cli/program.js';
+import { ROOT_OPTIONS } from '../../../src/cli/root-options.js';
 import { createContext } from '../../../src/cli/context.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
 import { recordRootHelp, renderRootHelp } from '../../../src/cli/output/root-help.js';
@@ -63,6 +64,13 @@ describe("helpArgs and knownHelpTopic: help only for a bare request, the rest is
     expect(helpArgs(['--nosuch'])).toEqual(['--nosuch']);
     expect(helpArgs(['-p', 'x', '-Z'])).toEqual(['-p', 'x', '-Z']);
     expect(helpArgs(['auth', '--with-token'])).toEqual(['auth', '--with-token']);
+  });
+  it('every root option, alone, still gets the root help (a new root option must be known to helpArgs)', () => {
+    for (const [flags] of Object.values(ROOT_OPTIONS)) {
+      const long = /--[a-z-]+/.exec(flags)![0];
+      const args = /</.test(flags) ? [long, 'x'] : [long];
+      expect(helpArgs(args), flags).toEqual([...args, '--help']);
+    }
   });
   it('keeps `help <words>` as --help only when the words name a command', () => {
     const full = program('full');
