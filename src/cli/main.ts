@@ -61,7 +61,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
   let args = helpArgs(argv.slice(2));
   const scope = treeScope(args);
   program = buildProgram(ctx, scope);
-  if (commandWords(argv.slice(2))[0] === 'help') args = knownHelpTopic(program, args);
+  if (commandWords(argv.slice(2))[0] === 'help' || args.some((a) => a === '-h' || a === '--help')) args = knownHelpTopic(program, args);
   let code: number = ExitCode.Ok;
   try {
     await program.parseAsync([...argv.slice(0, 2), ...args]);

@@ -157,7 +157,7 @@ export function commandWords(args: readonly string[]): string[] {
  * to `… --help` (stdout, exit 0): bare `lanyard`, a bare group
  * (`lanyard mailbox`), and `lanyard help <group> <command>` (commander's help
  * command goes one level deep only; knownHelpTopic() checks the words name a
- * command). Bare means no word but root options: with an option the root or
+ * command, and the options). Bare means no word but root options: with an option the root or
  * the group does not know (`lanyard --nosuch`, `lanyard auth --with-token`),
  * the args are left to commander, which reports it (exit 2) instead of
  * printing help with 0 - an option at the wrong level fails the CI job.
@@ -166,7 +166,7 @@ export function helpArgs(args: readonly string[]): string[] {
   const words = commandWords(args);
   const asksHelp = args.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
   if (words.length === 0 && !asksHelp && onlyRootOptions(args)) return [...args, '--help'];
-  if (words[0] === 'help' && words.length > 1) {
+  if (words[0] === 'help' && (words.length > 1 || !onlyRootOptions(args))) {
     const i = args.indexOf('help');
     return [...args.slice(0, i), ...args.slice(i + 1), '--help'];
   }
@@ -186,17 +186,37 @@ function onlyRootOptions(args: readonly string[]): boolean {
 }
 
 /**
- * `args` as helpArgs() rewrote `help <words>` (`auth nosuch --help`), without
- * the `--help` when the words do not all name commands of `program`: commander
- * then reports the unknown command (exit 2) rather than printing the help of
- * the last word it knew with 0.
+ * A help request (`help <words>` as helpArgs() rewrote it, or `-h`/`--help`
+ * anywhere) that commander should refuse instead: `args` without the help
+ * flags when a word names no command of `program` (`help auth nosuch`), or
+ * when an option given at the root or a group is one it does not take
+ * (`help --nosuch`, `lanyard auth --with-token --help`), as gh refuses them.
+ * Commander then reports the unknown command or option (exit 2). A group
+ * runs nothing, so nothing runs without the flag; a command's own help still
+ * wins over an option it does not take, as commander has it.
  */
 export function knownHelpTopic(program: Command, args: readonly string[]): string[] {
-  let cmd: Command | undefined = program;
-  for (const word of commandWords(args)) {
-    cmd = cmd?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  const help = args.filter((a) => a !== '-h' && a !== '--help');
+  let cmd: Command = program;
+  for (let i = 0; i < help.length; i++) {
+    const a = help[i]!;
+    if (a === '--') break;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) {
+      const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+      // Past the commands (a command's arguments): only a help topic must name commands all along.
+      if (!sub) return cmd.commands.length > 0 ? help : [...args];
+      cmd = sub;
+    } else if (cmd.commands.length > 0 && !takesOption(cmd, a.split('=')[0]!)) return help;
   }
-  return cmd ? [...args] : args.slice(0, -1);
+  return [...args];
+}
+
+/** Whether `cmd` or a command above it declares `flag` (root options are the root's). */
+function takesOption(cmd: Command, flag: string): boolean {
+  if (flag === '-h' || flag === '--help') return true;
+  for (let c: Command | null = cmd; c; c = c.parent) if (c.options.some((o) => o.long === flag || o.short === flag)) return true;
+  return false;
 }
 
 /**

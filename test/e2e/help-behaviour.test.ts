@@ -56,6 +56,10 @@ describe('help requests', () => {
     [['emulator', '--nosuch'], "unknown option '--nosuch'"],
     [['help', 'nosuch'], "unknown command 'nosuch'"],
     [['help', 'auth', 'nosuch'], "unknown command 'nosuch'"],
+    [['help', '--nosuch'], "unknown option '--nosuch'"],
+    [['help', '--nosuch', 'auth', 'status'], "unknown option '--nosuch'"],
+    [['--help', '--nosuch'], "unknown option '--nosuch'"],
+    [['auth', '--nosuch', '--help'], "unknown option '--nosuch'"],
   ])('`lanyard %s` is a usage error: one error line on stderr, nothing on stdout, exit 2', async (args, message) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);
@@ -77,6 +81,12 @@ describe('help requests', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a command's own help still wins over an option it does not take (commander's rule; nothing runs)", async () => {
+    const r = await runCli(['auth', 'status', '--nosuch', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: lanyard auth status/);
   });
 
   it('a typo with no guess says no more than commander does', async () => {

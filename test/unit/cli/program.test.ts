@@ -77,6 +77,12 @@ describe("helpArgs and knownHelpTopic: help only for a bare request, the rest is
     expect(knownHelpTopic(full, helpArgs(['help', 'auth', 'status']))).toEqual(['auth', 'status', '--help']);
     expect(knownHelpTopic(full, helpArgs(['help', 'auth', 'nosuch']))).toEqual(['auth', 'nosuch']);
     expect(knownHelpTopic(full, helpArgs(['help', 'nosuch']))).toEqual(['nosuch']);
+    expect(knownHelpTopic(full, helpArgs(['help', '--nosuch', 'auth']))).toEqual(['--nosuch', 'auth']);
+    expect(knownHelpTopic(full, ['-p', 'x', 'auth', '--with-token', '--help'])).toEqual(['-p', 'x', 'auth', '--with-token']);
+    // Past the commands: a command's arguments, and the options it takes or not (its help wins).
+    expect(knownHelpTopic(full, ['api', '/user', '--help'])).toEqual(['api', '/user', '--help']);
+    expect(knownHelpTopic(full, ['auth', 'status', '--nosuch', '--help'])).toEqual(['auth', 'status', '--nosuch', '--help']);
+    expect(knownHelpTopic(full, ['--debug', '--timeout=5s', 'auth', '-h'])).toEqual(['--debug', '--timeout=5s', 'auth', '-h']);
   });
   it('names the commands of a group that take an option given to the group', () => {
     const full = program('full');
