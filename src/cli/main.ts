@@ -2,7 +2,7 @@
 import { createProcessIO } from './io.js';
 import type { Command } from 'commander';
 import { type Context, createContext, type GlobalOptions } from './context.js';
-import { buildProgram, commandWords, helpArgs, subcommandWord, suggestionFor, treeScope } from './program.js';
+import { buildProgram, commandWords, helpArgs, knownHelpTopic, optionSuggestion, subcommandWord, suggestionFor, treeScope } from './program.js';
 import { exitCodeFor, formatError, owesErrorLine } from './errors/exit.js';
 import { VERSION } from './version.js';
 import { ExitCode } from '../shared/exit-codes.js';
@@ -58,9 +58,10 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     ...(options.keychain ? { keychain: options.keychain } : {}),
     ...(options.preconnected ? { preconnected: options.preconnected } : {}),
   }));
-  const args = helpArgs(argv.slice(2));
+  let args = helpArgs(argv.slice(2));
   const scope = treeScope(args);
   program = buildProgram(ctx, scope);
+  if (commandWords(argv.slice(2))[0] === 'help' || args.some((a) => a === '-h' || a === '--help')) args = knownHelpTopic(program, args);
   let code: number = ExitCode.Ok;
   try {
     await program.parseAsync([...argv.slice(0, 2), ...args]);
@@ -69,7 +70,7 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
     code = exitCodeFor(err);
     // Known now: a reader that goes away while main reports and closes (`| head`) does not turn it into 0.
     process.exitCode = code;
-    reportFailure(io, err, code, ctx.debug, args);
+    reportFailure(io, err, code, ctx.debug, args, program);
   } finally {
     // Ended by SIGTERM rather than Ctrl-C: 143, as a shell would report it.
     if (signals.terminated && code === ExitCode.Interrupted) code = ExitCode.Terminated;
@@ -86,12 +87,16 @@ export async function main(argv: string[] = process.argv, options: MainOptions =
 }
 
 /** The error's line on stderr when it owes one, and for an unknown command the nearest known one. */
-function reportFailure(io: { err(text: string): void }, err: unknown, code: number, debug: boolean, args: string[]): void {
+function reportFailure(io: { err(text: string): void }, err: unknown, code: number, debug: boolean, args: string[], program: Command): void {
   if (owesErrorLine(err, code)) io.err(formatError(err, debug));
-  if ((err as { code?: string })?.code === 'commander.unknownCommand') {
-    const guess = suggestionFor(commandWords(args));
-    if (guess) io.err(`Did you mean ${guess}?`);
-  }
+  const kind = (err as { code?: string })?.code;
+  const guess =
+    kind === 'commander.unknownCommand'
+      ? suggestionFor(commandWords(args))
+      : kind === 'commander.unknownOption'
+        ? optionSuggestion(program, commandWords(args), /'([^']+)'/.exec((err as Error).message)?.[1] ?? '')
+        : undefined;
+  if (guess) io.err(`Did you mean ${guess}?`);
 }
 
 /** Ctrl-C and SIGTERM while main runs: the first aborts the run, a second one forces the exit. */

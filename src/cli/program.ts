@@ -124,6 +124,22 @@ export function suggestionFor(words: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * For an option given to a group that one of its commands takes (`lanyard
+ * auth --with-token`): those commands with it (`lanyard auth token
+ * --with-token`), at most three; undefined when none or when `words` do not
+ * name a group of `program`.
+ */
+export function optionSuggestion(program: Command, words: readonly string[], option: string): string | undefined {
+  let group: Command | undefined = program;
+  for (const word of words) group = group?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  if (!group || group === program || group.commands.length === 0) return undefined;
+  const flag = option.split('=')[0]!;
+  const path = ['lanyard', ...words].join(' ');
+  const takers = group.commands.filter((c) => c.options.some((o) => o.long === flag || o.short === flag)).map((c) => `\`${path} ${c.name()} ${flag}\``);
+  return takers.length > 0 && takers.length <= 3 ? takers.join(' or ') : undefined;
+}
+
 /** The words of `args` that are not root options (and their values). */
 export function commandWords(args: readonly string[]): string[] {
   const words: string[] = [];
@@ -140,19 +156,67 @@ export function commandWords(args: readonly string[]): string[] {
  * Help requests commander does not answer the way people expect, rewritten
  * to `… --help` (stdout, exit 0): bare `lanyard`, a bare group
  * (`lanyard mailbox`), and `lanyard help <group> <command>` (commander's help
- * command goes one level deep only).
+ * command goes one level deep only; knownHelpTopic() checks the words name a
+ * command, and the options). Bare means no word but root options: with an option the root or
+ * the group does not know (`lanyard --nosuch`, `lanyard auth --with-token`),
+ * the args are left to commander, which reports it (exit 2) instead of
+ * printing help with 0 - an option at the wrong level fails the CI job.
  */
 export function helpArgs(args: readonly string[]): string[] {
   const words = commandWords(args);
   const asksHelp = args.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
-  if (words.length === 0 && !asksHelp) return [...args, '--help'];
-  if (words[0] === 'help' && words.length > 1) {
+  if (words.length === 0 && !asksHelp && onlyRootOptions(args)) return [...args, '--help'];
+  if (words[0] === 'help' && (words.length > 1 || !onlyRootOptions(args))) {
     const i = args.indexOf('help');
     return [...args.slice(0, i), ...args.slice(i + 1), '--help'];
   }
   const group = GROUPS.find((g) => g.name === words[0]);
-  if (words.length === 1 && group && !group.leaf && !asksHelp) return [...args, '--help'];
+  if (words.length === 1 && group && !group.leaf && !asksHelp && onlyRootOptions(args)) return [...args, '--help'];
   return [...args];
+}
+
+/** Whether every option in `args` is a root option (the words and option values aside). */
+function onlyRootOptions(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (a.startsWith('-') && !ROOT_FLAGS.test(a)) return false;
+  }
+  return true;
+}
+
+/**
+ * A help request (`help <words>` as helpArgs() rewrote it, or `-h`/`--help`
+ * anywhere) that commander should refuse instead: `args` without the help
+ * flags when a word names no command of `program` (`help auth nosuch`), or
+ * when an option given at the root or a group is one it does not take
+ * (`help --nosuch`, `lanyard auth --with-token --help`), as gh refuses them.
+ * Commander then reports the unknown command or option (exit 2). A group
+ * runs nothing, so nothing runs without the flag; a command's own help still
+ * wins over an option it does not take, as commander has it.
+ */
+export function knownHelpTopic(program: Command, args: readonly string[]): string[] {
+  const help = args.filter((a) => a !== '-h' && a !== '--help');
+  let cmd: Command = program;
+  for (let i = 0; i < help.length; i++) {
+    const a = help[i]!;
+    if (a === '--') break;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) {
+      const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+      // Past the commands (a command's arguments): only a help topic must name commands all along.
+      if (!sub) return cmd.commands.length > 0 ? help : [...args];
+      cmd = sub;
+    } else if (cmd.commands.length > 0 && !takesOption(cmd, a.split('=')[0]!)) return help;
+  }
+  return [...args];
+}
+
+/** Whether `cmd` or a command above it declares `flag` (root options are the root's). */
+function takesOption(cmd: Command, flag: string): boolean {
+  if (flag === '-h' || flag === '--help') return true;
+  for (let c: Command | null = cmd; c; c = c.parent) if (c.options.some((o) => o.long === flag || o.short === flag)) return true;
+  return false;
 }
 
 /**

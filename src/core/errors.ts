@@ -100,6 +100,8 @@ export type Remedy =
   | { kind: 'certificate-name' }
   /** The keychain was required and cannot be used: make it usable, or allow the file. */
   | { kind: 'keychain-required' }
+  /** The keychain's entries were read, but its native binding (needed to change them) cannot load: repair it, or use the file alone. */
+  | { kind: 'keychain-binding' }
   /** A credential would go in clear to `host`: use https, or (labs only) allow that host. */
   | { kind: 'allow-plain-http'; host: string };
 

@@ -352,7 +352,7 @@ describe('a session bus address with a malformed %-escape', () => {
 
 describe('LANYARD_KEYCHAIN=required with no Secret Service', () => {
   const required = { LANYARD_KEYCHAIN: 'required', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/lanyard-no-bus', LANYARD_KEYCHAIN_TIMEOUT_MS: '3000' };
-  const REASON = /the OS keychain is required \(LANYARD_KEYCHAIN=required\), and the OS keychain is unavailable \(.+\): not falling back to the file/;
+  const REASON = /the OS keychain is required, and the OS keychain is unavailable \(.+\): not falling back to the file/;
 
   it('storing a token: exit 1 with the reason, nothing written to the file', async () => {
     const before = await credentialsFile(world);

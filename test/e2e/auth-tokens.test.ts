@@ -6,6 +6,8 @@
  * limit) is tested as run functions in test/unit/cli/auth/tokens.test.ts.
  */
 import { spawnSync } from 'node:child_process';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, type World } from './harness.js';
 import { APP, cli, credentialsFile, MONA, PERSONAL_TOKEN, start, tokens, useAuthWorld, USER_CODE, userStatus } from './auth-helpers.js';
@@ -49,6 +51,23 @@ describe('auth token --with-token', () => {
     const st = JSON.parse(status.stdout) as StatusJson;
     expect(st.accounts).toMatchObject([{ account: 'mona', source: 'file', valid: true }]);
     expect(st.storage?.warning).toMatch(/mode 0600/);
+  });
+
+  it('a file where the lock directory should be: one error line naming it, exit 1 (not "unexpected error")', async () => {
+    const locks = join(world.configDir, 'locks');
+    await rename(locks, `${locks}.moved`).catch(() => undefined);
+    await writeFile(locks, '');
+    try {
+      const r = await cli(world, ['auth', 'token', '--with-token'], { input: `${PERSONAL_TOKEN}\n` });
+      expect(r.code).toBe(1);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines.at(-1)).toBe(`cannot create the lock directory ${locks}: a file is in the way`);
+      expect(r.stderr).not.toMatch(/unexpected error|EEXIST|ENOTDIR|\n\s+at /);
+      expect(r.stdout + r.stderr).not.toContain(PERSONAL_TOKEN);
+    } finally {
+      await rm(locks, { force: true });
+      await rename(`${locks}.moved`, locks).catch(() => undefined);
+    }
   });
 
   it('refuses a terminal on stdin with a hint instead of hanging', () => {

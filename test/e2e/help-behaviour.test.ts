@@ -4,6 +4,9 @@
  * help, common guesses get a suggestion, and completion offers only values
  * the commands accept.
  */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startWorld, type World } from './harness.js';
 
@@ -42,6 +45,48 @@ describe('help requests', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown command/);
     expect(r.stderr).toContain(`Did you mean \`${meant}\``);
+  });
+
+  // An option at the wrong level (or a help topic that is not a command) must fail a CI job, not print help with 0.
+  it.each([
+    [['--nosuch'], "unknown option '--nosuch'"],
+    [['-Z'], "unknown option '-Z'"],
+    [['--profile', 'x', '--nosuch'], "unknown option '--nosuch'"],
+    [['auth', '--nosuch'], "unknown option '--nosuch'"],
+    [['emulator', '--nosuch'], "unknown option '--nosuch'"],
+    [['help', 'nosuch'], "unknown command 'nosuch'"],
+    [['help', 'auth', 'nosuch'], "unknown command 'nosuch'"],
+    [['help', '--nosuch'], "unknown option '--nosuch'"],
+    [['help', '--nosuch', 'auth', 'status'], "unknown option '--nosuch'"],
+    [['--help', '--nosuch'], "unknown option '--nosuch'"],
+    [['auth', '--nosuch', '--help'], "unknown option '--nosuch'"],
+  ])('`lanyard %s` is a usage error: one error line on stderr, nothing on stdout, exit 2', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe(`error: ${message}`);
+    expect(r.stderr).not.toMatch(/^Usage:/m);
+  });
+
+  it('`lanyard auth --with-token` (the subcommand left out) fails and stores nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-wrong-level-'));
+    try {
+      const r = await runCli(['auth', '--with-token'], { input: 'lyp_emulator_default_token_0000000000000001\n', env: { LANYARD_CONFIG_DIR: dir } });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: unknown option '--with-token'/);
+      // The command of the group that takes the option.
+      expect(r.stderr).toContain('Did you mean `lanyard auth token --with-token`?');
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a command's own help still wins over an option it does not take (commander's rule; nothing runs)", async () => {
+    const r = await runCli(['auth', 'status', '--nosuch', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: lanyard auth status/);
   });
 
   it('a typo with no guess says no more than commander does', async () => {

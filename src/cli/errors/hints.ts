@@ -51,6 +51,8 @@ export function adviceFor(r: Remedy): string | undefined {
       return 'use the host name the certificate was issued for in the profile URL (`lanyard config get …`); no setting trusts a certificate for another name';
     case 'allow-plain-http':
       return `for a lab setup only, allow this host with LANYARD_ALLOW_PLAIN_HTTP=${r.host}`;
+    case 'keychain-binding':
+      return 'see `lanyard doctor`; LANYARD_KEYCHAIN=off works with the 0600 file alone';
     case 'keychain-required':
       return 'start or unlock the Secret Service (gnome-keyring, KWallet) of this session, or unset LANYARD_KEYCHAIN (and the profile setting keychain) to allow the 0600 file';
   }

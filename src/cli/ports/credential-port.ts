@@ -72,7 +72,10 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
   let fallbackReason: string | undefined;
   // A keychain read over D-Bus whose binding cannot load at its first write turns to the file then: said as at opening.
   let isOpen = false;
-  const onFallback = (why: string) => {
+  const disabled = s.env.LANYARD_KEYCHAIN === 'off';
+  const onFallback = (reason: string) => {
+    // The library names no variable of the CLI: the CLI says which of its own turned the keychain off.
+    const why = disabled ? `${reason} (LANYARD_KEYCHAIN=off)` : reason;
     if (isOpen) s.warnOnce('credential-fallback', fileFallbackWarning(why, dir));
     else fallbackReason = why;
   };
@@ -81,7 +84,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     configDir: dir,
     lock,
     insecure,
-    disableKeychain: s.env.LANYARD_KEYCHAIN === 'off',
+    disableKeychain: disabled,
     requireKeychain,
     timeoutMs: keychainTimeoutMs(s.env),
     sessionBus: s.env.DBUS_SESSION_BUS_ADDRESS,

@@ -55,7 +55,7 @@ export const SETTINGS = {
   },
   'network.noProxy': { kind: 'string', description: 'Hosts, .domains, IPs, CIDR ranges (with :port) that bypass the proxy (NO_PROXY wins)' },
   'network.caFile': { kind: 'string', description: 'PEM bundle of CAs added to the default trust (LANYARD_CA_FILE wins)' },
-  'network.systemCa': { kind: 'boolean', description: 'Also trust the OS trust store, where this Node can read it (LANYARD_SYSTEM_CA=1)' },
+  'network.systemCa': { kind: 'boolean', description: 'Also trust the OS trust store, where this Node can read it (LANYARD_SYSTEM_CA turns it on too)' },
   keychain: { kind: 'string', description: '"required": credentials only in the OS keychain, never the 0600 file (LANYARD_KEYCHAIN wins)' },
   pager: { kind: 'string', description: 'Pager of long output on a terminal (after LANYARD_PAGER, before PAGER; "cat": none)' },
 } as const satisfies Record<string, SettingSpec>;

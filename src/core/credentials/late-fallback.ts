@@ -78,7 +78,7 @@ export function lateFileFallback(keychain: CredentialStore, o: LateFallbackOptio
           if (await file.delete(account)) return true;
           if (read.has(account))
             throw new CredentialStoreError(`the OS keychain holds ${account} and its binding could not be loaded to delete it: nothing was deleted`, {
-              hint: 'see `lanyard doctor`; LANYARD_KEYCHAIN=off works with the 0600 file alone',
+              remedy: { kind: 'keychain-binding' },
             });
           return false;
         },

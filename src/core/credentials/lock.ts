@@ -61,7 +61,14 @@ export class FileLock implements CredentialLock {
 
   async #locked<T>(name: string, f: () => Promise<T>, waitMs: number): Promise<T> {
     const [{ mkdir }, lockfile] = await Promise.all([import('node:fs/promises'), import('proper-lockfile')]);
-    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      // A file where the directory (or one of its parents) should be: said as the store's error, naming the path.
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way' : code === 'EACCES' ? 'permission denied' : (code ?? (err as Error).message);
+      throw new CredentialStoreError(`cannot create the lock directory ${this.#dir}: ${why}`, { cause: err });
+    }
     const target = join(this.#dir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
     // Retries with a capped backoff up to about waitMs in all.
     const maxTimeout = 200;

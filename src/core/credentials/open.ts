@@ -2,6 +2,7 @@
  * Chooses the credential store: the OS keychain when it works, else (or with
  * insecure storage chosen up front) the 0600 file, reporting why.
  */
+import { stringOption } from '../options.js';
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
 import { FileCredentialStore } from './file-store.js';
@@ -54,6 +55,7 @@ export interface OpenCredentialStoreOptions {
 }
 
 export async function openCredentialStore(o: OpenCredentialStoreOptions): Promise<CredentialStore> {
+  stringOption(o.configDir, 'configDir');
   // One lock for the file and the keychain: every writer of the process shares it.
   const lock = o.lock ?? new FileLock(o.configDir);
   const file = FileCredentialStore.inDir(o.configDir, lock);
@@ -66,7 +68,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
     return file;
   }
   if (o.disableKeychain) {
-    o.onFallback?.('the keychain is disabled (LANYARD_KEYCHAIN=off)');
+    o.onFallback?.('the keychain is disabled');
     o.onWaiting?.();
     return file;
   }
@@ -91,7 +93,7 @@ export async function openCredentialStore(o: OpenCredentialStoreOptions): Promis
 
 /** The keychain is required and cannot be used: nothing is read from or written to the file. */
 function keychainRequired(why: string): CredentialStoreError {
-  return new CredentialStoreError(`the OS keychain is required (LANYARD_KEYCHAIN=required), and ${why}: not falling back to the file`, {
+  return new CredentialStoreError(`the OS keychain is required, and ${why}: not falling back to the file`, {
     hint: 'the keychain must be reachable and unlocked',
     remedy: { kind: 'keychain-required' },
   });

@@ -2,6 +2,7 @@
  * Calls of the echo API (POST /echo, GET /auth/info/*) and the processing of
  * the gateway's refusals into one-line errors that keep the server's message.
  */
+import { httpUrlOption } from '../options.js';
 import { Echo } from '../../shared/constants.js';
 import type { AuthInfoResponse, EchoMessage } from '../../shared/echo.js';
 import { AuthRequiredError, HttpError, LanyardError, oneLine, type Remedy } from '../errors.js';
@@ -23,7 +24,7 @@ export async function sendEcho(http: HttpClient, o: EchoCall & { message: string
     const res = await http.request({
       method: 'POST',
       url: Echo.paths.echo,
-      baseUrl: o.baseUrl,
+      baseUrl: httpUrlOption(o.baseUrl, 'baseUrl'),
       json: { message: o.message },
       auth: o.auth,
       signal: o.signal,
@@ -41,7 +42,7 @@ export function processEchoResponse(body: unknown): EchoMessage {
 /** GET an auth-info path with `Authorization: Bearer <token>` (the provider's credential). */
 export async function fetchAuthInfo(http: HttpClient, o: EchoCall & { path: string }): Promise<AuthInfoResponse> {
   try {
-    const res = await http.request({ url: o.path, baseUrl: o.baseUrl, auth: o.auth, signal: o.signal });
+    const res = await http.request({ url: o.path, baseUrl: httpUrlOption(o.baseUrl, 'baseUrl'), auth: o.auth, signal: o.signal });
     return processAuthInfoResponse(await res.json());
   } catch (err) {
     throw refusal(err, 'token');

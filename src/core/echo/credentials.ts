@@ -6,6 +6,7 @@
  *   echo:idtoken:<identity provider host>
  *   echo:appplatform:<app platform host>:<project>
  */
+import { functionOption, httpUrlOption } from '../options.js';
 import type { CredentialStore } from '../deps.js';
 import { type CredentialProvider, fixedCredential } from '../auth/provider.js';
 import { ValidationError } from '../errors.js';
@@ -25,6 +26,8 @@ export interface ResolvedApiKey {
 export async function resolveApiKey(o: { envKey?: string; store: () => Promise<CredentialStore>; baseUrl: string }): Promise<ResolvedApiKey | undefined> {
   const env = o.envKey?.trim();
   if (env) return { key: env, source: 'env:LANYARD_API_KEY' };
+  functionOption(o.store, 'store');
+  httpUrlOption(o.baseUrl, 'baseUrl');
   const store = await o.store();
   const key = await store.get(apiKeyAccount(o.baseUrl));
   return key ? { key, source: store.kind } : undefined;

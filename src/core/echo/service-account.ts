@@ -5,10 +5,11 @@
  * email = the account, aud, iat now, exp at most an hour later. Signed by jose.
  */
 import { FileReadError, readBoundedText } from '../fs/bounded-read.js';
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { Echo } from '../../shared/constants.js';
 import { ValidationError } from '../errors.js';
+import { stringOption } from '../options.js';
 
 export interface ServiceAccountKey {
   readonly clientEmail: string;
@@ -93,7 +94,8 @@ export interface ServiceAccountClaims {
 
 /** The claim set, by the rules above (pure; the clock is the caller's). */
 export function serviceAccountClaims(i: ServiceAccountClaimsInput): ServiceAccountClaims {
-  const audience = i.audience.trim();
+  if (!Number.isFinite(i.nowMs)) throw new ValidationError('nowMs is required: the time of issue in epoch milliseconds (your clock)');
+  const audience = stringOption(i.audience, 'audience').trim();
   if (!audience) throw new ValidationError('the audience is empty');
   const lifetime = i.lifetimeSec ?? Echo.maxJwtLifetimeSec;
   if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > Echo.maxJwtLifetimeSec) {
@@ -110,6 +112,9 @@ export async function mintServiceAccountJwt(
   key: ServiceAccountKey,
   input: Omit<ServiceAccountClaimsInput, 'email'>,
 ): Promise<{ token: string; claims: ServiceAccountClaims }> {
+  // A key not from parseServiceAccountKey (a PEM string, a parsed JSON file) fails here, not inside the signer.
+  if (!(key?.privateKey instanceof KeyObject) || key.privateKey.type !== 'private')
+    throw new ValidationError('privateKey must be a private KeyObject (read the key file with readServiceAccountKeyFile or parseServiceAccountKey)');
   const claims = serviceAccountClaims({ ...input, email: key.clientEmail });
   const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.privateKeyId }).sign(key.privateKey);
   return { token, claims };

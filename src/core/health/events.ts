@@ -2,6 +2,7 @@
  * The health events list: one request function per page, a processing
  * function for its body, and a pager that follows `nextLink` exactly as given.
  */
+import { httpUrlOption } from '../options.js';
 import type { HttpClient } from '../http/client.js';
 import type { CredentialProvider } from '../auth/provider.js';
 import { AuthRequiredError, HttpError, LanyardError, oneLine, ValidationError } from '../errors.js';
@@ -57,7 +58,7 @@ export function parseErrorResponse(body: unknown): HealthErrorResponse | undefin
 /** The URL of the first page: every value fully percent-encoded, api-version always present. */
 export function eventsUrl(q: EventsQuery): string {
   if (!q.subscriptionId) throw new ValidationError('a subscription id is required');
-  const base = q.managementUrl.replace(/\/+$/, '');
+  const base = httpUrlOption(q.managementUrl, 'managementUrl').replace(/\/+$/, '');
   const path = `/subscriptions/${pathSegment(q.subscriptionId, 'subscription')}/providers/${pathSegment(q.vendor, 'vendor')}.ResourceHealth/events`;
   const params: Array<[string, string]> = [[HealthQuery.apiVersion, q.apiVersion]];
   if (q.filter !== undefined) params.push([HealthQuery.filter, q.filter]);

@@ -6,6 +6,7 @@
 import type { Clock } from '../deps.js';
 import { LanyardError, OAuthError, type Remedy } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import { functionOption, httpUrlOption, stringOption } from '../options.js';
 import { deviceGrantError, pollForDeviceToken, type PollEvent } from '../auth/device-poll.js';
 import {
   deviceAuthorizationRequest,
@@ -55,6 +56,10 @@ export interface DeviceFlowOptions {
 
 /** Requests a device code, hands it to `onCode`, and polls until a token, a denial or expiry. */
 export async function runDeviceFlow(o: DeviceFlowOptions): Promise<TokenSet> {
+  // Checked before the device code is asked for: a missing onCode would otherwise fail after the request.
+  httpUrlOption(o.webUrl, 'webUrl');
+  stringOption(o.clientId, 'clientId');
+  const onCode = functionOption(o.onCode, 'onCode');
   let auth: DeviceAuthorization;
   try {
     auth = await processDeviceAuthorizationResponse(await deviceAuthorizationRequest(o.http, o));
@@ -63,7 +68,7 @@ export async function runDeviceFlow(o: DeviceFlowOptions): Promise<TokenSet> {
     throw err;
   }
   const issuedAt = o.clock.monotonic();
-  await o.onCode(auth);
+  await onCode(auth);
   return pollForDeviceToken({
     clock: o.clock,
     signal: o.signal,

@@ -1,4 +1,5 @@
 /** `GET {api}/rate_limit`: request + processing, headers authoritative over the body. */
+import { httpUrlOption } from '../options.js';
 import { authFields, type CredentialProvider } from '../auth/provider.js';
 import type { Credential, HttpClient } from '../http/client.js';
 import { parseServerDate, type RateLimitState } from '../ratelimit/headers.js';
@@ -28,7 +29,7 @@ export async function fetchRateLimit(
   /** Local clock, to measure the server's clock skew. */
   now?: () => number,
 ): Promise<RateLimitOverview> {
-  const { data, response } = await http.json({ url: 'rate_limit', baseUrl: apiUrl, ...authFields(credential), signal });
+  const { data, response } = await http.json({ url: 'rate_limit', baseUrl: httpUrlOption(apiUrl, 'apiUrl'), ...authFields(credential), signal });
   const overview = processRateLimitResponse(data, response.rateLimit);
   const serverNow = parseServerDate(response.headers.date);
   if (serverNow !== undefined && now !== undefined) overview.skewMs = serverNow - now();

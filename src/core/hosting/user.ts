@@ -4,6 +4,7 @@ import type { Credential, HttpClient, HttpResponse } from '../http/client.js';
 import { parseScopeList } from './oauth.js';
 import { parseTokenExpiration, TOKEN_EXPIRATION_HEADER } from './token-expiry.js';
 import { checkWire } from '../wire/check.js';
+import { httpUrlOption } from '../options.js';
 import { HostingUserSchema } from '../wire/schemas.js';
 
 export interface HostingUser {
@@ -56,5 +57,5 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
 }
 
 export async function fetchUser(http: HttpClient, apiUrl: string, credential: Credential, signal?: AbortSignal): Promise<HostingUser> {
-  return processUserResponse(await userRequest(http, apiUrl, credential, signal));
+  return processUserResponse(await userRequest(http, httpUrlOption(apiUrl, 'apiUrl'), credential, signal));
 }

@@ -4,6 +4,7 @@
  * and the same redirect_uri. No PKCE parameters (the service does not support
  * them).
  */
+import { functionOption, httpUrlOption, stringOption } from '../options.js';
 import { HostingOAuthPath } from '../../shared/hosting-oauth.js';
 import { startLoopbackReceiver } from '../auth/loopback.js';
 import { newState } from '../auth/state.js';
@@ -25,8 +26,8 @@ export interface AuthorizeUrlOptions {
 }
 
 export function authorizeUrl(o: AuthorizeUrlOptions): string {
-  const u = new URL(o.webUrl.replace(/\/+$/, '') + HostingOAuthPath.authorize);
-  u.searchParams.set('client_id', o.clientId);
+  const u = new URL(httpUrlOption(o.webUrl, 'webUrl').replace(/\/+$/, '') + HostingOAuthPath.authorize);
+  u.searchParams.set('client_id', stringOption(o.clientId, 'clientId'));
   u.searchParams.set('redirect_uri', o.redirectUri);
   if (o.scopes?.length) u.searchParams.set('scope', o.scopes.join(' '));
   u.searchParams.set('state', o.state);
@@ -48,6 +49,10 @@ export interface WebFlowOptions extends Omit<AuthorizeUrlOptions, 'redirectUri' 
 }
 
 export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
+  // Checked before the loopback listener starts (authorizeUrl checks webUrl and clientId, too late for that).
+  httpUrlOption(o.webUrl, 'webUrl');
+  stringOption(o.clientId, 'clientId');
+  functionOption(o.openUrl, 'openUrl');
   const state = newState(o.random);
   const receiver = await startLoopbackReceiver({ state, signal: o.signal, path: '/callback' });
   try {

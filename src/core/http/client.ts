@@ -13,7 +13,7 @@
  */
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { defaultRateLimitPolicy } from '../ratelimit/policy.js';
-import { HttpError } from '../errors.js';
+import { HttpError, ValidationError } from '../errors.js';
 import { parseServerDate } from '../ratelimit/headers.js';
 import { sendWithAuth } from './auth-hook.js';
 import { ConcurrencyGate, PacingGate, pacingBound } from './guards.js';
@@ -28,6 +28,7 @@ import {
   type SharedBudget,
 } from './pacing.js';
 import { DEFAULT_HOSTING_API, hostingApiRoots, isContentCreating, underRoots } from '../ratelimit/secondary-scope.js';
+import { stringOption } from '../options.js';
 import { applyCredential, buildUrl, credentialForms, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isStream, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
@@ -55,6 +56,9 @@ export class HttpClient {
   readonly #hostingRoots: readonly string[];
 
   constructor(options: HttpClientOptions) {
+    // A program without types may leave them out: said now, not as a failed request later.
+    stringOption(options?.userAgent, 'userAgent');
+    if (typeof options.clock?.now !== 'function') throw new ValidationError('clock is required: a Clock (systemClock, or your own)');
     this.#o = options;
     const policy: RateLimitPolicy = options.rateLimitPolicy ?? defaultRateLimitPolicy;
     this.#retry = {

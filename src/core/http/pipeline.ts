@@ -3,6 +3,7 @@
  * body encoding and the redacted `--debug` trace of requests and responses.
  */
 import type { TraceSink } from '../deps.js';
+import { ValidationError } from '../errors.js';
 import { assertNoClearCredential } from './plain-http.js';
 import { redactBody, redactHeaderValue, redactUrl } from './redact.js';
 import { withBody } from './stream.js';
@@ -16,13 +17,18 @@ export interface PreparedRequest {
   body: RequestSpec['body'];
 }
 
+/**
+ * The request's URL. A URL that cannot be made is bad input, found before any
+ * request: a ValidationError (the value unshown, as it may carry a secret).
+ */
 export function buildUrl(spec: Pick<RequestSpec, 'url' | 'baseUrl' | 'query'>): URL {
   let url: URL;
-  if (/^https?:\/\//i.test(spec.url)) url = new URL(spec.url);
+  if (/^https?:\/\//i.test(spec.url)) url = parsedUrl(spec.url, 'the request URL');
   else {
-    if (!spec.baseUrl) throw new TypeError(`relative URL ${spec.url} without a base URL`);
-    const base = spec.baseUrl.endsWith('/') ? spec.baseUrl : spec.baseUrl + '/';
-    url = new URL(spec.url.replace(/^\/+/, ''), base);
+    if (!spec.baseUrl) throw new ValidationError('a relative request URL needs a base URL (an absolute http:// or https:// URL)');
+    const base = parsedUrl(spec.baseUrl, 'the base URL');
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ValidationError('the base URL must be an http:// or https:// URL');
+    url = new URL(spec.url.replace(/^\/+/, ''), base.href.endsWith('/') ? base : `${base.href}/`);
   }
   for (const [k, v] of Object.entries(spec.query ?? {})) {
     if (v === undefined || v === null) continue;
@@ -30,6 +36,14 @@ export function buildUrl(spec: Pick<RequestSpec, 'url' | 'baseUrl' | 'query'>): 
     else url.searchParams.append(k, String(v));
   }
   return url;
+}
+
+function parsedUrl(value: string, what: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new ValidationError(`${what} is not an absolute URL (it needs http:// or https:// and a host)`);
+  }
 }
 
 /**

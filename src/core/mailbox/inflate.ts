@@ -4,7 +4,7 @@
  * bytes decide; the data is inflated on the fly, never buffered.
  */
 import { PassThrough, type Readable, type Transform } from 'node:stream';
-import { LanyardError } from '../errors.js';
+import { LanyardError, ValidationError } from '../errors.js';
 
 /** True when the two bytes are a valid zlib header (CM=8, CINFO ≤ 7, FCHECK ok). */
 export function isZlibHeader(b0: number, b1: number): boolean {
@@ -17,6 +17,7 @@ export function isZlibHeader(b0: number, b1: number): boolean {
  * stream directly, no stage in between. An empty body gets a pass-through.
  */
 export async function inflaterFor(body: Readable): Promise<Transform> {
+  if (typeof body?.read !== 'function') throw new ValidationError('body is required: a Readable stream (a message part or raw body)');
   const parts: Buffer[] = [];
   let n = 0;
   while (n < 2) {

@@ -12,6 +12,7 @@
  * First stateless; a refusal that is not one of the stateless revisions'
  * errors marks a server that needs the handshake, and the call goes on there.
  */
+import { presentOptions } from '../options.js';
 import { LanyardError } from '../errors.js';
 import { isStatelessRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
@@ -36,6 +37,7 @@ export function initializeParams(clientInfo: { name: string; version: string }, 
 }
 
 export async function callProtocolServer(deps: ProtocolSessionDeps, o: ProtocolCallOptions): Promise<ProtocolCallResult> {
+  presentOptions(deps, ['http', 'credentials', 'clock'], 'deps');
   const r = await callUnchecked(deps, o);
   // The answers checked at the edge: the error object, and the results Lanyard reads (core/wire).
   const check = (method: string, answer: JsonRpcResponseWire) => checkWire('protocol', `the answer to ${method}`, rpcAnswerSchema(method), answer);

@@ -147,8 +147,12 @@ function withoutComments(text: string): string {
  * pipe (naming the variable the library reads, as a source, is not advice).
  */
 const ADVICE = [
-  /\blanyard (auth|config|profile|echo|protocol|mailbox|health|api|exec|emulator|ratelimit|completion)\b/,
+  /\blanyard (auth|config|profile|echo|protocol|mailbox|health|api|exec|emulator|ratelimit|completion|doctor|help)\b/,
+  // any command quoted as one: `lanyard doctor` slipped past the list above
+  /`lanyard [a-z]/,
   /\b(set|unset|or|via|with|from) LANYARD_[A-Z_]+/i,
+  // a variable with a value, in any wording: "(LANYARD_KEYCHAIN=required)", "LANYARD_KEYCHAIN=off works"
+  /\bLANYARD_[A-Z_]+=/,
   /\(LANYARD_[A-Z_]+ or stdin\)/,
   // a command-line option to pass (the library takes options, not flags)
   /\b(pass|use|with|or|add) --[a-z][a-z-]+/i,
@@ -172,6 +176,12 @@ describe('the library gives no CLI advice', () => {
     expect(adviceLines('/** for `lanyard api --paginate` */\nconst a = 1; // see `lanyard auth status`')).toEqual([]);
     expect(adviceLines("if (env.LANYARD_TOKEN) return 'LANYARD_TOKEN';")).toEqual([]);
     expect(adviceLines("throw new X('no project: pass --project <id>');")).toHaveLength(1);
+    expect(adviceLines("new X('locked', { hint: 'see `lanyard doctor`' });")).toHaveLength(1);
+    expect(adviceLines("new X('the OS keychain is required (LANYARD_KEYCHAIN=required), and …');")).toHaveLength(1);
+    expect(adviceLines("onFallback?.('the keychain is disabled (LANYARD_KEYCHAIN=off)');")).toHaveLength(1);
+    expect(adviceLines("hint: 'LANYARD_KEYCHAIN=off works with the 0600 file alone'")).toHaveLength(1);
+    expect(adviceLines("const ua = 'lanyard-cli/1.0';")).toEqual([]);
+    expect(adviceLines("hint: 'run `lanyard frobnicate`'")).toHaveLength(1);
   });
 });
 

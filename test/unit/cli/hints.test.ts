@@ -61,6 +61,9 @@ describe('hints: remedies as the CLI says them', () => {
     expect(formatError(new LanyardError('client_secret_missing', 'needs the client secret', { remedy: { kind: 'client-secret' } }), false)).toBe(
       'needs the client secret\nset LANYARD_CLIENT_SECRET or pipe it on stdin',
     );
+    expect(formatError(new LanyardError('credential_store', 'nothing was deleted', { remedy: { kind: 'keychain-binding' } }), false)).toBe(
+      'nothing was deleted\nsee `lanyard doctor`; LANYARD_KEYCHAIN=off works with the 0600 file alone',
+    );
     expect(formatError(new ConfigError('no profile named "x"', { remedy: { kind: 'choose-profile' } }), false)).toBe(
       'no profile named "x"\nsee `lanyard profile list`',
     );

@@ -7,7 +7,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, subcommandWord, treeScope, VALUE_OPTIONS, type TreeScope } from '../../../src/cli/program.js';
+import {
+  buildProgram,
+  helpArgs,
+  knownHelpTopic,
+  optionSuggestion,
+  subcommandWord,
+  treeScope,
+  VALUE_OPTIONS,
+  type TreeScope,
+} from '../../../src/cli/program.js';
+import { ROOT_OPTIONS } from '../../../src/cli/root-options.js';
 import { createContext } from '../../../src/cli/context.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
 import { recordRootHelp, renderRootHelp } from '../../../src/cli/output/root-help.js';
@@ -44,6 +54,42 @@ describe('treeScope', () => {
     expect(treeScope(['ratelimt', 'status'])).toBe('full');
     expect(treeScope(['--bogus', 'auth', 'status'])).toBe('full');
     expect(treeScope(['--', 'auth'])).toBe('full');
+  });
+});
+
+describe("helpArgs and knownHelpTopic: help only for a bare request, the rest is commander's to refuse", () => {
+  it('appends --help to bare lanyard and a bare group (root options allowed), not when an option is unknown', () => {
+    expect(helpArgs([])).toEqual(['--help']);
+    expect(helpArgs(['-p', 'x', '--debug', 'auth'])).toEqual(['-p', 'x', '--debug', 'auth', '--help']);
+    expect(helpArgs(['--nosuch'])).toEqual(['--nosuch']);
+    expect(helpArgs(['-p', 'x', '-Z'])).toEqual(['-p', 'x', '-Z']);
+    expect(helpArgs(['auth', '--with-token'])).toEqual(['auth', '--with-token']);
+  });
+  it('every root option, alone, still gets the root help (a new root option must be known to helpArgs)', () => {
+    for (const [flags] of Object.values(ROOT_OPTIONS)) {
+      const long = /--[a-z-]+/.exec(flags)![0];
+      const args = /</.test(flags) ? [long, 'x'] : [long];
+      expect(helpArgs(args), flags).toEqual([...args, '--help']);
+    }
+  });
+  it('keeps `help <words>` as --help only when the words name a command', () => {
+    const full = program('full');
+    expect(knownHelpTopic(full, helpArgs(['help', 'auth', 'status']))).toEqual(['auth', 'status', '--help']);
+    expect(knownHelpTopic(full, helpArgs(['help', 'auth', 'nosuch']))).toEqual(['auth', 'nosuch']);
+    expect(knownHelpTopic(full, helpArgs(['help', 'nosuch']))).toEqual(['nosuch']);
+    expect(knownHelpTopic(full, helpArgs(['help', '--nosuch', 'auth']))).toEqual(['--nosuch', 'auth']);
+    expect(knownHelpTopic(full, ['-p', 'x', 'auth', '--with-token', '--help'])).toEqual(['-p', 'x', 'auth', '--with-token']);
+    // Past the commands: a command's arguments, and the options it takes or not (its help wins).
+    expect(knownHelpTopic(full, ['api', '/user', '--help'])).toEqual(['api', '/user', '--help']);
+    expect(knownHelpTopic(full, ['auth', 'status', '--nosuch', '--help'])).toEqual(['auth', 'status', '--nosuch', '--help']);
+    expect(knownHelpTopic(full, ['--debug', '--timeout=5s', 'auth', '-h'])).toEqual(['--debug', '--timeout=5s', 'auth', '-h']);
+  });
+  it('names the commands of a group that take an option given to the group', () => {
+    const full = program('full');
+    expect(optionSuggestion(full, ['auth'], '--with-token')).toBe('`lanyard auth token --with-token`');
+    expect(optionSuggestion(full, ['auth'], '--nosuch')).toBeUndefined();
+    expect(optionSuggestion(full, [], '--with-token')).toBeUndefined();
+    expect(optionSuggestion(full, ['auth', 'status'], '--with-token')).toBeUndefined();
   });
 });
 

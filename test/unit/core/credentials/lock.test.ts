@@ -3,12 +3,13 @@
  * below has its own FileLock (as separate processes do), and all write at
  * once. Without the lock, read-modify-write races drop entries.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../../../src/core/credentials/file-store.js';
 import { FileLock, noLock } from '../../../../src/core/credentials/lock.js';
+import { CredentialStoreError } from '../../../../src/core/errors.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -66,5 +67,17 @@ describe('FileLock', () => {
     release();
     await holding;
     await expect(waiter.withLock('x', async () => 'got it', { waitMs: 300 })).resolves.toBe('got it');
+  });
+
+  // The library's promise: what it throws is a LanyardError; the CLI prints it as one line naming the path.
+  it.each([
+    ['the locks directory is a file', async () => writeFile(join(dir, 'locks'), ''), () => join(dir, 'locks')],
+    ['the config directory is a file', async () => writeFile(join(dir, 'cfg'), ''), () => join(dir, 'cfg', 'locks')],
+  ])('a file in the way (%s) is a CredentialStoreError naming the path', async (_what, prepare, path) => {
+    await prepare();
+    const store = new FileCredentialStore(join(path().replace(/[/\\]locks$/, ''), 'credentials.json'));
+    const err = await store.set('k', 'v').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CredentialStoreError);
+    expect((err as Error).message).toBe(`cannot create the lock directory ${path()}: a file is in the way`);
   });
 });

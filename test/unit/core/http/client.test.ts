@@ -36,7 +36,7 @@ describe('URLs, headers and credentials', () => {
     expect(buildUrl({ url: 'search', baseUrl: 'http://h', query: { q: 'a b', n: 2, skip: undefined, tag: ['x', 'y'] } }).toString()).toBe(
       'http://h/search?q=a+b&n=2&tag=x&tag=y',
     );
-    expect(() => buildUrl({ url: 'relative' })).toThrow(/without a base URL/);
+    expect(() => buildUrl({ url: 'relative' })).toThrow(/needs a base URL/);
   });
 
   it('sends the User-Agent and injects each credential scheme', async () => {
