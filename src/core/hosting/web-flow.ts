@@ -52,7 +52,7 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
   const receiver = await startLoopbackReceiver({ state, signal: o.signal, path: '/callback' });
   try {
     await o.openUrl(authorizeUrl({ ...o, redirectUri: receiver.redirectUri, state }));
-    const params = await receiver
+    const callback = await receiver
       .wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s))
       .catch((err: unknown) => {
         if (err instanceof OAuthError && err.error === 'access_denied') {
@@ -63,18 +63,21 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
         }
         throw err;
       });
-    const code = params.get('code');
-    if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
-    return await processTokenResponse(
-      await authorizationCodeRequest(o.http, {
-        webUrl: o.webUrl,
-        clientId: o.clientId,
-        clientSecret: o.clientSecret,
-        code,
-        redirectUri: receiver.redirectUri,
-        signal: o.signal,
-      }),
-    );
+    // The browser's page waits for the exchange: it says signed in only once the token is here.
+    return await callback.finish(async () => {
+      const code = callback.params.get('code');
+      if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
+      return processTokenResponse(
+        await authorizationCodeRequest(o.http, {
+          webUrl: o.webUrl,
+          clientId: o.clientId,
+          clientSecret: o.clientSecret,
+          code,
+          redirectUri: receiver.redirectUri,
+          signal: o.signal,
+        }),
+      );
+    });
   } finally {
     await receiver.close();
   }
