@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { APP, credentialsFile, recordingBrowser, start, text, useAuthWorld, waitFor } from './auth-helpers.js';
+import { APP, credentialsFile, recordingBrowser, signIn, start, text, useAuthWorld, waitFor } from './auth-helpers.js';
 import { useBrowser, withPage } from './browser.js';
 import type { World } from './harness.js';
 
@@ -49,6 +49,22 @@ describe('the loopback page after a failed exchange', () => {
     const r = await run.done;
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/bad_verification_code|incorrect or expired/);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+
+  it('auth login (web flow): a token the API then refuses (GET /user answers 401) — the page says sign-in failed, nothing stored', async () => {
+    const run = start(world, ['auth', 'login', '--timeout', '30s'], { env: { LANYARD_BROWSER: rec.script, LANYARD_CLIENT_SECRET: APP.clientSecret } });
+    const url = await waitFor(async () => (await rec.urls())[0]);
+    await world.admin('faults', { type: 'status', status: 401, path: '/api/v3/user', count: 5 });
+    await withPage(browser, async (page) => {
+      await signIn(page, url);
+      await page.click('#authorize');
+      expect(await text(page, 'h1')).toBe('Sign-in failed');
+      expect(await text(page, '#msg')).toMatch(/token was refused/);
+    });
+    const r = await run.done;
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).not.toContain('Logged in as');
     expect(await credentialsFile(world)).toEqual({});
   });
 

@@ -45,6 +45,12 @@ export interface WebFlowOptions extends Omit<AuthorizeUrlOptions, 'redirectUri' 
   random?: RandomBytes;
   /** Sends the user to the authorize URL (opens a browser, prints it). */
   openUrl: (url: string) => void | Promise<void>;
+  /**
+   * Runs after the exchange, before the browser is told the outcome (the
+   * token checked against the API and stored, say): what it throws fails the
+   * flow, and the browser's page says the sign-in failed.
+   */
+  accept?: (token: TokenSet) => Promise<unknown>;
 }
 
 export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
@@ -67,7 +73,7 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
     return await callback.finish(async () => {
       const code = callback.params.get('code');
       if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
-      return processTokenResponse(
+      const token = await processTokenResponse(
         await authorizationCodeRequest(o.http, {
           webUrl: o.webUrl,
           clientId: o.clientId,
@@ -77,6 +83,8 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
           signal: o.signal,
         }),
       );
+      await o.accept?.(token);
+      return token;
     });
   } finally {
     await receiver.close();
