@@ -61,10 +61,8 @@ export interface StorageEnv {
 
 /** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
 export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
-  const [{ openCredentialStore }, { FileCredentialStore }, { fileOverKeychain }, dir, lock, requireKeychain] = await Promise.all([
+  const [{ openCredentialStores }, dir, lock, requireKeychain] = await Promise.all([
     import('../../core/credentials/open.js'),
-    import('../../core/credentials/file-store.js'),
-    import('../../core/credentials/file-over-keychain.js'),
     s.configDir(),
     s.lock(),
     s.keychainRequired(),
@@ -80,7 +78,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     else fallbackReason = why;
   };
   const prefetched = s.keychain && !insecure;
-  const primary = await openCredentialStore({
+  const { primary, file, layered } = await openCredentialStores({
     configDir: dir,
     lock,
     insecure,
@@ -98,15 +96,14 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     const opener = prefetched ? `opened before the CLI loaded (bin/lanyard.js)${via}` : 'opened by the command';
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
-  const file = primary.kind === 'file' ? (primary as InstanceType<typeof FileCredentialStore>) : FileCredentialStore.inDir(dir, lock);
   const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir, required: requireKeychain };
   isOpen = true;
-  // Behind the keychain, the file holds what --insecure-storage or a fallback saved, and its copy is the newer (file-over-keychain.ts); a required keychain never reads it.
-  if (primary.kind === 'file' || requireKeychain) {
+  // Behind the keychain, the file holds what --insecure-storage or a fallback saved, and its copy is the newer (file-over-keychain.ts,
+  // applied by core's opening, as for the library's openCredentialStore); a required keychain never reads it.
+  if (!layered) {
     const store = once(() => warningStore(s, stores));
     return storagePort(stores, store, () => [store()], [stores.primary]);
   }
-  const layered = fileOverKeychain(primary, file);
   const [first, ...lookup] = [layered.first, layered.beneath, layered.behind].map((view) => remembering(view, s.remember));
   return storagePort(
     stores,

@@ -1,13 +1,16 @@
 /**
  * The loopback redirect receiver of browser sign-ins: a one-shot HTTP listener
  * on 127.0.0.1 (random port), path `/callback`. It accepts exactly one
- * callback whose `state` matches, answers the browser with a small page, and
- * closes. For flows that return in the URL fragment (implicit grant), the
- * callback page posts the fragment back to the listener.
+ * callback whose `state` matches and closes once the browser has its answer.
+ * A refused callback is answered at once; an accepted one is answered when
+ * the flow has finished with it ({@link LoopbackCallback.finish}: signed in,
+ * or failed and why), or, past `answerWithinMs`, that the sign-in is
+ * finishing in the terminal. For flows that return in the URL fragment
+ * (implicit grant), the callback page posts the fragment back to the listener.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CancelledError, OAuthError, TimeoutError } from '../errors.js';
+import { CancelledError, LanyardError, OAuthError, TimeoutError } from '../errors.js';
 
 export interface LoopbackOptions {
   /** Path of the redirect URI; default `/callback`. */
@@ -27,16 +30,36 @@ export interface LoopbackOptions {
    * flow with that error, and the page says the sign-in was refused and why.
    */
   check?: (params: URLSearchParams) => void;
+  /**
+   * How long the browser waits for the flow's outcome after its callback
+   * arrived (on the `sleep` given to `wait()`); past it, the page says the
+   * sign-in is finishing in the terminal. Default 60 s: past the token
+   * request's connect and headers deadlines.
+   */
+  answerWithinMs?: number;
+}
+
+/** An accepted callback: its parameters, and the flow's outcome still to tell the browser. */
+export interface LoopbackCallback {
+  readonly params: URLSearchParams;
+  /**
+   * Runs the rest of the sign-in (the token exchange, checks, saving), then
+   * answers the browser: signed in when `work` resolves, failed and why when
+   * it throws (what it threw is rethrown).
+   */
+  finish<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface LoopbackReceiver {
   /** `http://127.0.0.1:<port>/callback` */
   readonly redirectUri: string;
   /**
-   * Resolves with the callback parameters once one arrives (state checked),
-   * rejects on state mismatch, an `error` callback, timeout or abort.
+   * Resolves with the callback once one arrives (state checked) — the browser
+   * waits for its `finish()` — and rejects on state mismatch, an `error`
+   * callback, timeout or abort.
    */
-  wait(timeoutMs: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<URLSearchParams>;
+  wait(timeoutMs: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): Promise<LoopbackCallback>;
+  /** Closes the listener; a browser still waiting is told to look at the terminal. */
   close(): Promise<void>;
 }
 
@@ -62,7 +85,7 @@ const fragmentRelay = (path: string) =>
     'Finishing sign-in…',
     'Handing the result to the command line.',
     `<script>(function(){var h=location.hash.slice(1);if(!h){document.querySelector("h1").textContent="No sign-in response here";document.getElementById("msg").textContent="This page only finishes a sign-in started from the command line.";return}history.replaceState(null,"",location.pathname);fetch(${JSON.stringify(path)},{method:"POST",headers:{"content-type":"application/x-www-form-urlencoded"},body:h})` +
-      '.then(function(r){return r.text()}).then(function(t){document.querySelector("h1").textContent=t;document.getElementById("msg").textContent="You can close this window and return to the terminal.";history.replaceState(null,"",location.pathname)})' +
+      '.then(function(r){return r.text()}).then(function(t){var i=t.indexOf("\\n");document.querySelector("h1").textContent=i<0?t:t.slice(0,i);document.getElementById("msg").textContent=i<0?"Return to the terminal.":t.slice(i+1)})' +
       '.catch(function(){document.getElementById("msg").textContent="Could not reach the command line."})})();</script>',
   );
 
@@ -75,7 +98,7 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
       path,
       o.responseMode ?? 'query',
       () => `http://127.0.0.1:${port}`,
-      (params, res, html) => answerCallback(params, reply(res, html), o, outcome),
+      (params, res, html) => answerCallback(params, reply(res, html), o, outcome, () => shut()),
     ),
   );
   const listen = (p: number) =>
@@ -89,47 +112,118 @@ export async function startLoopbackReceiver(o: LoopbackOptions): Promise<Loopbac
   if (o.preferredPort) await listen(o.preferredPort).catch(() => listen(0));
   else await listen(0);
   port = (server.address() as AddressInfo).port;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    server.closeAllConnections?.();
-    await new Promise<void>((r) => server.close(() => r()));
+  let shutting: Promise<void> | undefined;
+  const shut = () => {
+    shutting ??= new Promise<void>((r) => {
+      server.closeAllConnections?.();
+      server.close(() => r());
+    });
+    return shutting;
   };
   const redirectUri = `http://127.0.0.1:${port}${path}`;
   return {
     redirectUri,
     async wait(timeoutMs, sleep) {
       try {
-        return await waitForCallback(outcome, redirectUri, timeoutMs, sleep, o.signal);
-      } finally {
-        // Let the browser receive its page before closing.
-        setImmediate(() => void close());
+        const held = await waitForCallback(outcome, redirectUri, timeoutMs, sleep, o.signal);
+        held.bound(o.answerWithinMs ?? 60_000, sleep);
+        return held.callback(o.productName ?? 'Lanyard');
+      } catch (err) {
+        // A refusal's page was sent with the refusal: let the browser receive it before closing.
+        setImmediate(() => void shut());
+        throw err;
       }
     },
-    close,
+    async close() {
+      await outcome.held?.answer(500, 'Sign-in did not finish', 'The command line stopped before finishing; it says why in the terminal.');
+      await shut();
+    },
   };
+}
+
+const FINISHING = [
+  'Finishing sign-in in the terminal',
+  'The command line is still finishing the sign-in and will say there whether it worked. You can close this window.',
+] as const;
+
+/** What a failed sign-in's page says: a LanyardError's message (one line, never a secret by contract), else nothing of the error. */
+function failureReason(err: unknown): string {
+  const text = err instanceof LanyardError ? err.message : 'an unexpected error';
+  return text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/[.\s]+$/, '')
+    .slice(0, 300);
+}
+
+/** An accepted callback whose page waits for the flow's outcome; answered once, then the listener closes. */
+class HeldAnswer {
+  #answered = false;
+  readonly #bound = new AbortController();
+
+  constructor(
+    readonly params: URLSearchParams,
+    private readonly send: Reply,
+    private readonly closeListener: () => Promise<void>,
+  ) {}
+
+  /** Past `ms` on `sleep`, the browser is told the sign-in is finishing in the terminal. */
+  bound(ms: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>): void {
+    sleep(ms, this.#bound.signal).then(
+      () => this.answer(200, ...FINISHING),
+      () => undefined,
+    );
+  }
+
+  async answer(status: number, title: string, text: string): Promise<void> {
+    if (this.#answered) return;
+    this.#answered = true;
+    this.#bound.abort();
+    await this.send(status, title, text);
+    await this.closeListener();
+  }
+
+  callback(productName: string): LoopbackCallback {
+    return {
+      params: this.params,
+      finish: async <T>(work: () => Promise<T>): Promise<T> => {
+        let result: T;
+        try {
+          result = await work();
+        } catch (err) {
+          await this.answer(502, 'Sign-in failed', `${failureReason(err)}. Nothing more happens here; return to the terminal.`);
+          throw err;
+        }
+        await this.answer(200, `Signed in to ${productName}`, 'You can close this window and return to the terminal.');
+        return result;
+      },
+    };
+  }
 }
 
 /** The one outcome of a sign-in's callback (the first counts), and whoever waits for it. */
 class Outcome {
-  #settle?: { resolve: (p: URLSearchParams) => void; reject: (e: Error) => void };
-  #result?: { params?: URLSearchParams; error?: Error };
+  #settle?: { resolve: (h: HeldAnswer) => void; reject: (e: Error) => void };
+  #result?: { held?: HeldAnswer; error?: Error };
 
   get settled(): boolean {
     return this.#result !== undefined;
   }
 
-  finish(r: { params?: URLSearchParams; error?: Error }): void {
-    if (this.#result) return;
-    this.#result = r;
-    if (this.#settle) r.error ? this.#settle.reject(r.error) : this.#settle.resolve(r.params!);
+  /** The accepted callback, whose browser may still wait for its answer. */
+  get held(): HeldAnswer | undefined {
+    return this.#result?.held;
   }
 
-  wait(): Promise<URLSearchParams> {
-    return new Promise<URLSearchParams>((resolve, reject) => {
+  finish(r: { held?: HeldAnswer; error?: Error }): void {
+    if (this.#result) return;
+    this.#result = r;
+    if (this.#settle) r.error ? this.#settle.reject(r.error) : this.#settle.resolve(r.held!);
+  }
+
+  wait(): Promise<HeldAnswer> {
+    return new Promise<HeldAnswer>((resolve, reject) => {
       this.#settle = { resolve, reject };
-      if (this.#result) this.#result.error ? reject(this.#result.error) : resolve(this.#result.params!);
+      if (this.#result) this.#result.error ? reject(this.#result.error) : resolve(this.#result.held!);
     });
   }
 }
@@ -141,7 +235,7 @@ async function waitForCallback(
   timeoutMs: number,
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
   signal: AbortSignal | undefined,
-): Promise<URLSearchParams> {
+): Promise<HeldAnswer> {
   const timer = new AbortController();
   const abortAll = () => timer.abort();
   signal?.addEventListener('abort', abortAll, { once: true });
@@ -168,24 +262,36 @@ async function waitForCallback(
   }
 }
 
-/** How the receiver answers one callback: a page for the browser, or plain text to the fragment page's post. */
-type Reply = (status: number, title: string, text: string) => void;
+/**
+ * How the receiver answers one callback: a page for the browser, or plain text
+ * (the title, a line feed, the text) to the fragment page's post. Resolves
+ * once the answer has left (or the browser has gone).
+ */
+type Reply = (status: number, title: string, text: string) => Promise<void>;
 
 function reply(res: ServerResponse, html: boolean): Reply {
   return (status, title, text) => {
+    const sent = new Promise<void>((r) => {
+      res.once('finish', r);
+      res.once('close', r);
+    });
     if (html)
       res
         .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': NO_SCRIPT })
         .end(page(title, text));
-    else res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(title);
+    else res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${title}\n${text}`);
+    return sent;
   };
 }
 
-/** One callback's parameters: the outcome (state checked, an `error` refused) and the answer to the browser. */
-function answerCallback(params: URLSearchParams, send: Reply, o: LoopbackOptions, outcome: Outcome): void {
-  if (outcome.settled) return send(409, 'This sign-in link was already used', 'Return to the terminal.');
+/**
+ * One callback's parameters: the outcome (state checked, an `error` refused,
+ * answered at once) or, accepted, a browser waiting for the flow's outcome.
+ */
+function answerCallback(params: URLSearchParams, send: Reply, o: LoopbackOptions, outcome: Outcome, closeListener: () => Promise<void>): void {
+  if (outcome.settled) return void send(409, 'This sign-in link was already used', 'Return to the terminal.');
   if (params.get('state') !== o.state) {
-    send(400, 'Sign-in refused: state mismatch', 'The response did not carry the state this sign-in sent. Nothing was stored; run the command again.');
+    void send(400, 'Sign-in refused: state mismatch', 'The response did not carry the state this sign-in sent. Nothing was stored; run the command again.');
     return outcome.finish({
       error: new OAuthError(
         'state_mismatch',
@@ -197,17 +303,16 @@ function answerCallback(params: URLSearchParams, send: Reply, o: LoopbackOptions
   }
   const error = params.get('error');
   if (error) {
-    send(400, 'Sign-in was not completed', `${error}${params.get('error_description') ? ': ' + params.get('error_description') : ''}`);
+    void send(400, 'Sign-in was not completed', `${error}${params.get('error_description') ? ': ' + params.get('error_description') : ''}`);
     return outcome.finish({ error: new OAuthError(error, params.get('error_description') ?? undefined, undefined) });
   }
   try {
     o.check?.(params);
   } catch (err) {
-    send(400, 'Sign-in refused', `${(err as Error).message}. Return to the terminal.`);
+    void send(400, 'Sign-in refused', `${(err as Error).message}. Return to the terminal.`);
     return outcome.finish({ error: err as Error });
   }
-  send(200, `Signed in to ${o.productName ?? 'Lanyard'}`, 'You can close this window and return to the terminal.');
-  outcome.finish({ params });
+  outcome.finish({ held: new HeldAnswer(params, send, closeListener) });
 }
 
 /**

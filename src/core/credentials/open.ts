@@ -1,10 +1,13 @@
 /**
  * Chooses the credential store: the OS keychain when it works, else (or with
- * insecure storage chosen up front) the 0600 file, reporting why.
+ * insecure storage chosen up front) the 0600 file, reporting why. Over a
+ * keychain, the 0600 file's entries (written while the keychain could not be
+ * used) are read first: their copies are the newer (file-over-keychain.ts).
  */
 import { stringOption } from '../options.js';
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
+import { type FileOverKeychain, fileOverKeychain } from './file-over-keychain.js';
 import { FileCredentialStore } from './file-store.js';
 import { type KeychainOpening, startKeychainOpen } from './keychain-open.js';
 import { KeychainCredentialStore } from './keychain-store.js';
@@ -54,11 +57,40 @@ export interface OpenCredentialStoreOptions {
   onWaiting?: () => void;
 }
 
+/**
+ * Opens the credential store: the OS keychain, else the 0600 file. Over the
+ * keychain (unless it is required, when the file is never read) one store of
+ * both: an entry the file holds is read from the file (a copy written there
+ * during a fallback is newer than the keychain's), a write goes to the
+ * keychain and removes the file's copy, a listing holds both.
+ */
 export async function openCredentialStore(o: OpenCredentialStoreOptions): Promise<CredentialStore> {
+  const opened = await openCredentialStores(o);
+  return opened.layered?.first ?? opened.primary;
+}
+
+/** The stores {@link openCredentialStore} opens, for callers that read them apart (the CLI's lookup). */
+export interface OpenedCredentialStores {
+  /** The OS keychain as opened (it may turn to the file later: late-fallback.ts), else the 0600 file. */
+  primary: CredentialStore;
+  /** The 0600 file (`primary` itself when that is the file). */
+  file: FileCredentialStore;
+  /** Over a keychain that is not required: the file's newer copies over it (file-over-keychain.ts). */
+  layered?: FileOverKeychain;
+}
+
+export async function openCredentialStores(o: OpenCredentialStoreOptions): Promise<OpenedCredentialStores> {
   stringOption(o.configDir, 'configDir');
-  // One lock for the file and the keychain: every writer of the process shares it.
   const lock = o.lock ?? new FileLock(o.configDir);
   const file = FileCredentialStore.inDir(o.configDir, lock);
+  const primary = await openPrimary(o, lock, file);
+  // A required keychain never reads the file; a primary that is the file has nothing beneath it.
+  if (primary.kind === 'file' || o.requireKeychain) return { primary, file };
+  return { primary, file, layered: fileOverKeychain(primary, file) };
+}
+
+async function openPrimary(o: OpenCredentialStoreOptions, lock: CredentialLock, file: FileCredentialStore): Promise<CredentialStore> {
+  // One lock for the file and the keychain (`lock`): every writer of the process shares it.
   if (o.requireKeychain && (o.insecure || o.disableKeychain)) {
     throw keychainRequired(o.insecure ? 'insecure storage (a 0600 file) was asked for' : 'the keychain is also disabled');
   }

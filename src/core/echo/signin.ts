@@ -163,17 +163,20 @@ export async function signInWithBrowser(d: SignInDeps, o: SignInOptions): Promis
     const opened = o.openBrowser ? await d.browser.open(url) : false;
     d.onAuthorizationUrl(url, opened);
     waiting = true; // wait() closes the listener itself, once the browser has its page
-    const params = await receiver.wait(o.timeoutMs, (ms, s) => d.clock.sleep(ms, s));
-    const code = params.get('code');
-    if (!code) throw new OAuthError('invalid_response', 'the redirect carried no code', undefined);
-    const { id_token } = await exchangeCode(d.http, ep, {
-      code,
-      clientId: o.clientId,
-      redirectUri: receiver.redirectUri,
-      verifier: pkce.verifier,
-      signal: d.signal,
+    const callback = await receiver.wait(o.timeoutMs, (ms, s) => d.clock.sleep(ms, s));
+    // The browser's page waits for the exchange and the token's checks: it says signed in only once they pass.
+    return await callback.finish(async () => {
+      const code = callback.params.get('code');
+      if (!code) throw new OAuthError('invalid_response', 'the redirect carried no code', undefined);
+      const { id_token } = await exchangeCode(d.http, ep, {
+        code,
+        clientId: o.clientId,
+        redirectUri: receiver.redirectUri,
+        verifier: pkce.verifier,
+        signal: d.signal,
+      });
+      return processIdToken(id_token, { issuer: ep.issuer, clientId: o.clientId, nonce, nowMs: d.clock.now() });
     });
-    return processIdToken(id_token, { issuer: ep.issuer, clientId: o.clientId, nonce, nowMs: d.clock.now() });
   } finally {
     if (!waiting) await receiver.close();
   }

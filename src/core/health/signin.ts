@@ -63,10 +63,13 @@ export async function runHealthSignIn(o: HealthSignInOptions): Promise<HealthTok
       ...(o.scope ? { scope: o.scope } : {}),
     });
     await o.openUrl(url);
-    const params = await receiver.wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s));
-    const rec = processImplicitResponse(params, o.clock.now(), o.clientId);
-    if (o.store) await saveHealthToken(o.store, o.authUrl, rec);
-    return rec;
+    const callback = await receiver.wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s));
+    // The browser's page waits for the checks and the save: it says signed in only once the token is stored.
+    return await callback.finish(async () => {
+      const rec = processImplicitResponse(callback.params, o.clock.now(), o.clientId);
+      if (o.store) await saveHealthToken(o.store, o.authUrl, rec);
+      return rec;
+    });
   } finally {
     await receiver.close();
   }

@@ -46,6 +46,12 @@ export interface WebFlowOptions extends Omit<AuthorizeUrlOptions, 'redirectUri' 
   random?: RandomBytes;
   /** Sends the user to the authorize URL (opens a browser, prints it). */
   openUrl: (url: string) => void | Promise<void>;
+  /**
+   * Runs after the exchange, before the browser is told the outcome (the
+   * token checked against the API and stored, say): what it throws fails the
+   * flow, and the browser's page says the sign-in failed.
+   */
+  accept?: (token: TokenSet) => Promise<unknown>;
 }
 
 export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
@@ -57,7 +63,7 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
   const receiver = await startLoopbackReceiver({ state, signal: o.signal, path: '/callback' });
   try {
     await o.openUrl(authorizeUrl({ ...o, redirectUri: receiver.redirectUri, state }));
-    const params = await receiver
+    const callback = await receiver
       .wait(o.timeoutMs, (ms, s) => o.clock.sleep(ms, s))
       .catch((err: unknown) => {
         if (err instanceof OAuthError && err.error === 'access_denied') {
@@ -68,18 +74,23 @@ export async function runWebFlow(o: WebFlowOptions): Promise<TokenSet> {
         }
         throw err;
       });
-    const code = params.get('code');
-    if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
-    return await processTokenResponse(
-      await authorizationCodeRequest(o.http, {
-        webUrl: o.webUrl,
-        clientId: o.clientId,
-        clientSecret: o.clientSecret,
-        code,
-        redirectUri: receiver.redirectUri,
-        signal: o.signal,
-      }),
-    );
+    // The browser's page waits for the exchange: it says signed in only once the token is here.
+    return await callback.finish(async () => {
+      const code = callback.params.get('code');
+      if (!code) throw new OAuthError('invalid_request', undefined, undefined, 'the browser came back without an authorization code');
+      const token = await processTokenResponse(
+        await authorizationCodeRequest(o.http, {
+          webUrl: o.webUrl,
+          clientId: o.clientId,
+          clientSecret: o.clientSecret,
+          code,
+          redirectUri: receiver.redirectUri,
+          signal: o.signal,
+        }),
+      );
+      await o.accept?.(token);
+      return token;
+    });
   } finally {
     await receiver.close();
   }

@@ -201,7 +201,7 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
       await preflight(ctx, url, receiver.redirectUri);
     }
     await deps.presentAuthorizationUrl(url);
-    const params = await receiver
+    const callback = await receiver
       .wait(deps.loopbackTimeoutMs, (ms, s) => deps.clock.sleep(ms, s))
       .catch((err: unknown) => {
         if (err instanceof OAuthError && err.error === 'access_denied') {
@@ -211,14 +211,12 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
         }
         throw err;
       });
-    const code = processAuthorizationResponse(params, endpoints);
-    const res = await authorizationCodeRequest(deps.http, callOf(ctx, client), {
-      code,
-      redirectUri: receiver.redirectUri,
-      codeVerifier: verifier,
-      resource: ctx.resource,
+    // The browser's page waits for the exchange and the save: it says signed in only once the tokens are stored.
+    return await callback.finish(async () => {
+      const code = processAuthorizationResponse(callback.params, endpoints);
+      const grant = { code, redirectUri: receiver.redirectUri, codeVerifier: verifier, resource: ctx.resource };
+      return save(ctx, await tokensOf(ctx, await authorizationCodeRequest(deps.http, callOf(ctx, client), grant)), 'authorization_code');
     });
-    return save(ctx, await tokensOf(ctx, res), 'authorization_code');
   } finally {
     await receiver.close();
   }

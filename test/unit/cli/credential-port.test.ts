@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Context, type ContextPorts } from '../../../src/cli/context.js';
-import type { KeychainBinding } from '../../../src/core/credentials/keychain-binding.js';
 import type { KeychainOpening } from '../../../src/core/credentials/keychain-open.js';
 import { FileCredentialStore } from '../../../src/core/credentials/file-store.js';
 import { MemoryCredentialStore } from '../../fakes/credential-store.js';
+import { keychainOf } from '../../fakes/keychain-opening.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
 
 let dir: string;
@@ -34,18 +34,6 @@ function context(env: NodeJS.ProcessEnv, ports?: ContextPorts, keychain?: Keycha
     ports,
     ...(keychain ? { keychain } : {}),
   });
-}
-
-/** An opened keychain of the given entries (the binding's calls on a map). */
-function keychainOf(entries: Record<string, string>): KeychainOpening {
-  const data = new Map(Object.entries(entries));
-  const binding: KeychainBinding = {
-    getPassword: async (_s, account) => data.get(account),
-    setPassword: async (_s, account, password) => void data.set(account, password),
-    deletePassword: async (_s, account) => data.delete(account),
-    findCredentials: async () => [...data].map(([account, password]) => ({ account, password })),
-  };
-  return { sent: Promise.resolve(), result: Promise.resolve({ ok: true, binding, entries: [...data].map(([account, password]) => ({ account, password })) }) };
 }
 
 describe('ctx.credentialStorage()', () => {

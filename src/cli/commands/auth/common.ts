@@ -108,7 +108,11 @@ export async function promptHidden(ctx: Context, prompt: string): Promise<string
 }
 
 /** A spinner on a TTY stderr (else nothing) around a flow; `start()` is called by the flow when it begins waiting. */
-export async function withSpinner<T>(ctx: Context, text: string, f: (spinner: { start(): void; text(t: string): boolean }) => Promise<T>): Promise<T> {
+export async function withSpinner<T>(
+  ctx: Context,
+  text: string,
+  f: (spinner: { start(): void; text(t: string): boolean; stop(): void }) => Promise<T>,
+): Promise<T> {
   const spinner = await createSpinner(ctx.io);
   let current = text;
   let started = false;
@@ -122,6 +126,10 @@ export async function withSpinner<T>(ctx: Context, text: string, f: (spinner: { 
         current = t;
         if (spinner.live && started) spinner.update(t);
         return spinner.live;
+      },
+      stop: () => {
+        spinner.stop();
+        started = false;
       },
     });
   } finally {

@@ -27,16 +27,22 @@ async function clientSecret(ctx: Context): Promise<string> {
 export async function runAuthLogin(ctx: Context, o: AuthLoginOptions): Promise<void> {
   if (o.clientCredentials) throw new UsageError('--client-credentials applies to protocol servers (--server)');
   const ep = await hostingEndpoints(ctx, o.clientId);
-  const token = await webFlowToken(ctx, ep, scopesOption(o.scopes), o);
-  await storeSignIn(ctx, ep.apiUrl, token, { origin: 'web', insecure: o.insecureStorage, clientId: ep.clientId });
+  // Checked and stored before the browser's page is answered: it says signed in only once that is true.
+  await webFlowToken(ctx, ep, scopesOption(o.scopes), o, (token) =>
+    storeSignIn(ctx, ep.apiUrl, token, { origin: 'web', insecure: o.insecureStorage, clientId: ep.clientId }),
+  );
 }
 
-/** The web flow in a browser (`auth login`, `auth refresh --web`): the token the person approved. */
+/**
+ * The web flow in a browser (`auth login`, `auth refresh --web`): the token the person approved; `accept`
+ * (checking and storing it) runs before the browser's page says how the sign-in ended.
+ */
 export async function webFlowToken(
   ctx: Context,
   ep: HostingEndpoints,
   scopes: string[],
   o: Pick<AuthLoginOptions, 'login' | 'signup' | 'selectAccount' | 'browser'>,
+  accept?: (token: TokenSet) => Promise<unknown>,
 ): Promise<TokenSet> {
   const timeoutMs = waitTimeoutMs(ctx, '5m');
   // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
@@ -67,6 +73,8 @@ export async function webFlowToken(
       selectAccount: o.selectAccount,
       timeoutMs,
       signal: ctx.signal,
+      // The spinner ends before accept's own lines (the sign-in's outcome on stderr).
+      ...(accept ? { accept: (token: TokenSet) => (spinner.stop(), accept(token)) } : {}),
       openUrl: async (url) => {
         if (remote) ctx.io.err(loopbackOverSsh(url, 'Or press Ctrl-C and run `lanyard auth device` (a code to enter in any browser).'));
         else {

@@ -80,11 +80,15 @@ describe.runIf(process.platform === 'linux')('a binding installed but unable to 
     expect(await s.get('hosting:h:mona')).toBe('tok-new');
     expect(await s.get('hosting:h')).toBe('mona');
     expect((await s.list()).sort()).toEqual(['echo:key', 'hosting:h', 'hosting:h:mona']);
-    // The next run: the D-Bus read still has the old token, its first read falls back and sees the file's.
+    // The next run: the D-Bus read still has the old token; the file's copy is read first (file-over-keychain.ts),
+    // without loading the binding; its first write falls back and says so.
     const why: string[] = [];
     const next = await open({ why });
     expect(await next.get('hosting:h:mona')).toBe('tok-new');
+    expect(why).toEqual([]);
+    await next.set('hosting:h:mona', 'tok-newer');
     expect(why).toEqual([UNAVAILABLE]);
+    expect(await next.get('hosting:h:mona')).toBe('tok-newer');
   });
 
   it("a delete takes the file's copy; one only the keychain holds fails with nothing deleted, saying so", async () => {

@@ -97,4 +97,33 @@ describe('runWebFlow', () => {
     expect(page).toBe(400);
     await http.close();
   });
+
+  it('a token the flow refuses: the browser is told sign-in failed (after the exchange), not signed in', async () => {
+    stub = await StubHttp.start();
+    stub.on('POST', '/login/oauth/access_token', { headers: { 'content-type': 'application/json' }, body: { token_type: 'bearer', scope: 'repo' } });
+    const http = new HttpClient({ clock: new FakeClock(), userAgent: 'test' });
+    let page: Promise<Response> | undefined;
+    const app = { webUrl: stub.url, clientId: 'cid', clientSecret: 'sek' };
+    const err = await runWebFlow({
+      ...app,
+      http,
+      clock: systemClock,
+      timeoutMs: 10_000,
+      openUrl: (url) => {
+        const u = new URL(url);
+        const back = new URL(u.searchParams.get('redirect_uri')!);
+        back.searchParams.set('code', 'c');
+        back.searchParams.set('state', u.searchParams.get('state')!);
+        page = fetch(back);
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    const res = await page!;
+    const html = await res.text();
+    expect(html).toContain('<h1>Sign-in failed</h1>');
+    expect(html).toContain('the server&#39;s response lacks access_token');
+    expect(html).not.toContain('Signed in');
+    expect(stub.requests).toHaveLength(1);
+    await http.close();
+  });
 });
