@@ -80,7 +80,7 @@ export { parseRateLimitHeaders } from './ratelimit/headers.js';
 export type { HeaderBag, RateLimitState } from './ratelimit/headers.js';
 
 // Credential stores
-export { FileCredentialStore } from './credentials/file-store.js';
+export { FileCredentialStore, type FileContents, type FileStoreOptions } from './credentials/file-store.js';
 export { KeychainCredentialStore } from './credentials/keychain-store.js';
 export type { KeychainStoreOptions } from './credentials/keychain-store.js';
 export type { KeychainBinding, KeychainEntry } from './credentials/keychain-binding.js';

@@ -275,6 +275,30 @@ describe('OS keychain (real Secret Service)', () => {
     },
   );
 
+  it('a 0600 file from a release before the fallback mark (or written with LANYARD_INSECURE_STORAGE on purpose) never beats the keychain’s newer copy, and the source says the keychain', async () => {
+    const creds = join(world.configDir, 'credentials.json');
+    await rm(creds, { force: true });
+    const host = new URL(world.url).host;
+    const r = inKeyringSession(
+      [
+        // The reviewer's steps: a key kept in the file on purpose (LANYARD_INSECURE_STORAGE=1), then a newer one stored in the keychain,
+        'printf %s OLDKEY_insecure_1111 | LANYARD_INSECURE_STORAGE=1 $LY echo key set 2>/dev/null; echo "rc_old=$?"',
+        'printf %s NEWKEY_keychain_2222 | $LY echo key set 2>/dev/null; echo "rc_new=$?"',
+        // which the release before the mark did without removing the file's copy: its credentials.json, as it left it.
+        `printf '{"echo:apikey:${host}":"OLDKEY_insecure_1111"}' > ${q(creds)}`,
+        'echo "STATUS=$($LY echo key status --json | tr -d \'\\n\')"',
+        `echo "AUTH=$($LY auth status --json --jq '.accounts[] | select(.service == "echo") | .source')"`,
+        '$LY echo key delete 2>/dev/null; echo "rc_delete=$?"',
+      ].join('\n'),
+    );
+    expect(r.status, r.stderr).toBe(0);
+    for (const rc of ['rc_old', 'rc_new', 'rc_delete']) expect(r.stdout).toContain(`${rc}=0`);
+    const status = JSON.parse(/^STATUS=(.*)$/m.exec(r.stdout)![1]!) as { key: string; source: string };
+    expect(status).toMatchObject({ source: 'keychain', key: expect.stringMatching(/^NEWK.*2222$/) });
+    expect(r.stdout).toMatch(/^AUTH=keychain$/m);
+    expect(await credentialsFile(world)).toEqual({});
+  });
+
   it('completion of --user: the logins stored in an unlocked keychain; from a locked one none, at once and without unlocking it', async () => {
     const hubot = (await world.admin('hosting/issue-token', { login: 'hubot', clientId: APP.clientId, scopes: ['repo', 'read:org'] })) as {
       access_token: string;

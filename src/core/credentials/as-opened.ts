@@ -23,3 +23,13 @@ export function readAsOpened(store: CredentialStore): CredentialStore {
     },
   };
 }
+
+/**
+ * The kind of the first of `stores` holding `account`, each read as opened:
+ * where a lookup through them (the credential port's lookup(), each entry
+ * found first in the store whose copy is used) finds it; undefined when none does.
+ */
+export async function holderKind(stores: readonly CredentialStore[], account: string): Promise<string | undefined> {
+  for (const s of stores) if ((await readAsOpened(s).get(account)) !== undefined) return s.kind;
+  return undefined;
+}

@@ -1,27 +1,34 @@
 /**
  * The 0600 file read over the keychain: where both hold an entry, the
- * file's copy is the newer one, and wins.
+ * keychain's copy is used, unless the file took that entry in the keychain's
+ * stead — written while the keychain could not be used (its binding would
+ * not load, the Secret Service did not answer: the file fallback), which
+ * marks it in the file (file-store.ts). Such a copy is the newer one, and
+ * wins: every write that reaches the keychain removes a marked copy (here,
+ * and `HostingAccounts.save` for the stores behind), so a marked copy is in
+ * both only when it was written later. Read the other way round, a token
+ * refreshed during a fallback would stay hidden behind the keychain's older
+ * copy once the keychain works again (its refresh token already spent, the
+ * sign-in lost).
  *
- * Why that is so: every write that reaches the keychain removes the file's
- * copy of that entry (here, and `HostingAccounts.save` for the stores behind),
- * so a copy can be in both only when the file's was written later — while
- * the keychain could not be used (its binding would not load, the Secret
- * Service did not answer: the file fallback) or with `--insecure-storage`.
- * Read the other way round, a token refreshed during a fallback would stay
- * hidden behind the keychain's older copy once the keychain works again
- * (its refresh token already spent, the sign-in lost).
+ * An entry without the mark — written by a file store chosen on purpose
+ * (insecure storage asked for, the keychain disabled), or by a release before
+ * the mark — tells nothing of its age: releases before the mark wrote the
+ * keychain without removing the file's copy. There the keychain's copy wins,
+ * as it always did; the file's is read only where the keychain holds none.
+ * The one rule is {@link fileCopyWins}; late-fallback.ts reads by it too.
  *
- * The file's copy moves into the keychain at the next write of that entry
- * (a sign-in, a refresh, an `echo key set`): the keychain takes it, then the
+ * A marked copy moves into the keychain at the next write of that entry (a
+ * sign-in, a refresh, an `echo key set`): the keychain takes it, then the
  * file's copy is removed. As gh does, the last write decides where a secret
  * lives; an entry the keychain does not hold stays in the file until then.
  *
- * Two views, over the keychain store as opened (which may itself turn to the
+ * Views over the keychain store as opened (which may itself turn to the
  * file when its binding cannot load, mid-command: late-fallback.ts):
- * - `beneath`: the keychain without the entries the file holds — the first
- *   of a list of stores whose next is the file (hosting accounts, health
- *   tokens), so each entry is found once, in the store that holds the newest
- *   copy, and `auth status` names that store truthfully. It stays so after
+ * - `beneath`: the keychain without the entries whose file copy wins — the
+ *   first of a list of stores whose next is the file (hosting accounts,
+ *   health tokens), so each entry is found first in the store whose copy is
+ *   used, and `auth status` names that store truthfully. It stays so after
  *   the keychain has turned to the file (what it still shows is what the
  *   opening read over D-Bus), so a listing begun before that turn and ended
  *   after it sees every entry once;
@@ -30,12 +37,34 @@
  *   keychain has turned to this same file it deletes nothing (a write through
  *   `beneath`, which deletes the entry's copy from the stores behind, would
  *   delete what it had just written);
- * - `first`: one store of both, the file's copy first — for commands that
- *   read one store (echo keys, protocol tokens); once the keychain has
- *   turned to the file, that store alone (it reads the file first itself).
+ * - `first`: one store of both, by the rule — for commands that read one
+ *   store (echo keys, protocol tokens); once the keychain has turned to the
+ *   file, that store alone (it reads by the rule itself). Where a value came
+ *   from is where a lookup through `beneath`, `behind` finds it.
  */
 import type { CredentialStore } from '../deps.js';
-import type { FileCredentialStore } from './file-store.js';
+import type { FileContents, FileCredentialStore } from './file-store.js';
+
+/** Whether the file's copy of `account` is read over the keychain's: only one the file took in the keychain's stead. */
+export function fileCopyWins(file: FileContents, account: string): boolean {
+  return file.fallback.has(account) && Object.hasOwn(file.entries, account);
+}
+
+/** The value of `account` by the rule: the file's copy that wins, else the keychain's (`fromKeychain`), else the file's. */
+export async function byTheRule(
+  file: FileContents,
+  account: string,
+  fromKeychain: () => Promise<string | undefined> | string | undefined,
+): Promise<string | undefined> {
+  if (fileCopyWins(file, account)) return file.entries[account];
+  return (await fromKeychain()) ?? file.entries[account];
+}
+
+/** The entries `file` holds, as {@link byTheRule} reads them over `keychain`'s. */
+export function overlaid(file: FileContents, keychain: ReadonlyMap<string, string>): Map<string, string> {
+  const winning = Object.entries(file.entries).filter(([a]) => fileCopyWins(file, a));
+  return new Map([...Object.entries(file.entries), ...keychain, ...winning]);
+}
 
 /** The views of {@link fileOverKeychain}. */
 export interface FileOverKeychain {
@@ -50,25 +79,25 @@ interface Layers {
   file: FileCredentialStore;
   /** The keychain has turned to the file (late-fallback.ts): it reads and writes the file itself. */
   fellBack(): boolean;
-  /** What the file holds now; a file that cannot be read hides nothing (its error comes where the file itself is read). */
-  held(): Record<string, string>;
-  /** A write: to the keychain, then (when it reached the keychain) without the file's older copy. */
+  /** What the file holds now; a file that cannot be read holds nothing here (its error comes where the file itself is read). */
+  held(): FileContents;
+  /** A write: to the keychain, then (when it reached the keychain) without the file's copy that won over it. */
   set(account: string, secret: string): Promise<void>;
 }
 
 export function fileOverKeychain(keychain: CredentialStore, file: FileCredentialStore): FileOverKeychain {
   const fellBack = () => keychain.kind === 'file';
-  const held = (): Record<string, string> => {
+  const held = (): FileContents => {
     try {
-      return file.snapshot();
+      return file.contents();
     } catch {
-      return {};
+      return { entries: {}, fallback: new Set() };
     }
   };
   const set = async (account: string, secret: string) => {
     await keychain.set(account, secret);
-    // None in the file: no lock taken.
-    if (!fellBack() && Object.hasOwn(held(), account)) await file.delete(account);
+    // A copy that does not win is left as it is (a file chosen on purpose keeps its own); none that wins: no lock taken.
+    if (!fellBack() && fileCopyWins(held(), account)) await file.delete(account);
   };
   const l: Layers = { keychain, file, fellBack, held, set };
   return { beneath: beneathView(l), behind: behindView(l), first: firstView(l) };
@@ -77,19 +106,19 @@ export function fileOverKeychain(keychain: CredentialStore, file: FileCredential
 function beneathView({ keychain, held, set }: Layers): CredentialStore {
   const hiding = (m: ReadonlyMap<string, string>) => {
     const hidden = held();
-    return new Map([...m].filter(([a]) => !Object.hasOwn(hidden, a)));
+    return new Map([...m].filter(([a]) => !fileCopyWins(hidden, a)));
   };
   return {
     get kind() {
       return keychain.kind;
     },
     // Whether or not the keychain has turned to the file: the file itself is the next store of the list, always.
-    get: async (account) => (Object.hasOwn(held(), account) ? undefined : keychain.get(account)),
+    get: async (account) => (fileCopyWins(held(), account) ? undefined : keychain.get(account)),
     set,
     delete: (account) => keychain.delete(account),
     list: async () => {
       const hidden = held();
-      return (await keychain.list()).filter((a) => !Object.hasOwn(hidden, a));
+      return (await keychain.list()).filter((a) => !fileCopyWins(hidden, a));
     },
     get opened() {
       const m = keychain.opened;
@@ -113,7 +142,7 @@ function firstView({ keychain, file, fellBack, held, set }: Layers): CredentialS
     get kind() {
       return keychain.kind;
     },
-    get: async (account) => (fellBack() ? keychain.get(account) : ((await file.get(account)) ?? keychain.get(account))),
+    get: (account) => (fellBack() ? keychain.get(account) : byTheRule(held(), account, () => keychain.get(account))),
     set,
     // The keychain's copy first: one that cannot be deleted (no answer) leaves both, and says so.
     delete: async (account) => {
@@ -123,7 +152,7 @@ function firstView({ keychain, file, fellBack, held, set }: Layers): CredentialS
     list: async () => [...new Set([...(await keychain.list()), ...(fellBack() ? [] : await file.list())])],
     get opened() {
       const m = keychain.opened;
-      return m && (fellBack() ? m : new Map([...m, ...Object.entries(held())]));
+      return m && (fellBack() ? m : overlaid(held(), m));
     },
   };
 }

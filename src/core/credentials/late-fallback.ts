@@ -9,9 +9,10 @@
  * with the keychain required, the same CredentialStoreError instead and
  * nothing written.
  *
- * What the opening read over D-Bus stays readable behind the file: for one
- * account the file's entry wins (a token refreshed after the fallback is the
- * file's), the others are as the Secret Service holds them. A delete takes
+ * What the opening read over D-Bus stays readable behind the file, read by
+ * the rule of file-over-keychain.ts: the file's entry wins where the file took
+ * it in the keychain's stead (a token refreshed after the fallback is the
+ * file's, and marked so), else the Secret Service's copy, else the file's. A delete takes
  * the file's copy (the keychain's, if any, stays, as a fallback while opening
  * left it); an entry only the keychain holds cannot be deleted without the
  * binding: that delete fails with nothing deleted, rather than say "logged
@@ -19,12 +20,14 @@
  */
 import type { CredentialStore } from '../deps.js';
 import { CredentialStoreError } from '../errors.js';
+import { byTheRule } from './file-over-keychain.js';
+import type { FileCredentialStore } from './file-store.js';
 import { bindingLoadFailure, type KeychainEntry } from './keychain-binding.js';
 
 /** What {@link lateFileFallback} needs of openCredentialStore. */
 export interface LateFallbackOptions {
-  /** The 0600 file store. */
-  file: CredentialStore;
+  /** The 0600 file store, opened as the keychain's fallback (its writes are marked so). */
+  file: FileCredentialStore;
   /** What the opening read over D-Bus. */
   entries: readonly KeychainEntry[];
   /** Told why, once, at the fallback. */
@@ -64,7 +67,7 @@ export function lateFileFallback(keychain: CredentialStore, o: LateFallbackOptio
     get: (account) =>
       either(
         () => keychain.get(account),
-        async () => (await file.get(account)) ?? read.get(account),
+        () => byTheRule(file.contents(), account, () => read.get(account)),
       ),
     set: (account, secret) =>
       either(

@@ -107,16 +107,18 @@ async function openPrimary(o: OpenCredentialStoreOptions, lock: CredentialLock, 
   const opening = o.keychain ?? startKeychainOpen({ sessionBus: o.sessionBus, timeoutMs: o.timeoutMs });
   if (o.onWaiting) opening.sent.then(o.onWaiting);
   const r = await opening.result;
+  // The file in the keychain's stead: its writes are marked so, and win over the keychain's older copies (file-over-keychain.ts).
+  const fallback = FileCredentialStore.inDir(o.configDir, lock, { fallback: true });
   if (!r.ok) {
     if (o.requireKeychain) throw keychainRequired(`the OS keychain is unavailable (${r.reason})`);
     o.onFallback?.(`the OS keychain is unavailable (${r.reason})`);
-    return file;
+    return fallback;
   }
   const keychain = KeychainCredentialStore.fromOpening(r.binding, r.entries, { timeoutMs: o.timeoutMs, lock });
   // Entries read over D-Bus: the binding may load only now, at the first write; one that cannot turns to the file then.
   if (r.via !== 'secret-service') return keychain;
   return lateFileFallback(keychain, {
-    file,
+    file: fallback,
     entries: r.entries,
     onFallback: o.onFallback,
     required: o.requireKeychain ? (why) => keychainRequired(why) : undefined,

@@ -89,6 +89,8 @@ export async function writeCachedToken(store: CredentialStore, account: string, 
 
 /** One cached identity token, as {@link listCachedIdentityTokens} finds it. */
 export interface ListedIdentityToken {
+  /** Its credential-store account. */
+  account: string;
   /** `idtoken`: the identity provider's token (`--scheme id-token`); `appplatform`: the app platform's (`--scheme app-platform`). */
   kind: 'idtoken' | 'appplatform';
   /** The provider's host (with its port, when it has one). */
@@ -109,6 +111,7 @@ export async function listCachedIdentityTokens(store: CredentialStore, nowMs: nu
     const record = parseCachedToken(await store.get(account));
     if (!record) continue;
     out.push({
+      account,
       kind: m[1] as ListedIdentityToken['kind'],
       host: m[2]!,
       ...(m[3] ? { project: m[3] } : {}),

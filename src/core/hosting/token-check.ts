@@ -7,10 +7,13 @@
  * API: such a token is judged by GET /rate_limit, which every credential may
  * call and which does not count against the primary limit. A refused token
  * gets 401 from either. So is a token whose GET /user is refused by a rate
- * limit: the server still says whether it takes the token, not whose it is.
+ * limit: the server still says whether it takes the token, not whose it is,
+ * and when it expires (the token expiration header, which the service sends
+ * on every answer to an expiring token, GET /rate_limit's included).
  */
 import { AuthRequiredError, HttpError, RateLimitError } from '../errors.js';
 import type { Credential, HttpClient } from '../http/client.js';
+import { parseTokenExpiration, TOKEN_EXPIRATION_HEADER } from './token-expiry.js';
 import { fetchUser } from './user.js';
 
 export type HostingTokenCheck =
@@ -18,8 +21,11 @@ export type HostingTokenCheck =
   | { readonly valid: true; readonly kind: 'user'; readonly login: string; readonly scopes?: readonly string[]; readonly expiresAt?: string }
   /** A token that acts for no user (an installation's or a workflow's): accepted by the API, user unknown. */
   | { readonly valid: true; readonly kind: 'integration' }
-  /** GET /user was refused by a rate limit (`limited`); GET /rate_limit took the token, whose it is is not known. */
-  | { readonly valid: true; readonly kind: 'unconfirmed'; readonly limited: RateLimitError }
+  /**
+   * GET /user was refused by a rate limit (`limited`); GET /rate_limit took the token, whose it is is not known;
+   * `expiresAt` from GET /rate_limit's token expiration header, when it had one (else the expiry is not known).
+   */
+  | { readonly valid: true; readonly kind: 'unconfirmed'; readonly limited: RateLimitError; readonly expiresAt?: string }
   /** The server refused the token (invalid, expired or revoked). */
   | { readonly valid: false };
 
@@ -43,24 +49,26 @@ export async function checkHostingToken(http: HttpClient, apiUrl: string, creden
     if (!(err instanceof HttpError && err.status === 403)) throw err;
   }
   // 403 from /user (a rate-limit 403 was thrown above as a RateLimitError): not a user's token.
-  return (await takesToken()) ? { valid: true, kind: 'integration' } : { valid: false };
+  return (await takesToken()).takes ? { valid: true, kind: 'integration' } : { valid: false };
 
-  /** GET /rate_limit (free of the primary limit): 200 when the server takes the token, 401 when it refuses it. */
-  async function takesToken(): Promise<boolean> {
+  /** GET /rate_limit (free of the primary limit): 200 when the server takes the token, 401 when it refuses it; the token's expiry, when said. */
+  async function takesToken(): Promise<{ takes: boolean; expiresAt?: string }> {
     const res = await http.request({ url: 'rate_limit', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401 });
     await res.dump();
-    return res.status === 200;
+    const expiresAt = res.status === 200 ? parseTokenExpiration(res.headers[TOKEN_EXPIRATION_HEADER]) : undefined;
+    return { takes: res.status === 200, ...(expiresAt ? { expiresAt } : {}) };
   }
 
   /** /user was rate-limited: the token judged by /rate_limit; if that fails too, the rate limit is the answer (not judged). */
   async function byRateLimit(limited: RateLimitError): Promise<HostingTokenCheck> {
-    let takes: boolean;
+    let answer: { takes: boolean; expiresAt?: string };
     try {
-      takes = await takesToken();
+      answer = await takesToken();
     } catch (err) {
       if ((err as { code?: string }).code === 'cancelled') throw err;
       throw limited;
     }
-    return takes ? { valid: true, kind: 'unconfirmed', limited } : { valid: false };
+    const { takes, expiresAt } = answer;
+    return takes ? { valid: true, kind: 'unconfirmed', limited, ...(expiresAt ? { expiresAt } : {}) } : { valid: false };
   }
 }

@@ -29,6 +29,9 @@ export type WorkloadTokenSource = { readonly file: string } | { readonly env: st
 const TOKENS = 'protocol';
 const CLIENT = 'protocol-client';
 
+/** The credential-store account of a server's tokens. */
+export const protocolTokensAccount = (serverKey: string): string => accountKey(TOKENS, serverKey);
+
 export class ProtocolCredentials {
   /**
    * Registrations a token proved while this store was open (issuer and client
@@ -51,7 +54,7 @@ export class ProtocolCredentials {
   }
 
   async tokens(serverKey: string): Promise<StoredTokens | undefined> {
-    return parse<StoredTokens>(await this.store.get(accountKey(TOKENS, serverKey)), (v) => typeof v.accessToken === 'string');
+    return parse<StoredTokens>(await this.store.get(protocolTokensAccount(serverKey)), (v) => typeof v.accessToken === 'string');
   }
 
   async saveTokens(t: StoredTokens): Promise<void> {

@@ -3,13 +3,14 @@
  * opening per process, the fallback said once, the lookup list, the hosting
  * accounts cached per API URL, and a store handed in as the only store.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Context, type ContextPorts } from '../../../src/cli/context.js';
 import type { KeychainOpening } from '../../../src/core/credentials/keychain-open.js';
 import { FileCredentialStore } from '../../../src/core/credentials/file-store.js';
+import { holderKind } from '../../../src/core/credentials/as-opened.js';
 import { MemoryCredentialStore } from '../../fakes/credential-store.js';
 import { keychainOf } from '../../fakes/keychain-opening.js';
 import { createTestIO, type TestIO } from '../../fakes/io.js';
@@ -86,7 +87,7 @@ describe('ctx.credentialStorage()', () => {
     expect(await (await required.hostingAccounts('https://api.example.test')).active()).toBeUndefined();
   });
 
-  it('where the keychain and the 0600 file both hold an entry, the file’s (the newer: written while the keychain could not be used) wins; its next write moves it into the keychain', async () => {
+  it('where the keychain and the 0600 file both hold an entry the file took while the keychain could not be used (marked so), the file’s (the newer) wins; its next write moves it into the keychain', async () => {
     const host = 'api.example.test';
     const record = (token: string) => JSON.stringify({ login: 'mona', token, scopes: [], origin: 'pasted', createdAt: new Date(0).toISOString() });
     // The keychain's older copies; the file's newer ones, as a fallback wrote them (and an echo key only the file holds).
@@ -95,10 +96,10 @@ describe('ctx.credentialStorage()', () => {
       [`hosting:${host}:mona`]: record('lyu_older_in_the_keychain'),
       'echo:e.test': 'older-echo-key',
     });
-    const file = FileCredentialStore.inDir(dir);
+    const file = FileCredentialStore.inDir(dir, undefined, { fallback: true });
     await file.set(`hosting:${host}:mona`, record('lyu_newer_in_the_file'));
     await file.set('echo:e.test', 'newer-echo-key');
-    await file.set('echo:only.test', 'only-in-the-file');
+    await FileCredentialStore.inDir(dir).set('echo:only.test', 'only-in-the-file');
     const port = await context({}, undefined, keychain).credentialStorage();
     const accounts = await port.hostingAccounts(`https://${host}`);
     const active = await accounts.active();
@@ -111,6 +112,9 @@ describe('ctx.credentialStorage()', () => {
     expect([await store.get('echo:e.test'), await store.get('echo:only.test')]).toEqual(['newer-echo-key', 'only-in-the-file']);
     expect(store.opened?.get('echo:e.test')).toBe('newer-echo-key');
     expect((await store.list()).sort()).toEqual(['echo:e.test', 'echo:only.test', `hosting:${host}`, `hosting:${host}:mona`]);
+    // Said where each came from: the store a lookup finds it in (auth status, echo key status).
+    expect(await holderKind(port.lookup(), 'echo:e.test')).toBe('file');
+    expect(await holderKind(port.lookup(), 'echo:only.test')).toBe('file');
     // The next write of an entry puts it in the keychain and removes the file's copy: a refresh where the record was found,
     await accounts.update({ ...active!.record, token: 'lyu_refreshed' }, active!.store);
     expect(await file.get(`hosting:${host}:mona`)).toBeUndefined();
@@ -128,5 +132,45 @@ describe('ctx.credentialStorage()', () => {
     await file.set('echo:e.test', 'again-in-the-file');
     expect(await reopened.store().delete('echo:e.test')).toBe(true);
     expect(await reopened.store().get('echo:e.test')).toBeUndefined();
+  });
+
+  it('a file without the mark (an older release, --insecure-storage, LANYARD_INSECURE_STORAGE) never beats the keychain’s copy, which is named as the source; a keychain write leaves that file copy alone', async () => {
+    const host = 'api.example.test';
+    const record = (token: string) => JSON.stringify({ login: 'mona', token, scopes: [], origin: 'pasted', createdAt: new Date(0).toISOString() });
+    // The layout of the release before the mark: plain entries, the older copies (that release wrote the keychain without removing them).
+    await writeFile(
+      join(dir, 'credentials.json'),
+      JSON.stringify({
+        'echo:e.test': 'OLDKEY_insecure_1111',
+        [`hosting:${host}`]: 'mona',
+        [`hosting:${host}:mona`]: record('lyu_older_in_the_file'),
+        'protocol:srv.test': '{"old":1}',
+      }),
+      { mode: 0o600 },
+    );
+    // And one written on purpose to the file now (LANYARD_INSECURE_STORAGE=1).
+    await (await context({ LANYARD_INSECURE_STORAGE: '1' }).credentialStorage()).store().set('echo:chosen.test', 'OLDER_chosen_in_the_file');
+    const keychain = keychainOf({
+      'echo:e.test': 'NEWKEY_keychain_2222',
+      'echo:chosen.test': 'NEWER_in_the_keychain',
+      [`hosting:${host}`]: 'mona',
+      [`hosting:${host}:mona`]: record('lyu_newer_in_the_keychain'),
+      'protocol:srv.test': '{"new":2}',
+    });
+    const port = await context({}, undefined, keychain).credentialStorage();
+    const store = port.store();
+    expect(await store.get('echo:e.test')).toBe('NEWKEY_keychain_2222');
+    expect(await store.get('echo:chosen.test')).toBe('NEWER_in_the_keychain');
+    expect(await store.get('protocol:srv.test')).toBe('{"new":2}');
+    expect(store.opened?.get('echo:e.test')).toBe('NEWKEY_keychain_2222');
+    expect(store.opened?.get('protocol:srv.test')).toBe('{"new":2}');
+    expect(await holderKind(port.lookup(), 'echo:e.test')).toBe('keychain');
+    expect(await holderKind(port.lookup(), 'protocol:srv.test')).toBe('keychain');
+    const active = await (await port.hostingAccounts(`https://${host}`)).active();
+    expect([active?.record.token, active?.store.kind]).toEqual(['lyu_newer_in_the_keychain', 'keychain']);
+    // A write to the keychain leaves the file's own copy (a file chosen on purpose keeps its entries, as before the mark).
+    await store.set('echo:e.test', 'NEWEST_keychain_3333');
+    expect(await FileCredentialStore.inDir(dir).get('echo:e.test')).toBe('OLDKEY_insecure_1111');
+    expect(await (await context({}, undefined, keychain).credentialStorage()).store().get('echo:e.test')).toBe('NEWEST_keychain_3333');
   });
 });

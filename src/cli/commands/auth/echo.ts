@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { listCachedIdentityTokens, maskSecret } from '../../../core/echo/credentials.js';
-import { readAsOpened } from '../../../core/credentials/as-opened.js';
+import { holderKind, readAsOpened } from '../../../core/credentials/as-opened.js';
 import { echoApiKey } from '../../services/echo/wiring.js';
 
 export async function echoStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
@@ -26,7 +26,8 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
       });
     }
   }
-  const store = readAsOpened((await ctx.credentialStorage()).store());
+  const storage = await ctx.credentialStorage();
+  const store = readAsOpened(storage.store());
   for (const t of await listCachedIdentityTokens(store, ctx.clock.now())) {
     const rec = t.record;
     out.push({
@@ -34,7 +35,8 @@ export async function echoStatusEntries(ctx: Context, showToken: boolean): Promi
       host: t.host,
       account: rec.email,
       ...(rec.email ? { user: rec.email } : {}),
-      source: store.kind,
+      // Where it was read: the keychain, or the 0600 file (file-over-keychain.ts).
+      source: (await holderKind(storage.lookup(), t.account)) ?? store.kind,
       valid: t.valid,
       detail: `${t.kind === 'idtoken' ? 'identity token (--scheme id-token)' : `app-platform token of ${t.project} (--scheme app-platform)`}${t.valid ? '' : '; expired, signs in again on next use'}`,
       expiresAt: new Date(rec.expiresAt).toISOString(),

@@ -7,14 +7,15 @@
 import type { Context } from '../../context.js';
 import type { AuthStatusEntry } from './options.js';
 import { renewable } from '../../../core/protocol/grants/refresh.js';
-import { ProtocolCredentials } from '../../../core/protocol/store.js';
-import { readAsOpened } from '../../../core/credentials/as-opened.js';
+import { ProtocolCredentials, protocolTokensAccount } from '../../../core/protocol/store.js';
+import { holderKind, readAsOpened } from '../../../core/credentials/as-opened.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { tokenIdentity } from '../../../core/auth/token-claims.js';
 
 export async function protocolStatusEntries(ctx: Context, showToken: boolean): Promise<AuthStatusEntry[]> {
   // The store as opened: one keychain search for every line, not a keychain call per token.
-  const creds = new ProtocolCredentials(readAsOpened((await ctx.credentialStorage()).store()));
+  const storage = await ctx.credentialStorage();
+  const creds = new ProtocolCredentials(readAsOpened(storage.store()));
   const { store } = creds;
   const now = ctx.clock.now();
   const out: AuthStatusEntry[] = [];
@@ -32,7 +33,8 @@ export async function protocolStatusEntries(ctx: Context, showToken: boolean): P
       host: server,
       account: client?.clientId,
       ...(user ? { user } : {}),
-      source: store.kind,
+      // Where the tokens were read: the keychain, or the 0600 file (file-over-keychain.ts).
+      source: (await holderKind(storage.lookup(), protocolTokensAccount(server))) ?? store.kind,
       scopes: t.scope ? t.scope.split(/\s+/).filter(Boolean) : [],
       valid: live || refreshable,
       detail: live ? undefined : refreshable ? 'access token expired; refreshed on next use' : 'access token expired; sign in again',

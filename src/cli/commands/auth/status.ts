@@ -8,7 +8,7 @@
  * reports a time-out apart from a bad token.
  */
 import type { Context } from '../../context.js';
-import { AuthRequiredError, LanyardError, RateLimitError } from '../../../core/errors.js';
+import { AuthRequiredError, LanyardError } from '../../../core/errors.js';
 import { hostOf } from '../../../core/credentials/accounts.js';
 import { renderTable } from '../../output/output.js';
 import { localTime, relativeTime } from '../../terminal/time-text.js';
@@ -20,6 +20,7 @@ import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
 import { describeReason, selectionJson } from '../../../core/config/bindings.js';
 import { parseDuration } from '../../option-parse.js';
+import { couldNotCheck, expiresWithin } from './status-expiry.js';
 import { exitCodeFor } from '../../errors/exit.js';
 
 interface Storage {
@@ -35,6 +36,7 @@ interface Judged {
   valid: boolean;
   /** `unchecked`: the server was not asked or did not answer (`error` says why); not a verdict on the token. */
   state: 'valid' | 'invalid' | 'unchecked';
+  /** `unchecked`: why; `valid`: why its expiry is not known (GET /user rate-limited, no expiry on GET /rate_limit's answer). */
   error?: LanyardError;
   login?: string;
   scopes?: string[];
@@ -52,7 +54,12 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
     const c = await checkHostingToken(await ctx.http(), apiUrl, { scheme: 'bearer', token }, ctx.signal);
     if (!c.valid) return { valid: false, state: 'invalid', detail: 'the server refused the token (invalid, expired or revoked)' };
     if (c.kind === 'unconfirmed')
-      return { valid: true, state: 'valid', detail: `the server takes the token; whose it is was not checked: ${c.limited.message}` };
+      return {
+        valid: true,
+        state: 'valid',
+        detail: `the server takes the token; whose it is was not checked: ${c.limited.message}`,
+        ...(c.expiresAt ? { expiresAt: c.expiresAt } : { error: c.limited }),
+      };
     if (c.kind === 'user')
       return {
         valid: true,
@@ -73,7 +80,10 @@ async function check(ctx: Context, apiUrl: string, token: string, workflow = fal
 }
 
 /** The entry's `state` and, when it could not be checked, `checkError` (the error's code). */
-const judgement = (c: Judged): Pick<AuthStatusEntry, 'state' | 'checkError'> => ({ state: c.state, ...(c.error ? { checkError: c.error.code } : {}) });
+const judgement = (c: Judged): Pick<AuthStatusEntry, 'state' | 'checkError'> => ({
+  state: c.state,
+  ...(c.state === 'unchecked' ? { checkError: c.error?.code } : {}),
+});
 
 /**
  * Loads what checking a token needs (the HTTP client, node:http or
@@ -91,7 +101,7 @@ function preloadCheck(ctx: Context, apiUrl: string): void {
   });
 }
 
-/** The hosting entries, where their tokens are stored, and why each unchecked one could not be checked. */
+/** The hosting entries, where their tokens are stored, and why each unchecked one could not be checked (or a valid one's expiry learnt). */
 interface HostingStatus {
   entries: AuthStatusEntry[];
   storage?: Storage;
@@ -303,59 +313,6 @@ function statusFailure(ctx: Context, o: AuthStatusOptions, entries: readonly Aut
     });
   }
   return undefined;
-}
-
-/** A credential the server could not be asked about: the check's error, with its code (a rate limit stays one: exit 3). */
-function couldNotCheck(e: AuthStatusEntry, unchecked: ReadonlyMap<AuthStatusEntry, LanyardError>): LanyardError {
-  const err = unchecked.get(e);
-  const message = `could not check the ${e.service} credential (${e.source}${e.account ? `, ${e.account}` : ''}), so it is not known to be invalid: ${err?.message ?? e.detail}`;
-  if (err instanceof RateLimitError) return new RateLimitError(message, err.kind, err.resetAt, err.state);
-  return new LanyardError(err?.code ?? 'network_error', message, {
-    // The error's own advice when it has some (a time-out: raise --timeout), else where to look.
-    hint: err?.hint ?? (err?.remedy ? undefined : 'check the network and the proxy settings (HTTPS_PROXY, NO_PROXY), then try again'),
-    ...(err?.remedy ? { remedy: err.remedy } : {}),
-  });
-}
-
-/**
- * `--expires-within`: exit 4 when a credential a command would use (the
- * hosting credential in force here, the active health token) is invalid or
- * expires within `ms` — for a refreshable token, when its refresh token does;
- * else the check's code when one could not be checked; else exit 0.
- */
-function expiresWithin(
-  ctx: Context,
-  entries: readonly AuthStatusEntry[],
-  ms: number,
-  unchecked: ReadonlyMap<AuthStatusEntry, LanyardError>,
-): LanyardError | undefined {
-  const now = ctx.clock.now();
-  const used = entries.filter((e) => e.active);
-  const ending = used.filter((e) => {
-    if (e.state === 'unchecked') return false;
-    if (!e.valid) return true;
-    const until = e.renewableUntil !== undefined ? e.renewableUntil : e.expiresAt;
-    return until !== undefined && until !== null && Date.parse(until) <= now + ms;
-  });
-  if (!ending.length) {
-    const notChecked = used.find((e) => e.state === 'unchecked');
-    return notChecked ? couldNotCheck(notChecked, unchecked) : undefined;
-  }
-  const what = (e: AuthStatusEntry) => {
-    const until = e.renewableUntil ?? e.expiresAt;
-    return `${e.service} ${e.account ?? e.host} (${e.source}) ${!e.valid ? 'is not valid' : `expires ${until ? `at ${until}` : ''}`.trim()}`;
-  };
-  return new AuthRequiredError(`${ending.map(what).join('; ')}`, { hint: [...new Set(ending.map(renewHint))].join('; ') });
-}
-
-/** How to renew a credential: `auth refresh` renews a stored hosting sign-in only, not a token from the environment. */
-function renewHint(e: AuthStatusEntry): string {
-  const envVar = e.source.startsWith('env:') ? e.source.slice(4) : /^[A-Z][A-Z0-9_]*$/.test(e.source) ? e.source : undefined;
-  if (envVar === 'WORKFLOW_TOKEN') return 'WORKFLOW_TOKEN is issued for each workflow run: it cannot be renewed from here';
-  if (envVar) return `${envVar} comes from the environment: put a new token in it (\`lanyard auth refresh\` renews stored sign-ins only)`;
-  if (e.service === 'health') return 'sign in again with `lanyard auth login --health`';
-  if (e.service === 'protocol') return `sign in again with \`lanyard auth login --server ${e.host}\``;
-  return 'renew it with `lanyard auth refresh` (or sign in again)';
 }
 
 /** The table of `auth status` on a terminal (tab-separated into a pipe). */

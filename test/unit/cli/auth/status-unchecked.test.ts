@@ -60,6 +60,23 @@ describe('auth status: a token that could not be checked is not called invalid',
     expect(human.stdout).toMatch(/\tvalid: the server takes the token; whose it is was not checked/);
   });
 
+  it('rate-limited GET /user, --expires-within: the expiry from GET /rate_limit’s token expiration header; without one it is not known (exit 3), never a silent 0', async () => {
+    const { token } = (await cmd.emu.admin('hosting', 'issue-personal-token', { login: 'mona', scopes: 'repo', expiresIn: 3600 })) as { token: string };
+    await cmd.emu.budget({ login: 'mona', remaining: 0, resetInSeconds: 600 });
+    const soon = await cmd.run((ctx) => runAuthStatus(ctx, { expiresWithin: '2h' }), { env: { LANYARD_TOKEN: token }, format: 'json' });
+    expect(soon.code, soon.stderr).toBe(4);
+    expect(accounts(soon.stdout)[0]).toMatchObject({ state: 'valid', expiresAt: expect.any(String) });
+    expect(soon.stderr).toMatch(/env:LANYARD_TOKEN.* expires at /);
+    const later = await cmd.run((ctx) => runAuthStatus(ctx, { expiresWithin: '30m' }), { env: { LANYARD_TOKEN: token } });
+    expect(later.code, later.stderr).toBe(0);
+    // A token whose answers carry no expiry: the rate limit kept it from being known.
+    const unknown = await cmd.run((ctx) => runAuthStatus(ctx, { expiresWithin: '7d' }), { env: { LANYARD_TOKEN: MONA }, format: 'json' });
+    expect(unknown.code, unknown.stderr).toBe(3);
+    expect(unknown.stderr).toMatch(/could not learn when the hosting credential \(env:LANYARD_TOKEN\) expires: .*rate limit/i);
+    expect(accounts(unknown.stdout)[0]).toMatchObject({ valid: true, state: 'valid' });
+    expect(accounts(unknown.stdout)[0]).not.toHaveProperty('checkError');
+  });
+
   it('rate-limited and GET /rate_limit failing too: "could not check", exit 3, state unchecked / checkError rate_limited', async () => {
     await cmd.emu.budget({ login: 'mona', remaining: 0, resetInSeconds: 600 });
     cmd.emu.fault({ type: 'status', status: 502, path: '/api/v3/rate_limit', count: 50 });

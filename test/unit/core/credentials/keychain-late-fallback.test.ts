@@ -26,6 +26,7 @@ const { fakeSecretService } = await import('./fake-secret-service.js');
 type FakeBus = import('./fake-secret-service.js').FakeBus;
 const { startKeychainOpen } = await import('../../../../src/core/credentials/keychain-open.js');
 const { openCredentialStore } = await import('../../../../src/core/credentials/open.js');
+const { FileCredentialStore } = await import('../../../../src/core/credentials/file-store.js');
 
 const UNAVAILABLE = 'the OS keychain is unavailable (the keychain binding could not be loaded)';
 let dir: string;
@@ -69,10 +70,13 @@ describe.runIf(process.platform === 'linux')('a binding installed but unable to 
     expect(s.kind).toBe('file');
     await s.set('hosting:h', 'mona');
     expect(why).toHaveLength(1);
-    expect(await fileEntries()).toEqual({ 'hosting:h:mona': 'tok-new', 'hosting:h': 'mona' });
+    // Marked as taken in the keychain's stead (file-over-keychain.ts).
+    expect(await fileEntries()).toEqual({ 'hosting:h:mona': 'tok-new', 'hosting:h': 'mona', 'lanyard:keychain-fallback': ['hosting:h:mona', 'hosting:h'] });
   });
 
-  it('mixed state: the file wins for an account it holds, the Secret Service serves the rest; the listing is both', async () => {
+  it('mixed state: the file wins for an account it took in the keychain’s stead, the Secret Service serves the rest; the listing is both', async () => {
+    // A copy the file holds without the mark (an older release, --insecure-storage): the Secret Service's wins over it.
+    await FileCredentialStore.inDir(dir).set('hosting:h', 'an-older-login');
     const s = await open();
     await s.set('hosting:h:mona', 'tok-new');
     await s.set('echo:key', 'k-1');
@@ -125,6 +129,6 @@ describe.runIf(process.platform === 'linux')('a binding installed but unable to 
     });
     await s.set('hosting:h:mona', 'tok-new');
     expect(why).toEqual([UNAVAILABLE]);
-    expect(await fileEntries()).toEqual({ 'hosting:h:mona': 'tok-new' });
+    expect(await fileEntries()).toEqual({ 'hosting:h:mona': 'tok-new', 'lanyard:keychain-fallback': ['hosting:h:mona'] });
   });
 });

@@ -23,6 +23,23 @@ describe('FileCredentialStore', () => {
     expect(await s.delete('hosting:h:mona')).toBe(false);
     expect(JSON.parse(await readFile(s.path, 'utf8'))).toEqual({ 'hosting:h': 'mona' });
   });
+  it('marks what a store opened as the keychain’s fallback writes; a store chosen on purpose leaves marks as they are; a delete removes one', async () => {
+    const fallback = FileCredentialStore.inDir(dir, undefined, { fallback: true });
+    const chosen = FileCredentialStore.inDir(dir);
+    await chosen.set('echo:chosen', 'a');
+    await fallback.set('echo:fell-back', 'b');
+    await fallback.set('echo:both', 'c');
+    await chosen.set('echo:both', 'd');
+    expect(await chosen.list()).toEqual(['echo:chosen', 'echo:fell-back', 'echo:both']);
+    expect(chosen.contents()).toEqual({
+      entries: { 'echo:chosen': 'a', 'echo:fell-back': 'b', 'echo:both': 'd' },
+      fallback: new Set(['echo:fell-back', 'echo:both']),
+    });
+    await chosen.delete('echo:fell-back');
+    await chosen.delete('echo:both');
+    expect(JSON.parse(await readFile(chosen.path, 'utf8'))).toEqual({ 'echo:chosen': 'a' });
+    await expect(fallback.set('lanyard:keychain-fallback', 'x')).rejects.toThrow(/reserved/);
+  });
   it('reports a corrupt file clearly', async () => {
     const s = FileCredentialStore.inDir(dir);
     await s.set('a', 'b');
