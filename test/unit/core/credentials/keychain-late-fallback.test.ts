@@ -22,6 +22,9 @@ vi.mock('../../../../src/core/credentials/keychain-binding.js', async (importOri
   platformBindingInstalled: () => true,
 }));
 
+// Unit files share a worker's modules (isolate: false): a file run before this one may have loaded open.js and
+// keychain-binding.js unmocked, so this file loads its own copies, under the mocks above.
+vi.resetModules();
 const { fakeSecretService } = await import('./fake-secret-service.js');
 type FakeBus = import('./fake-secret-service.js').FakeBus;
 const { startKeychainOpen } = await import('../../../../src/core/credentials/keychain-open.js');

@@ -23,7 +23,8 @@ afterEach(async () => rm(dir, { recursive: true, force: true }));
 /** The keychain holds the older copy of `protocol:a` and `echo:k`; the file holds a newer `protocol:a` and `health:h`, written during a fallback. */
 async function afterAFallback() {
   const keychain = keychainOf({ 'protocol:a': 'old-token', 'echo:k': 'key-in-keychain' });
-  const file = FileCredentialStore.inDir(dir);
+  // Written as the fallback writes (marked: file-store.ts); an unmarked copy would lose to the keychain's.
+  const file = FileCredentialStore.inDir(dir, undefined, { fallback: true });
   await file.set('protocol:a', 'refreshed-token');
   await file.set('health:h', 'only-in-file');
   return { keychain, file };
@@ -50,6 +51,13 @@ describe('openCredentialStore: the 0600 file over the keychain', () => {
     expect(await store.get('protocol:a')).toBe('next-token');
     expect(await store.delete('health:h')).toBe(true);
     expect(await file.get('health:h')).toBeUndefined();
+  });
+
+  it("an unmarked copy (insecure storage chosen, or an older release's) never beats the keychain's", async () => {
+    const keychain = keychainOf({ 'protocol:a': 'newer-in-keychain' });
+    await FileCredentialStore.inDir(dir).set('protocol:a', 'older-in-file');
+    const store = await openCredentialStore({ configDir: dir, keychain });
+    expect(await store.get('protocol:a')).toBe('newer-in-keychain');
   });
 
   it('a required keychain never reads the file: its own copies only', async () => {
