@@ -68,10 +68,11 @@ describe('raw, deflate and url', () => {
     const original = await readFile(file);
     const compressed = await fetch(`${api}/message/${id}/raw`, { headers: { 'accept-encoding': 'deflate' } });
     expect(compressed.headers.get('content-encoding')).toBe('deflate');
+    await compressed.body?.cancel();
     // fetch would inflate on its own; read the wire bytes with node:http instead.
     const { request } = await import('node:http');
     const wire = await new Promise<Buffer>((resolve, reject) => {
-      request(`${api}/message/${id}/raw`, { headers: { 'accept-encoding': 'deflate' } }, (res) => {
+      request(`${api}/message/${id}/raw`, { agent: false, headers: { 'accept-encoding': 'deflate' } }, (res) => {
         expect(res.headers['transfer-encoding']).toBe('chunked');
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -83,7 +84,7 @@ describe('raw, deflate and url', () => {
     expect(wire.length).toBeLessThan(original.length / 4);
     expect(inflateRawSync(wire)).toEqual(original);
     const plain = await new Promise<{ enc?: string; body: Buffer }>((resolve, reject) => {
-      request(`${api}/message/${id}/raw`, (res) => {
+      request(`${api}/message/${id}/raw`, { agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
