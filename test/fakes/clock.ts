@@ -35,6 +35,16 @@ export class FakeClock implements Clock {
     }
   }
 
+  /** A timer on this clock (the HTTP transport's bounds: TimerClock): `fire` runs when the clock is advanced past `ms`, unless cleared. */
+  after(ms: number, fire: () => void): () => void {
+    const entry = { until: this.#mono + ms, resolve: fire };
+    this.#sleepers.push(entry);
+    return () => {
+      const i = this.#sleepers.indexOf(entry);
+      if (i >= 0) this.#sleepers.splice(i, 1);
+    };
+  }
+
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps.push(ms);
     if (signal?.aborted) return Promise.reject(new CancelledError());

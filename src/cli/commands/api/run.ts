@@ -117,7 +117,8 @@ function headerOptions(lines: string[]): Record<string, string> {
 /** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */
 async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, t: ApiTarget): Promise<HttpResponse> {
   try {
-    const res = await http.request(spec);
+    // A body written out as it comes (not read whole for --jq/--template, nor a page) goes on while data flows: its silence is bounded, not its length.
+    const res = await (spec.streamResponse && !ctx.output.shaped ? http.requestStream(spec) : http.request(spec));
     if (opts.include) printHead(ctx, res.status, res.headers);
     return res;
   } catch (err) {
