@@ -30,14 +30,13 @@ export const systemClock: Clock = {
 };
 
 /**
- * The monotonic time and timers of the bounds of an HTTP exchange (its
- * deadline, a body's silence): a timer never keeps the process alive.
+ * The timers of the bounds of an HTTP exchange (its deadline, a body's
+ * silence): one never keeps the process alive.
  */
 export const boundTimers: TimerClock = {
-  monotonic: () => performance.now(),
   after: (ms, fire) => {
     const t = setTimeout(fire, Math.max(0, ms));
     t.unref();
-    return () => clearTimeout(t);
+    return { clear: () => clearTimeout(t), refresh: () => void t.refresh() };
   },
 };

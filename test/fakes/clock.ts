@@ -35,13 +35,21 @@ export class FakeClock implements Clock {
     }
   }
 
-  /** A timer on this clock (the HTTP transport's bounds: TimerClock): `fire` runs when the clock is advanced past `ms`, unless cleared. */
-  after(ms: number, fire: () => void): () => void {
+  /** A timer on this clock (the HTTP transport's bounds: TimerClock): `fire` runs once the clock is advanced past `ms` from its start. */
+  after(ms: number, fire: () => void): { clear(): void; refresh(): void } {
     const entry = { until: this.#mono + ms, resolve: fire };
     this.#sleepers.push(entry);
-    return () => {
+    const clear = () => {
       const i = this.#sleepers.indexOf(entry);
       if (i >= 0) this.#sleepers.splice(i, 1);
+    };
+    return {
+      clear,
+      refresh: () => {
+        clear();
+        entry.until = this.#mono + ms;
+        this.#sleepers.push(entry);
+      },
     };
   }
 

@@ -4,54 +4,48 @@
  * (unreferenced: a bound never keeps a program alive), or a test's.
  */
 
+/** A timer of a {@link TimerClock}. */
+export interface BoundTimer {
+  /** Disarms it. */
+  clear(): void;
+  /** Starts its time again from now (armed again if it had fired). */
+  refresh(): void;
+}
+
 /**
- * What a bound needs of a clock: its monotonic time, and a timer that is
- * cleared without an AbortController (aborting one per exchange filled
- * Node 20's old generation on the bridge's hot path). The process's:
- * `boundTimers` in system-clock.ts.
+ * What a bound needs of a clock: a timer that is started again without a
+ * new one and cleared without an AbortController (aborting one per exchange
+ * filled Node 20's old generation on the bridge's hot path), and no reading
+ * of the time (the first `performance.now()` of a process costs a
+ * millisecond of start-up). The process's: `boundTimers` in system-clock.ts.
  */
 export interface TimerClock {
-  /** Monotonic milliseconds. */
-  monotonic(): number;
-  /** Calls `fire` after `ms`, unless the function it returns is called first. */
-  after(ms: number, fire: () => void): () => void;
+  /** Calls `fire` after `ms`. */
+  after(ms: number, fire: () => void): BoundTimer;
 }
 
 /**
  * Calls `over` once when `ms` pass without a touch(): a silence when it is
  * touched as data comes, a deadline when it never is. 0: never. clear()
- * disarms it. One timer at a time, armed again only when it fires early (a
- * touch per chunk costs a reading of the clock, no timer).
+ * disarms it. One timer, started again by each touch.
  */
 export class Watch {
-  #last: number;
-  #cancel?: () => void;
+  #timer?: BoundTimer;
 
-  constructor(
-    private readonly clock: TimerClock,
-    private readonly ms: number,
-    private readonly over: () => void,
-  ) {
-    this.#last = clock.monotonic();
-    if (ms > 0) this.#cancel = clock.after(ms, this.#check);
+  constructor(clock: TimerClock, ms: number, over: () => void) {
+    if (ms > 0)
+      this.#timer = clock.after(ms, () => {
+        this.#timer = undefined;
+        over();
+      });
   }
 
   touch(): void {
-    this.#last = this.clock.monotonic();
+    this.#timer?.refresh();
   }
 
   clear(): void {
-    this.#cancel?.();
-    this.#cancel = undefined;
+    this.#timer?.clear();
+    this.#timer = undefined;
   }
-
-  readonly #check = (): void => {
-    const quiet = this.clock.monotonic() - this.#last;
-    if (quiet < this.ms) {
-      this.#cancel = this.clock.after(this.ms - quiet, this.#check);
-      return;
-    }
-    this.#cancel = undefined;
-    this.over();
-  };
 }
