@@ -16,7 +16,7 @@ export const ROOT_OPTIONS = {
   /** Deadline of each HTTP request (`ratelimit wait`: of the wait). */
   timeout: [
     '--timeout <duration>',
-    'deadline of each HTTP request, body included (default 5m, downloads 1h; 0 for none; env: LANYARD_TIMEOUT); for a sign-in or `ratelimit wait`, also its longest wait',
+    'deadline of each HTTP request, body included (default 5m; 0 for none; env: LANYARD_TIMEOUT) — of a download, its head and each silence of its body; for a sign-in or `ratelimit wait`, also its longest wait',
   ],
   /** Hosting calls use client_id:client_secret Basic auth (public data). */
   basicClient: [

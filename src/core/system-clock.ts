@@ -4,6 +4,7 @@
  * clock it was given (tests give a fake one).
  */
 import type { Clock } from './deps.js';
+import type { TimerClock } from './http/watch.js';
 import { CancelledError } from './errors.js';
 
 /** Wall clock `Date.now()`, monotonic `performance.now()`, `sleep` with `setTimeout` (cancelled by an `AbortSignal`). */
@@ -26,4 +27,16 @@ export const systemClock: Clock = {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
+};
+
+/**
+ * The timers of the bounds of an HTTP exchange (its deadline, a body's
+ * silence): one never keeps the process alive.
+ */
+export const boundTimers: TimerClock = {
+  after: (ms, fire) => {
+    const t = setTimeout(fire, Math.max(0, ms));
+    t.unref();
+    return { clear: () => clearTimeout(t), refresh: () => void t.refresh() };
+  },
 };

@@ -1,7 +1,7 @@
 /**
  * The built CLI against a hostile server on 127.0.0.1: a redirect where a
- * file was expected (mailbox raw), a body that trickles past the deadline the
- * program builds from --timeout / LANYARD_TIMEOUT. Next-page links to another
+ * file was expected (mailbox raw), a body read whole (--jq) that trickles past
+ * the deadline the program builds from --timeout / LANYARD_TIMEOUT. Next-page links to another
  * origin or to themselves and redirects to another origin are tested as a
  * run function in test/unit/cli/api/hostile.test.ts.
  */
@@ -72,11 +72,12 @@ describe('lanyard api against a hostile server', () => {
     expect(await readdir(dir)).not.toContain('out.eml');
   });
 
-  it('--timeout and LANYARD_TIMEOUT bound a trickling body; a bad value is a usage error', async () => {
-    const flag = await run(['--timeout', '1s', 'api', '/trickle']);
+  // A body written out as it comes is bounded by its silence instead (api-download-timeout.test.ts).
+  it('--timeout and LANYARD_TIMEOUT bound a trickling body read whole (--jq); a bad value is a usage error', async () => {
+    const flag = await run(['--timeout', '1s', 'api', '/trickle', '--jq', '.']);
     expect(flag.code).toBe(1);
     expect(flag.stderr).toMatch(/no complete answer within 1 s \(the request deadline/);
-    const env = await run(['api', '/trickle'], { LANYARD_TIMEOUT: '1s' });
+    const env = await run(['api', '/trickle', '--jq', '.'], { LANYARD_TIMEOUT: '1s' });
     expect(env.code).toBe(1);
     expect(env.stderr).toMatch(/request deadline/);
     const bad = await run(['--timeout', 'soon', 'api', '/user']);

@@ -35,6 +35,24 @@ export class FakeClock implements Clock {
     }
   }
 
+  /** A timer on this clock (the HTTP transport's bounds: TimerClock): `fire` runs once the clock is advanced past `ms` from its start. */
+  after(ms: number, fire: () => void): { clear(): void; refresh(): void } {
+    const entry = { until: this.#mono + ms, resolve: fire };
+    this.#sleepers.push(entry);
+    const clear = () => {
+      const i = this.#sleepers.indexOf(entry);
+      if (i >= 0) this.#sleepers.splice(i, 1);
+    };
+    return {
+      clear,
+      refresh: () => {
+        clear();
+        entry.until = this.#mono + ms;
+        this.#sleepers.push(entry);
+      },
+    };
+  }
+
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps.push(ms);
     if (signal?.aborted) return Promise.reject(new CancelledError());

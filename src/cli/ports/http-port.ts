@@ -69,8 +69,8 @@ export async function buildHttpClient(h: HttpPortEnv): Promise<HttpClient> {
     userAgent: `lanyard/${h.version}`,
     plainHttpHosts: parsePlainHttpHosts(h.env.LANYARD_ALLOW_PLAIN_HTTP),
     ...(await networkOptions(h.env, h.settings, h.warnOnce, h.secrets, h.signal)),
-    // An explicit deadline holds for downloads too; the defaults differ (5 min, downloads 1 h).
-    ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline }, streamTotalMs: deadline }),
+    // A download's (requestStream) bounds its head and its body's silence, not the body's length.
+    ...(deadline === undefined ? {} : { timeouts: { totalMs: deadline } }),
     trace: h.trace,
     ...(h.preconnected ? { preconnected: h.preconnected } : {}),
     onCredential: (forms) => {

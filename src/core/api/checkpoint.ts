@@ -24,7 +24,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { LanyardError } from '../errors.js';
 import { type StagedFile, stageFile } from '../fs/atomic-file.js';
-import { isSecretField, SECRET_HEADERS } from '../http/redact.js';
+import { isSecretField, isSecretHeader } from '../http/redact.js';
 
 /** Format version of the file (a newer one is refused, not guessed at). */
 export const CHECKPOINT_VERSION = 1;
@@ -110,7 +110,7 @@ export function checkpointRun(o: {
     .map(([k, v]) => [k.toLowerCase(), v] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // A secret header changes whose listing it is, not its shape: it counts by name, and by a digest of the value.
-  if (headers.length) args.headers = headers.map(([k, v]) => `${k}: ${SECRET_HEADERS.has(k) ? `sha256:${digest(`${k}\n${v}`)}` : v}`).join('\n');
+  if (headers.length) args.headers = headers.map(([k, v]) => `${k}: ${isSecretHeader(k) ? `sha256:${digest(`${k}\n${v}`)}` : v}`).join('\n');
   for (const [k, v] of Object.entries(o.extra ?? {})) if (v !== undefined && v !== false) args[k] = String(v);
   return { command: o.command, profile: o.profile, origin: u.origin, path: u.pathname, args, format: o.format };
 }

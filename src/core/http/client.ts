@@ -5,7 +5,7 @@
  * - client-side guards (guards.ts): a concurrency gate and the pacing of
  *   content-creating requests;
  * - the transport (transport.ts): node:http(s) keep-alive agents, with the
- *   timeouts and the total deadline of one exchange;
+ *   timeouts and the deadline of one exchange (a download's: to its head);
  * - response bodies (stream.ts): streamed to the caller, or read whole, or
  *   read up to a cap (error bodies);
  * - the retry, redirect and rate-limit policy (retry.ts);
@@ -32,7 +32,7 @@ import { stringOption } from '../options.js';
 import { applyCredential, buildUrl, credentialForms, prepareRequest, traceReceived } from './pipeline.js';
 import { redactUrl } from './redact.js';
 import { backoff, isRetryable, isStream, isTransient, sendWithPolicy, type RetryContext } from './retry.js';
-import { NodeHttpTransport, type Transport } from './transport.js';
+import { type Download, NodeHttpTransport, type Transport } from './transport.js';
 import type { Credential, HttpClientOptions, HttpResponse, RequestSpec, Timeouts } from './types.js';
 
 export type { Credential, HttpClientOptions, HttpResponse, QueryValue, RequestSpec } from './types.js';
@@ -41,8 +41,6 @@ export { REDACTED } from './redact.js';
 
 const NO_RELEASE = () => {};
 export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 30_000, bodyMs: 60_000, totalMs: 5 * 60_000 };
-/** The total deadline of requestStream() (downloads) unless the client is given one. */
-export const DEFAULT_STREAM_TOTAL_MS = 60 * 60_000;
 
 export class HttpClient {
   readonly #o: HttpClientOptions;
@@ -108,15 +106,19 @@ export class HttpClient {
   }
 
   /**
-   * Like request(), for large downloads: the response body is never traced,
-   * and the total deadline is the one for downloads (streamTotalMs, 1 h by
-   * default). Credentials, redacted trace of the request, guards, rate-limit
-   * policy, retries before the body and typed errors are those of request().
+   * Like request(), for a body the caller writes out as it comes (a
+   * download): the body is never traced, and the deadline (`totalMs`) bounds
+   * the wait for the response head, not the body: a successful answer's body
+   * goes on as long as data flows, and ends when it is silent for the idle
+   * timeout (or the deadline, when shorter) — or, when the client has one,
+   * after `streamTotalMs`. An error's body keeps the deadline. Credentials,
+   * redacted trace of the request, guards, rate-limit policy, retries before
+   * the body and typed errors are those of request().
    */
   requestStream(spec: RequestSpec): Promise<HttpResponse> {
     const method = (spec.method ?? 'GET').toUpperCase();
-    const t = { ...this.#timeouts, totalMs: this.#o.streamTotalMs ?? DEFAULT_STREAM_TOTAL_MS };
-    return sendWithAuth({ ...spec, streamResponse: true }, (a) => sendWithPolicy(this.#retry, method, a, (m, s) => this.#send(m, s, t)));
+    const download = { totalMs: this.#o.streamTotalMs ?? 0 };
+    return sendWithAuth({ ...spec, streamResponse: true }, (a) => sendWithPolicy(this.#retry, method, a, (m, s) => this.#send(m, s, this.#timeouts, download)));
   }
 
   /**
@@ -199,23 +201,24 @@ export class HttpClient {
    * (a server that wants its new nonce in the proof) the exchange goes once
    * more with a new one — not with a streamed body, which cannot be sent twice.
    */
-  async #send(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
+  async #send(method: string, spec: RequestSpec, timeouts: Timeouts, download?: Download): Promise<HttpResponse> {
     const auth = spec.auth;
-    if (!auth?.perRequest) return this.#exchange(method, spec, timeouts);
+    if (!auth?.perRequest) return this.#exchange(method, spec, timeouts, download);
     for (let again = !isStream(spec.body); ; again = false) {
-      const res = await this.#exchange(method, { ...spec, credential: await auth.credential({ method, url: buildUrl(spec).toString() }) }, timeouts);
+      const credential = await auth.credential({ method, url: buildUrl(spec).toString() });
+      const res = await this.#exchange(method, { ...spec, credential }, timeouts, download);
       if (!auth.answered?.(res) || !again) return res;
       await res.dump();
     }
   }
 
   /** One exchange as it is: prepare (and trace), pass the guards, send, report rate-limit state, trace the answer. */
-  async #exchange(method: string, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
+  async #exchange(method: string, spec: RequestSpec, timeouts: Timeouts, download?: Download): Promise<HttpResponse> {
     if (spec.credential) this.#o.onCredential?.(credentialForms(spec.credential));
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace, this.#o.plainHttpHosts);
     const { release, scope } = await this.#admit(method, spec, req.url);
     try {
-      const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) });
+      const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) }, download);
       if (res.rateLimit) {
         this.#o.onRateLimit?.(res.rateLimit, res.url);
         const store = this.#pacing;

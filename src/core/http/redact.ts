@@ -71,14 +71,60 @@ export function redactQueryString(qs: string): string {
   });
 }
 
-export function redactHeaderValue(name: string, value: string): string {
+/**
+ * A word of a header's name (split at `-`, `_`, `.`) that says the header
+ * carries a credential: one starting with a credential word (`Authorization`,
+ * `X-Auth-Token`, `Session-Id`, `Private-Token`, `X-Hub-Signature-256`,
+ * `X-GitHub-OTP`) or a compound ending with one (`ApiKey`, `X-CSRFToken`);
+ * not `OAuth` (`X-OAuth-Scopes` names scopes).
+ */
+const SECRET_NAME_WORD =
+  /^(?:auth|token|key|secret|passw(?:or)?d|passphrase|pwd|session|cookie|signature|credential|jwt|assertion|otp|csrf|xsrf|bearer)|(?:token|key|secret|passw(?:or)?d|session|cookie|signature|credentials?|jwt)$/;
+/**
+ * Headers whose names have such a word but whose values are none: a
+ * challenge (`WWW-Authenticate`), CORS lists of header names and flags, when
+ * a credential expires (`GitHub-Authentication-Token-Expiration`).
+ */
+const NOT_SECRET_HEADER = /^(?:www-authenticate|proxy-authenticate|access-control-.*|.*-(?:expiration|expires|expiry))$/;
+
+/**
+ * Whether a header carries a credential, by its name (case-insensitive): the
+ * known ones (SECRET_HEADERS) and any whose name says so — a token, key,
+ * secret, password, session, cookie, signature or credential, whatever the
+ * service calls it (`Private-Token`, `X-Vault-Token`, `Api-Key`,
+ * `Ocp-Apim-Subscription-Key`).
+ */
+export function isSecretHeader(name: string): boolean {
   const n = name.toLowerCase();
-  if (!SECRET_HEADERS.has(n)) return value;
-  if (n === 'authorization' || n === 'proxy-authorization') {
+  if (SECRET_HEADERS.has(n)) return true;
+  if (NOT_SECRET_HEADER.test(n)) return false;
+  return n.split(/[-_.\s]+/).some((word) => SECRET_NAME_WORD.test(word));
+}
+
+/** A header's value as a trace shows it: a credential's replaced (an `Authorization` keeps its scheme), any other as it is. */
+export function redactHeaderValue(name: string, value: string): string {
+  if (!isSecretHeader(name)) return value;
+  if (/authorization$/i.test(name)) {
     const scheme = value.split(' ')[0];
     return scheme && scheme !== value ? `${scheme} ${REDACTED}` : REDACTED;
   }
   return REDACTED;
+}
+
+/**
+ * The values of a request's headers that carry a credential, as sent and,
+ * for a `Scheme value` one, the value alone: what a caller redacts from the
+ * text it shows (a server that echoes a header shows it).
+ */
+export function secretHeaderValues(headers: Readonly<Record<string, string>> | undefined): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    if (!v || !isSecretHeader(k)) continue;
+    out.push(v);
+    const i = v.indexOf(' ');
+    if (i > 0) out.push(v.slice(i + 1).trim());
+  }
+  return out;
 }
 
 /** Deep copy of a JSON value with secret fields replaced. */

@@ -7,9 +7,13 @@
  * of Node — nothing to bundle, pin or patch.
  *
  * Bounds of one exchange: a connect timeout, a timeout for the response
- * head, an idle timeout between body chunks, and a total deadline from the
- * first byte sent to the last byte received (`--timeout`), so that a body
- * that trickles cannot hold a command without end.
+ * head, a bound on the body's silence (no data for the idle timeout, or the
+ * deadline when shorter), and a deadline (`--timeout`): from the first byte
+ * sent to the last byte received, so that a body that trickles cannot hold
+ * a command without end — or, for a download, to the response head: a
+ * successful download's body goes on as long as data flows (as curl's and
+ * the code host's CLI's do), bounded by its silence and by the download's
+ * own total when one is given.
  */
 import type { ClientRequest, Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
 import type { TraceSink } from '../deps.js';
@@ -23,12 +27,19 @@ import { redactUrl } from './redact.js';
 import { tunnelAgent, tunnelOnSignal } from './tunnel.js';
 import { wrapResponse } from './stream.js';
 import type { HttpResponse, Preconnected, RequestSpec, Timeouts } from './types.js';
+import { type TimerClock, Watch } from './watch.js';
+import { boundTimers } from '../system-clock.js';
 
 export type { Preconnected } from './types.js';
 
+/** A download (requestStream): the deadline bounds the wait for the head; a 2xx body, its silence and `totalMs` from the head (0: none). */
+export interface Download {
+  totalMs: number;
+}
+
 /** Sends one prepared request; the answer's body is not read yet. */
 export interface Transport {
-  send(req: PreparedRequest, spec: RequestSpec, timeouts: Timeouts): Promise<HttpResponse>;
+  send(req: PreparedRequest, spec: RequestSpec, timeouts: Timeouts, download?: Download): Promise<HttpResponse>;
   close(): Promise<void>;
 }
 
@@ -48,6 +59,12 @@ export interface TransportOptions {
   trace?: TraceSink;
   /** An https connection opened before the client was made, taken by the first connection to its origin (see {@link Preconnected}). */
   preconnected?: Preconnected;
+  /**
+   * The clock of the deadline and of a body's silence: the process's timers
+   * by default (not the client's clock, which tests fast-forward through
+   * rate-limit waits); a test's, to drive them.
+   */
+  clock?: TimerClock;
 }
 
 export class NodeHttpTransport implements Transport {
@@ -91,7 +108,7 @@ export class NodeHttpTransport implements Transport {
     return agent;
   }
 
-  async send(req: PreparedRequest, spec: RequestSpec, t: Timeouts): Promise<HttpResponse> {
+  async send(req: PreparedRequest, spec: RequestSpec, t: Timeouts, download?: Download): Promise<HttpResponse> {
     const { method, url } = req;
     const safeUrl = redactUrl(url.toString());
     const mod = url.protocol === 'https:' ? (this.#https ??= await import('node:https')) : (this.#http ??= await import('node:http'));
@@ -100,12 +117,11 @@ export class NodeHttpTransport implements Transport {
     const agent = await this.#agent(url, proxy);
     // One secure context per process for the trust settings (trust.ts), not a `ca` list parsed again per connection.
     const secureContext = url.protocol === 'https:' && this.o.trust ? await secureContextFor(this.o.trust) : undefined;
-    // The total deadline: armed now, cleared when the body is over (or never read).
-    const deadline = new Deadline(t.totalMs, () =>
-      Object.assign(
-        new TimeoutError(method, safeUrl, 'total', `${method} ${safeUrl}: no complete answer within ${formatDuration(t.totalMs)} (the request deadline)`),
-        { remedy: { kind: 'longer-deadline' } as const },
-      ),
+    // The deadline: armed now, cleared when the body is over (or never read); a download's, at its head.
+    const deadline = new Deadline(this.o.clock ?? boundTimers, t.totalMs, (ms, what) =>
+      Object.assign(new TimeoutError(method, safeUrl, 'total', `${method} ${safeUrl}: no complete answer within ${formatDuration(ms)} (${what})`), {
+        remedy: { kind: 'longer-deadline' } as const,
+      }),
     );
     let raw: IncomingMessage;
     try {
@@ -113,7 +129,7 @@ export class NodeHttpTransport implements Transport {
         mod.request,
         req,
         { agent, signal: spec.signal, ...(secureContext ? { secureContext } : {}) },
-        { timeouts: t, deadline, proxy, safeUrl },
+        { timeouts: t, deadline, proxy, safeUrl, download },
       );
     } catch (err) {
       deadline.clear();
@@ -150,30 +166,38 @@ function adopt(agent: HttpAgent, preconnected: Preconnected, trace: TraceSink | 
 }
 
 /**
- * The total deadline of one exchange: armed when made, it destroys what
- * `aim` last named (the request, then the response) with the error `over`
- * makes; cleared when the body is over.
+ * The deadline of one exchange: armed when made, it destroys what `aim` last
+ * named (the request, then the response) with the error `over` makes;
+ * cleared when the body is over. A download's is armed again at its head,
+ * for the body's own total (`rearm`).
  */
 class Deadline {
-  readonly #timer?: NodeJS.Timeout;
+  #watch: Watch;
   #target?: { destroy(err: Error): void };
 
   constructor(
+    readonly clock: TimerClock,
     ms: number,
-    private readonly over: () => Error,
+    private readonly over: (ms: number, what: string) => Error,
   ) {
-    if (ms > 0) {
-      this.#timer = setTimeout(() => this.#target?.destroy(this.over()), ms);
-      this.#timer.unref();
-    }
+    this.#watch = this.#arm(ms, 'the request deadline');
+  }
+
+  #arm(ms: number, what: string): Watch {
+    return new Watch(this.clock, ms, () => this.#target?.destroy(this.over(ms, what)));
   }
 
   aim(target: { destroy(err: Error): void }): void {
     this.#target = target;
   }
 
+  rearm(ms: number): void {
+    this.#watch.clear();
+    this.#watch = this.#arm(ms, "the download's deadline");
+  }
+
   clear(): void {
-    clearTimeout(this.#timer);
+    this.#watch.clear();
   }
 }
 
@@ -184,16 +208,18 @@ interface ExchangeBounds {
   proxy: URL | undefined;
   /** The URL as errors show it. */
   safeUrl: string;
+  /** A download (requestStream): the deadline ends at a successful head. */
+  download?: Download;
 }
 
 /**
  * Sends the request and resolves with the response head: the connect and
- * head timeouts, then the idle timeout between body chunks; a proxy's
+ * head timeouts, then the bound on the body's silence; a proxy's
  * refusal (the tunnel's answer, or a 407) rejects as the proxy's.
  */
 function exchange(request: typeof import('node:http').request, r: PreparedRequest, options: RequestOptions, b: ExchangeBounds): Promise<IncomingMessage> {
   const { method, url, headers } = r;
-  const { timeouts: t, deadline, proxy, safeUrl } = b;
+  const { timeouts: t, deadline, proxy } = b;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, { method, headers, ...options });
     // Until the request has a socket (through a proxy: until the tunnel is up),
@@ -238,7 +264,9 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
         return;
       }
       deadline.aim(res);
-      watchBody(res, t.bodyMs, () => new TimeoutError(method, safeUrl, 'body'), deadline);
+      // A download's body goes on while data flows: no deadline, unless it has its own.
+      if (b.download && (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) deadline.rearm(b.download.totalMs);
+      watchBody(res, silenceBound(t), (ms) => silenceError(r, b, ms), deadline);
       resolve(res);
     });
     // `on`: a request destroyed before its socket came may still hear of the failed tunnel.
@@ -286,14 +314,30 @@ function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
       .catch((err: unknown) => req.destroy(err as Error));
 }
 
-/** The idle timeout between body chunks; when the body is over, the deadline cleared and the socket left as found. */
-function watchBody(res: IncomingMessage, idleMs: number, idleError: () => Error, deadline: Deadline): void {
+/** The longest silence of a body: the idle timeout, or the deadline when that is shorter (a download has no other bound). */
+function silenceBound(t: Timeouts): number {
+  return t.totalMs > 0 ? Math.min(t.bodyMs, t.totalMs) : t.bodyMs;
+}
+
+/** A body silent for `ms`: one line (a longer deadline is no remedy: it bounds silences only up to the idle timeout). */
+function silenceError(r: PreparedRequest, b: ExchangeBounds, ms: number): TimeoutError {
+  return new TimeoutError(r.method, b.safeUrl, 'body', `${r.method} ${b.safeUrl}: the answer stalled: no data for ${formatDuration(ms)}`);
+}
+
+/**
+ * The bound on a body's silence (`silenceMs` without a byte on the
+ * connection); when the body is over, the deadline cleared and the socket
+ * left as found.
+ */
+function watchBody(res: IncomingMessage, silenceMs: number, stalled: (ms: number) => Error, deadline: Deadline): void {
   const socket = res.socket;
-  const idle = () => res.destroy(idleError());
-  socket.setTimeout(idleMs, idle);
+  const silence = new Watch(deadline.clock, silenceMs, () => res.destroy(stalled(silenceMs)));
+  const touch = () => silence.touch();
+  socket.on('data', touch);
   // The socket may go back to the pool: no timer, no listener left on it.
   res.once('close', () => {
-    socket.setTimeout(0, idle);
+    socket.off('data', touch);
+    silence.clear();
     deadline.clear();
   });
 }

@@ -85,9 +85,12 @@ export interface Timeouts {
   connectMs: number;
   /** From the request sent until the response head. */
   headersMs: number;
-  /** Idle time between two chunks of the body. */
+  /** Silence of the body: the longest time without data (or `totalMs`, when shorter). */
   bodyMs: number;
-  /** The whole exchange, from the request sent until the last byte of the body; 0: none. */
+  /**
+   * The deadline: the whole exchange, from the request sent until the last
+   * byte of the body — for requestStream(), until the response head; 0: none.
+   */
   totalMs: number;
 }
 
@@ -126,9 +129,12 @@ export interface HttpClientOptions {
   responseHooks?: readonly ResponseHook[];
   /** Called before a retry after a transient failure (network error, 502/503/504), with the back-off about to be slept. */
   onRetry?: (info: { reason: string; attempt: number; waitMs: number; url: string }) => void;
-  /** Defaults: connect 10 s, head 30 s, idle body 60 s, total 5 min. */
+  /** Defaults: connect 10 s, head 30 s, body silence 60 s, deadline 5 min. */
   timeouts?: Partial<Timeouts>;
-  /** The total deadline of requestStream() (downloads); default: 1 h. */
+  /**
+   * A bound on the whole body of a requestStream() download, from its head;
+   * default: none (the body is bounded by its silence, as long as data flows).
+   */
   streamTotalMs?: number;
   /**
    * The code host's API roots (its REST root: `https://api.github.com`, `https://ghe.example/api/v3`; the query

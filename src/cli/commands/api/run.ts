@@ -8,6 +8,7 @@ import { HttpError, ValidationError } from '../../../core/errors.js';
 import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/client.js';
 import { type ApiTarget, resolveApiTarget, isQueryApi, queryApiBody } from './targets.js';
 import { readStdinText } from '../../terminal/stdin.js';
+import { secretHeaderValues } from '../../../core/http/redact.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -60,6 +61,8 @@ async function openInput(file: string): Promise<FileHandle> {
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
   checkOptions(opts, ctx.output);
   const headers = headerOptions(opts.header);
+  // A -H credential (`Private-Token: …`) is redacted from every line on stderr, as the profile's is.
+  for (const v of secretHeaderValues(headers)) ctx.secrets.remember(v);
   const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
   const hasParams = Object.keys(params).length > 0;
   const method = (opts.method ?? (hasParams || opts.input ? 'POST' : 'GET')).toUpperCase();
@@ -114,7 +117,8 @@ function headerOptions(lines: string[]): Record<string, string> {
 /** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */
 async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, t: ApiTarget): Promise<HttpResponse> {
   try {
-    const res = await http.request(spec);
+    // A body written out as it comes (not read whole for --jq/--template, nor a page) goes on while data flows: its silence is bounded, not its length.
+    const res = await (spec.streamResponse && !ctx.output.shaped ? http.requestStream(spec) : http.request(spec));
     if (opts.include) printHead(ctx, res.status, res.headers);
     return res;
   } catch (err) {

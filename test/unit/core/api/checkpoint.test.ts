@@ -109,6 +109,16 @@ describe('checkpoint', () => {
     });
     expect(JSON.stringify(withAuth)).not.toContain('ghp_secret123');
     expect(withAuth.args.headers).toMatch(/^accept: application\/json\nauthorization: sha256:[0-9a-f]{16}$/);
+    // A credential in a header of any name (`-H 'Private-Token: …'`) is recorded as a digest too.
+    const custom = checkpointRun({
+      command: 'api',
+      profile: 'p',
+      url: FIRST,
+      headers: { 'Private-Token': 'glpat-secret456', 'X-Api-Key': 'k-secret789' },
+      format: 'ndjson',
+    });
+    expect(JSON.stringify(custom)).not.toMatch(/secret456|secret789/);
+    expect(custom.args.headers).toMatch(/^private-token: sha256:[0-9a-f]{16}\nx-api-key: sha256:[0-9a-f]{16}$/);
     await expect(pages(server(5, { failAt: 2 }).get)).rejects.toThrow();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(readFileSync(file, 'utf8'));

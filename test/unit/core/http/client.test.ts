@@ -453,6 +453,44 @@ describe('--debug trace', () => {
   });
 });
 
+describe('--debug trace of custom credential headers', () => {
+  it('redacts any credential-named header in every line: the first request, a retry, a redirect hop, the answer', async () => {
+    const lines: string[] = [];
+    make({ trace: (l) => lines.push(l) });
+    stub
+      .on('GET', '/p', { status: 503 })
+      .on('GET', '/p', { status: 302, headers: { location: '/q' } })
+      .on('GET', '/q', {
+        headers: { 'set-cookie': 'sid=resp-cookie-secret; Path=/', 'x-session-token': 'resp-session-secret', etag: '"e1"' },
+        body: { ok: 1 },
+      });
+    const headers = {
+      'Private-Token': 'glpat-private-secret',
+      'X-Auth-Token': 'auth-token-secret',
+      'X-Api-Key': 'api-key-secret',
+      'Api-Key': 'apikey-secret-2',
+      'X-Vault-Token': 'vault-secret',
+      Cookie: 'sid=cookie-secret',
+      'Proxy-Authorization': 'Basic cHJveHk6c2VjcmV0',
+      'If-None-Match': '"etag-visible"',
+    };
+    await client.request({ url: stub.url + '/p', headers });
+    const trace = lines.join('\n');
+    for (const v of [...Object.values(headers).filter((v) => !v.includes('etag')), 'cHJveHk6c2VjcmV0', 'resp-cookie-secret', 'resp-session-secret'])
+      expect(trace).not.toContain(v);
+    // Three requests traced (the 503, its retry answered 302, the hop), each with the names visible.
+    expect(lines.filter((l) => l === '> private-token: [REDACTED]')).toHaveLength(3);
+    expect(lines.filter((l) => l === '> x-vault-token: [REDACTED]')).toHaveLength(3);
+    expect(trace).toContain('> proxy-authorization: Basic [REDACTED]');
+    expect(trace).toContain('> if-none-match: "etag-visible"');
+    expect(trace).toContain('> user-agent: lanyard/');
+    expect(trace).toContain('< set-cookie: [REDACTED]');
+    expect(trace).toContain('< x-session-token: [REDACTED]');
+    expect(trace).toContain('< etag: "e1"');
+    stub.verify();
+  });
+});
+
 describe('requestStream (node:http transport for large downloads)', () => {
   const read = async (body: AsyncIterable<Uint8Array>) => {
     const parts: Buffer[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactBody, redactHeaderValue, redactUrl, scrubSecrets, REDACTED } from '../../../../src/core/http/redact.js';
+import { isSecretHeader, redactBody, redactHeaderValue, redactUrl, scrubSecrets, secretHeaderValues, REDACTED } from '../../../../src/core/http/redact.js';
 
 describe('redaction', () => {
   it('URLs: secret query parameters, userinfo and fragment tokens', () => {
@@ -21,6 +21,62 @@ describe('redaction', () => {
     expect(redactHeaderValue('x-api-key', 'k')).toBe(REDACTED);
     expect(redactHeaderValue('DPoP', 'eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.sig')).toBe(REDACTED);
     expect(redactHeaderValue('accept', 'application/json')).toBe('application/json');
+  });
+  it('headers: any whose name says it carries a credential, whatever the service calls it; the name stays, the value goes', () => {
+    for (const name of [
+      'Private-Token',
+      'X-Auth-Token',
+      'X-API-Key',
+      'x-apikey',
+      'ApiKey',
+      'Api-Key',
+      'X_Api_Key',
+      'Ocp-Apim-Subscription-Key',
+      'X-Vault-Token',
+      'Job-Token',
+      'X-Goog-Api-Key',
+      'Cookie',
+      'Set-Cookie',
+      'Proxy-Authorization',
+      'X-Amz-Security-Token',
+      'X-Session-Id',
+      'X-CSRFToken',
+      'X-Hub-Signature-256',
+      'X-Client-Secret',
+      'X-Password',
+      'X-Passwd',
+      'X-Credentials',
+      'X-GitHub-OTP',
+      'X-Auth',
+      'DPoP',
+    ]) {
+      expect(isSecretHeader(name), name).toBe(true);
+      expect(redactHeaderValue(name, 's3cr3t-value'), name).toBe(REDACTED);
+    }
+    expect(redactHeaderValue('X-Authorization', 'Token abc')).toBe(`Token ${REDACTED}`);
+    for (const name of [
+      'Accept',
+      'User-Agent',
+      'Content-Type',
+      'If-None-Match',
+      'ETag',
+      'Range',
+      'X-GitHub-Api-Version',
+      'X-OAuth-Scopes',
+      'X-Accepted-OAuth-Scopes',
+      'WWW-Authenticate',
+      'Access-Control-Allow-Credentials',
+      'GitHub-Authentication-Token-Expiration',
+      'X-RateLimit-Remaining',
+      'Keep-Alive',
+      'Mcp-Protocol-Version',
+    ]) {
+      expect(isSecretHeader(name), name).toBe(false);
+      expect(redactHeaderValue(name, 'visible'), name).toBe('visible');
+    }
+  });
+  it("headers: the values a caller redacts from what it shows, also a scheme's value alone", () => {
+    expect(secretHeaderValues({ 'private-token': 'glpat-1', authorization: 'token abc', accept: 'x' })).toEqual(['glpat-1', 'token abc', 'abc']);
   });
   it('bodies: JSON (nested), form and XML', () => {
     expect(redactBody('{"a":{"client_secret":"s","list":[{"password":"p"}]},"scope":"repo"}', 'application/json')).toBe(

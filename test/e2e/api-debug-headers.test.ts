@@ -1,0 +1,68 @@
+/**
+ * `lanyard --debug api -H 'Private-Token: …'`: a credential in a header of
+ * any name (not only Authorization) never shows in the trace — not on the
+ * first request, its redirect hop, nor in the answer's Set-Cookie — while the
+ * header names and the non-secret headers stay readable. The built CLI
+ * against a server on 127.0.0.1 that checks the header arrives.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './harness.js';
+
+const SECRETS = {
+  'Private-Token': 'glpat-e2e-private-token-0001',
+  'X-Auth-Token': 'x-auth-e2e-secret-0002',
+  'Api-Key': 'api-key-e2e-secret-0003',
+  'X-Vault-Token': 'hvs.e2e-vault-secret-0004',
+};
+const SET_COOKIE_SECRET = 'resp-cookie-e2e-secret-0005';
+let dir: string;
+let server: Server;
+let url: string;
+const seen: IncomingMessage['headers'][] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lanyard-debug-headers-'));
+  server = createServer((req, res) => {
+    seen.push(req.headers);
+    if (req.url === '/start') return res.writeHead(302, { location: '/data' }).end();
+    res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': `sid=${SET_COOKIE_SECRET}; Path=/; HttpOnly`, etag: '"v1"' }).end('{"ok":true}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('lanyard --debug api with a credential in a custom header', () => {
+  it('sends the headers, traces their names and never their values (request, redirect hop, Set-Cookie)', async () => {
+    const headerArgs = Object.entries(SECRETS).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+    const r = await runCli(['--debug', 'api', `${url}/start`, ...headerArgs, '-H', 'If-None-Match: "v0"'], {
+      env: { LANYARD_CONFIG_DIR: dir },
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true });
+    // The server got them (same origin: the hop keeps them).
+    expect(seen).toHaveLength(2);
+    for (const h of seen) expect(h['private-token']).toBe(SECRETS['Private-Token']);
+    for (const secret of [...Object.values(SECRETS), SET_COOKIE_SECRET]) {
+      expect(r.stderr).not.toContain(secret);
+      expect(r.stdout).not.toContain(secret);
+    }
+    for (const name of ['private-token', 'x-auth-token', 'api-key', 'x-vault-token'])
+      expect(r.stderr.split('\n').filter((l) => l === `> ${name}: [REDACTED]`)).toHaveLength(2);
+    expect(r.stderr).toContain('< set-cookie: [REDACTED]');
+    expect(r.stderr).toContain('> if-none-match: "v0"');
+    expect(r.stderr).toContain('< etag: "v1"');
+    expect(r.stderr).toContain('following the redirect (HTTP 302)');
+  });
+});
