@@ -18,6 +18,8 @@ import { HttpClient } from '../../../../src/core/http/client.js';
 import { redirectHop } from '../../../../src/core/http/redirect.js';
 import type { CredentialProvider, HttpResponse } from '../../../../src/core/http/types.js';
 import { HttpError } from '../../../../src/core/errors.js';
+import { checkHostingToken } from '../../../../src/core/hosting/token-check.js';
+import { fetchUser } from '../../../../src/core/hosting/user.js';
 import { privateCa } from '../../../e2e/private-ca.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
@@ -137,6 +139,39 @@ describe('a GET redirected to another origin', () => {
     expect(err.url).toBe(`${cdn.url}/expired`);
     expect(err.credentialSource).toBeUndefined();
     expect(refreshed).toBe(0);
+    // That origin's answer, not a verdict on the credential: no `unauthorized` (exit 4), one line naming it.
+    expect(err.code).toBe('http_error');
+    expect(err.otherOrigin).toBe(cdn.url);
+    expect(err.message).toBe(
+      `GET ${api.url}/dl: redirected to ${cdn.url}, which answered HTTP 401: signature expired (no credential is sent to another origin)`,
+    );
+  });
+
+  it('a 401 or 403 a caller takes to judge its credential (okStatus) is thrown when another origin gave it: GET /user, the token check', async () => {
+    for (const status of [401, 403]) {
+      api.on('GET', '/api/user', { status: 301, headers: { location: `${cdn.url}/api/user` } });
+      cdn.on('GET', '/api/user', { status, body: { message: 'Requires authentication' } });
+      const err = (await fetchUser(client, `${api.url}/api`, bearer).catch((e: unknown) => e)) as HttpError;
+      expect(err).toBeInstanceOf(HttpError);
+      expect([err.status, err.code, err.otherOrigin]).toEqual([status, 'http_error', cdn.url]);
+      api.on('GET', '/api/user', { status: 301, headers: { location: `${cdn.url}/api/user` } });
+      cdn.on('GET', '/api/user', { status, body: { message: 'Requires authentication' } });
+      await expect(checkHostingToken(client, `${api.url}/api`, bearer)).rejects.toThrow(/which answered HTTP 40[13]/);
+    }
+    // The token was never judged by GET /rate_limit (a 403 of the API's own would be).
+    expect(api.requests.map((r) => r.url.pathname)).toEqual(['/api/user', '/api/user', '/api/user', '/api/user']);
+  });
+
+  it('a 401 of the first origin reached again through another (sent without the credential) does not refresh it either', async () => {
+    let refreshed = 0;
+    const auth: CredentialProvider = { source: 'env:LANYARD_TOKEN', credential: async () => bearer, refresh: async () => (refreshed++, bearer) };
+    api.on('GET', '/a', { status: 302, headers: { location: `${cdn.url}/b` } });
+    cdn.on('GET', '/b', { status: 302, headers: { location: `${api.url}/c` } });
+    api.on('GET', '/c', { status: 401, body: { message: 'Bad credentials' } });
+    const err = (await client.request({ url: `${api.url}/a`, auth }).catch((e: unknown) => e)) as HttpError;
+    expect([err.status, err.code, err.otherOrigin]).toEqual([401, 'http_error', api.url]);
+    expect(refreshed).toBe(0);
+    expect(api.requests).toHaveLength(2);
   });
 
   it('a user-info Location is refused: nothing reaches the other origin', async () => {
