@@ -18,6 +18,8 @@ import { runCli } from './harness.js';
 const TOKEN = 'lyp_redirect_e2e_token_00000000000000000001';
 /** An archive's bytes, as text so stdout can be compared (2 MiB: several chunks). */
 const ARCHIVE = randomBytes(1.5 * 1024 * 1024).toString('base64');
+/** A signed download URL's query: whoever has it may fetch the file. */
+const SIGNED_QUERY = 'X-Amz-Signature=SIGSECRET123&X-Amz-Credential=CREDSECRET&token=TOKSECRET';
 let dir: string;
 const servers: Server[] = [];
 let apiUrl: string;
@@ -45,6 +47,7 @@ beforeAll(async () => {
   }, 'localhost');
   apiUrl = await listen((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/api/repos/o/r/releases/assets/1') return res.writeHead(302, { location: `${codeloadUrl}/asset?${SIGNED_QUERY}` }).end();
     if (path === '/api/user') return res.writeHead(301, { location: `${movedUrl}/api/user` }).end();
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Bad credentials"}');
     if (path === '/api/repos/o/r/tarball/main') return res.writeHead(302, { location: `${codeloadUrl}/o/r/legacy.tar.gz/refs/heads/main` }).end();
@@ -79,6 +82,13 @@ describe('lanyard api on a download endpoint redirected to another origin', () =
     expect(r.stderr).toContain(`following the redirect (HTTP 302) to ${codeloadUrl}/o/r/legacy.tar.gz/refs/heads/main`);
     expect(r.stderr).toContain(`${codeloadUrl} is another origin: sent without the credential`);
     expect(r.stderr).not.toContain(TOKEN);
+  });
+
+  it("--debug shows the redirect answer's Location without the signed URL's signature, credential or token", async () => {
+    const r = await run(['--debug', 'api', '/repos/o/r/releases/assets/1', '-H', 'Accept: application/octet-stream']);
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    for (const secret of ['SIGSECRET123', 'CREDSECRET', 'TOKSECRET', TOKEN]) expect(r.stderr).not.toContain(secret);
+    expect(r.stderr).toContain(`< location: ${codeloadUrl}/asset?X-Amz-Signature=[REDACTED]&X-Amz-Credential=[REDACTED]&token=[REDACTED]`);
   });
 
   it('a POST answered 307 to another origin is refused in one line, exit 1, and nothing reaches it', async () => {

@@ -60,6 +60,20 @@ describe('a GET redirected to another origin', () => {
     expect(trace).toContain(`* ${cdn.url} is another origin: sent without the credential`);
   });
 
+  it('the --debug trace of a signed download URL (Location, Link) shows none of its secret parameters', async () => {
+    const signed = `${cdn.url}/f?X-Amz-Signature=SIGSECRET123&X-Amz-Credential=CREDSECRET&token=TOKSECRET&part=1`;
+    api.on('GET', '/sig', { status: 302, headers: { location: signed, link: `<${signed}>; rel="alternate"` } });
+    cdn.on('GET', '/f', { body: 'file' });
+    expect(await (await client.request({ url: `${api.url}/sig`, credential: bearer })).text()).toBe('file');
+    expect(cdn.requests[0]!.url.searchParams.get('X-Amz-Signature')).toBe('SIGSECRET123');
+    const text = trace.join('\n');
+    for (const secret of ['SIGSECRET123', 'CREDSECRET', 'TOKSECRET']) expect(text).not.toContain(secret);
+    expect(trace.find((l) => l.startsWith('< location: '))).toBe(
+      `< location: ${cdn.url}/f?X-Amz-Signature=[REDACTED]&X-Amz-Credential=[REDACTED]&token=[REDACTED]&part=1`,
+    );
+    expect(trace.find((l) => l.startsWith('< link: '))).toContain('token=[REDACTED]&part=1>; rel="alternate"');
+  });
+
   it('drops an API key in the query or a header, and every caller header that may be a secret; keeps Accept and Range', async () => {
     const credentials = [
       { scheme: 'query', name: 'key', value: 'k-secret-query-1' },
