@@ -35,7 +35,7 @@ const CROSS_ORIGIN_HEADERS = new Set([
 ]);
 
 /** The headers of a request body, dropped with it when a redirect turns the request into a GET (fetch, "request-body-header name"). */
-const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']);
+const BODY_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding', 'content-encoding', 'content-language', 'content-location']);
 
 /** The next request of a followed redirect. */
 export interface RedirectHop {
