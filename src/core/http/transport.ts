@@ -274,17 +274,6 @@ function phaseTimeout(phase: 'connect' | 'headers', r: PreparedRequest, b: Excha
   return new TimeoutError(method, b.safeUrl, phase);
 }
 
-function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
-  const buffered = typeof body === 'string' || body instanceof Uint8Array;
-  // Node frames a DELETE's or an OPTIONS's body by nothing unless told its length: the server read it as the next request.
-  frameBody(req, buffered ? Buffer.byteLength(body) : undefined);
-  if (body === undefined || buffered) req.end(body);
-  else
-    void import('node:stream/promises')
-      .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
-      .catch((err: unknown) => req.destroy(err as Error));
-}
-
 /**
  * One framing of the body, never both (RFC 9112 §6.2; a server answers 400
  * to both). A caller's `Transfer-Encoding` ending in `chunked` (`api -H`) is
@@ -298,6 +287,17 @@ function frameBody(req: ClientRequest, length: number | undefined): void {
   if (te !== undefined && /(?:^|,)\s*chunked\s*$/i.test(String(te))) return void req.removeHeader('content-length');
   if (te !== undefined) req.removeHeader('transfer-encoding');
   if (length !== undefined && !req.hasHeader('content-length')) req.setHeader('content-length', length);
+}
+
+function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
+  const buffered = typeof body === 'string' || body instanceof Uint8Array;
+  // Node frames a DELETE's or an OPTIONS's body by nothing unless told its length: the server read it as the next request.
+  frameBody(req, buffered ? Buffer.byteLength(body) : undefined);
+  if (body === undefined || buffered) req.end(body);
+  else
+    void import('node:stream/promises')
+      .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
+      .catch((err: unknown) => req.destroy(err as Error));
 }
 
 /** The idle timeout between body chunks; when the body is over, the deadline cleared and the socket left as found. */
