@@ -179,7 +179,8 @@ describe('auth status: GET /user redirected to another origin that answers 401 (
     expect(fromEnv.code, fromEnv.stderr).toBe(1);
     expect(accounts(fromEnv.stdout)[0]).toMatchObject({ source: 'env:LANYARD_TOKEN', state: 'unchecked', checkError: 'http_error' });
     expect(fromEnv.stderr).toContain(`redirected to ${moved}, which answered HTTP 401: Requires authentication (no credential is sent to another origin)`);
-    expect(fromEnv.stderr).not.toMatch(/not valid|sign in|refused the token/);
+    expect(fromEnv.stderr).not.toMatch(/not valid|sign in|refused the token|proxy settings/);
+    expect(fromEnv.stderr).toContain('check the API address: `lanyard config get hosting.apiUrl`');
   });
 });
 
