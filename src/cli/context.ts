@@ -271,8 +271,14 @@ function storageDoor(
       return dir;
     },
     lock,
-    // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file.
-    keychainRequired: async () => (o.env.LANYARD_KEYCHAIN ? o.env.LANYARD_KEYCHAIN === 'required' : (await settingsOf(self())).keychain === 'required'),
+    // LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file; named as the one that requires it.
+    keychainRequired: async () => {
+      if (o.env.LANYARD_KEYCHAIN) return o.env.LANYARD_KEYCHAIN === 'required' ? 'LANYARD_KEYCHAIN=required' : undefined;
+      const p = await self()
+        .profile()
+        .catch(() => undefined);
+      return p?.settings.keychain === 'required' ? `profile "${p.name}": keychain required` : undefined;
+    },
     ...(o.keychain ? { keychain: o.keychain } : {}),
     warnOnce: (key, text) => self().warnOnce(key, text),
     remember: (secret) => self().secrets.remember(secret),

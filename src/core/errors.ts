@@ -147,6 +147,14 @@ export class LanyardError extends Error {
 
 /** An HTTP response whose status was not expected. */
 export class HttpError extends LanyardError {
+  /**
+   * The origin that answered, when a followed redirect led the request there
+   * from another origin: it was sent there without the credential (a
+   * credential goes only to its own origin), so the status is that origin's
+   * own answer, never a verdict on the credential. Such a 401 is an
+   * `http_error`, not `unauthorized`; no refresh or sign-in follows it.
+   */
+  readonly otherOrigin?: string;
   constructor(
     readonly status: number,
     readonly method: string,
@@ -156,9 +164,11 @@ export class HttpError extends LanyardError {
     readonly body: unknown,
     readonly headers: Readonly<Record<string, string>>,
     message?: string,
+    otherOrigin?: string,
   ) {
-    // A 401 is its own code: the caller must sign in (exit 4).
-    super(status === 401 ? 'unauthorized' : 'http_error', message ?? `${method} ${url} failed: HTTP ${status}${describeBody(body)}`);
+    // A 401 is its own code: the caller must sign in (exit 4) — unless another origin, sent no credential, gave it.
+    super(status === 401 && !otherOrigin ? 'unauthorized' : 'http_error', message ?? `${method} ${url} failed: HTTP ${status}${describeBody(body)}`);
+    if (otherOrigin) this.otherOrigin = otherOrigin;
   }
 }
 

@@ -376,7 +376,7 @@ describe('a session bus address with a malformed %-escape', () => {
 
 describe('LANYARD_KEYCHAIN=required with no Secret Service', () => {
   const required = { LANYARD_KEYCHAIN: 'required', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/lanyard-no-bus', LANYARD_KEYCHAIN_TIMEOUT_MS: '3000' };
-  const REASON = /the OS keychain is required, and the OS keychain is unavailable \(.+\): not falling back to the file/;
+  const REASON = /the OS keychain is required \(LANYARD_KEYCHAIN=required\), and the OS keychain is unavailable \(.+\): not falling back to the file/;
 
   it('storing a token: exit 1 with the reason, nothing written to the file', async () => {
     const before = await credentialsFile(world);
@@ -400,9 +400,17 @@ describe('LANYARD_KEYCHAIN=required with no Secret Service', () => {
   it('the profile setting keychain=required does the same when the variable is unset', async () => {
     await cli(world, ['config', 'set', 'keychain', 'required']);
     try {
-      const r = await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN, env: { ...required, LANYARD_KEYCHAIN: undefined } });
+      const env = { ...required, LANYARD_KEYCHAIN: undefined };
+      const r = await cli(world, ['auth', 'token', '--with-token'], { input: PERSONAL_TOKEN, env });
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/keychain is required/);
+      // What requires it is named: the profile's setting, not the variable (unset).
+      expect(r.stderr).toMatch(/the OS keychain is required \(profile "[^"]+": keychain required\), and the OS keychain is unavailable/);
+      expect(r.stderr).not.toContain('LANYARD_KEYCHAIN=required)');
+      const doctor = await cli(world, ['doctor', '--json'], { env });
+      expect(doctor.code).toBe(1);
+      const { keychain } = JSON.parse(doctor.stdout) as { keychain: { status: string; problem: string; summary: string } };
+      expect(keychain).toMatchObject({ status: 'fail', problem: 'keychain-required' });
+      expect(keychain.summary).toMatch(/^the OS keychain is required \(profile "[^"]+": keychain required\), and/);
     } finally {
       await cli(world, ['config', 'unset', 'keychain']);
     }

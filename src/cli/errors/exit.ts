@@ -109,7 +109,7 @@ export function formatError(err: unknown, debug: boolean): string {
  */
 function libraryHint(err: LanyardError): string | undefined {
   if (err.hint) return hintOf(err);
-  if (err instanceof HttpError && err.status === 401 && !err.remedy) return hintOf(err, unauthorizedHint(err));
+  if (err instanceof HttpError && err.status === 401 && !err.remedy && !err.otherOrigin) return hintOf(err, unauthorizedHint(err));
   if (err instanceof RateLimitError && err.kind !== 'budget' && err.kind !== 'pacing') return hintOf(err, rateLimitHint(err));
   return hintOf(err);
 }

@@ -16,8 +16,8 @@ export interface CredentialStoragePort {
   readonly primary: CredentialStore;
   /** Why the keychain is not used, when it is not. */
   readonly fallbackReason?: string;
-  /** The keychain is required (LANYARD_KEYCHAIN=required, or the profile's `keychain required`): never the file. */
-  readonly required?: boolean;
+  /** Set when the keychain is required (never the file): what requires it, `LANYARD_KEYCHAIN=required` or the profile's `keychain required`. */
+  readonly required?: string;
   /** The 0600 file store (also read behind the keychain, for what --insecure-storage saved). */
   readonly file: CredentialStore & { path: string };
   /** The directory of the config and of the file store. */
@@ -46,8 +46,8 @@ export interface StorageEnv {
   /** The directory of the 0600 file (and the config file, when profiles are read from disk). */
   configDir(): Promise<string>;
   lock(): Promise<CredentialLock>;
-  /** LANYARD_KEYCHAIN=required, else the profile's `keychain required`: never the 0600 file. */
-  keychainRequired(): Promise<boolean>;
+  /** LANYARD_KEYCHAIN=required, else the profile's `keychain required` (never the 0600 file): which of them, in words; undefined when neither. */
+  keychainRequired(): Promise<string | undefined>;
   /** The keychain's opening, when bin/lanyard.js started it (keychain-prefetch.ts). */
   keychain?: KeychainOpening;
   warnOnce(key: string, text: string): void;
@@ -61,12 +61,13 @@ export interface StorageEnv {
 
 /** Opens the OS keychain, else the 0600 file (`insecure`: the file without probing). */
 export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise<CredentialStoragePort> {
-  const [{ openCredentialStores }, dir, lock, requireKeychain] = await Promise.all([
+  const [{ openCredentialStores }, dir, lock, requiredBy] = await Promise.all([
     import('../../core/credentials/open.js'),
     s.configDir(),
     s.lock(),
     s.keychainRequired(),
   ]);
+  const requireKeychain = !!requiredBy;
   let fallbackReason: string | undefined;
   // A keychain read over D-Bus whose binding cannot load at its first write turns to the file then: said as at opening.
   let isOpen = false;
@@ -84,6 +85,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     insecure,
     disableKeychain: disabled,
     requireKeychain,
+    requiredBy,
     timeoutMs: keychainTimeoutMs(s.env),
     sessionBus: s.env.DBUS_SESSION_BUS_ADDRESS,
     ...(prefetched ? { keychain: s.keychain } : {}),
@@ -96,7 +98,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
     const opener = prefetched ? `opened before the CLI loaded (bin/lanyard.js)${via}` : 'opened by the command';
     s.trace(`* credential store: ${primary.kind === 'keychain' ? `OS keychain, ${opener}` : `0600 file${fallbackReason ? ` (${fallbackReason})` : ''}`}`);
   }
-  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir, required: requireKeychain };
+  const stores = { primary: remembering(primary, s.remember), fallbackReason, file: remembering(file, s.remember, file.path), dir, required: requiredBy };
   isOpen = true;
   // Behind the keychain, the file holds what --insecure-storage or a fallback saved, and its copy is the newer (file-over-keychain.ts,
   // applied by core's opening, as for the library's openCredentialStore); a required keychain never reads it.

@@ -26,6 +26,8 @@ export interface OpenCredentialStoreOptions {
    * the file; when the keychain cannot be used, a CredentialStoreError with the reason.
    */
   requireKeychain?: boolean;
+  /** What requires it, in the caller's words, named in that error (`LANYARD_KEYCHAIN=required`, a profile's setting). */
+  requiredBy?: string;
   timeoutMs?: number;
   /**
    * The session bus address (DBUS_SESSION_BUS_ADDRESS) on Linux: the entries
@@ -92,7 +94,7 @@ export async function openCredentialStores(o: OpenCredentialStoreOptions): Promi
 async function openPrimary(o: OpenCredentialStoreOptions, lock: CredentialLock, file: FileCredentialStore): Promise<CredentialStore> {
   // One lock for the file and the keychain (`lock`): every writer of the process shares it.
   if (o.requireKeychain && (o.insecure || o.disableKeychain)) {
-    throw keychainRequired(o.insecure ? 'insecure storage (a 0600 file) was asked for' : 'the keychain is also disabled');
+    throw keychainRequired(o.insecure ? 'insecure storage (a 0600 file) was asked for' : 'the keychain is also disabled', o.requiredBy);
   }
   if (o.insecure) {
     o.onFallback?.('insecure storage chosen');
@@ -110,7 +112,7 @@ async function openPrimary(o: OpenCredentialStoreOptions, lock: CredentialLock, 
   // The file in the keychain's stead: its writes are marked so, and win over the keychain's older copies (file-over-keychain.ts).
   const fallback = FileCredentialStore.inDir(o.configDir, lock, { fallback: true });
   if (!r.ok) {
-    if (o.requireKeychain) throw keychainRequired(`the OS keychain is unavailable (${r.reason})`);
+    if (o.requireKeychain) throw keychainRequired(`the OS keychain is unavailable (${r.reason})`, o.requiredBy);
     o.onFallback?.(`the OS keychain is unavailable (${r.reason})`);
     return fallback;
   }
@@ -121,13 +123,13 @@ async function openPrimary(o: OpenCredentialStoreOptions, lock: CredentialLock, 
     file: fallback,
     entries: r.entries,
     onFallback: o.onFallback,
-    required: o.requireKeychain ? (why) => keychainRequired(why) : undefined,
+    required: o.requireKeychain ? (why) => keychainRequired(why, o.requiredBy) : undefined,
   });
 }
 
-/** The keychain is required and cannot be used: nothing is read from or written to the file. */
-function keychainRequired(why: string): CredentialStoreError {
-  return new CredentialStoreError(`the OS keychain is required, and ${why}: not falling back to the file`, {
+/** The keychain is required (by `by`, when the caller says) and cannot be used: nothing is read from or written to the file. */
+function keychainRequired(why: string, by: string | undefined): CredentialStoreError {
+  return new CredentialStoreError(`the OS keychain is required${by ? ` (${by})` : ''}, and ${why}: not falling back to the file`, {
     hint: 'the keychain must be reachable and unlocked',
     remedy: { kind: 'keychain-required' },
   });

@@ -45,7 +45,7 @@ export async function diagnoseService(t: DoctorTarget, deps: DoctorDeps): Promis
  * `bindingProblem`: the keychain answered (its entries were read over D-Bus)
  * but its native binding, which writes, cannot be loaded (why), so new
  * credentials would go to the file — or, with the keychain `required`,
- * nowhere.
+ * nowhere (the summary names what requires it, as the caller words it).
  */
 export function keychainCheck(o: {
   kind: string;
@@ -53,13 +53,15 @@ export function keychainCheck(o: {
   path?: string;
   chosen?: boolean;
   bindingProblem?: string;
-  required?: boolean;
+  /** Set when the keychain is required: what requires it, in the caller's words (`LANYARD_KEYCHAIN=required`, a profile's setting); `true` names nothing. */
+  required?: boolean | string;
 }): Check {
   const where = o.path ? ` (${o.path}, mode 0600)` : ' (mode 0600)';
   if (o.kind === 'keychain' && o.bindingProblem !== undefined) {
     const why = `its native binding cannot be loaded (${o.bindingProblem})`;
     if (o.required) {
-      const summary = `the OS keychain is required (LANYARD_KEYCHAIN=required), and ${why}: what it holds can be read, nothing can be written to it`;
+      const by = typeof o.required === 'string' ? ` (${o.required})` : '';
+      const summary = `the OS keychain is required${by}, and ${why}: what it holds can be read, nothing can be written to it`;
       return { name: 'keychain', status: 'fail', summary, problem: 'keychain-required', remedy: { kind: 'keychain-required' } };
     }
     const summary = `the OS keychain (Secret Service) answers, but ${why}: what it holds is read, new credentials go to a plain file${where}`;

@@ -84,7 +84,7 @@ function serverMessage(body: unknown): string | undefined {
 export function refusal(err: unknown, credential: 'key' | 'token'): unknown {
   if (!(err instanceof HttpError)) return err;
   const message = serverMessage(err.body);
-  if (!message || err.status < 400 || err.status >= 500) return err;
+  if (!message || err.status < 400 || err.status >= 500 || err.otherOrigin) return err;
   const text = `the echo API refused the ${credential === 'key' ? 'API key' : 'token'} (HTTP ${err.status}): ${message}`;
   if (credential === 'key' && (err.status === 401 || (err.status === 400 && /API key/i.test(message)))) {
     return new AuthRequiredError(text, { remedy: { kind: 'sign-in', service: 'echo' }, service: 'echo' });

@@ -72,7 +72,8 @@ export async function eventsPageRequest(http: HttpClient, url: string, auth: Cre
   try {
     res = await http.request({ url, auth, signal });
   } catch (e) {
-    if (!(e instanceof HttpError)) throw e;
+    // Another origin's answer (a redirect's, sent no credential) is its own, not the health API's refusal.
+    if (!(e instanceof HttpError) || e.otherOrigin) throw e;
     const err = new HealthApiError(e.status, 'GET', e.url, parseErrorResponse(e.body), e.body, e.headers);
     if (e.status === 401 || e.status === 403) {
       throw new AuthRequiredError(err.message, {

@@ -44,9 +44,10 @@ export async function checkHostingToken(http: HttpClient, apiUrl: string, creden
       ...(u.tokenExpiresAt ? { expiresAt: u.tokenExpiresAt } : {}),
     };
   } catch (err) {
+    // A 401 or 403 of another origin a redirect led to (HttpError.otherOrigin) was not sent the token: thrown, not judged.
     if (err instanceof AuthRequiredError) return { valid: false };
     if (err instanceof RateLimitError && (err.kind === 'primary' || err.kind === 'secondary')) return await byRateLimit(err);
-    if (!(err instanceof HttpError && err.status === 403)) throw err;
+    if (!(err instanceof HttpError && err.status === 403 && !err.otherOrigin)) throw err;
   }
   // 403 from /user (a rate-limit 403 was thrown above as a RateLimitError): not a user's token.
   return (await takesToken()).takes ? { valid: true, kind: 'integration' } : { valid: false };

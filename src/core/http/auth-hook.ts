@@ -20,7 +20,7 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
   const retry = auth.refresh && !isStream(spec.body) ? auth.refresh.bind(auth) : undefined;
   // A 401 that escapes says whose credential was refused (the provider's source and login), for the caller to act on.
   const refused = (err: unknown) => {
-    if (err instanceof HttpError && err.status === 401 && ownOrigin(err.url, spec)) {
+    if (refusedHere(err, spec)) {
       err.credentialSource ??= auth.source;
       if (auth.login) err.credentialLogin ??= auth.login;
     }
@@ -30,7 +30,7 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
   try {
     res = await send(first);
   } catch (err) {
-    if (retry && err instanceof HttpError && err.status === 401 && ownOrigin(err.url, spec)) {
+    if (retry && refusedHere(err, spec)) {
       const next = await retry(used);
       if (next) return send({ ...spec, credential: next }).catch((e: unknown) => Promise.reject(refused(e)));
     }
@@ -44,6 +44,11 @@ export async function sendWithAuth(spec: RequestSpec, send: (spec: RequestSpec) 
     }
   }
   return res;
+}
+
+/** A 401 of the origin `spec` sends its credential to, not of one a redirect led to without it (HttpError.otherOrigin). */
+function refusedHere(err: unknown, spec: RequestSpec): err is HttpError {
+  return err instanceof HttpError && err.status === 401 && !err.otherOrigin && ownOrigin(err.url, spec);
 }
 
 /** Whether an answer from `url` came from the origin `spec` sends its credential to. */

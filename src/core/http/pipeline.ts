@@ -5,7 +5,7 @@
 import type { TraceSink } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { assertNoClearCredential } from './plain-http.js';
-import { redactBody, redactHeaderValue, redactUrl } from './redact.js';
+import { redactBody, redactHeaderValue, redactUrl, redactUrlHeader } from './redact.js';
 import { withBody } from './stream.js';
 import type { Credential, HttpResponse, RequestSpec } from './types.js';
 
@@ -126,7 +126,7 @@ export function prepareRequest(
   }
   if (trace) {
     trace(`> ${method} ${redactUrl(url.toString())}`);
-    for (const [k, v] of Object.entries(headers)) trace(`> ${k}: ${redactHeaderValue(k, v)}`);
+    for (const [k, v] of Object.entries(headers)) trace(`> ${k}: ${redactHeaderValue(k, redactUrlHeader(k, v))}`);
     if (traceBody !== undefined) trace(`> ${redactBody(traceBody, headers['content-type'])}`);
     else if (body !== undefined) trace('> [streamed body]');
   }
@@ -136,7 +136,8 @@ export function prepareRequest(
 /** Traces a response's status and headers (redacted), and its body unless it is streamed. */
 export function traceReceived(res: HttpResponse, streamed: boolean, trace: TraceSink): HttpResponse | Promise<HttpResponse> {
   trace(`< HTTP ${res.status}`);
-  for (const [k, v] of Object.entries(res.headers)) trace(`< ${k}: ${redactHeaderValue(k, v)}`);
+  // A Location (a signed download URL), Link or Content-Location: its secret parameters too, as the request line's.
+  for (const [k, v] of Object.entries(res.headers)) trace(`< ${k}: ${redactHeaderValue(k, redactUrlHeader(k, v))}`);
   return streamed ? res : traceResponse(res, trace);
 }
 

@@ -166,3 +166,26 @@ export function scrubSecrets(text: string, secrets: Iterable<string | undefined>
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join(REDACTED);
   return out;
 }
+
+/** Headers whose value is a URL (or, `Link`, a list of `<URL>`s): a signed download URL or a next page may carry a secret parameter. */
+const URL_HEADERS = new Set(['location', 'content-location', 'link', 'referer']);
+
+/**
+ * A URL-valued header (`Location`, `Content-Location`, `Referer`, each
+ * `<URL>` of a `Link`) as a trace shows it: its secret query and fragment
+ * parameters redacted as redactUrl does (a relative one too); any other
+ * header as it is.
+ */
+export function redactUrlHeader(name: string, value: string): string {
+  const n = name.toLowerCase();
+  if (!URL_HEADERS.has(n)) return value;
+  if (n === 'link') return value.replace(/<([^>]*)>/g, (_m, u: string) => `<${redactReference(u)}>`);
+  return redactReference(value);
+}
+
+/** An absolute URL or a relative reference with its secret parameters redacted. */
+function redactReference(ref: string): string {
+  if (URL.canParse(ref)) return redactUrl(ref);
+  const i = ref.search(/[?#]/);
+  return i < 0 ? ref : ref.slice(0, i + 1) + redactQueryString(ref.slice(i + 1));
+}

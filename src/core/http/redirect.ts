@@ -35,7 +35,7 @@ const CROSS_ORIGIN_HEADERS = new Set([
 ]);
 
 /** The headers of a request body, dropped with it when a redirect turns the request into a GET (fetch, "request-body-header name"). */
-const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']);
+const BODY_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding', 'content-encoding', 'content-language', 'content-location']);
 
 /** The next request of a followed redirect. */
 export interface RedirectHop {
@@ -43,6 +43,8 @@ export interface RedirectHop {
   spec: RequestSpec;
   /** Trace lines saying what the hop does (never a value). */
   notes: string[];
+  /** The hop goes to another origin; `dropped`: it leaves behind the credential or caller headers the request carried. */
+  crossOrigin?: { dropped: boolean };
 }
 
 /**
@@ -129,13 +131,13 @@ export function redirectHop(
     out = { ...out, headers, json: undefined, form: undefined, body: undefined };
     notes.push(`* HTTP ${res.status}: the ${method} becomes a GET, without its body`);
   }
-  if (to.origin !== from.origin) {
-    const [headers, dropped] = filterHeaders(out.headers ?? {}, (h) => !CROSS_ORIGIN_HEADERS.has(h));
-    if (carriesCredential(out) || dropped.length > 0) {
-      const what = [carriesCredential(out) ? 'the credential' : '', dropped.length ? `the headers ${dropped.join(', ')}` : ''].filter(Boolean).join(' and ');
-      notes.push(`* ${to.origin} is another origin: sent without ${what}`);
-    }
-    out = { ...out, headers, credential: { scheme: 'none' }, auth: undefined };
+  if (to.origin === from.origin) return { method: next, spec: out, notes };
+  const [headers, dropped] = filterHeaders(out.headers ?? {}, (h) => !CROSS_ORIGIN_HEADERS.has(h));
+  const carried = carriesCredential(out);
+  if (carried || dropped.length > 0) {
+    const what = [carried ? 'the credential' : '', dropped.length ? `the headers ${dropped.join(', ')}` : ''].filter(Boolean).join(' and ');
+    notes.push(`* ${to.origin} is another origin: sent without ${what}`);
   }
-  return { method: next, spec: out, notes };
+  out = { ...out, headers, credential: { scheme: 'none' }, auth: undefined };
+  return { method: next, spec: out, notes, crossOrigin: { dropped: carried || dropped.length > 0 } };
 }

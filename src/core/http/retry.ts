@@ -4,7 +4,7 @@
  * rate-limit decision (wait and re-send with `--wait`, else a RateLimitError).
  */
 import type { Clock, TraceSink } from '../deps.js';
-import { HttpError, NetworkError, RateLimitError } from '../errors.js';
+import { HttpError, NetworkError, oneLine, RateLimitError } from '../errors.js';
 import { classifyRateLimit, decideRateLimit, describeKind, type RateLimitPolicy, secondaryWaitMs, waitBoundMs } from '../ratelimit/policy.js';
 import { parseRetryAfter } from '../ratelimit/headers.js';
 import { errorMessage, rateLimitMessage } from './errors.js';
@@ -77,6 +77,7 @@ export async function sendWithPolicy(
   let rateAttempt = 0;
   let netAttempt = 0;
   let hops = 0;
+  const route: Route = {};
   for (;;) {
     let res: HttpResponse;
     try {
@@ -99,12 +100,15 @@ export async function sendWithPolicy(
       res.body.destroy();
       const hop = redirectHop(res, method, spec, hops++, c.plainHttpHosts);
       if (hop instanceof HttpError) throw hop;
+      route.requested ??= redactUrl(res.url);
+      if (hop.crossOrigin) route.dropped = route.dropped || hop.crossOrigin.dropped;
+      if (hop.crossOrigin) route.crossed = true;
       c.trace?.(`* following the redirect (HTTP ${res.status}) to ${redactUrl(hop.spec.url)}`);
       for (const note of hop.notes) c.trace?.(note);
       ({ method, spec } = hop);
       continue;
     }
-    const ok = spec.okStatus ? spec.okStatus(res.status) : res.status >= 200 && res.status < 300;
+    const ok = accepted(spec, res.status, route);
     // A server asking to come back later is waited out even where the caller takes every status (a protocol message).
     if (ok && asksToWait(res, c.clock.now()) && !spec.oauth && (await waitOutRateLimit(c, spec, res, await readErrorBody(res), rateAttempt))) {
       rateAttempt++;
@@ -120,8 +124,38 @@ export async function sendWithPolicy(
       continue;
     }
     // A service's own error for the refusal (the code host's single sign-on), else the generic one.
-    throw serviceError(c, res) ?? new HttpError(res.status, method, redactUrl(res.url), body, res.headers);
+    throw serviceError(c, res) ?? answerError(firstMethod, method, res, body, route);
   }
+}
+
+/** Where the redirects followed led: the URL first answered with one, whether a hop went to another origin, and whether it left a credential behind. */
+interface Route {
+  requested?: string;
+  crossed?: boolean;
+  dropped?: boolean;
+}
+
+/**
+ * Whether an answer is returned: the caller's `okStatus` (default 2xx), but
+ * never a 401 or 403 of an origin the request reached without the credential
+ * it carried: a caller takes those to judge its credential, and they say
+ * nothing of it (thrown, HttpError.otherOrigin set).
+ */
+function accepted(spec: RequestSpec, status: number, route: Route): boolean {
+  if (route.dropped && (status === 401 || status === 403)) return false;
+  return spec.okStatus ? spec.okStatus(status) : status >= 200 && status < 300;
+}
+
+/** The error of an answer not accepted; after a redirect to another origin, one line naming that origin as the one that answered. */
+function answerError(firstMethod: string, method: string, res: HttpResponse, body: unknown, route: Route): HttpError {
+  const url = redactUrl(res.url);
+  if (!route.crossed) return new HttpError(res.status, method, url, body, res.headers);
+  const origin = new URL(res.url).origin;
+  const said = errorMessage(body);
+  const detail = said?.trim() ? `: ${oneLine(said).slice(0, 200)}` : '';
+  const why = route.dropped && res.status >= 400 && res.status < 500 ? ' (no credential is sent to another origin)' : '';
+  const message = `${firstMethod} ${route.requested}: redirected to ${origin}, which answered HTTP ${res.status}${detail}${why}`;
+  return new HttpError(res.status, method, url, body, res.headers, message, origin);
 }
 
 /** A 429 or 503 with a valid `Retry-After`: always a rate limit (policy.ts), whatever its body says. */

@@ -302,13 +302,27 @@ function phaseTimeout(phase: 'connect' | 'headers', r: PreparedRequest, b: Excha
   return new TimeoutError(method, b.safeUrl, phase);
 }
 
+/**
+ * One framing of the body, never both (RFC 9112 §6.2; a server answers 400
+ * to both). A caller's `Transfer-Encoding` ending in `chunked` (`api -H`) is
+ * honoured as curl does: chunks, and no Content-Length (the caller's either).
+ * Any other (`gzip` alone) cannot frame a request and is dropped. Then a
+ * buffered body of `length` bytes gets its Content-Length unless the caller
+ * gave one; a stream without one goes chunked (Node's default).
+ */
+function frameBody(req: ClientRequest, length: number | undefined): void {
+  const te = req.getHeader('transfer-encoding');
+  if (te !== undefined && /(?:^|,)\s*chunked\s*$/i.test(String(te))) return void req.removeHeader('content-length');
+  if (te !== undefined) req.removeHeader('transfer-encoding');
+  if (length !== undefined && !req.hasHeader('content-length')) req.setHeader('content-length', length);
+}
+
 function sendBody(req: ClientRequest, body: PreparedRequest['body']): void {
-  if (body === undefined) req.end();
-  else if (typeof body === 'string' || body instanceof Uint8Array) {
-    // Node frames a DELETE's or an OPTIONS's body by nothing unless told its length: the server read it as the next request.
-    if (!req.hasHeader('content-length')) req.setHeader('content-length', Buffer.byteLength(body));
-    req.end(body);
-  } else
+  const buffered = typeof body === 'string' || body instanceof Uint8Array;
+  // Node frames a DELETE's or an OPTIONS's body by nothing unless told its length: the server read it as the next request.
+  frameBody(req, buffered ? Buffer.byteLength(body) : undefined);
+  if (body === undefined || buffered) req.end(body);
+  else
     void import('node:stream/promises')
       .then(({ pipeline }) => pipeline(body as AsyncIterable<Uint8Array>, req))
       .catch((err: unknown) => req.destroy(err as Error));

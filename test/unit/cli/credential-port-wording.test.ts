@@ -29,7 +29,7 @@ describe('the keychain turned off', () => {
         env: { LANYARD_KEYCHAIN: 'off' },
         configDir: async () => dir,
         lock: async () => noLock,
-        keychainRequired: async () => false,
+        keychainRequired: async () => undefined,
         warnOnce: (_key, text) => warnings.push(text),
         remember: () => undefined,
         onWaiting: () => undefined,

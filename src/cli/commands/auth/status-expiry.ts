@@ -3,7 +3,7 @@
  * `--expires-within`'s check of the credentials a command would use.
  */
 import type { Context } from '../../context.js';
-import { AuthRequiredError, LanyardError, RateLimitError } from '../../../core/errors.js';
+import { AuthRequiredError, HttpError, LanyardError, RateLimitError } from '../../../core/errors.js';
 import type { AuthStatusEntry } from './options.js';
 
 /** A credential the server could not be asked about (`expiry`: whose expiry it did not say): the check's error, with its code (a rate limit: exit 3). */
@@ -12,9 +12,11 @@ export function couldNotCheck(e: AuthStatusEntry, unchecked: ReadonlyMap<AuthSta
   const which = `the ${e.service} credential (${e.source}${e.account ? `, ${e.account}` : ''})`;
   const message = `${expiry ? `could not learn when ${which} expires` : `could not check ${which}, so it is not known to be invalid`}: ${err?.message ?? e.detail}`;
   if (err instanceof RateLimitError) return new RateLimitError(message, err.kind, err.resetAt, err.state);
+  // GET /user answered by another origin (never sent the token): the API moved, or the setting names the wrong address.
+  const moved = err instanceof HttpError && err.otherOrigin ? 'check the API address: `lanyard config get hosting.apiUrl`' : undefined;
   return new LanyardError(err?.code ?? 'network_error', message, {
     // The error's own advice when it has some (a time-out: raise --timeout), else where to look.
-    hint: err?.hint ?? (err?.remedy ? undefined : 'check the network and the proxy settings (HTTPS_PROXY, NO_PROXY), then try again'),
+    hint: err?.hint ?? moved ?? (err?.remedy ? undefined : 'check the network and the proxy settings (HTTPS_PROXY, NO_PROXY), then try again'),
     ...(err?.remedy ? { remedy: err.remedy } : {}),
   });
 }

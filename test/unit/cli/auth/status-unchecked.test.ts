@@ -7,6 +7,7 @@
  * a bad token. And `--expires-within`'s hint for a token from the environment
  * is one that works (`auth refresh` refuses those).
  */
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAuthStatus, runAuthToken } from '../../../../src/cli/commands/auth/run.js';
@@ -26,7 +27,7 @@ interface Entry {
 }
 const accounts = (stdout: string) => (JSON.parse(stdout) as { accounts: Entry[] }).accounts;
 
-const servers: Server[] = [];
+const servers: Array<Server | import('node:http').Server> = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
@@ -139,6 +140,47 @@ describe('auth status: a token that could not be checked is not called invalid',
     expect(j.code).toBe(4);
     expect(accounts(j.stdout)).toMatchObject([{ valid: false, state: 'invalid' }]);
     expect(accounts(j.stdout)[0]!.checkError).toBeUndefined();
+  });
+});
+
+/** A loopback HTTP server; its URL (`localhost` when asked: another origin than 127.0.0.1's). */
+async function web(handle: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void, host = '127.0.0.1'): Promise<string> {
+  const s = createHttpServer(handle);
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `http://${host}:${(s.address() as { port: number }).port}`;
+}
+
+describe('auth status: GET /user redirected to another origin that answers 401 (it was sent no token)', () => {
+  it('is no verdict on the token: unchecked (http_error), exit 1, the other origin named; a refreshable stored account is not refreshed', async () => {
+    // The API moved: the old address answers 301 to the new origin, which the token is never sent to.
+    const moved = await web((req, res) => {
+      res.writeHead(req.headers.authorization ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(req.headers.authorization ? '{"login":"mona"}' : '{"message":"Requires authentication"}');
+    }, 'localhost');
+    let redirecting = false;
+    const old = await web((req, res) => {
+      if (redirecting) return res.writeHead(301, { location: `${moved}${req.url}` }).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"login":"mona","id":1}');
+    });
+    let tokenRequests = 0;
+    const login = await web((_req, res) => (tokenRequests++, res.writeHead(500).end()));
+    const settings = { 'hosting.apiUrl': `${old}/api/v3`, 'hosting.webUrl': login };
+    expect((await cmd.run((ctx) => runAuthToken(ctx, { withToken: true }), { stdin: `${MONA}\n`, settings })).code).toBe(0);
+    // A token that could be refreshed: a refused one would be.
+    const key = [...cmd.store.data.keys()].find((k) => k.endsWith(':mona'))!;
+    cmd.store.data.set(key, JSON.stringify({ ...JSON.parse(cmd.store.data.get(key)!), refreshToken: 'lyr_refresh_0000000001', clientId: 'Iv1.client' }));
+    redirecting = true;
+    const stored = await cmd.run((ctx) => runAuthStatus(ctx, {}), { format: 'json', settings });
+    expect(stored.code, stored.stderr).toBe(1);
+    expect(accounts(stored.stdout)).toMatchObject([{ account: 'mona', valid: false, state: 'unchecked', checkError: 'http_error' }]);
+    expect(tokenRequests).toBe(0);
+    const fromEnv = await cmd.run((ctx) => runAuthStatus(ctx, {}), { env: { LANYARD_TOKEN: MONA }, format: 'json', settings });
+    expect(fromEnv.code, fromEnv.stderr).toBe(1);
+    expect(accounts(fromEnv.stdout)[0]).toMatchObject({ source: 'env:LANYARD_TOKEN', state: 'unchecked', checkError: 'http_error' });
+    expect(fromEnv.stderr).toContain(`redirected to ${moved}, which answered HTTP 401: Requires authentication (no credential is sent to another origin)`);
+    expect(fromEnv.stderr).not.toMatch(/not valid|sign in|refused the token|proxy settings/);
+    expect(fromEnv.stderr).toContain('check the API address: `lanyard config get hosting.apiUrl`');
   });
 });
 

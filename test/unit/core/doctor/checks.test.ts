@@ -248,7 +248,15 @@ describe('diagnose and the store', () => {
     );
     const required = keychainCheck({ kind: 'keychain', bindingProblem: 'keyring.node: invalid ELF header', required: true });
     expect(required).toMatchObject({ status: 'fail', problem: 'keychain-required', remedy: { kind: 'keychain-required' } });
-    expect(required.summary).toMatch(/required .*binding cannot be loaded .*nothing can be written/);
+    expect(required.summary).toMatch(/required, .*binding cannot be loaded .*nothing can be written/);
+  });
+
+  it('a required keychain names what requires it, as the caller words it (the variable, or the profile setting), else nothing', () => {
+    const summary = (required: boolean | string) => keychainCheck({ kind: 'keychain', bindingProblem: 'bad ELF', required }).summary;
+    expect(summary('LANYARD_KEYCHAIN=required')).toMatch(/^the OS keychain is required \(LANYARD_KEYCHAIN=required\), and its native binding/);
+    expect(summary('profile "work": keychain required')).toMatch(/^the OS keychain is required \(profile "work": keychain required\), and its native binding/);
+    expect(summary(true)).toMatch(/^the OS keychain is required, and its native binding/);
+    expect(summary('profile "work": keychain required')).not.toContain('LANYARD_KEYCHAIN');
   });
 
   it('ok only when nothing failed; a keychain fallback is a warning', async () => {

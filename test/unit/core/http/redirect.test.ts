@@ -18,6 +18,8 @@ import { HttpClient } from '../../../../src/core/http/client.js';
 import { redirectHop } from '../../../../src/core/http/redirect.js';
 import type { CredentialProvider, HttpResponse } from '../../../../src/core/http/types.js';
 import { HttpError } from '../../../../src/core/errors.js';
+import { checkHostingToken } from '../../../../src/core/hosting/token-check.js';
+import { fetchUser } from '../../../../src/core/hosting/user.js';
 import { privateCa } from '../../../e2e/private-ca.js';
 import { FakeClock } from '../../../fakes/clock.js';
 import { StubHttp } from '../../../fakes/stub-http.js';
@@ -56,6 +58,20 @@ describe('a GET redirected to another origin', () => {
     expect(trace.join('\n')).not.toContain(TOKEN);
     expect(trace).toContain(`* following the redirect (HTTP 302) to ${cdn.url}/o/r/legacy.tar.gz/refs/heads/main`);
     expect(trace).toContain(`* ${cdn.url} is another origin: sent without the credential`);
+  });
+
+  it('the --debug trace of a signed download URL (Location, Link) shows none of its secret parameters', async () => {
+    const signed = `${cdn.url}/f?X-Amz-Signature=SIGSECRET123&X-Amz-Credential=CREDSECRET&token=TOKSECRET&part=1`;
+    api.on('GET', '/sig', { status: 302, headers: { location: signed, link: `<${signed}>; rel="alternate"` } });
+    cdn.on('GET', '/f', { body: 'file' });
+    expect(await (await client.request({ url: `${api.url}/sig`, credential: bearer })).text()).toBe('file');
+    expect(cdn.requests[0]!.url.searchParams.get('X-Amz-Signature')).toBe('SIGSECRET123');
+    const text = trace.join('\n');
+    for (const secret of ['SIGSECRET123', 'CREDSECRET', 'TOKSECRET']) expect(text).not.toContain(secret);
+    expect(trace.find((l) => l.startsWith('< location: '))).toBe(
+      `< location: ${cdn.url}/f?X-Amz-Signature=[REDACTED]&X-Amz-Credential=[REDACTED]&token=[REDACTED]&part=1`,
+    );
+    expect(trace.find((l) => l.startsWith('< link: '))).toContain('token=[REDACTED]&part=1>; rel="alternate"');
   });
 
   it('drops an API key in the query or a header, and every caller header that may be a secret; keeps Accept and Range', async () => {
@@ -137,6 +153,39 @@ describe('a GET redirected to another origin', () => {
     expect(err.url).toBe(`${cdn.url}/expired`);
     expect(err.credentialSource).toBeUndefined();
     expect(refreshed).toBe(0);
+    // That origin's answer, not a verdict on the credential: no `unauthorized` (exit 4), one line naming it.
+    expect(err.code).toBe('http_error');
+    expect(err.otherOrigin).toBe(cdn.url);
+    expect(err.message).toBe(
+      `GET ${api.url}/dl: redirected to ${cdn.url}, which answered HTTP 401: signature expired (no credential is sent to another origin)`,
+    );
+  });
+
+  it('a 401 or 403 a caller takes to judge its credential (okStatus) is thrown when another origin gave it: GET /user, the token check', async () => {
+    for (const status of [401, 403]) {
+      api.on('GET', '/api/user', { status: 301, headers: { location: `${cdn.url}/api/user` } });
+      cdn.on('GET', '/api/user', { status, body: { message: 'Requires authentication' } });
+      const err = (await fetchUser(client, `${api.url}/api`, bearer).catch((e: unknown) => e)) as HttpError;
+      expect(err).toBeInstanceOf(HttpError);
+      expect([err.status, err.code, err.otherOrigin]).toEqual([status, 'http_error', cdn.url]);
+      api.on('GET', '/api/user', { status: 301, headers: { location: `${cdn.url}/api/user` } });
+      cdn.on('GET', '/api/user', { status, body: { message: 'Requires authentication' } });
+      await expect(checkHostingToken(client, `${api.url}/api`, bearer)).rejects.toThrow(/which answered HTTP 40[13]/);
+    }
+    // The token was never judged by GET /rate_limit (a 403 of the API's own would be).
+    expect(api.requests.map((r) => r.url.pathname)).toEqual(['/api/user', '/api/user', '/api/user', '/api/user']);
+  });
+
+  it('a 401 of the first origin reached again through another (sent without the credential) does not refresh it either', async () => {
+    let refreshed = 0;
+    const auth: CredentialProvider = { source: 'env:LANYARD_TOKEN', credential: async () => bearer, refresh: async () => (refreshed++, bearer) };
+    api.on('GET', '/a', { status: 302, headers: { location: `${cdn.url}/b` } });
+    cdn.on('GET', '/b', { status: 302, headers: { location: `${api.url}/c` } });
+    api.on('GET', '/c', { status: 401, body: { message: 'Bad credentials' } });
+    const err = (await client.request({ url: `${api.url}/a`, auth }).catch((e: unknown) => e)) as HttpError;
+    expect([err.status, err.code, err.otherOrigin]).toEqual([401, 'http_error', api.url]);
+    expect(refreshed).toBe(0);
+    expect(api.requests).toHaveLength(2);
   });
 
   it('a user-info Location is refused: nothing reaches the other origin', async () => {
