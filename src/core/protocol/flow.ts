@@ -165,9 +165,12 @@ async function registeredPort(ctx: FlowContext): Promise<number | undefined> {
  * earlier run: does the authorization endpoint accept it? A refusal there
  * (unknown client, unregistered redirect URI) is an error page the CLI would
  * never see (RFC 6749 §4.1.2.1 forbids redirecting it), so it is asked first.
+ * The answer is read as sent: a redirect to the callback is looked at, never
+ * followed (the loopback page waits for this flow's exchange).
  */
 async function preflight(ctx: FlowContext, url: string, redirectUri: string): Promise<void> {
-  const res = await ctx.deps.http.request({ url, headers: { accept: 'text/html' }, signal: ctx.deps.signal, okStatus: () => true, oauth: true, retry: false });
+  const how = { okStatus: () => true, oauth: true, retry: false, redirect: 'manual' } as const;
+  const res = await ctx.deps.http.request({ url, headers: { accept: 'text/html' }, signal: ctx.deps.signal, ...how });
   await res.dump();
   if (res.status >= 400 && res.status < 500) throw new RegistrationRefused(`its authorization endpoint answers HTTP ${res.status}`);
   const to = res.status >= 300 && res.status < 400 ? res.headers.location : undefined;
