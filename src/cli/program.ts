@@ -79,6 +79,16 @@ export function treeScope(args: readonly string[]): TreeScope {
   return 'shallow';
 }
 
+/** The command of `parent` that `word` names (its name or an alias). */
+function subcommand(parent: Command, word: string): Command | undefined {
+  return parent.commands.find((c) => c.name() === word || c.aliases().includes(word));
+}
+
+/** Whether `cmd` itself declares the option `flag` (its long or short form). */
+function declares(cmd: Command, flag: string): boolean {
+  return cmd.options.some((o) => o.long === flag || o.short === flag);
+}
+
 /**
  * The word right after `group` in `args` (`status` in `lanyard -p ci auth
  * status`) when it names one of the group's commands or aliases in `program`:
@@ -87,8 +97,8 @@ export function treeScope(args: readonly string[]): TreeScope {
 export function subcommandWord(program: Command, group: string, args: readonly string[]): string | undefined {
   const at = args.findIndex((a, i) => a === group && !VALUE_OPTIONS.has(args[i - 1] ?? ''));
   const word = at < 0 ? undefined : args[at + 1];
-  const declared = program.commands.find((c) => c.name() === group)?.commands ?? [];
-  return word !== undefined && declared.some((c) => c.name() === word || c.aliases().includes(word)) ? word : undefined;
+  const parent = program.commands.find((c) => c.name() === group);
+  return word !== undefined && parent && subcommand(parent, word) ? word : undefined;
 }
 
 /** Guesses people type, and the command they are after (shown after "unknown command"). */
@@ -132,11 +142,11 @@ export function suggestionFor(words: readonly string[]): string | undefined {
  */
 export function optionSuggestion(program: Command, words: readonly string[], option: string): string | undefined {
   let group: Command | undefined = program;
-  for (const word of words) group = group?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  for (const word of words) group = group && subcommand(group, word);
   if (!group || group === program || group.commands.length === 0) return undefined;
   const flag = option.split('=')[0]!;
   const path = ['lanyard', ...words].join(' ');
-  const takers = group.commands.filter((c) => c.options.some((o) => o.long === flag || o.short === flag)).map((c) => `\`${path} ${c.name()} ${flag}\``);
+  const takers = group.commands.filter((c) => declares(c, flag)).map((c) => `\`${path} ${c.name()} ${flag}\``);
   return takers.length > 0 && takers.length <= 3 ? takers.join(' or ') : undefined;
 }
 
@@ -203,7 +213,7 @@ export function knownHelpTopic(program: Command, args: readonly string[]): strin
     if (a === '--') break;
     if (VALUE_OPTIONS.has(a)) i++;
     else if (!a.startsWith('-')) {
-      const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+      const sub = subcommand(cmd, a);
       // Past the commands (a command's arguments): only a help topic must name commands all along.
       if (!sub) return cmd.commands.length > 0 ? help : [...args];
       cmd = sub;
@@ -215,7 +225,7 @@ export function knownHelpTopic(program: Command, args: readonly string[]): strin
 /** Whether `cmd` or a command above it declares `flag` (root options are the root's). */
 function takesOption(cmd: Command, flag: string): boolean {
   if (flag === '-h' || flag === '--help') return true;
-  for (let c: Command | null = cmd; c; c = c.parent) if (c.options.some((o) => o.long === flag || o.short === flag)) return true;
+  for (let c: Command | null = cmd; c; c = c.parent) if (declares(c, flag)) return true;
   return false;
 }
 
