@@ -6,7 +6,8 @@
  * (choices).
  */
 import type { Command } from 'commander';
-import { argEntries, type CommandSpec, describeTree, type FlagSpec, oneLine, sq, takesValuePattern, type ValueKind, valueCase, valueEntries } from './tree.js';
+import { oneLine } from '../../core/errors.js';
+import { argEntries, type CommandSpec, describeTree, type FlagSpec, sq, takesValuePattern, type ValueKind, valueCase, valueEntries } from './tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];

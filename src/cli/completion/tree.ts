@@ -85,7 +85,6 @@ export function describeTree(root: Command): CommandSpec[] {
 }
 
 export const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**
  * The case-table keys (`path|flag`) of every flag that takes a value, with
