@@ -18,8 +18,8 @@ import { registerIssueRoutes } from './issues/rest.js';
 import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
 import { scopesWrite, tokenOfRequest } from './scopes.js';
+import { apiError } from './errors.js';
 
-const DOCS = 'https://docs.example.com/rest';
 const LFS_MAX_OBJECTS = 100;
 
 /** The user a request acts for (set by the rate limiter's middleware), if any. */
@@ -39,7 +39,7 @@ function isAuthenticated(req: EmuRequest): boolean {
   return !!c && c.kind !== 'anonymous';
 }
 
-const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
+const requiresAuth = (res: EmuResponse) => res.json(401, apiError(401, 'Requires authentication'));
 
 /**
  * The answer of a user-only endpoint (`/user`, `/user/repos`) to a caller that
@@ -50,11 +50,11 @@ const requiresAuth = (res: EmuResponse) => res.json(401, { message: 'Requires au
 function refuseNonUser(req: EmuRequest, res: EmuResponse): void {
   const c = req.locals.rateLimitCaller as Caller | undefined;
   if (c?.kind === 'installation' || c?.kind === 'workflow') {
-    return res.json(403, { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' });
+    return res.json(403, apiError(403, 'Resource not accessible by integration'));
   }
   requiresAuth(res);
 }
-const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+const notFound = (res: EmuResponse) => res.json(404, apiError(404, 'Not Found'));
 
 type UserFields = { login: string; id: number; name: string; email: string };
 
@@ -273,12 +273,7 @@ function registerRepoRoutes(router: Router, { env, repos, repoJson, visible, sco
     // (the service's scope rules); without it the answer is 404 Not Found, as for the issue writes.
     if (!scopesWrite(scopesOf(req), p.private === 'true')) return notFound(res);
     const invalid = (message: string) =>
-      res.json(422, {
-        message: 'Repository creation failed.',
-        errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }],
-        documentation_url: DOCS,
-        status: '422',
-      });
+      res.json(422, apiError(422, 'Repository creation failed.', { errors: [{ resource: 'Repository', code: 'custom', field: 'name', message }] }));
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || name === '.' || name === '..') return invalid('name is invalid');
     if (repos.get(login, name)) return invalid('name already exists on this account');
     const r = repos.create(login, name, p.private === 'true', p.description ?? '');

@@ -18,8 +18,7 @@ import { issueJson, type IssueJsonContext } from './issues/json.js';
 import { searchIssues } from './issues/search.js';
 import { pageOf, paged } from './paging.js';
 import { accountExists, readSearch, SEARCH_MAX, SearchRefused, type Term, wordPattern } from './search-query.js';
-
-const DOCS = 'https://docs.example.com/rest';
+import { apiError } from './errors.js';
 
 /** What the searches need of the REST API. */
 export interface SearchApi {
@@ -39,7 +38,7 @@ export interface SearchApi {
 }
 
 const validationFailed = (res: EmuResponse, error: Record<string, string>) =>
-  res.json(422, { message: 'Validation Failed', errors: [{ ...error, resource: 'Search', field: 'q' }], documentation_url: DOCS, status: '422' });
+  res.json(422, apiError(422, 'Validation Failed', { errors: [{ ...error, resource: 'Search', field: 'q' }] }));
 
 /** The request's query as terms; undefined once a refusal (422) is sent: no `q`, or one the service refuses. */
 function termsOf(api: SearchApi, req: EmuRequest, res: EmuResponse): Term[] | undefined {
@@ -70,8 +69,7 @@ function answer<T>(
   extra: Record<string, unknown> = {},
 ): void {
   const { perPage, page } = pageOf(req);
-  if ((page - 1) * perPage >= SEARCH_MAX)
-    return res.json(422, { message: `Only the first ${SEARCH_MAX} search results are available`, documentation_url: DOCS, status: '422' });
+  if ((page - 1) * perPage >= SEARCH_MAX) return res.json(422, apiError(422, `Only the first ${SEARCH_MAX} search results are available`));
   const { items, headers } = paged(req, api.baseUrl(), found.slice(0, SEARCH_MAX));
   res.json(200, { total_count: found.length, incomplete_results: false, items: items.map((x) => ({ ...item(x), score: 1 })), ...extra }, headers);
 }
@@ -112,12 +110,8 @@ export function registerSearchRoutes(router: Router, api: SearchApi): void {
 
   router.get(`${base}/code`, (req, res) => {
     if (!api.authenticated(req)) {
-      return res.json(401, {
-        message: 'Requires authentication',
-        errors: [{ message: 'Must be authenticated to access the code search API', resource: 'Search', field: 'q', code: 'invalid' }],
-        documentation_url: DOCS,
-        status: '401',
-      });
+      const errors = [{ message: 'Must be authenticated to access the code search API', resource: 'Search', field: 'q', code: 'invalid' }];
+      return res.json(401, apiError(401, 'Requires authentication', { errors }));
     }
     if (!req.query.get('q')?.trim()) return validationFailed(res, { code: 'missing' });
     res.json(200, { total_count: 0, incomplete_results: false, items: [] });

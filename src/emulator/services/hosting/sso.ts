@@ -19,8 +19,7 @@ import { escapeHtml as esc, type EmuRequest, type Router } from '../../router.js
 import { layout } from './oauth/pages.js';
 import { nodeIdOf } from './repository.js';
 import type { HostingState, HostingToken } from './state.js';
-
-const DOCS = 'https://docs.example.com/rest';
+import { apiError } from './errors.js';
 
 interface Org {
   login: string;
@@ -97,7 +96,7 @@ function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv
 
   router.get(`${api}/user/orgs`, (req, res) => {
     const who = tokenOf(state, req)?.login;
-    if (!who) return res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
+    if (!who) return res.json(401, apiError(401, 'Requires authentication'));
     const mine = [...orgs(state).values()].filter((o) => o.members.includes(who));
     const left = mine.filter((o) => blocked(state, req, o));
     res.json(
@@ -109,7 +108,7 @@ function registerOrgRoutes(router: Router, state: HostingState, env: EmulatorEnv
 
   router.get(`${api}/orgs/:org`, (req, res) => {
     const o = orgs(state).get(req.params.org!);
-    if (!o) return res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+    if (!o) return res.json(404, apiError(404, 'Not Found'));
     if (blocked(state, req, o)) {
       const url = `${env.baseUrl()}/orgs/${o.login}/sso?authorization_request=${randomBytes(12).toString('hex')}`;
       return res.json(
