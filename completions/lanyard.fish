@@ -13,6 +13,7 @@ function __lanyard_path
     set -e tokens[1]
     set -l path
     set -l skip 0
+    set -l n 0
     for t in $tokens
         if test $skip -eq 1
             set skip 0
@@ -26,10 +27,16 @@ function __lanyard_path
             case '*'
                 if contains -- $t (__lanyard_subcommands (string join " " $path))
                     set -a path $t
+                else
+                    set n (math $n + 1)
                 end
         end
     end
-    string join " " $path
+    if test "$argv[1]" = --count
+        echo $n
+    else
+        string join " " $path
+    end
 end
 function __lanyard_subcommands
     switch "$argv[1]"
@@ -124,6 +131,10 @@ end
 function __lanyard_at
     set -l p (__lanyard_path)
     test "$p" = "$argv[1]"
+end
+# $argv[1] = command path, $argv[2] = how many positional words come before the one completed.
+function __lanyard_arg
+    __lanyard_at "$argv[1]"; and test (__lanyard_path --count) -eq $argv[2]
 end
 complete -c lanyard -f
 complete -c lanyard -n '__lanyard_at '\'''\''' -a 'auth' -d 'sign in to the hosting service, context-protocol servers and the health API; manage tokens'
@@ -1205,7 +1216,7 @@ complete -c lanyard -n '__lanyard_at '\''emulator service-account create'\''' -l
 complete -c lanyard -n '__lanyard_at '\''emulator service-account create'\''' -l basic-client -d 'hosting calls authenticate as the OAuth app (client id + LANYARD_CLIENT_SECRET, Basic) for public data (env: LANYARD_BASIC_CLIENT=1)'
 complete -c lanyard -n '__lanyard_at '\''emulator service-account create'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''emulator service-account create'\''' -l help -s h -d 'display help for command'
-complete -c lanyard -n '__lanyard_at '\''completion'\''' -a 'bash zsh fish'
+complete -c lanyard -n '__lanyard_arg '\''completion'\'' 0' -a 'bash zsh fish'
 complete -c lanyard -n '__lanyard_at '\''completion'\''' -l version -s V -d 'print the version'
 complete -c lanyard -n '__lanyard_at '\''completion'\''' -l profile -s p -x -a '(lanyard __complete profiles 2>/dev/null)' -d 'profile to use (env: LANYARD_PROFILE)'
 complete -c lanyard -n '__lanyard_at '\''completion'\''' -l debug -d 'trace HTTP requests on stderr, secrets redacted (env: LANYARD_DEBUG=1)'

@@ -43,6 +43,8 @@ const SPECIFIC: Array<[line: string, want: string[]]> = [
   ['lanyard mailbox label 5 -r ', []],
   ['lanyard --profile work exec --service ', ['echo', 'health', 'hosting', 'protocol']],
   ['lanyard -p work completion ', ['bash', 'fish', 'zsh']],
+  // A positional argument's choices only at its own position.
+  ['lanyard completion bash ', []],
 ];
 
 describe('shell completions', () => {

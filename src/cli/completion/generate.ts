@@ -224,8 +224,9 @@ function fishFlag(cond: string, f: FlagSpec): string {
   return `complete -c lanyard -n ${sq(cond)}${long ? ` -l ${long}` : ''}${short ? ` -s ${short}` : ''}${value} -d ${sq(oneLine(f.description))}`;
 }
 
-function fish(specs: CommandSpec[]): string {
-  const lines: string[] = [
+/** fish: the helpers that find the command path and the positional words before the cursor. */
+function fishHelpers(specs: CommandSpec[]): string[] {
+  return [
     '# fish completion for lanyard. Generated from the command tree by `npm run completions`; do not edit.',
     '# Install: copy to ~/.config/fish/completions/lanyard.fish',
     '# $argv[1] = "command path|flag": does the flag take a value there?',
@@ -244,6 +245,7 @@ function fish(specs: CommandSpec[]): string {
     '    set -e tokens[1]',
     '    set -l path',
     '    set -l skip 0',
+    '    set -l n 0',
     '    for t in $tokens',
     '        if test $skip -eq 1',
     '            set skip 0',
@@ -257,24 +259,46 @@ function fish(specs: CommandSpec[]): string {
     "            case '*'",
     '                if contains -- $t (__lanyard_subcommands (string join " " $path))',
     '                    set -a path $t',
+    '                else',
+    '                    set n (math $n + 1)',
     '                end',
     '        end',
     '    end',
-    '    string join " " $path',
+    '    if test "$argv[1]" = --count',
+    '        echo $n',
+    '    else',
+    '        string join " " $path',
+    '    end',
     'end',
-    'function __lanyard_subcommands',
-    '    switch "$argv[1]"',
   ];
+}
+
+function fish(specs: CommandSpec[]): string {
+  const lines: string[] = [...fishHelpers(specs), 'function __lanyard_subcommands', '    switch "$argv[1]"'];
   for (const s of specs) {
     lines.push(`        case ${sq(s.path)}`);
     if (s.subcommands.length) lines.push(`            printf '%s\\n' ${s.subcommands.map((c) => sq(c.name)).join(' ')}`);
   }
-  lines.push('    end', 'end', 'function __lanyard_at', '    set -l p (__lanyard_path)', '    test "$p" = "$argv[1]"', 'end', 'complete -c lanyard -f');
+  lines.push(
+    '    end',
+    'end',
+    'function __lanyard_at',
+    '    set -l p (__lanyard_path)',
+    '    test "$p" = "$argv[1]"',
+    'end',
+    '# $argv[1] = command path, $argv[2] = how many positional words come before the one completed.',
+    'function __lanyard_arg',
+    '    __lanyard_at "$argv[1]"; and test (__lanyard_path --count) -eq $argv[2]',
+    'end',
+    'complete -c lanyard -f',
+  );
   for (const s of specs) {
     const cond = `__lanyard_at ${sq(s.path)}`;
     for (const c of s.subcommands) lines.push(`complete -c lanyard -n ${sq(cond)} -a ${sq(c.name)} -d ${sq(oneLine(c.description))}`);
-    // A positional argument's choices (fish does not count positions: the command's arguments with choices).
-    for (const words of s.args.filter((w) => w.length)) lines.push(`complete -c lanyard -n ${sq(cond)} -a ${sq(words.join(' '))}`);
+    // A positional argument's choices, only at its own position.
+    s.args.forEach((words, i) => {
+      if (words.length) lines.push(`complete -c lanyard -n ${sq(`__lanyard_arg ${sq(s.path)} ${i}`)} -a ${sq(words.join(' '))}`);
+    });
     for (const f of s.flags) lines.push(fishFlag(cond, f));
   }
   return lines.join('\n') + '\n';
