@@ -186,6 +186,8 @@ async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
   const verifier = generateCodeVerifier(deps.random);
   // The issuer is checked before the browser is answered: its page must not say "Signed in" to a response refused here.
   const check = (p: URLSearchParams) => void processAuthorizationResponse(p, endpoints);
+  // Before a registration: a run with no one to finish the sign-in must not register a new client each time.
+  deps.requirePerson?.(ctx.o.serverUrl);
   const receiver = await startLoopbackReceiver({ state, signal: deps.signal, productName: 'Lanyard', preferredPort: await registeredPort(ctx), check });
   try {
     assertRedirectUri(receiver.redirectUri);
