@@ -29,10 +29,20 @@ export function eventUrl(url: string): string {
   }
 }
 
-/** Appends markdown to the step-summary file, when the runner names one. */
-export async function appendStepSummary(env: NodeJS.ProcessEnv, markdown: string): Promise<void> {
+/**
+ * Appends markdown to the step-summary file, when the runner names one. A
+ * file that cannot be written (a job container without the runner's mount)
+ * is a warning: the summary is an extra, and the command's own result and
+ * exit status (a budget check's 0 or 3) stand.
+ */
+export async function appendStepSummary(env: NodeJS.ProcessEnv, markdown: string, warn: (text: string) => void): Promise<void> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return;
   const { appendFile } = await import('node:fs/promises');
-  await appendFile(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`);
+  try {
+    await appendFile(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    warn(`could not append to GITHUB_STEP_SUMMARY (${file}): ${code ?? (err as Error).message}; the summary is skipped`);
+  }
 }

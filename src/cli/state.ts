@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Context } from './context.js';
+import { ConfigError } from '../core/errors.js';
 
 export async function stateDir(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.LANYARD_STATE_DIR) return env.LANYARD_STATE_DIR;
@@ -32,9 +33,21 @@ export interface SeenState {
 
 /** The set of keys the previous run of a gate saw, for this profile and scope. */
 export async function seenState(ctx: Context, gate: string, scope: readonly string[]): Promise<SeenState> {
-  const [{ mkdir, readFile, rename, writeFile }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
+  const [{ access, constants, mkdir, readFile, rename, writeFile }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
   const dir = join(await stateDir(ctx.env), 'profiles', (await ctx.profileName()).replace(/[^A-Za-z0-9._-]+/g, '_'));
   const path = join(dir, fileName(gate, scope));
+  const unusable = (err: unknown) =>
+    new ConfigError(
+      `cannot keep what --new has seen in ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set LANYARD_STATE_DIR to a writable directory`,
+    );
+  // Before anything is listed: a gate that prints every item and then cannot
+  // save would print (alert) them all again on the next run.
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    throw unusable(err);
+  }
   let previous: Set<string> | undefined;
   try {
     const data = JSON.parse(await readFile(path, 'utf8')) as { seen?: unknown };
@@ -46,10 +59,13 @@ export async function seenState(ctx: Context, gate: string, scope: readonly stri
     previous,
     path,
     async save(seen) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
       const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, `${JSON.stringify({ gate, scope, savedAt: new Date(ctx.clock.now()).toISOString(), seen: [...seen] })}\n`, { mode: 0o600 });
-      await rename(tmp, path);
+      try {
+        await writeFile(tmp, `${JSON.stringify({ gate, scope, savedAt: new Date(ctx.clock.now()).toISOString(), seen: [...seen] })}\n`, { mode: 0o600 });
+        await rename(tmp, path);
+      } catch (err) {
+        throw unusable(err);
+      }
     },
   };
 }

@@ -44,6 +44,19 @@ describe('CI gates', () => {
     expect((await readdir(join(state, 'lanyard', 'profiles'))).sort()).toEqual(['emulator']);
   });
 
+  it('--new with a state directory that cannot be made: one line and exit 2 before anything is listed (else the next run alerts everything again)', async () => {
+    for (const args of [
+      ['health', 'events', '--all', '--new', '--ndjson', '--jq', '.name'],
+      ['mailbox', 'list', '--all', '--new'],
+    ]) {
+      const r = await world.run(['--profile', 'emulator', ...args], { env: { ...env, LANYARD_STATE_DIR: '/dev/null/state' } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim()).toMatch(/^cannot keep what --new has seen in \/dev\/null\/state\/profiles\/emulator \(ENOTDIR\); set LANYARD_STATE_DIR/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('health check: exit 5 with --fail-if-active when an active event matches --impact; 0 otherwise', async () => {
     await world.admin('reset');
     await world.admin('health/add-event', {

@@ -31,6 +31,12 @@ describe('sign-ins without a person', () => {
     expect(r.stderr).toContain(`lanyard auth login --server ${mcp}`);
     expect(r.stderr).toContain('--client-credentials');
     expect(r.stderr).not.toMatch(/Open this URL/);
+    // Nothing registered at the authorization server: a script run in a loop must not leave a new client each time.
+    const again = await world.run(['protocol', 'request', mcp], { env: SCRIPT, timeoutMs: 15_000 });
+    expect(again.code, again.stderr).toBe(4);
+    const { requests: journal } = (await world.admin('requests', undefined, 'GET')) as { requests: Array<{ method: string; path: string }> };
+    expect(journal.some((e) => e.path.endsWith('/mcp'))).toBe(true);
+    expect(journal.filter((e) => e.path.endsWith('/register')).map((e) => `${e.method} ${e.path}`)).toEqual([]);
   });
 
   it('LANYARD_PROMPT_DISABLED=1 refuses even on a terminal, and a terminal alone is enough otherwise', async () => {

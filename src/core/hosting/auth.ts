@@ -53,11 +53,26 @@ export interface HostingAuthOptions {
   onWarning?: (text: string) => void;
 }
 
+/**
+ * A token variable's value without the whitespace around it (a secret file
+ * or `$(cat token)` often ends in a newline, which no header may carry).
+ */
+const envToken = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => env[name]?.trim() || undefined;
+
 /** The environment variable whose token hosting calls use, if one is set (the first two steps of the precedence). */
 export function envTokenSource(env: Readonly<Record<string, string | undefined>>): 'LANYARD_TOKEN' | 'WORKFLOW_TOKEN' | undefined {
-  if (env.LANYARD_TOKEN) return 'LANYARD_TOKEN';
-  if (env.WORKFLOW_TOKEN) return 'WORKFLOW_TOKEN';
+  if (envToken(env, 'LANYARD_TOKEN')) return 'LANYARD_TOKEN';
+  if (envToken(env, 'WORKFLOW_TOKEN')) return 'WORKFLOW_TOKEN';
   return undefined;
+}
+
+/** The environment's token, trimmed; refused (never sent, never shown) when a line break or control character sits inside it. */
+export function tokenFromEnv(env: Readonly<Record<string, string | undefined>>, name: 'LANYARD_TOKEN' | 'WORKFLOW_TOKEN'): string {
+  const token = envToken(env, name)!;
+  // Control characters other than tab cannot be sent in an HTTP header (RFC 9110, 5.5).
+  if (/[\0-\x08\x0a-\x1f\x7f]/.test(token))
+    throw new ValidationError(`${name} holds a line break or control character inside the token; set it to the token alone`);
+  return token;
 }
 
 export class HostingAuth implements CredentialProvider {
@@ -92,7 +107,7 @@ export class HostingAuth implements CredentialProvider {
       throw new ValidationError(
         `cannot use the stored account ${JSON.stringify(o.login)}: ${env} is set in the environment and takes precedence (unset it to use stored accounts)`,
       );
-    if (env) return new HostingAuth(`env:${env}`, { scheme: 'bearer', token: o.env[env]! });
+    if (env) return new HostingAuth(`env:${env}`, { scheme: 'bearer', token: tokenFromEnv(o.env, env) });
     const accounts = typeof o.accounts === 'function' ? await o.accounts() : o.accounts;
     if (!accounts) {
       if (o.login !== undefined) throw new ValidationError(`no stored hosting account "${o.login}" (no stored accounts were given)`);

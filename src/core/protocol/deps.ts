@@ -16,6 +16,12 @@ export interface ProtocolAuthDeps {
   readonly random?: RandomBytes;
   /** Shows the authorization URL to the user (the CLI prints it and opens a browser). */
   presentAuthorizationUrl(url: string): Promise<void>;
+  /**
+   * Throws when no person can finish a browser sign-in to `serverUrl` (no terminal, prompts disabled). Called before
+   * the code flow registers a client or opens its listener, so a run that cannot finish leaves nothing
+   * behind at the authorization server; without it the flow finds out only in presentAuthorizationUrl.
+   */
+  requirePerson?(serverUrl: string): void;
   /** The client secret of a confidential client (environment or stdin), read lazily. */
   clientSecret(): Promise<string | undefined>;
   /**

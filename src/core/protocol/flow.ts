@@ -182,10 +182,10 @@ async function preflight(ctx: FlowContext, url: string, redirectUri: string): Pr
 
 async function codeGrant(ctx: FlowContext): Promise<StoredTokens> {
   const { deps, endpoints } = ctx;
-  const state = generateState(deps.random);
-  const verifier = generateCodeVerifier(deps.random);
+  const [state, verifier] = [generateState(deps.random), generateCodeVerifier(deps.random)];
   // The issuer is checked before the browser is answered: its page must not say "Signed in" to a response refused here.
   const check = (p: URLSearchParams) => void processAuthorizationResponse(p, endpoints);
+  deps.requirePerson?.(ctx.o.serverUrl); // before registering: a run no one can finish must not leave a client behind
   const receiver = await startLoopbackReceiver({ state, signal: deps.signal, productName: 'Lanyard', preferredPort: await registeredPort(ctx), check });
   try {
     assertRedirectUri(receiver.redirectUri);

@@ -15,6 +15,7 @@ import { localTime, relativeTime } from '../../terminal/time-text.js';
 import { boundHostingAccount, openHostingStores, storedAccountAuth, type HostingStores } from '../../services/hosting/wiring.js';
 import type { ProfileSettings } from '../../../core/config/settings.js';
 import type { StoredAccount } from '../../../core/hosting/accounts.js';
+import { tokenFromEnv } from '../../../core/hosting/auth.js';
 import type { AuthStatusEntry, AuthStatusOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { maskSecret } from '../../../core/credentials/mask.js';
@@ -120,8 +121,8 @@ async function hostingEntries(ctx: Context, showToken: boolean): Promise<Hosting
   const shown = (t: string) => (showToken ? t : maskSecret(t));
   let activeTaken = false;
   for (const name of ['LANYARD_TOKEN', 'WORKFLOW_TOKEN'] as const) {
-    const token = ctx.env[name];
-    if (!token) continue;
+    if (!ctx.env[name]?.trim()) continue;
+    const token = tokenFromEnv(ctx.env, name);
     const c = await check(ctx, apiUrl, token, name === 'WORKFLOW_TOKEN');
     const e: AuthStatusEntry = {
       service: 'hosting',

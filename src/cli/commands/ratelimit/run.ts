@@ -116,6 +116,7 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
       ...Object.entries(shown.resources).map(([n, b]) => `| ${n} | ${b.limit} | ${b.used} | ${b.remaining} | ${new Date(b.reset * 1000).toISOString()} |`),
       '',
     ].join('\n'),
+    (t) => ctx.warn(t),
   );
   if (failure) throw failure;
 }
@@ -178,6 +179,7 @@ async function reportAvailable(ctx: Context, spinner: Spinner, resource: string,
   await appendStepSummary(
     ctx.env,
     `**ratelimit wait**: ${resource} has ${b.remaining} of ${b.limit} requests available${waited ? ` after waiting ${waited} s` : ''}.\n`,
+    (t) => ctx.warn(t),
   );
 }
 

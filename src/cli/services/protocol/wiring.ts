@@ -50,6 +50,15 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
   const [http, credentials, lock] = await Promise.all([ctx.http(), protocolCredentials(ctx), ctx.credentialLock({ waitMs })]);
   const mode = o.stdinIsMessages ? 'decline' : elicitationMode(ctx, o.elicitation);
   let secret: Promise<string | undefined> | undefined;
+  // A bridge's person is at the host that started it (which shows stderr in its log).
+  const needPerson = (server: string) => {
+    if (o.stdinIsMessages) return;
+    requirePerson(
+      ctx,
+      'the browser sign-in to the protocol server',
+      `run \`lanyard auth login --server ${server}\` once at a terminal (the token is stored and refreshed), or use \`lanyard auth login --server ${server} --client-credentials\` with LANYARD_CLIENT_SECRET`,
+    );
+  };
   return {
     http,
     credentials,
@@ -68,16 +77,10 @@ export async function protocolDeps(ctx: Context, o: ProtocolCliOptions = {}): Pr
       const p = (params ?? {}) as { level?: string; data?: unknown };
       ctx.io.err(`* server ${sanitize(String(p.level ?? 'info'))}: ${sanitize(typeof p.data === 'string' ? p.data : JSON.stringify(p.data))}`);
     },
+    requirePerson: (server) => needPerson(server),
     async presentAuthorizationUrl(url) {
       const server = new URL(url).searchParams.get('resource') ?? '<server-url>';
-      // A bridge's person is at the host that started it (which shows stderr in its log).
-      if (!o.stdinIsMessages) {
-        requirePerson(
-          ctx,
-          'the browser sign-in to the protocol server',
-          `run \`lanyard auth login --server ${server}\` once at a terminal (the token is stored and refreshed), or use \`lanyard auth login --server ${server} --client-credentials\` with LANYARD_CLIENT_SECRET`,
-        );
-      }
+      needPerson(server);
       // Over ssh with no display the redirect to 127.0.0.1 here is reached only through a forwarded port.
       if (remoteWithoutDisplay(ctx.env))
         return ctx.io.err(loopbackOverSsh(url, `Or press Ctrl-C and sign in as a client: \`lanyard auth login --server ${server} --client-credentials\`.`));

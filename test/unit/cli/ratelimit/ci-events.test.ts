@@ -53,4 +53,15 @@ describe('CI events and step summaries of ratelimit', () => {
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stderr).not.toMatch(/^\{/m);
   });
+
+  it('a step-summary file that cannot be written is a warning: a passing budget check exits 0, a failing one 3', async () => {
+    const summary = join(dir, 'no-such-dir', 'summary.md');
+    const pass = await cmd.run((ctx) => runRatelimitStatus(ctx, {}), { env: ci(summary), format: 'json' });
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(pass.stderr).toMatch(/could not append to GITHUB_STEP_SUMMARY \(.*no-such-dir.*\): ENOENT; the summary is skipped/);
+    await cmd.emu.budget({ anonymous: true, remaining: 0, resetInSeconds: 60 });
+    const fail = await cmd.run((ctx) => runRatelimitStatus(ctx, { failUnder: '1' }), { env: ci(summary), format: 'json' });
+    expect(fail.code, fail.stderr).toBe(3);
+    expect(fail.stderr).toMatch(/the summary is skipped/);
+  });
 });

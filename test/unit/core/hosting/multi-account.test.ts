@@ -75,6 +75,18 @@ describe('choosing a stored account', () => {
     expect((err as Error).message).toMatch(/^cannot use the stored account "mona": LANYARD_TOKEN is set in the environment and takes precedence/);
     expect((err as Error).message).not.toContain('lyo_env');
   });
+
+  it("an environment token is used without the whitespace around it (a secret file's newline); a line break inside it is refused, never sent", async () => {
+    const { accounts } = await twoAccounts();
+    const env = await HostingAuth.resolve(options(accounts, { env: { LANYARD_TOKEN: 'lyo_env\n' } }));
+    expect([env.source, await env.credential()]).toEqual(['env:LANYARD_TOKEN', { scheme: 'bearer', token: 'lyo_env' }]);
+    // Only whitespace: not set, so the stored accounts apply.
+    const blank = await HostingAuth.resolve(options(accounts, { env: { LANYARD_TOKEN: ' \n', WORKFLOW_TOKEN: '' } }));
+    expect(blank.source).not.toMatch(/^env:/);
+    const err = await HostingAuth.resolve(options(accounts, { env: { WORKFLOW_TOKEN: 'lyw_a\nX-Injected: 1' } })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toBe('WORKFLOW_TOKEN holds a line break or control character inside the token; set it to the token alone');
+  });
 });
 
 describe('auth switch rules', () => {
