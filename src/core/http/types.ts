@@ -63,7 +63,8 @@ export interface RequestSpec {
   /**
    * `false`: no rate limit is waited out for this request, whatever the
    * policy (`--wait`, a server's short `Retry-After`): its RateLimitError is
-   * thrown at once. For a check that has another way to answer (a status).
+   * thrown at once; nor a fleet's hold (shared pacing): it is sent, and the
+   * server's answer counts. For a check that has another way to answer (a status).
    */
   rateLimitWait?: false;
   /** Do not trace the response body (binary or streamed responses). */
