@@ -77,14 +77,14 @@ export function onLoopback(url: string): boolean {
  * The lines that say why no browser opens in an ssh session with no display
  * and how a browser on the person's own computer reaches `loopback` (a URL on
  * this machine's 127.0.0.1, `what` it is: "the sign-in page redirects to"):
- * the `ssh -L` forward of its port.
+ * the `ssh -L` forward of its port, to do what (`to`: "sign in").
  */
-export function sshForwardAdvice(what: string, loopback: string): string[] {
+export function sshForwardAdvice(what: string, loopback: string, to = 'sign in'): string[] {
   const port = URL.canParse(loopback) ? new URL(loopback).port : '';
   return [
     `This is an ssh session with no display: no browser can open here, and ${what}`,
     `${loopback || 'a port on 127.0.0.1'} on this machine, which a browser on your own computer cannot reach by itself.`,
-    `To ${what.startsWith('the sign-in') ? 'sign in' : 'open it'} from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
+    `To ${to} from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
   ];
 }
 

@@ -14,7 +14,8 @@ export function couldNotCheck(e: AuthStatusEntry, unchecked: ReadonlyMap<AuthSta
   const message = `${expiry ? `could not learn when ${which} expires` : `could not check ${which}, so it is not known to be invalid`}: ${err?.message ?? e.detail}`;
   if (err instanceof RateLimitError) {
     // Not "rerun with --wait": a status check never waits on a limit.
-    const when = err.resetAt === undefined ? 'try again later' : `try again after ${localTime(err.resetAt)} local time`;
+    const at = err.kind === 'primary' ? 'the budget resets at' : 'try again after';
+    const when = err.resetAt === undefined ? 'try again later' : `${at} ${localTime(err.resetAt)} local time`;
     return Object.assign(new RateLimitError(message, err.kind, err.resetAt, err.state), { hint: `${when} (a status check does not wait for a rate limit)` });
   }
   // GET /user answered by another origin (never sent the token): the API moved, or the setting names the wrong address.

@@ -22,7 +22,7 @@ export async function runEmulatorConsole(ctx: Context, opts: EmulatorTargetOptio
   if (ctx.output.format !== 'human') return void ctx.output.document({ url });
   const remote = remoteWithoutDisplay(ctx.env);
   if (remote && ctx.io.stderrIsTTY && onLoopback(url))
-    ctx.io.err([...sshForwardAdvice('the console is served at', url), 'then open this URL there:'].join('\n'));
+    ctx.io.err([...sshForwardAdvice('the console is served at', url, 'open it'), 'then open this URL there:'].join('\n'));
   else if (!remote && opts.browser !== false && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) {
     const outcome = await openOutcome(ctx, url);
     if (outcome === 'opened') return ctx.io.err(`Opened ${url} in your browser`);

@@ -115,6 +115,7 @@ describe('auth status: a token that could not be checked is not called invalid',
     expect(accounts(j.stdout)).toMatchObject([{ valid: false, state: 'unchecked', checkError: 'rate_limited' }]);
     expect(j.stderr).not.toMatch(/not valid|sign in again/);
     expect(j.stderr).toMatch(/could not check the hosting credential \(env:LANYARD_TOKEN\), so it is not known to be invalid: .*rate limit/i);
+    expect(j.stderr).toMatch(/\nthe budget resets at .* local time \(a status check does not wait for a rate limit\)\n/);
     const human = await cmd.run((ctx) => runAuthStatus(ctx, {}), { env: { LANYARD_TOKEN: MONA } });
     expect(human.code).toBe(3);
     expect(human.stdout).toMatch(/\tcould not check: .*rate limit/i);
