@@ -63,3 +63,26 @@ describe('auth login over ssh with no display', () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 });
+
+describe('auth login --health over ssh with no display (the same as the hosting sign-in)', () => {
+  it('on a pseudo-terminal: says so, the URL with the port to forward, no browser; Ctrl-C ends the wait', async () => {
+    const r = await runOnPty({ args: ['--profile', 'emulator', 'auth', 'login', '--health'], env: sshEnv(), waitFor: 'Ctrl-C to cancel', timeout: 20 });
+    expect(r.output).toMatch(/ssh session with no display: no browser can open here/);
+    expect(r.output).not.toMatch(/Opening the sign-in page in your browser/);
+    const port = /ssh -L (\d+):127\.0\.0\.1:\1 /.exec(r.output)?.[1];
+    expect(port, r.output).toBeDefined();
+    expect(r.output).toContain(`redirect_uri=http%3A%2F%2F127.0.0.1%3A${port}`);
+    expect(r.output).toMatch(/LANYARD_HEALTH_TOKEN/);
+    expect(r.exitCode, r.output).toBe(130);
+  });
+
+  it('with no terminal: exit 4 at once, saying why and naming LANYARD_HEALTH_TOKEN; no URL to wait on', async () => {
+    const t0 = Date.now();
+    const r = await world.run(['--profile', 'emulator', 'auth', 'login', '--health'], { env: sshEnv(), timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/^the service-health sign-in cannot finish in an ssh session with no display \(standard input is not a terminal\)/);
+    expect(r.stderr).toMatch(/LANYARD_HEALTH_TOKEN/);
+    expect(r.stderr).not.toMatch(/authorize\?/);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+});

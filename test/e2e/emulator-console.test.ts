@@ -254,6 +254,48 @@ describe('lanyard emulator console', () => {
     }
   });
 
+  /** `emulator console` on a pseudo-terminal with LANYARD_BROWSER a shell script of `body`: what the terminal showed. */
+  async function consoleWithOpener(body: string): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-console-'));
+    try {
+      const script = join(dir, 'opener.sh');
+      await writeFile(script, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      const r = await runOnPty({ args: ['emulator', 'console'], env: { ...world.env, LANYARD_BROWSER: script }, send: null });
+      expect(r.exitCode, r.output).toBe(0);
+      return r.output;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const urlLine = () => consoleUrl().replace(/[.?]/g, '\\$&');
+
+  it('on a terminal, an opener that fails (xdg-open\'s exit 3: no browser) is not "Opened": the URL is printed instead', async () => {
+    const output = await consoleWithOpener('exit 3');
+    expect(output).not.toMatch(/Opened/);
+    expect(output).toMatch(new RegExp(`No browser could be opened here; open this URL in a browser:\\r?\\n${urlLine()}`));
+  });
+
+  it('on a terminal, an opener still running after its bound (a browser itself) is not claimed: "Asked the system…", bounded', async () => {
+    const t0 = Date.now();
+    const output = await consoleWithOpener('exec sleep 8');
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(output).not.toMatch(/Opened/);
+    expect(output).toContain(`Asked the system to open ${consoleUrl()} in a browser; if no page appears, open that URL yourself`);
+  });
+
+  it('over ssh with no display: no browser, the URL with the port to forward (ssh -L), as the sign-ins say it', async () => {
+    const env = { ...world.env, SSH_CONNECTION: '203.0.113.5 50022 198.51.100.7 22', LANYARD_BROWSER: undefined, BROWSER: undefined, DISPLAY: undefined };
+    const r = await runOnPty({ args: ['emulator', 'console'], env, send: null });
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).not.toMatch(/Opened|Asked the system/);
+    const port = new URL(world.url).port;
+    expect(r.output).toMatch(/ssh session with no display: no browser can open here/);
+    expect(r.output).toContain(`ssh -L ${port}:127.0.0.1:${port} <this host>`);
+    expect(r.output).toMatch(new RegExp(`then open this URL there:\\r?\\n${urlLine()}`));
+    const piped = await world.run(['emulator', 'console'], { env });
+    expect(piped.stdout).toBe(`${consoleUrl()}\n`);
+  });
+
   it('`emulator start` prints where its console is', async () => {
     const emu = await startCliEmulator(['--port', '0', '--no-profile'], { LANYARD_CONFIG_DIR: world.configDir }, { readyOn: /Console: / });
     try {

@@ -79,6 +79,17 @@ const nextHour = async () => {
   await world.admin('hosting/limits', { contentCreatingPerMinute: PER_MINUTE, contentCreatingWindowSeconds: 60 });
 };
 
+/** A fresh hour, then machine 0's POST `name` meets a secondary limit (retry-after 30 s), which the fleet holds; the fleet's environment. */
+async function heldByMachine0(name: string): Promise<Env> {
+  await nextHour();
+  const env = { LANYARD_PACING_URL: redis.url, LANYARD_PACING_TIMEOUT: TIMEOUT };
+  await world.admin('hosting/secondary', { retryAfter: 30 });
+  const first = await post(0, name, env);
+  expect(first.code, first.stderr).toBe(3);
+  expect(first.stderr).toMatch(/secondary rate limit/);
+  return env;
+}
+
 /** Every key and value in the server, as text (to look for secrets). */
 async function dump(server: RedisServer): Promise<string> {
   const keys = (await server.cli('--scan')).split('\n').filter(Boolean);
@@ -192,12 +203,7 @@ describe('a fleet of four machines with one token', () => {
   }, 120_000);
 
   it("a secondary limit's retry-after met by one machine makes the others wait before sending, within --max-wait", async () => {
-    await nextHour();
-    const env = { LANYARD_PACING_URL: redis.url, LANYARD_PACING_TIMEOUT: TIMEOUT };
-    await world.admin('hosting/secondary', { retryAfter: 30 });
-    const first = await post(0, 'held-0', env);
-    expect(first.code, first.stderr).toBe(3);
-    expect(first.stderr).toMatch(/secondary rate limit/);
+    const env = await heldByMachine0('held-0');
     // A machine whose bound is shorter than the hold fails at once, one line, nothing sent.
     const short = await onMachine(3, ['api', '/user'], { ...env, CI: undefined, LANYARD_RATE_LIMIT_MAX_WAIT: '10s' });
     expect(short.code, short.stderr).toBe(3);
@@ -226,6 +232,17 @@ describe('a fleet of four machines with one token', () => {
     expect(r2.code, r2.stderr).toBe(0);
     expect(events(r1.stderr).map((e) => e.event)).toEqual(['pacing_wait']);
     expect(await created('held-')).toHaveLength(1);
+  }, 120_000);
+
+  it("auth status does not wait on a fleet's hold (a secondary limit another machine met): it asks the server at once", async () => {
+    const env = await heldByMachine0('status-held-0');
+    expect((await redis.cli('--scan', '--pattern', '*:hold')).trim()).not.toBe('');
+    const t0 = Date.now();
+    const status = await onMachine(1, ['auth', 'status', '--json'], { ...env, LANYARD_RATE_LIMIT_MAX_WAIT: '1m' }, { timeoutMs: 50_000 });
+    expect(status.code, status.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(events(status.stderr).map((e) => e.event)).not.toContain('pacing_wait');
+    expect(JSON.parse(status.stdout).accounts[0]).toMatchObject({ source: 'env:LANYARD_TOKEN', valid: true, state: 'valid', account: 'mona' });
   }, 120_000);
 
   it('ratelimit status shows what another machine saw, with its age; --wait waits for a budget another machine saw spent', async () => {

@@ -46,6 +46,16 @@ describe('the rate-limit policy against the live clock', () => {
     expect(JSON.parse(r.stdout).resources.core.limit).toBe(60);
   });
 
+  it('auth status under a secondary limit on GET /user (retry-after 30 s, even with --wait): answers at once by GET /rate_limit', async () => {
+    await ref.world.admin('hosting/secondary', { retryAfter: 30 });
+    const t0 = Date.now();
+    const r = await run(['--wait', 'auth', 'status', '--json'], { LANYARD_TOKEN: TOKEN });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(r.stderr).not.toMatch(/waiting/);
+    expect(JSON.parse(r.stdout).accounts[0]).toMatchObject({ source: 'env:LANYARD_TOKEN', valid: true, state: 'valid' });
+  });
+
   it('Ctrl-C during a rate-limit wait: exit 130 at once', async () => {
     await ref.world.admin('hosting/secondary', { retryAfter: 60 });
     const t0 = Date.now();

@@ -49,6 +49,46 @@ export function remoteWithoutDisplay(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
+ * In an ssh session with no display (remoteWithoutDisplay), a browser sign-in
+ * whose page redirects to a loopback listener here cannot finish without a
+ * person who forwards its port: with nobody at a terminal it ends at once,
+ * exit 4 (`hint`: what works instead), rather than wait minutes for no one.
+ * Returns whether the session is such a one (the URL then comes with the
+ * `ssh -L` advice of loopbackOverSsh, and no browser is opened).
+ */
+export function refuseRemoteWithoutPerson(ctx: { io: IO; env: NodeJS.ProcessEnv }, signIn: string, hint: string, o: { stdinIsInput?: boolean } = {}): boolean {
+  const remote = remoteWithoutDisplay(ctx.env);
+  const nobody = remote && noPersonReason(ctx.io, ctx.env, o.stdinIsInput);
+  if (nobody)
+    throw new AuthRequiredError(`${signIn} cannot finish in an ssh session with no display (${nobody}): its page redirects to 127.0.0.1 on this machine`, {
+      hint,
+    });
+  return remote;
+}
+
+/** Whether `url` is served on this machine's loopback (a browser elsewhere reaches it only through a forwarded port). */
+export function onLoopback(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * The lines that say why no browser opens in an ssh session with no display
+ * and how a browser on the person's own computer reaches `loopback` (a URL on
+ * this machine's 127.0.0.1, `what` it is: "the sign-in page redirects to"):
+ * the `ssh -L` forward of its port, to do what (`to`: "sign in").
+ */
+export function sshForwardAdvice(what: string, loopback: string, to = 'sign in'): string[] {
+  const port = URL.canParse(loopback) ? new URL(loopback).port : '';
+  return [
+    `This is an ssh session with no display: no browser can open here, and ${what}`,
+    `${loopback || 'a port on 127.0.0.1'} on this machine, which a browser on your own computer cannot reach by itself.`,
+    `To ${to} from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
+  ];
+}
+
+/**
  * What to do in an ssh session with no display when a sign-in page redirects
  * to a loopback listener on this machine (`url` carries its redirect_uri): a
  * browser elsewhere reaches it only through a forwarded port. `instead`: the
@@ -56,12 +96,5 @@ export function remoteWithoutDisplay(env: NodeJS.ProcessEnv): boolean {
  */
 export function loopbackOverSsh(url: string, instead: string): string {
   const redirect = new URL(url).searchParams.get('redirect_uri') ?? '';
-  const port = URL.canParse(redirect) ? new URL(redirect).port : '';
-  return [
-    'This is an ssh session with no display: no browser can open here, and the sign-in page redirects to',
-    `${redirect || 'a port on 127.0.0.1'} on this machine, which a browser on your own computer cannot reach by itself.`,
-    `To sign in from your computer, first forward port ${port} (a new ssh connection, or the ~C escape): ssh -L ${port}:127.0.0.1:${port} <this host>`,
-    `then open this URL there:\n  ${url}`,
-    instead,
-  ].join('\n');
+  return [...sshForwardAdvice('the sign-in page redirects to', redirect), `then open this URL there:\n  ${url}`, instead].join('\n');
 }

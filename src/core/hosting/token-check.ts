@@ -9,7 +9,10 @@
  * gets 401 from either. So is a token whose GET /user is refused by a rate
  * limit: the server still says whether it takes the token, not whose it is,
  * and when it expires (the token expiration header, which the service sends
- * on every answer to an expiring token, GET /rate_limit's included).
+ * on every answer to an expiring token, GET /rate_limit's included). A check
+ * never waits on a rate limit (not even with `--wait`, or for a secondary
+ * limit's short Retry-After): GET /user refused by one falls back to
+ * GET /rate_limit at once, and a limit there is the answer.
  */
 import { AuthRequiredError, HttpError, RateLimitError } from '../errors.js';
 import type { Credential, HttpClient } from '../http/client.js';
@@ -29,13 +32,15 @@ export type HostingTokenCheck =
   /** The server refused the token (invalid, expired or revoked). */
   | { readonly valid: false };
 
+const NO_WAIT = { rateLimitWait: false } as const;
+
 /**
  * Checks `credential` against the API at `apiUrl`. Other failures (network,
  * rate limit, a server error) are thrown: the token was not judged.
  */
 export async function checkHostingToken(http: HttpClient, apiUrl: string, credential: Credential, signal?: AbortSignal): Promise<HostingTokenCheck> {
   try {
-    const u = await fetchUser(http, apiUrl, credential, signal);
+    const u = await fetchUser(http, apiUrl, credential, signal, NO_WAIT);
     return {
       valid: true,
       kind: 'user',
@@ -54,7 +59,7 @@ export async function checkHostingToken(http: HttpClient, apiUrl: string, creden
 
   /** GET /rate_limit (free of the primary limit): 200 when the server takes the token, 401 when it refuses it; the token's expiry, when said. */
   async function takesToken(): Promise<{ takes: boolean; expiresAt?: string }> {
-    const res = await http.request({ url: 'rate_limit', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401 });
+    const res = await http.request({ url: 'rate_limit', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401, ...NO_WAIT });
     await res.dump();
     const expiresAt = res.status === 200 ? parseTokenExpiration(res.headers[TOKEN_EXPIRATION_HEADER]) : undefined;
     return { takes: res.status === 200, ...(expiresAt ? { expiresAt } : {}) };

@@ -1,6 +1,6 @@
 /** GET {api}/user: who a token acts for (the app revalidates every token it receives). */
 import { AuthRequiredError, LanyardError } from '../errors.js';
-import type { Credential, HttpClient, HttpResponse } from '../http/client.js';
+import type { Credential, HttpClient, HttpResponse, RequestSpec } from '../http/client.js';
 import { parseScopeList } from './oauth.js';
 import { parseTokenExpiration, TOKEN_EXPIRATION_HEADER } from './token-expiry.js';
 import { checkWire } from '../wire/check.js';
@@ -29,8 +29,15 @@ export function isValidLogin(login: unknown): boolean {
   return typeof login === 'string' && LOGIN.test(login);
 }
 
-export function userRequest(http: HttpClient, apiUrl: string, credential: Credential, signal?: AbortSignal): Promise<HttpResponse> {
-  return http.request({ url: 'user', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401 });
+/** `o.rateLimitWait: false`: a rate limit fails at once (RequestSpec). */
+export function userRequest(
+  http: HttpClient,
+  apiUrl: string,
+  credential: Credential,
+  signal?: AbortSignal,
+  o: Pick<RequestSpec, 'rateLimitWait'> = {},
+): Promise<HttpResponse> {
+  return http.request({ url: 'user', baseUrl: apiUrl, credential, signal, okStatus: (s) => s === 200 || s === 401, ...o });
 }
 
 export async function processUserResponse(res: HttpResponse): Promise<HostingUser> {
@@ -56,6 +63,12 @@ export async function processUserResponse(res: HttpResponse): Promise<HostingUse
   });
 }
 
-export async function fetchUser(http: HttpClient, apiUrl: string, credential: Credential, signal?: AbortSignal): Promise<HostingUser> {
-  return processUserResponse(await userRequest(http, httpUrlOption(apiUrl, 'apiUrl'), credential, signal));
+export async function fetchUser(
+  http: HttpClient,
+  apiUrl: string,
+  credential: Credential,
+  signal?: AbortSignal,
+  o: Pick<RequestSpec, 'rateLimitWait'> = {},
+): Promise<HostingUser> {
+  return processUserResponse(await userRequest(http, httpUrlOption(apiUrl, 'apiUrl'), credential, signal, o));
 }

@@ -185,8 +185,10 @@ export class HttpClient {
       if (isSharedPacing(this.#pacing)) scope = await pacingScope(url, spec);
       if (isContentCreating(method, url, spec.json ?? (typeof spec.body === 'string' ? spec.body : undefined)))
         await this.#writes.acquire(url.origin, spec.signal, onWait, scope?.identity);
-      // With --wait, a budget another process saw spent is waited for before sending, as its refusal would be.
-      else if (scope) await this.#writes.held(scope, this.#retry.policy.wait ? resourceOf(url) : undefined, spec.signal, onWait);
+      // With --wait, a budget another process saw spent is waited for before sending, as its refusal would be;
+      // a request that never waits on a limit (rateLimitWait: false, a status check) is sent: the server answers for itself.
+      else if (scope && spec.rateLimitWait !== false)
+        await this.#writes.held(scope, this.#retry.policy.wait ? resourceOf(url) : undefined, spec.signal, onWait);
     } catch (err) {
       release();
       throw err;

@@ -183,8 +183,9 @@ async function waitOutRateLimit(c: RetryContext, spec: RequestSpec, res: HttpRes
   if (!cls) return false;
   if (cls.kind === 'secondary') await c.onSecondaryLimit?.(spec, res.url, secondaryWaitMs(cls, 0, now, c.policy));
   const decision = decideRateLimit(cls, attempt, now, c.policy);
-  // A streamed body is spent: such a request cannot be sent again.
-  if (decision.action === 'wait' && !isStream(spec.body)) {
+  // A streamed body is spent: such a request cannot be sent again; a caller may ask never to wait.
+  const waits = decision.action === 'wait' && spec.rateLimitWait !== false;
+  if (waits && !isStream(spec.body)) {
     const boundMs = waitBoundMs(c.policy);
     c.onRateLimitWait?.({ kind: cls.kind, status: cls.status, waitMs: decision.waitMs, resetAt: decision.resetAt, url: res.url, boundMs });
     c.trace?.(`* rate limited (${describeKind(cls)}); waiting ${Math.ceil(decision.waitMs / 1000)} s`);
@@ -193,6 +194,7 @@ async function waitOutRateLimit(c: RetryContext, spec: RequestSpec, res: HttpRes
   }
   const err = new RateLimitError(rateLimitMessage(cls.kind, message, decision.resetAt, cls.status), cls.kind, decision.resetAt, cls.state);
   // Waiting was allowed but not possible (too long, too many retries): say why.
-  if (c.policy.wait) err.hint = decision.action === 'wait' ? 'the request body was streamed and cannot be sent again; retry the command' : decision.reason;
+  if (c.policy.wait && decision.action !== 'wait') err.hint = decision.reason;
+  else if (c.policy.wait && waits) err.hint = 'the request body was streamed and cannot be sent again; retry the command';
   throw err;
 }

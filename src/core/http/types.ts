@@ -60,6 +60,13 @@ export interface RequestSpec {
   oauth?: boolean;
   /** Retry on connection reset / 502 / 503 / 504. Default: idempotent methods only. */
   retry?: boolean;
+  /**
+   * `false`: no rate limit is waited out for this request, whatever the
+   * policy (`--wait`, a server's short `Retry-After`): its RateLimitError is
+   * thrown at once; nor a fleet's hold (shared pacing): it is sent, and the
+   * server's answer counts. For a check that has another way to answer (a status).
+   */
+  rateLimitWait?: false;
   /** Do not trace the response body (binary or streamed responses). */
   streamResponse?: boolean;
 }

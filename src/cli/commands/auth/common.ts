@@ -1,6 +1,6 @@
 /** Shared parts of the hosting sign-in commands: endpoints, storing a token, stdin secrets. */
 import type { Context } from '../../context.js';
-import { CancelledError, CredentialStoreError, HttpError, ValidationError } from '../../../core/errors.js';
+import { CancelledError, CredentialStoreError, HttpError, RateLimitError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../services/hosting/wiring.js';
@@ -42,6 +42,8 @@ export async function storeSignIn(
       throw new ValidationError('the token acts for no user (an installation or workflow token), so it cannot be stored as an account', {
         hint: 'use it from the environment: LANYARD_TOKEN (or WORKFLOW_TOKEN in a workflow); `lanyard auth status` checks it',
       });
+    // The login it is stored under comes only from the API (as gh): a spent budget stores nothing, and says so.
+    if (err instanceof RateLimitError) throw notStored(err);
     throw err;
   });
   const stores = await openHostingStores(ctx, apiUrl, { insecure: o.insecure });
@@ -135,6 +137,18 @@ export async function withSpinner<T>(
   } finally {
     spinner.stop();
   }
+}
+
+/** A rate limit met by GET /user while storing a token: the same limit (exit 3, its reset in the hint), saying nothing was stored. */
+function notStored(err: RateLimitError): RateLimitError {
+  const e = new RateLimitError(
+    `the token was not stored: GET /user, which names the account it is stored under, was refused: ${err.message}`,
+    err.kind,
+    err.resetAt,
+    err.state,
+  );
+  if (err.hint) e.hint = err.hint;
+  return e;
 }
 
 /** The user endpoint's 403 for a token that is not a user's (the real service: "Resource not accessible by integration"). */

@@ -4,7 +4,7 @@
  * receiver in fragment mode; the token is stored with its expiry.
  * `LANYARD_HEALTH_TOKEN` from the environment takes precedence (CI).
  */
-import { requirePerson } from '../../terminal/interactive.js';
+import { loopbackOverSsh, refuseRemoteWithoutPerson, requirePerson } from '../../terminal/interactive.js';
 import type { Context } from '../../context.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusEntry, AuthTokenOptions } from './options.js';
 import type { CredentialStore } from '../../../core/deps.js';
@@ -30,7 +30,10 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
   const authUrl = requireSetting(settings, 'health.authUrl', name);
   const clientId = requireSetting(settings, 'health.clientId', name);
   const timeoutMs = waitTimeoutMs(ctx, '5m');
-  requirePerson(ctx, 'the service-health sign-in', `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`);
+  const instead = `in scripts and CI set ${HEALTH_TOKEN_ENV}; or run \`lanyard auth login --health\` once at a terminal`;
+  // Its page redirects to a listener on 127.0.0.1 here: over ssh with no display, as the hosting `auth login`.
+  const remote = refuseRemoteWithoutPerson(ctx, 'the service-health sign-in', `set ${HEALTH_TOKEN_ENV} (a token from the service), or sign in at a terminal`);
+  requirePerson(ctx, 'the service-health sign-in', instead);
   if (ctx.env[HEALTH_TOKEN_ENV]) ctx.warn(`${HEALTH_TOKEN_ENV} is set: it takes precedence over the token stored by this sign-in`);
   const store = await storeFor(ctx, o.insecureStorage);
   // Loaded on first use: `auth status` loads this module too.
@@ -43,8 +46,11 @@ export async function runHealthLogin(ctx: Context, o: AuthLoginOptions): Promise
     signal: ctx.signal,
     store,
     openUrl: async (url) => {
-      const opened = o.browser === false ? false : await (await ctx.browser()).open(url);
-      ctx.io.err(opened ? `Opening the sign-in page in your browser:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+      if (remote) ctx.io.err(loopbackOverSsh(url, `Or press Ctrl-C and set ${HEALTH_TOKEN_ENV} to a token from the service.`));
+      else {
+        const opened = o.browser === false ? false : await (await ctx.browser()).open(url);
+        ctx.io.err(opened ? `Opening the sign-in page in your browser:\n  ${url}` : `Open this URL in a browser to sign in:\n  ${url}`);
+      }
       ctx.io.err('Waiting for the browser to finish (Ctrl-C to cancel)…');
     },
   });

@@ -9,8 +9,7 @@ import { UsageError } from '../../errors/usage-error.js';
 import type { AuthLoginOptions } from './options.js';
 import { type HostingEndpoints, hostingEndpoints, HOSTING_INSTEAD, scopesOption, storeSignIn, withSpinner } from './common.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
-import { loopbackOverSsh, noPersonReason, remoteWithoutDisplay, requirePerson } from '../../terminal/interactive.js';
-import { AuthRequiredError } from '../../../core/errors.js';
+import { loopbackOverSsh, refuseRemoteWithoutPerson, requirePerson } from '../../terminal/interactive.js';
 import { readStdinSecret } from '../../terminal/stdin.js';
 
 async function clientSecret(ctx: Context): Promise<string> {
@@ -47,15 +46,14 @@ export async function webFlowToken(
   const timeoutMs = waitTimeoutMs(ctx, '5m');
   // A secret piped in leaves only stderr to tell whether a person is there; checked before reading it.
   const stdinIsInput = !ctx.env.LANYARD_CLIENT_SECRET && !ctx.io.stdinIsTTY;
-  const remote = remoteWithoutDisplay(ctx.env);
-  const nobody = remote && noPersonReason(ctx.io, ctx.env, stdinIsInput);
-  if (nobody)
-    throw new AuthRequiredError(
-      `the browser sign-in cannot finish in an ssh session with no display (${nobody}): its page redirects to 127.0.0.1 on this machine`,
-      {
-        hint: 'sign in with `lanyard auth device` instead: its code is entered in a browser anywhere',
-      },
-    );
+  const remote = refuseRemoteWithoutPerson(
+    ctx,
+    'the browser sign-in',
+    'sign in with `lanyard auth device` instead: its code is entered in a browser anywhere',
+    {
+      stdinIsInput,
+    },
+  );
   requirePerson(ctx, 'the browser sign-in', HOSTING_INSTEAD, { stdinIsInput });
   const secret = await clientSecret(ctx);
   const { runWebFlow } = await import('../../../core/hosting/web-flow.js');

@@ -5,13 +5,19 @@
 import type { Context } from '../../context.js';
 import { AuthRequiredError, HttpError, LanyardError, RateLimitError } from '../../../core/errors.js';
 import type { AuthStatusEntry } from './options.js';
+import { localTime } from '../../terminal/time-text.js';
 
 /** A credential the server could not be asked about (`expiry`: whose expiry it did not say): the check's error, with its code (a rate limit: exit 3). */
 export function couldNotCheck(e: AuthStatusEntry, unchecked: ReadonlyMap<AuthStatusEntry, LanyardError>, expiry = false): LanyardError {
   const err = unchecked.get(e);
   const which = `the ${e.service} credential (${e.source}${e.account ? `, ${e.account}` : ''})`;
   const message = `${expiry ? `could not learn when ${which} expires` : `could not check ${which}, so it is not known to be invalid`}: ${err?.message ?? e.detail}`;
-  if (err instanceof RateLimitError) return new RateLimitError(message, err.kind, err.resetAt, err.state);
+  if (err instanceof RateLimitError) {
+    // Not "rerun with --wait": a status check never waits on a limit.
+    const at = err.kind === 'primary' ? 'the budget resets at' : 'try again after';
+    const when = err.resetAt === undefined ? 'try again later' : `${at} ${localTime(err.resetAt)} local time`;
+    return Object.assign(new RateLimitError(message, err.kind, err.resetAt, err.state), { hint: `${when} (a status check does not wait for a rate limit)` });
+  }
   // GET /user answered by another origin (never sent the token): the API moved, or the setting names the wrong address.
   const moved = err instanceof HttpError && err.otherOrigin ? 'check the API address: `lanyard config get hosting.apiUrl`' : undefined;
   return new LanyardError(err?.code ?? 'network_error', message, {

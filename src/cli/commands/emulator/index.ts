@@ -66,7 +66,7 @@ function consolePage(emulator: Command, ctx: Context): void {
     )
       .option('--no-browser', 'print the URL instead of opening a browser')
       .option(...urlOption)
-      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions & { browser?: boolean }) => (await run()).runEmulatorConsole(ctx, opts))),
+      .action(runs(ctx, async (ctx, opts: EmulatorTargetOptions & { browser?: boolean }) => (await import('./console.js')).runEmulatorConsole(ctx, opts))),
     ['lanyard emulator console', 'lanyard emulator console --no-browser', 'lanyard emulator console --json'],
     LOCAL_EXITS,
   );

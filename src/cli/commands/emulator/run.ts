@@ -90,7 +90,7 @@ async function writeEmulatorProfile(ctx: Context, services: readonly { info?(): 
   await (await ctx.config()).putProfile('emulator', settings);
 }
 
-async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {
+export async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {
   const explicit = explicitEmulatorUrl(ctx, opts.url);
   if (explicit !== undefined) return explicit;
   const store = await ctx.config();
@@ -109,23 +109,8 @@ export async function emulatorAdmin(ctx: Context, opts: EmulatorTargetOptions, m
 }
 
 /** The console's page on an emulator's origin. */
-function consoleUrl(base: string): string {
+export function consoleUrl(base: string): string {
   return `${base.replace(/\/+$/, '')}/_emulator/console`;
-}
-
-/**
- * `emulator console`: checks the emulator answers, then opens its console in
- * the browser on a terminal; prints the URL (stdout) without one, with
- * --no-browser, or when the browser cannot be started; --json: `{"url"}`.
- */
-export async function runEmulatorConsole(ctx: Context, opts: EmulatorTargetOptions & { browser?: boolean }): Promise<void> {
-  const base = await emulatorUrl(ctx, opts);
-  await emulatorAdmin(ctx, { url: base }, 'GET', 'info');
-  const url = consoleUrl(base);
-  if (ctx.output.format !== 'human') return void ctx.output.document({ url });
-  const interactive = opts.browser !== false && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY;
-  if (interactive && (await (await ctx.browser()).open(url))) return ctx.io.err(`Opened ${url} in your browser`);
-  ctx.io.out(url);
 }
 
 export async function runEmulatorInfo(ctx: Context, opts: EmulatorTargetOptions): Promise<void> {

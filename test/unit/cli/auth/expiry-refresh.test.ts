@@ -87,3 +87,52 @@ describe('auth refresh (device flow)', () => {
     expect(cmd.emu.requests({ service: 'hosting' }).filter((e) => e.path === '/login/device/code')).toEqual([]);
   });
 });
+
+describe('auth refresh --web', () => {
+  const ENV = { LANYARD_BROWSER: 'true', LANYARD_CLIENT_SECRET: 'lanyard-cli-emulator-secret-0000000000000001' };
+  const USERS = { mona: 'lanyard-emulator-password', hubot: 'hubot-emulator-password' } as const;
+
+  /** Signs in on the authorize page as `login` and approves, as the browser would; the loopback page's answer (held until the CLI decides). */
+  async function approveAs(login: keyof typeof USERS): Promise<{ status: number; text: string }> {
+    for (let i = 0; i < 500 && cmd.opened.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const url = new URL(cmd.opened[0]!);
+    const form = new URLSearchParams(url.searchParams);
+    form.set('login', login);
+    form.set('password', USERS[login]);
+    form.set('authorize', '1');
+    const approved = await fetch(new URL(url.pathname, url), { method: 'POST', body: form, redirect: 'manual' });
+    await approved.arrayBuffer();
+    expect(approved.status).toBe(302);
+    const page = await fetch(approved.headers.get('location')!);
+    return { status: page.status, text: await page.text() };
+  }
+
+  it('approved as another account: the page says the sign-in failed and why (decided before it answers); exit 4, the token left as it was', async () => {
+    await withToken(PERSONAL_TOKEN);
+    cmd.clock.autoAdvance = false;
+    const done = cmd.run((ctx) => runAuthRefresh(ctx, { web: true }), { env: ENV });
+    const page = await approveAs('hubot');
+    expect(page.status).toBe(502);
+    expect(page.text).toContain('Sign-in failed');
+    expect(page.text).toContain('the sign-in was approved as hubot, not mona');
+    const r = await done;
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toContain('the sign-in was approved as hubot, not mona');
+    expect((await cmd.run((ctx) => runAuthToken(ctx, {}))).stdout).toBe(`${PERSONAL_TOKEN}\n`);
+  });
+
+  it('approved as the account: the page says signed in once the new token is stored', async () => {
+    await withToken(PERSONAL_TOKEN);
+    cmd.clock.autoAdvance = false;
+    const done = cmd.run((ctx) => runAuthRefresh(ctx, { web: true }), { env: ENV });
+    const page = await approveAs('mona');
+    // Answered after the store: the token is already the new one when the page says so.
+    const stored = (await cmd.run((ctx) => runAuthToken(ctx, {}))).stdout.trim();
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Signed in');
+    expect(stored).not.toBe(PERSONAL_TOKEN);
+    const r = await done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/✓ Refreshed the token of mona/);
+  });
+});

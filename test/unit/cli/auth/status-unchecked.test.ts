@@ -78,6 +78,35 @@ describe('auth status: a token that could not be checked is not called invalid',
     expect(accounts(unknown.stdout)[0]).not.toHaveProperty('checkError');
   });
 
+  it('a secondary limit on GET /user: not waited for (its retry-after, even with --wait); GET /rate_limit vouches at once', async () => {
+    for (const globals of [{}, { wait: true }]) {
+      await cmd.emu.secondary({ retryAfter: 30, count: 1 });
+      const j = await cmd.run((ctx) => runAuthStatus(ctx, {}), { env: { LANYARD_TOKEN: MONA }, format: 'json', globals });
+      expect(j.code, j.stderr).toBe(0);
+      expect(j.clock.sleeps).toEqual([]);
+      expect(j.stderr).not.toMatch(/waiting/);
+      const [e] = accounts(j.stdout);
+      expect(e).toMatchObject({ source: 'env:LANYARD_TOKEN', valid: true, state: 'valid' });
+      expect(e!.detail).toMatch(/not checked: .*secondary rate limit/i);
+      await cmd.emu.reset();
+    }
+  });
+
+  it('a secondary limit on GET /user and GET /rate_limit failing: exit 3 at once, unchecked, not waited for', async () => {
+    await cmd.emu.secondary({ retryAfter: 20, count: 1 });
+    cmd.emu.fault({ type: 'status', status: 502, path: '/api/v3/rate_limit', count: 50 });
+    const j = await cmd.run((ctx) => runAuthStatus(ctx, {}), { env: { LANYARD_TOKEN: MONA }, format: 'json' });
+    expect(j.code, j.stderr).toBe(3);
+    expect(
+      j.clock.sleeps.every((ms) => ms < 2000),
+      String(j.clock.sleeps),
+    ).toBe(true);
+    expect(accounts(j.stdout)).toMatchObject([{ valid: false, state: 'unchecked', checkError: 'rate_limited' }]);
+    expect(j.stderr).toMatch(/^could not check the hosting credential \(env:LANYARD_TOKEN\), so it is not known to be invalid: .*secondary rate limit.*\n/im);
+    expect(j.stderr).toMatch(/try again after .* local time \(a status check does not wait for a rate limit\)/);
+    expect(j.stderr).not.toMatch(/--wait|waiting/);
+  });
+
   it('rate-limited and GET /rate_limit failing too: "could not check", exit 3, state unchecked / checkError rate_limited', async () => {
     await cmd.emu.budget({ login: 'mona', remaining: 0, resetInSeconds: 600 });
     cmd.emu.fault({ type: 'status', status: 502, path: '/api/v3/rate_limit', count: 50 });
@@ -86,6 +115,7 @@ describe('auth status: a token that could not be checked is not called invalid',
     expect(accounts(j.stdout)).toMatchObject([{ valid: false, state: 'unchecked', checkError: 'rate_limited' }]);
     expect(j.stderr).not.toMatch(/not valid|sign in again/);
     expect(j.stderr).toMatch(/could not check the hosting credential \(env:LANYARD_TOKEN\), so it is not known to be invalid: .*rate limit/i);
+    expect(j.stderr).toMatch(/\nthe budget resets at .* local time \(a status check does not wait for a rate limit\)\n/);
     const human = await cmd.run((ctx) => runAuthStatus(ctx, {}), { env: { LANYARD_TOKEN: MONA } });
     expect(human.code).toBe(3);
     expect(human.stdout).toMatch(/\tcould not check: .*rate limit/i);

@@ -58,6 +58,19 @@ describe('auth token --with-token', () => {
     expect(stored()).toEqual({});
   });
 
+  it('the budget spent (GET /user names the login): exit 3 at once, one line saying nothing was stored, and when the budget resets', async () => {
+    await cmd.emu.budget({ login: 'mona', remaining: 0, resetInSeconds: 600 });
+    const r = await withToken(`${PERSONAL_TOKEN}\n`);
+    expect(r.code).toBe(3);
+    expect(r.clock.sleeps).toEqual([]);
+    const [line, hint, ...rest] = r.stderr.trim().split('\n');
+    expect(line).toMatch(/^the token was not stored: GET \/user, which names the account it is stored under, was refused: API rate limit exceeded/);
+    expect(hint).toMatch(/^the budget resets at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d local time \(in 10m\); rerun with --wait/);
+    expect(rest).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain(PERSONAL_TOKEN);
+    expect(stored()).toEqual({});
+  });
+
   it('empty stdin is a usage error (exit 2)', async () => {
     const r = await withToken('');
     expect(r.code).toBe(2);

@@ -64,6 +64,18 @@ describe('auth login --health', () => {
     expect(r.clock.sleeps).toContain(1000);
   });
 
+  it('over ssh with no display and no terminal: exit 4 at once, saying why (as the hosting auth login), no browser, no wait', async () => {
+    const b = new ConsentBrowser('record');
+    const r = await on.run((c) => runHealthLogin(c, {}), { browser: b, env: { SSH_CONNECTION: '203.0.113.5 50022 198.51.100.7 22' } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(
+      /^the service-health sign-in cannot finish in an ssh session with no display \(standard input is not a terminal\): its page redirects to 127\.0\.0\.1 on this machine\nset LANYARD_HEALTH_TOKEN/,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(2);
+    expect(b.urls).toEqual([]);
+    expect(r.clock.sleeps).toEqual([]);
+  });
+
   it('a profile without health.clientId is exit 2, naming the setting', async () => {
     const r = await on.run((c) => runHealthLogin(c, {}), { settings: { 'health.clientId': undefined }, env: { LANYARD_BROWSER: 'in-process' } });
     expect(r.code).toBe(2);
