@@ -105,6 +105,12 @@ describe('a streamed body on a terminal', () => {
     expect(r.output).not.toMatch(/^\s+at /m);
   });
 
+  it('api -X HEAD of a binary type: nothing to refuse (the body is empty), exit 0', async () => {
+    const r = await onPty(['api', '-X', 'HEAD', '/png']);
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).not.toContain('binary');
+  });
+
   it.each([
     ['mailbox raw', ['mailbox', 'raw', MESSAGE_ID], Buffer.from(BODY)],
     ['api (text/plain)', ['api', '/text'], Buffer.from(BODY)],
@@ -157,6 +163,17 @@ describe("a server's escape sequences never reach a colour terminal; Lanyard's c
   it('the spinner on a colour terminal is coloured (the check above can fail)', async () => {
     const r = await onPty(['ratelimit', 'wait'], { NO_COLOR: undefined }, { waitFor: 'waiting for core' });
     expect(r.output).toMatch(/\u001b\[36m/);
+  });
+
+  it.each([
+    ['FORCE_COLOR=0', { NO_COLOR: undefined, FORCE_COLOR: '0' }, false],
+    ['FORCE_COLOR=false', { NO_COLOR: undefined, FORCE_COLOR: 'false' }, false],
+    ['no setting', { NO_COLOR: undefined }, true],
+  ])("Lanyard's own colour (a table's bold header, a spent budget in red) with %s on a terminal", async (_name, env, coloured) => {
+    const r = await onPty(['ratelimit', 'status'], env);
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).toContain('RESOURCE');
+    expect(/\u001b\[(1|31)m/.test(r.output)).toBe(coloured);
   });
 });
 

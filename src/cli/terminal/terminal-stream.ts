@@ -28,9 +28,11 @@ export function binaryRefusal(what: string, hint: string): UsageError {
  * A Transform from the body's bytes to text fit for a terminal: UTF-8 decoded
  * across chunk boundaries, controls shown in caret notation, CRLF kept as a
  * line end (a CR at the end of a chunk waits for the next one to know), and
- * a NUL byte (binary) ends the transfer with `refuse()`'s error.
+ * a NUL byte ends the transfer with `refuse()`'s error — so does the first
+ * byte of a body known to be `binary` (its type), while an empty one (a HEAD,
+ * a 204) passes.
  */
-export function terminalStream(refuse: () => Error): Transform {
+export function terminalStream(refuse: () => Error, o: { binary?: boolean } = {}): Transform {
   const decoder = new StringDecoder('utf8');
   let held = '';
   const text = (more: string, last: boolean): string => {
@@ -41,7 +43,7 @@ export function terminalStream(refuse: () => Error): Transform {
   };
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      if (chunk.includes(0)) return done(refuse());
+      if (chunk.length && (o.binary || chunk.includes(0))) return done(refuse());
       done(null, text(decoder.write(chunk), false));
     },
     flush(done) {

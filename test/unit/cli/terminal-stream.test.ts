@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { terminalStream, textualType } from '../../../src/cli/terminal/terminal-stream.js';
 import { terminalJson, terminalText } from '../../../src/cli/terminal/terminal-text.js';
 
-async function through(chunks: Buffer[]): Promise<string> {
+async function through(chunks: Buffer[], o: { binary?: boolean } = {}): Promise<string> {
   let out = '';
   await pipeline(
     Readable.from(chunks),
-    terminalStream(() => new Error('binary')),
+    terminalStream(() => new Error('binary'), o),
     async (source: AsyncIterable<string | Buffer>) => {
       for await (const c of source) out += c.toString();
     },
@@ -48,6 +48,11 @@ describe('terminalStream', () => {
     Array.from({ length: Buffer.byteLength(text) - 1 }, (_, i) => i + 1),
   )('the same text wherever the body is cut (at byte %i): UTF-8 whole, CRLF kept, a bare CR shown', async (at) => {
     expect(await through(cut(text, [at]))).toBe('Hi ^[[2J€ ok\r\nnext^Mbare^M');
+  });
+
+  it('a body of a binary type: refused at its first byte; empty, it passes (a HEAD, a 204)', async () => {
+    await expect(through([Buffer.from('PNG')], { binary: true })).rejects.toThrow('binary');
+    expect(await through([], { binary: true })).toBe('');
   });
 
   it('a NUL byte ends the stream with the refusal', async () => {

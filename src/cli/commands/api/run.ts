@@ -184,10 +184,7 @@ export type { Credential };
 async function toTerminal(ctx: Context, res: HttpResponse, ct: string): Promise<void> {
   const { binaryRefusal, terminalStream, textualType } = await import('../../terminal/terminal-stream.js');
   const refuse = () => binaryRefusal(`the response (${ct || 'no content type'})`, 'redirect stdout to a file or a pipe: lanyard api … > FILE');
-  if (!textualType(ct)) {
-    res.body.on('error', () => undefined).destroy();
-    throw refuse();
-  }
   const { pipeline } = await import('node:stream/promises');
-  await pipeline(res.body, terminalStream(refuse), ctx.io.stdout, { end: false });
+  // A type that is not text is refused at its first byte (an empty body, as a HEAD's, passes).
+  await pipeline(res.body, terminalStream(refuse, { binary: !textualType(ct) }), ctx.io.stdout, { end: false });
 }
