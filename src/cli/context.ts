@@ -157,7 +157,7 @@ export function createContext(o: ContextOptions): Context {
     ...profileDoors({ env: o.env, flag: () => o.globals().profile, cwd: o.cwd, given: o.ports?.profiles, lock }),
     warn(text) {
       const line = secrets.safe(`! ${text}`);
-      o.io.printErr(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
+      o.io.printErrStyled(o.io.color ? `\u001b[33m${line}\u001b[39m\n` : `${line}\n`);
     },
     exitWith(status) {
       decided = status;

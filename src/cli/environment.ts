@@ -15,7 +15,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['LANYARD_TIMEOUT', 'deadline of each HTTP request (--timeout)'],
   ['LANYARD_BASIC_CLIENT=1', 'hosting calls as the OAuth app (--basic-client)'],
   ['NO_COLOR', 'no colour (--no-color)'],
-  ['FORCE_COLOR', 'colour on when stderr is not a terminal'],
+  ['FORCE_COLOR', 'colour on when stderr is not a terminal (0: off)'],
   ['LANYARD_TOKEN', 'hosting token, used before any stored one'],
   ['WORKFLOW_TOKEN', 'workflow token; hosting, after LANYARD_TOKEN'],
   ['LANYARD_CLIENT_SECRET', 'OAuth client secret (read instead of stdin)'],

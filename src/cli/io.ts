@@ -29,6 +29,15 @@ export interface IO {
   /** Writes text to stderr as it is. */
   readonly printErr: (text: string) => void;
   /**
+   * Writes text Lanyard coloured itself to stdout: its SGR colour stays on a
+   * terminal, every other control is still shown. Only for text whose server
+   * parts were sanitised (terminalText) before the colour was added: print,
+   * out and err show every escape sequence, a server's colour included.
+   */
+  readonly printStyled: (text: string) => void;
+  /** printStyled for stderr. */
+  readonly printErrStyled: (text: string) => void;
+  /**
    * Writes bytes to stdout as they are, where stdout is no terminal (a pipe, a
    * file, /dev/null): synchronously, without building the stdout stream, until
    * a command builds it (or a non-blocking pipe is full: the rest goes to the
@@ -101,11 +110,16 @@ function columnsFrom(text: string | undefined): number | undefined {
 
 const withNewline = (t: string) => (t.endsWith('\n') ? t : t + '\n');
 
-/** Colour: never with NO_COLOR, always with FORCE_COLOR (but 0), else when stderr is a terminal. */
+/**
+ * Colour: never with NO_COLOR or FORCE_COLOR=0 (or false: Node and chalk read
+ * both as no colour), always with any other FORCE_COLOR, else when stderr is a
+ * terminal.
+ */
 function colorFrom(env: NodeJS.ProcessEnv, stderrIsTTY: boolean): boolean {
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
-  const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
-  return !noColor && (forceColor || stderrIsTTY);
+  const force = env.FORCE_COLOR;
+  if (noColor || force === '0' || force === 'false') return false;
+  return (force !== undefined && force !== '') || stderrIsTTY;
 }
 
 /**
@@ -158,20 +172,21 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
   const stderrIsTTY = isTerminal(2);
   const { stdout, stderr, stdoutBuilt, stderrBuilt } = processStreams(onBrokenPipe);
   const color = colorFrom(env, stderrIsTTY);
+  const colorNow = () => color && !noColor();
   // A terminal gets every text through the one sanitiser (terminal-text.ts); a pipe or a file gets the bytes.
-  const onTerminal = (isTTY: boolean, write: (text: string) => void) => (isTTY ? (text: string) => write(terminalText(text, color)) : write);
+  // Only the styled writers keep colour, and only Lanyard's own (added after sanitising) reaches them.
+  const onTerminal = (isTTY: boolean, write: (text: string) => void, styled = false) =>
+    isTTY ? (text: string) => write(terminalText(text, styled && colorNow())) : write;
   const writeOut = fdWriter(1, stdout, () => stdoutBuilt() || stdoutIsTTY, onBrokenPipe ?? (() => undefined));
-  const print = onTerminal(stdoutIsTTY, writeOut);
   // A closed stderr is not worth failing the command for.
-  const printErr = onTerminal(
-    stderrIsTTY,
-    fdWriter(
-      2,
-      stderr,
-      () => stderrBuilt() || stderrIsTTY,
-      () => undefined,
-    ),
+  const writeErr = fdWriter(
+    2,
+    stderr,
+    () => stderrBuilt() || stderrIsTTY,
+    () => undefined,
   );
+  const print = onTerminal(stdoutIsTTY, writeOut);
+  const printErr = onTerminal(stderrIsTTY, writeErr);
   const io: IO = {
     get stdout() {
       return stdout();
@@ -188,7 +203,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
       return isTerminal(0);
     },
     get color() {
-      return color && !noColor();
+      return colorNow();
     },
     get columns() {
       return columnsFrom(env.COLUMNS) ?? ((stdoutIsTTY && stdout().columns) || 80);
@@ -200,6 +215,8 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env, o: Process
     err: (t) => printErr(withNewline(safeErr(t))),
     print,
     printErr,
+    printStyled: onTerminal(stdoutIsTTY, writeOut, true),
+    printErrStyled: onTerminal(stderrIsTTY, writeErr, true),
     ...(stdoutIsTTY ? {} : { writeOut }),
   };
   return Object.freeze(io);

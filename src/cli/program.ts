@@ -239,8 +239,9 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
-      writeOut: (s) => ctx.io.print(s),
-      writeErr: (s) => ctx.io.printErr(s),
+      // Help is Lanyard's own text: commander's colour stays (it writes no server text).
+      writeOut: (s) => ctx.io.printStyled(s),
+      writeErr: (s) => ctx.io.printErrStyled(s),
       // Asked of the IO, so printing help does not build process.stdout.
       getOutHelpWidth: () => (ctx.io.stdoutIsTTY ? ctx.io.columns : 80),
       getErrHelpWidth: () => (ctx.io.stderrIsTTY ? ctx.io.columns : 80),

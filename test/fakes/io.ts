@@ -30,6 +30,8 @@ export function createTestIO(
     err: (t) => void err.push(t.endsWith('\n') ? t : t + '\n'),
     print: (t) => void out.push(t),
     printErr: (t) => void err.push(t),
+    printStyled: (t) => void out.push(t),
+    printErrStyled: (t) => void err.push(t),
     stdoutText: () => out.join(''),
     stderrText: () => err.join(''),
   };

@@ -60,7 +60,7 @@ export class Output {
    */
   document<T, R = void>(value: T, human?: (value: T) => R, o: { compact?: boolean } = {}): R | undefined {
     if (human && this.format === 'human') return human(value);
-    if (this.#shaper) this.io.print(this.#shaper.format(value));
+    if (this.#shaper) this.#printShaped(this.#shaper.format(value));
     else this.io.out(JSON.stringify(value, null, o.compact ? 0 : 2));
     return undefined;
   }
@@ -77,7 +77,22 @@ export class Output {
    */
   item<T>(value: T, human?: (value: T) => void): void {
     if (human && this.format !== 'ndjson') human(value);
-    else this.io.print(this.line(value));
+    else this.#printShaped(this.line(value));
+  }
+
+  /** `--jq` / `--template` coloured their result (on a colour terminal, from JSON sanitised first: prepare.ts). */
+  get styled(): boolean {
+    return !!this.#shaper?.styled;
+  }
+
+  /** Text of this output (`line`s) fit for stdout: on a terminal through the sanitiser, keeping only the shaper's own colour. */
+  forStdout(text: string): string {
+    return this.io.stdoutIsTTY ? terminalText(text, this.styled && this.io.color) : text;
+  }
+
+  #printShaped(text: string): void {
+    if (this.styled) this.io.printStyled(text);
+    else this.io.print(text);
   }
 
   /** Items all at hand: one JSON array (`--json`), a line each (`--ndjson`), else `human(item)` each. */
@@ -177,7 +192,8 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
   };
   const sep = ' '.repeat(GAP);
   const head = shown.map((c, i) => pad(c.header.toUpperCase(), widths[i]!, c.align === 'right')).join(sep);
-  io.out(io.color ? `\u001b[1m${head.trimEnd()}\u001b[22m` : head.trimEnd());
+  // Colour is added to cells already sanitised: the styled writer keeps only it.
+  io.printStyled(`${io.color ? `\u001b[1m${head.trimEnd()}\u001b[22m` : head.trimEnd()}\n`);
   rows.forEach((row, r) => {
     const line = shown
       .map((c, i) => {
@@ -185,7 +201,7 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
         return c.style && io.color ? c.style(cell, row) : cell;
       })
       .join(sep);
-    io.out(line.trimEnd());
+    io.printStyled(`${line.trimEnd()}\n`);
   });
 }
 

@@ -25,7 +25,8 @@ export function ndjsonPageOutput(ctx: Context): PageOutput {
     }
   };
   return {
-    render: (items) => items.map((i) => ctx.output.line(i)).join(''),
+    // On a terminal through the sanitiser (a file or a pipe gets the bytes the checkpoint counts).
+    render: (items) => ctx.output.forStdout(items.map((i) => ctx.output.line(i)).join('')),
     write: (data) => new Promise((res, rej) => void out.write(data, (err) => (err ? rej(err) : res()))),
     fileState: regular,
     async readTail(from, length) {

@@ -171,7 +171,8 @@ export function startPager(r: PagerRequest): Paging | undefined {
   if (!words) return undefined;
   const state = paging(r, words, () => io.stdout);
   // What goes to the pager goes to the terminal: through the one sanitiser (terminal-text.ts).
-  const write = (text: string) => void state.sink.write(terminalText(text, io.color));
+  // Only the styled writer keeps colour: Lanyard's own, added after sanitising (io.ts printStyled).
+  const write = (text: string, styled = false) => void state.sink.write(terminalText(text, styled && io.color));
   const pager: Pager = {
     running: () => state.alive,
     async finish() {
@@ -188,7 +189,7 @@ export function startPager(r: PagerRequest): Paging | undefined {
 }
 
 /** `io` with its stdout going to `sink` (`write`: text into it); everything else is `io`'s. */
-function pagedIO(io: IO, sink: NodeJS.WritableStream, write: (text: string) => void): IO {
+function pagedIO(io: IO, sink: NodeJS.WritableStream, write: (text: string, styled?: boolean) => void): IO {
   return Object.freeze({
     get stdout() {
       return sink as IO['stdout'];
@@ -215,8 +216,10 @@ function pagedIO(io: IO, sink: NodeJS.WritableStream, write: (text: string) => v
     },
     out: (t: string) => write(t.endsWith('\n') ? t : `${t}\n`),
     err: (t: string) => io.err(t),
-    print: write,
+    print: (t: string) => write(t),
     printErr: (t: string) => io.printErr(t),
+    printStyled: (t: string) => write(t, true),
+    printErrStyled: (t: string) => io.printErrStyled(t),
   });
 }
 

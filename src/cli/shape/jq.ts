@@ -83,6 +83,8 @@ function locate(jq: JqRuntime, expr: string, f: JqFailure): { line: number; colu
 }
 
 function describe(f: JqFailure): string {
+  // jq-web's `input` past the last input raises a bare "break"; jq says "No more inputs".
+  if (f.message === 'break') return 'No more inputs (the response is the only input: it is ".")';
   return f.message
     .replace(/ \(Unix shell quoting issues\?\)/, '')
     .replace(/^syntax error, unexpected (end of file|';')(, expecting .*)?$/, 'syntax error, unexpected end of the expression');

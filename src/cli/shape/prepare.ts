@@ -7,6 +7,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
+import { terminalJson } from '../terminal/terminal-text.js';
 
 export interface ShapeOptions {
   jq?: string;
@@ -16,12 +17,22 @@ export interface ShapeOptions {
 export async function prepareShaping(ctx: Context, o: ShapeOptions): Promise<JsonShaper | undefined> {
   if (o.jq !== undefined && o.template !== undefined) throw new UsageError('--jq and --template cannot be used together');
   const color = ctx.io.color && ctx.io.stdoutIsTTY;
+  let shaper: JsonShaper;
   if (o.jq !== undefined) {
     const { jqShaper } = await import('./jq.js');
-    return jqShaper(o.jq, { pretty: ctx.io.stdoutIsTTY, color });
+    shaper = await jqShaper(o.jq, { pretty: ctx.io.stdoutIsTTY, color });
   } else if (o.template !== undefined) {
     const { templateShaper } = await import('./template.js');
-    return templateShaper(o.template, { tty: ctx.io.stdoutIsTTY, color, now: () => ctx.clock.now() });
-  }
-  return undefined;
+    shaper = await templateShaper(o.template, { tty: ctx.io.stdoutIsTTY, color, now: () => ctx.clock.now() });
+  } else return undefined;
+  return color ? styledShaper(shaper) : shaper;
+}
+
+/**
+ * A shaper whose colour reaches the terminal: it shapes JSON whose strings were
+ * sanitised first (terminalJson), so the only escape sequences in its result
+ * are the colour it adds (and what the expression itself writes).
+ */
+function styledShaper(s: JsonShaper): JsonShaper {
+  return { source: s.source, styled: true, format: (value) => s.format(terminalJson(value)) };
 }

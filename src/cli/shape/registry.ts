@@ -9,4 +9,6 @@ export interface JsonShaper {
   readonly source: string;
   /** The text printed for one JSON value (the whole `--json` value, or one `--ndjson` item). */
   format(value: unknown): string;
+  /** Its result holds colour it added itself to JSON sanitised first (a colour terminal; prepare.ts). */
+  readonly styled?: boolean;
 }

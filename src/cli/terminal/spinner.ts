@@ -4,9 +4,13 @@
  * a terminal stdin into raw mode, which turns the interrupt key into a plain
  * byte (Ctrl-C stops working) and stops a background job with SIGTTOU.
  * Elsewhere (a pipe, a file, CI, a terminal too narrow) the text is written as
- * plain lines on stderr instead, once per change.
+ * plain lines on stderr instead, once per change. ora writes to the
+ * terminal itself, past the IO's sanitiser: its text is sanitised here, and
+ * its colour (the frame, the ✓) follows the IO's (`NO_COLOR`, `FORCE_COLOR=0`,
+ * `--no-color`), not chalk's own reading of the environment.
  */
 import type { IO } from '../io.js';
+import { terminalText } from './terminal-text.js';
 
 /** A terminal narrower than this gets plain lines: redrawing wraps (and 0 columns made ora loop). */
 export const MIN_DRAW_COLUMNS = 20;
@@ -40,17 +44,18 @@ export async function createSpinner(io: IO): Promise<Spinner> {
       stop: () => undefined,
     };
   }
-  const ora = (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false });
+  const color = io.color;
+  const ora = (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false, color: color ? 'cyan' : false });
   return {
     live: true,
     show: (t) => {
-      ora.text = t;
+      ora.text = terminalText(t);
       if (!ora.isSpinning) ora.start();
     },
     update: (t) => {
-      ora.text = t;
+      ora.text = terminalText(t);
     },
-    succeed: (t) => void ora.succeed(t),
+    succeed: (t) => void ora.stopAndPersist({ symbol: color ? '\u001b[32m✓\u001b[39m' : '✓', text: terminalText(t) }),
     stop: () => void ora.stop(),
   };
 }

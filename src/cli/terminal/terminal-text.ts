@@ -7,10 +7,12 @@
  * characters become visible caret notation, as the code host's CLI shows them
  * (its asciisanitizer): ESC is `^[`, BEL `^G`, a bare CR `^M`, DEL `^?`, a C1
  * control such as U+009B (CSI) `^[[`; the Unicode bidirectional controls are
- * shown as `<U+202E>`. Newlines and tabs stay. With colour on, the colour
- * sequences Lanyard writes itself (`ESC [ digits ; m`, SGR) stay; every other
- * escape sequence is shown. Output that is not a terminal (a pipe, a file) is
- * never changed: JSON keeps its exact bytes there.
+ * shown as `<U+202E>`. Newlines, tabs and CRLF line ends stay. Every escape
+ * sequence a server sends is shown, colour (SGR) included: Lanyard adds its
+ * own colour after sanitising the text it colours (`io.printStyled`), so the
+ * sanitiser never has to tell the two apart. Output that is not a terminal
+ * (a pipe, a file) is never changed: JSON keeps its exact bytes there.
+ * Streamed bodies (`mailbox raw`, `api`) go through terminal-stream.ts.
  *
  * `Secrets.safe`: every diagnostic line on stderr (main's error line, warnings,
  * notices) goes through it, terminal or not (a CI log renders escapes too):
@@ -21,8 +23,9 @@
  */
 import { isSecretField } from '../../core/http/redact.js';
 
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const CONTROL_OR_SGR = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// A CR is shown only when bare: CRLF is a line end (issue bodies written in a browser, mail).
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const CONTROL_OR_SGR = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
 
 function caret(c: string): string {
   const code = c.charCodeAt(0);
@@ -32,9 +35,30 @@ function caret(c: string): string {
   return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
 }
 
-/** `text` fit for a terminal: controls in caret notation; Lanyard's own colour kept when `keepColor`. */
+/**
+ * `text` fit for a terminal: controls in caret notation. `keepColor` only for
+ * text Lanyard coloured itself after sanitising what it holds (`io.printStyled`):
+ * its SGR sequences stay, anything else is still shown.
+ */
 export function terminalText(text: string, keepColor = false): string {
-  return keepColor ? text.replace(CONTROL_OR_SGR, (m) => (m.length > 1 ? m : caret(m))) : text.replace(CONTROL, caret);
+  return keepColor ? text.replace(CONTROL_OR_SGR, (m) => (m.length > 2 ? m : caret(m))) : text.replace(CONTROL, caret);
+}
+
+/**
+ * A copy of a JSON value with every string (keys too) passed through
+ * terminalText: what `--jq` and `--template` shape when their result goes to
+ * a colour terminal, so the colour they add is the only escape in it (the
+ * code host's CLI sanitises the JSON the same way before its jq runs).
+ */
+export function terminalJson(value: unknown): unknown {
+  if (typeof value === 'string') return terminalText(value);
+  if (Array.isArray(value)) return value.map(terminalJson);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[terminalText(k)] = terminalJson(v);
+    return out;
+  }
+  return value;
 }
 
 /** Token shapes redacted wherever they appear: the code host's (and the emulator's) prefixes, JWTs. */

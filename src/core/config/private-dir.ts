@@ -8,12 +8,12 @@
 import { statSync } from 'node:fs';
 import { platform } from 'node:os';
 import { join } from 'node:path';
-import { LanyardError } from '../errors.js';
+import { ConfigError, LanyardError } from '../errors.js';
 
 /** The files of the config directory that decide what Lanyard sends where. */
 const FILES = ['config.json', 'credentials.json'];
 
-/** Throws when `dir` or one of its files is writable by group or others, or owned by another user; a missing one is fine. */
+/** Throws when `dir` is not a directory, or it or one of its files is writable by group or others, or owned by another user; a missing one is fine. */
 export function assertPrivateConfigDir(dir: string): void {
   if (platform() === 'win32') return;
   // The effective uid, not os.userInfo(): that looks the user up (the passwd file, or LDAP through NSS) and throws
@@ -26,6 +26,9 @@ export function assertPrivateConfigDir(dir: string): void {
     } catch {
       continue;
     }
+    // Not a directory (LANYARD_CONFIG_DIR=/dev/null, a file): its mode says nothing, and the advice to chmod it would be wrong.
+    if (path === dir && !st.isDirectory())
+      throw new ConfigError(`the config directory ${dir} is not a directory`, { hint: 'point LANYARD_CONFIG_DIR (or XDG_CONFIG_HOME) at a directory' });
     const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
     if (st.mode & 0o022)
       throw new LanyardError('credential_store', `${path} is writable by other users (mode ${mode}): refusing to use it`, {

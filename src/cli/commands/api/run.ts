@@ -165,6 +165,7 @@ async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
     }
     return;
   }
+  if (ctx.io.stdoutIsTTY) return toTerminal(ctx, res, ct);
   // To a pipe or a file: each chunk written as it comes (synchronously, so the body is read no faster than
   // it is written; a full non-blocking pipe hands over to the stream, whose 'drain' is awaited), without
   // building the stdout stream or loading stream/promises at start-up.
@@ -178,3 +179,12 @@ async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
 }
 
 export type { Credential };
+
+/** A body that is not JSON on a terminal: its text through the sanitiser, binary refused (curl's rule); pipes and files get the bytes. */
+async function toTerminal(ctx: Context, res: HttpResponse, ct: string): Promise<void> {
+  const { binaryRefusal, terminalStream, textualType } = await import('../../terminal/terminal-stream.js');
+  const refuse = () => binaryRefusal(`the response (${ct || 'no content type'})`, 'redirect stdout to a file or a pipe: lanyard api … > FILE');
+  const { pipeline } = await import('node:stream/promises');
+  // A type that is not text is refused at its first byte (an empty body, as a HEAD's, passes).
+  await pipeline(res.body, terminalStream(refuse, { binary: !textualType(ct) }), ctx.io.stdout, { end: false });
+}

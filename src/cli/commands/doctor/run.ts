@@ -24,6 +24,7 @@ import { ExitStatus } from '../../errors/exit.js';
 import { UsageError } from '../../errors/usage-error.js';
 import type { DoctorOptions } from './options.js';
 import type { ServiceName } from '../../../core/errors.js';
+import { terminalText } from '../../terminal/terminal-text.js';
 
 /** A check as --json shows it: the library's fields and the fix line, never the remedy object. */
 interface CheckJson {
@@ -120,16 +121,17 @@ function render(ctx: Context, choice: ProfileSelection, keychain: Check, service
   const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[39m` : text);
   const mark = (s: Check['status']) =>
     s === 'ok' ? paint(32, 'ok  ') : s === 'warn' ? paint(33, 'warn') : s === 'fail' ? paint(31, 'FAIL') : paint(90, 'skip');
-  const lines: string[] = [`Profile ${choice.name}: ${why(choice)}`];
+  // The marks are the only colour, added beside text sanitised first (a summary may quote a server): printStyled keeps only them.
+  const lines: string[] = [terminalText(`Profile ${choice.name}: ${why(choice)}`)];
   const line = (c: Check, s?: ServiceReport) => {
-    lines.push(`  ${mark(c.status)} ${c.name.padEnd(10)} ${c.summary}`);
+    lines.push(`  ${mark(c.status)} ${terminalText(`${c.name.padEnd(10)} ${c.summary}`)}`);
     const fix = doctorFix(c, fixOf(s));
-    if (fix) lines.push(`       ${''.padEnd(10)} fix: ${fix}`);
+    if (fix) lines.push(terminalText(`       ${''.padEnd(10)} fix: ${fix}`));
   };
   lines.push('', 'credential store');
   line(keychain);
   for (const s of services) {
-    lines.push('', `${s.service}${s.url ? `  ${s.url}` : ''}`);
+    lines.push('', terminalText(`${s.service}${s.url ? `  ${s.url}` : ''}`));
     for (const c of s.checks) line(c, s);
   }
   const failed: string[] = services.filter((s) => s.status === 'fail').map((s) => s.service);
@@ -143,5 +145,5 @@ function render(ctx: Context, choice: ProfileSelection, keychain: Check, service
         ? `No service is configured in profile ${choice.name}: see \`lanyard profile list\` (\`lanyard emulator start\` makes the profile "emulator").`
         : 'Everything works.',
   );
-  ctx.io.out(lines.join('\n'));
+  ctx.io.printStyled(`${lines.join('\n')}\n`);
 }

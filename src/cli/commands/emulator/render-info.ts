@@ -96,7 +96,8 @@ export function renderInfo(io: IO, info: unknown): void {
   const dim = (t: string) => (io.color ? `\u001b[2m${t}\u001b[22m` : t);
   let service = '';
   for (const r of rows) {
-    if (r.service !== service) io.out(bold((service = r.service)));
-    io.out(`  ${r.what.padEnd(width)}  ${sanitize(r.value)}${r.note ? `  ${dim(sanitize(r.note))}` : ''}`);
+    // Colour added to sanitised values: the styled writer keeps only it.
+    if (r.service !== service) io.printStyled(`${bold((service = r.service))}\n`);
+    io.printStyled(`  ${r.what.padEnd(width)}  ${sanitize(r.value)}${r.note ? `  ${dim(sanitize(r.note))}` : ''}\n`);
   }
 }

@@ -75,7 +75,8 @@ export function plainText(html: string): string {
 
 /** The detail page's writing: lines, headings (bold with colour) and "Label:  value" fields, server text sanitised. */
 function detailWriter(io: IO) {
-  const out = (s = '') => io.out(s);
+  // Colour is added to sanitised server text only: the styled writer keeps just that colour.
+  const out = (s = '') => io.printStyled(`${s}\n`);
   const clean = (s: string | undefined) => sanitize(s ?? '');
   return {
     color: io.color,
@@ -110,7 +111,7 @@ function renderOverview(w: DetailWriter, e: HealthEvent): void {
   if (p.header) out(clean(p.header));
   out();
   field('Tracking id', e.name);
-  const status = p.status ?? '';
+  const status = sanitize(p.status ?? '');
   if (status) out(`${'Status:'.padEnd(18)}${w.color ? statusStyle(status, e) : status}`);
   field('Type', [p.eventType, p.eventSubType].filter(Boolean).join(' / '));
   field('Level', [p.eventLevel, p.level && p.level !== p.eventLevel ? `(level ${p.level})` : ''].filter(Boolean).join(' '));
@@ -166,7 +167,7 @@ function renderLinks(w: DetailWriter, links: readonly HealthLink[]): void {
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(', ');
     out(
-      `  • ${clean(l.displayText?.localizedValue ?? l.displayText?.value ?? l.bladeName)} [${l.type ?? 'link'}] ${clean([l.extensionName, l.bladeName].filter(Boolean).join('/'))}${params ? ` (${clean(params)})` : ''}`,
+      `  • ${clean(l.displayText?.localizedValue ?? l.displayText?.value ?? l.bladeName)} [${clean(l.type ?? 'link')}] ${clean([l.extensionName, l.bladeName].filter(Boolean).join('/'))}${params ? ` (${clean(params)})` : ''}`,
     );
   }
 }
@@ -192,12 +193,14 @@ function renderImpact(w: DetailWriter, impact: readonly HealthImpact[]): void {
   for (const imp of impact) {
     w.out(`  ${sanitize(imp.impactedService ?? '(unknown service)')}`);
     for (const r of imp.impactedRegions ?? []) {
-      const st = r.status ?? '';
+      const st = sanitize(r.status ?? '');
       const stText = w.color && st ? (st === 'Active' ? bold(red(st)) : green(st)) : st;
-      w.out(`    ${sanitize(r.impactedRegion ?? '')}${st ? ` — ${stText}` : ''}${r.lastUpdateTime ? `, updated ${shortTime(r.lastUpdateTime)}` : ''}`);
+      w.out(
+        `    ${sanitize(r.impactedRegion ?? '')}${st ? ` — ${stText}` : ''}${r.lastUpdateTime ? `, updated ${sanitize(shortTime(r.lastUpdateTime))}` : ''}`,
+      );
       for (const u of r.updates ?? []) {
-        const tags = u.eventTags?.length ? ` [${u.eventTags.join(', ')}]` : '';
-        w.out(`      ${shortTime(u.updateDateTime)}${tags}  ${sanitize(u.summary ?? '')}`);
+        const tags = u.eventTags?.length ? ` [${sanitize(u.eventTags.join(', '))}]` : '';
+        w.out(`      ${sanitize(shortTime(u.updateDateTime))}${tags}  ${sanitize(u.summary ?? '')}`);
       }
     }
   }

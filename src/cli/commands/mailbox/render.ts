@@ -82,6 +82,7 @@ export function renderMessage(io: IO, v: MessageView): void {
   }
   const body = m.textBody ?? (m.htmlBody !== undefined ? '(HTML body only; see --json for htmlBody)' : undefined);
   io.out('');
-  if (body !== undefined) io.out(body.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ''));
+  // On a terminal the IO shows its controls in caret notation (CRLF stays a line end); a pipe gets the text as sent.
+  if (body !== undefined) io.out(body);
   else io.out('(no pre-parsed body on this server; use `lanyard mailbox raw` or `part`)');
 }

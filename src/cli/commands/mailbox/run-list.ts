@@ -13,7 +13,6 @@ import { mailboxClient } from './common.js';
 import type { MailboxListOptions } from './options.js';
 import { messageColumns, type MessageRow } from './render.js';
 import { pipeRow, renderTable, sanitize } from '../../output/output.js';
-import { terminalText } from '../../terminal/terminal-text.js';
 
 export async function runMailboxList(ctx: Context, o: MailboxListOptions): Promise<void> {
   let broken: Error | undefined;
@@ -151,7 +150,7 @@ async function listWithCheckpoint(ctx: Context, opts: ListOptions, client: Mailb
 
 /** Writes to stdout honouring back-pressure (a slow pipe must not make memory grow). */
 function writeOut(ctx: Context, raw: string): Promise<void> | void {
-  const text = ctx.io.stdoutIsTTY ? terminalText(raw, ctx.io.color) : raw;
+  const text = ctx.output.forStdout(raw);
   if (ctx.io.stdout.write(text)) return;
   return new Promise((resolve, reject) => {
     const out = ctx.io.stdout;

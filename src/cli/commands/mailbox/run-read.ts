@@ -8,10 +8,14 @@ import { CancelledError, LanyardError, ValidationError } from '../../../core/err
 import type { Context } from '../../context.js';
 import { readerGone } from '../../io.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { CliError } from '../../errors/cli-error.js';
 import { mailboxClient, openOutputFile, progressStage, type OutputFile } from './common.js';
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './options.js';
 import { renderMessage } from './render.js';
 import { guardMemory } from './memory.js';
+import { binaryRefusal, terminalStream, textualType } from '../../terminal/terminal-stream.js';
+
+const PART_HINT = 'use --output FILE|DIR or redirect stdout';
 
 export async function runMailboxGet(ctx: Context, idArg: string, o: MailboxGetOptions): Promise<void> {
   const id = validateMessageId(idArg);
@@ -42,7 +46,7 @@ export async function runMailboxRaw(ctx: Context, idArg: string, o: MailboxOutpu
     await out?.abort();
     throw err;
   }
-  await deliver(ctx, res, out, total, `message ${id.slice(0, 8)}`);
+  await deliver(ctx, res, out, { total, label: `message ${id.slice(0, 8)}`, hint: 'use --output FILE or redirect stdout' });
 }
 
 export async function runMailboxPart(ctx: Context, idArg: string, partArg: string, o: MailboxOutputOptions): Promise<void> {
@@ -79,11 +83,11 @@ export async function runMailboxPart(ctx: Context, idArg: string, partArg: strin
       discard(res);
       throw err instanceof ValidationError ? err : new ValidationError((err as Error).message);
     }
-  } else if (outPath === undefined && ctx.io.stdoutIsTTY && !/^text\//i.test(res.contentType ?? '')) {
+  } else if (outPath === undefined && ctx.io.stdoutIsTTY && !textualType(res.contentType)) {
     discard(res);
-    throw new UsageError(`part ${part.value} is ${res.contentType ?? 'binary'}; not writing it to a terminal`, 'use --output FILE|DIR or redirect stdout');
+    throw binaryRefusal(`part ${part.value} (${res.contentType})`, PART_HINT);
   }
-  await deliver(ctx, res, out, undefined, `part ${part.value}`);
+  await deliver(ctx, res, out, { label: `part ${part.value}`, hint: PART_HINT });
   if (out && intoDir) ctx.io.err(`Saved ${out.path}`);
 }
 
@@ -93,7 +97,8 @@ function discard(res: StreamedBody): void {
 }
 
 /** Streams a response body (inflating deflate) to a file or stdout, with a progress bar on a TTY. */
-async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefined, total: number | undefined, label: string): Promise<void> {
+async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefined, what: { total?: number; label: string; hint: string }): Promise<void> {
+  const { total, label } = what;
   const stages: Transform[] = [];
   if (res.encoding && res.encoding !== 'deflate') {
     discard(res);
@@ -104,6 +109,8 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
     if (res.encoding === 'deflate') stages.push(await inflaterFor(res.body));
     const progress = progressStage(ctx, { total: total ?? res.length, label, toStdout: !out });
     if (progress) stages.push(progress);
+    // On a terminal the text is sanitised and binary refused; a file or a pipe gets the exact bytes.
+    if (!out && ctx.io.stdoutIsTTY) stages.push(terminalStream(() => binaryRefusal(label, what.hint)));
     const dest: Writable = out?.stream ?? ctx.io.stdout;
     guardMemory(res.body);
     await (pipeline as (...a: unknown[]) => Promise<void>)(res.body, ...stages, dest, { signal: ctx.signal, end: !!out });
@@ -112,7 +119,7 @@ async function deliver(ctx: Context, res: StreamedBody, out: OutputFile | undefi
     await out?.abort();
     if (readerGone(err)) return;
     if ((err as { name?: string }).name === 'AbortError' || ctx.signal.aborted) throw new CancelledError();
-    if (err instanceof LanyardError) throw err;
+    if (err instanceof LanyardError || err instanceof CliError) throw err;
     const code = (err as { code?: string }).code;
     if (code && /^Z_/.test(code)) throw new LanyardError('protocol_error', `the deflate stream from the server is corrupt (${code})`);
     throw new LanyardError('network_error', `transfer failed: ${(err as Error).message}`);
