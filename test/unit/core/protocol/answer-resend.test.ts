@@ -3,7 +3,8 @@
  * (here the server resets it, and with it the stream — a restart), the answer is sent again once the server
  * is back, and the stream resumed then brings the call's response; every send failing fails the call with a
  * line that says the request stays unanswered, after ANSWER_SENDS.max sends and the backoff between them;
- * a bridge host's answer (sent through the session) is sent again the same way.
+ * on the session's own stream that line goes to stderr; a bridge host's answer (sent through the session)
+ * is sent again the same way.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,8 +32,8 @@ const ELICIT = { jsonrpc: '2.0', id: 'e1', method: 'elicitation/create', params:
  * the answer came; the first `resets` answer POSTs are reset (with the call's stream too when `restart`);
  * a resumption brings the response when the answer came, else nothing new.
  */
-async function serve(resets: number, restart: boolean) {
-  const seen = { answers: 0, taken: undefined as unknown, gets: [] as string[] };
+async function serve(resets: number, restart: boolean, askOnSessionStream = false) {
+  const seen = { answers: 0, taken: undefined as unknown, gets: [] as string[], sessionStreams: 0 };
   let stream: ServerResponse | undefined;
   let callId: unknown;
   const response = () => `id: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: callId, result: { content: [], answer: seen.taken } })}\n\n`;
@@ -43,6 +44,9 @@ async function serve(resets: number, restart: boolean) {
       if (req.method === 'DELETE') return void res.writeHead(200).end();
       if (req.method === 'GET') {
         const last = req.headers['last-event-id'] as string | undefined;
+        // The session's own stream: the first one asks the elicitation (and stays open), later ones are refused.
+        if (last === undefined && askOnSessionStream && ++seen.sessionStreams === 1)
+          return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write(`id: s0\ndata: ${JSON.stringify(ELICIT)}\n\n`);
         if (last === undefined) return void res.writeHead(405).end();
         seen.gets.push(last);
         return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(seen.taken ? response() : 'retry: 10\n\n');
@@ -107,6 +111,17 @@ describe("an answer to a server's request that the network fails", () => {
     );
     expect(seen.answers).toBe(ANSWER_SENDS.max);
     expect(clock.sleeps).toEqual([1000, 1500, 2250, 3375]);
+    await s.close();
+  });
+
+  it("on the session's own stream, an answer no send delivered is said on stderr, once", async () => {
+    const { url, seen } = await serve(Number.POSITIVE_INFINITY, false, true);
+    const { s, notes } = await session(url, new FakeClock());
+    for (let i = 0; i < 1000 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(notes).toEqual([
+      expect.stringMatching(/^could not send Lanyard's answer to elicitation\/create to .+ \(5 tries\): .+; the server's request stays unanswered$/),
+    ]);
+    expect(seen.answers).toBe(ANSWER_SENDS.max);
     await s.close();
   });
 

@@ -198,7 +198,7 @@ describe('a protocol request redirected to another origin that answers 401 or 40
     const srv = await protocolServer((_req, res) => void res.writeHead(307, { location: `${other.url}/moved` }).end());
     const notes: string[] = [];
     const s = await signedIn(srv.url, { notify: (l) => void notes.push(l) });
-    for (let i = 0; i < 200 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 1000 && notes.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     // Time for more GETs, were the stream asked again (the clock advances itself at every wait).
     await new Promise((r) => setTimeout(r, 200));
     expect(notes).toEqual([
