@@ -11,7 +11,7 @@ import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
-import { DpopNonces, proverOf, USE_DPOP_NONCE } from './dpop.js';
+import { DpopNonces, nonceAsked, proverOf } from './dpop.js';
 import { authorize, coversScope, currentTokens, refreshTokens, renewable, unauthorizedAgain } from './flow.js';
 import type { AuthorizeOptions } from './flow-options.js';
 import {
@@ -40,10 +40,11 @@ interface StepUpRefusal {
   readonly seq: number;
 }
 
-/** What one request's resumptions have used of their bounds: the one refresh or sign-in after a 401, the step-ups after a 403 insufficient_scope. */
+/** What one request's resumptions have used of their bounds: the one refresh or sign-in after a 401, the step-ups after a 403 insufficient_scope, the DPoP nonces answered. */
 interface Renewals {
   refreshed: boolean;
   stepUps: number;
+  nonces: number;
 }
 
 /** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last new event. */
@@ -126,11 +127,11 @@ export class AuthorizedTransport {
     for (;;) {
       const sent = stateNow();
       const seq = ++this.#sends;
+      const nonceSent = sent.dpop?.nonces.get(this.o.serverUrl);
       const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
       if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
       // RFC 9449 §9: a resource server's use_dpop_nonce 401 is answered with a proof carrying its new nonce (twice at most).
-      const newNonce = sent.dpop?.remember(res, this.o.serverUrl) ?? false;
-      if (res.status === 401 && newNonce && nonces < 2 && parseBearerChallenge(res.headers['www-authenticate'])?.error === USE_DPOP_NONCE) {
+      if (nonceAsked(sent.dpop, res, this.o.serverUrl, nonceSent) && nonces < 2) {
         await res.dump();
         nonces++;
         continue;
@@ -171,7 +172,7 @@ export class AuthorizedTransport {
     }
     let res: HttpResponse | undefined = first;
     const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
-    const renewals: Renewals = { refreshed: false, stepUps: 0 };
+    const renewals: Renewals = { refreshed: false, stepUps: 0, nonces: 0 };
     for (;;) {
       const found = res && (await this.#drainUnbroken(res, cursor, id, stateNow));
       if (found) return found;
@@ -199,15 +200,14 @@ export class AuthorizedTransport {
   }
 
   /**
-   * The GET with Last-Event-ID; undefined when it failed in a way another try may mend: the network or an
-   * answer that asks to come back later (asksAgainLater), a 401 (the token expired during a long call) after
-   * a refresh or sign-in — once per request —, a 403 `insufficient_scope` after a step-up with the scope it
-   * names — the POST's rules and bound (MAX_STEP_UP per request), one step-up shared by the requests that need
-   * it. A 401 or 403 of another origin a redirect led the GET to (sent without the token) is thrown by the
-   * HTTP client as that origin's answer (HttpError.otherOrigin): no refresh, no step-up toward it.
+   * The GET with Last-Event-ID; undefined when another try may mend what failed: the network, an answer that
+   * asks to come back later, a DPoP nonce asked for, a 401 (refresh or sign-in, once per request), a 403
+   * insufficient_scope (a step-up: the POST's rules and bound). A 401 or 403 of another origin a redirect led
+   * to (no token went there) is thrown by the HTTP client (HttpError.otherOrigin): no refresh, no step-up.
    */
   async #resume(state: TransportState, lastEventId: string, renewals: Renewals): Promise<HttpResponse | undefined> {
     const seq = ++this.#sends;
+    const nonceSent = state.dpop?.nonces.get(this.o.serverUrl);
     let res: HttpResponse;
     try {
       res = await rpcGet(this.deps.http, this.o.serverUrl, state, lastEventId);
@@ -215,9 +215,11 @@ export class AuthorizedTransport {
       if (state.signal?.aborted || !broken(err)) throw err;
       return undefined;
     }
+    // A DPoP nonce asked for: sent again with it (twice at most), as a POST is.
+    const nonce = nonceAsked(state.dpop, res, this.o.serverUrl, nonceSent) && renewals.nonces++ < 2;
     if (res.status >= 200 && res.status <= 299 && isEventStream(res)) return res;
     await res.dump();
-    if (asksAgainLater(res.status)) return undefined;
+    if (asksAgainLater(res.status) || nonce) return undefined;
     const header = res.headers['www-authenticate'];
     if (res.status === 401) {
       if (renewals.refreshed) throw unauthorizedAgain(this.o.serverUrl, header);

@@ -17,6 +17,9 @@
  *   with 400 or 406 as often as with 405: asking again changes nothing) —
  *   its lines go through `sessionStreamNotice` when given (a one-off call's
  *   are silent);
+ * - a 401 `use_dpop_nonce` with a new DPoP nonce is asked again with it
+ *   (after the backoff: a server that hands out a new one every time is no
+ *   busy loop);
  * - 401 or 403 pauses it, with one line, until the session has another token
  *   (a call signed in again or widened its scope): the GET never signs in
  *   itself (no browser opened, no refresh, behind no call), and an idle
@@ -33,6 +36,7 @@ import type { Timeouts } from '../http/types.js';
 import { parseRetryAfter } from '../ratelimit/headers.js';
 import type { AuthorizedTransport, StreamCursor } from './authorized-transport.js';
 import { HttpError } from '../errors.js';
+import { nonceAsked } from './dpop.js';
 import { asksAgainLater, isEventStream, rpcGet } from './jsonrpc.js';
 import { AnswerNotSentError } from './server-answers.js';
 
@@ -121,6 +125,7 @@ export function reconnectDelay(retryMs: number, failures: number): number {
 /** One GET of the stream, read to its end. */
 async function attempt(t: AuthorizedTransport, sessionId: string, cursor: StreamCursor, signal: AbortSignal): Promise<Outcome> {
   const token = t.state.accessToken;
+  const nonceSent = t.state.dpop?.nonces.get(t.o.serverUrl);
   let res: Awaited<ReturnType<typeof rpcGet>>;
   try {
     res = await rpcGet(t.deps.http, t.o.serverUrl, { ...t.state, sessionId, signal }, cursor.lastEventId, STREAM_TIMEOUTS);
@@ -132,10 +137,13 @@ async function attempt(t: AuthorizedTransport, sessionId: string, cursor: Stream
   }
   const { status } = res;
   const ok = status >= 200 && status <= 299;
+  // A DPoP nonce asked for is no refused token: asked again with it.
+  const nonce = nonceAsked(t.state.dpop, res, t.o.serverUrl, nonceSent);
   if (!ok || !isEventStream(res)) {
     await res.dump().catch(() => undefined);
     if (status === 405 || ok) return { kind: 'none' };
     if (status === 404) return { kind: cursor.lastEventId === undefined ? 'lost' : 'unknown-event' };
+    if (nonce) return { kind: 'failed' };
     if (status === 401 || status === 403) return { kind: 'unauthorized', status, token };
     if (status >= 400 && status <= 499 && !asksAgainLater(status)) return { kind: 'refused', status };
     return { kind: 'failed', retryAfterMs: parseRetryAfter(res.headers['retry-after'], t.deps.clock.now()) };

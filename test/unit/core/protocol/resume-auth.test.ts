@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthRequiredError, HttpError } from '../../../../src/core/errors.js';
 import { HttpClient } from '../../../../src/core/http/client.js';
 import { MAX_STEP_UP } from '../../../../src/core/protocol/authorized-transport.js';
+import { generateDpopKey } from '../../../../src/core/protocol/dpop.js';
 import { AuthorizedSession, type ProtocolSessionDeps } from '../../../../src/core/protocol/session.js';
 import { ProtocolCredentials } from '../../../../src/core/protocol/store.js';
 import { FakeClock } from '../../../fakes/clock.js';
@@ -22,6 +23,8 @@ interface Seen {
   readonly auth?: string;
   readonly last?: string;
   readonly rpc?: string;
+  /** The `nonce` of the DPoP proof sent, if any. */
+  readonly nonce?: string;
   readonly body: string;
 }
 type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen) => void;
@@ -38,7 +41,17 @@ async function serve(handle: Handler): Promise<{ url: string; seen: Seen[] }> {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const rpc = body.startsWith('{') ? (JSON.parse(body) as { method?: string }).method : undefined;
-      const s = { method: req.method!, path: req.url!, auth: req.headers.authorization, last: req.headers['last-event-id'] as string | undefined, rpc, body };
+      const proof = req.headers.dpop as string | undefined;
+      const nonce = proof ? (JSON.parse(Buffer.from(proof.split('.')[1]!, 'base64url').toString()) as { nonce?: string }).nonce : undefined;
+      const s = {
+        method: req.method!,
+        path: req.url!,
+        auth: req.headers.authorization,
+        last: req.headers['last-event-id'] as string | undefined,
+        rpc,
+        nonce,
+        body,
+      };
       seen.push(s);
       handle(req, res, s);
     });
@@ -100,8 +113,8 @@ async function protocolServer(get: Handler, post?: (res: ServerResponse, s: Seen
   return { ...srv, answer };
 }
 
-/** A session signed in with client credentials for the scope "a" (token "narrow"). */
-async function signedIn(url: string, extra: Partial<ProtocolSessionDeps> = {}): Promise<AuthorizedSession> {
+/** A session signed in with client credentials for the scope "a" (token "narrow"; `dpop`: bound to a DPoP key). */
+async function signedIn(url: string, extra: Partial<ProtocolSessionDeps> = {}, dpop = false): Promise<AuthorizedSession> {
   const credentials = new ProtocolCredentials(new MemoryCredentialStore());
   await credentials.saveClient(url, { clientId: 'svc', clientSecret: 'sec', authMethod: 'client_secret_basic', origin: 'provided' });
   await credentials.saveTokens({
@@ -111,7 +124,7 @@ async function signedIn(url: string, extra: Partial<ProtocolSessionDeps> = {}): 
     grant: 'client_credentials',
     obtainedAt: 0,
     accessToken: 'narrow',
-    tokenType: 'Bearer',
+    ...(dpop ? { tokenType: 'DPoP', dpopKey: await generateDpopKey('ES256') } : { tokenType: 'Bearer' }),
     expiresAt: clock.now() + 600_000,
     scope: 'a',
   });
@@ -206,6 +219,83 @@ describe('a protocol request redirected to another origin that answers 401 or 40
     ]);
     expect(srv.seen.filter((x) => x.method === 'GET')).toHaveLength(1);
     expect(other.seen).toHaveLength(1);
+    expect(tokenRequests(srv.seen)).toEqual([]);
+    await s.close();
+  });
+});
+
+describe('a DPoP nonce asked for on a GET (the server rotated it)', () => {
+  /** GETs need the proof to carry the server's current nonce (`nonce.now`), which the client learns from a GET's own 401. */
+  const nonce = { now: 'n-2' };
+  const nonceOrAnswer = (answer: (s: Seen) => string | undefined) => (_req: IncomingMessage, res: ServerResponse, s: Seen) => {
+    if (s.nonce !== nonce.now)
+      return void res.writeHead(401, { 'www-authenticate': 'DPoP error="use_dpop_nonce", algs="ES256"', 'dpop-nonce': nonce.now }).end();
+    const body = answer(s);
+    if (body === undefined) return void res.writeHead(405).end();
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(body);
+  };
+
+  it('a resumption GET is sent again with the new nonce, as a POST is: no refresh, no sign-in', async () => {
+    nonce.now = 'n-2';
+    // The nonce rotates while the call's stream is open.
+    const rotate = (_res: ServerResponse, s: Seen) => {
+      if (s.rpc === 'tools/call') nonce.now = 'n-3';
+      return false;
+    };
+    const srv = await protocolServer(
+      nonceOrAnswer((s) => (s.last === undefined ? undefined : srv.answer())),
+      rotate,
+    );
+    const s = await signedIn(srv.url, {}, true);
+    const r = await s.request('tools/call', { name: 'slow', arguments: {} });
+    expect(r.result).toEqual({ content: [] });
+    // (The first carries n-2 or none, as the session's own stream learned n-2 before it or not.)
+    const resumed = srv.seen.filter((x) => x.method === 'GET' && x.last !== undefined).map((x) => [x.auth, x.nonce]);
+    expect(resumed).toHaveLength(2);
+    expect(resumed[1]).toEqual(['DPoP narrow', 'n-3']);
+    expect(tokenRequests(srv.seen)).toEqual([]);
+    await s.close();
+  });
+
+  it('ten calls at once that meet a new nonce are each sent again with it: none takes it for a refused token (no sign-in)', async () => {
+    const held: ServerResponse[] = [];
+    const challenge = { 'www-authenticate': 'DPoP error="use_dpop_nonce", algs="ES256"', 'dpop-nonce': 'n-9' };
+    // The ten POSTs with no nonce are refused together, once all ten have arrived: one learns the nonce first.
+    const post = (res: ServerResponse, s: Seen) => {
+      if (s.rpc !== 'tools/call') return false;
+      const m = JSON.parse(s.body) as { id: unknown };
+      if (s.nonce === 'n-9') return !!json(res, 200, { jsonrpc: '2.0', id: m.id, result: { content: [] } });
+      held.push(res);
+      if (held.length === 10) for (const h of held) h.writeHead(401, challenge).end();
+      return true;
+    };
+    const srv = await protocolServer((_req, res) => void res.writeHead(405).end(), post);
+    const s = await signedIn(srv.url, {}, true);
+    const calls = Array.from({ length: 10 }, () => s.request('tools/call', { name: 'echo', arguments: {} }));
+    expect((await Promise.all(calls)).map((r) => r.result)).toEqual(Array.from({ length: 10 }, () => ({ content: [] })));
+    expect(tokenRequests(srv.seen)).toEqual([]);
+    expect(
+      srv.seen
+        .filter((x) => x.rpc === 'tools/call')
+        .map((x) => x.nonce ?? 'none')
+        .sort(),
+    ).toEqual([...Array(10).fill('n-9'), ...Array(10).fill('none')]);
+    await s.close();
+  });
+
+  it("the session's GET stream is opened again with the new nonce, not paused as if the token were refused", async () => {
+    nonce.now = 'n-2';
+    const srv = await protocolServer(nonceOrAnswer(() => ': open\n\n'));
+    const notes: string[] = [];
+    const s = await signedIn(srv.url, { notify: (l) => void notes.push(l) }, true);
+    const gets = () => srv.seen.filter((x) => x.method === 'GET');
+    for (let i = 0; i < 1000 && !gets().some((x) => x.nonce === 'n-2'); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(
+      gets()
+        .slice(0, 2)
+        .map((x) => x.nonce),
+    ).toEqual([undefined, 'n-2']);
+    expect(notes).toEqual([]);
     expect(tokenRequests(srv.seen)).toEqual([]);
     await s.close();
   });
