@@ -27,8 +27,8 @@ export interface HostedBridge {
 export interface BridgeStart {
   env: Record<string, string>;
   args?: string[];
-  /** The host's answer to an elicitation (default: accept with confirm=true). */
-  elicit?: (params: unknown) => ElicitResult;
+  /** The host's answer to an elicitation (default: accept with confirm=true); it may take its time. */
+  elicit?: (params: unknown) => ElicitResult | Promise<ElicitResult>;
 }
 
 export async function hostBridge(url: string, o: BridgeStart, connect = true): Promise<HostedBridge> {

@@ -109,6 +109,26 @@ describe('protocol bridge: a stream that breaks', () => {
   });
 });
 
+describe("protocol bridge: the host's answer met by a network failure", () => {
+  it("is sent again (the emulator reset its POST), and the tool's answer arrives", async () => {
+    const c = await newClient('allow');
+    const elicit = async () => {
+      // The next POST to /mcp — the host's answer, which the bridge posts — meets a connection reset.
+      await w.admin('faults', { type: 'reset', method: 'POST', path: '/mcp', count: 1 });
+      return { action: 'accept' as const, content: { confirm: true } };
+    };
+    const b = await hostBridge(mcp, { env: c.env(), args: ['--scopes', 'tools:read tools:call'], elicit });
+    await confirmThrough(b, 'Through a reset?');
+    expect(await b.close()).toBe(0);
+    expect(b.errors).toEqual([]);
+    const s = await stats(w);
+    expect(s.clientAnswers).toEqual([{ method: 'elicitation/create', result: { action: 'accept', content: { confirm: true } }, error: undefined }]);
+    // The reset was taken (by the answer's first POST), and the bridge said nothing of a lost answer.
+    expect(await w.admin('faults', undefined, 'GET')).toEqual({ faults: [] });
+    expect(b.stderr()).not.toMatch(/could not pass on|stays unanswered/);
+  });
+});
+
 describe('the lock wait (LANYARD_LOCK_WAIT)', () => {
   it('a process that waits for another sign-in gives up after LANYARD_LOCK_WAIT, with one line; a malformed value is a usage error', async () => {
     const c = await newClient('allow');

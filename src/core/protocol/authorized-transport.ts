@@ -7,24 +7,44 @@
  * the server's requests on it and resuming a broken stream with
  * `Last-Event-ID` after the server's `retry`.
  */
-import { AuthRequiredError, HttpError, LanyardError, NetworkError, TimeoutError } from '../errors.js';
+import { AuthRequiredError, HttpError, LanyardError } from '../errors.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseBearerChallenge } from './discovery.js';
-import { DpopNonces, proverOf, USE_DPOP_NONCE } from './dpop.js';
+import { DpopNonces, nonceAsked, proverOf } from './dpop.js';
 import { authorize, coversScope, currentTokens, refreshTokens, renewable, unauthorizedAgain } from './flow.js';
 import type { AuthorizeOptions } from './flow-options.js';
-import { classify, isEventStream, jsonMessages, rpcGet, rpcPost, sessionIdOf, sseEvents, type IncomingMessage, type TransportState } from './jsonrpc.js';
+import {
+  asksAgainLater,
+  classify,
+  isEventStream,
+  jsonMessages,
+  refusalBody,
+  rpcGet,
+  rpcPost,
+  sessionIdOf,
+  sseEvents,
+  type IncomingMessage,
+  type TransportState,
+} from './jsonrpc.js';
+import { broken, inputAnswer, sendAnswer } from './server-answers.js';
 import type { StoredTokens } from './store.js';
 import { OAuthErrorCode } from './token.js';
 import type { ProtocolCallOptions, ProtocolSessionDeps } from './session-types.js';
 
-/** A 403 insufficient_scope: the scope the challenge names, the challenge, the token and the number of the POST refused. */
+/** A 403 insufficient_scope: the scope the challenge names, the challenge, the token and the number of the request refused (POST or resumption GET). */
 interface StepUpRefusal {
   readonly scope?: string;
   readonly header?: string;
   readonly used?: string;
   readonly seq: number;
+}
+
+/** What one request's resumptions have used of their bounds: the one refresh or sign-in after a 401, the step-ups after a 403 insufficient_scope, the DPoP nonces answered. */
+interface Renewals {
+  refreshed: boolean;
+  stepUps: number;
+  nonces: number;
 }
 
 /** Where a stream stands: the last event id (for Last-Event-ID), the server's retry, reconnections since the last new event. */
@@ -46,16 +66,6 @@ const RESUME_FLOOR_MS = 100;
 /** The reconnection delay when the server named none (the HTML standard leaves it to the client). */
 export const DEFAULT_RETRY_MS = 1000;
 
-/** The body of a refusal, parsed when it is JSON. */
-export async function refusalBody(res: HttpResponse): Promise<unknown> {
-  const body = await res.text().catch(() => '');
-  try {
-    return JSON.parse(body);
-  } catch {
-    return body;
-  }
-}
-
 export class AuthorizedTransport {
   readonly state: TransportState;
   authorized = false;
@@ -65,9 +75,9 @@ export class AuthorizedTransport {
    * joins any; a 403 insufficient_scope one whose scope covers what it needs): one flight, one outcome for all.
    */
   #authorizing?: { readonly done: Promise<void>; readonly scope?: string };
-  /** POSTs sent so far: a request knows whether it went out before a step-up failed. */
-  #posts = 0;
-  /** The last step-up that failed, and the POSTs sent before it did: their refusals share its error, not ask again. */
+  /** POSTs and resumption GETs sent so far: a request knows whether it went out before a step-up failed. */
+  #sends = 0;
+  /** The last step-up that failed, and the requests sent before it did: their refusals share its error, not ask again. */
   #failedStepUp?: { readonly scope: string; readonly error: unknown; readonly upTo: number };
 
   readonly deps: ProtocolSessionDeps;
@@ -116,12 +126,12 @@ export class AuthorizedTransport {
     let nonces = 0;
     for (;;) {
       const sent = stateNow();
-      const seq = ++this.#posts;
+      const seq = ++this.#sends;
+      const nonceSent = sent.dpop?.nonces.get(this.o.serverUrl);
       const res = await rpcPost(this.deps.http, this.o.serverUrl, message, sent, extra);
       if (method === 'initialize') this.state.sessionId = sessionIdOf(res);
       // RFC 9449 §9: a resource server's use_dpop_nonce 401 is answered with a proof carrying its new nonce (twice at most).
-      const newNonce = sent.dpop?.remember(res, this.o.serverUrl) ?? false;
-      if (res.status === 401 && newNonce && nonces < 2 && parseBearerChallenge(res.headers['www-authenticate'])?.error === USE_DPOP_NONCE) {
+      if (nonceAsked(sent.dpop, res, this.o.serverUrl, nonceSent) && nonces < 2) {
         await res.dump();
         nonces++;
         continue;
@@ -162,7 +172,7 @@ export class AuthorizedTransport {
     }
     let res: HttpResponse | undefined = first;
     const cursor: StreamCursor = { retryMs: DEFAULT_RETRY_MS, reconnects: 0 };
-    const renewed = { done: false };
+    const renewals: Renewals = { refreshed: false, stepUps: 0, nonces: 0 };
     for (;;) {
       const found = res && (await this.#drainUnbroken(res, cursor, id, stateNow));
       if (found) return found;
@@ -175,7 +185,7 @@ export class AuthorizedTransport {
       }
       const state = stateNow();
       await this.deps.clock.sleep(Math.max(cursor.retryMs, RESUME_FLOOR_MS), state.signal);
-      res = await this.#resume(state, cursor.lastEventId, renewed);
+      res = await this.#resume(state, cursor.lastEventId, renewals);
     }
   }
 
@@ -190,10 +200,14 @@ export class AuthorizedTransport {
   }
 
   /**
-   * The GET with Last-Event-ID; undefined when it failed in a way another try may mend (the network, 5xx,
-   * 408, 429, or a 401 — the token expired during a long call — after a refresh or sign-in, once per request).
+   * The GET with Last-Event-ID; undefined when another try may mend what failed: the network, an answer that
+   * asks to come back later, a DPoP nonce asked for, a 401 (refresh or sign-in, once per request), a 403
+   * insufficient_scope (a step-up: the POST's rules and bound). A 401 or 403 of another origin a redirect led
+   * to (no token went there) is thrown by the HTTP client (HttpError.otherOrigin): no refresh, no step-up.
    */
-  async #resume(state: TransportState, lastEventId: string, renewed: { done: boolean }): Promise<HttpResponse | undefined> {
+  async #resume(state: TransportState, lastEventId: string, renewals: Renewals): Promise<HttpResponse | undefined> {
+    const seq = ++this.#sends;
+    const nonceSent = state.dpop?.nonces.get(this.o.serverUrl);
     let res: HttpResponse;
     try {
       res = await rpcGet(this.deps.http, this.o.serverUrl, state, lastEventId);
@@ -201,13 +215,21 @@ export class AuthorizedTransport {
       if (state.signal?.aborted || !broken(err)) throw err;
       return undefined;
     }
+    // A DPoP nonce asked for: sent again with it (twice at most), as a POST is.
+    const nonce = nonceAsked(state.dpop, res, this.o.serverUrl, nonceSent) && renewals.nonces++ < 2;
     if (res.status >= 200 && res.status <= 299 && isEventStream(res)) return res;
     await res.dump();
-    if (res.status >= 500 || res.status === 408 || res.status === 429) return undefined;
+    if (asksAgainLater(res.status) || nonce) return undefined;
+    const header = res.headers['www-authenticate'];
     if (res.status === 401) {
-      if (renewed.done) throw unauthorizedAgain(this.o.serverUrl, res.headers['www-authenticate']);
-      renewed.done = true;
-      await this.#on401(res.headers['www-authenticate'], state.accessToken);
+      if (renewals.refreshed) throw unauthorizedAgain(this.o.serverUrl, header);
+      renewals.refreshed = true;
+      await this.#on401(header, state.accessToken);
+      return undefined;
+    }
+    const challenge = res.status === 403 ? parseBearerChallenge(header) : undefined;
+    if (challenge?.error === OAuthErrorCode.insufficientScope) {
+      await this.#onInsufficientScope({ scope: challenge.scope, header, used: state.accessToken, seq }, renewals.stepUps++, state.signal);
       return undefined;
     }
     throw new LanyardError('protocol_error', `resuming the event stream of ${this.o.serverUrl} (GET with Last-Event-ID) failed: HTTP ${res.status}`);
@@ -253,26 +275,26 @@ export class AuthorizedTransport {
     return found;
   }
 
-  /** A request from the server: elicitation is asked (or declined), ping answered, anything else is method-not-found. */
+  /**
+   * A request from the server: elicitation is asked (or declined), ping answered, anything else is
+   * method-not-found; the answer is sent again when the network fails it (server-answers.ts).
+   */
   async #answer(req: JsonRpcRequestWire & { id: string | number }): Promise<void> {
     const result = await this.inputAnswer(req.method, req.params);
     const reply: JsonRpcResponseWire =
       result === undefined
         ? { jsonrpc: '2.0', id: req.id, error: { code: -32601, message: `Method not found: ${req.method}` } }
         : { jsonrpc: '2.0', id: req.id, result: result as Record<string, unknown> };
-    const res = await rpcPost(this.deps.http, this.o.serverUrl, reply, this.state);
+    const what = `Lanyard's answer to ${req.method}`;
+    const send = () => rpcPost(this.deps.http, this.o.serverUrl, reply, this.state);
+    const res = await sendAnswer(send, { clock: this.deps.clock, signal: this.state.signal, serverUrl: this.o.serverUrl, what });
     await res.dump();
     if (res.status < 200 || res.status > 299) this.deps.notify?.(`${this.o.serverUrl} refused Lanyard's answer to ${req.method} (HTTP ${res.status})`);
   }
 
   /** What Lanyard answers to a request of the server (elicitation asked or declined, ping), undefined when it cannot. */
-  async inputAnswer(method: string, params: unknown): Promise<unknown> {
-    if (method === 'elicitation/create') {
-      const p = (params ?? {}) as { message?: string; requestedSchema?: unknown; mode?: string; url?: string };
-      return this.deps.elicit ? await this.deps.elicit(p) : { action: 'decline' };
-    }
-    if (method === 'ping') return {};
-    return undefined;
+  inputAnswer(method: string, params: unknown): Promise<unknown> {
+    return inputAnswer(this.deps, method, params);
   }
 
   #authorizeOptions(scopes: string | undefined, challenge: AuthorizeOptions['challenge']): AuthorizeOptions {
@@ -305,7 +327,7 @@ export class AuthorizedTransport {
   }
 
   /**
-   * After a 403 insufficient_scope to a request (sent as the `seq`th POST with the token `used`): authorize
+   * After a 403 insufficient_scope to a request (the `seq`th POST or resumption GET sent, with the token `used`): authorize
    * again with the scope it names added, once for every request that needs it meanwhile — an agent's twenty
    * concurrent calls of a tool that needs a wider scope make one sign-in, not twenty. A step-up under way that
    * asks for the scope is joined; one that does not is waited out first; a token got since `used` that has the
@@ -336,7 +358,7 @@ export class AuthorizedTransport {
     const options = this.#authorizeOptions(wider, { ...parseBearerChallenge(r.header), scope: wider });
     const done = this.#fly(wider, () => authorize(this.deps, { ...options, insteadOf: { accessToken: used, scope: wider } }));
     done.catch((error: unknown) => {
-      this.#failedStepUp = { scope: wider, error, upTo: this.#posts };
+      this.#failedStepUp = { scope: wider, error, upTo: this.#sends };
     });
     await waitFor(done, signal);
   }
@@ -358,12 +380,6 @@ export class AuthorizedTransport {
     this.state.dpop = proverOf(t, this.deps.clock, this.state.dpop, this.deps.dpopNonces);
     this.authorized = true;
   }
-}
-
-/** A failure of the connection itself (reset, refused, a connect/head/idle bound), not of the call: a resumption may mend it. */
-function broken(err: unknown): boolean {
-  if (err instanceof TimeoutError) return err.phase !== 'total';
-  return err instanceof NetworkError || (!(err instanceof LanyardError) && typeof (err as { code?: unknown } | undefined)?.code === 'string');
 }
 
 /** `p`, or the abort of `signal` (the caller stops waiting; `p` goes on for the others). */

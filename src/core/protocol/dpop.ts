@@ -6,6 +6,7 @@
  */
 import type { HttpResponse } from '../http/client.js';
 import type { Credential, CredentialRequest } from '../http/types.js';
+import { parseBearerChallenge } from './discovery.js';
 
 /** The algorithms Lanyard signs proofs with, in its order of preference. */
 export const DPOP_ALGS = ['ES256', 'EdDSA', 'ES384', 'RS256'] as const;
@@ -145,4 +146,22 @@ export function proverOf(
   if (t?.tokenType !== 'DPoP' || !t.dpopKey) return undefined;
   if (t.dpopKey.privateKey === inUse?.key.privateKey) return inUse;
   return new DpopProver(t.dpopKey, () => clock.now(), inUse?.nonces ?? nonces);
+}
+
+/**
+ * Keeps the nonce an answer of `url`'s endpoint hands out; true for a 401 `use_dpop_nonce` when the book now
+ * holds another nonce than `sentWith` (the one it held when the request went out): the request is sent again
+ * with it. That another request learned the nonce first (a rotation meets an agent's concurrent calls) makes it
+ * no less a nonce to answer, never a refused token.
+ */
+export function nonceAsked(
+  prover: DpopProver | undefined,
+  res: Pick<HttpResponse, 'status' | 'headers' | 'url'>,
+  url: string,
+  sentWith: string | undefined,
+): boolean {
+  if (!prover) return false;
+  prover.remember(res, url);
+  if (res.status !== 401 || parseBearerChallenge(res.headers['www-authenticate'])?.error !== USE_DPOP_NONCE) return false;
+  return prover.nonces.get(url) !== sentWith;
 }

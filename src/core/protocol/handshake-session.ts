@@ -28,6 +28,7 @@ import { isProtocolRevision, Protocol, type ProtocolRevision } from '../../share
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
 import { waitFor, type AuthorizedTransport } from './authorized-transport.js';
 import { rpcDelete } from './jsonrpc.js';
+import { sendAnswer } from './server-answers.js';
 import { listenToSession, type SessionStream } from './session-stream.js';
 
 /** A re-initialization after the server lost the session `lost`, shared by the requests that meet the loss meanwhile. */
@@ -166,7 +167,11 @@ export class HandshakeSession {
     for (let losses = 0; ; losses++) {
       if (!recovering) await this.#pastRecovery(signal);
       const seq = ++this.#posts;
-      const res = await transport.post(message, undefined, sending);
+      const post = () => transport.post(message, undefined, sending);
+      // An answer to a server's request (the bridge's host answering sampling, roots, elicitation) is sent again when the network fails it.
+      const what = `the answer to the server's request ${String(message.id)}`;
+      const resend = { clock: transport.deps.clock, signal: stateNow().signal, serverUrl: transport.o.serverUrl, what };
+      const res = method === undefined ? await sendAnswer(post, resend) : await post();
       if (res.status === 404 && sentWith !== undefined && method !== 'initialize') {
         await res.dump();
         if (recovering || losses >= MAX_LOSSES_PER_REQUEST) throw this.#lostAgain();

@@ -121,6 +121,25 @@ export async function rpcDelete(http: HttpClient, url: string, s: TransportState
   return res.status;
 }
 
+/**
+ * An answer that says "not now" (5xx, 408 Request Timeout, 429 Too Many Requests): a stream's GET so
+ * answered is asked again later — a request's resumption (authorized-transport.ts) and the session's
+ * own stream (session-stream.ts) alike. What they do with the other statuses differs, each in its place.
+ */
+export function asksAgainLater(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
+}
+
+/** The body of a refusal, parsed when it is JSON. */
+export async function refusalBody(res: HttpResponse): Promise<unknown> {
+  const body = await res.text().catch(() => '');
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
 /** Session id of a reply, when the server assigned one. */
 export function sessionIdOf(res: HttpResponse): string | undefined {
   const v = res.headers[Protocol.sessionHeader.toLowerCase()];

@@ -17,15 +17,28 @@
  *   with 400 or 406 as often as with 405: asking again changes nothing) —
  *   its lines go through `sessionStreamNotice` when given (a one-off call's
  *   are silent);
+ * - a 401 `use_dpop_nonce` with a new DPoP nonce is asked again with it
+ *   (after the backoff: a server that hands out a new one every time is no
+ *   busy loop);
  * - 401 or 403 pauses it, with one line, until the session has another token
  *   (a call signed in again or widened its scope): the GET never signs in
  *   itself (no browser opened, no refresh, behind no call), and an idle
- *   bridge with an expired token sends nothing meanwhile.
+ *   bridge with an expired token sends nothing meanwhile;
+ * - a 401 or 403 of another origin a redirect led the GET to stops it with
+ *   one line: no token went there (HttpError.otherOrigin), so neither a new
+ *   token nor another try changes that answer.
+ * Which statuses ask to come back later (5xx, 408, 429) is decided in one
+ * place for this stream and a request's resumption (jsonrpc.ts,
+ * asksAgainLater); the rest differs: a resumption refreshes on a 401 and
+ * steps up on a 403 insufficient_scope itself, fails on a 404 or another 4xx.
  */
 import type { Timeouts } from '../http/types.js';
 import { parseRetryAfter } from '../ratelimit/headers.js';
 import type { AuthorizedTransport, StreamCursor } from './authorized-transport.js';
-import { isEventStream, rpcGet } from './jsonrpc.js';
+import { HttpError } from '../errors.js';
+import { nonceAsked } from './dpop.js';
+import { asksAgainLater, isEventStream, rpcGet } from './jsonrpc.js';
+import { AnswerNotSentError } from './server-answers.js';
 
 /** Idle time allowed between two chunks of the stream (servers' keep-alive comments come every 15 to 30 s). */
 export const SESSION_STREAM_IDLE_MS = 90_000;
@@ -45,10 +58,11 @@ const RETRY_AFTER_MAX_MS = 3_600_000;
 
 type Attempt = 'served' | 'failed' | 'lost' | 'unknown-event' | 'refused' | 'unauthorized' | 'none';
 
-/** How one GET ended: the answer's status, its `Retry-After` (ms), the token it went with. */
+/** How one GET ended: the answer's status (and why, when the HTTP client refused it), its `Retry-After` (ms), the token it went with. */
 interface Outcome {
   readonly kind: Attempt;
   readonly status?: number;
+  readonly why?: string;
   readonly retryAfterMs?: number;
   readonly token?: string;
 }
@@ -68,10 +82,10 @@ export function listenToSession(t: AuthorizedTransport, sessionId: string, onLos
     let served = false;
     const say = (line: string) => (t.deps.sessionStreamNotice ? t.deps.sessionStreamNotice(line) : t.deps.notify?.(line));
     while (!signal.aborted) {
-      const { kind, status, retryAfterMs, token } = await attempt(t, sessionId, cursor, signal);
+      const { kind, status, why, retryAfterMs, token } = await attempt(t, sessionId, cursor, signal);
       if (signal.aborted || kind === 'none') return;
       if (kind === 'lost') return served ? onLost() : undefined;
-      if (kind === 'refused') return void say(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); ${UNHEARD}`);
+      if (kind === 'refused') return void say(`${t.o.serverUrl} refused the session's event stream (${why ?? `GET: HTTP ${status}`}); ${UNHEARD}`);
       if (kind === 'unauthorized') {
         say(`${t.o.serverUrl} refused the session's event stream (GET: HTTP ${status}); it is opened again once a call signs in`);
         await anotherToken(t, token, signal);
@@ -111,26 +125,34 @@ export function reconnectDelay(retryMs: number, failures: number): number {
 /** One GET of the stream, read to its end. */
 async function attempt(t: AuthorizedTransport, sessionId: string, cursor: StreamCursor, signal: AbortSignal): Promise<Outcome> {
   const token = t.state.accessToken;
+  const nonceSent = t.state.dpop?.nonces.get(t.o.serverUrl);
   let res: Awaited<ReturnType<typeof rpcGet>>;
   try {
     res = await rpcGet(t.deps.http, t.o.serverUrl, { ...t.state, sessionId, signal }, cursor.lastEventId, STREAM_TIMEOUTS);
-  } catch {
+  } catch (err) {
+    // The HTTP client's own refusal of an answer (a 401 or 403 of another origin a redirect led to, sent
+    // without the token: HttpError.otherOrigin) is no failure another GET mends, nor one a token would.
+    if (err instanceof HttpError) return { kind: 'refused', status: err.status, why: err.message };
     return { kind: 'failed' };
   }
   const { status } = res;
   const ok = status >= 200 && status <= 299;
+  // A DPoP nonce asked for is no refused token: asked again with it.
+  const nonce = nonceAsked(t.state.dpop, res, t.o.serverUrl, nonceSent);
   if (!ok || !isEventStream(res)) {
     await res.dump().catch(() => undefined);
     if (status === 405 || ok) return { kind: 'none' };
     if (status === 404) return { kind: cursor.lastEventId === undefined ? 'lost' : 'unknown-event' };
+    if (nonce) return { kind: 'failed' };
     if (status === 401 || status === 403) return { kind: 'unauthorized', status, token };
-    if (status >= 400 && status <= 499 && status !== 408 && status !== 429) return { kind: 'refused', status };
+    if (status >= 400 && status <= 499 && !asksAgainLater(status)) return { kind: 'refused', status };
     return { kind: 'failed', retryAfterMs: parseRetryAfter(res.headers['retry-after'], t.deps.clock.now()) };
   }
   try {
     await t.drain(res, cursor);
-  } catch {
-    /* cut, idle, or an event too long: the stream is opened again */
+  } catch (err) {
+    // Cut, idle, or an event too long: the stream is opened again. A server's request whose answer could not be sent is said.
+    if (err instanceof AnswerNotSentError) t.deps.notify?.(err.message);
   }
   return { kind: 'served' };
 }

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { HttpError, LanyardError } from '../errors.js';
 import { isStatelessRevision, Protocol, type ProtocolRevision } from '../../shared/constants.js';
 import type { JsonRpcRequestWire, JsonRpcResponseWire } from '../../shared/protocol.js';
-import { refusalBody, type AuthorizedTransport } from './authorized-transport.js';
+import type { AuthorizedTransport } from './authorized-transport.js';
+import { refusalBody } from './jsonrpc.js';
 import { keepValidTools, paramHeaders, standardHeaders, statelessError, withRequestMeta, type ClientDescription } from './stateless.js';
 import { ToolCache, type Listing, type Tool } from './stateless-tools.js';
 
