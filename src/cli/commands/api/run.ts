@@ -9,6 +9,7 @@ import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/c
 import { type ApiTarget, resolveApiTarget, isQueryApi, queryApiBody } from './targets.js';
 import { readStdinText } from '../../terminal/stdin.js';
 import { secretHeaderValues } from '../../../core/http/redact.js';
+import { headerLines } from '../../../core/http/stream.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -140,7 +141,8 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
 /** `--include`: the status line and headers of a response (or of an error's), then a blank line. */
 function printHead(ctx: Context, status: number, headers: HttpResponse['headers']): void {
   ctx.io.out(`HTTP ${status}`);
-  for (const [k, v] of Object.entries(headers)) ctx.io.out(`${k}: ${v}`);
+  // Each Set-Cookie on its own line, as curl and the code host's CLI print them.
+  for (const [k, v] of headerLines(headers)) ctx.io.out(`${k}: ${v}`);
   ctx.io.out('');
 }
 
