@@ -8,7 +8,7 @@
  * them). The built CLI against a server on 127.0.0.1 that checks the header
  * arrives.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -95,5 +95,26 @@ describe('an answer with several Set-Cookie headers', () => {
     expect(lines.filter((l) => l.startsWith('set-cookie: '))).toEqual(COOKIES.map((c) => `set-cookie: ${c}`));
     expect(lines).toContain('etag: "v2"');
     expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n\n') + 2))).toEqual({ ok: 2 });
+  });
+});
+
+describe('a credential header read with -H @FILE or -H @- (never in argv)', () => {
+  it.each(['file', 'stdin'])('from %s: sent, traced by name only, the value nowhere on stderr', async (from) => {
+    const secret = `glpat-e2e-from-${from}-0009`;
+    const lines = `Private-Token: ${secret}\r\nX-Plain: visible\r\n`;
+    const path = join(dir, `headers-${from}.txt`);
+    await writeFile(path, lines);
+    seen.length = 0;
+    const r = await runCli(['--debug', 'api', `${url}/data`, '-H', from === 'file' ? `@${path}` : '@-'], {
+      env: { LANYARD_CONFIG_DIR: dir },
+      timeoutMs: 30_000,
+      ...(from === 'stdin' ? { input: lines } : {}),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(seen[0]!['private-token']).toBe(secret);
+    expect(seen[0]!['x-plain']).toBe('visible');
+    expect(r.stderr).toContain('> private-token: [REDACTED]');
+    expect(r.stderr).toContain('> x-plain: visible');
+    expect(r.stderr + r.stdout).not.toContain(secret);
   });
 });

@@ -10,6 +10,7 @@ import { type ApiTarget, resolveApiTarget, isQueryApi, queryApiBody } from './ta
 import { readStdinText } from '../../terminal/stdin.js';
 import { secretHeaderValues } from '../../../core/http/redact.js';
 import { headerLines } from '../../../core/http/stream.js';
+import { headerOptions } from './headers.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -61,7 +62,7 @@ async function openInput(file: string): Promise<FileHandle> {
 
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
   checkOptions(opts, ctx.output);
-  const headers = headerOptions(opts.header);
+  const headers = await headerOptions(ctx, opts);
   // A -H credential (`Private-Token: …`) is redacted from every line on stderr, as the profile's is.
   for (const v of secretHeaderValues(headers)) ctx.secrets.remember(v);
   const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
@@ -102,17 +103,6 @@ function checkOptions(opts: ApiOptions, output: Output): void {
   if (opts.input && (opts.rawField.length || opts.field.length) && (opts.method ?? 'POST').toUpperCase() !== 'GET') {
     throw new UsageError('--input and fields together: fields become query parameters only with -X GET');
   }
-}
-
-/** `-H "Name: value"` options as headers (names in lower case). */
-function headerOptions(lines: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const h of lines) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header expects "Name: value", got "${h}"`);
-    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
-  }
-  return headers;
 }
 
 /** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */
