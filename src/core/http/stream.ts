@@ -75,7 +75,14 @@ export function flattenHeaders(h: Record<string, string | string[] | undefined>)
   return out;
 }
 
-/** The header lines of flattened headers, as received: each Set-Cookie on its own line, where it came. */
+/**
+ * The header lines of an answer's (or an HttpError's) headers as
+ * `[name, value]` pairs: each Set-Cookie on its own line, in the order
+ * received (`headers['set-cookie']` holds only the first).
+ *
+ * @example
+ * const cookies = headerLines(res.headers).filter(([name]) => name === 'set-cookie').map(([, v]) => v);
+ */
 export function headerLines(headers: Readonly<Record<string, string>>): Array<[name: string, value: string]> {
   const cookies = (headers as { [SET_COOKIES]?: readonly string[] })[SET_COOKIES];
   return Object.entries(headers).flatMap(([k, v]): Array<[string, string]> => (k === 'set-cookie' && cookies ? cookies.map((c) => [k, c]) : [[k, v]]));

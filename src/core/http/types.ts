@@ -66,7 +66,7 @@ export interface RequestSpec {
 
 export interface HttpResponse {
   readonly status: number;
-  /** Lower-cased header names; repeated headers joined with ", " (set-cookie: the first; each one where `lanyard api -i` and the trace print them). */
+  /** Lower-cased header names; repeated headers joined with ", " (set-cookie: the first; every one: {@link headerLines}). */
   readonly headers: Readonly<Record<string, string>>;
   readonly url: string;
   readonly rateLimit?: RateLimitState;
