@@ -88,7 +88,10 @@ describe('lanyard api --timeout on a body written out as it comes', () => {
 /**
  * A reader that stops reading: at the first bytes it pauses (the pipe fills,
  * the CLI blocks writing to it) for `pauseMs`, then reads on. Resolves with
- * when it read on.
+ * when it read on. The child's stdout is a socket pair (as a program that
+ * spawns Lanyard gives it): its writes wait for 'drain' with the event loop
+ * running — the case the old bound failed; a shell's blocking pipe freezes
+ * the process instead, and the read after the write restarts the bound.
  */
 function pausingReader(pauseMs: number): { onSpawn: (child: ChildProcess) => void; resumedAt: Promise<number> } {
   let resumed!: (at: number) => void;
