@@ -363,7 +363,7 @@ complete -c lanyard -n '__lanyard_at '\''ratelimit wait'\''' -l basic-client -d 
 complete -c lanyard -n '__lanyard_at '\''ratelimit wait'\''' -l no-color -d 'disable colour (env: NO_COLOR)'
 complete -c lanyard -n '__lanyard_at '\''ratelimit wait'\''' -l help -s h -d 'display help for command'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l method -s X -x -d 'HTTP method (default GET, or POST with fields or --input)'
-complete -c lanyard -n '__lanyard_at '\''api'\''' -l header -s H -x -d 'extra request header "Name: value" (repeatable)'
+complete -c lanyard -n '__lanyard_at '\''api'\''' -l header -s H -x -d 'extra request header "Name: value" (repeatable); @FILE reads header lines from FILE, @- from stdin (a secret header stays out of argv)'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l raw-field -s f -x -d 'string parameter: query for GET, JSON body otherwise (repeatable)'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l field -s F -x -d 'typed parameter: true/false/null/numbers as JSON, @file reads a file, @- stdin (repeatable)'
 complete -c lanyard -n '__lanyard_at '\''api'\''' -l input -r -F -d 'request body from a file, or - for stdin (streamed)'

@@ -50,6 +50,7 @@ export { WireTypeError } from './wire/check.js';
 
 // HTTP
 export { HttpClient } from './http/client.js';
+export { headerLines } from './http/stream.js';
 export type {
   AnswerHead,
   Credential,

@@ -2,10 +2,13 @@
  * `lanyard --debug api -H 'Private-Token: …'`: a credential in a header of
  * any name (not only Authorization) never shows in the trace — not on the
  * first request, its redirect hop, nor in the answer's Set-Cookie — while the
- * header names and the non-secret headers stay readable. The built CLI
- * against a server on 127.0.0.1 that checks the header arrives.
+ * header names and the non-secret headers stay readable. An answer with
+ * several Set-Cookie headers keeps every one: each redacted in the trace,
+ * each on its own line with `-i` (as curl and the code host's CLI print
+ * them). The built CLI against a server on 127.0.0.1 that checks the header
+ * arrives.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +23,12 @@ const SECRETS = {
   'X-Vault-Token': 'hvs.e2e-vault-secret-0004',
 };
 const SET_COOKIE_SECRET = 'resp-cookie-e2e-secret-0005';
+/** Three cookies of one answer (an Expires date has a comma: they cannot be joined into one line). */
+const COOKIES = [
+  'sid=cookie-one-e2e-secret-0006; Path=/; HttpOnly',
+  'csrf=cookie-two-e2e-secret-0007; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Secure',
+  'theme=cookie-three-e2e-0008; Path=/',
+];
 let dir: string;
 let server: Server;
 let url: string;
@@ -30,6 +39,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push(req.headers);
     if (req.url === '/start') return res.writeHead(302, { location: '/data' }).end();
+    if (req.url === '/cookies') return res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': COOKIES, etag: '"v2"' }).end('{"ok":2}');
     res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': `sid=${SET_COOKIE_SECRET}; Path=/; HttpOnly`, etag: '"v1"' }).end('{"ok":true}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -64,5 +74,47 @@ describe('lanyard --debug api with a credential in a custom header', () => {
     expect(r.stderr).toContain('> if-none-match: "v0"');
     expect(r.stderr).toContain('< etag: "v1"');
     expect(r.stderr).toContain('following the redirect (HTTP 302)');
+  });
+});
+
+describe('an answer with several Set-Cookie headers', () => {
+  const run = (args: string[]) => runCli([...args, `${url}/cookies`], { env: { LANYARD_CONFIG_DIR: dir }, timeoutMs: 30_000 });
+
+  it('--debug traces each one, redacted', async () => {
+    const r = await run(['--debug', 'api']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => l === '< set-cookie: [REDACTED]')).toHaveLength(COOKIES.length);
+    for (const c of COOKIES) expect(r.stderr).not.toContain(c.split(';')[0]!.split('=')[1]!);
+  });
+
+  it('-i prints each on its own line, in order, with the other headers and the body', async () => {
+    const r = await run(['api', '-i']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('HTTP 200');
+    expect(lines.filter((l) => l.startsWith('set-cookie: '))).toEqual(COOKIES.map((c) => `set-cookie: ${c}`));
+    expect(lines).toContain('etag: "v2"');
+    expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n\n') + 2))).toEqual({ ok: 2 });
+  });
+});
+
+describe('a credential header read with -H @FILE or -H @- (never in argv)', () => {
+  it.each(['file', 'stdin'])('from %s: sent, traced by name only, the value nowhere on stderr', async (from) => {
+    const secret = `glpat-e2e-from-${from}-0009`;
+    const lines = `Private-Token: ${secret}\r\nX-Plain: visible\r\n`;
+    const path = join(dir, `headers-${from}.txt`);
+    await writeFile(path, lines);
+    seen.length = 0;
+    const r = await runCli(['--debug', 'api', `${url}/data`, '-H', from === 'file' ? `@${path}` : '@-'], {
+      env: { LANYARD_CONFIG_DIR: dir },
+      timeoutMs: 30_000,
+      ...(from === 'stdin' ? { input: lines } : {}),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(seen[0]!['private-token']).toBe(secret);
+    expect(seen[0]!['x-plain']).toBe('visible');
+    expect(r.stderr).toContain('> private-token: [REDACTED]');
+    expect(r.stderr).toContain('> x-plain: visible');
+    expect(r.stderr + r.stdout).not.toContain(secret);
   });
 });

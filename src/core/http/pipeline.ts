@@ -6,7 +6,7 @@ import type { TraceSink } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { assertNoClearCredential } from './plain-http.js';
 import { redactBody, redactHeaderValue, redactUrl, redactUrlHeader } from './redact.js';
-import { withBody } from './stream.js';
+import { headerLines, withBody } from './stream.js';
 import type { Credential, HttpResponse, RequestSpec } from './types.js';
 
 /** A request ready for a transport: URL and headers final, credential applied, body encoded. */
@@ -137,7 +137,7 @@ export function prepareRequest(
 export function traceReceived(res: HttpResponse, streamed: boolean, trace: TraceSink): HttpResponse | Promise<HttpResponse> {
   trace(`< HTTP ${res.status}`);
   // A Location (a signed download URL), Link or Content-Location: its secret parameters too, as the request line's.
-  for (const [k, v] of Object.entries(res.headers)) trace(`< ${k}: ${redactHeaderValue(k, redactUrlHeader(k, v))}`);
+  for (const [k, v] of headerLines(res.headers)) trace(`< ${k}: ${redactHeaderValue(k, redactUrlHeader(k, v))}`);
   return streamed ? res : traceResponse(res, trace);
 }
 

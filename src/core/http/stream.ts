@@ -52,14 +52,40 @@ function respond(raw: Readable, head: Pick<HttpResponse, 'status' | 'headers' | 
   };
 }
 
-/** Response headers as lower-cased names to one string (repeats joined with ", ", set-cookie kept first). */
+/**
+ * Every Set-Cookie of an answer: `headers['set-cookie']` is the first only
+ * (they cannot be joined into one value); all of them sit under this symbol
+ * of the same object — no entry of it (Object.entries, JSON), but kept by a
+ * spread.
+ */
+const SET_COOKIES = Symbol('set-cookie');
+
+/** Response headers as lower-cased names to one string (repeats joined with ", "; set-cookie: the first, see headerLines). */
 export function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> & { [SET_COOKIES]?: readonly string[] } = {};
   for (const [k, v] of Object.entries(h)) {
     if (v === undefined) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? (k.toLowerCase() === 'set-cookie' ? v[0]! : v.join(', ')) : v;
+    const name = k.toLowerCase();
+    if (Array.isArray(v) && name === 'set-cookie') {
+      if (v.length === 0) continue;
+      out[name] = v[0]!;
+      out[SET_COOKIES] = v;
+    } else out[name] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
+}
+
+/**
+ * The header lines of an answer's (or an HttpError's) headers as
+ * `[name, value]` pairs: each Set-Cookie on its own line, in the order
+ * received (`headers['set-cookie']` holds only the first).
+ *
+ * @example
+ * const cookies = headerLines(res.headers).filter(([name]) => name === 'set-cookie').map(([, v]) => v);
+ */
+export function headerLines(headers: Readonly<Record<string, string>>): Array<[name: string, value: string]> {
+  const cookies = (headers as { [SET_COOKIES]?: readonly string[] })[SET_COOKIES];
+  return Object.entries(headers).flatMap(([k, v]): Array<[string, string]> => (k === 'set-cookie' && cookies ? cookies.map((c) => [k, c]) : [[k, v]]));
 }
 
 /**

@@ -27,7 +27,7 @@ import { redactUrl } from './redact.js';
 import { tunnelAgent, tunnelOnSignal } from './tunnel.js';
 import { wrapResponse } from './stream.js';
 import type { HttpResponse, Preconnected, RequestSpec, Timeouts } from './types.js';
-import { type TimerClock, Watch } from './watch.js';
+import { type TimerClock, Watch, watchBody } from './watch.js';
 import { boundTimers } from '../system-clock.js';
 
 export type { Preconnected } from './types.js';
@@ -266,7 +266,7 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
       deadline.aim(res);
       // A download's body goes on while data flows: no deadline, unless it has its own.
       if (b.download && (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) deadline.rearm(b.download.totalMs);
-      watchBody(res, silenceBound(t), (ms) => silenceError(r, b, ms), deadline);
+      watchBody(res, deadline.clock, silenceBound(t), (ms) => silenceError(r, b, ms), deadline);
       resolve(res);
     });
     // `on`: a request destroyed before its socket came may still hear of the failed tunnel.
@@ -336,24 +336,6 @@ function silenceBound(t: Timeouts): number {
 /** A body silent for `ms`: one line (a longer deadline is no remedy: it bounds silences only up to the idle timeout). */
 function silenceError(r: PreparedRequest, b: ExchangeBounds, ms: number): TimeoutError {
   return new TimeoutError(r.method, b.safeUrl, 'body', `${r.method} ${b.safeUrl}: the answer stalled: no data for ${formatDuration(ms)}`);
-}
-
-/**
- * The bound on a body's silence (`silenceMs` without a byte on the
- * connection); when the body is over, the deadline cleared and the socket
- * left as found.
- */
-function watchBody(res: IncomingMessage, silenceMs: number, stalled: (ms: number) => Error, deadline: Deadline): void {
-  const socket = res.socket;
-  const silence = new Watch(deadline.clock, silenceMs, () => res.destroy(stalled(silenceMs)));
-  const touch = () => silence.touch();
-  socket.on('data', touch);
-  // The socket may go back to the pool: no timer, no listener left on it.
-  res.once('close', () => {
-    socket.off('data', touch);
-    silence.clear();
-    deadline.clear();
-  });
 }
 
 const PROXY_HINT = 'check HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (or the profile setting network.proxy), or list the host in NO_PROXY';

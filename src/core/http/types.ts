@@ -73,7 +73,7 @@ export interface RequestSpec {
 
 export interface HttpResponse {
   readonly status: number;
-  /** Lower-cased header names; repeated headers joined with ", " (set-cookie kept first). */
+  /** Lower-cased header names; repeated headers joined with ", " (set-cookie: the first; every one: {@link headerLines}). */
   readonly headers: Readonly<Record<string, string>>;
   readonly url: string;
   readonly rateLimit?: RateLimitState;

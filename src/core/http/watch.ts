@@ -3,6 +3,7 @@
  * silence of a body being received — on a clock: the process's timers
  * (unreferenced: a bound never keeps a program alive), or a test's.
  */
+import type { IncomingMessage } from 'node:http';
 
 /** A timer of a {@link TimerClock}. */
 export interface BoundTimer {
@@ -27,14 +28,17 @@ export interface TimerClock {
 /**
  * Calls `over` once when `ms` pass without a touch(): a silence when it is
  * touched as data comes, a deadline when it never is. 0: never. clear()
- * disarms it. One timer, started again by each touch.
+ * disarms it. One timer, started again by each touch. `held`, asked when
+ * the time is up: while it says so the time did not count (the silence of
+ * a body its reader is not reading) and the timer starts again.
  */
 export class Watch {
   #timer?: BoundTimer;
 
-  constructor(clock: TimerClock, ms: number, over: () => void) {
+  constructor(clock: TimerClock, ms: number, over: () => void, held?: () => boolean) {
     if (ms > 0)
       this.#timer = clock.after(ms, () => {
+        if (held?.()) return this.#timer?.refresh();
         this.#timer = undefined;
         over();
       });
@@ -48,4 +52,48 @@ export class Watch {
     this.#timer?.clear();
     this.#timer = undefined;
   }
+}
+
+/**
+ * The bound on a body's silence: `silenceMs` while its reader waits for
+ * data and none comes. Time the reader spends elsewhere (writing a chunk
+ * out to a full pipe, `| less`) is not the server's silence: the time runs
+ * from a read that found nothing (a blocking write holds the whole process:
+ * only the read after it can say the reader is back) or from the last
+ * data, and when it is up while the reader is not waiting (it took a chunk
+ * and has not asked again, or unread data is buffered, or the connection is
+ * paused for it, or the whole body has come), it starts again. When the
+ * body is over, the socket is left as found and the exchange's deadline cleared.
+ */
+export function watchBody(res: IncomingMessage, clock: TimerClock, silenceMs: number, stalled: (ms: number) => Error, deadline: { clear(): void }): void {
+  const socket = res.socket;
+  // Whether the reader asked last time and got nothing (a reader in flowing mode asks by flowing).
+  let asked = true;
+  const waiting = () => (asked || res.readableFlowing === true) && res.readableLength === 0 && !res.complete && !socket.isPaused();
+  const silence = new Watch(
+    clock,
+    silenceMs,
+    () => res.destroy(stalled(silenceMs)),
+    () => !waiting(),
+  );
+  const touch = () => silence.touch();
+  socket.on('data', touch);
+  // A reader piping the body pauses it while its destination is full.
+  res.on('pause', () => (asked = false));
+  // read(0) is the stream filling its own buffer; any other read is its reader's.
+  const read = res.read;
+  res.read = function (this: IncomingMessage, n?: number) {
+    const chunk: unknown = read.call(this, n);
+    if (n !== 0) {
+      asked = chunk === null;
+      if (asked) silence.touch();
+    }
+    return chunk;
+  };
+  // The socket may go back to the pool: no timer, no listener left on it.
+  res.once('close', () => {
+    socket.off('data', touch);
+    silence.clear();
+    deadline.clear();
+  });
 }

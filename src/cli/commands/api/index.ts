@@ -19,7 +19,12 @@ export function apiCommand(ctx: Context): Command {
     .description(description)
     .argument('<path-or-url>', 'a path of the chosen service (e.g. /user) or a full URL')
     .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or --input)')
-    .option('-H, --header <line>', 'extra request header "Name: value" (repeatable)', collect, [])
+    .option(
+      '-H, --header <line>',
+      'extra request header "Name: value" (repeatable); @FILE reads header lines from FILE, @- from stdin (a secret header stays out of argv)',
+      collect,
+      [],
+    )
     .option('-f, --raw-field <key=value>', 'string parameter: query for GET, JSON body otherwise (repeatable)', collect, [])
     .option('-F, --field <key=value>', 'typed parameter: true/false/null/numbers as JSON, @file reads a file, @- stdin (repeatable)', collect, [])
     .option('--input <file>', 'request body from a file, or - for stdin (streamed)')
@@ -46,6 +51,7 @@ export function apiCommand(ctx: Context): Command {
       "lanyard api /user --template '{{ login }} ({{ id }})'",
       'lanyard api -X GET /search/repositories -f q=lanyard',
       'lanyard api -X POST /user/repos --input body.json',
+      'lanyard api https://git.example.com/api/v4/user -H @- < private-token-header.txt',
       'lanyard api --service health "/subscriptions/$SUB/providers/Microsoft.ResourceHealth/events?api-version=2025-05-01" --paginate',
       'lanyard api --service mailbox /label/0?metadata=true --paginate',
       'lanyard api --service echo -X POST /echo -f message=hi',

@@ -9,6 +9,8 @@ import type { Credential, HttpResponse, RequestSpec } from '../../../core/http/c
 import { type ApiTarget, resolveApiTarget, isQueryApi, queryApiBody } from './targets.js';
 import { readStdinText } from '../../terminal/stdin.js';
 import { secretHeaderValues } from '../../../core/http/redact.js';
+import { headerLines } from '../../../core/http/stream.js';
+import { headerOptions } from './headers.js';
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -60,7 +62,7 @@ async function openInput(file: string): Promise<FileHandle> {
 
 export async function runApi(ctx: Context, target: string, opts: ApiOptions): Promise<void> {
   checkOptions(opts, ctx.output);
-  const headers = headerOptions(opts.header);
+  const headers = await headerOptions(ctx, opts);
   // A -H credential (`Private-Token: …`) is redacted from every line on stderr, as the profile's is.
   for (const v of secretHeaderValues(headers)) ctx.secrets.remember(v);
   const params = await buildParams(opts.rawField, opts.field, () => readStdinText(ctx.io, { what: 'a --field @- value' }));
@@ -103,17 +105,6 @@ function checkOptions(opts: ApiOptions, output: Output): void {
   }
 }
 
-/** `-H "Name: value"` options as headers (names in lower case). */
-function headerOptions(lines: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const h of lines) {
-    const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header expects "Name: value", got "${h}"`);
-    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
-  }
-  return headers;
-}
-
 /** One request; the HTTP client's auth hook refreshes the credential after a 401 and retries once (not a streamed --input). */
 async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpec, ctx: Context, opts: ApiOptions, t: ApiTarget): Promise<HttpResponse> {
   try {
@@ -140,7 +131,8 @@ async function send(http: Awaited<ReturnType<Context['http']>>, spec: RequestSpe
 /** `--include`: the status line and headers of a response (or of an error's), then a blank line. */
 function printHead(ctx: Context, status: number, headers: HttpResponse['headers']): void {
   ctx.io.out(`HTTP ${status}`);
-  for (const [k, v] of Object.entries(headers)) ctx.io.out(`${k}: ${v}`);
+  // Each Set-Cookie on its own line, as curl and the code host's CLI print them.
+  for (const [k, v] of headerLines(headers)) ctx.io.out(`${k}: ${v}`);
   ctx.io.out('');
 }
 

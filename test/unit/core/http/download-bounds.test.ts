@@ -118,6 +118,69 @@ describe('the transport: a download is bounded by its silence, not its length', 
     expect(err.remedy).toBeUndefined();
   });
 
+  it('a reader that stops reading for 10× the bound while the server is prompt: no silence, the body arrives whole', async () => {
+    const clock = new FakeClock(0, { autoAdvance: false });
+    const { it: body, answer } = await open(clock, 200, { totalMs: 0 });
+    const big = Buffer.alloc(4 * 1024 * 1024, 'b');
+    answer.end(big);
+    let got = (await body.next()).value!.length;
+    // The reader is busy elsewhere (its output is full): the socket fills, then pauses.
+    for (let i = 0; i < 10; i++) {
+      clock.advance(DEADLINE);
+      for (let j = 0; j < 5; j++) await flush();
+    }
+    for (let n = await body.next(); !n.done; n = await body.next()) got += n.value.length;
+    expect(got).toBe(big.length);
+  });
+
+  it('a reader away for 10× the bound with nothing sent meanwhile: the silence counts from when it asks again', async () => {
+    const clock = new FakeClock(0, { autoAdvance: false });
+    const { it: body, chunk, answer, url } = await open(clock, 200, { totalMs: 0 });
+    await chunk('first');
+    for (let i = 0; i < 10; i++) {
+      clock.advance(DEADLINE);
+      await flush();
+    }
+    // Back: it waits, the server still says nothing — within the bound, no error …
+    let pending = body.next();
+    let settled = false;
+    void pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    clock.advance(DEADLINE - 1);
+    for (let j = 0; j < 5; j++) await flush();
+    expect(settled).toBe(false);
+    answer.write('second');
+    expect((await pending).value!.toString()).toBe('second');
+    // … and silent for the whole bound while it waits, one line.
+    pending = body.next();
+    clock.advance(DEADLINE);
+    const err = (await pending.catch((e: unknown) => e)) as TimeoutError;
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toBe(`GET ${url}: the answer stalled: no data for 2 s`);
+  });
+
+  it('a reader piping the body to a destination that is full: its wait is no silence', async () => {
+    const clock = new FakeClock(0, { autoAdvance: false });
+    const { res, answer } = await open(clock, 200, { totalMs: 0 });
+    const { PassThrough } = await import('node:stream');
+    // A destination nobody reads: full after its high-water mark, so the pipe pauses the body (then the server says nothing).
+    const dest = new PassThrough({ highWaterMark: 1024 });
+    res.body.pipe(dest);
+    answer.write(Buffer.alloc(4 * 1024, 'p'));
+    for (let j = 0; j < 5; j++) await flush();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(DEADLINE);
+      await flush();
+    }
+    expect(res.body.destroyed).toBe(false);
+    answer.end();
+    let got = 0;
+    for await (const c of dest) got += (c as Buffer).length;
+    expect(got).toBe(4 * 1024);
+  });
+
   it("a download's own total (streamTotalMs) still ends it", async () => {
     const clock = new FakeClock(0, { autoAdvance: false });
     const { it: body, chunk } = await open(clock, 200, { totalMs: 5 * DEADLINE });
