@@ -6,6 +6,7 @@
  * and Windows). Written atomically (a temporary sibling renamed into place).
  */
 import { join } from 'node:path';
+import { makeDir } from '../core/fs/make-dir.js';
 import type { Context } from './context.js';
 
 export async function stateDir(env: NodeJS.ProcessEnv): Promise<string> {
@@ -32,7 +33,7 @@ export interface SeenState {
 
 /** The set of keys the previous run of a gate saw, for this profile and scope. */
 export async function seenState(ctx: Context, gate: string, scope: readonly string[]): Promise<SeenState> {
-  const [{ mkdir, readFile, rename, writeFile }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
+  const [{ readFile, rename, writeFile }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
   const dir = join(await stateDir(ctx.env), 'profiles', (await ctx.profileName()).replace(/[^A-Za-z0-9._-]+/g, '_'));
   const path = join(dir, fileName(gate, scope));
   let previous: Set<string> | undefined;
@@ -46,7 +47,7 @@ export async function seenState(ctx: Context, gate: string, scope: readonly stri
     previous,
     path,
     async save(seen) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      makeDir(dir, 0o700);
       const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
       await writeFile(tmp, `${JSON.stringify({ gate, scope, savedAt: new Date(ctx.clock.now()).toISOString(), seen: [...seen] })}\n`, { mode: 0o600 });
       await rename(tmp, path);
