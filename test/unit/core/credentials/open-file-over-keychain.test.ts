@@ -6,7 +6,7 @@
  * removes the file's copy. A required keychain never reads the file. The
  * stores are injected: a keychain opening on a map, the file in a temp dir.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,5 +65,79 @@ describe('openCredentialStore: the 0600 file over the keychain', () => {
     const store = await openCredentialStore({ configDir: dir, keychain, requireKeychain: true });
     expect(await store.get('protocol:a')).toBe('old-token');
     expect(await store.get('health:h')).toBeUndefined();
+  });
+});
+
+/** What credentials.json holds, the mark included. */
+const onDisk = async (): Promise<Record<string, unknown>> => JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8'));
+
+describe('the marked copies move into the keychain once it works again', () => {
+  it('reads move nothing; the next write (of any entry) moves every marked copy into the keychain, then out of the file with its mark', async () => {
+    const { keychain } = await afterAFallback();
+    await FileCredentialStore.inDir(dir).set('echo:chosen', 'kept-on-purpose');
+    const store = await openCredentialStore({ configDir: dir, keychain });
+    expect(await store.get('protocol:a')).toBe('refreshed-token');
+    await store.list();
+    void store.opened;
+    expect(await onDisk()).toMatchObject({ 'protocol:a': 'refreshed-token', 'lanyard:keychain-fallback': ['protocol:a', 'health:h'] });
+    await store.set('echo:k', 'new-key');
+    expect(Object.fromEntries(keychain.data)).toEqual({ 'protocol:a': 'refreshed-token', 'health:h': 'only-in-file', 'echo:k': 'new-key' });
+    // An unmarked copy (chosen on purpose) is not the fallback's: it stays where it was put.
+    expect(await onDisk()).toEqual({ 'echo:chosen': 'kept-on-purpose' });
+    expect(await store.get('protocol:a')).toBe('refreshed-token');
+    expect(await store.get('health:h')).toBe('only-in-file');
+  });
+
+  it("the written entry's own marked copy is the older one: the keychain keeps the write, the file loses its copy", async () => {
+    const { keychain } = await afterAFallback();
+    const store = await openCredentialStore({ configDir: dir, keychain });
+    await store.set('protocol:a', 'next-token');
+    expect(keychain.data.get('protocol:a')).toBe('next-token');
+    expect(keychain.data.get('health:h')).toBe('only-in-file');
+    expect(await onDisk()).toEqual({});
+  });
+
+  it('a copy the keychain does not take (its write fails, or it reads back otherwise) stays marked in the file and is still read first', async () => {
+    const { keychain } = await afterAFallback();
+    const binding = (await keychain.result) as { binding: { setPassword: (s: string, a: string, p: string) => Promise<void> } };
+    const setPassword = binding.binding.setPassword;
+    binding.binding.setPassword = async (s, a, p) => {
+      if (a === 'protocol:a') throw new Error('the Secret Service did not answer');
+      if (a === 'health:h') return setPassword(s, a, 'mangled');
+      return setPassword(s, a, p);
+    };
+    const store = await openCredentialStore({ configDir: dir, keychain });
+    await store.set('echo:k', 'new-key');
+    expect(keychain.data.get('echo:k')).toBe('new-key');
+    expect(await onDisk()).toMatchObject({ 'protocol:a': 'refreshed-token', 'health:h': 'only-in-file' });
+    expect(((await onDisk())['lanyard:keychain-fallback'] as string[]).sort()).toEqual(['health:h', 'protocol:a']);
+    expect(await store.get('protocol:a')).toBe('refreshed-token');
+    expect(await store.get('health:h')).toBe('only-in-file');
+  });
+
+  it('a newer copy the fallback writes to the file while the move runs stays there, and wins', async () => {
+    const { keychain, file } = await afterAFallback();
+    const binding = (await keychain.result) as { binding: { setPassword: (s: string, a: string, p: string) => Promise<void> } };
+    const setPassword = binding.binding.setPassword;
+    binding.binding.setPassword = async (s, a, p) => {
+      await setPassword(s, a, p);
+      // Another process, still without the keychain, refreshes the token meanwhile.
+      if (a === 'protocol:a') await file.set('protocol:a', 'refreshed-again');
+    };
+    const store = await openCredentialStore({ configDir: dir, keychain });
+    await store.set('echo:k', 'new-key');
+    expect(await onDisk()).toEqual({ 'protocol:a': 'refreshed-again', 'lanyard:keychain-fallback': ['protocol:a'] });
+    expect(await store.get('protocol:a')).toBe('refreshed-again');
+    expect(keychain.data.get('health:h')).toBe('only-in-file');
+  });
+
+  it('moveMarked (doctor) moves them now and says what it moved; nothing marked, nothing done', async () => {
+    const { keychain } = await afterAFallback();
+    const { openCredentialStores } = await import('../../../../src/core/credentials/open.js');
+    const { layered } = await openCredentialStores({ configDir: dir, keychain });
+    expect(await layered!.moveMarked()).toEqual({ moved: ['protocol:a', 'health:h'], left: [] });
+    expect(await onDisk()).toEqual({});
+    expect(await layered!.moveMarked()).toEqual({ moved: [], left: [] });
+    expect(keychain.data.get('protocol:a')).toBe('refreshed-token');
   });
 });
