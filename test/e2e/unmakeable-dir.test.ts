@@ -6,6 +6,8 @@
  * the test instead of the worker. Each one ends at once with one line.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -52,5 +54,15 @@ describe.skipIf(process.platform !== 'linux')('a directory that cannot be made (
     expect(r.stderr.trim()).toBe(`cannot create the config directory ${NOWHERE}: no directory can be made there`);
     // A config-directory problem is the config's (exit 2, as a config file that cannot be read), never a stack trace.
     expect(r.status).toBe(2);
+  });
+
+  it('the launcher: LANYARD_CACHE_DIR there (its code caches, and Node’s on Node 22+) runs the command without a cache', () => {
+    const config = mkdtempSync(join(tmpdir(), 'lanyard-unmakeable-'));
+    const r = run([BIN, 'config', 'list', '--json'], { LANYARD_CONFIG_DIR: config, LANYARD_CACHE_DIR: NOWHERE, LANYARD_COMPILE_CACHE: undefined });
+    rmSync(config, { recursive: true, force: true });
+    expect(r.signal, 'killed at the deadline: mkdir never returned').toBeNull();
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toBeTypeOf('object');
   });
 });
