@@ -110,4 +110,35 @@ describe('the 0600 file’s copies from a fallback move into the keychain once i
     expect(r.stdout).toContain(`TOKEN=${newer}`);
     expect(r.stdout).toMatch(masked('KEY', 'newer-echo-key-0002'));
   });
+
+  it('after a downgrade and an upgrade, a marked copy older than what the older release wrote to the keychain is removed, not moved over it', async () => {
+    const { newer, steps } = await afterAFallback();
+    const issue = async (login: string) =>
+      ((await world.admin('hosting/issue-token', { login, clientId: APP.clientId, scopes: ['repo'] })) as { access_token: string }).access_token;
+    const [newest, hubot] = [await issue('mona'), await issue('hubot')];
+    await writeFile(join(home, 'hubot.txt'), `${hubot}\n`);
+    const host = new URL(world.url).host;
+    // What a release before the mark does on a sign-in: the record to the keychain, the file left as it is.
+    const record = `JSON.stringify({ login: 'mona', token: ${JSON.stringify(newest)}, scopes: ['repo'], origin: 'pasted', createdAt: new Date().toISOString() })`;
+    const olderRelease = `${process.execPath} -e ${q(
+      `import('@napi-rs/keyring/keytar.js').then((m) => (m.default ?? m).setPassword('lanyard', ${JSON.stringify(`hosting:${host}:mona`)}, ${record}))`,
+    )}`;
+    const r = inKeyringSession(
+      [
+        ...steps,
+        `${olderRelease}; echo "rc_downgraded=$?"`,
+        // Upgraded again: the next write moves what the file holds, but not mona's stale copy over the keychain's newer one.
+        `$LY auth token --with-token < ${q(join(home, 'hubot.txt'))} 2>/dev/null; echo "rc_hubot=$?"`,
+        FILE_SHOWS('AFTER_WRITE'),
+        'echo "MONA=$($LY auth token --user mona)"',
+        'echo "KEY=$($LY echo key status --json --jq .key)"',
+      ].join('\n'),
+    );
+    expect(r.status, r.stderr).toBe(0);
+    rcs(r.stdout, ['rc_older', 'rc_key_older', 'rc_newer', 'rc_key_newer', 'rc_downgraded', 'rc_hubot']);
+    expect(/^FALLBACK=(.*)$/m.exec(r.stdout)?.[1]).toContain(newer);
+    expect(r.stdout).toMatch(/^AFTER_WRITE=\{\}$/m);
+    expect(r.stdout).toContain(`MONA=${newest}`);
+    expect(r.stdout).toMatch(masked('KEY', 'newer-echo-key-0002'));
+  });
 });

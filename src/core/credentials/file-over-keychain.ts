@@ -31,6 +31,16 @@
  * a move never writes an older copy over another process's newer write; with
  * nothing marked (the usual case) a write takes no lock of the file's.
  *
+ * A marked copy can be older than the keychain's after all: a release before
+ * the mark, run between (a downgrade, then an upgrade), wrote the keychain and
+ * left the file as it was. Where both copies are records that say when they
+ * were made ({@link madeAt}: a hosting account's `createdAt`, a protocol
+ * server's `obtainedAt`) a move compares them: a marked copy made before the
+ * keychain's is not moved but taken out of the file (`stale`), so the
+ * keychain's newer one is read from then on. Reads still go by the mark alone
+ * until then (no keychain read on the read path); copies that say nothing of
+ * their time (an echo key) move as marked.
+ *
  * Views over the keychain store as opened (which may itself turn to the
  * file when its binding cannot load, mid-command: late-fallback.ts):
  * - `beneath`: the keychain without the entries whose file copy wins — the
@@ -62,7 +72,27 @@ export interface MarkedMove {
   moved: string[];
   /** Marked entries still in the file: the keychain did not take them (an error, a copy that read back otherwise). */
   left: string[];
+  /** Marked copies made before the keychain's (see {@link madeAt}): taken out of the file, the keychain's kept. */
+  stale: string[];
 }
+
+/** When a stored record says it was made (epoch ms): a hosting account's `createdAt`, a protocol server's `obtainedAt`; else undefined. */
+export function madeAt(secret: string | undefined): number | undefined {
+  if (!secret?.startsWith('{')) return undefined;
+  try {
+    const r = JSON.parse(secret) as { createdAt?: unknown; obtainedAt?: unknown };
+    const t = typeof r.createdAt === 'string' ? Date.parse(r.createdAt) : typeof r.obtainedAt === 'number' ? r.obtainedAt : Number.NaN;
+    return Number.isFinite(t) ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the keychain's copy says it was made after the file's (both say when). */
+const keychainNewer = (file: string, keychain: string | undefined): boolean => {
+  const [f, k] = [madeAt(file), madeAt(keychain)];
+  return f !== undefined && k !== undefined && k > f;
+};
 
 /** Whether the file's copy of `account` is read over the keychain's: only one the file took in the keychain's stead. */
 export function fileCopyWins(file: FileContents, account: string): boolean {
@@ -127,8 +157,9 @@ export function fileOverKeychain(keychain: CredentialStore, file: FileCredential
     });
   };
   const moveMarked = async (): Promise<MarkedMove> => {
-    if (fellBack() || !held().fallback.size) return { moved: [], left: [] };
-    return file.lock.withLock(MOVE_LOCK, async () => (fellBack() ? { moved: [], left: [] } : moveLocked({ keychain, file, fellBack }, held(), new Map())));
+    const none = { moved: [], left: [], stale: [] };
+    if (fellBack() || !held().fallback.size) return none;
+    return file.lock.withLock(MOVE_LOCK, async () => (fellBack() ? none : moveLocked({ keychain, file, fellBack }, held(), new Map())));
   };
   const l: Layers = { keychain, file, fellBack, held, set };
   return { beneath: beneathView(l), behind: behindView(l), first: firstView(l), moveMarked };
@@ -144,9 +175,15 @@ export function fileOverKeychain(keychain: CredentialStore, file: FileCredential
 async function moveLocked(l: Pick<Layers, 'keychain' | 'file' | 'fellBack'>, seen: FileContents, done: Map<string, string>): Promise<MarkedMove> {
   const waiting = [...seen.fallback].filter((a) => !done.has(a));
   const taken: string[] = [];
+  const stale: string[] = [];
   for (const account of waiting) {
     const secret = seen.entries[account]!;
     try {
+      if (madeAt(secret) !== undefined && keychainNewer(secret, await l.keychain.get(account))) {
+        stale.push(account);
+        done.set(account, secret);
+        continue;
+      }
       await l.keychain.set(account, secret);
       // Turned to the file (its binding would not load): the copy was written back to where it was.
       if (l.fellBack() || (await l.keychain.get(account)) !== secret) break;
@@ -158,7 +195,7 @@ async function moveLocked(l: Pick<Layers, 'keychain' | 'file' | 'fellBack'>, see
   }
   // A file that cannot be written now keeps copies that read the same as the keychain's: moved at the next try.
   const out = new Set(await l.file.takeOut(done).catch(() => [] as string[]));
-  return { moved: taken.filter((a) => out.has(a)), left: [...seen.fallback].filter((a) => !out.has(a)) };
+  return { moved: taken.filter((a) => out.has(a)), left: [...seen.fallback].filter((a) => !out.has(a)), stale: stale.filter((a) => out.has(a)) };
 }
 
 function beneathView({ keychain, held, set }: Layers): CredentialStore {

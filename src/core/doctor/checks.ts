@@ -55,8 +55,8 @@ export function keychainCheck(o: {
   bindingProblem?: string;
   /** Set when the keychain is required: what requires it, in the caller's words (`LANYARD_KEYCHAIN=required`, a profile's setting); `true` names nothing. */
   required?: boolean | string;
-  /** Credentials the 0600 file took during a fallback: how many the keychain took now, how many stay in the file. */
-  marked?: { moved: number; left: number };
+  /** Credentials the 0600 file took during a fallback: how many the keychain took now, how many stay in the file, how many were older than the keychain's (removed). */
+  marked?: { moved: number; left: number; stale?: number };
 }): Check {
   const where = o.path ? ` (${o.path}, mode 0600)` : ' (mode 0600)';
   if (o.kind === 'keychain' && o.bindingProblem !== undefined) {
@@ -80,10 +80,12 @@ export function keychainCheck(o: {
 }
 
 /** A keychain that works, and what it took of the file's copies written during a fallback (file-over-keychain.ts). */
-function workingKeychain(marked: { moved: number; left: number } | undefined, where: string): Check {
+function workingKeychain(marked: { moved: number; left: number; stale?: number } | undefined, where: string): Check {
   const summary = 'the OS keychain (Secret Service) is reachable and unlocked';
   const n = (k: number) => (k === 1 ? '1 credential' : `${k} credentials`);
-  const took = marked?.moved ? `; it took the ${n(marked.moved)} written to a plain file${where} while it could not be used` : '';
+  const took =
+    (marked?.moved ? `; it took the ${n(marked.moved)} written to a plain file${where} while it could not be used` : '') +
+    (marked?.stale ? `; ${n(marked.stale)} in that file, older than the keychain's own, removed` : '');
   if (!marked?.left) return { name: 'keychain', status: 'ok', summary: summary + took };
   const left = `; ${n(marked.left)} written to a plain file${where} while it could not be used stay there (the keychain did not take them now): still used, moved at the next write`;
   return { name: 'keychain', status: 'warn', summary: summary + took + left };

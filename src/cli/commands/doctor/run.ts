@@ -62,9 +62,9 @@ async function storeCheck(ctx: Context): Promise<{ check: Check; kind?: string }
 }
 
 /** What a move of the file's marked copies did, in numbers (none when nothing was marked); one that could not run (its lock busy) says nothing: the next write moves them. */
-async function movedMarked(move: () => Promise<MarkedMove>): Promise<{ moved: number; left: number } | undefined> {
+async function movedMarked(move: () => Promise<MarkedMove>): Promise<{ moved: number; left: number; stale: number } | undefined> {
   const r = await move().catch(() => undefined);
-  return r && (r.moved.length || r.left.length ? { moved: r.moved.length, left: r.left.length } : undefined);
+  return r && (r.moved.length || r.left.length || r.stale.length ? { moved: r.moved.length, left: r.left.length, stale: r.stale.length } : undefined);
 }
 
 /** The profile's reason as doctor's --json says it (docs/doctor.md). */
