@@ -372,7 +372,7 @@ function cacheBase() {
  * `mkdir -p DIR` (0700) that returns: Node's `recursive: true` never returns
  * where mkdir answers ENOENT under a directory that exists (a cache directory
  * under /proc), spinning at full CPU. Each missing level made once, as
- * src/core/fs/make-dir.ts does for the bundle (which the launcher does not load
+ * src/shared/make-dir.ts does for the bundle (which the launcher does not load
  * for this); a level that cannot be made throws, and the caller goes without.
  */
 function makePrivateDir(dir) {

@@ -6,7 +6,7 @@
  * and Windows). Written atomically (a temporary sibling renamed into place).
  */
 import { join } from 'node:path';
-import { makeDir } from '../core/fs/make-dir.js';
+import { makeDir } from '../shared/make-dir.js';
 import type { Context } from './context.js';
 
 export async function stateDir(env: NodeJS.ProcessEnv): Promise<string> {

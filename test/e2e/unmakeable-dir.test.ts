@@ -56,6 +56,16 @@ describe.skipIf(process.platform !== 'linux')('a directory that cannot be made (
     expect(r.status).toBe(2);
   });
 
+  it('the emulator: `--data-dir` there is a usage error at once (exit 2), not a process that spins and ignores SIGTERM', () => {
+    const config = mkdtempSync(join(tmpdir(), 'lanyard-unmakeable-'));
+    const r = run([BIN, 'emulator', 'start', '--port', '0', '--data-dir', NOWHERE], { LANYARD_CONFIG_DIR: config });
+    rmSync(config, { recursive: true, force: true });
+    expect(r.signal, 'killed at the deadline: mkdir never returned').toBeNull();
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(`--data-dir: cannot create the data directory ${NOWHERE}: no directory can be made there`);
+    expect(r.status).toBe(2);
+  });
+
   it('the launcher: LANYARD_CACHE_DIR there (its code caches, and Node’s on Node 22+) runs the command without a cache', () => {
     const config = mkdtempSync(join(tmpdir(), 'lanyard-unmakeable-'));
     const r = run([BIN, 'config', 'list', '--json'], { LANYARD_CONFIG_DIR: config, LANYARD_CACHE_DIR: NOWHERE, LANYARD_COMPILE_CACHE: undefined });

@@ -15,7 +15,7 @@ import type { BigIntStats } from 'node:fs';
 import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { makeDir } from '../../core/fs/make-dir.js';
+import { makeDir } from '../../shared/make-dir.js';
 
 /** The addon the build put in the executable: its asset key and SHA-256 (hex). */
 export interface AddonAsset {

@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { type CredentialLock, FileLock } from '../credentials/lock.js';
 import { ConfigError } from '../errors.js';
-import { makeDir, makeDirProblem } from '../fs/make-dir.js';
+import { makeDir, makeDirProblem } from '../../shared/make-dir.js';
 import { type DirBinding, editBinding, parseBindings } from './bindings.js';
 import { assertPrivateConfigDir } from './private-dir.js';
 import { normaliseSetting, type ProfileSettings, type SettingKey } from './settings.js';

@@ -7,7 +7,7 @@
  * meanwhile is used instead of spending the refresh token twice.
  */
 import { join } from 'node:path';
-import { makeDir, makeDirProblem } from '../fs/make-dir.js';
+import { makeDir, makeDirProblem } from '../../shared/make-dir.js';
 import { CredentialStoreError } from '../errors.js';
 
 export interface CredentialLock {

@@ -5,7 +5,7 @@
  * new one, never a mix; a crash leaves at most a stray `*.tmp`.
  */
 import { dirname } from 'node:path';
-import { makeDir } from './make-dir.js';
+import { makeDir } from '../../shared/make-dir.js';
 
 export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
   await (await stageFile(path, text, mode)).commit();

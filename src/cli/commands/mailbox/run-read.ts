@@ -5,7 +5,7 @@ import { dispositionFileName, pathInside, safeFileName } from '../../../core/mai
 import { inflaterFor } from '../../../core/mailbox/inflate.js';
 import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
 import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
-import { makeDir } from '../../../core/fs/make-dir.js';
+import { makeDir } from '../../../shared/make-dir.js';
 import type { Context } from '../../context.js';
 import { readerGone } from '../../io.js';
 import { UsageError } from '../../errors/usage-error.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeDir, makeDirProblem } from '../../../../src/core/fs/make-dir.js';
+import { makeDir, makeDirProblem } from '../../../src/shared/make-dir.js';
 
 const root = mkdtempSync(join(tmpdir(), 'lanyard-make-dir-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -10,6 +10,9 @@
  *
  * Synchronous: a few system calls, one (EEXIST) where the directory is there,
  * as it is on every run but the first.
+ *
+ * In shared/: the library, the CLI and the emulator (which imports shared/
+ * only) each make directories a user names.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
