@@ -92,7 +92,7 @@ function rootHelpAt(dist, width) {
   if (file) {
     try {
       const dir = path.dirname(file);
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makePrivateDir(dir);
       const names = fs.readdirSync(dir);
       if (!names.some((name) => name.split('.')[1] === stamp)) {
         const newest = new Map();
@@ -210,7 +210,7 @@ function run() {
   // own beside ours. The bundle keeps our cache there too: Node's cache of it
   // measured slower on Node 22 and 24 (it lacks the functions a command
   // compiles as it runs).
-  if (base && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.(path.join(base, 'node-compile-cache'));
+  if (base && Number(process.versions.node.split('.')[0]) >= 22) enableNodeCompileCache(path.join(base, 'node-compile-cache'));
   const prefetch = word === 'main' ? undefined : prefetchKeychain(word, base, flagged);
   const keychain = prefetch?.keychain;
   const preconnected = word === 'api' ? prefetchConnection(word) : undefined;
@@ -368,6 +368,34 @@ function cacheBase() {
   return undefined;
 }
 
+/**
+ * `mkdir -p DIR` (0700) that returns: Node's `recursive: true` never returns
+ * where mkdir answers ENOENT under a directory that exists (a cache directory
+ * under /proc), spinning at full CPU. Each missing level made once, as
+ * src/shared/make-dir.ts does for the bundle (which the launcher does not load
+ * for this); a level that cannot be made throws, and the caller goes without.
+ */
+function makePrivateDir(dir) {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if (err.code === 'EEXIST') return;
+    if (err.code !== 'ENOENT' || path.dirname(dir) === dir) throw err;
+    makePrivateDir(path.dirname(dir));
+    fs.mkdirSync(dir, { mode: 0o700 });
+  }
+}
+
+/** Node's own compile cache in `dir`, made first: Node makes it with its recursive mkdir, which never returns under /proc. */
+function enableNodeCompileCache(dir) {
+  try {
+    makePrivateDir(dir);
+  } catch {
+    return; // No cache where none can be made.
+  }
+  require('node:module').enableCompileCache?.(dir);
+}
+
 function readCache(dir, key) {
   try {
     return fs.readFileSync(path.join(dir, `${key}.bin`));
@@ -386,7 +414,7 @@ function readCache(dir, key) {
 function writeCache(dir, key, data) {
   try {
     if (!fs.existsSync(dir)) {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makePrivateDir(dir);
       const parent = path.dirname(dir);
       const others = fs
         .readdirSync(parent)

@@ -6,6 +6,7 @@
  * and Windows). Written atomically (a temporary sibling renamed into place).
  */
 import { join } from 'node:path';
+import { makeDir } from '../shared/make-dir.js';
 import type { Context } from './context.js';
 import { ConfigError } from '../core/errors.js';
 
@@ -33,7 +34,7 @@ export interface SeenState {
 
 /** The set of keys the previous run of a gate saw, for this profile and scope. */
 export async function seenState(ctx: Context, gate: string, scope: readonly string[]): Promise<SeenState> {
-  const [{ access, constants, mkdir, readFile, rename, writeFile }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
+  const [{ access, constants, readFile, rename, writeFile }, { randomBytes }] = await Promise.all([import('node:fs/promises'), import('node:crypto')]);
   const dir = join(await stateDir(ctx.env), 'profiles', (await ctx.profileName()).replace(/[^A-Za-z0-9._-]+/g, '_'));
   const path = join(dir, fileName(gate, scope));
   const unusable = (err: unknown) =>
@@ -43,7 +44,7 @@ export async function seenState(ctx: Context, gate: string, scope: readonly stri
   // Before anything is listed: a gate that prints every item and then cannot
   // save would print (alert) them all again on the next run.
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    makeDir(dir, 0o700);
     await access(dir, constants.W_OK);
   } catch (err) {
     throw unusable(err);

@@ -5,11 +5,12 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { EmulatorAdminPrefix } from '../shared/constants.js';
+import { makeDir, makeDirProblem } from '../shared/make-dir.js';
 import { EmulatorClock } from './clock.js';
 import { FaultTable, type Fault } from './faults.js';
 import { EmulatorConsole } from './console/index.js';
@@ -86,7 +87,12 @@ export interface Emulator {
 /** The one place the emulator's data directory is chosen: the given one, or a new temporary one. */
 async function openDataDir(dir: string | undefined): Promise<{ dir: string; temporary: boolean }> {
   if (dir) {
-    await mkdir(dir, { recursive: true });
+    try {
+      // Not Node's recursive mkdir: it never returns where no directory can be made (/proc).
+      makeDir(dir);
+    } catch (err) {
+      throw Object.assign(new Error(`cannot create the data directory ${dir}: ${makeDirProblem(err)}`), { code: 'EDATADIR' });
+    }
     return { dir, temporary: false };
   }
   return { dir: await mkdtemp(join(tmpdir(), 'lanyard-emulator-')), temporary: true };

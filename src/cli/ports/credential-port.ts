@@ -8,6 +8,7 @@
 import type { CredentialStore } from '../../core/deps.js';
 import type { CredentialLock } from '../../core/credentials/lock.js';
 import type { KeychainOpening } from '../../core/credentials/keychain-open.js';
+import type { MarkedMove } from '../../core/credentials/file-over-keychain.js';
 import type { HostingAccounts } from '../../core/hosting/accounts.js';
 import { keychainTimeoutMs } from './keychain-env.js';
 
@@ -35,6 +36,11 @@ export interface CredentialStoragePort {
   lookup(): CredentialStore[];
   /** The hosting accounts of an API URL, over the stores lookup() reads (cached per URL for the run). */
   hostingAccounts(apiUrl: string): Promise<HostingAccounts>;
+  /**
+   * Over a keychain that is not required: moves the 0600 file's copies written during a fallback into the keychain
+   * now (`lanyard doctor`; any write moves them too: file-over-keychain.ts).
+   */
+  readonly moveMarked?: () => Promise<MarkedMove>;
 }
 
 /** Opening the port: await it for the port; `idle` resolves when opening leaves the process idle (the keychain's search is under way). */
@@ -108,7 +114,7 @@ export async function openStoragePort(s: StorageEnv, insecure: boolean): Promise
   }
   const [first, ...lookup] = [layered.first, layered.beneath, layered.behind].map((view) => remembering(view, s.remember));
   return storagePort(
-    stores,
+    { ...stores, moveMarked: layered.moveMarked },
     () => first,
     () => lookup,
     lookup,
@@ -127,7 +133,7 @@ export function givenStoragePort(store: CredentialStore, dir: string): Credentia
 }
 
 function storagePort(
-  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir' | 'required'>,
+  opened: Pick<CredentialStoragePort, 'primary' | 'fallbackReason' | 'file' | 'dir' | 'required' | 'moveMarked'>,
   store: () => CredentialStore,
   lookup: () => CredentialStore[],
   hostingStores: CredentialStore[],

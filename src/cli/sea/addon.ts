@@ -12,9 +12,10 @@
  * more than the rest of `auth status`) only after something touched it.
  */
 import type { BigIntStats } from 'node:fs';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { makeDir } from '../../shared/make-dir.js';
 
 /** The addon the build put in the executable: its asset key and SHA-256 (hex). */
 export interface AddonAsset {
@@ -39,7 +40,7 @@ export function cacheBase(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = pr
  * bits are cleared when set). Throws when it cannot be made so.
  */
 export function privateDir(dir: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDir(dir, 0o700);
   if (process.platform === 'win32') return dir; // the profile's directories are the user's own
   const st = lstatSync(dir);
   if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);

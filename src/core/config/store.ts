@@ -15,11 +15,12 @@
  * the file is re-read after the lock is taken, so two processes that set
  * different keys at once both keep theirs.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { type CredentialLock, FileLock } from '../credentials/lock.js';
 import { ConfigError } from '../errors.js';
+import { makeDir, makeDirProblem } from '../../shared/make-dir.js';
 import { type DirBinding, editBinding, parseBindings } from './bindings.js';
 import { assertPrivateConfigDir } from './private-dir.js';
 import { normaliseSetting, type ProfileSettings, type SettingKey } from './settings.js';
@@ -129,7 +130,11 @@ export class ConfigStore extends ConfigReader {
     const { default: Conf } = await import('conf');
     try {
       // Private whatever the umask: the directory 0700 (the credential file lives in it), the file 0600.
-      mkdirSync(configDir(options), { recursive: true, mode: 0o700 });
+      makeDir(configDir(options), 0o700);
+    } catch (err) {
+      throw new ConfigError(`cannot create the config directory ${configDir(options)}: ${makeDirProblem(err)}`, { cause: err });
+    }
+    try {
       const conf = new Conf<ConfigShape>({
         configFileMode: 0o600,
         projectName: PROJECT,

@@ -18,10 +18,28 @@
  * as it always did; the file's is read only where the keychain holds none.
  * The one rule is {@link fileCopyWins}; late-fallback.ts reads by it too.
  *
- * A marked copy moves into the keychain at the next write of that entry (a
- * sign-in, a refresh, an `echo key set`): the keychain takes it, then the
- * file's copy is removed. As gh does, the last write decides where a secret
- * lives; an entry the keychain does not hold stays in the file until then.
+ * Marked copies move into the keychain once it works again: at the next
+ * write that reaches it (of any entry: a sign-in, a refresh, an `echo key
+ * set`), and when `lanyard doctor` finds it usable ({@link FileOverKeychain}
+ * `moveMarked`) — never on a read, so commands that only read pay nothing (one
+ * read of the small file, as before). Each copy is written to the keychain and
+ * read back; only then is the file's copy taken out, with its mark, and only
+ * if the file still holds that same value (a newer copy written meanwhile
+ * stays, and wins). A crash at any step leaves a copy that reads the same:
+ * the file's (marked, winning) until it is taken out, the keychain's after. A
+ * write of a marked entry, and every move, hold the lock `keychain-move`, so
+ * a move never writes an older copy over another process's newer write; with
+ * nothing marked (the usual case) a write takes no lock of the file's.
+ *
+ * A marked copy can be older than the keychain's after all: a release before
+ * the mark, run between (a downgrade, then an upgrade), wrote the keychain and
+ * left the file as it was. Where both copies are records that say when they
+ * were made ({@link madeAt}: a hosting account's `createdAt`, a protocol
+ * server's `obtainedAt`) a move compares them: a marked copy made before the
+ * keychain's is not moved but taken out of the file (`stale`), so the
+ * keychain's newer one is read from then on. Reads still go by the mark alone
+ * until then (no keychain read on the read path); copies that say nothing of
+ * their time (an echo key) move as marked.
  *
  * Views over the keychain store as opened (which may itself turn to the
  * file when its binding cannot load, mid-command: late-fallback.ts):
@@ -44,6 +62,37 @@
  */
 import type { CredentialStore } from '../deps.js';
 import type { FileContents, FileCredentialStore } from './file-store.js';
+
+/** The lock of a write of a marked entry and of a move (see the module's comment); taken before the keychain's and the file's. */
+const MOVE_LOCK = 'keychain-move';
+
+/** What a move of the file's marked copies into the keychain did. */
+export interface MarkedMove {
+  /** Entries the keychain took (read back the same), now out of the file. */
+  moved: string[];
+  /** Marked entries still in the file: the keychain did not take them (an error, a copy that read back otherwise). */
+  left: string[];
+  /** Marked copies made before the keychain's (see {@link madeAt}): taken out of the file, the keychain's kept. */
+  stale: string[];
+}
+
+/** When a stored record says it was made (epoch ms): a hosting account's `createdAt`, a protocol server's `obtainedAt`; else undefined. */
+export function madeAt(secret: string | undefined): number | undefined {
+  if (!secret?.startsWith('{')) return undefined;
+  try {
+    const r = JSON.parse(secret) as { createdAt?: unknown; obtainedAt?: unknown };
+    const t = typeof r.createdAt === 'string' ? Date.parse(r.createdAt) : typeof r.obtainedAt === 'number' ? r.obtainedAt : Number.NaN;
+    return Number.isFinite(t) ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the keychain's copy says it was made after the file's (both say when). */
+const keychainNewer = (file: string, keychain: string | undefined): boolean => {
+  const [f, k] = [madeAt(file), madeAt(keychain)];
+  return f !== undefined && k !== undefined && k > f;
+};
 
 /** Whether the file's copy of `account` is read over the keychain's: only one the file took in the keychain's stead. */
 export function fileCopyWins(file: FileContents, account: string): boolean {
@@ -71,6 +120,8 @@ export interface FileOverKeychain {
   beneath: CredentialStore;
   behind: CredentialStore;
   first: CredentialStore;
+  /** Moves the file's marked copies into the keychain, now (`lanyard doctor`); nothing once the keychain has turned to the file. */
+  moveMarked(): Promise<MarkedMove>;
 }
 
 /** What the views share: the two stores, whether the keychain has turned to the file, what the file holds, the write. */
@@ -95,12 +146,56 @@ export function fileOverKeychain(keychain: CredentialStore, file: FileCredential
     }
   };
   const set = async (account: string, secret: string) => {
-    await keychain.set(account, secret);
-    // A copy that does not win is left as it is (a file chosen on purpose keeps its own); none that wins: no lock taken.
-    if (!fellBack() && fileCopyWins(held(), account)) await file.delete(account);
+    // Nothing marked, the usual case: the keychain alone, no lock of the file's. A copy that does not win is left as it is.
+    if (fellBack() || !held().fallback.size) return keychain.set(account, secret);
+    await file.lock.withLock(MOVE_LOCK, async () => {
+      const seen = held();
+      await keychain.set(account, secret);
+      if (fellBack()) return;
+      // This entry's marked copy is older than what the keychain has just taken; the others move with it.
+      await moveLocked({ keychain, file, fellBack }, seen, fileCopyWins(seen, account) ? new Map([[account, seen.entries[account]!]]) : new Map());
+    });
+  };
+  const moveMarked = async (): Promise<MarkedMove> => {
+    const none = { moved: [], left: [], stale: [] };
+    if (fellBack() || !held().fallback.size) return none;
+    return file.lock.withLock(MOVE_LOCK, async () => (fellBack() ? none : moveLocked({ keychain, file, fellBack }, held(), new Map())));
   };
   const l: Layers = { keychain, file, fellBack, held, set };
-  return { beneath: beneathView(l), behind: behindView(l), first: firstView(l) };
+  return { beneath: beneathView(l), behind: behindView(l), first: firstView(l), moveMarked };
+}
+
+/**
+ * Under {@link MOVE_LOCK}: each marked copy of `seen` (but those of `done`,
+ * already superseded in the keychain) written to the keychain and read back;
+ * then every one the keychain holds the same, and those of `done`, taken out
+ * of the file where unchanged. The first failure ends the moves: what is left
+ * stays marked in the file, read first as before, for the next write.
+ */
+async function moveLocked(l: Pick<Layers, 'keychain' | 'file' | 'fellBack'>, seen: FileContents, done: Map<string, string>): Promise<MarkedMove> {
+  const waiting = [...seen.fallback].filter((a) => !done.has(a));
+  const taken: string[] = [];
+  const stale: string[] = [];
+  for (const account of waiting) {
+    const secret = seen.entries[account]!;
+    try {
+      if (madeAt(secret) !== undefined && keychainNewer(secret, await l.keychain.get(account))) {
+        stale.push(account);
+        done.set(account, secret);
+        continue;
+      }
+      await l.keychain.set(account, secret);
+      // Turned to the file (its binding would not load): the copy was written back to where it was.
+      if (l.fellBack() || (await l.keychain.get(account)) !== secret) break;
+    } catch {
+      break;
+    }
+    done.set(account, secret);
+    taken.push(account);
+  }
+  // A file that cannot be written now keeps copies that read the same as the keychain's: moved at the next try.
+  const out = new Set(await l.file.takeOut(done).catch(() => [] as string[]));
+  return { moved: taken.filter((a) => out.has(a)), left: [...seen.fallback].filter((a) => !out.has(a)), stale: stale.filter((a) => out.has(a)) };
 }
 
 function beneathView({ keychain, held, set }: Layers): CredentialStore {

@@ -123,6 +123,24 @@ export class FileCredentialStore implements CredentialStore {
     });
   }
 
+  /**
+   * Takes out of the file, under its lock, each of `copies` (account → the
+   * value seen) that the file still holds unchanged, with its mark: a copy
+   * written since (a newer one) stays. Written once, not at all when nothing
+   * is taken. Answers the accounts taken out.
+   */
+  async takeOut(copies: ReadonlyMap<string, string>): Promise<string[]> {
+    if (!copies.size) return [];
+    return this.lock.withLock('credentials.json', async () => {
+      const { entries, fallback } = this.contents();
+      const gone = [...copies].filter(([a, v]) => Object.hasOwn(entries, a) && entries[a] === v).map(([a]) => a);
+      if (!gone.length) return [];
+      for (const a of gone) delete entries[a];
+      await this.#write({ entries, fallback: new Set([...fallback].filter((a) => !gone.includes(a))) });
+      return gone;
+    });
+  }
+
   async list(): Promise<string[]> {
     return Object.keys(await this.#read());
   }

@@ -7,6 +7,7 @@
  * meanwhile is used instead of spending the refresh token twice.
  */
 import { join } from 'node:path';
+import { makeDir, makeDirProblem } from '../../shared/make-dir.js';
 import { CredentialStoreError } from '../errors.js';
 
 export interface CredentialLock {
@@ -60,14 +61,12 @@ export class FileLock implements CredentialLock {
   }
 
   async #locked<T>(name: string, f: () => Promise<T>, waitMs: number): Promise<T> {
-    const [{ mkdir }, lockfile] = await Promise.all([import('node:fs/promises'), import('proper-lockfile')]);
+    const lockfile = await import('proper-lockfile');
     try {
-      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+      makeDir(this.#dir, 0o700);
     } catch (err) {
-      // A file where the directory (or one of its parents) should be: said as the store's error, naming the path.
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way' : code === 'EACCES' ? 'permission denied' : (code ?? (err as Error).message);
-      throw new CredentialStoreError(`cannot create the lock directory ${this.#dir}: ${why}`, { cause: err });
+      // A file where the directory (or one of its parents) should be, a place with no room for one (/proc): the store's error, naming the path.
+      throw new CredentialStoreError(`cannot create the lock directory ${this.#dir}: ${makeDirProblem(err)}`, { cause: err });
     }
     const target = join(this.#dir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
     // Retries with a capped backoff up to about waitMs in all.

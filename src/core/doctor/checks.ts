@@ -55,6 +55,8 @@ export function keychainCheck(o: {
   bindingProblem?: string;
   /** Set when the keychain is required: what requires it, in the caller's words (`LANYARD_KEYCHAIN=required`, a profile's setting); `true` names nothing. */
   required?: boolean | string;
+  /** Credentials the 0600 file took during a fallback: how many the keychain took now, how many stay in the file, how many were older than the keychain's (removed). */
+  marked?: { moved: number; left: number; stale?: number };
 }): Check {
   const where = o.path ? ` (${o.path}, mode 0600)` : ' (mode 0600)';
   if (o.kind === 'keychain' && o.bindingProblem !== undefined) {
@@ -67,7 +69,7 @@ export function keychainCheck(o: {
     const summary = `the OS keychain (Secret Service) answers, but ${why}: what it holds is read, new credentials go to a plain file${where}`;
     return { name: 'keychain', status: 'warn', summary, problem: 'keychain-binding' };
   }
-  if (o.kind === 'keychain') return { name: 'keychain', status: 'ok', summary: 'the OS keychain (Secret Service) is reachable and unlocked' };
+  if (o.kind === 'keychain') return workingKeychain(o.marked, where);
   if (o.chosen) return { name: 'keychain', status: 'ok', summary: `credentials are kept in a plain file${where}, as chosen` };
   return {
     name: 'keychain',
@@ -75,6 +77,18 @@ export function keychainCheck(o: {
     summary: `${o.fallbackReason ?? 'the keychain cannot be used'}; credentials fall back to a plain file${where}`,
     problem: 'keychain-fallback',
   };
+}
+
+/** A keychain that works, and what it took of the file's copies written during a fallback (file-over-keychain.ts). */
+function workingKeychain(marked: { moved: number; left: number; stale?: number } | undefined, where: string): Check {
+  const summary = 'the OS keychain (Secret Service) is reachable and unlocked';
+  const n = (k: number) => (k === 1 ? '1 credential' : `${k} credentials`);
+  const took =
+    (marked?.moved ? `; it took the ${n(marked.moved)} written to a plain file${where} while it could not be used` : '') +
+    (marked?.stale ? `; ${n(marked.stale)} in that file, older than the keychain's own, removed` : '');
+  if (!marked?.left) return { name: 'keychain', status: 'ok', summary: summary + took };
+  const left = `; ${n(marked.left)} written to a plain file${where} while it could not be used stay there (the keychain did not take them now): still used, moved at the next write`;
+  return { name: 'keychain', status: 'warn', summary: summary + took + left };
 }
 
 /** A required keychain that cannot be used. */

@@ -5,6 +5,7 @@
  * new one, never a mix; a crash leaves at most a stray `*.tmp`.
  */
 import { dirname } from 'node:path';
+import { makeDir } from '../../shared/make-dir.js';
 
 export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
   await (await stageFile(path, text, mode)).commit();
@@ -24,8 +25,8 @@ export interface StagedFile {
  * it in place after something else is done (a checkpoint after its page).
  */
 export async function stageFile(path: string, text: string, mode = 0o600): Promise<StagedFile> {
-  const { mkdir, open, rename, unlink } = await import('node:fs/promises');
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const { open, rename, unlink } = await import('node:fs/promises');
+  makeDir(dirname(path), 0o700);
   const { randomBytes } = await import('node:crypto'); // only writes need it: kept off the start-up path
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const fh = await open(tmp, 'wx', mode);

@@ -17,6 +17,7 @@ import {
 } from '../../../core/doctor/checks.js';
 import { proxySettings } from '../../../core/http/proxy.js';
 import { keychainBindingProblem } from '../../../core/credentials/keychain-binding.js';
+import type { MarkedMove } from '../../../core/credentials/file-over-keychain.js';
 import { SERVICES } from '../../services/registry.js';
 import { doctorFix } from '../../errors/hints.js';
 import { parseDuration } from '../../option-parse.js';
@@ -51,12 +52,20 @@ async function storeCheck(ctx: Context): Promise<{ check: Check; kind?: string }
     const st = await ctx.credentialStorage();
     const chosen = ctx.env.LANYARD_KEYCHAIN === 'off' || ctx.env.LANYARD_INSECURE_STORAGE === '1';
     const bindingProblem = st.primary.kind === 'keychain' ? await keychainBindingProblem() : undefined;
-    const o = { kind: st.primary.kind, fallbackReason: st.fallbackReason, path: st.file.path, chosen, bindingProblem, required: st.required };
+    // A keychain that writes takes what the file holds since a fallback (file-over-keychain.ts); a failure leaves it there, and says so.
+    const marked = st.moveMarked && bindingProblem === undefined ? await movedMarked(st.moveMarked) : undefined;
+    const o = { kind: st.primary.kind, fallbackReason: st.fallbackReason, path: st.file.path, chosen, bindingProblem, required: st.required, marked };
     return { check: keychainCheck(o), kind: st.primary.kind };
   } catch (err) {
     if (err instanceof LanyardError && err.code === 'credential_store') return { check: keychainRequiredCheck(err) };
     throw err;
   }
+}
+
+/** What a move of the file's marked copies did, in numbers (none when nothing was marked); one that could not run (its lock busy) says nothing: the next write moves them. */
+async function movedMarked(move: () => Promise<MarkedMove>): Promise<{ moved: number; left: number; stale: number } | undefined> {
+  const r = await move().catch(() => undefined);
+  return r && (r.moved.length || r.left.length || r.stale.length ? { moved: r.moved.length, left: r.left.length, stale: r.stale.length } : undefined);
 }
 
 /** The profile's reason as doctor's --json says it (docs/doctor.md). */

@@ -57,6 +57,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
     journal: journalLimits(ctx.env),
   }).catch((err: unknown) => {
     const code = (err as { code?: string }).code;
+    if (code === 'EDATADIR') throw new UsageError(`--data-dir: ${(err as Error).message}`);
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is already in use`, 'pick another --port, or --port 0 for any free port');
     if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
     if (/PEM|certificate|key/i.test((err as Error).message ?? '')) throw new UsageError(`--tls-cert/--tls-key: ${(err as Error).message}`);

@@ -5,6 +5,7 @@ import { dispositionFileName, pathInside, safeFileName } from '../../../core/mai
 import { inflaterFor } from '../../../core/mailbox/inflate.js';
 import { validateLabel, validateMessageId, validatePartId } from '../../../core/mailbox/validate.js';
 import { CancelledError, LanyardError, ValidationError } from '../../../core/errors.js';
+import { makeDir } from '../../../shared/make-dir.js';
 import type { Context } from '../../context.js';
 import { readerGone } from '../../io.js';
 import { UsageError } from '../../errors/usage-error.js';
@@ -60,9 +61,11 @@ export async function runMailboxPart(ctx: Context, idArg: string, partArg: strin
     intoDir = !!st?.isDirectory() || /[\\/]$/.test(outPath);
     // `DIR/` that does not exist yet is created, as `gh release download --dir` does
     if (intoDir && !st)
-      await fs.mkdir(outPath, { recursive: true }).catch((err: Error) => {
-        throw new ValidationError(`cannot create directory ${outPath}: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
-      });
+      try {
+        makeDir(outPath);
+      } catch (err) {
+        throw new ValidationError(`cannot create directory ${outPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
     else if (intoDir && st?.isDirectory() === false) throw new ValidationError(`${outPath} is not a directory`);
   }
   const client = await mailboxClient(ctx, o);
