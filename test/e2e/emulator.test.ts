@@ -56,6 +56,34 @@ describe('lifecycle', () => {
     }
   });
 
+  it('two emulators on one config directory: the second hands the profile back to the first when it stops, not when the first is gone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lanyard-emu-'));
+    const webUrl = async () =>
+      (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, string>> }).profiles.emulator?.[
+        'hosting.webUrl'
+      ];
+    try {
+      const first = await spawnEmulator(['-q'], { LANYARD_CONFIG_DIR: dir });
+      const firstUrl = first.first.split(' ').pop()!;
+      const second = await spawnEmulator(['-q'], { LANYARD_CONFIG_DIR: dir });
+      const secondUrl = second.first.split(' ').pop()!;
+      expect(await webUrl()).toBe(secondUrl);
+      expect(await second.stop('SIGTERM')).toBe(0);
+      expect(await webUrl()).toBe(firstUrl);
+      expect(second.stderr()).toContain(`Profile "emulator" points at ${firstUrl} again`);
+      const r = await runCli(['--profile', 'emulator', 'ratelimit', 'status', '--json'], { env: { LANYARD_CONFIG_DIR: dir } });
+      expect(r.code, r.stderr).toBe(0);
+      // The first gone before the second stops: nothing to hand back to.
+      const third = await spawnEmulator(['-q'], { LANYARD_CONFIG_DIR: dir });
+      const thirdUrl = third.first.split(' ').pop()!;
+      expect(await first.stop('SIGTERM')).toBe(0);
+      expect(await third.stop('SIGTERM')).toBe(0);
+      expect(await webUrl()).toBe(thirdUrl);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serves HTTPS with --tls-cert/--tls-key; the CLI trusts the CA through NODE_EXTRA_CA_CERTS', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lanyard-tls-'));
     try {

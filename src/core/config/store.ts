@@ -172,6 +172,16 @@ export class ConfigStore extends ConfigReader {
     return this.update(() => this.#putProfile(name, settings));
   }
 
+  /** Replaces a profile's settings only while `when` holds for what the file has now (under the lock); whether it did. */
+  async putProfileIf(name: string, settings: ProfileSettings, when: (current: ProfileSettings | undefined) => boolean): Promise<boolean> {
+    validateProfileName(name);
+    return this.update(() => {
+      if (!when(this.profile(name))) return false;
+      this.#putProfile(name, settings);
+      return true;
+    });
+  }
+
   /** Sets one key of a profile; with `activate`, also makes the profile active when none is. */
   async set(profileName: string, key: string, value: string, o: { activate?: boolean } = {}): Promise<string> {
     validateProfileName(profileName);

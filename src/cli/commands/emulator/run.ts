@@ -65,6 +65,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   });
   // The profile is written before the first line: a script that waits for
   // "listening on" and then uses --profile emulator must find it updated.
+  const before = opts.profile !== false ? (await ctx.config()).profile('emulator') : undefined;
   if (opts.profile !== false) await writeEmulatorProfile(ctx, emu.services);
   ctx.io.out(`Emulator listening on ${emu.url}`);
   if (emu.selfSigned) {
@@ -80,6 +81,7 @@ export async function runEmulatorStart(ctx: Context, opts: EmulatorStartOptions)
   });
   ctx.io.err('Shutting down the emulator');
   await emu.close();
+  if (opts.profile !== false) await handBackProfile(ctx, emu.url, before);
   // Ctrl-C or SIGTERM is its normal end: exit 0, not 130.
   throw new ExitStatus(ExitCode.Ok);
 }
@@ -89,6 +91,29 @@ async function writeEmulatorProfile(ctx: Context, services: readonly { info?(): 
   const settings: ProfileSettings = {};
   for (const s of services) Object.assign(settings, (s.info?.().profile as ProfileSettings | undefined) ?? {});
   await (await ctx.config()).putProfile('emulator', settings);
+}
+
+/**
+ * Two emulators on one config directory: the second took the profile over.
+ * When it stops while the profile still points at it, the emulator it
+ * replaced gets the profile back if that one still answers (else the profile
+ * is left as it is, as after any emulator's end).
+ */
+async function handBackProfile(ctx: Context, url: string, before: ProfileSettings | undefined): Promise<void> {
+  const trim = (u: string | undefined) => u?.replace(/\/+$/, '');
+  const previous = trim(before?.['hosting.webUrl']);
+  if (!before || !previous || previous === trim(url)) return;
+  try {
+    const http = await ctx.http();
+    // The command's own signal has ended (that is why it stops): a short bound of its own.
+    const res = await http.request({ url: `${previous}/_emulator/info`, signal: AbortSignal.timeout(2000), oauth: true, retry: false });
+    await res.dump();
+    if (res.status !== 200) return;
+  } catch {
+    return;
+  }
+  const handed = await (await ctx.config()).putProfileIf('emulator', before, (now) => trim(now?.['hosting.webUrl']) === trim(url));
+  if (handed) ctx.io.err(`Profile "emulator" points at ${previous} again (the emulator still running there)`);
 }
 
 export async function emulatorUrl(ctx: Context, opts: EmulatorTargetOptions): Promise<string> {
