@@ -29,21 +29,45 @@ function expectPublished(method: string, path: string, r: { status: number; body
 }
 
 describe('hosting answers satisfy the published description (@octokit/openapi)', () => {
-  it('GET /user is a private-user, GET /users/{username} a public-user', async () => {
-    const token = ref.emu.fixtures.hosting.personalToken;
-    const me = await call('GET', '/user', { token });
+  it('GET /user is a private-user with the `user` (or `read:user`) scope, GET /users/{username} a public-user', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['repo', 'user'] })) as {
+      access_token: string;
+    };
+    const me = await call('GET', '/user', { token: issued.access_token });
     expectPublished('GET', '/user', me, 200);
     expect(me.body).toMatchObject({ user_view_type: 'private', two_factor_authentication: false, public_repos: 1, total_private_repos: 1 });
-    const other = await call('GET', '/users/hubot', { token });
+    const other = await call('GET', '/users/hubot', { token: issued.access_token });
     expectPublished('GET', '/users/hubot', other, 200);
     expect(other.body.user_view_type).toBe('public');
     expect(other.body).not.toHaveProperty('two_factor_authentication');
   });
 
+  it('GET /user through a classic token without the `user` scope is the public profile only, as the service answers it', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const profile = async (token: string) => {
+      const me = await call('GET', '/user', { token });
+      expectPublished('GET', '/user', me, 200);
+      return me.body as Record<string, unknown>;
+    };
+    const privateFields = ['two_factor_authentication', 'plan', 'private_gists', 'total_private_repos', 'owned_private_repos', 'disk_usage', 'collaborators'];
+    const issue = async (scopes: string[]) =>
+      ((await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes })) as { access_token: string }).access_token;
+    for (const token of [ref.emu.fixtures.hosting.personalToken, await issue(['repo', 'user:email']), await issue([])]) {
+      const me = await profile(token);
+      expect(me).toMatchObject({ login: 'mona', user_view_type: 'public', public_repos: 1 });
+      expect(privateFields.filter((k) => k in me)).toEqual([]);
+      expect(me).toEqual((await call('GET', '/users/mona', { token })).body);
+    }
+    expect(await profile(await issue(['read:user']))).toMatchObject({ user_view_type: 'private', plan: { name: 'free' } });
+  });
+
   it('GET /user counts private repositories only for a token that may see them (`repo`), as the service does', async () => {
     const { app } = ref.emu.fixtures.hosting;
     const counts = async (scopes: string[]) => {
-      const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes })) as { access_token: string };
+      const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: [...scopes, 'read:user'] })) as {
+        access_token: string;
+      };
       const me = await call('GET', '/user', { token: issued.access_token });
       expectPublished('GET', '/user', me, 200);
       return { total: me.body.total_private_repos, owned: me.body.owned_private_repos, public: me.body.public_repos };

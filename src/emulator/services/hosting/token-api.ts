@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Hosting } from '../../../shared/constants.js';
-import { escapeHtml as esc, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import { escapeHtml as esc, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import { readJsonObject } from './body.js';
 import { checkPassword, sessionUser, startSession } from './oauth/session.js';
 import { credentialInputs, layout } from './oauth/pages.js';
 import { oauthParams } from './oauth/wire.js';

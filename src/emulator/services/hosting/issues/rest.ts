@@ -6,7 +6,8 @@
  * the repository; labels, and another's issue, need one who triages it.
  */
 import { Hosting } from '../../../../shared/constants.js';
-import { HttpError, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import { HttpError, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import { readJsonObject } from '../body.js';
 import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { paged } from '../paging.js';
 import { apiError } from '../errors.js';
