@@ -2,7 +2,7 @@
  * Clients of the Python ecosystem that no one here wrote, against the
  * emulator over real HTTP (scripts beside this file, run in the virtual
  * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
- * permissions, the query API and its mutations, a conditional read, issue search, labels), google-auth with
+ * permissions, the query API and its mutations, a conditional read, issue search, labels, lock and assignees, emails), google-auth with
  * cryptography (the published X.509 certificates, an app platform ID token, service
  * account key files), and the protocol's Python SDK `mcp` (resources and
  * prompts at every revision the emulator speaks, 2026-07-28 included).
@@ -103,6 +103,40 @@ describe(
         after_delete: [],
         gone: [404, '404'],
         taken: [422, ['already_exists']],
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub: lock, assignees, emails, a user’s repositories, the profile by scope',
+  withPython(() => {
+    it('Issue.lock/unlock, get_assignees, has_in_assignees, add_to/remove_from_assignees, get_emails, NamedUser.get_repos, plan', {
+      timeout: 90_000,
+    }, async () => {
+      const { app } = ref.emu.fixtures.hosting;
+      const scoped = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['user'] })) as { access_token: string };
+      const out = await runPython('github_people.py', {
+        api: ref.emu.urls.hosting.api,
+        token: ref.emu.fixtures.hosting.personalToken,
+        userToken: scoped.access_token,
+      });
+      expect(out).toEqual({
+        locked: [true, 'resolved'],
+        unlocked: [false, null],
+        assignable: expect.arrayContaining(['hubot', 'mona']),
+        has_hubot: true,
+        has_nobody: false,
+        assigned: ['hubot', 'mona'],
+        unassigned: ['mona'],
+        repos: ['mona/hello-world'],
+        plan_without_user_scope: null,
+        emails_without_scope: 404,
+        emails: [
+          ['mona@example.com', true, true, 'public'],
+          [expect.stringMatching(/^1\+mona@users\.noreply\./), false, true, null],
+        ],
+        plan: 'free',
       });
     });
   }),

@@ -9,18 +9,15 @@
  * on a 405; the REST API answers an unserved method 404, as the service
  * does); and the `status` of the REST error bodies.
  */
-import { Octokit } from '@octokit/rest';
 import { describe, expect, it } from 'vitest';
 import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
+import { hostingOctokit } from './hosting-octokit.js';
 import { SEED } from '../../../src/emulator/services/hosting/state.js';
 
 const ref = useInProcessEmulator({ port: 0 });
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const owner = 'mona';
 const repo = 'hello-world';
-const rest = (auth: string = SEED.personalToken) => new Octokit({ auth, baseUrl: ref.emu.urls.hosting.api, log: quiet });
-const tokenWith = async (login: string, scopes: string[]) =>
-  ((await ref.emu.admin('hosting', 'issue-token', { login, clientId: SEED.app.clientId, scopes })) as { access_token: string }).access_token;
+const { rest, tokenWith } = hostingOctokit(ref);
 
 /** A raw request to the REST API (body sent as given when a string, else as JSON). */
 async function call(method: string, path: string, body?: unknown, token: string = SEED.personalToken) {

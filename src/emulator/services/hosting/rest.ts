@@ -20,6 +20,7 @@ import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
 import { scopesWrite, tokenOfRequest } from './scopes.js';
 import { apiError } from './errors.js';
+import { registerUsersRest } from './users-rest.js';
 
 const LFS_MAX_OBJECTS = 100;
 
@@ -185,6 +186,7 @@ function issueJsonContext(state: HostingState, env: EmulatorEnv, repos: RepoStor
     store,
     user,
     exists: (login) => state.users.has(login),
+    logins: () => [...state.users.keys()],
     fullName: (key) => (repo(key) ? `${repo(key)!.owner}/${repo(key)!.name}` : key),
     ownerOf: (key) => repo(key)?.owner ?? '',
   };
@@ -224,6 +226,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     userOf,
     authenticated: isAuthenticated,
   });
+  registerUsersRest(router, { baseUrl: () => env.baseUrl(), state, repos, userOf, refuseNonUser, scopesOf, repoJson });
   registerAuditLog(router, rest);
   registerQueryApi(router, rest);
   registerLfsBatch(router, rest);

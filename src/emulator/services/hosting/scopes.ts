@@ -36,6 +36,7 @@ const ACCEPTED: Array<[method: string, pattern: RegExp, scopes: string]> = [
   ['GET', /^\/api\/v3\/user\/repos\/?$/, ''],
   ['GET', /^\/api\/v3\/enterprises\/[^/]+\/audit-log\/?$/, 'read:audit_log'],
   ['GET', /^\/api\/v3\/user\/?$/, ''],
+  ['GET', /^\/api\/v3\/user\/emails\/?$/, 'user, user:email'],
 ];
 
 /**

@@ -83,7 +83,9 @@ function commentMutations(h: Helpers): Record<string, Mutation> {
   const store = o.ctx.issues;
   return {
     addComment: ({ input }) => {
-      const { i } = issueById(input.subjectId);
+      const { i, r } = issueById(input.subjectId);
+      // A locked conversation takes comments only from those who push (REST: 403 with the same words).
+      if (i.locked && !canTriage(login(), r)) throw typed('FORBIDDEN', 'Unable to create comment because issue is locked.');
       const body = input.body as string;
       check({ body }, { bodyRequired: true });
       const c = store.addComment(i, login(), body);

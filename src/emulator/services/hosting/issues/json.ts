@@ -15,6 +15,8 @@ export interface IssueJsonContext {
   user(login: string): Record<string, unknown>;
   /** Whether a user of that login exists. */
   exists(login: string): boolean;
+  /** Every user's login. */
+  logins(): string[];
   /** The repository's `owner/name` as written (the store keys are lower case). */
   fullName(repoKey: string): string;
   ownerOf(repoKey: string): string;
@@ -61,7 +63,7 @@ export function issueJson(c: IssueJsonContext, i: IssueRecord): Record<string, u
     user: c.user(i.author),
     labels: i.labels.map((id) => c.store.labels.get(id)).flatMap((l) => (l ? [labelJson(c, l)] : [])),
     state: i.state,
-    locked: false,
+    locked: i.locked,
     assignee: i.assignees.length ? c.user(i.assignees[0]!) : null,
     assignees: i.assignees.map((a) => c.user(a)),
     milestone: null,
@@ -70,7 +72,7 @@ export function issueJson(c: IssueJsonContext, i: IssueRecord): Record<string, u
     updated_at: apiTime(i.updatedAt),
     closed_at: i.closedAt === null ? null : apiTime(i.closedAt),
     author_association: association(c, i.repo, i.author),
-    active_lock_reason: null,
+    active_lock_reason: i.lockReason,
     body: i.body,
     closed_by: i.closedBy ? c.user(i.closedBy) : null,
     reactions: rollup(c, url, { kind: 'issue', id: i.id }),

@@ -14,6 +14,7 @@ import { apiError } from '../errors.js';
 import { forbidden, type IssueApi, idParam, invalid, issueOf, R, repoOf, text, writer } from './common.js';
 import { commentJson, issueJson, reactionJson } from './json.js';
 import { labelIds, registerLabelRoutes } from './labels.js';
+import { registerPeopleRoutes } from './people.js';
 import { canClose, canEdit, canTriage, invalidText } from './rules.js';
 import { REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
 
@@ -35,6 +36,7 @@ export function registerIssueRoutes(router: Router, api: IssueApi): void {
   registerLabelRoutes(router, api);
   registerReactions(router, api);
   registerStars(router, api);
+  registerPeopleRoutes(router, api);
 }
 
 function registerIssueList(router: Router, api: IssueApi): void {
@@ -152,6 +154,8 @@ function registerComments(router: Router, api: IssueApi): void {
     const i = issueOf(api, req, r);
     const login = writer(api, req, res, r);
     if (!login) return;
+    // A locked conversation takes comments only from those who push.
+    if (i.locked && !canTriage(login, r)) return forbidden(res, 'Unable to create comment because issue is locked.');
     const body = text((await readJsonObject(req)).body);
     const why = invalidText({ body }, { bodyRequired: true });
     if (why || !body) return invalid(res, 'IssueComment', 'body', why ? 'custom' : 'missing_field', why);

@@ -31,6 +31,9 @@ export interface IssueRecord {
   updatedAt: number;
   closedAt: number | null;
   closedBy: string | null;
+  /** Locked conversation (only those who push may comment), and why (`off-topic`, `too heated`, `resolved`, `spam`) if said. */
+  locked: boolean;
+  lockReason: string | null;
 }
 
 export interface CommentRecord {
@@ -178,6 +181,8 @@ export class IssueStore {
       updatedAt: at,
       closedAt: null,
       closedBy: null,
+      locked: false,
+      lockReason: null,
     };
     this.issues.set(i.id, i);
     numbered.set(number, i);
@@ -215,6 +220,13 @@ export class IssueStore {
       i.closedAt = null;
       i.closedBy = null;
     }
+  }
+
+  /** Locks an issue's conversation (with a reason, or none), or unlocks it. */
+  setLock(i: IssueRecord, locked: boolean, reason: string | null = null): void {
+    i.locked = locked;
+    i.lockReason = locked ? reason : null;
+    i.updatedAt = this.now();
   }
 
   edit(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[] }): void {

@@ -1,0 +1,76 @@
+/**
+ * The hosting emulator's issue lock, assignees, `/meta`, the caller's emails,
+ * another user's repositories and the caller's profile by scope, through
+ * Octokit (the code host's own JavaScript client, an independent reading of
+ * the same API): the calls scripts make, what they get back, and the
+ * refusals (a lock or a comment on a locked issue from one who does not
+ * push, emails without the `user:email` scope).
+ */
+import { describe, expect, it } from 'vitest';
+import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
+import { hostingOctokit } from './hosting-octokit.js';
+
+const ref = useInProcessEmulator({ port: 0 });
+const owner = 'mona';
+const repo = 'hello-world';
+const { rest, tokenWith } = hostingOctokit(ref);
+const logins = (users: Array<{ login: string }> | null | undefined) => (users ?? []).map((u) => u.login);
+
+describe('an issue’s lock', () => {
+  it('lock (with and without a reason) and unlock; one who does not push may neither lock nor comment on a locked issue', async () => {
+    const o = rest();
+    const hubot = rest(await tokenWith('hubot', ['repo']));
+    const issue_number = (await o.rest.issues.create({ owner, repo, title: 'lock me' })).data.number;
+    expect((await o.rest.issues.lock({ owner, repo, issue_number, lock_reason: 'off-topic' })).status).toBe(204);
+    expect((await o.rest.issues.get({ owner, repo, issue_number })).data).toMatchObject({ locked: true, active_lock_reason: 'off-topic' });
+    await expect(hubot.rest.issues.createComment({ owner, repo, issue_number, body: 'hi' })).rejects.toMatchObject({
+      status: 403,
+      message: expect.stringContaining('Unable to create comment because issue is locked.'),
+    });
+    // The query API refuses the same comment (one store).
+    const { node_id } = (await o.rest.issues.get({ owner, repo, issue_number })).data;
+    const addComment = 'mutation($id: ID!) { addComment(input: {subjectId: $id, body: "hi"}) { subject { id } } }';
+    await expect(hubot.graphql(addComment, { id: node_id })).rejects.toMatchObject({
+      errors: [{ type: 'FORBIDDEN', message: 'Unable to create comment because issue is locked.' }],
+    });
+    await expect(hubot.rest.issues.unlock({ owner, repo, issue_number })).rejects.toMatchObject({ status: 403 });
+    expect((await o.rest.issues.unlock({ owner, repo, issue_number })).status).toBe(204);
+    expect((await hubot.rest.issues.createComment({ owner, repo, issue_number, body: 'hi' })).status).toBe(201);
+    await expect(o.rest.issues.lock({ owner, repo, issue_number: 9999 })).rejects.toMatchObject({ status: 404 });
+    // Octokit sends no body for a lock without a reason.
+    expect((await o.rest.issues.lock({ owner, repo, issue_number })).status).toBe(204);
+    expect((await o.rest.issues.get({ owner, repo, issue_number })).data).toMatchObject({ locked: true, active_lock_reason: null });
+  });
+});
+
+describe('assignees', () => {
+  it('listAssignees, checkUserCanBeAssigned, addAssignees and removeAssignees', async () => {
+    const o = rest();
+    const issue_number = (await o.rest.issues.create({ owner, repo, title: 'assign me' })).data.number;
+    expect(logins((await o.rest.issues.listAssignees({ owner, repo })).data)).toEqual(expect.arrayContaining(['mona', 'hubot']));
+    expect((await o.rest.issues.checkUserCanBeAssigned({ owner, repo, assignee: 'hubot' })).status).toBe(204);
+    await expect(o.rest.issues.checkUserCanBeAssigned({ owner, repo, assignee: 'nobody-here' })).rejects.toMatchObject({ status: 404 });
+    const added = await o.rest.issues.addAssignees({ owner, repo, issue_number, assignees: ['hubot', 'mona'] });
+    expect([added.status, logins(added.data.assignees)]).toEqual([201, ['hubot', 'mona']]);
+    const removed = await o.rest.issues.removeAssignees({ owner, repo, issue_number, assignees: ['mona'] });
+    expect([removed.status, logins(removed.data.assignees), removed.data.assignee?.login]).toEqual([200, ['hubot'], 'hubot']);
+    expect((await o.rest.issues.checkUserCanBeAssignedToIssue({ owner, repo, issue_number, assignee: 'mona' })).status).toBe(204);
+  });
+});
+
+describe('the service, the caller and other users', () => {
+  it('meta.get, listEmailsForAuthenticatedUser (404 without user:email), listForUser, and getAuthenticated by scope', async () => {
+    expect((await rest().rest.meta.get()).data).toMatchObject({ verifiable_password_authentication: false, web: ['127.0.0.1/32'] });
+    await expect(rest().rest.users.listEmailsForAuthenticatedUser()).rejects.toMatchObject({ status: 404 });
+    const emails = (await rest(await tokenWith('mona', ['user:email'])).rest.users.listEmailsForAuthenticatedUser()).data;
+    expect(emails.map((e) => [e.email, e.primary])).toEqual([
+      ['mona@example.com', true],
+      [expect.stringMatching(/^1\+mona@users\.noreply\./), false],
+    ]);
+    const mine = (await rest().rest.repos.listForUser({ username: 'mona', sort: 'full_name' })).data;
+    expect(mine.map((r) => [r.full_name, r.private])).toEqual([['mona/hello-world', false]]);
+    await expect(rest().rest.repos.listForUser({ username: 'nobody-here' })).rejects.toMatchObject({ status: 404 });
+    expect((await rest().rest.users.getAuthenticated()).data).not.toHaveProperty('plan');
+    expect((await rest(await tokenWith('mona', ['user'])).rest.users.getAuthenticated()).data).toMatchObject({ plan: { name: 'free' } });
+  });
+});
