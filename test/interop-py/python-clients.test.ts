@@ -2,7 +2,7 @@
  * Clients of the Python ecosystem that no one here wrote, against the
  * emulator over real HTTP (scripts beside this file, run in the virtual
  * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
- * permissions, the query API and its mutations, a conditional read, issue search, labels, lock and assignees, emails), google-auth with
+ * permissions, the query API and its mutations, a conditional read, issue search, labels, lock and assignees, emails, milestones), google-auth with
  * cryptography (the published X.509 certificates, an app platform ID token, service
  * account key files), and the protocol's Python SDK `mcp` (resources and
  * prompts at every revision the emulator speaks, 2026-07-28 included).
@@ -137,6 +137,23 @@ describe(
           [expect.stringMatching(/^1\+mona@users\.noreply\./), false, true, null],
         ],
         plan: 'free',
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub and milestones',
+  withPython(() => {
+    it('create_milestone (a date alone), get_milestones, get_milestone, Milestone.edit and delete, Issue.edit(milestone=…)', { timeout: 90_000 }, async () => {
+      const out = await runPython('github_milestones.py', { api: ref.emu.urls.hosting.api, token: ref.emu.fixtures.hosting.personalToken });
+      expect(out).toEqual({
+        created: ['py-1', 'open', 'from PyGithub', '2032-03-04T00:00:00+00:00', 'mona'],
+        issue_milestone: 'py-1',
+        counts: [0, 1],
+        closed: [['py-1.0', 'closed']],
+        gone: 404,
+        issue_after_delete: null,
       });
     });
   }),

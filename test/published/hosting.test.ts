@@ -333,4 +333,26 @@ describe('hosting endpoints scripts call besides issues satisfy the published de
     const missing = await call('DELETE', `${R}/issues/${n}/assignees`, { token, body: {} });
     expect(missing).toMatchObject({ status: 422, body: { message: 'Invalid request.\n\n"assignees" wasn\'t supplied.' } });
   });
+
+  it('milestones: created, listed, read, updated, deleted, and an issue that has one', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const M = `${R}/milestones`;
+    const made = await call('POST', M, { token, body: { title: 'Published', description: 'checked', due_on: '2031-05-06T07:08:09Z' } });
+    expectPublished('POST', M, made, 201);
+    const n = made.body.number;
+    expectPublished('GET', M, await call('GET', `${M}?state=all`, { token }), 200);
+    expectPublished('GET', `${M}/${n}`, await call('GET', `${M}/${n}`, { token }), 200);
+    expectPublished('PATCH', `${M}/${n}`, await call('PATCH', `${M}/${n}`, { token, body: { state: 'closed', due_on: null } }), 200);
+    const issue = await call('POST', `${R}/issues`, { token, body: { title: 'In a milestone', milestone: n } });
+    expectPublished('POST', `${R}/issues`, issue, 201);
+    expect(issue.body.milestone).toMatchObject({ number: n, state: 'closed', open_issues: 1, due_on: null });
+    expectPublished('POST', M, await call('POST', M, { token, body: { title: 'Published' } }), 422);
+    const noTitle = await call('POST', M, { token, body: { description: 'x' } });
+    expect(noTitle).toMatchObject({ status: 422, body: { message: 'Invalid request.\n\n"title" wasn\'t supplied.' } });
+    expect((await call('PATCH', `${M}/${n}`, { token, body: { state: 'done' } })).body.message).toBe(
+      'Invalid request.\n\ndone is not a member of ["open", "closed"].',
+    );
+    expectPublished('DELETE', `${M}/${n}`, await call('DELETE', `${M}/${n}`, { token }), 204);
+    expectPublished('GET', `${M}/${n}`, await call('GET', `${M}/${n}`, { token }), 404);
+  });
 });

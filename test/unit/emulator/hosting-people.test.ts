@@ -74,3 +74,45 @@ describe('the service, the caller and other users', () => {
     expect((await rest(await tokenWith('mona', ['user'])).rest.users.getAuthenticated()).data).toMatchObject({ plan: { name: 'free' } });
   });
 });
+
+describe('milestones', () => {
+  it('create, list (state, sort), read, update, delete; an issue given one on create and update, listed by it, and refusals', async () => {
+    const o = rest();
+    const due = '2030-01-02T03:04:05Z';
+    const v1 = (await o.rest.issues.createMilestone({ owner, repo, title: 'v1', description: 'first', due_on: due })).data;
+    expect(v1).toMatchObject({ number: 1, title: 'v1', state: 'open', description: 'first', due_on: due, open_issues: 0, creator: { login: 'mona' } });
+    const v2 = (await o.rest.issues.createMilestone({ owner, repo, title: 'v2' })).data;
+    await expect(o.rest.issues.createMilestone({ owner, repo, title: 'v1' })).rejects.toMatchObject({
+      status: 422,
+      response: { data: { message: 'Validation Failed', errors: [{ resource: 'Milestone', field: 'title', code: 'already_exists' }] } },
+    });
+    const issue = (await o.rest.issues.create({ owner, repo, title: 'for v1', milestone: v1.number })).data;
+    expect(issue.milestone).toMatchObject({ number: 1, title: 'v1', open_issues: 1, closed_issues: 0 });
+    await o.rest.issues.update({ owner, repo, issue_number: issue.number, state: 'closed' });
+    expect((await o.rest.issues.getMilestone({ owner, repo, milestone_number: 1 })).data).toMatchObject({ open_issues: 0, closed_issues: 1 });
+    const listed = async (milestone: string) =>
+      (await o.rest.issues.listForRepo({ owner, repo, state: 'all', milestone })).data.map((i) => i.number).includes(issue.number);
+    expect([await listed('1'), await listed('*'), await listed('none'), await listed(String(v2.number))]).toEqual([true, true, false, false]);
+    await expect(o.rest.issues.update({ owner, repo, issue_number: issue.number, milestone: 99 })).rejects.toMatchObject({
+      status: 422,
+      response: { data: { errors: [{ value: 99, resource: 'Issue', field: 'milestone', code: 'invalid' }] } },
+    });
+    expect((await o.rest.issues.update({ owner, repo, issue_number: issue.number, milestone: null })).data.milestone).toBeNull();
+    await o.rest.issues.update({ owner, repo, issue_number: issue.number, milestone: v2.number });
+    const closed = (await o.rest.issues.updateMilestone({ owner, repo, milestone_number: v2.number, state: 'closed', title: 'v2.0' })).data;
+    expect(closed).toMatchObject({ state: 'closed', title: 'v2.0', closed_at: expect.any(String) });
+    const titles = async (q: { state?: 'open' | 'closed' | 'all'; sort?: 'due_on' | 'completeness'; direction?: 'asc' | 'desc' }) =>
+      (await o.rest.issues.listMilestones({ owner, repo, ...q })).data.map((m) => m.title);
+    expect([await titles({}), await titles({ state: 'closed' }), await titles({ state: 'all' })]).toEqual([['v1'], ['v2.0'], ['v1', 'v2.0']]);
+    expect(await titles({ state: 'all', sort: 'completeness', direction: 'desc' })).toEqual(['v2.0', 'v1']);
+    const hubot = rest(await tokenWith('hubot', ['repo']));
+    await expect(hubot.rest.issues.createMilestone({ owner, repo, title: 'theirs' })).rejects.toMatchObject({ status: 403 });
+    // From one who does not push, the milestone of a new issue is silently dropped.
+    expect((await hubot.rest.issues.create({ owner, repo, title: 'mine', milestone: v1.number })).data.milestone).toBeNull();
+    expect((await o.rest.issues.deleteMilestone({ owner, repo, milestone_number: v2.number })).status).toBe(204);
+    expect((await o.rest.issues.get({ owner, repo, issue_number: issue.number })).data.milestone).toBeNull();
+    await expect(o.rest.issues.getMilestone({ owner, repo, milestone_number: v2.number })).rejects.toMatchObject({ status: 404 });
+    // A new one does not take the deleted one's number.
+    expect((await o.rest.issues.createMilestone({ owner, repo, title: 'v3' })).data.number).toBe(3);
+  });
+});

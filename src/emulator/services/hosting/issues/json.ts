@@ -7,6 +7,7 @@ import { Hosting } from '../../../../shared/constants.js';
 import { apiTime, nodeIdOf } from '../repository.js';
 import { type CommentRecord, type IssueRecord, type IssueStore, type LabelRecord, REACTIONS, type ReactionRecord } from './store.js';
 import { associationOf } from './rules.js';
+import type { MilestoneRecord } from './milestone-store.js';
 
 /** What the JSON needs besides the records: the base URL, a user's `simple-user`, the repository's owner. */
 export interface IssueJsonContext {
@@ -66,7 +67,7 @@ export function issueJson(c: IssueJsonContext, i: IssueRecord): Record<string, u
     locked: i.locked,
     assignee: i.assignees.length ? c.user(i.assignees[0]!) : null,
     assignees: i.assignees.map((a) => c.user(a)),
-    milestone: null,
+    milestone: i.milestone === null ? null : milestoneJson(c, c.store.milestones.byId.get(i.milestone)),
     comments: c.store.commentsOf(i.id).length,
     created_at: apiTime(i.createdAt),
     updated_at: apiTime(i.updatedAt),
@@ -104,4 +105,31 @@ export function commentJson(c: IssueJsonContext, m: CommentRecord): Record<strin
 
 export function reactionJson(c: IssueJsonContext, r: ReactionRecord): Record<string, unknown> {
   return { id: r.id, node_id: nodeIdOf('Reaction', r.id), user: c.user(r.user), content: r.content, created_at: apiTime(r.createdAt) };
+}
+
+/** `milestone`: its URLs, counts of its open and closed issues, and times (undefined: none, null). */
+export function milestoneJson(c: IssueJsonContext, m: MilestoneRecord | undefined): Record<string, unknown> | null {
+  if (!m) return null;
+  const url = `${api(c, m.repo)}/milestones/${m.number}`;
+  const issues = c.store.issuesOf(m.repo).filter((i) => i.milestone === m.id);
+  const open = issues.filter((i) => i.state === 'open').length;
+  const time = (ms: number | null) => (ms === null ? null : apiTime(ms));
+  return {
+    url,
+    html_url: `${c.base}/${c.fullName(m.repo)}/milestone/${m.number}`,
+    labels_url: `${url}/labels`,
+    id: m.id,
+    node_id: nodeIdOf('Milestone', m.id),
+    number: m.number,
+    title: m.title,
+    description: m.description,
+    creator: c.user(m.creator),
+    open_issues: open,
+    closed_issues: issues.length - open,
+    state: m.state,
+    created_at: apiTime(m.createdAt),
+    updated_at: apiTime(m.updatedAt),
+    due_on: time(m.dueOn),
+    closed_at: time(m.closedAt),
+  };
 }

@@ -7,7 +7,6 @@
  */
 import { HttpError, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
 import { readJsonObject, tooFewItems, wrongType } from '../body.js';
-import { apiError } from '../errors.js';
 import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { paged } from '../paging.js';
 import { forbidden, type IssueApi, invalid, issueOf, R, repoOf, text, writer } from './common.js';
@@ -56,7 +55,7 @@ function blankName(res: EmuResponse, list: unknown[]): boolean {
   const name = (x: unknown) => (typeof x === 'object' && x !== null ? (x as { name?: unknown }).name : x);
   const blank = list.map(name).find((n) => typeof n === 'string' && !n.trim());
   if (blank === undefined) return false;
-  res.json(422, apiError(422, 'Validation Failed', { errors: [{ value: blank, resource: 'Label', field: 'name', code: 'invalid' }] }));
+  invalid(res, 'Label', 'name', 'invalid', undefined, blank);
   return true;
 }
 

@@ -5,6 +5,7 @@
  * node ids). Time comes from the injected `now()` (the emulator clock).
  */
 import type { RepoRecord } from '../ratelimit/fixtures.js';
+import { MilestoneStore } from './milestone-store.js';
 
 export type IssueState = 'open' | 'closed';
 /** Why an issue was closed or reopened (REST spelling; the query API's enum is its upper case). */
@@ -34,6 +35,8 @@ export interface IssueRecord {
   /** Locked conversation (only those who push may comment), and why (`off-topic`, `too heated`, `resolved`, `spam`) if said. */
   locked: boolean;
   lockReason: string | null;
+  /** The id of its milestone, if it has one. */
+  milestone: number | null;
 }
 
 export interface CommentRecord {
@@ -87,6 +90,8 @@ export class IssueStore {
   readonly labels = new Map<number, LabelRecord>();
   readonly reactions = new Map<number, ReactionRecord>();
   #nextId = 1;
+  /** Milestones (their ids from the same sequence). */
+  readonly milestones: MilestoneStore;
   // Indexes, so that reads stay cheap after a bulk import: issues by repository and number,
   // labels and stars by repository, comments by issue, reactions by subject.
   readonly #byRepo = new Map<string, Map<number, IssueRecord>>();
@@ -98,7 +103,9 @@ export class IssueStore {
   /** Per repository, how many of its issues are open (kept by createIssue and setState: a listing reads it for each). */
   readonly #open = new Map<string, number>();
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly now: () => number) {
+    this.milestones = new MilestoneStore(now, () => this.#id());
+  }
 
   reset(): void {
     for (const m of [
@@ -114,6 +121,7 @@ export class IssueStore {
       this.#open,
     ])
       m.clear();
+    this.milestones.reset();
     this.#nextId = 1;
   }
 
@@ -153,6 +161,14 @@ export class IssueStore {
     if (f.description !== undefined) l.description = f.description;
   }
 
+  /** Deletes a milestone: gone from its repository and from every issue of it. */
+  deleteMilestone(id: number): void {
+    const m = this.milestones.byId.get(id);
+    if (!m) return;
+    this.milestones.delete(m);
+    for (const i of this.#byRepo.get(m.repo)?.values() ?? []) if (i.milestone === id) i.milestone = null;
+  }
+
   /** Deletes a label: gone from its repository and from every issue of it. */
   deleteLabel(l: LabelRecord): void {
     this.labels.delete(l.id);
@@ -161,7 +177,11 @@ export class IssueStore {
     for (const i of this.#byRepo.get(l.repo)?.values() ?? []) if (i.labels.includes(l.id)) i.labels = i.labels.filter((id) => id !== l.id);
   }
 
-  createIssue(repo: string, author: string, f: { title: string; body: string | null; labels?: number[]; assignees?: string[] }): IssueRecord {
+  createIssue(
+    repo: string,
+    author: string,
+    f: { title: string; body: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null },
+  ): IssueRecord {
     let numbered = this.#byRepo.get(repo);
     if (!numbered) this.#byRepo.set(repo, (numbered = new Map()));
     const number = numbered.size + 1;
@@ -183,6 +203,7 @@ export class IssueStore {
       closedBy: null,
       locked: false,
       lockReason: null,
+      milestone: f.milestone ?? null,
     };
     this.issues.set(i.id, i);
     numbered.set(number, i);
@@ -229,8 +250,9 @@ export class IssueStore {
     i.updatedAt = this.now();
   }
 
-  edit(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[] }): void {
+  edit(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
     if (f.title !== undefined) i.title = f.title;
+    if (f.milestone !== undefined) i.milestone = f.milestone;
     if (f.assignees !== undefined) i.assignees = [...new Set(f.assignees)].slice(0, ASSIGNEES_MAX);
     if (f.body !== undefined) i.body = f.body;
     if (f.labels !== undefined) i.labels = [...new Set(f.labels)];
