@@ -1,7 +1,8 @@
 """PyGithub against the emulator's milestones: Repository.create_milestone
 (a due date sent as a date alone), get_milestones (state, sort), get_milestone,
 Milestone.edit and delete, and Issue.edit(milestone=…) with the counts the
-milestone then shows."""
+milestone then shows; and the issue events those changes made
+(Issue.get_events, Repository.get_issues_events and get_issues_event)."""
 import json
 import sys
 from datetime import date
@@ -30,4 +31,9 @@ try:
 except GithubException as e:
     out["gone"] = e.status
 out["issue_after_delete"] = repo.get_issue(issue.number).milestone
+events = list(issue.get_events())
+out["events"] = [[e.event, e.actor.login, e.milestone.title if e.milestone else None] for e in events]
+latest = next(iter(repo.get_issues_events()))
+out["latest"] = [latest.event, latest.issue.number == issue.number]
+out["one"] = repo.get_issues_event(events[0].id).event
 print(json.dumps(out))

@@ -145,7 +145,9 @@ describe(
 describe(
   'PyGithub and milestones',
   withPython(() => {
-    it('create_milestone (a date alone), get_milestones, get_milestone, Milestone.edit and delete, Issue.edit(milestone=…)', { timeout: 90_000 }, async () => {
+    it('create_milestone (a date alone), get_milestones, get_milestone, Milestone.edit and delete, Issue.edit(milestone=…), the issue events', {
+      timeout: 90_000,
+    }, async () => {
       const out = await runPython('github_milestones.py', { api: ref.emu.urls.hosting.api, token: ref.emu.fixtures.hosting.personalToken });
       expect(out).toEqual({
         created: ['py-1', 'open', 'from PyGithub', '2032-03-04T00:00:00+00:00', 'mona'],
@@ -154,6 +156,12 @@ describe(
         closed: [['py-1.0', 'closed']],
         gone: 404,
         issue_after_delete: null,
+        events: [
+          ['milestoned', 'mona', 'py-1'],
+          ['closed', 'mona', null],
+        ],
+        latest: ['closed', true],
+        one: 'milestoned',
       });
     });
   }),

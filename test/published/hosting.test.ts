@@ -355,4 +355,18 @@ describe('hosting endpoints scripts call besides issues satisfy the published de
     expectPublished('DELETE', `${M}/${n}`, await call('DELETE', `${M}/${n}`, { token }), 204);
     expectPublished('GET', `${M}/${n}`, await call('GET', `${M}/${n}`, { token }), 404);
   });
+
+  it("issue events: an issue's, a repository's and one", async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const n = (await call('POST', `${R}/issues`, { token, body: { title: 'Eventful', labels: ['bug'], assignees: ['hubot'] } })).body.number;
+    await call('PATCH', `${R}/issues/${n}`, { token, body: { title: 'Renamed', state: 'closed' } });
+    await call('PUT', `${R}/issues/${n}/lock`, { token, body: { lock_reason: 'spam' } });
+    const events = await call('GET', `${R}/issues/${n}/events`, { token });
+    expectPublished('GET', `${R}/issues/${n}/events`, events, 200);
+    expect(events.body.map((e: { event: string }) => e.event)).toEqual(['labeled', 'assigned', 'renamed', 'closed', 'locked']);
+    expectPublished('GET', `${R}/issues/events`, await call('GET', `${R}/issues/events`, { token }), 200);
+    const id = events.body[0].id;
+    expectPublished('GET', `${R}/issues/events/${id}`, await call('GET', `${R}/issues/events/${id}`, { token }), 200);
+    expectPublished('GET', `${R}/issues/events/99999`, await call('GET', `${R}/issues/events/99999`, { token }), 404);
+  });
 });

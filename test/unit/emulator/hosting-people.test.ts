@@ -116,3 +116,48 @@ describe('milestones', () => {
     expect((await o.rest.issues.createMilestone({ owner, repo, title: 'v3' })).data.number).toBe(3);
   });
 });
+
+describe('issue events', () => {
+  it('listEvents, listEventsForRepo and getEvent say who did what: labels, assignees, milestone, title, lock, close and reopen', async () => {
+    const o = rest();
+    const hubot = rest(await tokenWith('hubot', ['repo']));
+    const ms = (await o.rest.issues.createMilestone({ owner, repo, title: 'events-ms' })).data;
+    const issue_number = (await o.rest.issues.create({ owner, repo, title: 'first', labels: ['bug'], assignees: ['hubot'] })).data.number;
+    await o.rest.issues.update({ owner, repo, issue_number, title: 'second', milestone: ms.number });
+    await o.rest.issues.removeLabel({ owner, repo, issue_number, name: 'bug' });
+    await o.rest.issues.removeAssignees({ owner, repo, issue_number, assignees: ['hubot'] });
+    await o.rest.issues.lock({ owner, repo, issue_number, lock_reason: 'resolved' });
+    await o.rest.issues.unlock({ owner, repo, issue_number });
+    await hubot.rest.issues.createComment({ owner, repo, issue_number, body: 'comments are no events' });
+    await o.rest.issues.update({ owner, repo, issue_number, state: 'closed', state_reason: 'not_planned' });
+    await o.rest.issues.update({ owner, repo, issue_number, state: 'open' });
+    const events = (await o.rest.issues.listEvents({ owner, repo, issue_number })).data;
+    expect(events.map((e) => e.event)).toEqual([
+      'labeled',
+      'assigned',
+      'renamed',
+      'milestoned',
+      'unlabeled',
+      'unassigned',
+      'locked',
+      'unlocked',
+      'closed',
+      'reopened',
+    ]);
+    expect(events.every((e) => e.actor?.login === 'mona')).toBe(true);
+    expect(events[0]).toMatchObject({ label: { name: 'bug', color: 'd73a4a' }, commit_id: null });
+    expect(events[1]).toMatchObject({ assignee: { login: 'hubot' }, assigner: { login: 'mona' } });
+    expect(events[2]).toMatchObject({ rename: { from: 'first', to: 'second' } });
+    expect(events[3]).toMatchObject({ milestone: { title: 'events-ms' } });
+    expect(events[6]).toMatchObject({ lock_reason: 'resolved' });
+    expect(events[8]).toMatchObject({ state_reason: 'not_planned' });
+    const repoEvents = (await o.rest.issues.listEventsForRepo({ owner, repo, per_page: 2 })).data;
+    expect(repoEvents.map((e) => [e.event, e.issue?.number])).toEqual([
+      ['reopened', issue_number],
+      ['closed', issue_number],
+    ]);
+    const one = (await o.rest.issues.getEvent({ owner, repo, event_id: events[2]!.id })).data;
+    expect(one).toMatchObject({ event: 'renamed', issue: { number: issue_number, title: 'second' } });
+    await expect(o.rest.issues.getEvent({ owner, repo, event_id: 99_999 })).rejects.toMatchObject({ status: 404 });
+  });
+});

@@ -146,33 +146,33 @@ function registerLabelEdits(router: Router, api: IssueApi): void {
 function registerIssueLabels(router: Router, api: IssueApi): void {
   const labelsOfIssue = (i: IssueRecord) => i.labels.flatMap((id) => (api.store.labels.has(id) ? [labelJson(api.json, api.store.labels.get(id)!)] : []));
   /** A write to an issue's labels by a caller who triages the repository; the issue's labels after it. */
-  const onIssue = async (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord) => unknown, empty = false) => {
+  const onIssue = async (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord, login: string) => unknown, empty = false) => {
     const r = repoOf(api, req);
     const i = issueOf(api, req, r);
     const login = writer(api, req, res, r);
     if (!login) return;
     if (!canTriage(login, r)) return forbidden(res);
-    if ((await change(i, r)) === false) return;
+    if ((await change(i, r, login)) === false) return;
     if (empty) res.empty(204);
     else res.json(200, labelsOfIssue(i));
   };
   /** Adds the body's labels to an issue's, or (`adding` false) sets them; false once a blank name is answered. */
-  const write = async (req: EmuRequest, res: EmuResponse, i: IssueRecord, r: RepoRecord, adding: boolean) => {
+  const write = async (req: EmuRequest, res: EmuResponse, i: IssueRecord, r: RepoRecord, login: string, adding: boolean) => {
     const list = await labelsOfBody(req, { adding });
     if (blankName(res, list)) return false;
     const ids = labelIds(api, repoKey(r), list) ?? [];
-    api.store.edit(i, { labels: adding ? [...i.labels, ...ids] : ids });
+    api.store.edit(i, login, { labels: adding ? [...i.labels, ...ids] : ids });
   };
   router.get(`${R}/issues/:number/labels`, (req, res) => res.json(200, labelsOfIssue(issueOf(api, req, repoOf(api, req)))));
-  router.post(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r) => write(req, res, i, r, true)));
-  router.put(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r) => write(req, res, i, r, false)));
+  router.post(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, login) => write(req, res, i, r, login, true)));
+  router.put(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, login) => write(req, res, i, r, login, false)));
   // Clearing them answers 204, as the description says.
-  router.delete(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i) => api.store.edit(i, { labels: [] }), true));
+  router.delete(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, _r, login) => api.store.edit(i, login, { labels: [] }), true));
   router.delete(`${R}/issues/:number/labels/:name`, (req, res) =>
-    onIssue(req, res, (i, r) => {
+    onIssue(req, res, (i, r, login) => {
       const l = api.store.labelNamed(repoKey(r), req.params.name!);
       if (!l || !i.labels.includes(l.id)) throw new HttpError(404, 'Label does not exist');
-      api.store.edit(i, { labels: i.labels.filter((id) => id !== l.id) });
+      api.store.edit(i, login, { labels: i.labels.filter((id) => id !== l.id) });
     }),
   );
 }

@@ -24,19 +24,19 @@ export function registerPeopleRoutes(router: Router, api: IssueApi): void {
 }
 
 /** The issue a write names, once the caller is known to push to its repository (else answered: 401/403/404). */
-function pushed(api: IssueApi, req: EmuRequest, res: EmuResponse): IssueRecord | undefined {
+function pushed(api: IssueApi, req: EmuRequest, res: EmuResponse): { i: IssueRecord; login: string } | undefined {
   const r = repoOf(api, req);
   const i = issueOf(api, req, r);
   const login = writer(api, req, res, r);
   if (!login) return undefined;
   if (!canTriage(login, r)) return void forbidden(res);
-  return i;
+  return { i, login };
 }
 
 function registerLock(router: Router, api: IssueApi): void {
   router.put(`${R}/issues/:number/lock`, async (req, res) => {
-    const i = pushed(api, req, res);
-    if (!i) return;
+    const w = pushed(api, req, res);
+    if (!w) return;
     const reason = (await readJsonObject(req)).lock_reason;
     if (reason !== undefined && reason !== null && !LOCK_REASONS.includes(reason as (typeof LOCK_REASONS)[number])) {
       // The schema validator's words for a value outside an enum.
@@ -45,13 +45,13 @@ function registerLock(router: Router, api: IssueApi): void {
         `Invalid request.\n\n${typeof reason === 'string' ? reason : rubyInspect(reason)} is not a member of ${rubyInspect(LOCK_REASONS)}.`,
       );
     }
-    api.store.setLock(i, true, typeof reason === 'string' ? reason : null);
+    api.store.setLock(w.i, w.login, true, typeof reason === 'string' ? reason : null);
     res.empty(204);
   });
   router.delete(`${R}/issues/:number/lock`, (req, res) => {
-    const i = pushed(api, req, res);
-    if (!i) return;
-    api.store.setLock(i, false);
+    const w = pushed(api, req, res);
+    if (!w) return;
+    api.store.setLock(w.i, w.login, false);
     res.empty(204);
   });
 }
@@ -94,7 +94,7 @@ function registerAssignees(router: Router, api: IssueApi): void {
     // From anyone who does not push, and for logins no user has, the change is silently ignored.
     if (canTriage(login, r)) {
       const known = named.filter((l) => api.json.exists(l));
-      api.store.edit(i, { assignees: adding ? [...i.assignees, ...known] : i.assignees.filter((a) => !named.includes(a)) });
+      api.store.edit(i, login, { assignees: adding ? [...i.assignees, ...known] : i.assignees.filter((a) => !named.includes(a)) });
     }
     res.json(adding ? 201 : 200, issueJson(api.json, i));
   };

@@ -15,6 +15,7 @@ import { forbidden, type IssueApi, idParam, invalid, issueOf, R, repoOf, text, w
 import { commentJson, issueJson, reactionJson } from './json.js';
 import { labelIds, registerLabelRoutes } from './labels.js';
 import { registerPeopleRoutes } from './people.js';
+import { registerEventRoutes } from './events.js';
 import { milestoneOfBody, registerMilestoneRoutes } from './milestones.js';
 import { canClose, canEdit, canTriage, invalidText } from './rules.js';
 import { type IssueRecord, REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
@@ -40,6 +41,7 @@ function milestoneFilter(api: IssueApi, repo: string, v: string | null): (i: Iss
 }
 
 export function registerIssueRoutes(router: Router, api: IssueApi): void {
+  registerEventRoutes(router, api);
   registerIssueList(router, api);
   registerIssueEdits(router, api);
   registerComments(router, api);
@@ -120,7 +122,7 @@ function registerIssueEdits(router: Router, api: IssueApi): void {
     const labels = triage ? labelIds(api, repoKey(r), b.labels) : undefined;
     const milestone = triage ? milestoneOfBody(api, repoKey(r), b.milestone) : undefined;
     if (milestone instanceof Error) return invalid(res, 'Issue', 'milestone', 'invalid', undefined, b.milestone);
-    api.store.edit(i, { title: title ?? undefined, body, labels, assignees: triage ? assignees : undefined, milestone });
+    api.store.edit(i, login, { title: title ?? undefined, body, labels, assignees: triage ? assignees : undefined, milestone });
     if (b.state === 'closed' || b.state === 'open') {
       if (!canClose(login, i, r)) return forbidden(res);
       api.store.setState(i, b.state, login, b.state === 'closed' ? reason : null);

@@ -6,6 +6,7 @@
  */
 import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { MilestoneStore } from './milestone-store.js';
+import { changeEvents, IssueEventStore } from './event-store.js';
 
 export type IssueState = 'open' | 'closed';
 /** Why an issue was closed or reopened (REST spelling; the query API's enum is its upper case). */
@@ -92,6 +93,8 @@ export class IssueStore {
   #nextId = 1;
   /** Milestones (their ids from the same sequence). */
   readonly milestones: MilestoneStore;
+  /** What happened to issues (their ids from the same sequence). */
+  readonly events: IssueEventStore;
   // Indexes, so that reads stay cheap after a bulk import: issues by repository and number,
   // labels and stars by repository, comments by issue, reactions by subject.
   readonly #byRepo = new Map<string, Map<number, IssueRecord>>();
@@ -105,6 +108,7 @@ export class IssueStore {
 
   constructor(private readonly now: () => number) {
     this.milestones = new MilestoneStore(now, () => this.#id());
+    this.events = new IssueEventStore(now, () => this.#id());
   }
 
   reset(): void {
@@ -122,6 +126,7 @@ export class IssueStore {
     ])
       m.clear();
     this.milestones.reset();
+    this.events.reset();
     this.#nextId = 1;
   }
 
@@ -207,6 +212,8 @@ export class IssueStore {
     };
     this.issues.set(i.id, i);
     numbered.set(number, i);
+    const names = { label: (id: number) => this.labels.get(id), milestone: (id: number) => this.milestones.byId.get(id) };
+    for (const e of changeEvents({ title: i.title, labels: [], assignees: [], milestone: null }, i, names)) this.events.record(i, author, e);
     this.#open.set(repo, this.openIssues(repo) + 1);
     return i;
   }
@@ -241,16 +248,26 @@ export class IssueStore {
       i.closedAt = null;
       i.closedBy = null;
     }
+    this.events.record(i, by, { event: state === 'closed' ? 'closed' : 'reopened', stateReason: i.stateReason });
   }
 
   /** Locks an issue's conversation (with a reason, or none), or unlocks it. */
-  setLock(i: IssueRecord, locked: boolean, reason: string | null = null): void {
+  setLock(i: IssueRecord, by: string, locked: boolean, reason: string | null = null): void {
+    if (locked || i.locked) this.events.record(i, by, locked ? { event: 'locked', lockReason: reason } : { event: 'unlocked' });
     i.locked = locked;
     i.lockReason = locked ? reason : null;
     i.updatedAt = this.now();
   }
 
-  edit(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
+  /** Changes an issue's fields (those given), recording what happened (as `by` did it). */
+  edit(i: IssueRecord, by: string, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
+    const before = { title: i.title, labels: i.labels, assignees: i.assignees, milestone: i.milestone };
+    this.#apply(i, f);
+    const names = { label: (id: number) => this.labels.get(id), milestone: (id: number) => this.milestones.byId.get(id) };
+    for (const e of changeEvents(before, i, names)) this.events.record(i, by, e);
+  }
+
+  #apply(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
     if (f.title !== undefined) i.title = f.title;
     if (f.milestone !== undefined) i.milestone = f.milestone;
     if (f.assignees !== undefined) i.assignees = [...new Set(f.assignees)].slice(0, ASSIGNEES_MAX);
