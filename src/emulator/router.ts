@@ -496,15 +496,6 @@ function createResponse(raw: ServerResponse, extra: Record<string, string>): Emu
   return new Response(raw, extra);
 }
 
-/** A JSON object body (empty body: `{}`); anything else is a 400 `Problems parsing JSON` in the service's shape. */
-export async function readJsonObject(req: EmuRequest): Promise<Record<string, unknown>> {
-  const text = await req.text();
-  if (!text.trim()) return {};
-  const j = await req.json();
-  if (!j || typeof j !== 'object' || Array.isArray(j)) throw new HttpError(400, 'Problems parsing JSON');
-  return j as Record<string, unknown>;
-}
-
 /** Escapes text for HTML pages. */
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -2,7 +2,7 @@
  * Clients of the Python ecosystem that no one here wrote, against the
  * emulator over real HTTP (scripts beside this file, run in the virtual
  * environment .ci/run makes; see venv.ts): PyGithub (repositories with their
- * permissions, the query API and its mutations, a conditional read, issue search, labels), google-auth with
+ * permissions, the query API and its mutations, a conditional read, issue search, labels, lock and assignees, emails, milestones), google-auth with
  * cryptography (the published X.509 certificates, an app platform ID token, service
  * account key files), and the protocol's Python SDK `mcp` (resources and
  * prompts at every revision the emulator speaks, 2026-07-28 included).
@@ -103,6 +103,65 @@ describe(
         after_delete: [],
         gone: [404, '404'],
         taken: [422, ['already_exists']],
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub: lock, assignees, emails, a user’s repositories, the profile by scope',
+  withPython(() => {
+    it('Issue.lock/unlock, get_assignees, has_in_assignees, add_to/remove_from_assignees, get_emails, NamedUser.get_repos, plan', {
+      timeout: 90_000,
+    }, async () => {
+      const { app } = ref.emu.fixtures.hosting;
+      const scoped = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['user'] })) as { access_token: string };
+      const out = await runPython('github_people.py', {
+        api: ref.emu.urls.hosting.api,
+        token: ref.emu.fixtures.hosting.personalToken,
+        userToken: scoped.access_token,
+      });
+      expect(out).toEqual({
+        locked: [true, 'resolved'],
+        unlocked: [false, null],
+        assignable: expect.arrayContaining(['hubot', 'mona']),
+        has_hubot: true,
+        has_nobody: false,
+        assigned: ['hubot', 'mona'],
+        unassigned: ['mona'],
+        repos: ['mona/hello-world'],
+        plan_without_user_scope: null,
+        emails_without_scope: 404,
+        emails: [
+          ['mona@example.com', true, true, 'public'],
+          [expect.stringMatching(/^1\+mona@users\.noreply\./), false, true, null],
+        ],
+        plan: 'free',
+      });
+    });
+  }),
+);
+
+describe(
+  'PyGithub and milestones',
+  withPython(() => {
+    it('create_milestone (a date alone), get_milestones, get_milestone, Milestone.edit and delete, Issue.edit(milestone=…), the issue events', {
+      timeout: 90_000,
+    }, async () => {
+      const out = await runPython('github_milestones.py', { api: ref.emu.urls.hosting.api, token: ref.emu.fixtures.hosting.personalToken });
+      expect(out).toEqual({
+        created: ['py-1', 'open', 'from PyGithub', '2032-03-04T00:00:00+00:00', 'mona'],
+        issue_milestone: 'py-1',
+        counts: [0, 1],
+        closed: [['py-1.0', 'closed']],
+        gone: 404,
+        issue_after_delete: null,
+        events: [
+          ['milestoned', 'mona', 'py-1'],
+          ['closed', 'mona', null],
+        ],
+        latest: ['closed', true],
+        one: 'milestoned',
       });
     });
   }),

@@ -29,21 +29,45 @@ function expectPublished(method: string, path: string, r: { status: number; body
 }
 
 describe('hosting answers satisfy the published description (@octokit/openapi)', () => {
-  it('GET /user is a private-user, GET /users/{username} a public-user', async () => {
-    const token = ref.emu.fixtures.hosting.personalToken;
-    const me = await call('GET', '/user', { token });
+  it('GET /user is a private-user with the `user` (or `read:user`) scope, GET /users/{username} a public-user', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: ['repo', 'user'] })) as {
+      access_token: string;
+    };
+    const me = await call('GET', '/user', { token: issued.access_token });
     expectPublished('GET', '/user', me, 200);
     expect(me.body).toMatchObject({ user_view_type: 'private', two_factor_authentication: false, public_repos: 1, total_private_repos: 1 });
-    const other = await call('GET', '/users/hubot', { token });
+    const other = await call('GET', '/users/hubot', { token: issued.access_token });
     expectPublished('GET', '/users/hubot', other, 200);
     expect(other.body.user_view_type).toBe('public');
     expect(other.body).not.toHaveProperty('two_factor_authentication');
   });
 
+  it('GET /user through a classic token without the `user` scope is the public profile only, as the service answers it', async () => {
+    const { app } = ref.emu.fixtures.hosting;
+    const profile = async (token: string) => {
+      const me = await call('GET', '/user', { token });
+      expectPublished('GET', '/user', me, 200);
+      return me.body as Record<string, unknown>;
+    };
+    const privateFields = ['two_factor_authentication', 'plan', 'private_gists', 'total_private_repos', 'owned_private_repos', 'disk_usage', 'collaborators'];
+    const issue = async (scopes: string[]) =>
+      ((await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes })) as { access_token: string }).access_token;
+    for (const token of [ref.emu.fixtures.hosting.personalToken, await issue(['repo', 'user:email']), await issue([])]) {
+      const me = await profile(token);
+      expect(me).toMatchObject({ login: 'mona', user_view_type: 'public', public_repos: 1 });
+      expect(privateFields.filter((k) => k in me)).toEqual([]);
+      expect(me).toEqual((await call('GET', '/users/mona', { token })).body);
+    }
+    expect(await profile(await issue(['read:user']))).toMatchObject({ user_view_type: 'private', plan: { name: 'free' } });
+  });
+
   it('GET /user counts private repositories only for a token that may see them (`repo`), as the service does', async () => {
     const { app } = ref.emu.fixtures.hosting;
     const counts = async (scopes: string[]) => {
-      const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes })) as { access_token: string };
+      const issued = (await ref.emu.admin('hosting', 'issue-token', { login: 'mona', clientId: app.clientId, scopes: [...scopes, 'read:user'] })) as {
+        access_token: string;
+      };
       const me = await call('GET', '/user', { token: issued.access_token });
       expectPublished('GET', '/user', me, 200);
       return { total: me.body.total_private_repos, owned: me.body.owned_private_repos, public: me.body.public_repos };
@@ -226,5 +250,123 @@ describe('hosting label writes and errors satisfy the published description', ()
       expect(Object.keys(r.body).filter((k) => !(k in basic.properties))).toEqual([]);
     }
     expect((await call('GET', '/user')).body).toMatchObject({ message: 'Requires authentication', status: '401' });
+  });
+});
+
+describe('hosting endpoints scripts call besides issues satisfy the published description', () => {
+  const R = '/repos/mona/hello-world';
+  const issue = async (scopes: string[], login = 'mona') =>
+    (
+      (await ref.emu.admin('hosting', 'issue-token', { login, clientId: ref.emu.fixtures.hosting.app.clientId, scopes })) as {
+        access_token: string;
+      }
+    ).access_token;
+
+  it('an issue locked (with a reason) and unlocked by the owner; others may not lock it, nor comment while it is locked', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const hubot = await issue(['repo'], 'hubot');
+    const n = (await call('POST', `${R}/issues`, { token, body: { title: 'Heated' } })).body.number;
+    const lock = `${R}/issues/${n}/lock`;
+    expect((await call('PUT', lock, { token, body: { lock_reason: 'too heated' } })).status).toBe(204);
+    const locked = await call('GET', `${R}/issues/${n}`, { token });
+    expectPublished('GET', `${R}/issues/${n}`, locked, 200);
+    expect(locked.body).toMatchObject({ locked: true, active_lock_reason: 'too heated' });
+    expectPublished('POST', `${R}/issues/${n}/comments`, await call('POST', `${R}/issues/${n}/comments`, { token: hubot, body: { body: 'x' } }), 403);
+    expect((await call('POST', `${R}/issues/${n}/comments`, { token: hubot, body: { body: 'x' } })).body.message).toBe(
+      'Unable to create comment because issue is locked.',
+    );
+    expect((await call('POST', `${R}/issues/${n}/comments`, { token, body: { body: 'owner may' } })).status).toBe(201);
+    expectPublished('PUT', lock, await call('PUT', lock, { token: hubot }), 403);
+    const bad = await call('PUT', lock, { token, body: { lock_reason: 'bored' } });
+    expectPublished('PUT', lock, bad, 422);
+    expect(bad.body.message).toBe('Invalid request.\n\nbored is not a member of ["off-topic", "too heated", "resolved", "spam"].');
+    expect((await call('DELETE', lock, { token })).status).toBe(204);
+    expect((await call('GET', `${R}/issues/${n}`, { token })).body).toMatchObject({ locked: false, active_lock_reason: null });
+    expect((await call('PUT', lock, { token })).status).toBe(204);
+    expect((await call('GET', `${R}/issues/${n}`, { token })).body).toMatchObject({ locked: true, active_lock_reason: null });
+  });
+
+  it('GET /meta, GET /user/emails (only with user:email or user: else 404) and GET /users/{username}/repos (public ones, sorted, paged)', async () => {
+    const meta = await call('GET', '/meta');
+    expectPublished('GET', '/meta', meta, 200);
+    expect(meta.body).toMatchObject({ verifiable_password_authentication: false, api: ['127.0.0.1/32'], git: ['127.0.0.1/32'] });
+    const emails = await call('GET', '/user/emails', { token: await issue(['user:email']) });
+    expectPublished('GET', '/user/emails', emails, 200);
+    expect(emails.body[0]).toEqual({ email: 'mona@example.com', primary: true, verified: true, visibility: 'public' });
+    expect((await call('GET', '/user/emails', { token: await issue(['user']) })).status).toBe(200);
+    const scopeless = await call('GET', '/user/emails', { token: ref.emu.fixtures.hosting.personalToken });
+    expectPublished('GET', '/user/emails', scopeless, 404);
+    expect(scopeless.headers.get('x-accepted-oauth-scopes')).toBe('user, user:email');
+    expectPublished('GET', '/user/emails', await call('GET', '/user/emails'), 401);
+    const token = ref.emu.fixtures.hosting.personalToken;
+    for (const name of ['zebra', 'alpha']) await call('POST', '/user/repos', { token, body: { name } });
+    await call('POST', '/user/repos', { token, body: { name: 'hidden', private: true } });
+    const repos = await call('GET', '/users/mona/repos', { token });
+    expectPublished('GET', '/users/mona/repos', repos, 200);
+    expect(repos.body.map((r: { name: string }) => r.name)).toEqual(['alpha', 'hello-world', 'zebra']);
+    const paged = await call('GET', '/users/mona/repos?per_page=1&page=2&sort=full_name&direction=desc');
+    expect(paged.body.map((r: { name: string }) => r.name)).toEqual(['hello-world']);
+    expect(paged.headers.get('link')).toContain('rel="next"');
+    expect((await call('GET', '/users/mona/repos?type=member')).body).toEqual([]);
+    expectPublished('GET', '/users/ent-corp/repos', await call('GET', '/users/ent-corp/repos'), 200);
+    expect((await call('GET', '/users/nobody-here/repos')).status).toBe(404);
+  });
+
+  it('assignees: who may be assigned, an issue’s added and removed (ignored from those who do not push), each checked', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const n = (await call('POST', `${R}/issues`, { token, body: { title: 'Assign me' } })).body.number;
+    const list = await call('GET', `${R}/assignees`, { token });
+    expectPublished('GET', `${R}/assignees`, list, 200);
+    expect(list.body.map((u: { login: string }) => u.login)).toEqual(expect.arrayContaining(['mona', 'hubot']));
+    expect((await call('GET', `${R}/assignees/hubot`, { token })).status).toBe(204);
+    expectPublished('GET', `${R}/assignees/nobody-here`, await call('GET', `${R}/assignees/nobody-here`, { token }), 404);
+    const added = await call('POST', `${R}/issues/${n}/assignees`, { token, body: { assignees: ['hubot', 'mona', 'nobody-here'] } });
+    expectPublished('POST', `${R}/issues/${n}/assignees`, added, 201);
+    expect(added.body.assignees.map((u: { login: string }) => u.login)).toEqual(['hubot', 'mona']);
+    expect((await call('GET', `${R}/issues/${n}/assignees/hubot`, { token })).status).toBe(204);
+    const byHubot = await call('DELETE', `${R}/issues/${n}/assignees`, { token: await issue(['repo'], 'hubot'), body: { assignees: ['mona'] } });
+    expect(byHubot.body.assignees.map((u: { login: string }) => u.login)).toEqual(['hubot', 'mona']);
+    const removed = await call('DELETE', `${R}/issues/${n}/assignees`, { token, body: { assignees: ['hubot'] } });
+    expectPublished('DELETE', `${R}/issues/${n}/assignees`, removed, 200);
+    expect(removed.body).toMatchObject({ assignee: { login: 'mona' }, assignees: [{ login: 'mona' }] });
+    expect((await call('GET', `${R}/issues/${n}/assignees/hubot`, { token })).status).toBe(204);
+    const missing = await call('DELETE', `${R}/issues/${n}/assignees`, { token, body: {} });
+    expect(missing).toMatchObject({ status: 422, body: { message: 'Invalid request.\n\n"assignees" wasn\'t supplied.' } });
+  });
+
+  it('milestones: created, listed, read, updated, deleted, and an issue that has one', async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const M = `${R}/milestones`;
+    const made = await call('POST', M, { token, body: { title: 'Published', description: 'checked', due_on: '2031-05-06T07:08:09Z' } });
+    expectPublished('POST', M, made, 201);
+    const n = made.body.number;
+    expectPublished('GET', M, await call('GET', `${M}?state=all`, { token }), 200);
+    expectPublished('GET', `${M}/${n}`, await call('GET', `${M}/${n}`, { token }), 200);
+    expectPublished('PATCH', `${M}/${n}`, await call('PATCH', `${M}/${n}`, { token, body: { state: 'closed', due_on: null } }), 200);
+    const issue = await call('POST', `${R}/issues`, { token, body: { title: 'In a milestone', milestone: n } });
+    expectPublished('POST', `${R}/issues`, issue, 201);
+    expect(issue.body.milestone).toMatchObject({ number: n, state: 'closed', open_issues: 1, due_on: null });
+    expectPublished('POST', M, await call('POST', M, { token, body: { title: 'Published' } }), 422);
+    const noTitle = await call('POST', M, { token, body: { description: 'x' } });
+    expect(noTitle).toMatchObject({ status: 422, body: { message: 'Invalid request.\n\n"title" wasn\'t supplied.' } });
+    expect((await call('PATCH', `${M}/${n}`, { token, body: { state: 'done' } })).body.message).toBe(
+      'Invalid request.\n\ndone is not a member of ["open", "closed"].',
+    );
+    expectPublished('DELETE', `${M}/${n}`, await call('DELETE', `${M}/${n}`, { token }), 204);
+    expectPublished('GET', `${M}/${n}`, await call('GET', `${M}/${n}`, { token }), 404);
+  });
+
+  it("issue events: an issue's, a repository's and one", async () => {
+    const token = ref.emu.fixtures.hosting.personalToken;
+    const n = (await call('POST', `${R}/issues`, { token, body: { title: 'Eventful', labels: ['bug'], assignees: ['hubot'] } })).body.number;
+    await call('PATCH', `${R}/issues/${n}`, { token, body: { title: 'Renamed', state: 'closed' } });
+    await call('PUT', `${R}/issues/${n}/lock`, { token, body: { lock_reason: 'spam' } });
+    const events = await call('GET', `${R}/issues/${n}/events`, { token });
+    expectPublished('GET', `${R}/issues/${n}/events`, events, 200);
+    expect(events.body.map((e: { event: string }) => e.event)).toEqual(['labeled', 'assigned', 'renamed', 'closed', 'locked']);
+    expectPublished('GET', `${R}/issues/events`, await call('GET', `${R}/issues/events`, { token }), 200);
+    const id = events.body[0].id;
+    expectPublished('GET', `${R}/issues/events/${id}`, await call('GET', `${R}/issues/events/${id}`, { token }), 200);
+    expectPublished('GET', `${R}/issues/events/99999`, await call('GET', `${R}/issues/events/99999`, { token }), 404);
   });
 });

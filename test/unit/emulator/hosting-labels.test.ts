@@ -9,18 +9,15 @@
  * on a 405; the REST API answers an unserved method 404, as the service
  * does); and the `status` of the REST error bodies.
  */
-import { Octokit } from '@octokit/rest';
 import { describe, expect, it } from 'vitest';
 import { useInProcessEmulator } from '../../e2e/in-process-emulator.js';
+import { hostingOctokit } from './hosting-octokit.js';
 import { SEED } from '../../../src/emulator/services/hosting/state.js';
 
 const ref = useInProcessEmulator({ port: 0 });
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const owner = 'mona';
 const repo = 'hello-world';
-const rest = (auth: string = SEED.personalToken) => new Octokit({ auth, baseUrl: ref.emu.urls.hosting.api, log: quiet });
-const tokenWith = async (login: string, scopes: string[]) =>
-  ((await ref.emu.admin('hosting', 'issue-token', { login, clientId: SEED.app.clientId, scopes })) as { access_token: string }).access_token;
+const { rest, tokenWith } = hostingOctokit(ref);
 
 /** A raw request to the REST API (body sent as given when a string, else as JSON). */
 async function call(method: string, path: string, body?: unknown, token: string = SEED.personalToken) {
@@ -59,9 +56,27 @@ describe("an issue's labels", () => {
     const path = `/repos/${owner}/${repo}/issues/${n}/labels`;
     await call('PUT', path, ['bug']);
     expect(await call('POST', path, '["bug"')).toMatchObject({ status: 400, body: { message: 'Problems parsing JSON', status: '400' } });
-    expect((await call('POST', path, '5')).status).toBe(422);
-    expect((await call('PUT', path, { labels: { name: 'x' } })).status).toBe(422);
+    const invalid = (message: string) => ({ status: 422, body: { message: `Invalid request.\n\n${message}`, status: '422' } });
+    expect(await call('POST', path, '5')).toMatchObject(invalid("For 'properties/labels', 5 is not an array."));
+    expect(await call('PUT', path, { labels: { name: 'x' } })).toMatchObject(invalid(`For 'properties/labels', {"name" => "x"} is not an array.`));
     expect(names((await call('GET', path)).body)).toEqual(['bug']);
+  });
+
+  it('adding an empty list is refused (the description’s minItems 1); setting one clears them; a blank name is an invalid Label name', async () => {
+    const n = await newIssue();
+    const path = `/repos/${owner}/${repo}/issues/${n}/labels`;
+    await call('PUT', path, ['bug']);
+    const tooFew = { status: 422, body: { message: 'Invalid request.\n\n1 item required; only 0 were supplied.', status: '422' } };
+    expect(await call('POST', path, { labels: [] })).toMatchObject(tooFew);
+    expect(await call('POST', path, [])).toMatchObject(tooFew);
+    await expect(rest().rest.issues.addLabels({ owner, repo, issue_number: n, labels: [] })).rejects.toMatchObject({ status: 422 });
+    for (const body of [{ labels: [''] }, ['bug', { name: '  ' }]]) {
+      const blank = await call('POST', path, body);
+      expect(blank).toMatchObject({ status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'Label', field: 'name', code: 'invalid' }] } });
+      expect((await call('PUT', path, body)).status).toBe(422);
+    }
+    expect(names((await call('GET', path)).body)).toEqual(['bug']);
+    expect(await call('PUT', path, { labels: [] })).toMatchObject({ status: 200, body: [] });
   });
 });
 
@@ -164,6 +179,16 @@ describe('methods a path does not serve, and error bodies', () => {
     expect((await call('GET', `/repos/${owner}/nope`)).body).toMatchObject({ message: 'Not Found', status: '404' });
     expect((await call('POST', `/repos/${owner}/${repo}/issues`, { title: '' })).body).toMatchObject({ message: 'Validation Failed', status: '422' });
     expect((await call('POST', `/repos/${owner}/${repo}/issues`, '{')).body).toMatchObject({ message: 'Problems parsing JSON', status: '400' });
+    // JSON that is not an object: the service's schema validator's 422, the value written as it (Ruby) writes it.
+    const notObject = (shown: string) => ({ message: `Invalid request.\n\nFor 'links/0/schema', ${shown} is not an object.`, status: '422' });
+    for (const [body, shown] of [
+      ['123', '123'],
+      ['"title"', '"title"'],
+      ['null', 'nil'],
+      ['[1, "a", null, {"b": true}]', '[1, "a", nil, {"b" => true}]'],
+    ])
+      expect(await call('POST', `/repos/${owner}/${repo}/issues`, body)).toMatchObject({ status: 422, body: notObject(shown!) });
+    expect((await call('POST', '/user/repos', '[]')).body).toEqual({ ...notObject('[]'), documentation_url: 'https://docs.example.com/rest' });
     const hubot = await tokenWith('hubot', ['repo']);
     expect((await call('POST', `/repos/${owner}/${repo}/labels`, { name: 'x' }, hubot)).body).toMatchObject({ status: '403' });
     expect((await call('GET', '/search/repositories')).body).toMatchObject({ message: 'Validation Failed', status: '422' });

@@ -6,6 +6,7 @@ import { Hosting } from '../../../shared/constants.js';
 import type { EmuRequest, Router } from '../../router.js';
 import type { HostingState, HostingUser } from './state.js';
 import { authorizationJson } from './token-api.js';
+import { apiError, REST_DOCS } from './errors.js';
 
 function basicUser(state: HostingState, req: EmuRequest): HostingUser | undefined | 'malformed' {
   const m = /^basic\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
@@ -21,9 +22,8 @@ export function registerAuthorizations(router: Router, state: HostingState, base
   const path = `${Hosting.apiPathPrefix}/authorizations`;
   router.post(path, async (req, res) => {
     const user = basicUser(state, req);
-    if (user === undefined)
-      return res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations', status: '401' });
-    if (user === 'malformed') return res.json(401, { message: 'Bad credentials', documentation_url: 'https://docs.example.com/rest', status: '401' });
+    if (user === undefined) return res.json(401, apiError(401, 'Requires authentication', undefined, `${REST_DOCS}/oauth-authorizations`));
+    if (user === 'malformed') return res.json(401, apiError(401, 'Bad credentials'));
     let body: Record<string, unknown>;
     try {
       const text = await req.text();

@@ -22,6 +22,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Hosting } from '../../../shared/constants.js';
 import type { EmuRequest, EmuResponse, Router } from '../../router.js';
+import { apiError, REST_DOCS } from './errors.js';
 
 /** The REST API versions the service accepts in `X-GitHub-Api-Version` (the first is the default). */
 export const API_VERSIONS = ['2022-11-28', '2026-03-10'] as const;
@@ -109,11 +110,7 @@ export function registerApiHeaders(router: Router): void {
     if (asked !== undefined && !(API_VERSIONS as readonly string[]).includes(asked)) {
       delete res.extraHeaders['x-github-api-version-selected'];
       req.raw.resume();
-      return res.json(400, {
-        message: `API version ${asked} is not supported.`,
-        documentation_url: 'https://docs.example.com/rest/overview/api-versions',
-        status: '400',
-      });
+      return res.json(400, apiError(400, `API version ${asked} is not supported.`, undefined, `${REST_DOCS}/overview/api-versions`));
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
       res.extraHeaders['cache-control'] = authenticated ? 'private, max-age=60, s-maxage=60' : 'public, max-age=60, s-maxage=60';

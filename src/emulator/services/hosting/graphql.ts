@@ -30,6 +30,7 @@ import { costOf, missingScopes, type QueryCost } from './graphql/connections.js'
 import { tokenOfRequest } from './scopes.js';
 import { CHARGE } from './ratelimit/types.js';
 import { MAX_QUERY_BODY, MAX_QUERY_TOKENS } from './ratelimit/classify.js';
+import { apiError } from './errors.js';
 
 export { queryApiSchema } from './graphql/schema.js';
 export type { QueryApiContext } from './graphql/objects.js';
@@ -140,14 +141,14 @@ async function readQuery(req: EmuRequest, res: EmuResponse) {
   try {
     text = await req.text(MAX_QUERY_BODY);
   } catch {
-    res.json(413, { message: 'Request body too large', documentation_url: DOCS, status: '413' });
+    res.json(413, apiError(413, 'Request body too large', undefined, DOCS));
     return undefined;
   }
   try {
     body = JSON.parse(text) as typeof body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
   } catch {
-    res.json(400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' });
+    res.json(400, apiError(400, 'Problems parsing JSON', undefined, DOCS));
     return undefined;
   }
   if (typeof body.query !== 'string' || !body.query.trim()) {
@@ -164,8 +165,7 @@ export function registerQueryApi(router: Router, ctx: QueryApiContext): void {
   const documents = new CheckedDocuments();
   router.post('/api/graphql', async (req, res) => {
     const caller = req.locals.rateLimitCaller as Caller | undefined;
-    if (!caller || caller.kind === 'anonymous')
-      return res.json(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS, status: '401' });
+    if (!caller || caller.kind === 'anonymous') return res.json(401, apiError(401, 'This endpoint requires you to be authenticated.', undefined, DOCS));
     const q = await readQuery(req, res);
     if (!q) return;
     const checked = documents.check(q.source);

@@ -56,7 +56,7 @@ const TEMPLATES: Readonly<Record<string, string>> = {
 export const JOINED = '2011-01-25T18:44:36Z';
 
 /** The kinds of object that have a global node id. */
-export type NodeType = 'User' | 'Organization' | 'Repository' | 'Issue' | 'IssueComment' | 'Label' | 'Reaction';
+export type NodeType = 'User' | 'Organization' | 'Repository' | 'Issue' | 'IssueComment' | 'Label' | 'Reaction' | 'Milestone' | 'IssueEvent';
 
 /**
  * The global node id of an object (the legacy form the REST API's `node_id`

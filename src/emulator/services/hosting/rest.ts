@@ -6,7 +6,8 @@
  */
 import { Hosting } from '../../../shared/constants.js';
 import type { EmulatorEnv } from '../../service.js';
-import { readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import type { EmuRequest, EmuResponse, Router } from '../../router.js';
+import { readJsonObject } from './body.js';
 import type { HostingState, HostingUser } from './state.js';
 import type { Caller } from './ratelimit/callers.js';
 import { reposOf, type RepoRecord, type RepoStore } from './ratelimit/fixtures.js';
@@ -19,6 +20,7 @@ import type { IssueJsonContext } from './issues/json.js';
 import { JOINED, nodeIdOf, organizationIdOf, type RepoAccess, repositoryJson } from './repository.js';
 import { scopesWrite, tokenOfRequest } from './scopes.js';
 import { apiError } from './errors.js';
+import { registerUsersRest } from './users-rest.js';
 
 const LFS_MAX_OBJECTS = 100;
 
@@ -184,6 +186,7 @@ function issueJsonContext(state: HostingState, env: EmulatorEnv, repos: RepoStor
     store,
     user,
     exists: (login) => state.users.has(login),
+    logins: () => [...state.users.keys()],
     fullName: (key) => (repo(key) ? `${repo(key)!.owner}/${repo(key)!.name}` : key),
     ownerOf: (key) => repo(key)?.owner ?? '',
   };
@@ -223,6 +226,7 @@ export function registerRestApi(router: Router, state: HostingState, env: Emulat
     userOf,
     authenticated: isAuthenticated,
   });
+  registerUsersRest(router, { baseUrl: () => env.baseUrl(), state, repos, userOf, refuseNonUser, scopesOf, repoJson });
   registerAuditLog(router, rest);
   registerQueryApi(router, rest);
   registerLfsBatch(router, rest);
@@ -235,11 +239,15 @@ function registerUserRoutes(router: Router, rest: Rest): void {
   // The API root: a map of URL templates (clients such as the code host's own CLI call it to check a token and read its scopes).
   router.get(api, (_req, res) => res.json(200, apiRoot(env.baseUrl() + api)));
 
+  // The caller's private profile needs, from a classic token, the `user` scope (or `read:user`, which it
+  // includes); without it the service answers the public profile only (`public-user`), as its description says.
   router.get(`${api}/user`, (req, res) => {
     const login = userOf(req);
     if (!login) return refuseNonUser(req, res);
     const u = state.users.get(login)!;
-    res.json(200, userJson(env.baseUrl(), u, { own: true, ...repoCounts(repos, login, (r) => visible(req, r)) }));
+    const scopes = rest.scopesOf(req);
+    const own = !scopes || scopes.includes('user') || scopes.includes('read:user');
+    res.json(200, userJson(env.baseUrl(), u, { own, ...repoCounts(repos, login, (r) => visible(req, r)) }));
   });
 
   router.get(`${api}/users/:login`, (req, res) => {

@@ -20,12 +20,12 @@ export function tokenOfRequest(state: HostingState, authorization: string | unde
   return i < 0 ? undefined : state.activeToken(decoded.slice(i + 1));
 }
 
-const ISSUE_WRITES = /^\/api\/v3\/repos\/[^/]+\/[^/]+\/(?:issues|labels)(?:\/|$)/;
+const ISSUE_WRITES = /^\/api\/v3\/repos\/[^/]+\/[^/]+\/(?:issues|labels|milestones)(?:\/|$)/;
 
 /** Scopes an endpoint accepts, by method and path pattern (first match); the rest accept any token. */
 const ACCEPTED: Array<[method: string, pattern: RegExp, scopes: string]> = [
   ['GET', /^\/api\/v3\/repos\/[^/]+\/[^/]+\/?$/, 'repo'],
-  // Writes to issues, comments, labels and reactions need one of them (public_repo for a public repository); reads need none.
+  // Writes to issues, comments, labels, milestones and reactions need one of them (public_repo for a public repository); reads need none.
   ['POST', ISSUE_WRITES, 'public_repo, repo'],
   ['PATCH', ISSUE_WRITES, 'public_repo, repo'],
   ['PUT', ISSUE_WRITES, 'public_repo, repo'],
@@ -36,6 +36,7 @@ const ACCEPTED: Array<[method: string, pattern: RegExp, scopes: string]> = [
   ['GET', /^\/api\/v3\/user\/repos\/?$/, ''],
   ['GET', /^\/api\/v3\/enterprises\/[^/]+\/audit-log\/?$/, 'read:audit_log'],
   ['GET', /^\/api\/v3\/user\/?$/, ''],
+  ['GET', /^\/api\/v3\/user\/emails\/?$/, 'user, user:email'],
 ];
 
 /**

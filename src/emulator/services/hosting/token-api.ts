@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Hosting } from '../../../shared/constants.js';
-import { escapeHtml as esc, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import { escapeHtml as esc, type EmuRequest, type EmuResponse, type Router } from '../../router.js';
+import { readJsonObject } from './body.js';
 import { checkPassword, sessionUser, startSession } from './oauth/session.js';
 import { credentialInputs, layout } from './oauth/pages.js';
 import { oauthParams } from './oauth/wire.js';
@@ -17,8 +18,9 @@ import type { Caller } from './ratelimit/callers.js';
 import { apiTime } from './repository.js';
 import { simpleUserJson } from './rest.js';
 import type { HostingState, HostingToken } from './state.js';
+import { apiError, REST_DOCS } from './errors.js';
 
-const DOCS = 'https://docs.example.com/rest/apps/oauth-applications';
+const DOCS = `${REST_DOCS}/apps/oauth-applications`;
 export const TokensPagePath = '/settings/tokens';
 
 /** The authorization object the API returns for a token (its value only when `withToken`). */
@@ -48,14 +50,14 @@ export function authorizationJson(state: HostingState, base: string, t: HostingT
   };
 }
 
-const notFound = (res: EmuResponse) => res.json(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+const notFound = (res: EmuResponse) => res.json(404, apiError(404, 'Not Found', undefined, DOCS));
 const caller = (req: EmuRequest) => req.locals.rateLimitCaller as Caller | undefined;
 
 /** The app named in the path, authenticated with its own client id and secret; else answered. */
 function appOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
   const c = caller(req);
   if (!c || c.kind === 'anonymous') {
-    res.json(401, { message: 'Requires authentication', documentation_url: DOCS, status: '401' });
+    res.json(401, apiError(401, 'Requires authentication', undefined, DOCS));
     return undefined;
   }
   if (c.kind !== 'app' || c.clientId !== req.params.client_id) {
@@ -71,11 +73,7 @@ async function tokenOf(state: HostingState, req: EmuRequest, res: EmuResponse) {
   if (!app) return undefined;
   const b = await readJsonObject(req);
   if (typeof b.access_token !== 'string' || !b.access_token) {
-    res.json(422, {
-      message: 'Invalid request.\n\n"access_token" wasn\'t supplied.',
-      documentation_url: DOCS,
-      status: '422',
-    });
+    res.json(422, apiError(422, 'Invalid request.\n\n"access_token" wasn\'t supplied.', undefined, DOCS));
     return undefined;
   }
   const t = state.activeToken(b.access_token);
@@ -121,7 +119,7 @@ function registerAppTokenRoutes(router: Router, state: HostingState, base: () =>
     const r = await tokenOf(state, req, res);
     if (!r) return;
     if (r.app.kind !== 'installable') {
-      return res.json(422, { message: 'Only user access tokens of installable apps can be scoped.', documentation_url: DOCS, status: '422' });
+      return res.json(422, apiError(422, 'Only user access tokens of installable apps can be scoped.', undefined, DOCS));
     }
     const scoped = state.newValueFor(r.t, false);
     const json = authorizationJson(state, base(), scoped);
@@ -137,7 +135,7 @@ function registerAuthorizationRoutes(router: Router, state: HostingState, base: 
     const c = caller(req);
     const basic = /^basic\s/i.test(req.header('authorization') ?? '');
     if (c?.kind !== 'user' || !basic) {
-      res.json(401, { message: 'Requires authentication', documentation_url: 'https://docs.example.com/rest/oauth-authorizations', status: '401' });
+      res.json(401, apiError(401, 'Requires authentication', undefined, `${REST_DOCS}/oauth-authorizations`));
       return undefined;
     }
     return c.login;

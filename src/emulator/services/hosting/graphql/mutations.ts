@@ -83,7 +83,9 @@ function commentMutations(h: Helpers): Record<string, Mutation> {
   const store = o.ctx.issues;
   return {
     addComment: ({ input }) => {
-      const { i } = issueById(input.subjectId);
+      const { i, r } = issueById(input.subjectId);
+      // A locked conversation takes comments only from those who push (REST: 403 with the same words).
+      if (i.locked && !canTriage(login(), r)) throw typed('FORBIDDEN', 'Unable to create comment because issue is locked.');
       const body = input.body as string;
       check({ body }, { bodyRequired: true });
       const c = store.addComment(i, login(), body);
@@ -184,7 +186,7 @@ function issueMutations(h: Helpers): Record<string, Mutation> {
       const triage = canTriage(login(), r);
       const labels = input.labelIds != null && triage ? labelsById(input.labelIds, r) : undefined;
       const assignees = input.assigneeIds != null && triage ? usersById(input.assigneeIds) : undefined;
-      store.edit(i, { title: (input.title as string | undefined) ?? undefined, body: input.body as string | null | undefined, labels, assignees });
+      store.edit(i, login(), { title: (input.title as string | undefined) ?? undefined, body: input.body as string | null | undefined, labels, assignees });
       if (input.state === 'OPEN' || input.state === 'CLOSED') store.setState(i, input.state === 'OPEN' ? 'open' : 'closed', login());
       return { ...echo(input), actor: o.owner(login()), issue: o.issue(i) };
     },
@@ -217,12 +219,12 @@ function labelMutations(h: Helpers): Record<string, Mutation> {
   return {
     addLabelsToLabelable: ({ input }) => {
       const { i, ids } = labelable('AddLabelsToLabelable', input);
-      store.edit(i, { labels: [...i.labels, ...ids] });
+      store.edit(i, login(), { labels: [...i.labels, ...ids] });
       return { ...echo(input), labelable: o.issue(i) };
     },
     removeLabelsFromLabelable: ({ input }) => {
       const { i, ids } = labelable('RemoveLabelsFromLabelable', input);
-      store.edit(i, { labels: i.labels.filter((id) => !ids.includes(id)) });
+      store.edit(i, login(), { labels: i.labels.filter((id) => !ids.includes(id)) });
       return { ...echo(input), labelable: o.issue(i) };
     },
     createLabel: ({ input }) => {

@@ -27,8 +27,14 @@ export interface IssueApi {
 
 export const R = `${Hosting.apiPathPrefix}/repos/:owner/:repo`;
 
-export const invalid = (res: EmuResponse, resource: string, field: string, code: string, message?: string) =>
-  res.json(422, apiError(422, 'Validation Failed', { errors: [{ resource, code, field, ...(message ? { message } : {}) }] }));
+/** A 422 `Validation Failed` for one field (with the value refused, when given, as the service names it). */
+export const invalid = (res: EmuResponse, resource: string, field: string, code: string, message?: string, value?: unknown) =>
+  res.json(
+    422,
+    apiError(422, 'Validation Failed', {
+      errors: [{ ...(value !== undefined ? { value } : {}), resource, code, field, ...(message ? { message } : {}) }],
+    }),
+  );
 export const forbidden = (res: EmuResponse, message = 'Must have admin rights to Repository.') => res.json(403, apiError(403, message));
 
 /** A string (or number) field of a body; null as given; undefined for anything else. */

@@ -7,6 +7,7 @@ import { Hosting } from '../../../../shared/constants.js';
 import { apiTime, nodeIdOf } from '../repository.js';
 import { type CommentRecord, type IssueRecord, type IssueStore, type LabelRecord, REACTIONS, type ReactionRecord } from './store.js';
 import { associationOf } from './rules.js';
+import type { MilestoneRecord } from './milestone-store.js';
 
 /** What the JSON needs besides the records: the base URL, a user's `simple-user`, the repository's owner. */
 export interface IssueJsonContext {
@@ -15,6 +16,8 @@ export interface IssueJsonContext {
   user(login: string): Record<string, unknown>;
   /** Whether a user of that login exists. */
   exists(login: string): boolean;
+  /** Every user's login. */
+  logins(): string[];
   /** The repository's `owner/name` as written (the store keys are lower case). */
   fullName(repoKey: string): string;
   ownerOf(repoKey: string): string;
@@ -61,16 +64,16 @@ export function issueJson(c: IssueJsonContext, i: IssueRecord): Record<string, u
     user: c.user(i.author),
     labels: i.labels.map((id) => c.store.labels.get(id)).flatMap((l) => (l ? [labelJson(c, l)] : [])),
     state: i.state,
-    locked: false,
+    locked: i.locked,
     assignee: i.assignees.length ? c.user(i.assignees[0]!) : null,
     assignees: i.assignees.map((a) => c.user(a)),
-    milestone: null,
+    milestone: i.milestone === null ? null : milestoneJson(c, c.store.milestones.byId.get(i.milestone)),
     comments: c.store.commentsOf(i.id).length,
     created_at: apiTime(i.createdAt),
     updated_at: apiTime(i.updatedAt),
     closed_at: i.closedAt === null ? null : apiTime(i.closedAt),
     author_association: association(c, i.repo, i.author),
-    active_lock_reason: null,
+    active_lock_reason: i.lockReason,
     body: i.body,
     closed_by: i.closedBy ? c.user(i.closedBy) : null,
     reactions: rollup(c, url, { kind: 'issue', id: i.id }),
@@ -102,4 +105,31 @@ export function commentJson(c: IssueJsonContext, m: CommentRecord): Record<strin
 
 export function reactionJson(c: IssueJsonContext, r: ReactionRecord): Record<string, unknown> {
   return { id: r.id, node_id: nodeIdOf('Reaction', r.id), user: c.user(r.user), content: r.content, created_at: apiTime(r.createdAt) };
+}
+
+/** `milestone`: its URLs, counts of its open and closed issues, and times (undefined: none, null). */
+export function milestoneJson(c: IssueJsonContext, m: MilestoneRecord | undefined): Record<string, unknown> | null {
+  if (!m) return null;
+  const url = `${api(c, m.repo)}/milestones/${m.number}`;
+  const issues = c.store.issuesOf(m.repo).filter((i) => i.milestone === m.id);
+  const open = issues.filter((i) => i.state === 'open').length;
+  const time = (ms: number | null) => (ms === null ? null : apiTime(ms));
+  return {
+    url,
+    html_url: `${c.base}/${c.fullName(m.repo)}/milestone/${m.number}`,
+    labels_url: `${url}/labels`,
+    id: m.id,
+    node_id: nodeIdOf('Milestone', m.id),
+    number: m.number,
+    title: m.title,
+    description: m.description,
+    creator: c.user(m.creator),
+    open_issues: open,
+    closed_issues: issues.length - open,
+    state: m.state,
+    created_at: apiTime(m.createdAt),
+    updated_at: apiTime(m.updatedAt),
+    due_on: time(m.dueOn),
+    closed_at: time(m.closedAt),
+  };
 }

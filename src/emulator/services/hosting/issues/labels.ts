@@ -5,7 +5,8 @@
  * need a caller who triages the repository, with a token whose scopes allow
  * writing to it.
  */
-import { HttpError, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import { HttpError, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import { readJsonObject, tooFewItems, wrongType } from '../body.js';
 import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { paged } from '../paging.js';
 import { forbidden, type IssueApi, invalid, issueOf, R, repoOf, text, writer } from './common.js';
@@ -32,16 +33,30 @@ export function labelIds(api: IssueApi, repo: string, v: unknown): number[] | un
  * The labels a body of `POST`/`PUT …/issues/{number}/labels` names: an object
  * with `labels` (names, or objects with a `name`), or, as the description
  * also allows (and PyGithub always sends), the array itself or one name as a
- * string. No body: none. Not JSON: 400; JSON of another shape: 422.
+ * string. No body: none. Not JSON: 400; JSON of another shape: 422 in the
+ * service's validator's words. An empty list is refused when adding (the
+ * description's `minItems: 1`: nothing to add) and clears when setting (the
+ * description says so, and PyGithub's `set_labels()` sends it). A blank name
+ * is a 422 `invalid` Label name, as the service answers it.
  */
-async function labelsOfBody(req: EmuRequest): Promise<unknown[]> {
+async function labelsOfBody(req: EmuRequest, o: { adding: boolean }): Promise<unknown[]> {
   if (!(await req.text()).trim()) return [];
   const j = await req.json();
   const v = j !== null && typeof j === 'object' && !Array.isArray(j) ? (j as { labels?: unknown }).labels : j;
   if (v === undefined) return [];
-  if (typeof v === 'string') return [v];
-  if (Array.isArray(v)) return v;
-  throw new HttpError(422, "Invalid request.\n\nFor 'properties/labels', the value is not an array.");
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list)) throw wrongType('properties/labels', v, 'an array');
+  if (o.adding && list.length === 0) throw tooFewItems(1, 0);
+  return list;
+}
+
+/** The 422 for a blank label name among those an issue's labels are given, if one is. */
+function blankName(res: EmuResponse, list: unknown[]): boolean {
+  const name = (x: unknown) => (typeof x === 'object' && x !== null ? (x as { name?: unknown }).name : x);
+  const blank = list.map(name).find((n) => typeof n === 'string' && !n.trim());
+  if (blank === undefined) return false;
+  invalid(res, 'Label', 'name', 'invalid', undefined, blank);
+  return true;
 }
 
 export function registerLabelRoutes(router: Router, api: IssueApi): void {
@@ -131,29 +146,33 @@ function registerLabelEdits(router: Router, api: IssueApi): void {
 function registerIssueLabels(router: Router, api: IssueApi): void {
   const labelsOfIssue = (i: IssueRecord) => i.labels.flatMap((id) => (api.store.labels.has(id) ? [labelJson(api.json, api.store.labels.get(id)!)] : []));
   /** A write to an issue's labels by a caller who triages the repository; the issue's labels after it. */
-  const onIssue = async (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord) => void | Promise<void>, empty = false) => {
+  const onIssue = async (req: EmuRequest, res: EmuResponse, change: (i: IssueRecord, r: RepoRecord, login: string) => unknown, empty = false) => {
     const r = repoOf(api, req);
     const i = issueOf(api, req, r);
     const login = writer(api, req, res, r);
     if (!login) return;
     if (!canTriage(login, r)) return forbidden(res);
-    await change(i, r);
+    if ((await change(i, r, login)) === false) return;
     if (empty) res.empty(204);
     else res.json(200, labelsOfIssue(i));
   };
-  const named = async (req: EmuRequest, r: RepoRecord) => labelIds(api, repoKey(r), await labelsOfBody(req)) ?? [];
+  /** Adds the body's labels to an issue's, or (`adding` false) sets them; false once a blank name is answered. */
+  const write = async (req: EmuRequest, res: EmuResponse, i: IssueRecord, r: RepoRecord, login: string, adding: boolean) => {
+    const list = await labelsOfBody(req, { adding });
+    if (blankName(res, list)) return false;
+    const ids = labelIds(api, repoKey(r), list) ?? [];
+    api.store.edit(i, login, { labels: adding ? [...i.labels, ...ids] : ids });
+  };
   router.get(`${R}/issues/:number/labels`, (req, res) => res.json(200, labelsOfIssue(issueOf(api, req, repoOf(api, req)))));
-  router.post(`${R}/issues/:number/labels`, (req, res) =>
-    onIssue(req, res, async (i, r) => api.store.edit(i, { labels: [...i.labels, ...(await named(req, r))] })),
-  );
-  router.put(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, async (i, r) => api.store.edit(i, { labels: await named(req, r) })));
+  router.post(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, login) => write(req, res, i, r, login, true)));
+  router.put(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, r, login) => write(req, res, i, r, login, false)));
   // Clearing them answers 204, as the description says.
-  router.delete(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i) => api.store.edit(i, { labels: [] }), true));
+  router.delete(`${R}/issues/:number/labels`, (req, res) => onIssue(req, res, (i, _r, login) => api.store.edit(i, login, { labels: [] }), true));
   router.delete(`${R}/issues/:number/labels/:name`, (req, res) =>
-    onIssue(req, res, (i, r) => {
+    onIssue(req, res, (i, r, login) => {
       const l = api.store.labelNamed(repoKey(r), req.params.name!);
       if (!l || !i.labels.includes(l.id)) throw new HttpError(404, 'Label does not exist');
-      api.store.edit(i, { labels: i.labels.filter((id) => id !== l.id) });
+      api.store.edit(i, login, { labels: i.labels.filter((id) => id !== l.id) });
     }),
   );
 }

@@ -6,15 +6,19 @@
  * the repository; labels, and another's issue, need one who triages it.
  */
 import { Hosting } from '../../../../shared/constants.js';
-import { HttpError, readJsonObject, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import { HttpError, type EmuRequest, type EmuResponse, type Router } from '../../../router.js';
+import { readJsonObject } from '../body.js';
 import type { RepoRecord } from '../ratelimit/fixtures.js';
 import { paged } from '../paging.js';
 import { apiError } from '../errors.js';
 import { forbidden, type IssueApi, idParam, invalid, issueOf, R, repoOf, text, writer } from './common.js';
 import { commentJson, issueJson, reactionJson } from './json.js';
 import { labelIds, registerLabelRoutes } from './labels.js';
+import { registerPeopleRoutes } from './people.js';
+import { registerEventRoutes } from './events.js';
+import { milestoneOfBody, registerMilestoneRoutes } from './milestones.js';
 import { canClose, canEdit, canTriage, invalidText } from './rules.js';
-import { REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
+import { type IssueRecord, REACTIONS, type ReactionContent, repoKey, type StateReason } from './store.js';
 
 export type { IssueApi } from './common.js';
 
@@ -27,13 +31,25 @@ function assigneesOf(api: IssueApi, b: Record<string, unknown>): string[] | unde
   return unknown ? new Error(unknown) : logins;
 }
 
+/** The issues a listing's `milestone` keeps: a milestone's number, `*` (any), `none`; not given, all. */
+function milestoneFilter(api: IssueApi, repo: string, v: string | null): (i: IssueRecord) => boolean {
+  if (v === null) return () => true;
+  if (v === '*') return (i) => i.milestone !== null;
+  if (v === 'none') return (i) => i.milestone === null;
+  const m = api.store.milestones.numbered(repo, idParam(v));
+  return (i) => !!m && i.milestone === m.id;
+}
+
 export function registerIssueRoutes(router: Router, api: IssueApi): void {
+  registerEventRoutes(router, api);
   registerIssueList(router, api);
   registerIssueEdits(router, api);
   registerComments(router, api);
   registerLabelRoutes(router, api);
   registerReactions(router, api);
   registerStars(router, api);
+  registerPeopleRoutes(router, api);
+  registerMilestoneRoutes(router, api);
 }
 
 function registerIssueList(router: Router, api: IssueApi): void {
@@ -47,6 +63,7 @@ function registerIssueList(router: Router, api: IssueApi): void {
       .filter((i) => state === 'all' || i.state === state)
       .filter((i) => labels.every((n) => i.labels.some((id) => api.store.labels.get(id)?.name.toLowerCase() === n.toLowerCase())))
       .filter((i) => !req.query.get('creator') || i.author === req.query.get('creator'))
+      .filter(milestoneFilter(api, repoKey(r), req.query.get('milestone')))
       .sort((a, b) => (asc ? a.id - b.id : b.id - a.id));
     const { items, headers } = paged(req, api.baseUrl(), all);
     res.json(
@@ -71,7 +88,10 @@ function registerIssueList(router: Router, api: IssueApi): void {
     const assignees = assigneesOf(api, b);
     if (assignees instanceof Error) return invalid(res, 'Issue', 'assignees', 'invalid', assignees.message);
     const labels = triage ? labelIds(api, repoKey(r), b.labels) : undefined;
-    const i = api.store.createIssue(repoKey(r), login, { title, body, labels, assignees: triage ? assignees : undefined });
+    // The milestone too (from one who does not push it is silently dropped, as the description says).
+    const milestone = triage ? milestoneOfBody(api, repoKey(r), b.milestone) : undefined;
+    if (milestone instanceof Error) return invalid(res, 'Issue', 'milestone', 'invalid', undefined, b.milestone);
+    const i = api.store.createIssue(repoKey(r), login, { title, body, labels, assignees: triage ? assignees : undefined, milestone });
     res.json(201, issueJson(api.json, i), { location: `${api.baseUrl()}${Hosting.apiPathPrefix}/repos/${r.owner}/${r.name}/issues/${i.number}` });
   });
 
@@ -100,7 +120,9 @@ function registerIssueEdits(router: Router, api: IssueApi): void {
     const assignees = assigneesOf(api, b);
     if (assignees instanceof Error) return invalid(res, 'Issue', 'assignees', 'invalid', assignees.message);
     const labels = triage ? labelIds(api, repoKey(r), b.labels) : undefined;
-    api.store.edit(i, { title: title ?? undefined, body, labels, assignees: triage ? assignees : undefined });
+    const milestone = triage ? milestoneOfBody(api, repoKey(r), b.milestone) : undefined;
+    if (milestone instanceof Error) return invalid(res, 'Issue', 'milestone', 'invalid', undefined, b.milestone);
+    api.store.edit(i, login, { title: title ?? undefined, body, labels, assignees: triage ? assignees : undefined, milestone });
     if (b.state === 'closed' || b.state === 'open') {
       if (!canClose(login, i, r)) return forbidden(res);
       api.store.setState(i, b.state, login, b.state === 'closed' ? reason : null);
@@ -151,6 +173,8 @@ function registerComments(router: Router, api: IssueApi): void {
     const i = issueOf(api, req, r);
     const login = writer(api, req, res, r);
     if (!login) return;
+    // A locked conversation takes comments only from those who push.
+    if (i.locked && !canTriage(login, r)) return forbidden(res, 'Unable to create comment because issue is locked.');
     const body = text((await readJsonObject(req)).body);
     const why = invalidText({ body }, { bodyRequired: true });
     if (why || !body) return invalid(res, 'IssueComment', 'body', why ? 'custom' : 'missing_field', why);

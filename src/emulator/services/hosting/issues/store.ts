@@ -5,6 +5,8 @@
  * node ids). Time comes from the injected `now()` (the emulator clock).
  */
 import type { RepoRecord } from '../ratelimit/fixtures.js';
+import { MilestoneStore } from './milestone-store.js';
+import { changeEvents, IssueEventStore } from './event-store.js';
 
 export type IssueState = 'open' | 'closed';
 /** Why an issue was closed or reopened (REST spelling; the query API's enum is its upper case). */
@@ -31,6 +33,11 @@ export interface IssueRecord {
   updatedAt: number;
   closedAt: number | null;
   closedBy: string | null;
+  /** Locked conversation (only those who push may comment), and why (`off-topic`, `too heated`, `resolved`, `spam`) if said. */
+  locked: boolean;
+  lockReason: string | null;
+  /** The id of its milestone, if it has one. */
+  milestone: number | null;
 }
 
 export interface CommentRecord {
@@ -84,6 +91,10 @@ export class IssueStore {
   readonly labels = new Map<number, LabelRecord>();
   readonly reactions = new Map<number, ReactionRecord>();
   #nextId = 1;
+  /** Milestones (their ids from the same sequence). */
+  readonly milestones: MilestoneStore;
+  /** What happened to issues (their ids from the same sequence). */
+  readonly events: IssueEventStore;
   // Indexes, so that reads stay cheap after a bulk import: issues by repository and number,
   // labels and stars by repository, comments by issue, reactions by subject.
   readonly #byRepo = new Map<string, Map<number, IssueRecord>>();
@@ -95,7 +106,10 @@ export class IssueStore {
   /** Per repository, how many of its issues are open (kept by createIssue and setState: a listing reads it for each). */
   readonly #open = new Map<string, number>();
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly now: () => number) {
+    this.milestones = new MilestoneStore(now, () => this.#id());
+    this.events = new IssueEventStore(now, () => this.#id());
+  }
 
   reset(): void {
     for (const m of [
@@ -111,6 +125,8 @@ export class IssueStore {
       this.#open,
     ])
       m.clear();
+    this.milestones.reset();
+    this.events.reset();
     this.#nextId = 1;
   }
 
@@ -150,6 +166,14 @@ export class IssueStore {
     if (f.description !== undefined) l.description = f.description;
   }
 
+  /** Deletes a milestone: gone from its repository and from every issue of it. */
+  deleteMilestone(id: number): void {
+    const m = this.milestones.byId.get(id);
+    if (!m) return;
+    this.milestones.delete(m);
+    for (const i of this.#byRepo.get(m.repo)?.values() ?? []) if (i.milestone === id) i.milestone = null;
+  }
+
   /** Deletes a label: gone from its repository and from every issue of it. */
   deleteLabel(l: LabelRecord): void {
     this.labels.delete(l.id);
@@ -158,7 +182,11 @@ export class IssueStore {
     for (const i of this.#byRepo.get(l.repo)?.values() ?? []) if (i.labels.includes(l.id)) i.labels = i.labels.filter((id) => id !== l.id);
   }
 
-  createIssue(repo: string, author: string, f: { title: string; body: string | null; labels?: number[]; assignees?: string[] }): IssueRecord {
+  createIssue(
+    repo: string,
+    author: string,
+    f: { title: string; body: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null },
+  ): IssueRecord {
     let numbered = this.#byRepo.get(repo);
     if (!numbered) this.#byRepo.set(repo, (numbered = new Map()));
     const number = numbered.size + 1;
@@ -178,9 +206,14 @@ export class IssueStore {
       updatedAt: at,
       closedAt: null,
       closedBy: null,
+      locked: false,
+      lockReason: null,
+      milestone: f.milestone ?? null,
     };
     this.issues.set(i.id, i);
     numbered.set(number, i);
+    const names = { label: (id: number) => this.labels.get(id), milestone: (id: number) => this.milestones.byId.get(id) };
+    for (const e of changeEvents({ title: i.title, labels: [], assignees: [], milestone: null }, i, names)) this.events.record(i, author, e);
     this.#open.set(repo, this.openIssues(repo) + 1);
     return i;
   }
@@ -215,10 +248,28 @@ export class IssueStore {
       i.closedAt = null;
       i.closedBy = null;
     }
+    this.events.record(i, by, { event: state === 'closed' ? 'closed' : 'reopened', stateReason: i.stateReason });
   }
 
-  edit(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[] }): void {
+  /** Locks an issue's conversation (with a reason, or none), or unlocks it. */
+  setLock(i: IssueRecord, by: string, locked: boolean, reason: string | null = null): void {
+    if (locked || i.locked) this.events.record(i, by, locked ? { event: 'locked', lockReason: reason } : { event: 'unlocked' });
+    i.locked = locked;
+    i.lockReason = locked ? reason : null;
+    i.updatedAt = this.now();
+  }
+
+  /** Changes an issue's fields (those given), recording what happened (as `by` did it). */
+  edit(i: IssueRecord, by: string, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
+    const before = { title: i.title, labels: i.labels, assignees: i.assignees, milestone: i.milestone };
+    this.#apply(i, f);
+    const names = { label: (id: number) => this.labels.get(id), milestone: (id: number) => this.milestones.byId.get(id) };
+    for (const e of changeEvents(before, i, names)) this.events.record(i, by, e);
+  }
+
+  #apply(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
     if (f.title !== undefined) i.title = f.title;
+    if (f.milestone !== undefined) i.milestone = f.milestone;
     if (f.assignees !== undefined) i.assignees = [...new Set(f.assignees)].slice(0, ASSIGNEES_MAX);
     if (f.body !== undefined) i.body = f.body;
     if (f.labels !== undefined) i.labels = [...new Set(f.labels)];

@@ -22,8 +22,9 @@ import { CHARGE, type RateLimiter } from './types.js';
 
 export type { RateLimiter } from './types.js';
 import { reposOf } from './fixtures.js';
+import { apiError, REST_DOCS } from '../errors.js';
 
-export const DOCS_URL = 'https://docs.example.com/rest/overview/rate-limits-for-the-rest-api';
+export const DOCS_URL = `${REST_DOCS}/overview/rate-limits-for-the-rest-api`;
 
 const limiters = new WeakMap<HostingState, RateLimiter>();
 
@@ -111,7 +112,7 @@ function count(
   if (cls.resource !== 'rate_limit' && bucket.limit > 0) {
     if (BucketStore.remaining(bucket) <= 0) {
       const status = resource === 'lfs' ? 429 : 403;
-      return res.json(status, { message: primaryMessage(caller), documentation_url: DOCS_URL, status: String(status) }, headersOf(bucket));
+      return res.json(status, apiError(status, primaryMessage(caller), undefined, DOCS_URL), headersOf(bucket));
     }
     bucket.used++;
     // The query API charges a costlier query the rest of its points (see ../graphql.ts).
@@ -142,11 +143,7 @@ function secondaryRefusal(rl: RateLimiter, res: EmuResponse, r: SecondaryRefusal
   const headers: Record<string, string> = { ...headersOf(bucket), 'x-request-id': id };
   if (r.retryAfter !== undefined) headers[RateLimitHeader.retryAfter] = String(r.retryAfter);
   rl.env.log(`hosting: secondary rate limit (${r.reason}) for ${bucket.caller}`);
-  res.json(
-    r.status,
-    { message: `${SECONDARY_MESSAGE}${id}.`, documentation_url: `${DOCS_URL}#about-secondary-rate-limits`, status: String(r.status) },
-    headers,
-  );
+  res.json(r.status, apiError(r.status, `${SECONDARY_MESSAGE}${id}.`, undefined, `${DOCS_URL}#about-secondary-rate-limits`), headers);
 }
 
 /**
@@ -157,8 +154,8 @@ function secondaryRefusal(rl: RateLimiter, res: EmuResponse, r: SecondaryRefusal
 function badCredentials(rl: RateLimiter, req: EmuRequest, res: EmuResponse, caller: Caller): void {
   const bucket = rl.bucket(caller, 'core');
   if (BucketStore.remaining(bucket) > 0) bucket.used++;
-  const docs = req.path.startsWith('/api/graphql') ? 'https://docs.example.com/graphql' : 'https://docs.example.com/rest';
-  res.json(401, { message: 'Bad credentials', documentation_url: docs, status: '401' }, headersOf(bucket));
+  const docs = req.path.startsWith('/api/graphql') ? 'https://docs.example.com/graphql' : REST_DOCS;
+  res.json(401, apiError(401, 'Bad credentials', undefined, docs), headersOf(bucket));
 }
 
 function rateLimitOverview(rl: RateLimiter, req: EmuRequest, res: EmuResponse): void {
