@@ -48,6 +48,8 @@ export const SKIP: Record<string, string> = {
     'needs an ssh server and a person (the device grant of a protocol server is tested without a terminal in test/unit/core/protocol)',
   'lanyard emulator requests --follow --ndjson': 'follows the journal until interrupted (test/e2e/emulator-journal.test.ts follows it)',
   'lanyard exec -- gh repo list': 'gh speaks HTTPS on port 443 only (test/e2e/emulator-gh.test.ts runs gh against the emulator that way)',
+  'lanyard api https://git.example.com/api/v4/user -H @- < private-token-header.txt':
+    "another host's own credential header, which the emulator does not take (test/e2e/api-debug-headers.test.ts sends -H @FILE and -H @- to a server of its own)",
 };
 
 /** Example hosts that stand for the reader's own server: pasted against the emulator, they are its URL. */

@@ -82,6 +82,8 @@ describe('git credential helper against a hostile login', () => {
       env: { LANYARD_TOKEN: `${TOKEN}\rhost=evil.example` },
     });
     expect(r.stdout).not.toContain('evil.example');
-    expect(expectOrderly(r, [0, 1]), r.stderr).toBeUndefined();
+    // The token variable itself is refused (one line, exit 2), before any field is written.
+    expect(expectOrderly(r, [2]), r.stderr).toBeUndefined();
+    expect(r.stderr).toMatch(/LANYARD_TOKEN holds a line break or control character/);
   });
 });
