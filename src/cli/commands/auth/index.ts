@@ -130,7 +130,7 @@ function token(auth: Command, ctx: Context): void {
   const cmd = auth
     .command('token')
     .description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
-    .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
+    .option('--with-token', 'read a token from stdin (asked for without echo at a terminal), validate it and store it (hosting)')
     .option('-u, --user <login>', 'the token of this stored hosting account instead of the active one')
     .addOption(
       new Option('--hostname <host>', "the token of this host's stored account, as `auth status` shows the host (default: the profile's API host)").conflicts([
