@@ -17,7 +17,17 @@ const ASK = {
   message: 'Deploy?',
   requestedSchema: {
     type: 'object',
-    properties: { ['tag' + EVIL]: { type: 'str' + EVIL, description: 'd' + EVIL, enum: undefined, default: 'v1' + EVIL } },
+    properties: {
+      ['tag' + EVIL]: { type: 'str' + EVIL, description: 'd' + EVIL, default: 'v1' + EVIL },
+      region: {
+        type: 'string',
+        oneOf: [
+          { const: 'eu', title: 'Europe' + EVIL },
+          { const: 'us', title: 'US' },
+        ],
+        default: 'eu',
+      },
+    },
   },
 };
 
@@ -76,13 +86,14 @@ const call = (keys: { send?: string; sendAfter?: string[]; signal?: NodeJS.Signa
 };
 
 describe('the elicitation prompt on a terminal', () => {
-  it("shows the server's field name, type, description and default sanitised (no escape reaches the terminal)", async () => {
-    // y, then Enter on the field (its default).
-    const r = await call({ send: '790d', sendAfter: ['0d'] });
+  it("shows the server's field names, types, descriptions, choices' labels and defaults sanitised (no escape reaches the terminal)", async () => {
+    // y, then Enter on the first field (its default), then a choice.
+    const r = await call({ send: '790d', sendAfter: ['0d', '75730d'] });
     expect(r.exitCode).toBe(0);
     expect(r.output).toContain('[str^[]52;c;');
+    expect(r.output).toContain('eu (Europe^[]52;c;');
     expect(r.output).not.toMatch(/\u001b\]52|\u001b\]0;|\u001b\[2J|\u202e/);
-    expect(r.answer).toEqual({ action: 'accept', content: { ['tag' + EVIL]: 'v1' + EVIL } });
+    expect(r.answer).toEqual({ action: 'accept', content: { ['tag' + EVIL]: 'v1' + EVIL, region: 'us' } });
   });
 
   it('Ctrl-C cancels: the server is answered `cancel` and the call goes on to its result', async () => {

@@ -17,6 +17,8 @@ interface FieldSchema {
   description?: string;
   default?: unknown;
   enum?: unknown[];
+  /** Labels of `enum`'s values (2025-06-18's legacy form; 2025-11-25 titles `oneOf` instead). */
+  enumNames?: unknown[];
   oneOf?: Array<{ const?: unknown; title?: string }>;
   minimum?: number;
   maximum?: number;
@@ -139,7 +141,12 @@ async function askField(ctx: Context, ask: (q: string) => Promise<string | Ended
   const choices = f.enum ?? f.oneOf?.map((o) => o.const);
   // Everything here is the server's text: names, types, descriptions, choices and defaults are sanitised alike.
   const kind = choices ? undefined : typeof f.type === 'string' ? sanitize(f.type) : undefined;
-  const hint = [choices ? choices.map((c) => sanitize(String(c))).join('/') : kind, f.default !== undefined ? `default ${sanitize(String(f.default))}` : '']
+  const labels: unknown[] | undefined = f.oneOf?.map((o) => o.title) ?? f.enumNames;
+  const choice = (c: unknown, i: number) => {
+    const label = labels?.[i];
+    return sanitize(String(c)) + (label !== undefined && String(label) !== String(c) ? ` (${sanitize(String(label))})` : '');
+  };
+  const hint = [choices ? choices.map(choice).join('/') : kind, f.default !== undefined ? `default ${sanitize(String(f.default))}` : '']
     .filter(Boolean)
     .join(', ');
   const question = `${sanitize(String(f.title ?? name))}${f.description ? ` (${sanitize(String(f.description))})` : ''}${hint ? ` [${hint}]` : ''}: `;
