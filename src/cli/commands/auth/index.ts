@@ -53,8 +53,9 @@ function device(auth: Command, ctx: Context): void {
       .option('--insecure-storage', 'store the token in a 0600 file instead of the OS keychain')
       .addHelpText(
         'after',
-        '\nWithout a terminal (ssh without -t, CI) it still runs: the code and URL go to stderr (in CI also a\n' +
-          '{"event":"device_code"} line), it polls until approved (exit 0), denied or expired (exit 4);\n' +
+        // One paragraph: the help wraps it to its width (output/help-wrap.ts).
+        '\nWithout a terminal (ssh without -t, CI) it still runs: the code and URL go to stderr (in CI also a ' +
+          '{"event":"device_code"} line), it polls until approved (exit 0), denied or expired (exit 4); ' +
           'Ctrl-C exits 130, SIGTERM 143, nothing stored. LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).',
       )
       .action(runs(ctx, async (ctx, opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts))),
