@@ -102,7 +102,8 @@ export function exitStatusHelp(exits: readonly ExitLine[]): string {
   const rows = exits.map((e) => {
     const [code, own] = typeof e === 'number' ? [e, undefined] : e;
     const meaning = code === 'other' ? own : own ? `${EXIT_MEANINGS[code]}: ${own}` : EXIT_MEANINGS[code];
-    return `  ${String(code).padEnd(5)} ${meaning}`;
+    // Two spaces at least after the code (`other` included): a long row goes on under its text (output/help-wrap.ts).
+    return `  ${String(code).padEnd(5)}  ${meaning}`;
   });
   return `\nExit status:\n${rows.join('\n')}\n`;
 }

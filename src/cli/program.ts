@@ -22,6 +22,7 @@ import * as exec from './commands/exec/index.js';
 import * as completion from './commands/completion/index.js';
 import * as doctor from './commands/doctor/index.js';
 import { NETWORK_HELP } from './ports/network-help.js';
+import { wrapHelp } from './output/help-wrap.js';
 
 interface Group {
   name: string;
@@ -239,8 +240,9 @@ export function buildProgram(ctx: Context, scope: TreeScope = 'full'): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
-      // Help is Lanyard's own text: commander's colour stays (it writes no server text).
-      writeOut: (s) => ctx.io.printStyled(s),
+      // Help is Lanyard's own text: commander's colour stays (it writes no server text); the
+      // hand-written blocks wrapped to the width commander wraps its own parts to.
+      writeOut: (s) => ctx.io.printStyled(wrapHelp(s, ctx.io.stdoutIsTTY ? ctx.io.columns : 80)),
       writeErr: (s) => ctx.io.printErrStyled(s),
       // Asked of the IO, so printing help does not build process.stdout.
       getOutHelpWidth: () => (ctx.io.stdoutIsTTY ? ctx.io.columns : 80),

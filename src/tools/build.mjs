@@ -9,7 +9,8 @@
 // the new report to docs/api-report/ instead of failing the build.
 //
 // The npm packages on the start-up path (commander, conf and its validators,
-// env-paths, chalk, ora, jose, content-disposition, and the few valibot
+// env-paths, chalk, ora, jose, content-disposition, get-east-asian-width (table
+// widths), and the few valibot
 // functions the wire types use, tree-shaken) are bundled in: resolving
 // and reading a hundred small files from node_modules cost more than the
 // command itself. Each is pinned to an exact version in package.json, as
@@ -30,7 +31,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 /** Packages bundled into dist/ (with their own dependencies). */
-const BUNDLED = new Set(['commander', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition', 'valibot']);
+const BUNDLED = new Set(['commander', 'conf', 'env-paths', 'chalk', 'ora', 'jose', 'content-disposition', 'valibot', 'get-east-asian-width']);
 
 /**
  * Bundled packages built into dist/vendor/<name>.cjs instead of the CLI (see

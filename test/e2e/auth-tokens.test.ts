@@ -70,12 +70,13 @@ describe('auth token --with-token', () => {
     }
   });
 
-  it('refuses a terminal on stdin with a hint instead of hanging', () => {
+  it('asks at a terminal without echo instead of refusing; Ctrl-D there (end of input) stores nothing and does not hang', () => {
     const cmd = `${process.execPath} ${BIN} --profile emulator auth token --with-token`;
-    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(world.env), encoding: 'utf8', timeout: 15_000, input: '' });
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(world.env), encoding: 'utf8', timeout: 15_000, input: '\u0004' });
+    expect(r.stdout).toMatch(/Paste your token \(it is not shown\)/);
+    expect(r.stdout).toMatch(/no token was typed/);
+    expect(r.stdout).not.toMatch(/echo "\$TOKEN"/);
     expect(r.status).toBe(2);
-    expect(r.stdout).toMatch(/standard input, which is a terminal/);
-    expect(r.stdout).toMatch(/echo "\$TOKEN" \| lanyard auth token --with-token/);
   });
 });
 

@@ -66,7 +66,9 @@ export function helpOf(cmd: Command, io: TestIO): string {
 export function examplesIn(help: string): string[] {
   const m = /\nExamples:\n((?: {2}.*\n?)+)/.exec(help);
   if (!m) return [];
+  // A long example is wrapped to the help's width with ` \` at the end of each line but its last (help-wrap.ts): joined back, as the shell joins it.
   return m[1]
+    .replace(/ \\\n\s+/g, ' ')
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l.startsWith('$ '))

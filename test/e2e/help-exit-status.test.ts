@@ -26,7 +26,9 @@ function readmeTable(): Map<string, string> {
 export function exitStatusIn(help: string): Array<[string, string]> {
   const m = /\nExit status:\n((?: {2}.*\n?)+)/.exec(help);
   if (!m) return [];
+  // A row too long for the width goes on in lines indented under its text (help-wrap.ts): joined back.
   return m[1]!
+    .replace(/\n {3,}/g, ' ')
     .split('\n')
     .filter(Boolean)
     .map((l) => {

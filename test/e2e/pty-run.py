@@ -9,6 +9,7 @@ Reads a JSON spec on stdin:
   send        ...these bytes (hex) are typed, e.g. "03" for Ctrl-C
   sendAfter   more keys (hex), each typed `settle` seconds after the one before
   settle      seconds to wait after the match before typing (default 0.3)
+  signal      instead of typing `send`, send this signal (e.g. "SIGTERM") to the command
   background  run the command as a background job of a job-control shell
               (its own process group, not the terminal's foreground one)
   timeout     seconds before giving up (default 30)
@@ -88,7 +89,10 @@ def main():
         if pattern and matched_at is None and pattern.search(text):
             matched_at = time.monotonic()
         if send and matched_at is not None and sent_at is None and time.monotonic() - matched_at >= spec.get("settle", 0.3):
-            os.write(master, send)
+            if spec.get("signal"):
+                proc.send_signal(getattr(signal, spec["signal"]))
+            else:
+                os.write(master, send)
             sent_at = time.monotonic()
             last_key_at = sent_at
         if sent_at is not None and later and time.monotonic() - last_key_at >= spec.get("settle", 0.3):

@@ -25,6 +25,8 @@ export interface PtySpec {
   send?: string | null;
   /** More keys (hex), each typed `settle` seconds after the one before. */
   sendAfter?: string[];
+  /** Instead of typing `send`, this signal goes to the command (e.g. SIGTERM). */
+  signal?: NodeJS.Signals;
   settle?: number;
   cols?: number;
   rows?: number;
@@ -40,6 +42,7 @@ export function runOnPty(spec: PtySpec): Promise<PtyResult> {
     waitFor: spec.waitFor,
     send: spec.send === null ? undefined : (spec.send ?? '03'),
     sendAfter: spec.sendAfter,
+    signal: spec.signal,
     settle: spec.settle ?? 0.3,
     cols: spec.cols ?? 100,
     rows: spec.rows ?? 30,

@@ -3,6 +3,7 @@ import type { IO } from '../io.js';
 import type { JsonShaper } from '../shape/registry.js';
 import type { Pager } from './pager.js';
 import { terminalText } from '../terminal/terminal-text.js';
+import { displayWidth, padToWidth } from './text-width.js';
 
 /** What a command's output is for: a person (tables, text), or a program (`--json`, `--ndjson`). */
 export type OutputFormat = 'human' | 'json' | 'ndjson';
@@ -141,13 +142,17 @@ export interface Column<T> {
 /** Columns between cells. */
 const GAP = 2;
 
+/** The narrowest a flexible column is cut to when nothing else is left to give: its header, at least 4 columns. */
+const floorOf = <T>(c: Column<T>) => Math.max(4, displayWidth(c.header));
+
 /**
  * Widths that fit `maxWidth` (cells + gaps): flexible columns are cut, the
  * highest `shrink` first, each down to its minimum before the next one gives
- * anything. When even that is not enough the table stays wider (fixed
+ * anything (`belowMin`: down to its header's width, when leaving columns out
+ * was not enough). When even that is not enough the table stays wider (fixed
  * columns are never cut).
  */
-export function fitWidths<T>(natural: readonly number[], columns: ReadonlyArray<Column<T>>, maxWidth: number): number[] {
+export function fitWidths<T>(natural: readonly number[], columns: ReadonlyArray<Column<T>>, maxWidth: number, belowMin = false): number[] {
   const widths = [...natural];
   let over = widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, widths.length - 1) - maxWidth;
   const order = columns
@@ -156,12 +161,40 @@ export function fitWidths<T>(natural: readonly number[], columns: ReadonlyArray<
     .sort((a, b) => (b.c.shrink ?? 1) - (a.c.shrink ?? 1) || b.i - a.i);
   for (const { c, i } of order) {
     if (over <= 0) break;
-    const min = Math.min(widths[i]!, c.min ?? Math.max(10, c.header.length));
+    const min = Math.min(widths[i]!, belowMin ? floorOf(c) : (c.min ?? Math.max(10, c.header.length)));
     const cut = Math.min(over, widths[i]! - min);
     widths[i]! -= cut;
     over -= cut;
   }
   return widths;
+}
+
+/**
+ * The columns shown on a terminal `maxWidth` wide and their widths, as gh
+ * fits its tables: flexible columns are cut to their minimum (the least
+ * useful first), then optional ones left out (the highest `shrink` first),
+ * then flexible columns cut below their minimum. Widths are display widths.
+ */
+function layout<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, maxWidth: number) {
+  const all = rows.map((r) => columns.map((c) => sanitize(c.value(r))));
+  const naturalAll = columns.map((c, i) => all.reduce((w, row) => Math.max(w, displayWidth(row[i]!)), displayWidth(c.header)));
+  let kept = columns.map((_, i) => i);
+  const total = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+  for (;;) {
+    const shown = kept.map((i) => columns[i]!);
+    const natural = kept.map((i) => naturalAll[i]!);
+    let widths = fitWidths(natural, shown, maxWidth);
+    const drop = shown
+      .map((c, k) => ({ c, k }))
+      .filter(({ c }) => c.optional)
+      .sort((a, b) => (b.c.shrink ?? 1) - (a.c.shrink ?? 1) || b.k - a.k)[0];
+    if (total(widths) > maxWidth && drop) {
+      kept = kept.filter((_, k) => k !== drop.k);
+      continue;
+    }
+    if (total(widths) > maxWidth) widths = fitWidths(natural, shown, maxWidth, true);
+    return { shown, cells: all.map((row) => kept.map((i) => row[i]!)), widths };
+  }
 }
 
 /** A human table on a TTY, fitted to its width; tab-separated raw values otherwise (like the code host's CLI). */
@@ -170,34 +203,15 @@ export function renderTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArra
     for (const r of rows) io.out(pipeRow(columns, r));
     return;
   }
-  // Leave optional columns out, least useful first, while the table cannot fit otherwise.
-  let shown = [...columns];
-  let cells: string[][];
-  let widths: number[];
-  for (;;) {
-    cells = rows.map((r) => shown.map((c) => sanitize(c.value(r))));
-    const natural = shown.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
-    widths = fitWidths(natural, shown, io.columns);
-    const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
-    const drop = shown
-      .map((c, i) => ({ c, i }))
-      .filter(({ c }) => c.optional)
-      .sort((a, b) => (b.c.shrink ?? 1) - (a.c.shrink ?? 1) || b.i - a.i)[0];
-    if (total <= io.columns || !drop) break;
-    shown = shown.filter((_, i) => i !== drop.i);
-  }
-  const pad = (s: string, w: number, right?: boolean) => {
-    const t = s.length > w ? s.slice(0, Math.max(0, w - 1)) + '…' : s;
-    return right ? t.padStart(w) : t.padEnd(w);
-  };
+  const { shown, cells, widths } = layout(rows, columns, io.columns);
   const sep = ' '.repeat(GAP);
-  const head = shown.map((c, i) => pad(c.header.toUpperCase(), widths[i]!, c.align === 'right')).join(sep);
+  const head = shown.map((c, i) => padToWidth(c.header.toUpperCase(), widths[i]!, c.align === 'right')).join(sep);
   // Colour is added to cells already sanitised: the styled writer keeps only it.
   io.printStyled(`${io.color ? `\u001b[1m${head.trimEnd()}\u001b[22m` : head.trimEnd()}\n`);
   rows.forEach((row, r) => {
     const line = shown
       .map((c, i) => {
-        const cell = pad(cells[r]![i]!, widths[i]!, c.align === 'right');
+        const cell = padToWidth(cells[r]![i]!, widths[i]!, c.align === 'right');
         return c.style && io.color ? c.style(cell, row) : cell;
       })
       .join(sep);

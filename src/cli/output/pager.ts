@@ -34,8 +34,9 @@ export function paged(cmd: Command): Command {
   (cmd as Command & { [PAGED]?: true })[PAGED] = true;
   return cmd.addHelpText(
     'after',
-    '\nOn a terminal the output goes through a pager: LANYARD_PAGER, else the `pager` setting,\n' +
-      'else PAGER, else `less -FRX`; LANYARD_PAGER= (empty) or `cat` turns it off. Never with\n' +
+    // One paragraph: the help wraps it to its width (help-wrap.ts).
+    '\nOn a terminal the output goes through a pager: LANYARD_PAGER, else the `pager` setting, ' +
+      'else PAGER, else `less -FRX`; LANYARD_PAGER= (empty) or `cat` turns it off. Never with ' +
       '--json, --ndjson, --jq or --template, nor into a pipe.',
   );
 }

@@ -13,6 +13,7 @@
  * the build bundles commander's lib/help.js alone, not its command tree).
  */
 import { type Command, Help } from 'commander';
+import { wrapHelp } from './help-wrap.js';
 
 /** One line of the help as printed, or a part commander wraps to the width. */
 export type RootHelpPart = string | { item: [term: string, termWidth: number, description: string] } | { wrap: string };
@@ -64,6 +65,8 @@ export function renderRootHelp(layout: RootHelpLayout, width: number): string {
   const help = new Help();
   help.prepareContext({ helpWidth: width, outputHasColors: false });
   return layout.parts
-    .map((p) => (typeof p === 'string' ? p : 'item' in p ? help.formatItem(p.item[0], p.item[1], p.item[2], help) : help.boxWrap(p.wrap, width)))
+    .map((p) =>
+      typeof p === 'string' ? wrapHelp(p, width) : 'item' in p ? help.formatItem(p.item[0], p.item[1], p.item[2], help) : help.boxWrap(p.wrap, width),
+    )
     .join('\n');
 }

@@ -1,12 +1,13 @@
 /** Shared parts of the hosting sign-in commands: endpoints, storing a token, stdin secrets. */
 import type { Context } from '../../context.js';
-import { CancelledError, CredentialStoreError, HttpError, RateLimitError, ValidationError } from '../../../core/errors.js';
+import { CredentialStoreError, HttpError, RateLimitError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../services/hosting/wiring.js';
 import { createSpinner } from '../../terminal/spinner.js';
 
 export { type HostingEndpoints, hostingEndpoints } from '../../services/hosting/endpoints.js';
+export { promptHidden } from '../../terminal/hidden-prompt.js';
 
 /** What works without a person at a terminal, for the hosting sign-ins. */
 export const HOSTING_INSTEAD = 'in scripts and CI set LANYARD_TOKEN, or store a token with `lanyard auth token --with-token < token.txt`';
@@ -74,39 +75,6 @@ export async function storeSignIn(
     ctx.warn(`${ctx.env.LANYARD_TOKEN ? 'LANYARD_TOKEN' : 'WORKFLOW_TOKEN'} is set in the environment and takes precedence over the stored token`);
   }
   return user.login;
-}
-
-/** Prompts on stderr and reads a line from a TTY stdin without echoing it. */
-export async function promptHidden(ctx: Context, prompt: string): Promise<string> {
-  const stdin = ctx.io.stdin as NodeJS.ReadStream;
-  ctx.io.stderr.write(prompt);
-  return await new Promise<string>((resolve, reject) => {
-    let value = '';
-    const raw = typeof stdin.setRawMode === 'function';
-    if (raw) stdin.setRawMode(true);
-    stdin.setEncoding('utf8');
-    stdin.resume();
-    const done = (err?: Error) => {
-      stdin.off('data', onData);
-      ctx.signal.removeEventListener('abort', onAbort);
-      if (raw) stdin.setRawMode(false);
-      stdin.pause();
-      ctx.io.stderr.write('\n');
-      if (err) reject(err);
-      else resolve(value);
-    };
-    const onAbort = () => done(new CancelledError());
-    const onData = (chunk: string) => {
-      for (const ch of chunk) {
-        if (ch === '\r' || ch === '\n') return done();
-        if (ch === '\u0003') return done(new CancelledError());
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
-        else if (ch >= ' ') value += ch;
-      }
-    };
-    stdin.on('data', onData);
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** A spinner on a TTY stderr (else nothing) around a flow; `start()` is called by the flow when it begins waiting. */

@@ -53,8 +53,9 @@ function device(auth: Command, ctx: Context): void {
       .option('--insecure-storage', 'store the token in a 0600 file instead of the OS keychain')
       .addHelpText(
         'after',
-        '\nWithout a terminal (ssh without -t, CI) it still runs: the code and URL go to stderr (in CI also a\n' +
-          '{"event":"device_code"} line), it polls until approved (exit 0), denied or expired (exit 4);\n' +
+        // One paragraph: the help wraps it to its width (output/help-wrap.ts).
+        '\nWithout a terminal (ssh without -t, CI) it still runs: the code and URL go to stderr (in CI also a ' +
+          '{"event":"device_code"} line), it polls until approved (exit 0), denied or expired (exit 4); ' +
           'Ctrl-C exits 130, SIGTERM 143, nothing stored. LANYARD_PROMPT_DISABLED=1 refuses it (exit 4).',
       )
       .action(runs(ctx, async (ctx, opts: AuthDeviceOptions) => (await hosting()).runAuthDevice(ctx, opts))),
@@ -130,7 +131,7 @@ function token(auth: Command, ctx: Context): void {
   const cmd = auth
     .command('token')
     .description('print the active token (for $(lanyard auth token)); --with-token stores one read from stdin')
-    .option('--with-token', 'read a token from stdin, validate it and store it (hosting)')
+    .option('--with-token', 'read a token from stdin (asked for without echo at a terminal), validate it and store it (hosting)')
     .option('-u, --user <login>', 'the token of this stored hosting account instead of the active one')
     .addOption(
       new Option('--hostname <host>', "the token of this host's stored account, as `auth status` shows the host (default: the profile's API host)").conflicts([

@@ -325,8 +325,9 @@ function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage |
   renderTable(ctx.io, entries, [
     { header: 'service', value: (e) => e.service },
     { header: 'host', value: (e) => e.host, flexible: true, shrink: 2, min: 15 },
-    { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}` },
-    { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source) },
+    { header: 'account', value: (e) => `${e.user ?? e.account ?? '-'}${e.active ? ' (active)' : ''}`, flexible: true, min: 16 },
+    // Left out on a narrow terminal, in this order: source, expires, token (`--json` has them all).
+    { header: 'source', value: (e) => (e.source === 'keychain' || e.source === 'file' ? `${e.source}` : e.source), optional: true, shrink: 3 },
     { header: 'scopes', value: (e) => (e.scopes?.length ? e.scopes.join(',') : '-'), flexible: true, shrink: 3 },
     {
       header: 'status',
@@ -344,8 +345,10 @@ function showStatus(ctx: Context, entries: AuthStatusEntry[], storage: Storage |
       header: 'expires',
       value: (e) => (Number.isNaN(expiry(e)) ? '-' : `${localTime(expiry(e))} (${relativeTime(expiry(e), now)})`),
       raw: (e) => (Number.isNaN(expiry(e)) ? '' : String(Math.floor(expiry(e) / 1000))),
+      optional: true,
+      shrink: 2,
     },
-    { header: 'token', value: (e) => e.token ?? '-' },
+    { header: 'token', value: (e) => e.token ?? '-', optional: true, shrink: 1 },
   ]);
   if (storage && !storage.warning)
     ctx.io.err(

@@ -12,6 +12,7 @@ import { requireSetting } from '../../../core/config/settings.js';
 import type { AuthTokenCreateOptions, AuthTokenOptions } from './options.js';
 import { promptHidden, scopesOption, storeSignIn } from './common.js';
 import { readStdinSecret } from '../../terminal/stdin.js';
+import { promptDisabled } from '../../terminal/interactive.js';
 
 export async function runAuthToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
   if (o.withToken && o.user !== undefined) throw new UsageError('--user picks a stored account to print; --with-token stores the account the token belongs to');
@@ -53,16 +54,21 @@ async function printStoredToken(ctx: Context, host: string, user: string | undef
 }
 
 async function storePastedToken(ctx: Context, o: AuthTokenOptions): Promise<void> {
-  if (ctx.io.stdinIsTTY) {
-    throw new UsageError(
-      '--with-token reads the token from standard input, which is a terminal here',
-      'pipe it in: `echo "$TOKEN" | lanyard auth token --with-token` (or `lanyard auth token --with-token < token.txt`)',
-    );
-  }
-  const token = await readStdinSecret(ctx.io, 'the token');
-  if (!token) throw new ValidationError('no token on standard input');
-  if (/\s/.test(token)) throw new ValidationError('the token on standard input contains whitespace; pass exactly one token');
+  const token = await pastedToken(ctx);
+  if (!token) throw new ValidationError(ctx.io.stdinIsTTY ? 'no token was typed' : 'no token on standard input');
+  if (/\s/.test(token)) throw new ValidationError('the token contains whitespace; pass exactly one token');
   await storeSignIn(ctx, await apiUrlOf(ctx), { accessToken: token, tokenType: 'bearer', scopes: [] }, { origin: 'pasted', insecure: o.insecureStorage });
+}
+
+/** The token: from stdin, or at a terminal asked for without echo (as gh asks for one) — never from argv or the shell's history. */
+async function pastedToken(ctx: Context): Promise<string> {
+  if (!ctx.io.stdinIsTTY) return readStdinSecret(ctx.io, 'the token');
+  if (promptDisabled(ctx.env))
+    throw new UsageError(
+      '--with-token reads the token from standard input, which is a terminal, and LANYARD_PROMPT_DISABLED is set',
+      'redirect it: `lanyard auth token --with-token < token.txt`',
+    );
+  return (await promptHidden(ctx, 'Paste your token (it is not shown): ')).trim();
 }
 
 export async function runAuthTokenCreate(ctx: Context, o: AuthTokenCreateOptions): Promise<void> {

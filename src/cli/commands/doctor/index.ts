@@ -24,8 +24,8 @@ export function doctorCommand(ctx: Context): Command {
     'after',
     [
       '',
-      'Every problem comes with its fix, one line each. No secret is printed: credentials are named by where they',
-      'come from, proxies without their password. --json gives the report as one object (docs/doctor.md describes it).',
+      // One paragraph: the help wraps it to its width (output/help-wrap.ts).
+      'Every problem comes with its fix, one line each. No secret is printed: credentials are named by where they come from, proxies without their password. --json gives the report as one object (docs/doctor.md describes it).',
     ].join('\n'),
   );
   return examples(

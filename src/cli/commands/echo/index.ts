@@ -106,7 +106,7 @@ function keySet(key: Command, ctx: Context): void {
   examples(
     key
       .command('set')
-      .description("store the API key read from stdin for the profile's echo API")
+      .description("store the API key read from stdin (asked for without echo at a terminal) for the profile's echo API")
       .action(runs(ctx, async (ctx, opts: EchoKeyOptions) => (await keyModule()).runEchoKeySet(ctx, opts))),
     ['printf %s "$API_KEY" | lanyard echo key set', 'lanyard echo key set < key.txt'],
     LOCAL_EXITS,

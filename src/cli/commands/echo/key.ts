@@ -8,16 +8,23 @@ import { echoApiKey } from '../../services/echo/wiring.js';
 import type { EchoKeyOptions } from './options.js';
 import { echoProfile } from './common.js';
 import { readStdinText } from '../../terminal/stdin.js';
+import { promptDisabled } from '../../terminal/interactive.js';
+import { promptHidden } from '../../terminal/hidden-prompt.js';
 
 export async function runEchoKeySet(ctx: Context, _opts: EchoKeyOptions): Promise<void> {
   const { baseUrl } = await echoProfile(ctx);
-  const key = normaliseApiKey(
-    await readStdinText(ctx.io, { what: 'the API key', hint: 'pipe it in: `printf %s "$API_KEY" | lanyard echo key set`', maxBytes: 4096 }),
-  );
+  const key = normaliseApiKey(await typedOrPiped(ctx));
   const store = (await ctx.credentialStorage()).store();
   await store.set(apiKeyAccount(baseUrl), key);
   ctx.io.err(`API key ${maskSecret(key)} stored for ${hostOf(baseUrl)} (${store.kind})`);
   if (ctx.env.LANYARD_API_KEY) ctx.warn('LANYARD_API_KEY is set and takes precedence over the stored key');
+}
+
+/** The key from stdin, or at a terminal asked for without echo — never from argv or the shell's history. */
+async function typedOrPiped(ctx: Context): Promise<string> {
+  if (!ctx.io.stdinIsTTY || promptDisabled(ctx.env))
+    return readStdinText(ctx.io, { what: 'the API key', hint: 'redirect it: `lanyard echo key set < key.txt`', maxBytes: 4096 });
+  return promptHidden(ctx, 'API key (it is not shown): ');
 }
 
 export async function runEchoKeyStatus(ctx: Context): Promise<void> {

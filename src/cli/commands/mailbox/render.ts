@@ -22,18 +22,25 @@ export function shortDate(d: string | undefined): string {
   return m ? `${m[1]} ${m[2]}` : d;
 }
 
+/**
+ * The id (what `mailbox get` takes) is never cut. On a narrow terminal `from`
+ * and `subject` are cut first, then size, markers, labels and date are left
+ * out in that order (80 columns keep id, from and subject).
+ */
 export const messageColumns: ReadonlyArray<Column<MessageRow>> = [
   { header: 'id', value: (r) => r.id },
-  { header: 'date', value: (r) => shortDate(r.meta.date), raw: (r) => r.meta.date ?? '' },
+  { header: 'date', value: (r) => shortDate(r.meta.date), raw: (r) => r.meta.date ?? '', optional: true, shrink: 1 },
   { header: 'from', value: (r) => (r.meta.from?.[0] ? r.meta.from[0].name || r.meta.from[0].address : ''), flexible: true, shrink: 2 },
   { header: 'subject', value: (r) => r.meta.subject ?? '', flexible: true, min: 20 },
-  { header: 'labels', value: (r) => (r.meta.labels ?? []).join(',') },
-  { header: 'markers', value: (r) => (r.meta.markers ?? []).map((m) => m.toLowerCase()).join(',') },
+  { header: 'labels', value: (r) => (r.meta.labels ?? []).join(','), optional: true, shrink: 2 },
+  { header: 'markers', value: (r) => (r.meta.markers ?? []).map((m) => m.toLowerCase()).join(','), optional: true, shrink: 3 },
   {
     header: 'size',
     value: (r) => (r.meta.size !== undefined ? fmtBytes(r.meta.size) : ''),
     raw: (r) => (r.meta.size !== undefined ? String(r.meta.size) : ''),
     align: 'right',
+    optional: true,
+    shrink: 4,
   },
 ];
 

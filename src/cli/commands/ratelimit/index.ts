@@ -9,16 +9,13 @@ export const summary = 'show and wait for the hosting API rate-limit budget';
 const run = () => import('./run.js');
 
 /** How a fleet paces itself through a shared server (after the subcommands in the group's help). */
+// One line a paragraph or item: the help wraps them to its width (output/help-wrap.ts).
 const FLEET_HELP = [
   '',
-  'A fleet (docs/fleets.md): with LANYARD_PACING_URL=redis://host:port (rediss:// for TLS; or the profile',
-  'setting pacing.url) every process that uses the same Redis or Valkey server and the same token paces',
-  'content-creating requests together (80 a minute, 500 an hour), waits out a secondary limit any of them',
-  'met, and shares the last budget seen (status shows it with its age).',
-  '  LANYARD_PACING_PASSWORD   the server password (or in the URL); never shown',
-  '  LANYARD_PACING_REQUIRED=1 exit 1 before sending when the server cannot be used (profile: pacing.required),',
-  '                            instead of pacing on this machine with a warning',
-  '  LANYARD_PACING_TIMEOUT    the longest wait for the server in one call (default 2s)',
+  'A fleet (docs/fleets.md): with LANYARD_PACING_URL=redis://host:port (rediss:// for TLS; or the profile setting pacing.url) every process that uses the same Redis or Valkey server and the same token paces content-creating requests together (80 a minute, 500 an hour), waits out a secondary limit any of them met, and shares the last budget seen (status shows it with its age).',
+  '  LANYARD_PACING_PASSWORD    the server password (or in the URL); never shown',
+  '  LANYARD_PACING_REQUIRED=1  exit 1 before sending when the server cannot be used (profile: pacing.required), instead of pacing on this machine with a warning',
+  '  LANYARD_PACING_TIMEOUT     the longest wait for the server in one call (default 2s)',
 ].join('\n');
 
 export function ratelimitCommand(ctx: Context): Command {

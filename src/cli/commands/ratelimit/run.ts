@@ -59,6 +59,12 @@ function sharedJson(s: SharedBudget) {
   };
 }
 
+/** A local time, without its date when that is today's (a reset is most often within the hour). */
+function sameDayTime(ms: number, now: number): string {
+  const t = localTime(ms);
+  return t.slice(0, 10) === localTime(now).slice(0, 10) ? t.slice(11) : t;
+}
+
 /** A resource name (`core`, `search`, `code_search`, ...), checked before any request. */
 function resourceOption(name: string | undefined): string | undefined {
   if (name !== undefined && !/^[a-z][a-z0-9_]{0,63}$/.test(name))
@@ -82,7 +88,8 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
     const resetAt = (epochSec: number) => epochSec * 1000 - (o.skewMs ?? 0);
     const rows = Object.entries(shown.resources).map(([name, b]) => ({ name, ...b }));
     renderTable(ctx.io, rows, [
-      { header: 'resource', value: (r) => r.name },
+      // Fits 80 columns (`reset` without today's date); narrower terminals cut the longest names, then leave out `fleet saw`.
+      { header: 'resource', value: (r) => r.name, flexible: true, min: 12 },
       { header: 'limit', value: (r) => String(r.limit), align: 'right' },
       { header: 'used', value: (r) => String(r.used), align: 'right' },
       {
@@ -91,12 +98,13 @@ export async function runRatelimitStatus(ctx: Context, opts: RatelimitStatusOpti
         align: 'right',
         style: (c, r) => (r.remaining === 0 ? `\u001b[31m${c}\u001b[39m` : r.remaining < r.limit / 10 ? `\u001b[33m${c}\u001b[39m` : c),
       },
-      { header: 'reset', value: (r) => `${localTime(resetAt(r.reset))} (${relativeTime(resetAt(r.reset), now)})`, raw: (r) => String(r.reset) },
+      { header: 'reset', value: (r) => `${sameDayTime(resetAt(r.reset), now)} (${relativeTime(resetAt(r.reset), now)})`, raw: (r) => String(r.reset) },
       // With a shared pacing server: the last budget the fleet saw, and its age.
       ...(shared
         ? [
             {
               header: 'fleet saw',
+              optional: true,
               value: (r: { name: string }) => {
                 const b = shared[r.name];
                 return b ? `${b.remaining} left, ${relativeTime(b.seenAt, b.seenAt + b.ageMs).replace(/^now$/, 'just now')}` : '-';

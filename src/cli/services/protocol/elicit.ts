@@ -7,6 +7,7 @@
 import type { Context } from '../../context.js';
 import type { ElicitResult } from '../../../core/protocol/session.js';
 import { sanitize } from '../../output/output.js';
+import { CancelledError } from '../../../core/errors.js';
 
 export type ElicitationMode = 'prompt' | 'decline' | 'defaults';
 
@@ -16,6 +17,8 @@ interface FieldSchema {
   description?: string;
   default?: unknown;
   enum?: unknown[];
+  /** Labels of `enum`'s values (2025-06-18's legacy form; 2025-11-25 titles `oneOf` instead). */
+  enumNames?: unknown[];
   oneOf?: Array<{ const?: unknown; title?: string }>;
   minimum?: number;
   maximum?: number;
@@ -58,49 +61,107 @@ export async function answerElicitation(
   return prompt(ctx, p.message ?? '', props, required);
 }
 
-async function prompt(ctx: Context, message: string, props: Array<[string, FieldSchema]>, required: Set<string>): Promise<ElicitResult> {
+/**
+ * How a question at the prompt ended without an answer: Ctrl-C cancels the
+ * elicitation (the protocol's "dismissed without a choice"), Ctrl-D (end of
+ * input) declines it, the run's abort (SIGTERM, a second signal) stops it.
+ */
+type Ending = 'cancel' | 'decline' | 'abort';
+
+/** A question that got no answer, and why (never confused with an answer or a server's default). */
+class Ended {
+  constructor(readonly why: Ending) {}
+}
+
+/** A readline on the terminal whose questions settle on Ctrl-C, Ctrl-D and the run's abort instead of hanging. */
+async function openPrompt(ctx: Context) {
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: true });
-  const onAbort = () => rl.close();
-  ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  const ac = new AbortController();
+  let ending: Ending | undefined;
+  const end = (why: Ending) => {
+    ending ??= why;
+    ac.abort();
+  };
+  const onAbort = () => end('abort');
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  // readline has the terminal in raw mode: Ctrl-C arrives as its SIGINT event, Ctrl-D closes it.
+  rl.on('SIGINT', () => end('cancel'));
+  rl.on('close', () => end('decline'));
+  return {
+    /** The answer, or how the prompt ended. */
+    async ask(question: string): Promise<string | Ended> {
+      if (ending) return new Ended(ending);
+      try {
+        return (await rl.question(question, { signal: ac.signal })).trim();
+      } catch (err) {
+        if (ending) return new Ended(ending);
+        throw err;
+      }
+    },
+    close() {
+      ctx.signal.removeEventListener('abort', onAbort);
+      rl.close();
+    },
+  };
+}
+
+/** The result for a prompt that ended without an answer; the run's abort is CancelledError (exit 130, 143 on SIGTERM). */
+function ended(ctx: Context, why: Ending): ElicitResult {
+  if (why === 'abort') throw new CancelledError();
+  ctx.io.err(
+    why === 'cancel' ? 'Cancelled: the server is told so; press Ctrl-C again to stop waiting for the call' : 'Declined (end of input): the server is told so',
+  );
+  return { action: why };
+}
+
+async function prompt(ctx: Context, message: string, props: Array<[string, FieldSchema]>, required: Set<string>): Promise<ElicitResult> {
+  const rl = await openPrompt(ctx);
   try {
     ctx.io.err(`The server asks: ${sanitize(message)}`);
-    const ok = (await rl.question('Answer? [Y/n/c(ancel)] ')).trim().toLowerCase();
+    const first = await rl.ask('Answer? [Y/n/c(ancel)] ');
+    if (first instanceof Ended) return ended(ctx, first.why);
+    const ok = first.toLowerCase();
     if (ok === 'n' || ok === 'no') return { action: 'decline' };
     if (ok === 'c' || ok === 'cancel') return { action: 'cancel' };
     const content: Record<string, unknown> = {};
     for (const [name, f] of props) {
-      const choices = f.enum ?? f.oneOf?.map((o) => o.const);
-      const label = sanitize(f.title ?? name);
-      const hint = [
-        choices ? choices.map((c) => sanitize(String(c))).join('/') : f.type,
-        f.default !== undefined ? `default ${sanitize(String(f.default))}` : '',
-      ]
-        .filter(Boolean)
-        .join(', ');
-      for (;;) {
-        const raw = (await rl.question(`${label}${f.description ? ` (${sanitize(f.description)})` : ''} [${hint}]: `)).trim();
-        if (raw === '') {
-          if (f.default !== undefined) content[name] = f.default;
-          else if (required.has(name)) {
-            ctx.io.err('  this field is required');
-            continue;
-          }
-          break;
-        }
-        const v = convert(raw, f, choices);
-        if (v === undefined) {
-          ctx.io.err(`  not a valid ${choices ? 'choice' : (f.type ?? 'value')}`);
-          continue;
-        }
-        content[name] = v;
-        break;
-      }
+      const v = await askField(ctx, rl.ask, name, f, required.has(name));
+      if (v instanceof Ended) return ended(ctx, v.why);
+      if (v !== undefined) content[name] = v;
     }
     return { action: 'accept', content };
   } finally {
-    ctx.signal?.removeEventListener('abort', onAbort);
     rl.close();
+  }
+}
+
+/** One field asked until the answer fits its schema; undefined when left empty (no default, not required). */
+async function askField(ctx: Context, ask: (q: string) => Promise<string | Ended>, name: string, f: FieldSchema, required: boolean): Promise<unknown> {
+  const choices = f.enum ?? f.oneOf?.map((o) => o.const);
+  // Everything here is the server's text: names, types, descriptions, choices and defaults are sanitised alike.
+  const kind = choices ? undefined : typeof f.type === 'string' ? sanitize(f.type) : undefined;
+  const labels: unknown[] | undefined = f.oneOf?.map((o) => o.title) ?? f.enumNames;
+  const choice = (c: unknown, i: number) => {
+    const label = labels?.[i];
+    return sanitize(String(c)) + (label !== undefined && String(label) !== String(c) ? ` (${sanitize(String(label))})` : '');
+  };
+  const hint = [choices ? choices.map(choice).join('/') : kind, f.default !== undefined ? `default ${sanitize(String(f.default))}` : '']
+    .filter(Boolean)
+    .join(', ');
+  const question = `${sanitize(String(f.title ?? name))}${f.description ? ` (${sanitize(String(f.description))})` : ''}${hint ? ` [${hint}]` : ''}: `;
+  for (;;) {
+    const raw = await ask(question);
+    if (raw instanceof Ended) return raw;
+    if (raw === '') {
+      if (f.default !== undefined) return f.default;
+      if (!required) return undefined;
+      ctx.io.err('  this field is required');
+      continue;
+    }
+    const v = convert(raw, f, choices);
+    if (v !== undefined) return v;
+    ctx.io.err(`  not a valid ${choices ? 'choice' : (kind ?? 'value')}`);
   }
 }
 
