@@ -64,8 +64,16 @@ export type {
   ResponseHook,
   Timeouts,
 } from './http/types.js';
-export { CONTENT_CREATING_WINDOWS, credentialIdentity, DEFAULT_PACING_MARGIN_MS, FilePacing, isSharedPacing, MemoryPacing } from './http/pacing.js';
-export type { FilePacingOptions, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
+export {
+  CONTENT_CREATING_WINDOWS,
+  credentialIdentity,
+  DEFAULT_PACING_MARGIN_MS,
+  FilePacing,
+  holdsPacing,
+  isSharedPacing,
+  MemoryPacing,
+} from './http/pacing.js';
+export type { FilePacingOptions, HoldingPacingStore, PacingScope, PacingStore, PacingWindow, SharedBudget, SharedPacingStore } from './http/pacing.js';
 export { RedisPacing } from './http/redis-pacing.js';
 export type { RedisPacingOptions } from './http/redis-pacing.js';
 export { proxySettings, ProxyError } from './http/proxy.js';

@@ -9,6 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { credentialIdentity, pacingKey } from '../../src/core/http/pacing.js';
 import { eventLines } from './harness.js';
 import { useEmulatorWorld } from './emulator-world.js';
 
@@ -17,11 +18,11 @@ const ref = useEmulatorWorld();
 describe('lanyard api graphql', () => {
   const pacing = () => join(ref.world.configDir, 'pacing.json');
   beforeEach(() => writeFile(pacing(), JSON.stringify({ version: 1, admitted: {} })));
-  const api = async (...args: string[]) => {
-    const info = (await ref.world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } };
-    return ref.run(['api', ...args], { CI: 'true', LANYARD_TOKEN: info.hosting.personalToken });
-  };
-  const admitted = async () => ((JSON.parse(await readFile(pacing(), 'utf8')) as { admitted: Record<string, number[]> }).admitted[ref.world.url] ?? []).length;
+  const token = async () => ((await ref.world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } }).hosting.personalToken;
+  const api = async (...args: string[]) => ref.run(['api', ...args], { CI: 'true', LANYARD_TOKEN: await token() });
+  /** The file's record of the token's admissions (the origin and the credential's digest). */
+  const key = async () => pacingKey({ origin: ref.world.url, identity: await credentialIdentity(ref.world.url, `Bearer ${await token()}`) });
+  const admitted = async () => ((JSON.parse(await readFile(pacing(), 'utf8')) as { admitted: Record<string, number[]> }).admitted[await key()] ?? []).length;
   const REPO_ID = 'query=query($o: String!, $n: String!) { repository(owner: $o, name: $n) { id } }';
 
   it('queries the query API with fields as variables (gh’s convention), unpaced; the full URL gets the credential too', async () => {
@@ -55,7 +56,7 @@ describe('lanyard api graphql', () => {
     expect(JSON.parse(listed.stdout)).toEqual(['Made by lanyard']);
     // 80 admissions by other processes, the oldest 59 s ago: the mutation waits about a second; a query does not.
     const now = Date.now();
-    await writeFile(pacing(), JSON.stringify({ version: 1, admitted: { [ref.world.url]: Array.from({ length: 80 }, (_, i) => now - 59_000 + i * 10) } }));
+    await writeFile(pacing(), JSON.stringify({ version: 1, admitted: { [await key()]: Array.from({ length: 80 }, (_, i) => now - 59_000 + i * 10) } }));
     const query = await api('graphql', '-f', 'query={ viewer { login } }');
     expect(eventLines(query.stderr)).toEqual([]);
     const paced = await create('After a wait');

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitError } from '../../src/core/errors.js';
 import { HttpClient } from '../../src/core/http/client.js';
-import { CONTENT_CREATING_WINDOWS, MemoryPacing } from '../../src/core/http/pacing.js';
+import { CONTENT_CREATING_WINDOWS, credentialIdentity, MemoryPacing, pacingKey } from '../../src/core/http/pacing.js';
 import { MailboxClient } from '../../src/core/mailbox/client.js';
 import { defaultRateLimitPolicy } from '../../src/core/ratelimit/policy.js';
 import { systemClock } from '../../src/core/system-clock.js';
@@ -40,10 +40,11 @@ afterAll(async () => {
 
 describe('a bulk import into the mailbox', () => {
   it('40 `mailbox store` processes in a row: none waits for pacing (none is allowed to), every message is stored', async () => {
-    // A minute of the code host's content-creating budget already spent on this origin (its API shares the emulator's):
+    // A minute of the token's content-creating budget already spent on this origin (its API shares the emulator's):
     // a store paced as if it were a hosting write would wait about a minute, and with --max-wait 0 fail at once.
     const pacing = join(world.configDir, 'pacing.json');
-    await writeFile(pacing, JSON.stringify({ version: 1, admitted: { [world.url]: Array(80).fill(Date.now()) } }));
+    const key = pacingKey({ origin: world.url, identity: await credentialIdentity(world.url, `Bearer ${token}`) });
+    await writeFile(pacing, JSON.stringify({ version: 1, admitted: { [key]: Array(80).fill(Date.now()) } }));
     const ids = new Set<string>();
     const t0 = Date.now();
     let slowest = 0;
@@ -61,7 +62,7 @@ describe('a bulk import into the mailbox', () => {
     const stored = (await (await fetch(`${api}/label/0?count=500`)).json()) as string[];
     for (const id of ids) expect(stored).toContain(id);
     // Nothing was counted against the code host's budget either.
-    expect((JSON.parse(await readFile(pacing, 'utf8')) as { admitted: Record<string, number[]> }).admitted[world.url]).toHaveLength(80);
+    expect((JSON.parse(await readFile(pacing, 'utf8')) as { admitted: Record<string, number[]> }).admitted[key]).toHaveLength(80);
     // The control: a hosting write from the same config directory is paced, and allowed no wait, refused at once.
     const post = await world.run(['--profile', 'emulator', 'api', '-X', 'POST', '/user/repos', '-f', 'name=never'], {
       env: { CI: 'true', LANYARD_RATE_LIMIT_MAX_WAIT: '0', LANYARD_TOKEN: token },

@@ -1,21 +1,30 @@
 /**
  * Content-creating requests are paced across processes: separate `lanyard api
  * -X POST` runs count their admissions in one file beside the lock, so a shell
- * loop waits where the spec's 80 a minute would be exceeded.
+ * loop waits where the spec's 80 a minute would be exceeded. The file keys
+ * them by credential (origin and digest, as the shared store does): another
+ * token's bulk import never paces this one. A secondary limit's retry-after
+ * met by one process holds the next. An admission counts from when its
+ * answer came: a request that reached the server late (live clock, an
+ * injected latency) does not let the next arrive within the window.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialIdentity, pacingKey } from '../../src/core/http/pacing.js';
 import { interruptOnEvent, startWorld, type World } from './harness.js';
 
 describe('pacing across processes', () => {
   let world: World;
   let token: string;
   let state: string;
+  /** The file's record of `token` at the emulator. */
+  let key: string;
   beforeAll(async () => {
     world = await startWorld();
     token = ((await world.admin('info', undefined, 'GET')) as { hosting: { personalToken: string } }).hosting.personalToken;
     state = join(world.configDir, 'pacing.json');
+    key = pacingKey({ origin: world.url, identity: await credentialIdentity(world.url, `Bearer ${token}`) });
   });
   afterAll(() => world.stop());
 
@@ -35,7 +44,7 @@ describe('pacing across processes', () => {
     expect(res.status).toBe(200);
     return ((await res.json()) as Array<{ name: string }>).map((r) => r.name);
   };
-  const admitted = async () => ((JSON.parse(await readFile(state, 'utf8')) as { admitted: Record<string, number[]> }).admitted[world.url] ?? []).length;
+  const admitted = async () => ((JSON.parse(await readFile(state, 'utf8')) as { admitted: Record<string, number[]> }).admitted[key] ?? []).length;
 
   it('a loop of separate processes records every admission in one 0600 file that holds no secret', async () => {
     for (const name of ['loop-1', 'loop-2', 'loop-3']) {
@@ -47,13 +56,14 @@ describe('pacing across processes', () => {
     expect((await stat(state)).mode & 0o777).toBe(0o600);
     const text = await readFile(state, 'utf8');
     expect(text).not.toContain(token);
-    expect(Object.keys(JSON.parse(text).admitted)).toEqual([world.url]);
+    expect(Object.keys(JSON.parse(text).admitted)).toEqual([key]);
+    expect(key).toMatch(/^http:\/\/127\.0\.0\.1:\d+:[0-9a-f]{32}$/);
   });
 
   it('waits when other processes used the minute, then sends', async () => {
     // 80 admissions by other processes, the oldest 59 s ago: this one waits about a second.
     const now = Date.now();
-    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array.from({ length: 80 }, (_, i) => now - 59_000 + i * 10) } }));
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [key]: Array.from({ length: 80 }, (_, i) => now - 59_000 + i * 10) } }));
     const r = await post('after-wait');
     expect(r.code, r.stderr).toBe(0);
     const [e, ...more] = events(r.stderr);
@@ -67,7 +77,7 @@ describe('pacing across processes', () => {
 
   it('a full minute makes the next process wait, not send; Ctrl-C ends the wait with 130 and nothing admitted', async () => {
     const now = Date.now();
-    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array(80).fill(now) } }));
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [key]: Array(80).fill(now) } }));
     const ctrlC = interruptOnEvent('pacing_wait');
     const r = await post('never-sent', { env: { CI: undefined, LANYARD_EVENTS: 'ndjson' }, onSpawn: ctrlC.onSpawn, timeoutMs: 30_000 });
     const seen = ctrlC.seen();
@@ -80,7 +90,7 @@ describe('pacing across processes', () => {
 
   it('outside CI the wait is one line on stderr', async () => {
     const now = Date.now();
-    await writeFile(state, JSON.stringify({ version: 1, admitted: { [world.url]: Array.from({ length: 80 }, () => now - 57_000) } }));
+    await writeFile(state, JSON.stringify({ version: 1, admitted: { [key]: Array.from({ length: 80 }, () => now - 57_000) } }));
     const r = await post('told', { env: { CI: undefined } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(

@@ -21,6 +21,7 @@ import {
   CONTENT_CREATING_WINDOWS,
   DEFAULT_PACING_MARGIN_MS,
   credentialIdentity,
+  holdsPacing,
   isSharedPacing,
   MemoryPacing,
   type PacingScope,
@@ -71,7 +72,7 @@ export class HttpClient {
       plainHttpHosts: options.plainHttpHosts,
       onSecondaryLimit: async (spec, url, waitMs) => {
         const store = this.#pacing;
-        if (!isSharedPacing(store)) return;
+        if (!holdsPacing(store)) return;
         const now = options.clock.now();
         await store.hold(await pacingScope(new URL(url), spec), now + waitMs, now);
       },
@@ -172,28 +173,32 @@ export class HttpClient {
 
   /**
    * Waits for the code host's guards — the concurrency gate, the pacing of
-   * content-creating requests and a fleet's holds — when the request goes to
-   * its API (`hostingApis`); any other request passes at once. Returns the
-   * release and the pacing scope.
+   * content-creating requests and the holds of secondary limits — when the
+   * request goes to its API (`hostingApis`); any other request passes at
+   * once. Returns the release, the pacing scope (when the store needed it)
+   * and, for a content-creating request, the time it was admitted at.
    */
-  async #admit(method: string, spec: RequestSpec, url: URL): Promise<{ release: () => void; scope?: PacingScope }> {
+  async #admit(method: string, spec: RequestSpec, url: URL): Promise<Admission> {
     if (spec.oauth || !underRoots(url, this.#hostingRoots)) return { release: NO_RELEASE };
     const release = await this.#gate.acquire(spec.signal);
-    let scope: PacingScope | undefined;
+    const store = this.#pacing;
     try {
       const onWait = (waitMs: number) => this.#o.onPacingWait?.({ waitMs, url: url.origin + url.pathname });
-      if (isSharedPacing(this.#pacing)) scope = await pacingScope(url, spec);
-      if (isContentCreating(method, url, spec.json ?? (typeof spec.body === 'string' ? spec.body : undefined)))
-        await this.#writes.acquire(url.origin, spec.signal, onWait, scope?.identity);
-      // With --wait, a budget another process saw spent is waited for before sending, as its refusal would be;
-      // a request that never waits on a limit (rateLimitWait: false, a status check) is sent: the server answers for itself.
-      else if (scope && spec.rateLimitWait !== false)
-        await this.#writes.held(scope, this.#retry.policy.wait ? resourceOf(url) : undefined, spec.signal, onWait);
+      const creating = isContentCreating(method, url, spec.json ?? (typeof spec.body === 'string' ? spec.body : undefined));
+      // A read names its credential (a digest) only where a hold may be in force, or for a fleet's budgets.
+      const holding = holdsPacing(store) && (store.mayHold?.(url.origin, this.#o.clock.now()) ?? true);
+      const scope = creating || holding || isSharedPacing(store) ? await pacingScope(url, spec) : undefined;
+      // A hold is waited for (or refused) as a hold; a write whose store cannot tell at once learns it with its slot.
+      // With --wait, a budget another process saw spent is waited for before sending a read, as its refusal would be;
+      // a read that never waits on a limit (rateLimitWait: false, a status check) is sent: the server answers for itself.
+      const asksHold = creating ? holdsPacing(store) && !!store.mayHold : spec.rateLimitWait !== false;
+      if (scope && holding && asksHold) await this.#writes.held(scope, !creating && this.#retry.policy.wait ? resourceOf(url) : undefined, spec.signal, onWait);
+      if (creating) return { release, scope, admittedAt: await this.#writes.acquire(url.origin, spec.signal, onWait, scope?.identity) };
+      return { release, scope };
     } catch (err) {
       release();
       throw err;
     }
-    return { release, scope };
   }
 
   /**
@@ -218,9 +223,12 @@ export class HttpClient {
   async #exchange(method: string, spec: RequestSpec, timeouts: Timeouts, download?: Download): Promise<HttpResponse> {
     if (spec.credential) this.#o.onCredential?.(credentialForms(spec.credential));
     const req = prepareRequest(method, spec, this.#o.userAgent, this.#o.trace, this.#o.plainHttpHosts);
-    const { release, scope } = await this.#admit(method, spec, req.url);
+    const { release, scope, admittedAt } = await this.#admit(method, spec, req.url);
     try {
-      const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) }, download);
+      const res = await this.#transport.send(req, spec, { ...timeouts, ...definedOnly(spec.timeouts) }, download).finally(
+        // The server counted the request when it arrived, by the time its answer (or the failure) is here: counted from then.
+        () => (admittedAt === undefined ? undefined : this.#writes.answered(req.url.origin, admittedAt, this.#o.clock.now(), scope?.identity)),
+      );
       if (res.rateLimit) {
         this.#o.onRateLimit?.(res.rateLimit, res.url);
         const store = this.#pacing;
@@ -238,8 +246,15 @@ export class HttpClient {
   }
 }
 
+/** What the guards let through: the release of the concurrency gate, the pacing scope, a content-creating request's admission time. */
+interface Admission {
+  release: () => void;
+  scope?: PacingScope;
+  admittedAt?: number;
+}
+
 /**
- * Who a request is paced with in a shared store: its origin and the one-way
+ * Who a request is paced with, in every store: its origin and the one-way
  * digest of the credential it carries (the service's, or an `Authorization`
  * header of the caller's).
  */

@@ -2,11 +2,11 @@
 import type { Clock } from '../deps.js';
 import { CancelledError, RateLimitError } from '../errors.js';
 import { beyondWaitBound, type RateLimitPolicy, waitWords } from '../ratelimit/policy.js';
-import { describeWindows, isSharedPacing, type PacingScope, type PacingStore, type PacingWindow } from './pacing.js';
+import { describeWindows, holdsPacing, isSharedPacing, type PacingScope, type PacingStore, type PacingWindow } from './pacing.js';
 
 /**
  * The bound of a pacing wait: undefined to wait `waitMs` for `origin`, or the
- * error to fail with instead (`held`: a fleet's hold rather than the windows).
+ * error to fail with instead (`held`: a secondary limit's hold rather than the windows).
  */
 export type PacingBound = (waitMs: number, origin: string, held: boolean) => Error | undefined;
 
@@ -22,7 +22,7 @@ export function pacingBound(policy: RateLimitPolicy, windows: readonly PacingWin
     const beyond = beyondWaitBound(waitMs, policy, marginMs);
     if (!beyond) return undefined;
     const what = held
-      ? `requests to ${origin} are held by the fleet sharing pacing (a secondary limit's retry-after, or a budget seen spent)`
+      ? `requests to ${origin} are held by the Lanyard processes pacing with this credential (a secondary limit's retry-after, or a budget seen spent)`
       : `content-creating requests to ${origin} are paced (${describeWindows(windows)})`;
     const err = new RateLimitError(
       `${what}: the wait (${waitWords(waitMs)}) exceeds the longest wait allowed (${waitWords(beyond.boundMs)})`,
@@ -89,26 +89,36 @@ export class PacingGate {
     private readonly bound?: PacingBound,
   ) {}
 
-  /** One content-creating admission for `key` (of the credential `identity`, for a shared store). */
-  acquire(key: string, signal?: AbortSignal, onWait?: (waitMs: number) => void, identity?: string): Promise<void> {
+  /** One content-creating admission for `key` (of the credential `identity`); resolves the time it was admitted at. */
+  acquire(key: string, signal?: AbortSignal, onWait?: (waitMs: number) => void, identity?: string): Promise<number> {
     return this.#wait(key, false, (now) => this.store.reserve(key, now, this.windows, identity), signal, onWait);
   }
 
-  /** Waits while a shared store holds `scope` back (a secondary limit; with `resource`, its budget spent). */
-  held(scope: PacingScope, resource: string | undefined, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
-    const store = this.store;
-    if (!isSharedPacing(store)) return Promise.resolve();
-    return this.#wait(scope.origin, true, (now) => store.held(scope, now, resource), signal, onWait);
+  /**
+   * The admission of `acquire` at `admittedAt` counts from `answeredAt`
+   * instead: the answer came then, so the server had the request by then.
+   * Never fails.
+   */
+  async answered(key: string, admittedAt: number, answeredAt: number, identity?: string): Promise<void> {
+    await this.store.restamp?.(key, admittedAt, answeredAt, identity).catch(() => undefined);
   }
 
-  async #wait(key: string, held: boolean, ask: (now: number) => Promise<number>, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
+  /** Waits while the store holds `scope` back (a secondary limit; a shared store, with `resource`: its budget spent). */
+  async held(scope: PacingScope, resource: string | undefined, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<void> {
+    const store = this.store;
+    if (!holdsPacing(store)) return;
+    await this.#wait(scope.origin, true, (now) => store.held(scope, now, resource), signal, onWait);
+  }
+
+  /** Asks until `ask` answers 0 (resolves the time it did), waiting between within the bound. */
+  async #wait(key: string, held: boolean, ask: (now: number) => Promise<number>, signal?: AbortSignal, onWait?: (waitMs: number) => void): Promise<number> {
     const recheckMs = isSharedPacing(this.store) ? this.store.recheckMs : Number.POSITIVE_INFINITY;
     let told = 0;
     for (;;) {
       if (signal?.aborted) throw new CancelledError();
       const now = this.clock.now();
       const waitMs = await ask(now);
-      if (waitMs <= 0) return;
+      if (waitMs <= 0) return now;
       const tooLong = this.bound?.(waitMs, key, held);
       if (tooLong) throw tooLong;
       if (now + waitMs > told + 1000) onWait?.(waitMs);

@@ -1,14 +1,18 @@
 /**
  * Pacing of content-creating requests (POST, PATCH, PUT, DELETE): the hosting
- * service's secondary limit allows 80 a minute and 500 an hour, and a shell
- * loop or a CI matrix is many short processes, so the admissions are counted
+ * service's secondary limit allows 80 a minute and 500 an hour per
+ * credential, and a shell loop or a CI matrix is many short processes, so the
+ * admissions — and the secondary limits' holds (`retry-after`) — are counted
  * in a store every process shares. `MemoryPacing` keeps them in this process
  * (a library user without a state directory); `FilePacing` keeps them in one
- * small JSON file beside the cross-process lock, changed only under it.
+ * small JSON file beside the cross-process lock, changed only under it;
+ * `RedisPacing` (redis-pacing.ts) in a server a fleet shares. All three key
+ * them alike: the API origin and a one-way digest of the credential.
  *
- * The file holds origins and times, nothing else:
- * `{"version": 1, "admitted": {"https://api.example.com": [epoch ms, …]}}`.
+ * The file holds those keys and times, nothing else:
+ * `{"version": 1, "admitted": {"https://api.example.com:<digest>": [epoch ms, …]}, "hold": {"…:<digest>": epoch ms}}`.
  */
+import { readFileSync } from 'node:fs';
 import type { CredentialLock } from '../credentials/lock.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
 
@@ -44,15 +48,53 @@ export function describeWindows(windows: readonly PacingWindow[]): string {
 
 export interface PacingStore {
   /**
-   * Admits one request for `key` at `now` when every window has room (and
-   * records it): resolves 0. Otherwise records nothing and resolves the ms
-   * until the oldest admission that blocks leaves its window.
+   * Admits one request of the credential `identity` (see
+   * {@link credentialIdentity}; none: `anonymous`) to the API origin `key`
+   * at `now` when every window has room and no hold is in force (and records
+   * it): resolves 0. Otherwise records nothing and resolves the ms until the
+   * oldest admission that blocks leaves its window (or the hold ends).
    */
   reserve(key: string, now: number, windows: readonly PacingWindow[], identity?: string): Promise<number>;
+  /**
+   * Moves the admission `reserve` made at `admittedAt` to `answeredAt`, when
+   * the answer came (or the exchange failed): the server counted the request
+   * when it arrived, somewhere between the two, so the later time is the one
+   * the windows count from. Optional; a failure loses only the move.
+   */
+  restamp?(key: string, admittedAt: number, answeredAt: number, identity?: string): Promise<void>;
 }
 
 /**
- * Who is paced together by a shared store: an API origin and a one-way
+ * A store that also remembers secondary-limit holds (`retry-after`) for
+ * everyone that shares it: `MemoryPacing` (this process), `FilePacing`
+ * (every process of a config directory), `RedisPacing` (a fleet). A hold
+ * delays admissions too: `reserve` waits it out.
+ */
+export interface HoldingPacingStore extends PacingStore {
+  /**
+   * Ms until any request of `scope` may be sent: a secondary-limit hold in
+   * force, and (a shared store) with `resource`, that resource's budget seen
+   * spent until its reset. 0: now.
+   */
+  held(scope: PacingScope, now: number, resource?: string): Promise<number>;
+  /** Holds every request of `scope` until `untilMs` (a secondary limit's `retry-after`); a later hold in force stays. */
+  hold(scope: PacingScope, untilMs: number, now: number): Promise<void>;
+  /**
+   * Optional, cheap and synchronous: false when no hold of any credential is
+   * in force at `origin`, so a read need not name its credential (a digest)
+   * to be let through.
+   */
+  mayHold?(origin: string, now: number): boolean;
+}
+
+/** Whether a pacing store remembers secondary-limit holds. */
+export function holdsPacing(store: PacingStore): store is HoldingPacingStore {
+  const s = store as Partial<HoldingPacingStore>;
+  return typeof s.held === 'function' && typeof s.hold === 'function';
+}
+
+/**
+ * Who is paced together, in every store: an API origin and a one-way
  * digest of the credential's identity (see {@link credentialIdentity}), never
  * the credential itself.
  */
@@ -77,19 +119,10 @@ export interface SharedBudget {
 
 /**
  * What a store shared by several machines adds to {@link PacingStore}
- * (`RedisPacing`): `reserve` receives the credential's identity as its
- * fourth argument, and the fleet also shares secondary-limit holds and the
- * last primary budget seen. The HTTP client uses these when its store has them.
+ * (`RedisPacing`): besides admissions and holds, the fleet shares the last
+ * primary budget seen. The HTTP client uses these when its store has them.
  */
-export interface SharedPacingStore extends PacingStore {
-  /**
-   * Ms until any request of `scope` may be sent: a secondary-limit hold in
-   * force, and, with `resource`, that resource's budget seen spent until its
-   * reset. 0: now.
-   */
-  held(scope: PacingScope, now: number, resource?: string): Promise<number>;
-  /** Holds every request of `scope` until `untilMs` (a secondary-limit `retry-after`); a later hold in force stays. */
-  hold(scope: PacingScope, untilMs: number, now: number): Promise<void>;
+export interface SharedPacingStore extends HoldingPacingStore {
   /** Records a primary budget seen in a response's headers; `skewMs`: the server's clock minus this one's (its `Date` header). */
   recordBudget(scope: PacingScope, state: RateLimitState, now: number, skewMs?: number): Promise<void>;
   /** The budgets seen by the fleet for `scope`; undefined when the shared store cannot be used. */
@@ -102,8 +135,21 @@ export interface SharedPacingStore extends PacingStore {
 
 /** Whether a pacing store is shared by a fleet (has holds and budgets). */
 export function isSharedPacing(store: PacingStore): store is SharedPacingStore {
-  return typeof (store as Partial<SharedPacingStore>).held === 'function';
+  return holdsPacing(store) && typeof (store as Partial<SharedPacingStore>).budgets === 'function';
 }
+
+/**
+ * The name of a scope's record in every store — the file's and this
+ * process's keys, and the Redis keys under their prefix: the API origin and
+ * the credential's identity. An origin has no `:` after its port and an
+ * identity none at all, so the last `:` parts them.
+ */
+export function pacingKey(scope: PacingScope): string {
+  return `${scope.origin}:${scope.identity}`;
+}
+
+/** A record's name as `pacingKey` makes it (not a key of the per-origin files of earlier versions). */
+const SCOPED_KEY = /:(?:[0-9a-f]{32}|anonymous)$/;
 
 /** The label of the keyed digest: a new label, new keys (never mixed with another scheme's). */
 const IDENTITY_LABEL = 'lanyard pacing identity v1';
@@ -140,14 +186,48 @@ export function admit(times: readonly number[], now: number, windows: readonly P
   return { times: kept.slice(-keep), waitMs };
 }
 
-/** Admissions counted in this process only. */
-export class MemoryPacing implements PacingStore {
-  readonly #times = new Map<string, number[]>();
+/** A hold's wait at `now`: ms until `until`, 0 when none or over. */
+const holdWait = (until: number | undefined, now: number) => (until !== undefined && until > now ? until - now : 0);
 
-  async reserve(key: string, now: number, windows: readonly PacingWindow[]): Promise<number> {
-    const r = admit(this.#times.get(key) ?? [], now, windows);
-    this.#times.set(key, r.times);
+/** Moves one admission at `from` to `to` in a key's sorted times (none there: unchanged). */
+function moveTime(times: number[] | undefined, from: number, to: number): boolean {
+  const i = times?.lastIndexOf(from) ?? -1;
+  if (!times || i < 0 || to <= from) return false;
+  times[i] = to;
+  times.sort((a, b) => a - b);
+  return true;
+}
+
+/** Admissions and holds counted in this process only. */
+export class MemoryPacing implements HoldingPacingStore {
+  readonly #times = new Map<string, number[]>();
+  readonly #holds = new Map<string, number>();
+
+  async reserve(key: string, now: number, windows: readonly PacingWindow[], identity = 'anonymous'): Promise<number> {
+    const k = pacingKey({ origin: key, identity });
+    const held = holdWait(this.#holds.get(k), now);
+    const r = admit(this.#times.get(k) ?? [], now, windows);
+    if (held > 0) return Math.max(held, r.waitMs);
+    this.#times.set(k, r.times);
     return r.waitMs;
+  }
+
+  async restamp(key: string, admittedAt: number, answeredAt: number, identity = 'anonymous'): Promise<void> {
+    moveTime(this.#times.get(pacingKey({ origin: key, identity })), admittedAt, answeredAt);
+  }
+
+  async held(scope: PacingScope, now: number): Promise<number> {
+    return holdWait(this.#holds.get(pacingKey(scope)), now);
+  }
+
+  async hold(scope: PacingScope, untilMs: number, now: number): Promise<void> {
+    const k = pacingKey(scope);
+    if (untilMs > now && untilMs > (this.#holds.get(k) ?? 0)) this.#holds.set(k, Math.ceil(untilMs));
+  }
+
+  mayHold(origin: string, now: number): boolean {
+    for (const [k, until] of this.#holds) if (until > now && k.startsWith(`${origin}:`)) return true;
+    return false;
   }
 }
 
@@ -156,13 +236,50 @@ export interface FilePacingOptions {
   onFallback?: (reason: string) => void;
 }
 
+/** What `pacing.json` holds: admission times and hold ends (epoch ms), by `pacingKey`. */
+interface PacingFile {
+  admitted: Record<string, number[]>;
+  hold: Record<string, number>;
+}
+
 /**
- * Admissions shared by every process through one file, read and rewritten
- * (atomically, mode 0600) under the lock `pacing`. A missing or unreadable
- * file starts the count afresh; a file or lock that cannot be used at all
- * falls back to counting in this process, said once through `onFallback`.
+ * The file's records still of use at `now`: admissions within `spanMs` (the
+ * longest window), holds not over. Others go at the next write — a rotated
+ * token's, an earlier version's per-origin record once its times are old.
  */
-export class FilePacing implements PacingStore {
+function prune(state: PacingFile, now: number, spanMs: number): void {
+  for (const [k, times] of Object.entries(state.admitted)) if (!times.some((t) => t > now - spanMs)) delete state.admitted[k];
+  for (const [k, until] of Object.entries(state.hold)) if (!(until > now)) delete state.hold[k];
+}
+
+/** The file's text as records; a torn or foreign file is none (it only ever under-counts one window). */
+function parsePacingFile(text: string): PacingFile {
+  const out: PacingFile = { admitted: {}, hold: {} };
+  try {
+    const data = JSON.parse(text) as { version?: unknown; admitted?: unknown; hold?: unknown };
+    if (data?.version !== 1) return out;
+    const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : []);
+    for (const [k, v] of obj(data.admitted)) if (Array.isArray(v)) out.admitted[k] = v.filter((t): t is number => typeof t === 'number');
+    for (const [k, v] of obj(data.hold)) if (typeof v === 'number' && Number.isFinite(v)) out.hold[k] = v;
+  } catch {
+    // start afresh
+  }
+  return out;
+}
+
+/**
+ * Admissions and holds shared by every process through one file, read and
+ * rewritten (atomically, mode 0600) under the lock `pacing`; read without
+ * the lock where only a hold is looked up (a rename never shows half a file).
+ * Records are keyed as the shared store's are (`pacingKey`: the origin
+ * and the credential's digest), so one credential's writes never pace
+ * another's. Records of the per-origin files of earlier versions count for
+ * no credential; they are kept, as every record is, until no window can see
+ * them. A missing or unreadable file starts the count afresh; a file or lock
+ * that cannot be used at all falls back to this process, said once through
+ * `onFallback`.
+ */
+export class FilePacing implements HoldingPacingStore {
   #fallback: MemoryPacing | undefined;
 
   constructor(
@@ -171,43 +288,99 @@ export class FilePacing implements PacingStore {
     private readonly o: FilePacingOptions = {},
   ) {}
 
-  async reserve(key: string, now: number, windows: readonly PacingWindow[]): Promise<number> {
-    if (this.#fallback) return this.#fallback.reserve(key, now, windows);
+  async reserve(key: string, now: number, windows: readonly PacingWindow[], identity = 'anonymous'): Promise<number> {
+    if (this.#fallback) return this.#fallback.reserve(key, now, windows, identity);
+    const k = pacingKey({ origin: key, identity });
+    const span = Math.max(0, ...windows.map((w) => w.windowMs));
     try {
-      return await this.lock.withLock('pacing', async () => {
-        const state = await this.#read();
-        const r = admit(state[key] ?? [], now, windows);
-        if (r.waitMs > 0) return r.waitMs;
-        state[key] = r.times;
-        const { writeFileAtomic } = await import('../fs/atomic-file.js');
-        await writeFileAtomic(this.path, `${JSON.stringify({ version: 1, admitted: state })}\n`, 0o600);
+      return await this.#change(now, span, (state) => {
+        const held = holdWait(state.hold[k], now);
+        const r = admit(state.admitted[k] ?? [], now, windows);
+        if (held > 0 || r.waitMs > 0) return Math.max(held, r.waitMs);
+        state.admitted[k] = r.times;
         return 0;
       });
     } catch (err) {
-      this.#fallback = new MemoryPacing();
-      this.o.onFallback?.(`cannot use ${this.path} (${(err as Error).message}); pacing content-creating requests in this process only`);
-      return this.#fallback.reserve(key, now, windows);
+      return this.#fallBack(err).reserve(key, now, windows, identity);
     }
   }
 
-  async #read(): Promise<Record<string, number[]>> {
-    const { readFile } = await import('node:fs/promises');
+  async restamp(key: string, admittedAt: number, answeredAt: number, identity = 'anonymous'): Promise<void> {
+    if (this.#fallback) return this.#fallback.restamp(key, admittedAt, answeredAt, identity);
+    const k = pacingKey({ origin: key, identity });
+    // Never pruned here: the windows are the reservation's business.
+    await this.#change(answeredAt, Number.POSITIVE_INFINITY, (state) => (moveTime(state.admitted[k], admittedAt, answeredAt) ? 0 : -1)).catch(
+      () => undefined, // the admission stays at its time, as it was counted
+    );
+  }
+
+  async held(scope: PacingScope, now: number): Promise<number> {
+    if (this.#fallback) return this.#fallback.held(scope, now);
+    return holdWait(this.#peek()?.hold[pacingKey(scope)], now);
+  }
+
+  async hold(scope: PacingScope, untilMs: number, now: number): Promise<void> {
+    if (this.#fallback) return this.#fallback.hold(scope, untilMs, now);
+    const k = pacingKey(scope);
+    const until = Math.ceil(untilMs);
+    try {
+      await this.#change(now, Number.POSITIVE_INFINITY, (state) => {
+        if (!(until > now && until > (state.hold[k] ?? 0))) return -1;
+        state.hold[k] = until;
+        return 0;
+      });
+    } catch (err) {
+      await this.#fallBack(err).hold(scope, untilMs, now);
+    }
+  }
+
+  mayHold(origin: string, now: number): boolean {
+    if (this.#fallback) return this.#fallback.mayHold(origin, now);
+    const hold = this.#peek()?.hold;
+    return !!hold && Object.entries(hold).some(([k, until]) => until > now && k.startsWith(`${origin}:`) && SCOPED_KEY.test(k));
+  }
+
+  /**
+   * Reads the file under the lock, applies `f` (0: write the result back,
+   * anything else: leave the file as it is) and resolves what `f` did.
+   */
+  #change(now: number, spanMs: number, f: (state: PacingFile) => number): Promise<number> {
+    return this.lock.withLock('pacing', async () => {
+      const state = this.#read();
+      const result = f(state);
+      if (result !== 0) return result;
+      prune(state, now, spanMs);
+      const { writeFileAtomic } = await import('../fs/atomic-file.js');
+      const hold = Object.keys(state.hold).length > 0 ? { hold: state.hold } : {};
+      await writeFileAtomic(this.path, `${JSON.stringify({ version: 1, admitted: state.admitted, ...hold })}\n`, 0o600);
+      return 0;
+    });
+  }
+
+  #fallBack(err: unknown): MemoryPacing {
+    this.#fallback = new MemoryPacing();
+    this.o.onFallback?.(`cannot use ${this.path} (${(err as Error).message}); pacing content-creating requests in this process only`);
+    return this.#fallback;
+  }
+
+  /** The file as it is, without the lock; undefined when it cannot be read (a hold looked up: none). */
+  #peek(): PacingFile | undefined {
+    try {
+      return this.#read();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The file's records (none when it is missing); a synchronous read: the file is small, and a read needs no promise API at start-up. */
+  #read(): PacingFile {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = readFileSync(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { admitted: {}, hold: {} };
       throw err;
     }
-    try {
-      const data = JSON.parse(text) as { version?: unknown; admitted?: unknown };
-      const admitted = data?.admitted;
-      if (data?.version !== 1 || !admitted || typeof admitted !== 'object' || Array.isArray(admitted)) return {};
-      const out: Record<string, number[]> = {};
-      for (const [k, v] of Object.entries(admitted)) if (Array.isArray(v)) out[k] = v.filter((t): t is number => typeof t === 'number');
-      return out;
-    } catch {
-      return {}; // a torn or foreign file: start the count afresh (it only ever under-counts one window)
-    }
+    return parsePacingFile(text);
   }
 }

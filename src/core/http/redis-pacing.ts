@@ -25,8 +25,17 @@
 import type { Clock } from '../deps.js';
 import { ConfigError, LanyardError } from '../errors.js';
 import type { RateLimitState } from '../ratelimit/headers.js';
-import { BUDGET, HELD, HOLD, RESERVE } from './redis-scripts.js';
-import { MemoryPacing, type PacingScope, type PacingStore, type PacingWindow, type SharedBudget, type SharedPacingStore } from './pacing.js';
+import { BUDGET, HELD, HOLD, RESERVE, RESTAMP } from './redis-scripts.js';
+import {
+  holdsPacing,
+  MemoryPacing,
+  pacingKey,
+  type PacingScope,
+  type PacingStore,
+  type PacingWindow,
+  type SharedBudget,
+  type SharedPacingStore,
+} from './pacing.js';
 
 export interface RedisPacingOptions {
   /** `redis://[user[:password]@]host[:port][/db]` or `rediss://…` (TLS). */
@@ -81,6 +90,7 @@ export function describePacingUrl(u: URL): string {
 /** The commands the scripts add to the client (ioredis defineCommand: EVALSHA, then EVAL once). */
 interface PacingClient {
   lanyardReserve(admitted: string, hold: string, ...args: Array<string | number>): Promise<number>;
+  lanyardRestamp(admitted: string, admittedAt: number, answeredAt: number): Promise<number>;
   lanyardHeld(hold: string, budget: string, now: number, resource: string): Promise<number>;
   lanyardHold(hold: string, untilMs: number, now: number): Promise<number>;
   lanyardBudget(budget: string, resource: string, entry: string, reset: number, remaining: number, ttlMs: number): Promise<number>;
@@ -179,19 +189,30 @@ export class RedisPacing implements SharedPacingStore {
     );
   }
 
+  /** Moves this machine's admission at `admittedAt` to `answeredAt` (see PacingStore.restamp); a failure loses only the move. */
+  async restamp(key: string, admittedAt: number, answeredAt: number, identity = 'anonymous'): Promise<void> {
+    const k = this.#keys({ origin: key, identity });
+    await this.#use(
+      (c) => c.lanyardRestamp(k.admitted, admittedAt, answeredAt).then(waitReply),
+      async () => this.#fallback.restamp?.(key, admittedAt, answeredAt, identity),
+    ).catch(() => undefined);
+  }
+
   held(scope: PacingScope, now: number, resource?: string): Promise<number> {
     const k = this.#keys(scope);
+    const local = this.#fallback;
     return this.#use(
       (c) => c.lanyardHeld(k.hold, k.budget, now, resource ?? '').then(waitReply),
-      async () => 0,
+      async () => (holdsPacing(local) ? local.held(scope, now) : 0),
     );
   }
 
   async hold(scope: PacingScope, untilMs: number, now: number): Promise<void> {
     const k = this.#keys(scope);
+    const local = this.#fallback;
     await this.#use(
       (c) => c.lanyardHold(k.hold, Math.ceil(untilMs), now).then(waitReply),
-      async () => 0,
+      async () => (holdsPacing(local) ? local.hold(scope, untilMs, now) : 0),
     );
   }
 
@@ -261,7 +282,7 @@ export class RedisPacing implements SharedPacingStore {
   }
 
   #keys(scope: PacingScope): { admitted: string; hold: string; budget: string } {
-    const base = `${this.#prefix}${scope.origin}:${scope.identity}:`;
+    const base = `${this.#prefix}${pacingKey(scope)}:`;
     return { admitted: `${base}admitted`, hold: `${base}hold`, budget: `${base}budget` };
   }
 
@@ -346,6 +367,7 @@ export class RedisPacing implements SharedPacingStore {
     this.#lastError = undefined;
     client.on('error', (err: Error) => (this.#lastError = err));
     client.defineCommand('lanyardReserve', { numberOfKeys: 2, lua: RESERVE });
+    client.defineCommand('lanyardRestamp', { numberOfKeys: 1, lua: RESTAMP });
     client.defineCommand('lanyardHeld', { numberOfKeys: 2, lua: HELD });
     client.defineCommand('lanyardHold', { numberOfKeys: 1, lua: HOLD });
     client.defineCommand('lanyardBudget', { numberOfKeys: 1, lua: BUDGET });

@@ -84,3 +84,17 @@ local ttl = tonumber(ARGV[5])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1
 `;
+
+// KEYS: admitted. ARGV: admitted at, answered at (ms).
+// One admission at the first time moves to the second (any member of that score: they are alike);
+// the set lives on for as long again as the move.
+export const RESTAMP = `
+local from, to = tonumber(ARGV[1]), tonumber(ARGV[2])
+if to <= from then return 0 end
+local m = redis.call('ZRANGEBYSCORE', KEYS[1], from, from, 'LIMIT', 0, 1)
+if not m[1] then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', to, m[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl + (to - from)) end
+return 1
+`;

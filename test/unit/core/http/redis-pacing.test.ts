@@ -85,6 +85,35 @@ describe('RedisPacing with redis-server', () => {
     await Promise.all([a!.close(), b!.close()]);
   });
 
+  it('an admission moved to the time its answer came counts from then on every machine (the rule of FilePacing and MemoryPacing)', async () => {
+    const [a, b] = machines(2);
+    const one = [{ limit: 1, windowMs: 10_000 }];
+    const local = new MemoryPacing();
+    for (const s of [a!, local]) {
+      expect(await s.reserve(API, t0, one, 'abc')).toBe(0);
+      await s.restamp(API, t0, t0 + 4000, 'abc');
+      // Never earlier; an admission not there changes nothing.
+      await s.restamp(API, t0 + 4000, t0 + 1000, 'abc');
+      await s.restamp(API, t0 + 7, t0 + 9000, 'abc');
+    }
+    expect(await b!.reserve(API, t0 + 10_000, one, 'abc')).toBe(4000);
+    expect(await local.reserve(API, t0 + 10_000, one, 'abc')).toBe(4000);
+    await Promise.all([a!.close(), b!.close()]);
+  });
+
+  it("with the server down, holds go to the fallback store (this machine's file)", async () => {
+    const server = track(await startRedis());
+    const fallback = new MemoryPacing();
+    const store = new RedisPacing({ url: server.url, clock: systemClock, fallback, timeoutMs: 2000 });
+    const scope = { origin: API, identity: 'abc' };
+    await server.kill();
+    await store.hold(scope, t0 + 30_000, t0);
+    expect(await fallback.held(scope, t0)).toBe(30_000);
+    expect(await store.held(scope, t0 + 1000)).toBe(29_000);
+    expect(store.fallenBack).toBeTruthy();
+    await store.close();
+  });
+
   it('shares the last primary budget seen, with its age; an older window never replaces a newer one', async () => {
     const [a, b] = machines(2);
     const scope = { origin: API, identity: 'abc' };
