@@ -28,7 +28,7 @@ export function wantsKeychain(group: string, args: readonly string[], env: NodeJ
   if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) return false;
   if (!READS_CREDENTIALS.has(group)) return false;
   // A token from the environment replaces the stored hosting accounts: only `auth` lists them then.
-  if ((env.LANYARD_TOKEN || env.WORKFLOW_TOKEN) && group !== 'auth') return false;
+  if ((env.LANYARD_TOKEN?.trim() || env.WORKFLOW_TOKEN?.trim()) && group !== 'auth') return false;
   for (const a of args) {
     if (a === '--') break;
     if (a === '-h' || a === '--help' || a === 'help' || a === '--insecure-storage') return false;

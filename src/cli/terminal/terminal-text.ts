@@ -126,7 +126,9 @@ export class Secrets {
 
   /** Remembers the values of the secret variables of `env`. */
   rememberEnv(env: NodeJS.ProcessEnv): void {
-    for (const [k, v] of Object.entries(env)) if (isSecretVariable(k)) this.remember(v);
+    // Trimmed: a token variable is used without its surrounding whitespace (a secret file's newline), and
+    // redacting `token\n` would take the line break after a quoted token with it.
+    for (const [k, v] of Object.entries(env)) if (isSecretVariable(k)) this.remember(v?.trim());
   }
 
   /** Known secrets and token shapes replaced by [REDACTED]. */

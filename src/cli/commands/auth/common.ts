@@ -2,6 +2,7 @@
 import type { Context } from '../../context.js';
 import { CredentialStoreError, HttpError, RateLimitError, ValidationError } from '../../../core/errors.js';
 import type { TokenSet } from '../../../core/hosting/oauth.js';
+import { envTokenSource } from '../../../core/hosting/auth.js';
 import type { TokenOrigin } from '../../../core/hosting/accounts.js';
 import { openHostingStores } from '../../services/hosting/wiring.js';
 import { createSpinner } from '../../terminal/spinner.js';
@@ -71,9 +72,8 @@ export async function storeSignIn(
   }
   ctx.io.err(`✓ Logged in as ${user.login}`);
   ctx.io.err(`  token stored in ${storageDescription(store.kind, stores.filePath)} as ${'hosting:' + stores.accounts.host + ':' + user.login}`);
-  if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) {
-    ctx.warn(`${ctx.env.LANYARD_TOKEN ? 'LANYARD_TOKEN' : 'WORKFLOW_TOKEN'} is set in the environment and takes precedence over the stored token`);
-  }
+  const env = envTokenSource(ctx.env);
+  if (env) ctx.warn(`${env} is set in the environment and takes precedence over the stored token`);
   return user.login;
 }
 

@@ -11,6 +11,7 @@ import { openHostingStores } from '../../services/hosting/wiring.js';
 import type { AuthLogoutOptions } from './options.js';
 import { storageDescription } from './common.js';
 import { findAccount, type HostingTokenRecord } from '../../../core/hosting/accounts.js';
+import { envTokenSource } from '../../../core/hosting/auth.js';
 import { promptAccount } from './switch.js';
 
 /** How the storage's fallback reason starts when the keychain could not be read (credential-port.ts). */
@@ -57,7 +58,7 @@ export async function runAuthLogout(ctx: Context, o: AuthLogoutOptions): Promise
   if (unbound.length) ctx.io.err(`Removed its directory bindings: ${unbound.join(', ')}`);
   const next = await stores.accounts.activeLogin();
   if (next && next !== activeBefore) ctx.io.err(`Active account is now ${next}.`);
-  if (ctx.env.LANYARD_TOKEN || ctx.env.WORKFLOW_TOKEN) ctx.warn('a token in the environment (LANYARD_TOKEN / WORKFLOW_TOKEN) is still used for hosting calls');
+  if (envTokenSource(ctx.env)) ctx.warn('a token in the environment (LANYARD_TOKEN / WORKFLOW_TOKEN) is still used for hosting calls');
 }
 
 /**
