@@ -64,9 +64,9 @@ export function recordRootHelp(program: Command): RootHelpLayout {
 export function renderRootHelp(layout: RootHelpLayout, width: number): string {
   const help = new Help();
   help.prepareContext({ helpWidth: width, outputHasColors: false });
-  return layout.parts
-    .map((p) =>
-      typeof p === 'string' ? wrapHelp(p, width) : 'item' in p ? help.formatItem(p.item[0], p.item[1], p.item[2], help) : help.boxWrap(p.wrap, width),
-    )
+  // Then wrapped whole, as the program's writeOut wraps commander's text (help-wrap.ts).
+  const text = layout.parts
+    .map((p) => (typeof p === 'string' ? p : 'item' in p ? help.formatItem(p.item[0], p.item[1], p.item[2], help) : help.boxWrap(p.wrap, width)))
     .join('\n');
+  return wrapHelp(text, width);
 }

@@ -19,6 +19,7 @@ const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\p{Default_Ignorable_Code_Point}]+$/u;
  * measured a code point at a time, without the segmenter (whose first use
  * loads ICU's break rules: tens of milliseconds).
  */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: it asks whether any one joining code point occurs, never matches a cluster
 const JOINS = /[\p{M}\p{Cf}\p{Regional_Indicator}\p{Emoji_Modifier}\uFE00-\uFE0F\u1100-\u11FF]/u;
 /** An emoji sequence: a symbol with VS16, a flag, a skin tone, a ZWJ sequence — drawn two columns wide. */
 const EMOJI_SEQUENCE = /\uFE0F|\p{Regional_Indicator}|\p{Emoji_Modifier}|\p{Extended_Pictographic}\u200D/u;
