@@ -21,6 +21,10 @@ const ACTIVE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202
 const BODY = `Hello ${NASTY}\r\nprice 5 €\r\nbar\rbaz\r\n`;
 const BINARY_ID = '0f9e8d7c-6b5a-1938-8271-605f4e3d2c1c';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+/** What the code host answers for `Accept: application/vnd.github.diff` (its published description), a server escape in it. */
+const DIFF = 'diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-old\n+new \u001b[2J\n';
+/** Hebrew with a bidi mark (legitimate), a server's SGR, and a bare CR in a body. */
+const LIST = [{ number: 2, title: 'שלום\u200f \u001b[8mworld', body: 'a\rb' }];
 const ISSUE = { number: 1, title: '\u001b[8mHIDDEN\u001b[28m \u001b[31mred', body: 'Steps:\r\n1. run it\r\n2. see' };
 
 /** BODY in three writes: one ending in the CR of a CRLF, one ending in the middle of "€". */
@@ -54,6 +58,9 @@ beforeAll(async () => {
         'application/json',
         Buffer.from(JSON.stringify({ ...mailboxMetadata(), textBody: 'a\u0007b\u001b[2J\r\nline two\rbare\u0000', htmlBody: undefined })),
       );
+    if (url.startsWith('/api/v3/diff')) return binary('application/vnd.github.diff; charset=utf-8', Buffer.from(DIFF));
+    if (url.startsWith('/api/v3/octocat')) return binary('application/octocat-stream', Buffer.from('  MMM.           .MMM\n  (octocat)\n'));
+    if (url.startsWith('/api/v3/list')) return binary('application/json', Buffer.from(JSON.stringify(LIST)));
     if (url.startsWith('/api/v3/user')) return binary('application/json', Buffer.from('{"login":"mona"}'));
     if (url.startsWith('/api/v3/issue')) return binary('application/json', Buffer.from(JSON.stringify(ISSUE)));
     if (url.startsWith('/api/v3/rate_limit')) {
@@ -136,10 +143,10 @@ describe("a server's escape sequences never reach a colour terminal; Lanyard's c
     expect(r.output).not.toContain('\u001b[8m');
   });
 
-  it("api --jq on a colour terminal: jq's own colour stays, the server's is shown", async () => {
+  it("api --jq on a colour terminal: jq's own colour stays, the server's is shown (JSON escapes it)", async () => {
     const r = await onPty(['api', '/issue', '--jq', '{title}'], COLOUR);
     expect(r.exitCode, r.output).toBe(0);
-    expect(r.output).toContain('\u001b[0;32m"^[[8mHIDDEN^[[28m ^[[31mred"\u001b[0m');
+    expect(r.output).toContain('\u001b[0;32m"\\u001b[8mHIDDEN\\u001b[28m \\u001b[31mred"\u001b[0m');
     expect(r.output).not.toContain('\u001b[8m');
   });
 
@@ -174,6 +181,52 @@ describe("a server's escape sequences never reach a colour terminal; Lanyard's c
     expect(r.exitCode, r.output).toBe(0);
     expect(r.output).toContain('RESOURCE');
     expect(/\u001b\[(1|31)m/.test(r.output)).toBe(coloured);
+  });
+});
+
+describe('revdiff 16: text types by their bytes; --jq/--template on the exact data', () => {
+  it.each([
+    ['application/vnd.github.diff', ['api', '/diff'], '+new ^[[2J\r\n'],
+    ['application/octocat-stream', ['api', '/octocat'], '(octocat)\r\n'],
+  ])('api answering %s on a terminal: printed through the sanitiser, exit 0 (a NUL would make it binary, not its type)', async (_type, args, shown) => {
+    const r = await onPty(args);
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).toContain(shown);
+    expect(r.output).not.toContain('binary');
+    expect(r.output).not.toMatch(ACTIVE);
+  });
+
+  it('api answering image/png on a terminal is still refused by its type (exit 2)', async () => {
+    const r = await onPty(['api', '/png']);
+    expect(r.exitCode, r.output).toBe(2);
+    expect(r.output).toContain('the response (image/png) is binary');
+  });
+
+  it.each([
+    ['--jq', '[(.[0].title|length), (.[0].body|length), ([.[] | select(.body == "a\\rb")] | length)] | @csv'],
+    ['--template', '{{ data[0].title | size }},{{ data[0].body | size }},{{ data | where: "number", 2 | size }}'],
+  ])('%s computes the same on a colour terminal, with NO_COLOR and in a pipe', async (flag, program) => {
+    const args = ['api', '/list', flag, program];
+    const piped = await w.run(args, { env: { LANYARD_TOKEN: 'pty-token-0001' } });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout.trim()).toBe('15,3,1');
+    for (const e of [COLOUR, { NO_COLOR: '1' }]) {
+      const r = await onPty(args, e);
+      expect(r.exitCode, r.output).toBe(0);
+      expect(r.output.trim(), JSON.stringify(e)).toBe('15,3,1');
+    }
+  });
+
+  it.each([
+    ['--jq', '.[0].title', 'שלום<U+200F> ^[[8mworld\r\n'],
+    ['--jq', '.[0]', '\u001b[0;32m"שלום<U+200F> \\u001b[8mworld"\u001b[0m'],
+    ['--template', '{{ data[0].title | color: "red" }}', '\u001b[31mשלום<U+200F> ^[[8mworld\u001b[39m'],
+  ])("%s %s on a colour terminal: the exact data shaped, the server's escape shown, the colour added kept", async (flag, program, coloured) => {
+    const r = await onPty(['api', '/list', flag, program], COLOUR);
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).toContain(coloured);
+    expect(r.output).not.toContain('\u001b[8m');
+    expect(r.output).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f-\u009f\u200f]/);
   });
 });
 

@@ -81,7 +81,7 @@ export class Output {
     else this.#printShaped(this.line(value));
   }
 
-  /** `--jq` / `--template` coloured their result (on a colour terminal, from JSON sanitised first: prepare.ts). */
+  /** `--jq` / `--template` coloured their result on a colour terminal (the exact data shaped, what they print made safe: jq.ts, template.ts). */
   get styled(): boolean {
     return !!this.#shaper?.styled;
   }

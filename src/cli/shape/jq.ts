@@ -7,6 +7,7 @@ import type { JqRuntime } from 'jq-web';
 import { CliError } from '../errors/cli-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
+import { terminalText } from '../terminal/terminal-text.js';
 
 let runtime: Promise<JqRuntime> | undefined;
 
@@ -106,25 +107,44 @@ export function checkJq(jq: JqRuntime, expr: string): void {
 /**
  * The shaper: strings print raw (like `jq -r`), other values as compact JSON
  * in a pipe and indented on a terminal (like the code host's CLI). An error
- * raised while running (`error("…")`, `.a` of a number) is exit 1.
+ * raised while running (`error("…")`, `.a` of a number) is exit 1. The
+ * program always runs on the exact data; on a colour terminal what it prints
+ * is made safe instead (`colourSafe`).
  */
 export async function jqShaper(expr: string, o: { pretty: boolean; color: boolean }): Promise<JsonShaper> {
   const jq = await loadJq();
   checkJq(jq, expr);
   const flags = ['-r', ...(o.pretty ? [] : ['-c']), ...(o.color ? ['-C'] : [])];
+  const run = (json: string, program: string, f: string[]): string => {
+    let out: string | undefined;
+    try {
+      out = jq.raw(json, program, f);
+    } catch (err) {
+      const e = failure(err);
+      // A compile error here is one the check missed: still the expression's fault.
+      if (e.exitCode === 3) throw new UsageError(`--jq: ${describe(e)}`);
+      throw new CliError('jq_error', `--jq: ${describe(e)}`);
+    }
+    return out === undefined ? '' : `${out}\n`;
+  };
   return {
     source: `jq:${expr}`,
-    format(value) {
-      let out: string | undefined;
-      try {
-        out = jq.raw(JSON.stringify(value) ?? 'null', expr, [...flags]);
-      } catch (err) {
-        const f = failure(err);
-        // A compile error here is one the check missed: still the expression's fault.
-        if (f.exitCode === 3) throw new UsageError(`--jq: ${describe(f)}`);
-        throw new CliError('jq_error', `--jq: ${describe(f)}`);
-      }
-      return out === undefined ? '' : `${out}\n`;
-    },
+    styled: o.color,
+    format: (value) => (o.color ? colourSafe(run, expr, value, flags) : run(JSON.stringify(value) ?? 'null', expr, [...flags])),
   };
+}
+
+/**
+ * `expr`'s output for a colour terminal, through a writer that keeps colour
+ * (SGR) and shows every other control: the results are collected exactly
+ * (`[EXPR]`, compact), the strings among them (printed raw) are sanitised,
+ * and jq prints them all again with its colour. Every other string is inside
+ * JSON, whose escaping shows a server's ESC as `\u001b`: jq's colour is the
+ * only escape left.
+ */
+function colourSafe(run: (json: string, program: string, f: string[]) => string, expr: string, value: unknown, flags: string[]): string {
+  // On a line of its own: a trailing comment in EXPR must not swallow the bracket.
+  const results = JSON.parse(run(JSON.stringify(value) ?? 'null', `[${expr}\n]`, ['-c'])) as unknown[];
+  const safe = results.map((r) => (typeof r === 'string' ? terminalText(r) : r));
+  return run(JSON.stringify(safe), '.[]', flags);
 }

@@ -7,7 +7,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
-import { terminalJson } from '../terminal/terminal-text.js';
 
 export interface ShapeOptions {
   jq?: string;
@@ -25,14 +24,7 @@ export async function prepareShaping(ctx: Context, o: ShapeOptions): Promise<Jso
     const { templateShaper } = await import('./template.js');
     shaper = await templateShaper(o.template, { tty: ctx.io.stdoutIsTTY, color, now: () => ctx.clock.now() });
   } else return undefined;
-  return color ? styledShaper(shaper) : shaper;
-}
-
-/**
- * A shaper whose colour reaches the terminal: it shapes JSON whose strings were
- * sanitised first (terminalJson), so the only escape sequences in its result
- * are the colour it adds (and what the expression itself writes).
- */
-function styledShaper(s: JsonShaper): JsonShaper {
-  return { source: s.source, styled: true, format: (value) => s.format(terminalJson(value)) };
+  // On a colour terminal the shaper runs on the exact data and makes its own result safe for a writer that keeps
+  // colour (its `styled`): jq.ts colourSafe, template.ts's marks. Anywhere else its result is sanitised whole.
+  return shaper;
 }

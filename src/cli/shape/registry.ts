@@ -9,6 +9,6 @@ export interface JsonShaper {
   readonly source: string;
   /** The text printed for one JSON value (the whole `--json` value, or one `--ndjson` item). */
   format(value: unknown): string;
-  /** Its result holds colour it added itself to JSON sanitised first (a colour terminal; prepare.ts). */
+  /** Its result is safe for a writer that keeps colour: the only SGR in it is the colour it added (a colour terminal; jq.ts, template.ts). */
   readonly styled?: boolean;
 }

@@ -11,6 +11,7 @@ import { CliError } from '../errors/cli-error.js';
 import { relativeTime } from '../terminal/time-text.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { JsonShaper } from './registry.js';
+import { terminalText } from '../terminal/terminal-text.js';
 
 const COLORS: Record<string, [number, number]> = {
   bold: [1, 22],
@@ -29,23 +30,27 @@ function position(message: string): string {
   return message.replace(/, line:(\d+), col:(\d+)$/, ' (line $1, column $2)').split('\n')[0]!;
 }
 
-/** Rows of `{% tablerow %}` as aligned text: two spaces between columns on a terminal, tabs in a pipe. */
+/** Colour as `color` writes it on a colour terminal (an SGR whose ESC is the render's mark), and as printed. */
+const COLOUR_MARK = /\u001b\[[0-9;]*m|\d{20}\[\d+m/g;
+
+/** Rows of `{% tablerow %}` as aligned text: two spaces between columns on a terminal (colour takes no width), tabs in a pipe. */
 function renderRows(rows: string[][], tty: boolean): string {
   if (!rows.length) return '';
   if (!tty) return rows.map((r) => `${r.join('\t')}\n`).join('');
+  const width = (c: string) => [...c.replace(COLOUR_MARK, '')].length;
   const widths: number[] = [];
   for (const r of rows) {
     r.forEach((c, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, [...c].length);
+      widths[i] = Math.max(widths[i] ?? 0, width(c));
     });
   }
-  return rows.map((r) => `${r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ')}\n`).join('');
+  return rows.map((r) => `${r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - width(c)))).join('  ')}\n`).join('');
 }
 
 /** The rows `{% tablerow %}` collected since the render began or the last `{% tablerender %}`. */
 class RowBuffer {
   rows: string[][] = [];
-  constructor(private readonly tty: boolean) {}
+  constructor(readonly tty: boolean) {}
   /** The rows as aligned text, and an empty buffer. */
   flush(): string {
     const text = renderRows(this.rows, this.tty);
@@ -59,7 +64,10 @@ export async function templateShaper(source: string, o: { tty: boolean; color: b
   const liquid: LiquidEngine = new liquidjs.Liquid({ strictFilters: true, jsTruthy: false, ownPropertyOnly: true });
   const table = new RowBuffer(o.tty);
   registerTableTags(liquid, liquidjs, table);
-  registerFilters(liquid, o);
+  // On a colour terminal `color` writes its SGR with a mark no server can guess in place of ESC: the
+  // whole result is sanitised (a server's ESC shown as ^[), then the marks become ESC again.
+  const mark = o.color ? String(process.getBuiltinModule('node:crypto').randomBytes(8).readBigUInt64BE() + 10n ** 19n).padStart(20, '0') : '';
+  registerFilters(liquid, { ...o, esc: mark });
   let parsed: Template[];
   try {
     parsed = liquid.parse(source);
@@ -78,8 +86,10 @@ export async function templateShaper(source: string, o: { tty: boolean; color: b
       } catch (err) {
         throw new CliError('template_error', `--template: ${position((err as Error).message)}`);
       }
-      return text + table.flush();
+      text += table.flush();
+      return mark ? terminalText(text).split(`${mark}[`).join('\u001b[') : text;
     },
+    styled: o.color,
   };
 }
 
@@ -104,7 +114,9 @@ function registerTableTags(liquid: LiquidEngine, { Tag, Value }: typeof import('
       const row: string[] = [];
       for (const c of this.cells) {
         const v = yield c.value(ctx, false);
-        row.push(v === undefined || v === null ? '' : String(v).replace(/[\t\n\r]+/g, ' '));
+        const cell = v === undefined || v === null ? '' : String(v).replace(/[\t\n\r]+/g, ' ');
+        // Sanitised here on a terminal, so that the columns are measured as they will be shown.
+        row.push(table.tty ? terminalText(cell) : cell);
       }
       table.rows.push(row);
     }
@@ -119,7 +131,7 @@ function registerTableTags(liquid: LiquidEngine, { Tag, Value }: typeof import('
 }
 
 /** The code host's CLI's helpers: `timeago`, `color` (plain without colour), `pluck`. */
-function registerFilters(liquid: LiquidEngine, o: { color: boolean; now: () => number }): void {
+function registerFilters(liquid: LiquidEngine, o: { color: boolean; esc: string; now: () => number }): void {
   liquid.registerFilter('timeago', (v: unknown) => {
     const ms = typeof v === 'number' ? (v < 1e12 ? v * 1000 : v) : Date.parse(String(v));
     return Number.isNaN(ms) ? v : relativeTime(ms, o.now());
@@ -127,7 +139,7 @@ function registerFilters(liquid: LiquidEngine, o: { color: boolean; now: () => n
   liquid.registerFilter('color', (v: unknown, name: string) => {
     const c = COLORS[String(name)];
     if (!c) throw new Error(`color: unknown colour "${name}" (one of ${Object.keys(COLORS).join(', ')})`);
-    return o.color ? `\u001b[${c[0]}m${v}\u001b[${c[1]}m` : v;
+    return o.color ? `${o.esc}[${c[0]}m${v}${o.esc}[${c[1]}m` : v;
   });
   liquid.registerFilter('pluck', (v: unknown, key: string) =>
     Array.isArray(v) ? v.map((x) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[key] : undefined)) : v,

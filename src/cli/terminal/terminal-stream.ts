@@ -1,8 +1,9 @@
 /**
  * A streamed body on its way to a terminal (`mailbox raw`, `mailbox part`,
  * `lanyard api` on a TTY): the text passes the one sanitiser
- * (terminal-text.ts) chunk by chunk, and binary is refused, as curl refuses
- * it ("Binary output can mess up your terminal"). Into a pipe or a file the
+ * (terminal-text.ts) chunk by chunk, and binary is refused as curl refuses it
+ * ("Binary output can mess up your terminal"): by its bytes (a NUL), the type
+ * only settling what is certainly binary (binaryType). Into a pipe or a file the
  * commands write the bytes as they are and never come here.
  */
 import { Transform } from 'node:stream';
@@ -10,13 +11,25 @@ import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../errors/usage-error.js';
 import { terminalText } from './terminal-text.js';
 
-/** Media types that are text whatever their top-level type says: JSON, XML, JavaScript, YAML, forms, mail. */
-const TEXTUAL = /^text\/|[/+](?:json|xml|yaml|javascript|ecmascript|x-www-form-urlencoded|csv)\b|^message\/(?:rfc822|global|partial)\b/i;
+/**
+ * Media types that are certainly binary: pictures, sound, video, fonts,
+ * archives, compressed data, PDF, executables. Everything else (text, JSON,
+ * XML, a vendor's `application/vnd.*`, a type we do not know) is decided by
+ * its bytes, as curl decides: a NUL byte is binary.
+ */
+const BINARY =
+  /^(?:image|audio|video|font)\/|^application\/(?:octet-stream|zip|gzip|x-gzip|x-tar|x-gtar|x-bzip2?|x-xz|zstd|x-7z-compressed|x-rar-compressed|vnd\.rar|pdf|wasm|java-archive|x-executable|x-sharedlib|x-mach-binary|x-msdownload|x-apple-diskimage|x-iso9660-image|x-sqlite3|font-woff2?|x-font-\w+)$/i;
 
-/** Whether a body of this Content-Type is text (no type at all counts as text: its bytes decide). */
-export function textualType(contentType: string | undefined): boolean {
-  const type = contentType?.split(';')[0]?.trim() ?? '';
-  return type === '' || TEXTUAL.test(type);
+/**
+ * Whether a body of this Content-Type is binary whatever its bytes say: a
+ * certainly binary type, unless it names a charset or ends in `+xml`/`+json`
+ * (`image/svg+xml` is text). No type at all, and any other type, is not: its
+ * bytes decide.
+ */
+export function binaryType(contentType: string | undefined): boolean {
+  const [type = '', ...params] = (contentType ?? '').split(';').map((p) => p.trim());
+  if (params.some((p) => /^charset\s*=/i.test(p)) || /\+(?:xml|json)$/i.test(type)) return false;
+  return BINARY.test(type);
 }
 
 /** The one-line refusal of binary on a terminal; `hint` says how to save it instead. */

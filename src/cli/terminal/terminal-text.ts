@@ -44,23 +44,6 @@ export function terminalText(text: string, keepColor = false): string {
   return keepColor ? text.replace(CONTROL_OR_SGR, (m) => (m.length > 2 ? m : caret(m))) : text.replace(CONTROL, caret);
 }
 
-/**
- * A copy of a JSON value with every string (keys too) passed through
- * terminalText: what `--jq` and `--template` shape when their result goes to
- * a colour terminal, so the colour they add is the only escape in it (the
- * code host's CLI sanitises the JSON the same way before its jq runs).
- */
-export function terminalJson(value: unknown): unknown {
-  if (typeof value === 'string') return terminalText(value);
-  if (Array.isArray(value)) return value.map(terminalJson);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[terminalText(k)] = terminalJson(v);
-    return out;
-  }
-  return value;
-}
-
 /** Token shapes redacted wherever they appear: the code host's (and the emulator's) prefixes, JWTs. */
 const TOKEN_SHAPES = /\b(?:gh[opusr]_|github_pat_|ly[opusrw]_)[A-Za-z0-9_-]{16,}|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
 

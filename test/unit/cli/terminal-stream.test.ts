@@ -2,8 +2,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { terminalStream, textualType } from '../../../src/cli/terminal/terminal-stream.js';
-import { terminalJson, terminalText } from '../../../src/cli/terminal/terminal-text.js';
+import { binaryType, terminalStream } from '../../../src/cli/terminal/terminal-stream.js';
+import { terminalText } from '../../../src/cli/terminal/terminal-text.js';
 
 async function through(chunks: Buffer[], o: { binary?: boolean } = {}): Promise<string> {
   let out = '';
@@ -35,11 +35,6 @@ describe('terminalText', () => {
     expect(terminalText('\u001b[8mHIDDEN\u001b[28m')).toBe('^[[8mHIDDEN^[[28m');
     expect(terminalText('\u001b[1mbold\u001b[22m\u001b]0;t\u0007', true)).toBe('\u001b[1mbold\u001b[22m^[]0;t^G');
   });
-
-  it('terminalJson sanitises every string and key, and nothing else', () => {
-    const v = { 't\u001b': ['\u001b[31mred', 1, null, true, { b: '\u202e' }] };
-    expect(terminalJson(v)).toEqual({ 't^[': ['^[[31mred', 1, null, true, { b: '<U+202E>' }] });
-  });
 });
 
 describe('terminalStream', () => {
@@ -60,19 +55,33 @@ describe('terminalStream', () => {
   });
 });
 
-describe('textualType', () => {
+describe('binaryType: only what is certainly binary; the rest is decided by its bytes (a NUL), as curl decides', () => {
   it.each([
-    ['text/plain; charset=utf-8', true],
-    ['application/json', true],
-    ['application/vnd.github+json', true],
-    ['application/xml', true],
-    ['message/rfc822', true],
-    [undefined, true],
-    ['', true],
-    ['image/png', false],
-    ['application/octet-stream', false],
-    ['application/zip', false],
-  ])('%s: text %s', (type, textual) => {
-    expect(textualType(type)).toBe(textual);
+    ['text/plain; charset=utf-8', false],
+    ['application/json', false],
+    ['application/vnd.github+json', false],
+    ['application/vnd.github.diff; charset=utf-8', false],
+    ['application/vnd.github.patch', false],
+    ['application/vnd.github.sha', false],
+    ['application/octocat-stream', false],
+    ['application/x-yaml', false],
+    ['application/pgp-keys', false],
+    ['message/rfc822', false],
+    ['image/svg+xml', false],
+    ['application/octet-stream; charset=utf-8', false],
+    [undefined, false],
+    ['', false],
+    ['image/png', true],
+    ['IMAGE/PNG', true],
+    ['audio/mpeg', true],
+    ['video/mp4', true],
+    ['font/woff2', true],
+    ['application/octet-stream', true],
+    ['application/zip', true],
+    ['application/gzip', true],
+    ['application/x-tar', true],
+    ['application/pdf', true],
+  ])('%s: binary %s', (type, binary) => {
+    expect(binaryType(type)).toBe(binary);
   });
 });

@@ -172,11 +172,11 @@ async function pipeBody(ctx: Context, res: HttpResponse): Promise<void> {
 
 export type { Credential };
 
-/** A body that is not JSON on a terminal: its text through the sanitiser, binary refused (curl's rule); pipes and files get the bytes. */
+/** A body that is not JSON on a terminal: its text through the sanitiser, binary refused by its bytes (curl's rule) or a certainly binary type; pipes and files get the bytes. */
 async function toTerminal(ctx: Context, res: HttpResponse, ct: string): Promise<void> {
-  const { binaryRefusal, terminalStream, textualType } = await import('../../terminal/terminal-stream.js');
+  const { binaryRefusal, binaryType, terminalStream } = await import('../../terminal/terminal-stream.js');
   const refuse = () => binaryRefusal(`the response (${ct || 'no content type'})`, 'redirect stdout to a file or a pipe: lanyard api … > FILE');
   const { pipeline } = await import('node:stream/promises');
-  // A type that is not text is refused at its first byte (an empty body, as a HEAD's, passes).
-  await pipeline(res.body, terminalStream(refuse, { binary: !textualType(ct) }), ctx.io.stdout, { end: false });
+  // A certainly binary type is refused at its first byte (an empty body, as a HEAD's, passes); any other by a NUL byte.
+  await pipeline(res.body, terminalStream(refuse, { binary: binaryType(ct) }), ctx.io.stdout, { end: false });
 }

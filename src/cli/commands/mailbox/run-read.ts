@@ -14,7 +14,7 @@ import { mailboxClient, openOutputFile, progressStage, type OutputFile } from '.
 import type { MailboxGetOptions, MailboxOutputOptions, MailboxTargetOptions } from './options.js';
 import { renderMessage } from './render.js';
 import { guardMemory } from './memory.js';
-import { binaryRefusal, terminalStream, textualType } from '../../terminal/terminal-stream.js';
+import { binaryRefusal, binaryType, terminalStream } from '../../terminal/terminal-stream.js';
 
 const PART_HINT = 'use --output FILE|DIR or redirect stdout';
 
@@ -86,7 +86,7 @@ export async function runMailboxPart(ctx: Context, idArg: string, partArg: strin
       discard(res);
       throw err instanceof ValidationError ? err : new ValidationError((err as Error).message);
     }
-  } else if (outPath === undefined && ctx.io.stdoutIsTTY && !textualType(res.contentType)) {
+  } else if (outPath === undefined && ctx.io.stdoutIsTTY && binaryType(res.contentType)) {
     discard(res);
     throw binaryRefusal(`part ${part.value} (${res.contentType})`, PART_HINT);
   }
