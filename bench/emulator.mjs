@@ -32,6 +32,11 @@
 //                     PullRequest) against an issue with one comment made on each emulator
 //                     before the rounds (builds before the query API served gh's issue
 //                     commands refuse it: compare such builds with --graphql)
+//   --issues-page N   load `GET /api/v3/repos/mona/hello-world/issues?per_page=100&milestone=1`
+//                     instead, after opening N issues on each emulator, half of them in one
+//                     milestone (a page of 100 issues that each show their milestone and its
+//                     counts); every round sends ISSUES_AMOUNT requests, the core budget put
+//                     back before each round
 //   --json            machine-readable results on stdout
 import { fork, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -55,6 +60,10 @@ const TOOL = opt('tool', 'autocannon');
 const GH_VIEW = flag('gh-issue-view');
 const GRAPHQL = flag('graphql') || GH_VIEW;
 const GRAPHQL_AMOUNT = 2000;
+const ISSUES = Number(opt('issues-page', 0));
+const ISSUES_AMOUNT = 500;
+/** Rounds of a fixed number of requests (each refilling a budget first) rather than of a duration. */
+const AMOUNT = GRAPHQL ? GRAPHQL_AMOUNT : ISSUES ? ISSUES_AMOUNT : 0;
 /** gh 2.23's `issue view` selection, spread on Issue and on PullRequest as gh sends it. */
 const GH_VIEW_FIELDS =
   'number,url,state,createdAt,title,body,author{login,...on User{id,name}},milestone{number,title,description,dueOn},assignees(first:100){nodes{id,login,name},totalCount},labels(first:100){nodes{id,name,description,color},totalCount},projectCards(first:100){nodes{project{name}column{name}},totalCount},reactionGroups{content,users{totalCount}},comments(first: 100) {nodes {id,author{login,...on User{id,name}},authorAssociation,body,createdAt,includesCreatedEdit,isMinimized,minimizedReason,reactionGroups{content,users{totalCount}},url,viewerDidAuthor},pageInfo{hasNextPage,endCursor},totalCount},id';
@@ -128,20 +137,33 @@ async function post(url, body) {
 
 /** The query API's primary budget put back (an emulator's; the bare server has none). */
 async function refill(server) {
-  if (!GRAPHQL || server.name.startsWith('bare')) return;
-  await post(`${server.url}/_emulator/hosting/budget`, { resource: 'graphql', remaining: 5000, resetInSeconds: 3600 });
+  if (!AMOUNT || server.name.startsWith('bare')) return;
+  await post(`${server.url}/_emulator/hosting/budget`, { resource: GRAPHQL ? 'graphql' : 'core', remaining: 5000, resetInSeconds: 3600 });
+}
+
+/** For --issues-page: milestone 1 and N issues of mona/hello-world, the second half in it. */
+async function seedIssues(url, authorization, n) {
+  const write = (path, body) => writeRepo(url, authorization, path, body);
+  await write('/milestones', { title: 'v1' });
+  for (let i = 0; i < n; i += 25)
+    await Promise.all(
+      Array.from({ length: Math.min(25, n - i) }, (_, k) => write('/issues', { title: `issue ${i + k}`, ...(i + k >= n / 2 ? { milestone: 1 } : {}) })),
+    );
+}
+
+/** A POST to mona/hello-world's REST path (`/issues`, …), as its owner. */
+async function writeRepo(url, authorization, path, body) {
+  const r = await fetch(`${url}/api/v3/repos/mona/hello-world${path}`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
 }
 
 /** Issue 1 of mona/hello-world with a label and one comment, for --gh-issue-view. */
 async function seedIssue(url, authorization) {
-  const write = async (path, body) => {
-    const r = await fetch(`${url}/api/v3/repos/mona/hello-world${path}`, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  };
+  const write = (path, body) => writeRepo(url, authorization, path, body);
   await write('/issues', { title: 'Seen by gh issue view', body: 'details', labels: ['bug'] });
   await write('/issues/1/comments', { body: 'a comment' });
 }
@@ -208,7 +230,8 @@ async function main() {
     headers.authorization = `Bearer ${info.hosting.personalToken}`;
     for (const e of emus) await raiseLimits(e.url);
     if (GH_VIEW) for (const e of emus) await seedIssue(e.url, headers.authorization);
-    const path = GRAPHQL ? '/api/graphql' : '/api/v3/rate_limit';
+    if (ISSUES) for (const e of emus) await seedIssues(e.url, headers.authorization, ISSUES);
+    const path = GRAPHQL ? '/api/graphql' : ISSUES ? '/api/v3/repos/mona/hello-world/issues?per_page=100&milestone=1' : '/api/v3/rate_limit';
     const request = GRAPHQL ? { method: 'POST', body: GRAPHQL_BODY } : {};
     if (GRAPHQL) headers['content-type'] = 'application/json';
     const sample = await fetch(`${emus[0].url}${path}`, { headers, ...request });
@@ -223,13 +246,13 @@ async function main() {
     for (const s of servers) {
       s.rounds = [];
       await refill(s);
-      await load(s.url + path, headers, { ...request, ...(GRAPHQL ? { amount: GRAPHQL_AMOUNT } : { duration: 2 }) }); // warm-up
+      await load(s.url + path, headers, { ...request, ...(AMOUNT ? { amount: AMOUNT } : { duration: 2 }) }); // warm-up
     }
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of servers) {
         await refill(s);
         const cpu0 = (await ask(s.proc, { cpu: true })).cpuUs;
-        const res = await load(s.url + path, headers, { ...request, ...(GRAPHQL ? { amount: GRAPHQL_AMOUNT } : { duration: DURATION }) });
+        const res = await load(s.url + path, headers, { ...request, ...(AMOUNT ? { amount: AMOUNT } : { duration: DURATION }) });
         const cpuUs = (await ask(s.proc, { cpu: true })).cpuUs - cpu0;
         if (res.non2xx || res.errors || res.timeouts) throw new Error(`${s.name}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
         s.rounds.push({ rps: res.requests.average, p99: res.latency.p99, p50: res.latency.p50, cpuUs: cpuUs / res.requests.total });
@@ -272,7 +295,7 @@ async function main() {
     const out = { node: process.version, connections: CONNECTIONS, rounds: ROUNDS, durationSec: DURATION, bodyBytes: Buffer.byteLength(body), results, memory };
     if (flag('json')) console.log(JSON.stringify(out, null, 2));
     else {
-      const each = GRAPHQL ? `${GRAPHQL_AMOUNT} requests` : `${DURATION} s`;
+      const each = AMOUNT ? `${AMOUNT} requests` : `${DURATION} s`;
       console.log(
         `${GRAPHQL ? 'POST' : 'GET'} ${path}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${each}, Node ${process.version}, body ${out.bodyBytes} bytes`,
       );

@@ -111,8 +111,7 @@ export function reactionJson(c: IssueJsonContext, r: ReactionRecord): Record<str
 export function milestoneJson(c: IssueJsonContext, m: MilestoneRecord | undefined): Record<string, unknown> | null {
   if (!m) return null;
   const url = `${api(c, m.repo)}/milestones/${m.number}`;
-  const issues = c.store.issuesOf(m.repo).filter((i) => i.milestone === m.id);
-  const open = issues.filter((i) => i.state === 'open').length;
+  const { open, closed } = c.store.milestones.counts(m.id);
   const time = (ms: number | null) => (ms === null ? null : apiTime(ms));
   return {
     url,
@@ -125,7 +124,7 @@ export function milestoneJson(c: IssueJsonContext, m: MilestoneRecord | undefine
     description: m.description,
     creator: c.user(m.creator),
     open_issues: open,
-    closed_issues: issues.length - open,
+    closed_issues: closed,
     state: m.state,
     created_at: apiTime(m.createdAt),
     updated_at: apiTime(m.updatedAt),

@@ -1,8 +1,10 @@
 /**
  * A repository's milestones: numbered from 1 in each repository (apart from
  * its issues' numbers), with a title unique in it, open or closed, and a due
- * date. Issues name one by id (`IssueRecord.milestone`); its open and closed
- * issue counts come from them.
+ * date. Issues name one by id (`IssueRecord.milestone`); the store keeps each
+ * milestone's open and closed issue counts, which the issue store updates as
+ * an issue is opened in one, moved, closed or reopened (so that rendering a
+ * page of issues costs no scan of the repository per issue).
  */
 export interface MilestoneRecord {
   id: number;
@@ -18,6 +20,12 @@ export interface MilestoneRecord {
   closedAt: number | null;
 }
 
+/** How many issues of a milestone are open and closed. */
+export interface MilestoneCounts {
+  open: number;
+  closed: number;
+}
+
 export type MilestoneFields = Partial<Pick<MilestoneRecord, 'title' | 'description' | 'state' | 'dueOn'>>;
 
 export class MilestoneStore {
@@ -25,6 +33,8 @@ export class MilestoneStore {
   readonly #byRepo = new Map<string, MilestoneRecord[]>();
   /** The last number given in each repository (a deleted milestone's number is not given again). */
   readonly #last = new Map<string, number>();
+  /** Open and closed issue counts by milestone id (absent: none). */
+  readonly #counts = new Map<number, MilestoneCounts>();
 
   constructor(
     private readonly now: () => number,
@@ -35,6 +45,20 @@ export class MilestoneStore {
     this.byId.clear();
     this.#byRepo.clear();
     this.#last.clear();
+    this.#counts.clear();
+  }
+
+  /** A milestone's open and closed issue counts. */
+  counts(id: number): MilestoneCounts {
+    return this.#counts.get(id) ?? { open: 0, closed: 0 };
+  }
+
+  /** Counts an issue (in `state`) in milestone `id` (`delta` 1) or no longer (-1); none (null) counts nothing. */
+  tally(id: number | null, state: 'open' | 'closed', delta: 1 | -1): void {
+    if (id === null) return;
+    let c = this.#counts.get(id);
+    if (!c) this.#counts.set(id, (c = { open: 0, closed: 0 }));
+    c[state] += delta;
   }
 
   of(repo: string): MilestoneRecord[] {
@@ -88,6 +112,7 @@ export class MilestoneStore {
 
   delete(m: MilestoneRecord): void {
     this.byId.delete(m.id);
+    this.#counts.delete(m.id);
     const list = this.of(m.repo);
     if (list.includes(m)) list.splice(list.indexOf(m), 1);
   }

@@ -52,8 +52,8 @@ function fieldsOf(b: Record<string, unknown>): MilestoneFields {
 /** Open ones first by due date (none last), or by how complete they are; `direction` asc by default. */
 function ordered(api: IssueApi, list: MilestoneRecord[], sort: string | null, direction: string | null): MilestoneRecord[] {
   const done = (m: MilestoneRecord) => {
-    const all = api.store.issuesOf(m.repo).filter((i) => i.milestone === m.id);
-    return all.length ? all.filter((i) => i.state === 'closed').length / all.length : 0;
+    const { open, closed } = api.store.milestones.counts(m.id);
+    return open + closed ? closed / (open + closed) : 0;
   };
   const key = (m: MilestoneRecord) => (sort === 'completeness' ? done(m) : (m.dueOn ?? Number.MAX_SAFE_INTEGER));
   const sign = direction === 'desc' ? -1 : 1;

@@ -170,7 +170,7 @@ export class IssueStore {
   deleteMilestone(id: number): void {
     const m = this.milestones.byId.get(id);
     if (!m) return;
-    this.milestones.delete(m);
+    this.milestones.delete(m); // and its counts
     for (const i of this.#byRepo.get(m.repo)?.values() ?? []) if (i.milestone === id) i.milestone = null;
   }
 
@@ -215,6 +215,7 @@ export class IssueStore {
     const names = { label: (id: number) => this.labels.get(id), milestone: (id: number) => this.milestones.byId.get(id) };
     for (const e of changeEvents({ title: i.title, labels: [], assignees: [], milestone: null }, i, names)) this.events.record(i, author, e);
     this.#open.set(repo, this.openIssues(repo) + 1);
+    this.milestones.tally(i.milestone, 'open', 1);
     return i;
   }
 
@@ -236,7 +237,11 @@ export class IssueStore {
     if (i.state === state && (state === 'open' || reason === null || reason === i.stateReason)) return;
     const at = this.now();
     const reopening = i.state === 'closed' && state === 'open';
-    if (i.state !== state) this.#open.set(i.repo, this.openIssues(i.repo) + (state === 'open' ? 1 : -1));
+    if (i.state !== state) {
+      this.#open.set(i.repo, this.openIssues(i.repo) + (state === 'open' ? 1 : -1));
+      this.milestones.tally(i.milestone, i.state, -1);
+      this.milestones.tally(i.milestone, state, 1);
+    }
     i.state = state;
     i.updatedAt = at;
     if (state === 'closed') {
@@ -269,7 +274,11 @@ export class IssueStore {
 
   #apply(i: IssueRecord, f: { title?: string; body?: string | null; labels?: number[]; assignees?: string[]; milestone?: number | null }): void {
     if (f.title !== undefined) i.title = f.title;
-    if (f.milestone !== undefined) i.milestone = f.milestone;
+    if (f.milestone !== undefined && f.milestone !== i.milestone) {
+      this.milestones.tally(i.milestone, i.state, -1);
+      this.milestones.tally(f.milestone, i.state, 1);
+      i.milestone = f.milestone;
+    }
     if (f.assignees !== undefined) i.assignees = [...new Set(f.assignees)].slice(0, ASSIGNEES_MAX);
     if (f.body !== undefined) i.body = f.body;
     if (f.labels !== undefined) i.labels = [...new Set(f.labels)];
