@@ -56,6 +56,17 @@ describe('assignees', () => {
     expect([removed.status, logins(removed.data.assignees), removed.data.assignee?.login]).toEqual([200, ['hubot'], 'hubot']);
     expect((await o.rest.issues.checkUserCanBeAssignedToIssue({ owner, repo, issue_number, assignee: 'mona' })).status).toBe(204);
   });
+
+  it('logins match whatever their case, as the service matches them: stored as the user has it, never twice', async () => {
+    const o = rest();
+    const issue_number = (await o.rest.issues.create({ owner, repo, title: 'case', assignees: ['HUBOT'] })).data.number;
+    expect(logins((await o.rest.issues.get({ owner, repo, issue_number })).data.assignees)).toEqual(['hubot']);
+    expect((await o.rest.issues.checkUserCanBeAssigned({ owner, repo, assignee: 'Mona' })).status).toBe(204);
+    const added = await o.rest.issues.addAssignees({ owner, repo, issue_number, assignees: ['Mona', 'hubot'] });
+    expect(logins(added.data.assignees)).toEqual(['hubot', 'mona']);
+    const removed = await o.rest.issues.removeAssignees({ owner, repo, issue_number, assignees: ['MONA'] });
+    expect(logins(removed.data.assignees)).toEqual(['hubot']);
+  });
 });
 
 describe('the service, the caller and other users', () => {

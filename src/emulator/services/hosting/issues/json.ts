@@ -14,8 +14,10 @@ export interface IssueJsonContext {
   base: string;
   store: IssueStore;
   user(login: string): Record<string, unknown>;
-  /** Whether a user of that login exists. */
+  /** Whether a user of that login exists (logins match whatever their case, as the service's do). */
   exists(login: string): boolean;
+  /** The login as the user has it (`MONA` → `mona`), or undefined when no user has it. */
+  login(name: string): string | undefined;
   /** Every user's login. */
   logins(): string[];
   /** The repository's `owner/name` as written (the store keys are lower case). */

@@ -93,8 +93,10 @@ function registerAssignees(router: Router, api: IssueApi): void {
     const named = await assigneesOfBody(req);
     // From anyone who does not push, and for logins no user has, the change is silently ignored.
     if (canTriage(login, r)) {
-      const known = named.filter((l) => api.json.exists(l));
-      api.store.edit(i, login, { assignees: adding ? [...i.assignees, ...known] : i.assignees.filter((a) => !named.includes(a)) });
+      const known = named.flatMap((l) => api.json.login(l) ?? []);
+      const gone = new Set(named.map((l) => l.toLowerCase()));
+      const assignees = adding ? [...new Set([...i.assignees, ...known])] : i.assignees.filter((a) => !gone.has(a.toLowerCase()));
+      api.store.edit(i, login, { assignees });
     }
     res.json(adding ? 201 : 200, issueJson(api.json, i));
   };

@@ -28,7 +28,7 @@ function assigneesOf(api: IssueApi, b: Record<string, unknown>): string[] | unde
   if (!v) return undefined;
   const logins = v.filter((x): x is string => typeof x === 'string');
   const unknown = logins.find((l) => !api.json.exists(l));
-  return unknown ? new Error(unknown) : logins;
+  return unknown ? new Error(unknown) : logins.map((l) => api.json.login(l)!);
 }
 
 /** The issues a listing's `milestone` keeps: a milestone's number, `*` (any), `none`; not given, all. */
