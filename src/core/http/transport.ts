@@ -266,7 +266,7 @@ function exchange(request: typeof import('node:http').request, r: PreparedReques
       deadline.aim(res);
       // A download's body goes on while data flows: no deadline, unless it has its own.
       if (b.download && (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) deadline.rearm(b.download.totalMs);
-      watchBody(res, deadline.clock, silenceBound(t), (ms) => silenceError(r, b, ms), deadline);
+      watchBody(res, deadline.clock, silenceBound(t), (ms) => silenceError(r, b, ms), deadline, !!b.download);
       resolve(res);
     });
     // `on`: a request destroyed before its socket came may still hear of the failed tunnel.

@@ -64,8 +64,21 @@ export class Watch {
  * and has not asked again, or unread data is buffered, or the connection is
  * paused for it, or the whole body has come), it starts again. When the
  * body is over, the socket is left as found and the exchange's deadline cleared.
+ * `byCaller`: the body goes to a caller that may stop reading it (a
+ * download, requestStream); only then are its reads watched — a hook on the
+ * response's `read` that costs every answer memory and time (a bridge's
+ * thousand calls: +5 MiB of peak RSS, +5 % of time), so a body the client
+ * reads itself (JSON, a protocol stream it consumes as it comes) counts its
+ * silence from the last data, paused or buffered time excepted.
  */
-export function watchBody(res: IncomingMessage, clock: TimerClock, silenceMs: number, stalled: (ms: number) => Error, deadline: { clear(): void }): void {
+export function watchBody(
+  res: IncomingMessage,
+  clock: TimerClock,
+  silenceMs: number,
+  stalled: (ms: number) => Error,
+  deadline: { clear(): void },
+  byCaller = false,
+): void {
   const socket = res.socket;
   // Whether the reader asked last time and got nothing (a reader in flowing mode asks by flowing).
   let asked = true;
@@ -78,22 +91,27 @@ export function watchBody(res: IncomingMessage, clock: TimerClock, silenceMs: nu
   );
   const touch = () => silence.touch();
   socket.on('data', touch);
-  // A reader piping the body pauses it while its destination is full.
-  res.on('pause', () => (asked = false));
-  // read(0) is the stream filling its own buffer; any other read is its reader's.
-  const read = res.read;
-  res.read = function (this: IncomingMessage, n?: number) {
-    const chunk: unknown = read.call(this, n);
-    if (n !== 0) {
-      asked = chunk === null;
-      if (asked) silence.touch();
-    }
-    return chunk;
-  };
+  if (byCaller) watchReads(res, silence, (a) => (asked = a));
   // The socket may go back to the pool: no timer, no listener left on it.
   res.once('close', () => {
     socket.off('data', touch);
     silence.clear();
     deadline.clear();
   });
+}
+
+/** Tells `asked` whether the caller's last read found nothing (it waits), and restarts `silence` then: the caller is back. */
+function watchReads(res: IncomingMessage, silence: Watch, asked: (a: boolean) => void): void {
+  // A reader piping the body pauses it while its destination is full.
+  res.on('pause', () => asked(false));
+  // read(0) is the stream filling its own buffer; any other read is its reader's.
+  const read = res.read;
+  res.read = function (this: IncomingMessage, n?: number) {
+    const chunk: unknown = read.call(this, n);
+    if (n !== 0) {
+      asked(chunk === null);
+      if (chunk === null) silence.touch();
+    }
+    return chunk;
+  };
 }
