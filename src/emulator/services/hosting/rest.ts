@@ -179,15 +179,14 @@ function issueJsonContext(state: HostingState, env: EmulatorEnv, repos: RepoStor
     return simpleUserJson(env.baseUrl(), u ?? { login, id: organizationIdOf(login), name: login, email: '' });
   };
   const repo = (key: string) => repos.repos.get(key);
-  const login = (name: string) => (state.users.has(name) ? name : [...state.users.keys()].find((l) => l.toLowerCase() === name.toLowerCase()));
   return {
     get base() {
       return env.baseUrl();
     },
     store,
     user,
-    exists: (name) => login(name) !== undefined,
-    login,
+    exists: (name) => state.login(name) !== undefined,
+    login: (name) => state.login(name),
     logins: () => [...state.users.keys()],
     fullName: (key) => (repo(key) ? `${repo(key)!.owner}/${repo(key)!.name}` : key),
     ownerOf: (key) => repo(key)?.owner ?? '',

@@ -161,6 +161,13 @@ export class HostingState {
     this.reset();
   }
 
+  /** The login as its user has it (`MONA` → `mona`: the service matches logins whatever their case), or undefined. */
+  login(name: string): string | undefined {
+    if (this.users.has(name)) return name;
+    const lower = name.toLowerCase();
+    return [...this.users.keys()].find((l) => l.toLowerCase() === lower);
+  }
+
   reset(): void {
     for (const m of [
       this.users,

@@ -46,7 +46,7 @@ export function registerUsersRest(router: Router, api: UsersApi): void {
   router.get(`${P}/users/:login/repos`, (req, res) => {
     const login = req.params.login!.toLowerCase();
     const own = [...api.repos.repos.values()].filter((r) => r.owner.toLowerCase() === login);
-    if (!own.length && ![...api.state.users.keys()].some((l) => l.toLowerCase() === login)) return notFound(res);
+    if (!own.length && api.state.login(login) === undefined) return notFound(res);
     // `type`: owner (the default) or all list the user's own; member, none (the emulator has no collaborators).
     const listed = req.query.get('type') === 'member' ? [] : own.filter((r) => !r.private);
     const { items, headers } = paged(req, api.baseUrl(), sortRepos(listed, req.query.get('sort'), req.query.get('direction')));
